@@ -1,0 +1,42 @@
+# spark-ddl-log. `make demo` runs the main job on the embedded default; `make test` runs the tests.
+# Every target installs what it needs into .venv first.
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+SOAK_ITERATIONS ?= 50
+PYTEST_ARGS ?=
+
+.PHONY: install test test-fast lint bench demo soak clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+test: install
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+test-fast: install
+	$(PY) -m pytest -q -m "not spark" $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+bench: install
+	$(PY) -m pytest bench -q --benchmark-only --benchmark-json=bench/results.json -p no:randomly
+	$(PY) -m bench.summary bench/results.json bench/RESULTS.md
+
+demo: install
+	$(PY) -m ddl_log.demo
+
+soak: install
+	$(PY) -m tests.soak.run --iterations $(SOAK_ITERATIONS)
+
+clean:
+	rm -rf $(VENV) ddl_home .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+import attrs
+
+from chains.binlog import Binlog
+from chains.log import DDLLog
+from storage.catalog import Catalog
+
+
+@attrs.define
+class ActionContext:
+    """What an executor may use: the catalog it acts on, the log (for phases), the binlog (None when off)."""
+
+    catalog: Catalog
+    log: DDLLog
+    binlog: Binlog | None
+    in_recovery: bool = False

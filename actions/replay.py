@@ -1,0 +1,42 @@
+"""Replaying a chain: its actions in chain order (LIFO for undo, FIFO for forward), each marked FINAL once done,
+then the chain marked executed, which cancels the chains linked to it in the same durable write."""
+
+from __future__ import annotations
+
+from actions.context import ActionContext
+from actions.errors import ActionFailedError
+from actions.registry import executor_for
+from chains.entries import FINAL, ActionEntry, ChainKind
+from storage import crashpoints
+
+BEFORE_ACTION = crashpoints.declare("replay.before_action", "replay is about to run an action")
+AFTER_ACTION = crashpoints.declare("replay.after_action", "an action ran; its FINAL phase is not logged yet")
+AFTER_CHAIN = crashpoints.declare("replay.after_chain", "every action ran; the chain is not marked executed yet")
+
+
+def replay_order(kind: ChainKind, actions: list[ActionEntry]) -> list[ActionEntry]:
+    ordered = list(reversed(actions)) if kind is ChainKind.UNDO else list(actions)
+    return [a for a in ordered if not a.type.runs_last] + [a for a in ordered if a.type.runs_last]
+
+
+def replay_chain(ctx: ActionContext, position: int) -> list[ActionEntry]:
+    """Run the chain to its end; returns the actions it ran. Raises :class:`ActionFailedError` on the first failure,
+    leaving the chain active (with the actions done so far marked FINAL)."""
+    log = ctx.log
+    chain = log.chain(position)
+    ran: list[ActionEntry] = []
+    for logged in replay_order(chain.kind, log.actions_of(position)):
+        action = log.action(logged.id)
+        if action.done:
+            continue
+        BEFORE_ACTION()
+        try:
+            executor_for(action.type)(action, ctx)
+        except Exception as exc:
+            raise ActionFailedError(action, exc) from exc
+        AFTER_ACTION()
+        log.set_phase(action.id, FINAL)
+        ran.append(action)
+    AFTER_CHAIN()
+    log.mark_executed(position)
+    return ran

@@ -1,0 +1,75 @@
+"""Two-phase commit of a statement's chain, with the binlog as coordinator (seed mysql-wl9175).
+
+With the binlog on: store the XID in the chain (durable), write the binlog event (the commit point), close the
+chain. A crash between the last two is resolved by recovery: the XID is in the binlog, so the chain is closed
+instead of undone. With the binlog off, durably closing the chain is the commit point.
+"""
+
+from __future__ import annotations
+
+from chains.binlog import Binlog, BinlogEvent
+from chains.entries import ChainState
+from chains.log import DDLLog
+from storage import crashpoints
+
+BEFORE_XID = crashpoints.declare("commit.before_xid", "the statement's work is done; its XID is not stored yet")
+BEFORE_BINLOG = crashpoints.declare("commit.before_binlog", "the XID is durable in the chain; no binlog event yet")
+AFTER_BINLOG = crashpoints.declare("commit.after_binlog", "the binlog event is durable: the statement committed")
+AFTER_CLOSE = crashpoints.declare("commit.after_close", "the committed chain is closed in the log")
+
+
+def commit_chain(log: DDLLog, binlog: Binlog | None, position: int, statement: str,
+                 objects: tuple[str, ...], *, xid: int | None = None) -> BinlogEvent | None:
+    """Commit the statement whose undo chain is ``position``; returns its binlog event (None with binlog off).
+
+    ``xid`` is the statement's XID when it already has one (it names TMP and BACKUP tables); else one is allocated.
+    """
+    event = None
+    if binlog is not None:
+        binlog_once(log, binlog, position, statement, objects, generated_by_recovery=False, xid=xid)
+        AFTER_BINLOG()
+        event = _last_event_for(binlog, log, position)
+    else:
+        BEFORE_XID()
+    log.close(position)
+    AFTER_CLOSE()
+    return event
+
+
+def binlog_once(log: DDLLog, binlog: Binlog, position: int, statement: str, objects: tuple[str, ...], *,
+                generated_by_recovery: bool, xid: int | None = None) -> bool:
+    """Write the chain's binlog event unless its XID is already there (a replay after a crash); True if written."""
+    chain = log.chain(position)
+    if chain.xid is not None and chain.binlog_pos is not None:
+        if chain.xid in binlog.xids_since(chain.binlog_pos):
+            return False
+        xid = chain.xid
+    else:
+        BEFORE_XID()
+        xid = log.allocate_id() if xid is None else xid
+        log.set_xid(position, xid, binlog.position())
+    BEFORE_BINLOG()
+    binlog.append(statement, xid=xid, objects=objects, generated_by_recovery=generated_by_recovery)
+    return True
+
+
+def _last_event_for(binlog: Binlog, log: DDLLog, position: int) -> BinlogEvent | None:
+    chain = log.chain(position)
+    if chain.binlog_pos is None:
+        return None
+    for event in binlog.events_since(chain.binlog_pos):
+        if event.xid == chain.xid:
+            return event
+    return None
+
+
+def is_committed(log: DDLLog, binlog: Binlog | None, position: int) -> bool:
+    """Whether the statement of chain ``position`` reached its commit point (used when a step after it fails)."""
+    if position < 0 or not log.is_written(position):
+        return False
+    chain = log.chain(position)
+    if binlog is None:
+        return chain.state is ChainState.CLOSED
+    if chain.xid is None or chain.binlog_pos is None:
+        return False
+    return chain.xid in binlog.xids_since(chain.binlog_pos)

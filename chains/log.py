@@ -1,0 +1,312 @@
+"""The DDL log: durable, append-only, chains of typed actions (MariaDB's ddl_log, on a record file).
+
+Writes go through :meth:`DDLLog.batch`: records queued inside one ``with log.batch():`` share one fsync; outside a
+batch every call is its own durable write. Memory is updated as records are queued (the lock is held for the whole
+batch, so no other thread sees it before it is durable); a failed write or an abandoned batch reloads the state
+from disk, so memory never keeps what the file does not have.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import attrs
+
+from chains.codec import action_to_wire, execute_to_wire
+from chains.entries import (
+    ActionEntry,
+    ActionType,
+    BinlogPosition,
+    ChainKind,
+    ChainState,
+    ExecuteEntry,
+)
+from chains.errors import LogStateError
+from chains.state import LogState
+from storage import crashpoints
+from storage.fileops import REAL_FILE_OPS, FileOps
+from storage.names import TableName
+from storage.records import RecordFile, read_records, replace_file
+
+LOG_MAGIC = b"SDDLLOG"
+LOG_FILE = "ddl_log.log"
+BACKUP_FILE = "ddl_log-backup.log"
+DEFAULT_COMPACT_BYTES = 1 << 20
+
+BEFORE_COMPACT = crashpoints.declare("log.before_compact", "no chain is active; the log is about to be rewritten")
+AFTER_COMPACT = crashpoints.declare("log.after_compact", "the compacted log replaced the old one")
+
+
+class DDLLog:
+    """One open DDL log file and the chains it holds. Thread-safe."""
+
+    def __init__(self, directory: str, *, ops: FileOps = REAL_FILE_OPS,
+                 compact_bytes: int = DEFAULT_COMPACT_BYTES) -> None:
+        self.directory = directory
+        self.path = os.path.join(directory, LOG_FILE)
+        self.backup_path = os.path.join(directory, BACKUP_FILE)
+        self._ops = ops
+        self.compact_bytes = compact_bytes
+        self._lock = threading.RLock()
+        self._pending: list[dict[str, Any]] | None = None
+        self._batch_depth = 0
+        self._state = LogState()
+        self._unwritten: dict[int, ExecuteEntry] = {}
+        """Chains with a position but no action yet: nothing of them is on disk."""
+        self._file: RecordFile = self._load()
+
+    def _load(self) -> RecordFile:
+        state = LogState()
+        file, records = RecordFile.open(self.path, LOG_MAGIC, ops=self._ops)
+        for _, record in records:
+            state.apply(record)
+        self._state = state
+        return file
+
+    # ----------------------------------------------------------------- reading
+
+    def chain(self, position: int) -> ExecuteEntry:
+        with self._lock:
+            try:
+                return self._state.chains[position]
+            except KeyError:
+                raise LogStateError(f"no chain at position {position}") from None
+
+    def is_written(self, position: int) -> bool:
+        """Whether the chain's execute entry is in the log (a chain with no action yet is not)."""
+        with self._lock:
+            return position in self._state.chains
+
+    def chains(self) -> list[ExecuteEntry]:
+        with self._lock:
+            return [self._state.chains[p] for p in sorted(self._state.chains)]
+
+    def active_chains(self) -> list[ExecuteEntry]:
+        return [chain for chain in self.chains() if chain.active]
+
+    def abandoned_chains(self) -> list[ExecuteEntry]:
+        return [chain for chain in self.chains() if chain.state is ChainState.ABANDONED]
+
+    def actions_of(self, position: int) -> list[ActionEntry]:
+        """The chain's committed actions in logged order (actions no execute entry lists are invisible)."""
+        with self._lock:
+            return self._state.chain_actions(position)
+
+    def action(self, action_id: int) -> ActionEntry:
+        with self._lock:
+            return self._state.actions[action_id]
+
+    def linked_to(self, master: int) -> list[ExecuteEntry]:
+        return [chain for chain in self.chains() if chain.master == master]
+
+    @property
+    def size(self) -> int:
+        return self._file.size
+
+    @property
+    def syncs(self) -> int:
+        return self._file.syncs
+
+    # ----------------------------------------------------------------- writing
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group the writes inside into one durable write (one fsync). Nesting joins the outer batch.
+
+        If the block raises, nothing of the batch is written and the in-memory state is reloaded from disk.
+        """
+        with self._lock:
+            self._batch_depth += 1
+            if self._pending is None:
+                self._pending = []
+            try:
+                yield
+            except BaseException:
+                self._batch_depth -= 1
+                if self._batch_depth == 0:
+                    self._pending = None
+                    self._reload()
+                raise
+            self._batch_depth -= 1
+            if self._batch_depth == 0:
+                records, self._pending = self._pending, None
+                self._write(records)
+
+    def _emit(self, *records: dict[str, Any]) -> None:
+        """Apply records to memory now (so later calls in a batch see them) and write them, or queue them."""
+        with self._lock:
+            for record in records:
+                self._state.apply(record)
+            if self._pending is not None:
+                self._pending.extend(records)
+            else:
+                self._write(list(records))
+
+    def _write(self, records: Sequence[dict[str, Any]]) -> None:
+        if not records:
+            return
+        try:
+            self._file.append_batch(records)
+        except BaseException:
+            self._reload()
+            raise
+
+    def _reload(self) -> None:
+        """Forget what memory holds beyond the file: after a failed write or an abandoned batch."""
+        self._file.close()
+        self._file = self._load()
+
+    def allocate_id(self) -> int:
+        """A fresh number for a chain position or an XID, unique for the life of this home."""
+        with self._lock:
+            return self._state.allocate()
+
+    def reserve_ids(self, at_least: int) -> None:
+        """Never hand out numbers below ``at_least`` (e.g. XIDs already in the binlog)."""
+        with self._lock:
+            self._state.reserve(at_least)
+
+    def new_chain(self, kind: ChainKind, statement: str = "", *, master: int | None = None) -> int:
+        """Reserve a chain position. Nothing is durable until the first action is added (the execute entry)."""
+        with self._lock:
+            position = self._state.allocate()
+            self._unwritten[position] = ExecuteEntry(position, kind, statement=statement, master=master)
+            return position
+
+    def _unwritten_only(self, position: int) -> bool:
+        """True for a chain that has a position but nothing on disk yet (drops the note once it is written)."""
+        if position in self._state.chains:
+            self._unwritten.pop(position, None)
+            return False
+        return position in self._unwritten
+
+    def _head(self, position: int) -> ExecuteEntry:
+        head = self._state.chains.get(position) or self._unwritten.get(position)
+        if head is None:
+            raise LogStateError(f"no chain at position {position}")
+        return head
+
+    def add_action(
+        self,
+        position: int,
+        action_type: ActionType,
+        *,
+        name: TableName | None = None,
+        from_name: TableName | None = None,
+        tag: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> ActionEntry:
+        """Log one action and the chain head that makes it visible, in one durable write."""
+        with self._lock:
+            head = self._head(position)
+            if not head.active:
+                raise LogStateError(f"chain {position} is {head.state.value}; no action can be added")
+            action = ActionEntry(
+                id=self._state.allocate(),
+                chain=position,
+                type=action_type,
+                name=name,
+                from_name=from_name,
+                tag=tag,
+                extra=extra or {},
+            )
+            new_head = attrs.evolve(head, actions=(*head.actions, action.id))
+            self._emit(action_to_wire(action), execute_to_wire(new_head))
+            return action
+
+    def link(self, position: int, master: int) -> None:
+        """Make chain ``position`` runnable only once chain ``master`` is no longer active."""
+        with self._lock:
+            if self._unwritten_only(position):
+                self._unwritten[position] = attrs.evolve(self._unwritten[position], master=master)
+                return
+            self._emit({"op": "link", "pos": position, "master": master})
+
+    def set_phase(self, action_id: int, phase: int) -> None:
+        self._emit({"op": "phase", "id": action_id, "phase": phase})
+
+    def set_xid(self, position: int, xid: int, binlog_pos: BinlogPosition) -> None:
+        """Durably store the XID (and where the binlog ended) before the statement's binlog event is written."""
+        self._emit({"op": "xid", "pos": position, "xid": xid, "bseg": binlog_pos.segment, "boff": binlog_pos.offset})
+
+    def bump_retry(self, position: int) -> int:
+        """Count one more replay attempt, durably, before the attempt starts."""
+        with self._lock:
+            retries = self.chain(position).retries + 1
+            self._emit({"op": "retry", "pos": position, "n": retries})
+            return retries
+
+    def set_state(self, position: int, state: ChainState) -> None:
+        with self._lock:
+            if self._unwritten_only(position):
+                del self._unwritten[position]  # never written: nothing on disk to close
+                return
+            self._emit({"op": "state", "pos": position, "state": state.value})
+
+    def close(self, position: int) -> None:
+        """The chain is no longer needed (its statement committed); chains linked to it become runnable."""
+        self.set_state(position, ChainState.CLOSED)
+
+    def mark_executed(self, position: int) -> None:
+        """The chain was replayed; chains linked to it are cancelled in the same durable write."""
+        with self._lock, self.batch():
+            self.set_state(position, ChainState.EXECUTED)
+            for linked in self.linked_to(position):
+                if linked.active:
+                    self.set_state(linked.position, ChainState.CANCELLED)
+            for position_, head in list(self._unwritten.items()):
+                if head.master == position:
+                    del self._unwritten[position_]
+
+    def abandon(self, position: int) -> None:
+        """Give up on a chain that failed every retry: kept and reported, never silently dropped."""
+        with self._lock, self.batch():
+            self.set_state(position, ChainState.ABANDONED)
+            for linked in self.linked_to(position):
+                if linked.active:
+                    self.set_state(linked.position, ChainState.ABANDONED)
+
+    # ----------------------------------------------------------------- compaction
+
+    def maybe_compact(self, *, force: bool = False) -> bool:
+        """Rewrite the log with only the live chains when none is active (and it has grown, unless forced)."""
+        with self._lock:
+            for position in list(self._unwritten):
+                self._unwritten_only(position)
+            if self._pending is not None or self._unwritten or self.active_chains():
+                return False
+            if not force and self._file.size < self.compact_bytes:
+                return False
+            self.compact()
+            return True
+
+    def compact(self) -> None:
+        """Atomically replace the file with one holding the id counter and every chain still worth keeping
+        (active and abandoned ones); the previous file stays as ``ddl_log-backup.log``."""
+        with self._lock:
+            if self._pending is not None:
+                raise LogStateError("cannot compact inside a batch")
+            records: list[dict[str, Any]] = [{"op": "base", "next": self._state.next_id}]
+            for chain in self.chains():
+                if chain.active or chain.state is ChainState.ABANDONED:
+                    records.extend(action_to_wire(action) for action in self._state.chain_actions(chain.position))
+                    records.append(execute_to_wire(chain))
+            BEFORE_COMPACT()
+            replace_file(self.path, LOG_MAGIC, records, ops=self._ops, backup_path=self.backup_path)
+            self._file.close()
+            self._file = self._load()
+            AFTER_COMPACT()
+
+    def close_file(self) -> None:
+        """Close the file descriptor (no write); what a dying process does implicitly."""
+        self._file.close()
+
+
+def dump_records(directory: str) -> tuple[list[tuple[int, Any]], int, int]:
+    """Read the log without opening it for writing (``ddl-log dump``): records, valid end, file size."""
+    return read_records(os.path.join(directory, LOG_FILE), LOG_MAGIC)
+

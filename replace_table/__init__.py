@@ -1,0 +1,1 @@
+"""Atomic CREATE OR REPLACE TABLE: the state machine of seed MDEV-25292 (TMP + BACKUP, chains C and D)."""

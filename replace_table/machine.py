@@ -1,0 +1,209 @@
+"""CREATE OR REPLACE TABLE as a state machine (``transitions``), exactly the algorithm of seed MDEV-25292.
+
+Chains: C (undo, position p) and D (forward, linked to C so it runs only once C is closed).
+
+====  ===========================  =========================================================================
+step  trigger                      effect
+====  ===========================  =========================================================================
+1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP)
+2-3   ``create_tmp``               create TMP and fill it (one engine call: CTAS / LIKE / column list)
+4-5   ``log_backup_drop``          link D to C; D: log DROP_TABLE of BACKUP (only when ORIG exists)
+6     ``log_rename``               C: log RENAME_TABLE ORIG -> BACKUP (undo renames BACKUP back)
+7     ``move_orig``                rename ORIG -> BACKUP
+8     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG)
+9     ``install``                  rename TMP -> ORIG
+10    ``commit``                   store XID in C, write the binlog event (commit point), close C
+11    ``drop_backup``              replay D: BACKUP dropped, D executed
+====  ===========================  =========================================================================
+
+On an error before the commit: close D, replay C (new ORIG dropped, BACKUP renamed back, TMP dropped), raise
+:class:`StatementFailedError`. When ORIG does not exist steps 4-7 are skipped: an atomic create, in which readers
+never see ORIG before it is complete. Every step is bracketed by crash points ``replace.<trigger>.before/after``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+from transitions import Machine
+
+from actions.context import ActionContext
+from actions.replay import replay_chain
+from chains.binlog import Binlog, BinlogEvent
+from chains.commit import commit_chain, is_committed
+from chains.entries import ActionType, ChainKind, ChainState
+from chains.log import DDLLog
+from replace_table.errors import StatementFailedError
+from storage import crashpoints
+from storage.catalog import Catalog, TableSpec
+from storage.names import RESERVED_PREFIX, TableName
+
+STATES = [
+    "start",
+    "tmp_logged",
+    "tmp_ready",
+    "backup_drop_logged",
+    "rename_logged",
+    "orig_moved",
+    "orig_create_logged",
+    "installed",
+    "committed",
+    "done",
+    "rolled_back",
+]
+
+_FORWARD: list[tuple[str, str | list[str], str]] = [
+    ("log_tmp", "start", "tmp_logged"),
+    ("create_tmp", "tmp_logged", "tmp_ready"),
+    ("log_backup_drop", "tmp_ready", "backup_drop_logged"),
+    ("log_rename", "backup_drop_logged", "rename_logged"),
+    ("move_orig", "rename_logged", "orig_moved"),
+    ("log_orig_create", ["orig_moved", "tmp_ready"], "orig_create_logged"),
+    ("install", "orig_create_logged", "installed"),
+    ("commit", "installed", "committed"),
+    ("drop_backup", "committed", "done"),
+]
+
+# Each step's work runs in the transition's "before" callback: if it raises, the state does not change.
+TRANSITIONS: list[dict[str, Any]] = [
+    {"trigger": trigger, "source": source, "dest": dest, "before": f"do_{trigger}"}
+    for trigger, source, dest in _FORWARD
+] + [{"trigger": "mark_rolled_back", "source": "*", "dest": "rolled_back"}]
+
+STEPS = [trigger for trigger, _, _ in _FORWARD]
+SKIPPED_WITHOUT_ORIG = ("log_backup_drop", "log_rename", "move_orig")
+CRASH_POINTS = {
+    step: (
+        crashpoints.declare(f"replace.{step}.before", f"CREATE OR REPLACE: before step {step}"),
+        crashpoints.declare(f"replace.{step}.after", f"CREATE OR REPLACE: after step {step}"),
+    )
+    for step in STEPS
+}
+
+
+def work_names(orig: TableName, xid: int) -> tuple[TableName, TableName]:
+    """TMP and BACKUP names: reserved prefix + XID (+ a short random token against other homes on one metastore)."""
+    token = secrets.token_hex(3)
+    return (orig.sibling(f"{RESERVED_PREFIX}{xid}_{token}_tmp"), orig.sibling(f"{RESERVED_PREFIX}{xid}_{token}_bak"))
+
+
+@attrs.frozen
+class ReplaceResult:
+    name: TableName
+    replaced: bool
+    """False when ORIG did not exist (an atomic create)."""
+    event: BinlogEvent | None
+    backup_pending: bool = False
+    """The new table is committed but dropping BACKUP failed; recovery finishes it."""
+
+
+class ReplaceTable:
+    """One CREATE OR REPLACE TABLE statement. Drive it with :meth:`run`; ``state`` tells how far it got."""
+
+    state: str
+    trigger: Callable[..., bool]
+    mark_rolled_back: Callable[[], bool]
+
+    def __init__(self, log: DDLLog, binlog: Binlog | None, catalog: Catalog, name: TableName, spec: TableSpec,
+                 statement: str, *, verb: str = "CREATE OR REPLACE TABLE") -> None:
+        self.log = log
+        self.binlog = binlog
+        self.catalog = catalog
+        self.orig = name
+        self.spec = spec
+        self.statement = statement
+        self.verb = verb
+        self.xid = log.allocate_id()
+        self.tmp, self.backup = work_names(name, self.xid)
+        self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
+        self.orig_exists = False
+        self.orig_identity: str | None = None
+        self.create_chain = -1
+        self.drop_chain: int | None = None
+        self.event: BinlogEvent | None = None
+        self.backup_pending = False
+        self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS, initial="start",
+                               auto_transitions=False)
+
+    # ------------------------------------------------------------------ steps (one per transition)
+
+    def do_log_tmp(self) -> None:
+        self.create_chain = self.log.new_chain(ChainKind.UNDO, self.statement)
+        self.log.add_action(self.create_chain, ActionType.CREATE_TABLE, name=self.tmp, tag=self.tag,
+                            extra={"owns_location": True})
+
+    def do_create_tmp(self) -> None:
+        self.catalog.create(self.tmp, self.spec, self.tag)
+
+    def do_log_backup_drop(self) -> None:
+        self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
+        self.log.add_action(self.drop_chain, ActionType.DROP_TABLE, name=self.backup, tag=self.orig_identity)
+
+    def do_log_rename(self) -> None:
+        self.log.add_action(self.create_chain, ActionType.RENAME_TABLE, from_name=self.orig, name=self.backup,
+                            tag=self.orig_identity, extra={"owns_location": True})
+
+    def do_move_orig(self) -> None:
+        self.catalog.rename(self.orig, self.backup)
+
+    def do_log_orig_create(self) -> None:
+        self.log.add_action(self.create_chain, ActionType.CREATE_TABLE, name=self.orig, tag=self.tag,
+                            extra={"owns_location": self.orig_exists})
+
+    def do_install(self) -> None:
+        self.catalog.rename(self.tmp, self.orig)
+
+    def do_commit(self) -> None:
+        self.event = commit_chain(self.log, self.binlog, self.create_chain, self.statement, (str(self.orig),),
+                                  xid=self.xid)
+
+    def do_drop_backup(self) -> None:
+        if self.drop_chain is None:
+            return
+        try:
+            replay_chain(ActionContext(self.catalog, self.log, self.binlog), self.drop_chain)
+        except Exception:  # noqa: BLE001 - committed already; D stays active and recovery finishes it
+            self.backup_pending = True
+
+    # ------------------------------------------------------------------ driving
+
+    def _step(self, trigger: str) -> None:
+        before, after = CRASH_POINTS[trigger]
+        before()
+        self.trigger(trigger)
+        after()
+
+    def run(self) -> ReplaceResult:
+        self.orig_identity = self.catalog.identity(self.orig)
+        self.orig_exists = self.orig_identity is not None
+        plan = STEPS if self.orig_exists else [step for step in STEPS if step not in SKIPPED_WITHOUT_ORIG]
+        try:
+            for trigger in plan[: plan.index("drop_backup")]:
+                self._step(trigger)
+        except Exception as exc:
+            if not is_committed(self.log, self.binlog, self.create_chain):
+                raise self._roll_back(exc) from exc
+            # Committed (the binlog has the XID) but closing C failed: recovery closes C and drops BACKUP.
+            return ReplaceResult(self.orig, self.orig_exists, self.event, backup_pending=True)
+        self._step("drop_backup")
+        return ReplaceResult(self.orig, self.orig_exists, self.event, self.backup_pending)
+
+    def _roll_back(self, cause: Exception) -> StatementFailedError:
+        """Error before the commit: close D, replay C. What cannot be undone now stays logged for recovery."""
+        rollback_error: Exception | None = None
+        try:
+            if self.drop_chain is not None:
+                self.log.set_state(self.drop_chain, ChainState.CANCELLED)
+            if self.create_chain >= 0:
+                if self.log.is_written(self.create_chain):
+                    replay_chain(ActionContext(self.catalog, self.log, self.binlog), self.create_chain)
+                else:
+                    self.log.set_state(self.create_chain, ChainState.CLOSED)
+        except Exception as exc:  # noqa: BLE001 - reported inside the error; recovery finishes the undo
+            rollback_error = exc
+        else:
+            self.mark_rolled_back()
+        return StatementFailedError(self.verb, str(self.orig), cause, rollback_error=rollback_error)

@@ -1,0 +1,102 @@
+"""The catalog interface the DDL log acts on, and the description of a table to create.
+
+Actions (``actions/``) only ever talk to a :class:`Catalog`. Two implementations exist: the Spark/Hive engine in
+:mod:`storage.spark_catalog` and the in-memory one in :mod:`storage.memory_catalog` (unit tests of the log).
+
+Contract every implementation keeps, because recovery depends on it:
+
+* ``identity(name)`` returns a string that follows the table through renames and differs between two tables that
+  were created separately: the log's tag property when the table carries one, else a fingerprint of immutable
+  metadata. ``None`` when no table of that name exists.
+* ``create`` stores ``tag`` on the new table (so undo can recognise it) and is all-or-nothing as far as the engine
+  allows; when it fails it raises and leaves no half-created table behind that ``drop`` + ``clean_leftovers`` cannot
+  remove.
+* ``rename`` and ``drop`` raise :class:`NoSuchObjectError` when the source is missing and
+  :class:`ObjectExistsError` when a rename target exists; they never overwrite.
+* ``settle_rename(old, new)`` repairs a rename torn between data move and metastore update (see the method).
+* ``clean_leftovers(name)`` removes the default managed location of ``name`` when no table of that name exists (a
+  failed CTAS, a drop cut between metastore and files, a rename cut mid-move), and returns whether it removed
+  anything. It is only called for names the DDL log owns.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import attrs
+
+from storage.names import TableName
+
+TAG_PROPERTY = "spark_ddl_log.tag"
+"""Table property holding the identity tag the DDL log gives every table it creates."""
+
+
+@attrs.frozen
+class Column:
+    name: str
+    type: str
+    comment: str | None = None
+
+
+@attrs.frozen
+class TableSpec:
+    """What to create: exactly one of ``columns``, ``like``, ``as_select`` or ``df`` says where the shape comes from.
+
+    ``df`` is a DataFrame (classic or Spark Connect); it is never persisted in the log, only used live.
+    """
+
+    columns: tuple[Column, ...] | None = None
+    like: TableName | None = None
+    as_select: str | None = None
+    df: Any = attrs.field(default=None, eq=False, repr=False)
+    using: str = "parquet"
+    partitioned_by: tuple[str, ...] = ()
+    properties: tuple[tuple[str, str], ...] = ()
+    comment: str | None = None
+
+    @property
+    def form(self) -> str:
+        """``columns``, ``like`` or ``select``: the form of CREATE the spec describes."""
+        given = [
+            form
+            for form, value in (
+                ("columns", self.columns),
+                ("like", self.like),
+                ("select", self.as_select),
+                ("select", self.df),
+            )
+            if value is not None
+        ]
+        if len(given) != 1:
+            raise ValueError("a TableSpec needs exactly one of columns, like, as_select, df")
+        return given[0]
+
+
+@runtime_checkable
+class Catalog(Protocol):
+    """Table operations the DDL log replays; each is one engine call as seen from the log."""
+
+    def exists(self, name: TableName) -> bool: ...
+
+    def identity(self, name: TableName) -> str | None: ...
+
+    def create(self, name: TableName, spec: TableSpec, tag: str) -> None: ...
+
+    def rename(self, old: TableName, new: TableName) -> None: ...
+
+    def drop(self, name: TableName) -> None: ...
+
+    def list_tables(self, db: str) -> list[TableName]: ...
+
+    def clean_leftovers(self, name: TableName) -> bool: ...
+
+    def check_create(self, spec: TableSpec) -> None:
+        """Raise the error ``create`` would raise for a bad definition (missing LIKE source, bad column type,
+        unknown partition column, a SELECT that does not analyse), without any side effect."""
+        ...
+
+    def settle_rename(self, old: TableName, new: TableName) -> None:
+        """Make a rename from ``old`` to ``new`` that may have been cut mid-way consistent again: when the engine
+        moves data before it updates the metastore, a kill in between leaves ``old`` in the metastore with its
+        data already at ``new``'s location; this moves it back. A no-op when nothing is torn."""
+        ...

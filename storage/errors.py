@@ -1,0 +1,68 @@
+"""The exception hierarchy of spark-ddl-log, rooted in :class:`DDLLogError`.
+
+It lives in the lowest layer so every layer can raise typed errors; ``ddl_log`` re-exports it.
+"""
+
+from __future__ import annotations
+
+
+class DDLLogError(Exception):
+    """Base of every error this project raises on purpose."""
+
+
+class StorageError(DDLLogError):
+    """A durable file could not be read or written."""
+
+
+class CorruptLogError(StorageError):
+    """A record file holds damaged data that is not a torn tail (never skipped silently)."""
+
+    def __init__(self, path: str, offset: int, reason: str) -> None:
+        super().__init__(f"{path}: corrupt record at offset {offset}: {reason}")
+        self.path = path
+        self.offset = offset
+        self.reason = reason
+
+
+class UnsupportedFormatError(StorageError):
+    """A record file was written by an unknown (newer) format version or is not ours at all."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+
+
+class UnsafePathError(StorageError):
+    """A log file or its home is a symlink, or owned by another user."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+
+
+class HomeLockedError(StorageError):
+    """Another process holds the DDL log home."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: the DDL log home is in use by another process")
+        self.path = path
+
+
+class CatalogError(DDLLogError):
+    """A catalog operation failed; carries the object name involved."""
+
+    def __init__(self, message: str, name: str | None = None) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+class NoSuchObjectError(CatalogError):
+    """The named table, view, function or database does not exist."""
+
+
+class ObjectExistsError(CatalogError):
+    """The named object already exists."""
+
+
+class InvalidNameError(CatalogError):
+    """The name is not a valid identifier, or uses the reserved prefix."""

@@ -1,0 +1,98 @@
+"""An in-memory :class:`~storage.catalog.Catalog` for unit tests of the log itself (never the only proof of a
+Spark behaviour). It keeps rows so tests can check that data survives, and can be told to fail an operation."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import attrs
+
+from storage.catalog import TableSpec
+from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
+from storage.names import TableName
+
+_ids = itertools.count(1)
+
+
+@attrs.define
+class MemoryTable:
+    identity: str
+    columns: tuple[str, ...]
+    rows: list[tuple[object, ...]]
+
+
+class MemoryCatalog:
+    def __init__(self) -> None:
+        self.tables: dict[TableName, MemoryTable] = {}
+        self.leftovers: set[TableName] = set()
+        """Names whose 'managed location' holds files without a table (what a torn Spark operation leaves)."""
+        self.fail_on: Callable[[str, TableName], bool] = lambda operation, name: False
+        self.calls: list[tuple[str, TableName]] = []
+
+    def _check(self, operation: str, name: TableName) -> None:
+        self.calls.append((operation, name))
+        if self.fail_on(operation, name):
+            raise CatalogError(f"injected failure: {operation} {name}", str(name))
+
+    def add_user_table(self, name: TableName, columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
+        """A table created outside the log (no tag): its identity is a fingerprint."""
+        self.tables[name] = MemoryTable(f"fp:{next(_ids)}", columns, list(rows))
+
+    def exists(self, name: TableName) -> bool:
+        return name in self.tables
+
+    def identity(self, name: TableName) -> str | None:
+        table = self.tables.get(name)
+        return None if table is None else table.identity
+
+    def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
+        self._check("create", name)
+        if name in self.tables:
+            raise ObjectExistsError(f"table {name} already exists", str(name))
+        if name in self.leftovers:
+            raise CatalogError(f"location of {name} already exists", str(name))
+        rows: list[tuple[object, ...]] = []
+        columns: tuple[str, ...] = ()
+        if spec.columns is not None:
+            columns = tuple(column.name for column in spec.columns)
+        elif spec.like is not None:
+            source = self.tables.get(spec.like)
+            if source is None:
+                raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
+            columns = source.columns
+        elif isinstance(spec.df, MemoryTable):
+            columns, rows = spec.df.columns, list(spec.df.rows)
+        self.tables[name] = MemoryTable(tag, columns, rows)
+
+    def rename(self, old: TableName, new: TableName) -> None:
+        self._check("rename", old)
+        if old not in self.tables:
+            raise NoSuchObjectError(f"table {old} does not exist", str(old))
+        if new in self.tables:
+            raise ObjectExistsError(f"table {new} already exists", str(new))
+        if new in self.leftovers:
+            raise CatalogError(f"location of {new} already exists", str(new))
+        self.tables[new] = self.tables.pop(old)
+
+    def drop(self, name: TableName) -> None:
+        self._check("drop", name)
+        if name not in self.tables:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        del self.tables[name]
+
+    def list_tables(self, db: str) -> list[TableName]:
+        return sorted(name for name in self.tables if name.db == db)
+
+    def clean_leftovers(self, name: TableName) -> bool:
+        if name in self.tables or name not in self.leftovers:
+            return False
+        self.leftovers.discard(name)
+        return True
+
+    def check_create(self, spec: TableSpec) -> None:
+        if spec.like is not None and spec.like not in self.tables:
+            raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
+
+    def settle_rename(self, old: TableName, new: TableName) -> None:
+        return None

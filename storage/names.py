@@ -1,0 +1,118 @@
+"""Qualified object names and identifier quoting.
+
+Every statement the project builds quotes identifiers through :func:`quote_ident`; names are validated on entry so
+no text from users is ever spliced into SQL unquoted.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from storage.errors import InvalidNameError
+
+RESERVED_PREFIX = "ddllog_"
+"""Names of TMP and BACKUP tables start with this; user objects may not."""
+
+MAX_NAME_LENGTH = 128
+DEFAULT_DATABASE = "default"
+
+
+def quote_ident(part: str) -> str:
+    """Quote one identifier part with backticks, doubling embedded backticks."""
+    return "`" + part.replace("`", "``") + "`"
+
+
+def check_identifier(part: str, *, allow_reserved: bool = False) -> str:
+    """Validate one name part: non-empty, bounded, printable, not reserved. Returns it lower-cased.
+
+    The Hive metastore stores names lower-case, so two spellings that differ in case are one name.
+    """
+    if not part or not part.strip():
+        raise InvalidNameError("empty identifier", part)
+    if len(part) > MAX_NAME_LENGTH:
+        raise InvalidNameError(f"identifier longer than {MAX_NAME_LENGTH} characters: {part[:40]!r}...", part)
+    if not part.isprintable():
+        raise InvalidNameError(f"identifier with control characters: {part!r}", part)
+    lowered = part.lower()
+    if not allow_reserved and lowered.startswith(RESERVED_PREFIX):
+        raise InvalidNameError(f"names starting with {RESERVED_PREFIX!r} are reserved for the DDL log: {part!r}", part)
+    return lowered
+
+
+@attrs.frozen(order=True)
+class TableName:
+    """A database-qualified table (or view) name, lower-cased like the metastore stores it."""
+
+    db: str
+    name: str
+
+    @classmethod
+    def of(cls, text: str | TableName, *, allow_reserved: bool = False) -> TableName:
+        """Parse ``name``, ``db.name`` or backquoted forms (```my db`.`t` ``) into a checked name."""
+        if isinstance(text, TableName):
+            return cls(check_identifier(text.db), check_identifier(text.name, allow_reserved=allow_reserved))
+        parts = split_qualified(text)
+        if len(parts) == 1:
+            db, name = DEFAULT_DATABASE, parts[0]
+        elif len(parts) == 2:
+            db, name = parts
+        else:
+            raise InvalidNameError(f"expected name or db.name, got {text!r}", text)
+        return cls(check_identifier(db), check_identifier(name, allow_reserved=allow_reserved))
+
+    @property
+    def quoted(self) -> str:
+        return f"{quote_ident(self.db)}.{quote_ident(self.name)}"
+
+    @property
+    def is_reserved(self) -> bool:
+        return self.name.startswith(RESERVED_PREFIX)
+
+    def sibling(self, name: str) -> TableName:
+        return TableName(self.db, name)
+
+    def __str__(self) -> str:
+        return f"{self.db}.{self.name}"
+
+
+def split_qualified(text: str) -> list[str]:
+    """Split ``a.b`` / ```a.x`.`b``` `` into parts, honouring backquotes (a doubled backquote is a literal one)."""
+    parts: list[str] = []
+    current: list[str] = []
+    i, n = 0, len(text)
+    quoted_part = False
+    while i < n:
+        ch = text[i]
+        if ch == "`":
+            end = i + 1
+            chunk: list[str] = []
+            while True:
+                if end >= n:
+                    raise InvalidNameError(f"unterminated backquote in {text!r}", text)
+                if text[end] == "`":
+                    if end + 1 < n and text[end + 1] == "`":
+                        chunk.append("`")
+                        end += 2
+                        continue
+                    break
+                chunk.append(text[end])
+                end += 1
+            current.extend(chunk)
+            quoted_part = True
+            i = end + 1
+        elif ch == ".":
+            parts.append("".join(current))
+            current, quoted_part = [], False
+            i += 1
+        else:
+            if quoted_part:
+                raise InvalidNameError(f"unexpected text after backquoted name in {text!r}", text)
+            if ch.isspace():
+                raise InvalidNameError(f"unquoted name with whitespace: {text!r}", text)
+            current.append(ch)
+            i += 1
+    parts.append("".join(current))
+    for part in parts:
+        if not part:
+            raise InvalidNameError(f"empty name part in {text!r}", text)
+    return parts

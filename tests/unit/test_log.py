@@ -1,0 +1,221 @@
+"""The DDL log: chains, links, phases, XIDs, retries, states; durable at every record; compaction keeps what lives."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actions.replay import replay_order
+from chains.entries import FINAL, ActionType, BinlogPosition, ChainKind, ChainState
+from chains.errors import LogStateError
+from chains.log import DDLLog
+from storage.errors import CorruptLogError
+from storage.names import TableName
+
+
+def table(name: str) -> TableName:
+    return TableName("default", name)
+
+
+def view(log: DDLLog) -> dict[int, tuple[object, ...]]:
+    """Everything recovery depends on, as plain values."""
+    return {
+        chain.position: (
+            chain.kind.value,
+            tuple((a.type.value, str(a.name), a.phase, a.tag) for a in log.actions_of(chain.position)),
+            chain.state.value,
+            chain.xid,
+            chain.retries,
+            chain.master,
+        )
+        for chain in log.chains()
+    }
+
+
+def test_a_chain_is_invisible_until_its_first_action_is_logged(tmp_path):
+    log = DDLLog(str(tmp_path))
+    position = log.new_chain(ChainKind.UNDO, "stmt")
+    assert log.chains() == []
+    log.add_action(position, ActionType.CREATE_TABLE, name=table("t"), tag="x")
+    log.close_file()
+    reopened = DDLLog(str(tmp_path))
+    assert [c.position for c in reopened.active_chains()] == [position]
+
+
+def test_undo_chains_replay_newest_first_and_drop_chains_in_call_order_with_drop_init_last(tmp_path):
+    log = DDLLog(str(tmp_path))
+    undo = log.new_chain(ChainKind.UNDO)
+    for name in ("a", "b", "c"):
+        log.add_action(undo, ActionType.CREATE_TABLE, name=table(name))
+    forward = log.new_chain(ChainKind.FORWARD)
+    log.add_action(forward, ActionType.DROP_INIT)
+    for name in ("a", "b", "c"):
+        log.add_action(forward, ActionType.DROP_TABLE, name=table(name))
+    assert [str(a.name) for a in replay_order(ChainKind.UNDO, log.actions_of(undo))] == [
+        "default.c", "default.b", "default.a"]
+    assert [a.type for a in replay_order(ChainKind.FORWARD, log.actions_of(forward))] == [
+        ActionType.DROP_TABLE, ActionType.DROP_TABLE, ActionType.DROP_TABLE, ActionType.DROP_INIT]
+
+
+def test_marking_a_chain_executed_cancels_the_chains_linked_to_it_in_one_write(tmp_path):
+    log = DDLLog(str(tmp_path))
+    create = log.new_chain(ChainKind.UNDO)
+    log.add_action(create, ActionType.CREATE_TABLE, name=table("tmp"))
+    drop = log.new_chain(ChainKind.FORWARD, master=create)
+    log.add_action(drop, ActionType.DROP_TABLE, name=table("bak"))
+    syncs = log.syncs
+    log.mark_executed(create)
+    assert log.syncs == syncs + 1
+    assert log.chain(drop).state is ChainState.CANCELLED
+
+
+def test_closing_a_master_leaves_its_linked_chain_runnable(tmp_path):
+    log = DDLLog(str(tmp_path))
+    create = log.new_chain(ChainKind.UNDO)
+    log.add_action(create, ActionType.CREATE_TABLE, name=table("tmp"))
+    drop = log.new_chain(ChainKind.FORWARD, master=create)
+    log.add_action(drop, ActionType.DROP_TABLE, name=table("bak"))
+    log.close(create)
+    assert log.chain(drop).active and log.chain(drop).master == create
+
+
+def test_no_action_can_join_a_closed_chain(tmp_path):
+    log = DDLLog(str(tmp_path))
+    position = log.new_chain(ChainKind.UNDO)
+    log.add_action(position, ActionType.CREATE_TABLE, name=table("t"))
+    log.close(position)
+    with pytest.raises(LogStateError, match="closed"):
+        log.add_action(position, ActionType.CREATE_TABLE, name=table("u"))
+
+
+def test_a_batch_is_one_fsync_and_an_abandoned_batch_leaves_nothing(tmp_path):
+    log = DDLLog(str(tmp_path))
+    position = log.new_chain(ChainKind.UNDO)
+    syncs = log.syncs
+    with log.batch():
+        log.add_action(position, ActionType.CREATE_TABLE, name=table("a"))
+        log.add_action(position, ActionType.CREATE_TABLE, name=table("b"))
+    assert log.syncs == syncs + 1
+    with pytest.raises(RuntimeError), log.batch():
+        log.set_phase(log.actions_of(position)[0].id, FINAL)
+        raise RuntimeError("changed my mind")
+    assert all(not a.done for a in log.actions_of(position))
+    log.close_file()
+    assert [a.name for a in DDLLog(str(tmp_path)).actions_of(position)] == [table("a"), table("b")]
+
+
+def test_compaction_keeps_active_and_abandoned_chains_and_a_backup_of_the_old_file(tmp_path):
+    log = DDLLog(str(tmp_path))
+    done = log.new_chain(ChainKind.UNDO)
+    log.add_action(done, ActionType.CREATE_TABLE, name=table("a"))
+    log.close(done)
+    stuck = log.new_chain(ChainKind.UNDO)
+    log.add_action(stuck, ActionType.CREATE_TABLE, name=table("b"), tag="t")
+    log.set_xid(stuck, 77, BinlogPosition(1, 16))
+    log.abandon(stuck)
+    before = view(log)
+    old_size = os.path.getsize(log.path)
+    assert log.maybe_compact(force=True)
+    assert os.path.getsize(log.backup_path) == old_size
+    assert view(log) == {stuck: before[stuck]}
+    next_id = log.allocate_id()
+    log.close_file()
+    reopened = DDLLog(str(tmp_path))
+    assert view(reopened) == {stuck: before[stuck]}
+    assert reopened.allocate_id() >= next_id  # numbers are never handed out twice
+
+
+def test_no_compaction_while_a_chain_is_active(tmp_path):
+    log = DDLLog(str(tmp_path))
+    position = log.new_chain(ChainKind.UNDO)
+    log.add_action(position, ActionType.CREATE_TABLE, name=table("a"))
+    assert not log.maybe_compact(force=True)
+
+
+# ------------------------------------------------------------------ property: durable at every record boundary
+
+operations = st.lists(
+    st.tuples(
+        st.sampled_from(["new_undo", "new_forward", "add", "phase", "xid", "retry", "close", "execute", "abandon"]),
+        st.integers(0, 7),
+        st.sampled_from(["a", "b", "c"]),
+    ),
+    min_size=1,
+    max_size=25,
+)
+
+
+def apply_random(log: DDLLog, op: str, pick: int, name: str) -> bool:
+    """Apply one operation if it makes sense in the current state; True if it wrote something."""
+    chains = log.chains()
+    active = [c.position for c in chains if c.active]
+    if op in ("new_undo", "new_forward"):
+        kind = ChainKind.UNDO if op == "new_undo" else ChainKind.FORWARD
+        master = active[pick % len(active)] if active and kind is ChainKind.FORWARD and pick % 2 else None
+        position = log.new_chain(kind, f"stmt {name}", master=master)
+        log.add_action(position, ActionType.DROP_TABLE if kind is ChainKind.FORWARD else ActionType.CREATE_TABLE,
+                       name=table(name), tag=f"tag-{name}")
+        return True
+    if not active:
+        return False
+    position = active[pick % len(active)]
+    if op == "add":
+        log.add_action(position, ActionType.RENAME_TABLE, name=table(name), from_name=table(name + "0"))
+    elif op == "phase":
+        actions = log.actions_of(position)
+        log.set_phase(actions[pick % len(actions)].id, FINAL if pick % 2 else 1)
+    elif op == "xid":
+        log.set_xid(position, 1000 + pick, BinlogPosition(1, 16 + pick))
+    elif op == "retry":
+        log.bump_retry(position)
+    elif op == "close":
+        log.close(position)
+    elif op == "execute":
+        log.mark_executed(position)
+    else:
+        log.abandon(position)
+    return True
+
+
+@settings(max_examples=40, deadline=None)
+@given(ops=operations, data=st.data())
+def test_property_a_cut_anywhere_reopens_to_the_state_after_the_last_complete_write(tmp_path_factory, ops, data):
+    directory = str(tmp_path_factory.mktemp("log"))
+    log = DDLLog(directory)
+    snapshots = [(log.size, view(log))]
+    for op in ops:
+        if apply_random(log, op[0], op[1], op[2]):
+            snapshots.append((log.size, view(log)))
+    log.close_file()
+    original = Path(log.path).read_bytes()
+    boundaries = [size for size, _ in snapshots]
+    cuts = set(boundaries)
+    cuts.update(data.draw(st.lists(st.integers(boundaries[0], len(original)), max_size=6)))
+    for cut in sorted(cuts):
+        trial = os.path.join(directory, f"trial{cut}")
+        os.makedirs(trial)
+        with open(os.path.join(trial, "ddl_log.log"), "wb") as handle:
+            handle.write(original[:cut])
+        expected = [state for size, state in snapshots if size <= cut][-1]
+        reopened = DDLLog(trial)
+        assert view(reopened) == expected, cut
+        reopened.close_file()
+        shutil.rmtree(trial)
+
+
+def test_a_flipped_bit_in_the_log_is_reported_and_nothing_is_loaded(tmp_path):
+    log = DDLLog(str(tmp_path))
+    for name in "abcd":
+        position = log.new_chain(ChainKind.UNDO)
+        log.add_action(position, ActionType.CREATE_TABLE, name=table(name))
+    log.close_file()
+    data = bytearray(Path(log.path).read_bytes())
+    data[len(data) // 2] ^= 0x04
+    Path(log.path).write_bytes(bytes(data))
+    with pytest.raises(CorruptLogError, match=r"ddl_log\.log"):
+        DDLLog(str(tmp_path))

@@ -1,0 +1,212 @@
+"""Recovery on the in-memory catalog: CREATE OR REPLACE (create chain C + linked drop chain D) crashed at every
+point, binlog on and off, ends as "old table, nothing binlogged" or "new table, binlogged once"; a crash anywhere
+inside recovery, then recovery again, converges to the same state."""
+
+from __future__ import annotations
+
+import pytest
+
+from chains.entries import ActionType, ChainKind, ChainState
+from ddl_log import AtomicDDL, StatementFailedError
+from storage.catalog import TableSpec
+from storage.memory_catalog import MemoryCatalog, MemoryTable
+from storage.names import TableName
+from tests import crashkit
+
+T = TableName("default", "t")
+OLD_ROWS = [(1,), (2,)]
+NEW_ROWS = [(10,), (20,), (30,)]
+
+
+class World:
+    """One home directory and one catalog that outlive every simulated process."""
+
+    def __init__(self, home: str, *, binlog: bool, with_old_table: bool = True) -> None:
+        self.home = home
+        self.binlog = binlog
+        self.catalog = MemoryCatalog()
+        if with_old_table:
+            self.catalog.add_user_table(T, ("a",), OLD_ROWS)
+
+    def open(self) -> AtomicDDL:
+        return AtomicDDL(home=self.home, catalog=self.catalog, binlog=self.binlog, compact_bytes=0)
+
+    def snapshot(self) -> tuple[object, ...]:
+        ddl = self.open()
+        try:
+            chains = [(c.position, c.state.value) for c in ddl.log.chains()]
+            events = [(e.seq, e.statement) for e in ddl.binlog_events()]
+        finally:
+            ddl.close()
+        tables = {name: (table.identity, table.rows) for name, table in self.catalog.tables.items()}
+        return tables, chains, events
+
+
+def replace_statement(ddl: AtomicDDL) -> object:
+    return ddl.create_or_replace_table("t", df=MemoryTable("", ("b",), NEW_ROWS))
+
+
+def assert_atomic_outcome(world: World, *, old_existed: bool = True) -> str:
+    ddl = world.open()
+    try:
+        assert ddl.active_chains() == [], "recovery left an active chain"
+        assert ddl.abandoned_chains() == []
+        events = ddl.binlog_events()
+    finally:
+        ddl.close()
+    assert set(world.catalog.tables) <= {T}, f"leftover work tables: {sorted(map(str, world.catalog.tables))}"
+    committed_by_log = [e for e in events if "CREATE OR REPLACE" in e.statement]
+    if world.binlog:
+        assert len(committed_by_log) <= 1
+        committed = bool(committed_by_log)
+    else:
+        assert events == []
+        committed = T in world.catalog.tables and world.catalog.tables[T].rows == NEW_ROWS
+    if committed:
+        assert world.catalog.tables[T].rows == NEW_ROWS
+        return "new"
+    if old_existed:
+        assert world.catalog.tables[T].rows == OLD_ROWS
+    else:
+        assert T not in world.catalog.tables
+    return "old"
+
+
+def sweep_points(tmp_path, binlog: bool, with_old_table: bool = True) -> list[tuple[str, int]]:
+    return crashkit.trace(World(str(tmp_path / "trace"), binlog=binlog, with_old_table=with_old_table).open,
+                          replace_statement)
+
+
+@pytest.mark.parametrize("binlog", [True, False], ids=["binlog", "no-binlog"])
+@pytest.mark.parametrize("with_old_table", [True, False], ids=["replace", "create"])
+def test_a_crash_at_every_point_recovers_to_old_or_new_and_a_second_recovery_changes_nothing(
+        tmp_path, binlog, with_old_table):
+    points = sweep_points(tmp_path, binlog, with_old_table)
+    assert len(points) > 20
+    outcomes = {}
+    for index, (point, nth) in enumerate(points):
+        world = World(str(tmp_path / f"w{index}"), binlog=binlog, with_old_table=with_old_table)
+        assert crashkit.crash_at(world.open, replace_statement, point, nth), (point, nth)
+        outcomes[(point, nth)] = assert_atomic_outcome(world, old_existed=with_old_table)
+        first = world.snapshot()
+        assert world.snapshot() == first, (point, nth)
+    # the commit point splits the sweep: everything before it is old, everything from it on is new
+    sequence = [outcomes[p] for p in points]
+    assert sequence == sorted(sequence, key=lambda o: o == "new"), sequence
+    assert "old" in sequence and "new" in sequence
+
+
+@pytest.mark.parametrize("binlog", [True, False], ids=["binlog", "no-binlog"])
+def test_a_crash_anywhere_inside_recovery_then_recovery_again_converges(tmp_path, binlog):
+    points = sweep_points(tmp_path, binlog)
+    checked = 0
+    for index, (point, nth) in enumerate(points):
+        reference = World(str(tmp_path / f"ref{index}"), binlog=binlog)
+        crashkit.crash_at(reference.open, replace_statement, point, nth)
+        expected = assert_atomic_outcome(reference)
+        probe = World(str(tmp_path / f"probe{index}"), binlog=binlog)
+        crashkit.crash_at(probe.open, replace_statement, point, nth)
+        recovery_points = crashkit.trace_recovery(probe.open)
+        for r_index, (r_point, r_nth) in enumerate(recovery_points):
+            world = World(str(tmp_path / f"w{index}_{r_index}"), binlog=binlog)
+            crashkit.crash_at(world.open, replace_statement, point, nth)
+            assert crashkit.recover_with_crash(world.open, r_point, r_nth), (point, r_point, r_nth)
+            assert assert_atomic_outcome(world) == expected, (point, nth, r_point, r_nth)
+            checked += 1
+    assert checked > 50
+
+
+def test_binlogged_statement_is_committed_at_recovery_and_its_backup_dropped(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    assert crashkit.crash_at(world.open, replace_statement, "commit.after_binlog", 1)
+    ddl = world.open()
+    try:
+        outcomes = {o.outcome for o in ddl.last_recovery.outcomes}
+        assert outcomes == {"committed", "finished"}
+        assert [e.generated_by_recovery for e in ddl.binlog_events()] == [False]
+    finally:
+        ddl.close()
+    assert world.catalog.tables[T].rows == NEW_ROWS
+
+
+def test_a_failing_create_raises_a_typed_error_and_leaves_everything_as_before(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    before = world.snapshot()
+    world.catalog.fail_on = lambda operation, name: operation == "create"
+    ddl = world.open()
+    with pytest.raises(StatementFailedError) as raised:
+        replace_statement(ddl)
+    assert raised.value.name == "default.t"
+    assert "injected failure" in str(raised.value.cause)
+    ddl.close()
+    world.catalog.fail_on = lambda operation, name: False
+    assert world.snapshot()[0] == before[0]
+    assert world.snapshot()[2] == before[2] == []
+    assert world.open().active_chains() == []
+
+
+def test_a_failure_after_the_old_table_moved_puts_it_back(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    world.catalog.fail_on = lambda operation, name: operation == "rename" and name.name.endswith("_tmp")
+    ddl = world.open()
+    with pytest.raises(StatementFailedError):
+        replace_statement(ddl)
+    ddl.close()
+    assert world.catalog.tables[T].rows == OLD_ROWS
+    assert set(world.catalog.tables) == {T}
+
+
+def test_undo_never_drops_a_table_it_did_not_create(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    ddl = world.open()
+    position = ddl.log.new_chain(ChainKind.UNDO, "test")
+    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=T, tag="someone-else")
+    ddl.abandon()
+    world.open().close()
+    assert world.catalog.tables[T].rows == OLD_ROWS
+
+
+def test_a_chain_that_keeps_failing_is_abandoned_after_three_tries_and_reported(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    ddl = world.open()
+    position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE t")
+    ddl.log.add_action(position, ActionType.DROP_TABLE, name=T)
+    ddl.abandon()
+    world.catalog.fail_on = lambda operation, name: operation == "drop"
+    outcomes = []
+    for _ in range(4):
+        ddl = world.open()
+        outcomes.append([o.outcome for o in ddl.last_recovery.outcomes])
+        ddl.close()
+    assert outcomes == [["failed"], ["failed"], ["failed"], ["abandoned"]]
+    ddl = world.open()
+    assert [c.position for c in ddl.abandoned_chains()] == [position]
+    assert ddl.log.chain(position).state is ChainState.ABANDONED
+    ddl.close()
+
+
+def test_an_action_without_its_execute_entry_never_runs(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    ddl = world.open()
+    position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE t")
+    with pytest.raises(RuntimeError), ddl.log.batch():
+        ddl.log.add_action(position, ActionType.DROP_TABLE, name=T)
+        raise RuntimeError("crash before the batch reached the disk")
+    ddl.abandon()
+    world.open().close()
+    assert T in world.catalog.tables
+
+
+def test_a_no_op_recovery_never_touches_the_catalog(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    world.open().close()
+    world.catalog.calls.clear()
+    ddl = world.open()
+    assert ddl.last_recovery.nothing_to_do
+    ddl.close()
+    assert world.catalog.calls == []
+
+
+def test_spec_form_must_be_exactly_one():
+    with pytest.raises(ValueError):
+        _ = TableSpec().form
