@@ -23,7 +23,7 @@ import attrs
 from chains.entries import BinlogPosition
 from storage import crashpoints
 from storage.fileops import REAL_FILE_OPS, FileOps
-from storage.records import HEADER_SIZE, RecordFile, read_records
+from storage.records import HEADER_SIZE, RecordFile, encode_record, read_records
 
 BINLOG_MAGIC = b"SDDLBIN"
 BINLOG_DIR = "binlog"
@@ -138,6 +138,27 @@ class Binlog:
             self._file.append(event.to_wire())
             self._note(event.to_wire())
             return event
+
+    def append_many(self, items: list[tuple[str, int | None, tuple[str, ...]]]) -> list[BinlogEvent]:
+        """Group commit: write several (statement, xid, objects) events with one fsync per segment touched."""
+        events: list[BinlogEvent] = []
+        with self._lock:
+            pending: list[bytes] = []
+            pending_bytes = 0
+            for statement, xid, objects in items:
+                if self._file.size + pending_bytes >= self.segment_bytes:
+                    self._file.append_encoded(pending)
+                    pending, pending_bytes = [], 0
+                    self._rotate()
+                event = BinlogEvent(self.last_seq + 1, xid, statement, tuple(objects), time.time())
+                wire = event.to_wire()
+                self._note(wire)
+                chunk = encode_record(wire)
+                pending.append(chunk)
+                pending_bytes += len(chunk)
+                events.append(event)
+            self._file.append_encoded(pending)
+        return events
 
     def _rotate(self) -> None:
         BEFORE_ROTATE()

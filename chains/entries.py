@@ -94,7 +94,7 @@ class ActionEntry:
         return self.type.phase_name(self.phase)
 
 
-@attrs.frozen
+@attrs.frozen(order=True)
 class BinlogPosition:
     """Where the binlog ended when an XID was stored: the XID's event can only be at or after it."""
 

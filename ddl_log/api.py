@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from chains.binlog import Binlog, BinlogEvent
@@ -71,7 +72,7 @@ class AtomicDDL:
         if self._spark is None:
             from storage.spark_session import embedded_session
 
-            self._spark = embedded_session(self.home.path)
+            self._spark = embedded_session(Path(self.home.path))
         return self._spark
 
     @property

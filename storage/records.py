@@ -102,9 +102,7 @@ def scan_records(path: str, data: bytes, start: int = HEADER_SIZE) -> tuple[list
         if length < 0:
             following = _first_valid_record_after(view, offset)
             if following is not None:
-                raise CorruptLogError(
-                    path, offset, f"damaged record followed by a valid record at offset {following}"
-                )
+                raise CorruptLogError(path, offset, f"damaged record followed by a valid record at offset {following}")
             break
         payload = bytes(view[offset + RECORD_HEAD_SIZE : offset + RECORD_HEAD_SIZE + length])
         try:
@@ -189,9 +187,12 @@ class RecordFile:
 
         On an I/O error the file is cut back to where it was, so a failed append leaves nothing behind.
         """
-        if not records:
+        return self.append_encoded([encode_record(record) for record in records])
+
+    def append_encoded(self, encoded: Sequence[bytes]) -> list[int]:
+        """:meth:`append_batch` for records already passed through :func:`encode_record`."""
+        if not encoded:
             return []
-        encoded = [encode_record(record) for record in records]
         offsets: list[int] = []
         position = self._size
         for chunk in encoded:
@@ -212,7 +213,7 @@ class RecordFile:
             self._rollback_to(self._size)
             raise StorageError(f"{self.path}: append failed: {exc.strerror or exc}") from exc
         self._size = position
-        self.records_written += len(records)
+        self.records_written += len(encoded)
         self.syncs += 1
         AFTER_SYNC()
         return offsets
@@ -258,8 +259,9 @@ def read_records(path: str, magic: bytes, start: int = HEADER_SIZE) -> tuple[lis
     return records, valid_end, len(data)
 
 
-def replace_file(path: str, magic: bytes, records: Iterable[Any], *, ops: FileOps = REAL_FILE_OPS,
-                 backup_path: str | None = None) -> None:
+def replace_file(
+    path: str, magic: bytes, records: Iterable[Any], *, ops: FileOps = REAL_FILE_OPS, backup_path: str | None = None
+) -> None:
     """Atomically replace ``path`` with a file holding ``records``: write new, fsync, rename, fsync dir.
 
     When ``backup_path`` is given the previous file is kept there (hard link, swapped in atomically first).

@@ -57,9 +57,16 @@ def test_undo_chains_replay_newest_first_and_drop_chains_in_call_order_with_drop
     for name in ("a", "b", "c"):
         log.add_action(forward, ActionType.DROP_TABLE, name=table(name))
     assert [str(a.name) for a in replay_order(ChainKind.UNDO, log.actions_of(undo))] == [
-        "default.c", "default.b", "default.a"]
+        "default.c",
+        "default.b",
+        "default.a",
+    ]
     assert [a.type for a in replay_order(ChainKind.FORWARD, log.actions_of(forward))] == [
-        ActionType.DROP_TABLE, ActionType.DROP_TABLE, ActionType.DROP_TABLE, ActionType.DROP_INIT]
+        ActionType.DROP_TABLE,
+        ActionType.DROP_TABLE,
+        ActionType.DROP_TABLE,
+        ActionType.DROP_INIT,
+    ]
 
 
 def test_marking_a_chain_executed_cancels_the_chains_linked_to_it_in_one_write(tmp_path):
@@ -158,8 +165,12 @@ def apply_random(log: DDLLog, op: str, pick: int, name: str) -> bool:
         kind = ChainKind.UNDO if op == "new_undo" else ChainKind.FORWARD
         master = active[pick % len(active)] if active and kind is ChainKind.FORWARD and pick % 2 else None
         position = log.new_chain(kind, f"stmt {name}", master=master)
-        log.add_action(position, ActionType.DROP_TABLE if kind is ChainKind.FORWARD else ActionType.CREATE_TABLE,
-                       name=table(name), tag=f"tag-{name}")
+        log.add_action(
+            position,
+            ActionType.DROP_TABLE if kind is ChainKind.FORWARD else ActionType.CREATE_TABLE,
+            name=table(name),
+            tag=f"tag-{name}",
+        )
         return True
     if not active:
         return False

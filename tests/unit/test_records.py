@@ -154,8 +154,7 @@ record_values = st.recursive(
 
 
 @settings(max_examples=60, deadline=None)
-@given(batches=st.lists(st.lists(record_values, min_size=1, max_size=4), min_size=1, max_size=5),
-       cut=st.floats(0, 1))
+@given(batches=st.lists(st.lists(record_values, min_size=1, max_size=4), min_size=1, max_size=5), cut=st.floats(0, 1))
 def test_property_any_cut_reads_back_a_prefix_of_whole_records(tmp_path_factory, batches, cut):
     directory = tmp_path_factory.mktemp("prop")
     path = str(directory / "f")

@@ -73,14 +73,16 @@ def assert_atomic_outcome(world: World, *, old_existed: bool = True) -> str:
 
 
 def sweep_points(tmp_path, binlog: bool, with_old_table: bool = True) -> list[tuple[str, int]]:
-    return crashkit.trace(World(str(tmp_path / "trace"), binlog=binlog, with_old_table=with_old_table).open,
-                          replace_statement)
+    return crashkit.trace(
+        World(str(tmp_path / "trace"), binlog=binlog, with_old_table=with_old_table).open, replace_statement
+    )
 
 
 @pytest.mark.parametrize("binlog", [True, False], ids=["binlog", "no-binlog"])
 @pytest.mark.parametrize("with_old_table", [True, False], ids=["replace", "create"])
 def test_a_crash_at_every_point_recovers_to_old_or_new_and_a_second_recovery_changes_nothing(
-        tmp_path, binlog, with_old_table):
+    tmp_path, binlog, with_old_table
+):
     points = sweep_points(tmp_path, binlog, with_old_table)
     assert len(points) > 20
     outcomes = {}

@@ -1,0 +1,1 @@
+"""pytest-benchmark suite (``make bench``): every figure is measured beside its baseline in the same run."""
