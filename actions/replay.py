@@ -6,7 +6,7 @@ from __future__ import annotations
 from actions.context import ActionContext
 from actions.errors import ActionFailedError
 from actions.registry import executor_for
-from chains.entries import FINAL, ActionEntry, ChainKind
+from chains.entries import FINAL, ActionEntry, ChainKind, ChainState
 from storage import crashpoints
 
 BEFORE_ACTION = crashpoints.declare("replay.before_action", "replay is about to run an action")
@@ -40,3 +40,20 @@ def replay_chain(ctx: ActionContext, position: int) -> list[ActionEntry]:
     AFTER_CHAIN()
     log.mark_executed(position)
     return ran
+
+
+def roll_back(ctx: ActionContext, position: int, *, cancel: tuple[int, ...] = ()) -> None:
+    """Undo a statement that failed before its commit: cancel its roll-forward chains (D), replay its undo chain (C).
+
+    A chain that never reached the log has nothing to undo and is just forgotten. Raises if the undo itself fails;
+    the chain then stays active and recovery finishes it.
+    """
+    log = ctx.log
+    for linked in cancel:
+        log.set_state(linked, ChainState.CANCELLED)
+    if position < 0:
+        return
+    if log.is_written(position):
+        replay_chain(ctx, position)
+    else:
+        log.set_state(position, ChainState.CLOSED)

@@ -43,6 +43,13 @@ class ActionType(enum.Enum):
     RENAME_TABLE = "rename_table"
     DROP_INIT = "drop_init"
     DROP_TABLE = "drop_table"
+    DROP_VIEW = "drop_view"
+    DROP_FUNCTION = "drop_function"
+    DROP_DB = "drop_db"
+    CREATE_VIEW = "create_view"
+    RENAME_VIEW = "rename_view"
+    CREATE_FUNCTION = "create_function"
+    ALTER_TABLE = "alter_table"
 
     @property
     def phases(self) -> tuple[str, ...]:
@@ -65,6 +72,13 @@ _PHASES: dict[ActionType, tuple[str, ...]] = {
     ActionType.RENAME_TABLE: ("TABLE",),
     ActionType.DROP_INIT: ("INIT", "BINLOG"),
     ActionType.DROP_TABLE: ("TABLE", "FILES"),
+    ActionType.DROP_VIEW: ("VIEW",),
+    ActionType.DROP_FUNCTION: ("FUNCTION",),
+    ActionType.DROP_DB: ("DATABASE",),
+    ActionType.CREATE_VIEW: ("VIEW",),
+    ActionType.RENAME_VIEW: ("VIEW",),
+    ActionType.CREATE_FUNCTION: ("FUNCTION",),
+    ActionType.ALTER_TABLE: ("METADATA",),
 }
 
 

@@ -60,10 +60,24 @@ class DDLLog:
         self._file: RecordFile = self._load()
 
     def _load(self) -> RecordFile:
+        """Rebuild the state from the file. A batch (a ``batch`` record announcing n records, then the n records)
+        counts only when complete: a torn batch at the tail is cut off like a torn record, so a batch is atomic."""
         state = LogState()
         file, records = RecordFile.open(self.path, LOG_MAGIC, ops=self._ops)
-        for _, record in records:
-            state.apply(record)
+        index = 0
+        while index < len(records):
+            offset, record = records[index]
+            if record.get("op") == "batch":
+                members = records[index + 1 : index + 1 + record["n"]]
+                if len(members) < record["n"]:
+                    file.truncate_to(offset)
+                    break
+                for _, member in members:
+                    state.apply(member)
+                index += 1 + record["n"]
+            else:
+                state.apply(record)
+                index += 1
         self._state = state
         return file
 
@@ -149,6 +163,8 @@ class DDLLog:
     def _write(self, records: Sequence[dict[str, Any]]) -> None:
         if not records:
             return
+        if len(records) > 1:
+            records = [{"op": "batch", "n": len(records)}, *records]
         try:
             self._file.append_batch(records)
         except BaseException:
@@ -290,7 +306,7 @@ class DDLLog:
         with self._lock:
             if self._pending is not None:
                 raise LogStateError("cannot compact inside a batch")
-            records: list[dict[str, Any]] = [{"op": "base", "next": self._state.next_id}]
+            records: list[dict[str, Any]] = [{"op": "base", "next": self._state.next_id}]  # no batch: the rename is atomic
             for chain in self.chains():
                 if chain.active or chain.state is ChainState.ABANDONED:
                     records.extend(action_to_wire(action) for action in self._state.chain_actions(chain.position))

@@ -12,14 +12,36 @@ from chains.binlog import Binlog, BinlogEvent
 from chains.entries import ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
 from ddl_log.home import Home
+from ddl_log.locks import MetadataLocks, database_key, object_key
 from ddl_log.recovery import RecoveryReport, recover
 from ddl_log.schema import SchemaLike, parse_schema
-from ddl_log.statements import create_table_text
+from ddl_log.statements import (
+    create_table_text,
+    drop_database_text,
+    drop_text,
+    function_text,
+    rename_tables_text,
+    view_text,
+)
+from ddl_log.table_statements import drop_database, drop_tables, rename_tables
+from ddl_log.undo_statement import Parts
+from ddl_log.view_statements import (
+    alter_view,
+    create_function,
+    create_view,
+    drop_function,
+    drop_views,
+    rename_view,
+)
 from replace_table.machine import ReplaceResult, ReplaceTable
-from storage.catalog import Catalog, TableSpec
+from storage.catalog import Catalog, Fill, FunctionDefinition, TableSpec, ViewDefinition
 from storage.errors import InvalidNameError
 from storage.fileops import REAL_FILE_OPS, FileOps
-from storage.names import TableName
+from storage.names import TableName, check_identifier
+
+
+def function_key(name: TableName) -> str:
+    return "function:" + object_key(name.db, name.name)
 
 
 class AtomicDDL:
@@ -54,6 +76,7 @@ class AtomicDDL:
         self.binlog_enabled = binlog
         self._spark = spark
         self._catalog = catalog
+        self.locks = MetadataLocks()
         try:
             self.last_recovery = self.recover()
         except BaseException:
@@ -102,6 +125,21 @@ class AtomicDDL:
 
     # ------------------------------------------------------------------ statements
 
+    def _parts(self) -> Parts:
+        return Parts(self.log, self.binlog, self.catalog)
+
+    def _table_statement(self, name: str | TableName, spec: TableSpec, statement: str, *, verb: str,
+                         orig_must_exist: bool | None, fill: Fill | None = None) -> ReplaceResult:
+        target = TableName.of(name)
+        keys = [object_key(target.db, target.name)]
+        if spec.like is not None:
+            keys.append(object_key(spec.like.db, spec.like.name))
+        with self.locks.hold(keys, shared=[database_key(target.db)]):
+            if spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
+                self.catalog.check_create(spec)
+            return ReplaceTable(self.log, self.binlog, self.catalog, target, spec, statement, verb=verb,
+                                orig_must_exist=orig_must_exist, fill=fill).run()
+
     def create_or_replace_table(
         self,
         name: str | TableName,
@@ -118,12 +156,142 @@ class AtomicDDL:
     ) -> ReplaceResult:
         """CREATE OR REPLACE TABLE ``name``: the old table stays readable and intact until the new one is complete
         and the statement is binlogged; any failure or crash before that leaves exactly the old table."""
-        target = TableName.of(name)
         spec = self._spec(schema=schema, like=like, as_select=as_select, df=df, using=using,
                           partitioned_by=partitioned_by, properties=properties, comment=comment)
-        self.catalog.check_create(spec)
+        target = TableName.of(name)
         text = statement or create_table_text(target, spec, or_replace=True)
-        return ReplaceTable(self.log, self.binlog, self.catalog, target, spec, text).run()
+        return self._table_statement(target, spec, text, verb="CREATE OR REPLACE TABLE", orig_must_exist=None)
+
+    def create_table(
+        self,
+        name: str | TableName,
+        *,
+        if_not_exists: bool = False,
+        schema: SchemaLike | None = None,
+        like: str | TableName | None = None,
+        as_select: str | None = None,
+        df: Any = None,
+        using: str = "parquet",
+        partitioned_by: Iterable[str] = (),
+        properties: dict[str, str] | None = None,
+        comment: str | None = None,
+        statement: str | None = None,
+    ) -> ReplaceResult | None:
+        """CREATE TABLE [IF NOT EXISTS] (column list, LIKE, AS SELECT or a DataFrame), atomic: it is built under a
+        TMP name and renamed in, so no reader ever sees it partly filled and a failure or crash leaves no table, no
+        files and no binlog event. With IF NOT EXISTS an existing table is left alone (None is returned)."""
+        spec = self._spec(schema=schema, like=like, as_select=as_select, df=df, using=using,
+                          partitioned_by=partitioned_by, properties=properties, comment=comment)
+        target = TableName.of(name)
+        text = statement or create_table_text(target, spec, or_replace=False, if_not_exists=if_not_exists)
+        if if_not_exists:
+            with self.locks.hold([object_key(target.db, target.name)]):
+                if self.catalog.exists(target):
+                    return None
+        return self._table_statement(target, spec, text, verb="CREATE TABLE", orig_must_exist=False)
+
+    def truncate_table(self, name: str | TableName, *, statement: str | None = None) -> ReplaceResult:
+        """TRUNCATE TABLE: an empty copy (LIKE) swapped in; the old rows stay readable until the swap and come back
+        on any failure or crash before the commit."""
+        target = TableName.of(name)
+        spec = TableSpec(like=target)
+        return self._table_statement(target, spec, statement or f"TRUNCATE TABLE {target.quoted}",
+                                     verb="TRUNCATE TABLE", orig_must_exist=True)
+
+    def insert_overwrite(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
+                         statement: str | None = None) -> ReplaceResult:
+        """INSERT OVERWRITE TABLE t SELECT ...: the new rows go into a copy (LIKE t), swapped in at the commit; the
+        SELECT may read t itself. Whole table, partitioned or not."""
+        if (as_select is None) == (df is None):
+            raise InvalidNameError("give exactly one of as_select, df", str(name))
+        target = TableName.of(name)
+        text = statement or f"INSERT OVERWRITE TABLE {target.quoted} " + (as_select or "/* DataFrame */")
+        return self._table_statement(target, TableSpec(like=target), text, verb="INSERT OVERWRITE",
+                                     orig_must_exist=True, fill=Fill(as_select=as_select, df=df))
+
+    def rename_tables(self, pairs: Iterable[tuple[str | TableName, str | TableName]], *,
+                      statement: str | None = None) -> BinlogEvent | None:
+        """RENAME TABLE a TO b, c TO d: all or none; on failure or crash the renames are undone in reverse order."""
+        names = [(TableName.of(old), TableName.of(new)) for old, new in pairs]
+        if not names:
+            raise InvalidNameError("RENAME TABLE needs at least one pair", "")
+        keys = [object_key(n.db, n.name) for pair in names for n in pair]
+        with self.locks.hold(keys, shared=[database_key(n.db) for pair in names for n in pair]):
+            return rename_tables(self._parts(), names, statement or rename_tables_text(names))
+
+    def drop_tables(self, names: Iterable[str | TableName], *, if_exists: bool = False,
+                    statement: str | None = None) -> list[TableName]:
+        """DROP TABLE a, b: every name checked first (a missing one without IF EXISTS drops nothing); once logged
+        the drop rolls forward, also across a crash."""
+        targets = [TableName.of(n) for n in names]
+        text = statement or drop_text("TABLE", targets, if_exists=if_exists)
+        with self.locks.hold([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
+            return drop_tables(self._parts(), targets, if_exists=if_exists, statement=text)
+
+    def drop_database(self, name: str, *, if_exists: bool = False, cascade: bool = False,
+                      statement: str | None = None) -> bool:
+        """DROP DATABASE [CASCADE]: every table, view and function in it goes, or (before the log write) nothing."""
+        db = check_identifier(name)
+        text = statement or drop_database_text(db, if_exists=if_exists, cascade=cascade)
+        with self.locks.hold([database_key(db)]):
+            return drop_database(self._parts(), db, if_exists=if_exists, cascade=cascade, statement=text)
+
+    # ------------------------------------------------------------------ views and functions
+
+    def create_view(self, name: str | TableName, *, as_select: str, or_replace: bool = False,
+                    comment: str | None = None, columns: Iterable[str] = (),
+                    statement: str | None = None) -> BinlogEvent | None:
+        target = TableName.of(name)
+        definition = ViewDefinition(as_select, comment, tuple(columns))
+        text = statement or view_text(target, as_select, or_replace=or_replace, comment=comment,
+                                      columns=definition.columns)
+        with self.locks.hold([object_key(target.db, target.name)], shared=[database_key(target.db)]):
+            return create_view(self._parts(), target, definition, or_replace=or_replace, statement=text)
+
+    def alter_view(self, name: str | TableName, *, as_select: str, statement: str | None = None) -> BinlogEvent | None:
+        target = TableName.of(name)
+        text = statement or f"ALTER VIEW {target.quoted} AS {as_select}"
+        with self.locks.hold([object_key(target.db, target.name)], shared=[database_key(target.db)]):
+            return alter_view(self._parts(), target, as_select, statement=text)
+
+    def rename_view(self, old: str | TableName, new: str | TableName, *,
+                    statement: str | None = None) -> BinlogEvent | None:
+        source, target = TableName.of(old), TableName.of(new)
+        text = statement or f"ALTER VIEW {source.quoted} RENAME TO {target.quoted}"
+        with self.locks.hold([object_key(n.db, n.name) for n in (source, target)],
+                             shared=[database_key(source.db)]):
+            return rename_view(self._parts(), source, target, statement=text)
+
+    def drop_views(self, names: Iterable[str | TableName], *, if_exists: bool = False,
+                   statement: str | None = None) -> list[TableName]:
+        targets = [TableName.of(n) for n in names]
+        text = statement or drop_text("VIEW", targets, if_exists=if_exists)
+        with self.locks.hold([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
+            return drop_views(self._parts(), targets, if_exists=if_exists, statement=text)
+
+    def create_function(self, name: str | TableName, *, class_name: str,
+                        resources: Iterable[tuple[str, str]] = (), or_replace: bool = False,
+                        statement: str | None = None) -> BinlogEvent | None:
+        target = TableName.of(name)
+        definition = FunctionDefinition(class_name=class_name, resources=tuple((k.lower(), u) for k, u in resources))
+        text = statement or function_text(target, class_name, definition.resources, or_replace=or_replace)
+        with self.locks.hold([function_key(target)], shared=[database_key(target.db)]):
+            return create_function(self._parts(), target, definition, or_replace=or_replace, statement=text)
+
+    def create_sql_function(self, name: str | TableName, *, params: str, returns: str, body: str,
+                            or_replace: bool = False, statement: str | None = None) -> BinlogEvent | None:
+        target = TableName.of(name)
+        definition = FunctionDefinition(params=params, returns=returns, body=body)
+        head = "CREATE OR REPLACE FUNCTION" if or_replace else "CREATE FUNCTION"
+        text = statement or f"{head} {target.quoted}({params}) RETURNS {returns} RETURN {body}"
+        with self.locks.hold([function_key(target)], shared=[database_key(target.db)]):
+            return create_function(self._parts(), target, definition, or_replace=or_replace, statement=text)
+
+    def drop_function(self, name: str | TableName, *, if_exists: bool = False, statement: str | None = None) -> bool:
+        target = TableName.of(name)
+        text = statement or drop_text("FUNCTION", [target], if_exists=if_exists)
+        with self.locks.hold([function_key(target)], shared=[database_key(target.db)]):
+            return drop_function(self._parts(), target, if_exists=if_exists, statement=text)
 
     @staticmethod
     def _spec(*, schema: SchemaLike | None, like: str | TableName | None, as_select: str | None, df: Any,

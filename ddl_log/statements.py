@@ -39,3 +39,32 @@ def create_table_text(name: TableName, spec: TableSpec, *, or_replace: bool, if_
     elif spec.df is not None:
         parts.append("AS /* DataFrame */")
     return " ".join(parts)
+
+
+def rename_tables_text(pairs: list[tuple[TableName, TableName]]) -> str:
+    return "RENAME TABLE " + ", ".join(f"{old.quoted} TO {new.quoted}" for old, new in pairs)
+
+
+def drop_text(kind: str, names: list[TableName], *, if_exists: bool) -> str:
+    return f"DROP {kind} " + ("IF EXISTS " if if_exists else "") + ", ".join(name.quoted for name in names)
+
+
+def drop_database_text(db: str, *, if_exists: bool, cascade: bool) -> str:
+    return "DROP DATABASE " + ("IF EXISTS " if if_exists else "") + quote_ident(db) + (" CASCADE" if cascade else "")
+
+
+def view_text(name: TableName, query: str, *, or_replace: bool, comment: str | None,
+              columns: tuple[str, ...]) -> str:
+    head = "CREATE OR REPLACE VIEW " if or_replace else "CREATE VIEW "
+    cols = f" ({', '.join(quote_ident(c) for c in columns)})" if columns else ""
+    note = f" COMMENT {sql_string(comment)}" if comment else ""
+    return f"{head}{name.quoted}{cols}{note} AS {query}"
+
+
+def function_text(name: TableName, class_name: str, resources: tuple[tuple[str, str], ...], *,
+                  or_replace: bool) -> str:
+    head = "CREATE OR REPLACE FUNCTION " if or_replace else "CREATE FUNCTION "
+    using = ""
+    if resources:
+        using = " USING " + ", ".join(f"{kind.upper()} {sql_string(uri)}" for kind, uri in resources)
+    return f"{head}{name.quoted} AS {sql_string(class_name)}{using}"

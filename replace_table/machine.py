@@ -6,7 +6,8 @@ Chains: C (undo, position p) and D (forward, linked to C so it runs only once C 
 step  trigger                      effect
 ====  ===========================  =========================================================================
 1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP)
-2-3   ``create_tmp``               create TMP and fill it (one engine call: CTAS / LIKE / column list)
+2     ``create_tmp``               create TMP (CTAS, LIKE or column list: a CTAS fills it in the same call)
+3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT OVERWRITE; a no-op otherwise)
 4-5   ``log_backup_drop``          link D to C; D: log DROP_TABLE of BACKUP (only when ORIG exists)
 6     ``log_rename``               C: log RENAME_TABLE ORIG -> BACKUP (undo renames BACKUP back)
 7     ``move_orig``                rename ORIG -> BACKUP
@@ -31,19 +32,21 @@ import attrs
 from transitions import Machine
 
 from actions.context import ActionContext
-from actions.replay import replay_chain
+from actions.replay import replay_chain, roll_back
 from chains.binlog import Binlog, BinlogEvent
 from chains.commit import commit_chain, is_committed
-from chains.entries import ActionType, ChainKind, ChainState
+from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from replace_table.errors import StatementFailedError
 from storage import crashpoints
-from storage.catalog import Catalog, TableSpec
+from storage.catalog import Catalog, Fill, TableSpec
+from storage.errors import NoSuchObjectError, ObjectExistsError
 from storage.names import RESERVED_PREFIX, TableName
 
 STATES = [
     "start",
     "tmp_logged",
+    "tmp_created",
     "tmp_ready",
     "backup_drop_logged",
     "rename_logged",
@@ -57,7 +60,8 @@ STATES = [
 
 _FORWARD: list[tuple[str, str | list[str], str]] = [
     ("log_tmp", "start", "tmp_logged"),
-    ("create_tmp", "tmp_logged", "tmp_ready"),
+    ("create_tmp", "tmp_logged", "tmp_created"),
+    ("fill_tmp", "tmp_created", "tmp_ready"),
     ("log_backup_drop", "tmp_ready", "backup_drop_logged"),
     ("log_rename", "backup_drop_logged", "rename_logged"),
     ("move_orig", "rename_logged", "orig_moved"),
@@ -108,7 +112,10 @@ class ReplaceTable:
     mark_rolled_back: Callable[[], bool]
 
     def __init__(self, log: DDLLog, binlog: Binlog | None, catalog: Catalog, name: TableName, spec: TableSpec,
-                 statement: str, *, verb: str = "CREATE OR REPLACE TABLE") -> None:
+                 statement: str, *, verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
+                 fill: Fill | None = None) -> None:
+        """``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE),
+        False for CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP."""
         self.log = log
         self.binlog = binlog
         self.catalog = catalog
@@ -116,6 +123,8 @@ class ReplaceTable:
         self.spec = spec
         self.statement = statement
         self.verb = verb
+        self.orig_must_exist = orig_must_exist
+        self.fill = fill
         self.xid = log.allocate_id()
         self.tmp, self.backup = work_names(name, self.xid)
         self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
@@ -137,6 +146,10 @@ class ReplaceTable:
 
     def do_create_tmp(self) -> None:
         self.catalog.create(self.tmp, self.spec, self.tag)
+
+    def do_fill_tmp(self) -> None:
+        if self.fill is not None:
+            self.catalog.insert(self.tmp, self.fill)
 
     def do_log_backup_drop(self) -> None:
         self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
@@ -179,6 +192,10 @@ class ReplaceTable:
     def run(self) -> ReplaceResult:
         self.orig_identity = self.catalog.identity(self.orig)
         self.orig_exists = self.orig_identity is not None
+        if self.orig_must_exist is True and not self.orig_exists:
+            raise NoSuchObjectError(f"table {self.orig} does not exist", str(self.orig))
+        if self.orig_must_exist is False and self.orig_exists:
+            raise ObjectExistsError(f"table {self.orig} already exists", str(self.orig))
         plan = STEPS if self.orig_exists else [step for step in STEPS if step not in SKIPPED_WITHOUT_ORIG]
         try:
             for trigger in plan[: plan.index("drop_backup")]:
@@ -194,14 +211,9 @@ class ReplaceTable:
     def _roll_back(self, cause: Exception) -> StatementFailedError:
         """Error before the commit: close D, replay C. What cannot be undone now stays logged for recovery."""
         rollback_error: Exception | None = None
+        cancel = () if self.drop_chain is None else (self.drop_chain,)
         try:
-            if self.drop_chain is not None:
-                self.log.set_state(self.drop_chain, ChainState.CANCELLED)
-            if self.create_chain >= 0:
-                if self.log.is_written(self.create_chain):
-                    replay_chain(ActionContext(self.catalog, self.log, self.binlog), self.create_chain)
-                else:
-                    self.log.set_state(self.create_chain, ChainState.CLOSED)
+            roll_back(ActionContext(self.catalog, self.log, self.binlog), self.create_chain, cancel=cancel)
         except Exception as exc:  # noqa: BLE001 - reported inside the error; recovery finishes the undo
             rollback_error = exc
         else:

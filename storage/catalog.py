@@ -72,6 +72,50 @@ class TableSpec:
         return given[0]
 
 
+@attrs.frozen
+class Fill:
+    """Rows to insert into an existing table: a SELECT text or a DataFrame (INSERT OVERWRITE's new rows)."""
+
+    as_select: str | None = None
+    df: Any = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class ViewDefinition:
+    """A persistent view as the catalog stores it; kept in the log so undo can restore the old one."""
+
+    query: str
+    comment: str | None = None
+    columns: tuple[str, ...] = ()
+    """Explicit column names (``CREATE VIEW v (a, b) AS ...``); empty for the query's own names."""
+
+
+@attrs.frozen
+class FunctionDefinition:
+    """A persistent function: a class with resources (JARs, files), or a SQL function (params, returns, body)."""
+
+    class_name: str | None = None
+    resources: tuple[tuple[str, str], ...] = ()
+    params: str | None = None
+    returns: str | None = None
+    body: str | None = None
+
+    @property
+    def is_sql(self) -> bool:
+        return self.body is not None
+
+
+@attrs.frozen
+class DatabaseObjects:
+    tables: tuple[TableName, ...] = ()
+    views: tuple[TableName, ...] = ()
+    functions: tuple[TableName, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tables or self.views or self.functions)
+
+
 @runtime_checkable
 class Catalog(Protocol):
     """Table operations the DDL log replays; each is one engine call as seen from the log."""
@@ -84,11 +128,43 @@ class Catalog(Protocol):
 
     def rename(self, old: TableName, new: TableName) -> None: ...
 
+    def insert(self, name: TableName, fill: Fill) -> None:
+        """Append the rows of ``fill`` to ``name`` (columns by position, as INSERT INTO does)."""
+        ...
+
     def drop(self, name: TableName) -> None: ...
 
     def list_tables(self, db: str) -> list[TableName]: ...
 
     def clean_leftovers(self, name: TableName) -> bool: ...
+
+    # -- views (``identity``/``exists`` are about tables; a view name is not a table)
+
+    def view_definition(self, name: TableName) -> ViewDefinition | None: ...
+
+    def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None: ...
+
+    def rename_view(self, old: TableName, new: TableName) -> None: ...
+
+    def drop_view(self, name: TableName) -> None: ...
+
+    # -- persistent functions
+
+    def function_definition(self, name: TableName) -> FunctionDefinition | None: ...
+
+    def create_function(self, name: TableName, definition: FunctionDefinition, *, replace: bool) -> None: ...
+
+    def drop_function(self, name: TableName) -> None: ...
+
+    # -- databases
+
+    def database_exists(self, db: str) -> bool: ...
+
+    def list_objects(self, db: str) -> DatabaseObjects: ...
+
+    def drop_database(self, db: str) -> None:
+        """Drop an empty database (RESTRICT); raises if it still holds objects."""
+        ...
 
     def check_create(self, spec: TableSpec) -> None:
         """Raise the error ``create`` would raise for a bad definition (missing LIKE source, bad column type,

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import attrs
 
-from storage.catalog import TableSpec
+from storage.catalog import DatabaseObjects, Fill, FunctionDefinition, TableSpec, ViewDefinition
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
 from storage.names import TableName
 
@@ -25,6 +25,9 @@ class MemoryTable:
 class MemoryCatalog:
     def __init__(self) -> None:
         self.tables: dict[TableName, MemoryTable] = {}
+        self.views: dict[TableName, ViewDefinition] = {}
+        self.functions: dict[TableName, FunctionDefinition] = {}
+        self.databases: set[str] = {"default"}
         self.leftovers: set[TableName] = set()
         """Names whose 'managed location' holds files without a table (what a torn Spark operation leaves)."""
         self.fail_on: Callable[[str, TableName], bool] = lambda operation, name: False
@@ -65,6 +68,13 @@ class MemoryCatalog:
             columns, rows = spec.df.columns, list(spec.df.rows)
         self.tables[name] = MemoryTable(tag, columns, rows)
 
+    def insert(self, name: TableName, fill: Fill) -> None:
+        self._check("insert", name)
+        if name not in self.tables:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        if isinstance(fill.df, MemoryTable):
+            self.tables[name].rows.extend(fill.df.rows)
+
     def rename(self, old: TableName, new: TableName) -> None:
         self._check("rename", old)
         if old not in self.tables:
@@ -96,3 +106,61 @@ class MemoryCatalog:
 
     def settle_rename(self, old: TableName, new: TableName) -> None:
         return None
+
+    # -- views, functions, databases
+
+    def view_definition(self, name: TableName) -> ViewDefinition | None:
+        return self.views.get(name)
+
+    def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
+        self._check("create_view", name)
+        if name in self.tables or (name in self.views and not replace):
+            raise ObjectExistsError(f"{name} already exists", str(name))
+        self.views[name] = definition
+
+    def rename_view(self, old: TableName, new: TableName) -> None:
+        self._check("rename_view", old)
+        if old not in self.views:
+            raise NoSuchObjectError(f"view {old} does not exist", str(old))
+        if new in self.views or new in self.tables:
+            raise ObjectExistsError(f"{new} already exists", str(new))
+        self.views[new] = self.views.pop(old)
+
+    def drop_view(self, name: TableName) -> None:
+        self._check("drop_view", name)
+        if name not in self.views:
+            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+        del self.views[name]
+
+    def function_definition(self, name: TableName) -> FunctionDefinition | None:
+        return self.functions.get(name)
+
+    def create_function(self, name: TableName, definition: FunctionDefinition, *, replace: bool) -> None:
+        self._check("create_function", name)
+        if name in self.functions and not replace:
+            raise ObjectExistsError(f"function {name} already exists", str(name))
+        self.functions[name] = definition
+
+    def drop_function(self, name: TableName) -> None:
+        self._check("drop_function", name)
+        if name not in self.functions:
+            raise NoSuchObjectError(f"function {name} does not exist", str(name))
+        del self.functions[name]
+
+    def database_exists(self, db: str) -> bool:
+        return db in self.databases
+
+    def list_objects(self, db: str) -> DatabaseObjects:
+        return DatabaseObjects(
+            tables=tuple(sorted(n for n in self.tables if n.db == db)),
+            views=tuple(sorted(n for n in self.views if n.db == db)),
+            functions=tuple(sorted(n for n in self.functions if n.db == db)),
+        )
+
+    def drop_database(self, db: str) -> None:
+        self._check("drop_database", TableName(db, "*"))
+        if db not in self.databases:
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+        if not self.list_objects(db).empty:
+            raise CatalogError(f"database {db} is not empty", db)
+        self.databases.discard(db)

@@ -218,6 +218,15 @@ class RecordFile:
         AFTER_SYNC()
         return offsets
 
+    def truncate_to(self, offset: int) -> None:
+        """Durably cut the file at a record boundary (an owner found an incomplete group of records there)."""
+        if not HEADER_SIZE <= offset <= self._size:
+            raise StorageError(f"{self.path}: cannot truncate to {offset}")
+        self._ops.truncate(self._fd, offset)
+        self._ops.fsync(self._fd)
+        os.lseek(self._fd, offset, os.SEEK_SET)
+        self._size = offset
+
     def _rollback_to(self, size: int) -> None:
         try:
             os.ftruncate(self._fd, size)

@@ -1,0 +1,115 @@
+"""Executors for views, functions and databases. Undo actions carry the old definition in ``extra`` (as MariaDB's
+CREATE_VIEW keeps a copy of the old .frm) and restore it only while the object still holds the new definition."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from actions.context import ActionContext
+from actions.registry import executor
+from chains.entries import ActionEntry, ActionType
+from storage.catalog import FunctionDefinition, ViewDefinition
+from storage.errors import CatalogError
+from storage.names import TableName
+
+
+def view_to_extra(definition: ViewDefinition | None) -> dict[str, Any] | None:
+    return None if definition is None else {"query": definition.query, "comment": definition.comment,
+                                            "columns": list(definition.columns)}
+
+
+def view_from_extra(value: dict[str, Any] | None) -> ViewDefinition | None:
+    if value is None:
+        return None
+    return ViewDefinition(value["query"], value.get("comment"), tuple(value.get("columns") or ()))
+
+
+def function_to_extra(definition: FunctionDefinition | None) -> dict[str, Any] | None:
+    if definition is None:
+        return None
+    data = attrs.asdict(definition)
+    data["resources"] = [list(pair) for pair in definition.resources]
+    return data
+
+
+def function_from_extra(value: dict[str, Any] | None) -> FunctionDefinition | None:
+    if value is None:
+        return None
+    fields = dict(value)
+    fields["resources"] = tuple(tuple(pair) for pair in fields.get("resources") or ())
+    return FunctionDefinition(**fields)
+
+
+def _name(action: ActionEntry) -> TableName:
+    if action.name is None:
+        raise CatalogError(f"{action.type.value} action {action.id} has no object name")
+    return action.name
+
+
+@executor(ActionType.DROP_VIEW)
+def forward_drop_view(action: ActionEntry, ctx: ActionContext) -> None:
+    name = _name(action)
+    if ctx.catalog.view_definition(name) is not None:
+        ctx.catalog.drop_view(name)
+
+
+@executor(ActionType.DROP_FUNCTION)
+def forward_drop_function(action: ActionEntry, ctx: ActionContext) -> None:
+    name = _name(action)
+    if ctx.catalog.function_definition(name) is not None:
+        ctx.catalog.drop_function(name)
+
+
+@executor(ActionType.DROP_DB)
+def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
+    db = _name(action).db
+    if ctx.catalog.database_exists(db):
+        ctx.catalog.drop_database(db)
+
+
+@executor(ActionType.CREATE_VIEW)
+def undo_create_view(action: ActionEntry, ctx: ActionContext) -> None:
+    """Put the old definition back (or drop the new view) while the view still holds what this statement made."""
+    name = _name(action)
+    old = view_from_extra(action.extra.get("old"))
+    new = view_from_extra(action.extra.get("new"))
+    current = ctx.catalog.view_definition(name)
+    if current == old:
+        return
+    if current is not None and current != new:
+        return  # someone else's view now: never touch it
+    if old is None:
+        ctx.catalog.drop_view(name)
+    else:
+        ctx.catalog.create_view(name, old, replace=True)
+
+
+@executor(ActionType.RENAME_VIEW)
+def undo_rename_view(action: ActionEntry, ctx: ActionContext) -> None:
+    moved_to = _name(action)
+    original = action.from_name
+    if original is None:
+        raise CatalogError(f"rename action {action.id} has no source name")
+    expected = view_from_extra(action.extra.get("definition"))
+    current = ctx.catalog.view_definition(moved_to)
+    if current is None or current != expected:
+        return
+    ctx.catalog.rename_view(moved_to, original)
+
+
+@executor(ActionType.CREATE_FUNCTION)
+def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
+    name = _name(action)
+    old = function_from_extra(action.extra.get("old"))
+    new = function_from_extra(action.extra.get("new"))
+    current = ctx.catalog.function_definition(name)
+    if current == old:
+        return
+    if current is not None and current != new:
+        return
+    if old is None:
+        ctx.catalog.drop_function(name)
+    else:
+        ctx.catalog.create_function(name, old, replace=True)

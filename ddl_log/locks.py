@@ -1,0 +1,87 @@
+"""Metadata locks: statements on overlapping names run one at a time within a process.
+
+A statement locks every name it touches (tables, views, functions) exclusively and their databases shared (DROP
+DATABASE takes its database exclusively), before it reads the catalog, in one global order (sorted keys), so two
+statements can never wait on each other in a cycle. Locks are re-entrant per thread. Processes are kept apart by
+the home lock (see :mod:`ddl_log.home`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
+
+
+class SharedExclusiveLock:
+    """Many shared holders or one exclusive holder; the exclusive holder may re-enter in either mode."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._shared = 0
+        self._owner: int | None = None
+        self._depth = 0
+
+    def acquire(self, exclusive: bool) -> None:
+        me = threading.get_ident()
+        with self._cond:
+            if self._owner == me:
+                self._depth += 1
+                return
+            if exclusive:
+                while self._owner is not None or self._shared:
+                    self._cond.wait()
+                self._owner, self._depth = me, 1
+            else:
+                while self._owner is not None:
+                    self._cond.wait()
+                self._shared += 1
+
+    def release(self, exclusive: bool) -> None:
+        me = threading.get_ident()
+        with self._cond:
+            if self._owner == me:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._owner = None
+                    self._cond.notify_all()
+                return
+            self._shared -= 1
+            if self._shared == 0:
+                self._cond.notify_all()
+
+
+class MetadataLocks:
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, SharedExclusiveLock] = {}
+
+    def _lock_for(self, key: str) -> SharedExclusiveLock:
+        with self._guard:
+            lock = self._locks.get(key)
+            if lock is None:
+                lock = self._locks[key] = SharedExclusiveLock()
+            return lock
+
+    @contextmanager
+    def hold(self, exclusive: Iterable[str], shared: Iterable[str] = ()) -> Iterator[None]:
+        """Hold ``exclusive`` keys exclusively and ``shared`` keys shared for the block, acquiring in sorted order.
+
+        A key in both sets is taken exclusively.
+        """
+        modes = {key: False for key in shared}
+        modes.update({key: True for key in exclusive})
+        with ExitStack() as stack:
+            for key in sorted(modes):
+                lock = self._lock_for(key)
+                lock.acquire(modes[key])
+                stack.callback(lock.release, modes[key])
+            yield
+
+
+def object_key(db: str, name: str) -> str:
+    return f"{db}\x00{name}"
+
+
+def database_key(db: str) -> str:
+    return f"{db}"

@@ -1,0 +1,102 @@
+"""RENAME TABLE (all or none, undone in reverse order), DROP TABLE (checked first, then rolled forward) and DROP
+DATABASE (every object, or nothing before the log write), on the DDL log. Seeds: mysql-wl7743 F-1, F-3; MariaDB's
+DROP_INIT / DROP_TABLE / DROP_DB actions."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from chains.binlog import BinlogEvent
+from chains.entries import ActionType
+from ddl_log.undo_statement import Parts, UndoStatement, run_forward_chain
+from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
+from storage.names import TableName
+
+
+def plan_renames(parts: Parts, pairs: list[tuple[TableName, TableName]]) -> list[tuple[TableName, TableName, str]]:
+    """Check every rename against the state the earlier ones leave (so swaps through a third name work), before
+    anything is logged. Returns (old, new, identity of the moved table)."""
+    identities: dict[TableName, str | None] = {}
+
+    def identity(name: TableName) -> str | None:
+        if name not in identities:
+            identities[name] = parts.catalog.identity(name)
+        return identities[name]
+
+    plan = []
+    for old, new in pairs:
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: tables cannot move between databases", str(new))
+        tag = identity(old)
+        if tag is None:
+            if parts.catalog.view_definition(old) is not None:
+                raise CatalogError(f"{old} is a view; use ALTER VIEW ... RENAME TO", str(old))
+            raise NoSuchObjectError(f"table {old} does not exist", str(old))
+        if identity(new) is not None or parts.catalog.view_definition(new) is not None:
+            raise ObjectExistsError(f"table {new} already exists", str(new))
+        identities[new], identities[old] = tag, None
+        plan.append((old, new, tag))
+    return plan
+
+
+def rename_tables(parts: Parts, pairs: list[tuple[TableName, TableName]], statement: str) -> BinlogEvent | None:
+    plan = plan_renames(parts, pairs)
+    subject = ", ".join(f"{old} TO {new}" for old, new, _ in plan)
+
+    def body(run: UndoStatement) -> tuple[str, ...]:
+        for old, new, tag in plan:
+            run.logged(ActionType.RENAME_TABLE, partial(parts.catalog.rename, old, new),
+                       from_name=old, name=new, tag=tag)
+        return tuple(str(name) for old, new, _ in plan for name in (old, new))
+
+    return UndoStatement(parts, "RENAME TABLE", subject, statement, "rename").run(body)
+
+
+def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:
+    """Check every name first: a missing table without IF EXISTS is an error and nothing is dropped. Returns the
+    names dropped. Once logged, the drop rolls forward (recovery finishes it and binlogs it as generated)."""
+    targets: list[tuple[TableName, str]] = []
+    for name in dict.fromkeys(names):
+        identity = parts.catalog.identity(name)
+        if identity is None:
+            if parts.catalog.view_definition(name) is not None:
+                raise CatalogError(f"{name} is a view; use DROP VIEW", str(name))
+            if not if_exists:
+                raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            continue
+        targets.append((name, identity))
+    if not targets:
+        return []
+    objects = [str(name) for name, _ in targets]
+    actions: list[tuple[ActionType, dict[str, Any]]] = [
+        (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": objects}})
+    ]
+    actions += [(ActionType.DROP_TABLE, {"name": name, "tag": identity}) for name, identity in targets]
+    run_forward_chain(parts, statement, actions, "drop_tables")
+    return [name for name, _ in targets]
+
+
+def drop_database(parts: Parts, db: str, *, if_exists: bool, cascade: bool, statement: str) -> bool:
+    """DROP DATABASE: checked first (missing, non-empty without CASCADE), then one roll-forward chain drops every
+    function, view and table in it, then the database. Returns whether a database was dropped."""
+    catalog = parts.catalog
+    if not catalog.database_exists(db):
+        if if_exists:
+            return False
+        raise NoSuchObjectError(f"database {db} does not exist", db)
+    if db == "default":
+        raise CatalogError("the default database cannot be dropped", db)
+    objects = catalog.list_objects(db)
+    if not objects.empty and not cascade:
+        raise CatalogError(f"database {db} is not empty ({len(objects.tables)} tables, {len(objects.views)} views, "
+                           f"{len(objects.functions)} functions); use CASCADE", db)
+    actions: list[tuple[ActionType, dict[str, Any]]] = [
+        (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [db]}})
+    ]
+    actions += [(ActionType.DROP_FUNCTION, {"name": name}) for name in objects.functions]
+    actions += [(ActionType.DROP_VIEW, {"name": name}) for name in objects.views]
+    actions += [(ActionType.DROP_TABLE, {"name": name, "tag": catalog.identity(name)}) for name in objects.tables]
+    actions.append((ActionType.DROP_DB, {"name": TableName(db, "*")}))
+    run_forward_chain(parts, statement, actions, "drop_database")
+    return True

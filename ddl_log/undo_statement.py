@@ -1,0 +1,104 @@
+"""The shape every undo-protected statement shares: log an action, do it, repeat; commit; or, on any error before
+the commit point, replay the undo chain and raise :class:`StatementFailedError` (no side effect remains)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from actions.context import ActionContext
+from actions.replay import replay_chain, roll_back
+from chains.binlog import Binlog, BinlogEvent
+from chains.commit import commit_chain, is_committed
+from chains.entries import ActionType, ChainKind
+from chains.log import DDLLog
+from replace_table.errors import StatementFailedError
+from storage import crashpoints
+from storage.catalog import Catalog
+from storage.crashpoints import CrashPoint
+from storage.names import TableName
+
+
+@attrs.define
+class Parts:
+    """What a statement runs against."""
+
+    log: DDLLog
+    binlog: Binlog | None
+    catalog: Catalog
+
+    def context(self) -> ActionContext:
+        return ActionContext(self.catalog, self.log, self.binlog)
+
+
+def step_points(prefix: str, step: str) -> tuple[CrashPoint, CrashPoint]:
+    return (crashpoints.declare(f"{prefix}.{step}.before", f"{prefix}: before {step}"),
+            crashpoints.declare(f"{prefix}.{step}.after", f"{prefix}: after {step}"))
+
+
+class UndoStatement:
+    """Drive one statement: ``logged(...)`` pairs a log write with the operation it protects."""
+
+    def __init__(self, parts: Parts, verb: str, subject: str, statement: str, crash_prefix: str) -> None:
+        self.parts = parts
+        self.verb = verb
+        self.subject = subject
+        self.statement = statement
+        self.log_points = step_points(crash_prefix, "log")
+        self.do_points = step_points(crash_prefix, "do")
+        self.position = parts.log.new_chain(ChainKind.UNDO, statement)
+
+    def logged(self, action_type: ActionType, operation: Callable[[], Any], *, name: TableName | None = None,
+               from_name: TableName | None = None, tag: str | None = None,
+               extra: dict[str, Any] | None = None) -> None:
+        before, after = self.log_points
+        before()
+        self.parts.log.add_action(self.position, action_type, name=name, from_name=from_name, tag=tag, extra=extra)
+        after()
+        before, after = self.do_points
+        before()
+        operation()
+        after()
+
+    def commit(self, objects: tuple[str, ...]) -> BinlogEvent | None:
+        return commit_chain(self.parts.log, self.parts.binlog, self.position, self.statement, objects)
+
+    def fail(self, cause: Exception) -> StatementFailedError | None:
+        """Handle an error: None if the statement had already committed, else the error to raise after undo."""
+        if is_committed(self.parts.log, self.parts.binlog, self.position):
+            return None
+        try:
+            roll_back(self.parts.context(), self.position)
+        except Exception as exc:  # noqa: BLE001 - reported; recovery finishes the undo
+            return StatementFailedError(self.verb, self.subject, cause, rollback_error=exc)
+        return StatementFailedError(self.verb, self.subject, cause)
+
+    def run(self, body: Callable[[UndoStatement], tuple[str, ...]]) -> BinlogEvent | None:
+        """Run ``body`` (which returns the objects to binlog), then commit; undo on error."""
+        try:
+            objects = body(self)
+            return self.commit(objects)
+        except Exception as exc:
+            error = self.fail(exc)
+            if error is None:
+                return None
+            raise error from exc
+
+
+def run_forward_chain(parts: Parts, statement: str, actions: list[tuple[ActionType, dict[str, Any]]],
+                      crash_prefix: str) -> None:
+    """Log a roll-forward chain in one durable write (its commit point), then replay it live.
+
+    Once logged it always completes: if the process dies, recovery finishes it and binlogs it as generated.
+    """
+    before, after = step_points(crash_prefix, "log")
+    log = parts.log
+    position = log.new_chain(ChainKind.FORWARD, statement)
+    before()
+    with log.batch():
+        for action_type, fields in actions:
+            log.add_action(position, action_type, **fields)
+    after()
+    replay_chain(parts.context(), position)

@@ -1,0 +1,180 @@
+"""Every atomic statement, on the in-memory catalog, crashed at every point it passes: after recovery the catalog
+is exactly as before the statement (and nothing is binlogged) or exactly as after it (and it is binlogged once,
+flagged when recovery wrote the event); no chain is left active; a second recovery changes nothing.
+
+The same sweeps run on real Spark in tests/spark; these cover the log's logic fast and exhaustively."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL, CatalogError, NoSuchObjectError, ObjectExistsError, StatementFailedError
+from storage.catalog import FunctionDefinition, ViewDefinition
+from storage.memory_catalog import MemoryCatalog, MemoryTable
+from storage.names import TableName
+from tests import crashkit
+
+
+def tn(text: str) -> TableName:
+    return TableName.of(text)
+
+
+def populated_catalog() -> MemoryCatalog:
+    catalog = MemoryCatalog()
+    catalog.add_user_table(tn("a"), ("x",), [(1,), (2,)])
+    catalog.add_user_table(tn("b"), ("y",), [(3,)])
+    catalog.views[tn("v1")] = ViewDefinition("SELECT 1 AS one")
+    catalog.functions[tn("f1")] = FunctionDefinition(class_name="com.example.F1")
+    catalog.databases.add("d2")
+    catalog.add_user_table(tn("d2.t"), ("z",), [(9,)])
+    catalog.views[tn("d2.v")] = ViewDefinition("SELECT 2")
+    catalog.functions[tn("d2.f")] = FunctionDefinition(class_name="com.example.F")
+    return catalog
+
+
+def catalog_state(catalog: MemoryCatalog) -> tuple[Any, ...]:
+    tables = {str(n): (t.columns, tuple(t.rows)) for n, t in sorted(catalog.tables.items())}
+    return (
+        tables,
+        dict(sorted((str(k), v) for k, v in catalog.views.items())),
+        dict(sorted((str(k), v) for k, v in catalog.functions.items())),
+        sorted(catalog.databases),
+        sorted(map(str, catalog.leftovers)),
+    )
+
+
+NEW_ROWS = MemoryTable("", ("n",), [(7,), (8,)])
+
+STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
+    "create_or_replace": lambda d: d.create_or_replace_table("a", df=NEW_ROWS),
+    "create_table_as_select": lambda d: d.create_table("c", df=NEW_ROWS),
+    "create_table_like": lambda d: d.create_table("c", like="a"),
+    "rename_one": lambda d: d.rename_tables([("a", "c")]),
+    "rename_swap": lambda d: d.rename_tables([("a", "tmp"), ("b", "a"), ("tmp", "b")]),
+    "drop_tables": lambda d: d.drop_tables(["a", "b"]),
+    "truncate": lambda d: d.truncate_table("a"),
+    "insert_overwrite": lambda d: d.insert_overwrite("a", df=NEW_ROWS),
+    "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
+    "create_view": lambda d: d.create_view("v2", as_select="SELECT 2"),
+    "create_or_replace_view": lambda d: d.create_view("v1", as_select="SELECT 3", or_replace=True),
+    "alter_view": lambda d: d.alter_view("v1", as_select="SELECT 4"),
+    "rename_view": lambda d: d.rename_view("v1", "v3"),
+    "drop_views": lambda d: d.drop_views(["v1"]),
+    "create_function": lambda d: d.create_function("f2", class_name="com.example.F2"),
+    "replace_function": lambda d: d.create_function("f1", class_name="com.example.F1b", or_replace=True),
+    "sql_function": lambda d: d.create_sql_function("f3", params="x INT", returns="INT", body="x + 1"),
+    "drop_function": lambda d: d.drop_function("f1"),
+}
+
+
+class World:
+    def __init__(self, home: str, binlog: bool) -> None:
+        self.home, self.binlog = home, binlog
+        self.catalog = populated_catalog()
+
+    def open(self) -> AtomicDDL:
+        return AtomicDDL(home=self.home, catalog=self.catalog, binlog=self.binlog, compact_bytes=0)
+
+
+def expected_states(tmp_path, name: str, binlog: bool) -> tuple[Any, Any]:
+    world = World(str(tmp_path / "expected"), binlog)
+    before = catalog_state(world.catalog)
+    ddl = world.open()
+    STATEMENTS[name](ddl)
+    ddl.close()
+    return before, catalog_state(world.catalog)
+
+
+@pytest.mark.parametrize("binlog", [True, False], ids=["binlog", "no-binlog"])
+@pytest.mark.parametrize("name", sorted(STATEMENTS))
+def test_every_crash_point_recovers_to_before_or_after(tmp_path, name, binlog):
+    before, after = expected_states(tmp_path, name, binlog)
+    assert before != after
+    points = crashkit.trace(World(str(tmp_path / "trace"), binlog).open, STATEMENTS[name])
+    assert len(points) >= 8
+    outcomes = []
+    for index, (point, nth) in enumerate(points):
+        world = World(str(tmp_path / f"w{index}"), binlog)
+        assert crashkit.crash_at(world.open, STATEMENTS[name], point, nth)
+        ddl = world.open()
+        assert ddl.active_chains() == [] and ddl.abandoned_chains() == [], (point, nth)
+        events = ddl.binlog_events()
+        ddl.close()
+        state = catalog_state(world.catalog)
+        assert state in (before, after), (point, nth)
+        outcome = "after" if state == after else "before"
+        if binlog:
+            assert len(events) == (1 if outcome == "after" else 0), (point, nth, events)
+        else:
+            assert events == []
+        ddl = world.open()  # a second recovery changes nothing
+        assert ddl.last_recovery.nothing_to_do
+        ddl.close()
+        assert catalog_state(world.catalog) == state
+        outcomes.append(outcome)
+    assert outcomes == sorted(outcomes, key=lambda o: o == "after"), "the commit point must split the sweep"
+    assert outcomes[-1] == "after"
+
+
+def test_a_roll_forward_finished_by_recovery_is_binlogged_as_generated(tmp_path):
+    world = World(str(tmp_path), True)
+    assert crashkit.crash_at(world.open, STATEMENTS["drop_tables"], "forward.drop_table.after_drop", 1)
+    ddl = world.open()
+    events = ddl.binlog_events()
+    ddl.close()
+    assert len(events) == 1 and events[0].generated_by_recovery
+    assert "generated by ddl recovery" in events[0].statement
+    assert "default.a" not in catalog_state(world.catalog)[0]
+
+
+FAILURES: dict[str, tuple[Callable[[AtomicDDL], Any], type[Exception]]] = {
+    "drop with a missing table drops nothing": (lambda d: d.drop_tables(["a", "missing"]), NoSuchObjectError),
+    "drop of a view as a table": (lambda d: d.drop_tables(["v1"]), CatalogError),
+    "rename onto an existing table": (lambda d: d.rename_tables([("a", "b")]), ObjectExistsError),
+    "rename of a missing table": (lambda d: d.rename_tables([("a", "c"), ("nope", "d")]), NoSuchObjectError),
+    "rename across databases": (lambda d: d.rename_tables([("a", "d2.a")]), CatalogError),
+    "create an existing table": (lambda d: d.create_table("a", like="b"), ObjectExistsError),
+    "create like a missing table": (lambda d: d.create_table("c", like="missing"), NoSuchObjectError),
+    "truncate a missing table": (lambda d: d.truncate_table("missing"), NoSuchObjectError),
+    "drop a non-empty database without cascade": (lambda d: d.drop_database("d2"), CatalogError),
+    "drop a missing database": (lambda d: d.drop_database("nope"), NoSuchObjectError),
+    "drop a missing view": (lambda d: d.drop_views(["v1", "nope"]), NoSuchObjectError),
+    "drop a table as a view": (lambda d: d.drop_views(["a"]), CatalogError),
+    "create an existing view": (lambda d: d.create_view("v1", as_select="SELECT 9"), ObjectExistsError),
+    "create a view over a table name": (lambda d: d.create_view("a", as_select="SELECT 9"), ObjectExistsError),
+    "alter a missing view": (lambda d: d.alter_view("nope", as_select="SELECT 9"), NoSuchObjectError),
+    "drop a missing function": (lambda d: d.drop_function("nope"), NoSuchObjectError),
+    "create an existing function": (lambda d: d.create_function("f1", class_name="X"), ObjectExistsError),
+    "reserved name": (lambda d: d.create_table("ddllog_1_tmp", like="a"), CatalogError),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FAILURES))
+def test_bad_input_raises_a_typed_error_naming_the_object_and_changes_nothing(tmp_path, case):
+    statement, error = FAILURES[case]
+    world = World(str(tmp_path), True)
+    before = catalog_state(world.catalog)
+    ddl = world.open()
+    log_size = ddl.log.size
+    with pytest.raises(error) as raised:
+        statement(ddl)
+    assert getattr(raised.value, "name", None) is not None
+    assert ddl.log.size == log_size, "a refused statement writes nothing to the log"
+    assert ddl.binlog_events() == []
+    ddl.close()
+    assert catalog_state(world.catalog) == before
+
+
+def test_a_failure_in_the_middle_of_a_multi_table_rename_undoes_the_renames_already_done(tmp_path):
+    world = World(str(tmp_path), True)
+    before = catalog_state(world.catalog)
+    world.catalog.fail_on = lambda op, name: op == "rename" and name == tn("b")
+    ddl = world.open()
+    with pytest.raises(StatementFailedError):
+        ddl.rename_tables([("a", "c"), ("b", "d")])
+    assert ddl.binlog_events() == [] and ddl.active_chains() == []
+    ddl.close()
+    assert catalog_state(world.catalog) == before
