@@ -306,7 +306,8 @@ class DDLLog:
         with self._lock:
             if self._pending is not None:
                 raise LogStateError("cannot compact inside a batch")
-            records: list[dict[str, Any]] = [{"op": "base", "next": self._state.next_id}]  # no batch: the rename is atomic
+            # no batch marker needed: the rename of the whole file is atomic
+            records: list[dict[str, Any]] = [{"op": "base", "next": self._state.next_id}]
             for chain in self.chains():
                 if chain.active or chain.state is ChainState.ABANDONED:
                     records.extend(action_to_wire(action) for action in self._state.chain_actions(chain.position))

@@ -66,3 +66,36 @@ class ObjectExistsError(CatalogError):
 
 class InvalidNameError(CatalogError):
     """The name is not a valid identifier, or uses the reserved prefix."""
+
+
+class InvalidDefinitionError(CatalogError):
+    """A table definition the engine rejects: a bad column type, provider, partitioning, property or SELECT text.
+
+    ``cause`` holds the engine's original exception when there is one (kept for debugging, never shown by default).
+    """
+
+    def __init__(self, message: str, name: str | None = None, cause: BaseException | None = None) -> None:
+        super().__init__(message, name)
+        self.cause = cause
+
+
+class StatementFailedError(CatalogError):
+    """The engine accepted a statement but it failed while running (e.g. the SELECT of a CTAS raised, an I/O error).
+
+    ``cause`` holds the engine's original exception.
+    """
+
+    def __init__(self, message: str, name: str | None = None, cause: BaseException | None = None) -> None:
+        super().__init__(message, name)
+        self.cause = cause
+
+
+class LeftoverFilesError(CatalogError):
+    """The default location of a table name holds files although no table of that name exists.
+
+    Spark refuses to create or rename a managed table onto such a location; ``location`` is the directory (a URI).
+    """
+
+    def __init__(self, message: str, name: str | None = None, location: str | None = None) -> None:
+        super().__init__(message, name)
+        self.location = location
