@@ -25,6 +25,6 @@ def executor(action_type: ActionType) -> Callable[[Executor], Executor]:
 
 def executor_for(action_type: ActionType) -> Executor:
     # Importing the modules registers their executors.
-    from actions import object_actions, table_actions  # noqa: F401
+    from actions import alter_actions, object_actions, table_actions  # noqa: F401
 
     return EXECUTORS[action_type]

@@ -11,6 +11,8 @@ from typing import Any
 from chains.binlog import Binlog, BinlogEvent
 from chains.entries import ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
+from ddl_log.alter_ops import AlterOp, alter_table_text
+from ddl_log.alter_statement import alter_table
 from ddl_log.home import Home
 from ddl_log.locks import MetadataLocks, database_key, object_key
 from ddl_log.recovery import RecoveryReport, recover
@@ -235,6 +237,14 @@ class AtomicDDL:
         text = statement or drop_database_text(db, if_exists=if_exists, cascade=cascade)
         with self.locks.hold([database_key(db)]):
             return drop_database(self._parts(), db, if_exists=if_exists, cascade=cascade, statement=text)
+
+    def alter_table(self, name: str | TableName, op: AlterOp, *, statement: str | None = None) -> object:
+        """ALTER TABLE: in-place changes logged with the old metadata; type changes and column drops rebuild the
+        table from its old rows and swap it in (the old table is untouched if any row fails to convert)."""
+        target = TableName.of(name)
+        text = statement or alter_table_text(target.quoted, op)
+        with self.locks.hold([object_key(target.db, target.name)], shared=[database_key(target.db)]):
+            return alter_table(self._parts(), target, op, statement=text)
 
     # ------------------------------------------------------------------ views and functions
 

@@ -40,7 +40,7 @@ def parse_schema(schema: SchemaLike) -> tuple[Column, ...]:
         if column.name.lower() in seen:
             raise InvalidSchemaError(f"duplicate column {column.name!r}", column.name)
         seen.add(column.name.lower())
-        _check_type(column.type, column.name)
+        check_type(column.type, column.name)
     return columns
 
 
@@ -68,7 +68,7 @@ def _parse_ddl(text: str) -> tuple[Column, ...]:
     return tuple(columns)
 
 
-def _check_type(type_text: str, column: str) -> None:
+def check_type(type_text: str, column: str) -> None:
     """Re-parse a type on its own: it must be a single data type, never a smuggled clause."""
     try:
         parsed = exp.DataType.build(type_text, dialect="spark")

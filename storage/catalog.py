@@ -81,6 +81,25 @@ class Fill:
 
 
 @attrs.frozen
+class TableMetadata:
+    """What ALTER TABLE reads and undo restores. ``columns`` in schema order (partition columns last, as Hive
+    stores them); ``properties`` are the user-visible table properties (the DDL log's tag included)."""
+
+    columns: tuple[Column, ...]
+    partitioned_by: tuple[str, ...] = ()
+    properties: tuple[tuple[str, str], ...] = ()
+    provider: str = "parquet"
+    comment: str | None = None
+
+    def column(self, name: str) -> Column | None:
+        return next((c for c in self.columns if c.name.lower() == name.lower()), None)
+
+    @property
+    def property_map(self) -> dict[str, str]:
+        return dict(self.properties)
+
+
+@attrs.frozen
 class ViewDefinition:
     """A persistent view as the catalog stores it; kept in the log so undo can restore the old one."""
 
@@ -137,6 +156,32 @@ class Catalog(Protocol):
     def list_tables(self, db: str) -> list[TableName]: ...
 
     def clean_leftovers(self, name: TableName) -> bool: ...
+
+    # -- table metadata (ALTER TABLE)
+
+    def table_metadata(self, name: TableName) -> TableMetadata | None: ...
+
+    def set_properties(self, name: TableName, properties: dict[str, str]) -> None: ...
+
+    def unset_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
+        """Remove ``keys``; keys that are not set are ignored."""
+        ...
+
+    def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
+        """Set a column comment; an empty ``comment`` removes it (so undo restores "no comment" exactly)."""
+        ...
+
+    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None: ...
+
+    def list_partitions(self, name: TableName) -> list[dict[str, str]]: ...
+
+    def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
+        """Add an (empty) partition; an existing one is left alone."""
+        ...
+
+    def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
+        """Drop a partition with its data; a missing one is ignored."""
+        ...
 
     # -- views (``identity``/``exists`` are about tables; a view name is not a table)
 

@@ -8,7 +8,16 @@ from collections.abc import Callable
 
 import attrs
 
-from storage.catalog import DatabaseObjects, Fill, FunctionDefinition, TableSpec, ViewDefinition
+from storage.catalog import (
+    TAG_PROPERTY,
+    Column,
+    DatabaseObjects,
+    Fill,
+    FunctionDefinition,
+    TableMetadata,
+    TableSpec,
+    ViewDefinition,
+)
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
 from storage.names import TableName
 
@@ -20,6 +29,11 @@ class MemoryTable:
     identity: str
     columns: tuple[str, ...]
     rows: list[tuple[object, ...]]
+    types: dict[str, str] = attrs.field(factory=dict)
+    comments: dict[str, str] = attrs.field(factory=dict)
+    properties: dict[str, str] = attrs.field(factory=dict)
+    partitioned_by: tuple[str, ...] = ()
+    partitions: list[dict[str, str]] = attrs.field(factory=list)
 
 
 class MemoryCatalog:
@@ -108,6 +122,59 @@ class MemoryCatalog:
         return None
 
     # -- views, functions, databases
+
+    def _table(self, name: TableName) -> MemoryTable:
+        table = self.tables.get(name)
+        if table is None:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        return table
+
+    def table_metadata(self, name: TableName) -> TableMetadata | None:
+        table = self.tables.get(name)
+        if table is None:
+            return None
+        columns = tuple(Column(c, table.types.get(c, "INT"), table.comments.get(c)) for c in table.columns)
+        properties = {**table.properties, TAG_PROPERTY: table.identity}
+        return TableMetadata(columns, table.partitioned_by, tuple(sorted(properties.items())))
+
+    def set_properties(self, name: TableName, properties: dict[str, str]) -> None:
+        self._check("set_properties", name)
+        self._table(name).properties.update(properties)
+
+    def unset_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
+        self._check("unset_properties", name)
+        for key in keys:
+            self._table(name).properties.pop(key, None)
+
+    def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
+        self._check("set_column_comment", name)
+        if comment:
+            self._table(name).comments[column] = comment
+        else:
+            self._table(name).comments.pop(column, None)
+
+    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
+        self._check("add_columns", name)
+        table = self._table(name)
+        for column in columns:
+            if column.name in table.columns:
+                raise ObjectExistsError(f"column {column.name} already exists", column.name)
+        table.columns = (*table.columns, *(c.name for c in columns))
+        table.types.update({c.name: c.type for c in columns})
+        table.rows = [(*row, *(None for _ in columns)) for row in table.rows]
+
+    def list_partitions(self, name: TableName) -> list[dict[str, str]]:
+        return [dict(p) for p in self._table(name).partitions]
+
+    def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
+        self._check("add_partition", name)
+        if spec not in self._table(name).partitions:
+            self._table(name).partitions.append(dict(spec))
+
+    def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
+        self._check("drop_partition", name)
+        if spec in self._table(name).partitions:
+            self._table(name).partitions.remove(spec)
 
     def view_definition(self, name: TableName) -> ViewDefinition | None:
         return self.views.get(name)

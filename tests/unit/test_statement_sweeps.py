@@ -12,6 +12,16 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, CatalogError, NoSuchObjectError, ObjectExistsError, StatementFailedError
+from ddl_log.alter_ops import (
+    AddColumns,
+    AddPartition,
+    ChangeColumnType,
+    ColumnComment,
+    DropColumns,
+    DropPartition,
+    SetProperties,
+    UnsetProperties,
+)
 from storage.catalog import FunctionDefinition, ViewDefinition
 from storage.memory_catalog import MemoryCatalog, MemoryTable
 from storage.names import TableName
@@ -28,6 +38,10 @@ def populated_catalog() -> MemoryCatalog:
     catalog.add_user_table(tn("b"), ("y",), [(3,)])
     catalog.views[tn("v1")] = ViewDefinition("SELECT 1 AS one")
     catalog.functions[tn("f1")] = FunctionDefinition(class_name="com.example.F1")
+    catalog.tables[tn("a")].properties["owner"] = "alice"
+    catalog.add_user_table(tn("p"), ("v", "day"), [(1, "x")])
+    catalog.tables[tn("p")].partitioned_by = ("day",)
+    catalog.tables[tn("p")].partitions.append({"day": "x"})
     catalog.databases.add("d2")
     catalog.add_user_table(tn("d2.t"), ("z",), [(9,)])
     catalog.views[tn("d2.v")] = ViewDefinition("SELECT 2")
@@ -36,7 +50,9 @@ def populated_catalog() -> MemoryCatalog:
 
 
 def catalog_state(catalog: MemoryCatalog) -> tuple[Any, ...]:
-    tables = {str(n): (t.columns, tuple(t.rows)) for n, t in sorted(catalog.tables.items())}
+    tables = {str(n): (t.columns, tuple(t.rows), sorted(t.types.items()), sorted(t.comments.items()),
+                       sorted(t.properties.items()), [sorted(p.items()) for p in t.partitions])
+              for n, t in sorted(catalog.tables.items())}
     return (
         tables,
         dict(sorted((str(k), v) for k, v in catalog.views.items())),
@@ -67,6 +83,14 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "replace_function": lambda d: d.create_function("f1", class_name="com.example.F1b", or_replace=True),
     "sql_function": lambda d: d.create_sql_function("f3", params="x INT", returns="INT", body="x + 1"),
     "drop_function": lambda d: d.drop_function("f1"),
+    "alter_set_properties": lambda d: d.alter_table("a", SetProperties({"owner": "bob", "new": "1"})),
+    "alter_unset_properties": lambda d: d.alter_table("a", UnsetProperties(("owner",))),
+    "alter_column_comment": lambda d: d.alter_table("a", ColumnComment("x", "the x")),
+    "alter_add_columns": lambda d: d.alter_table("a", AddColumns("c STRING, d INT")),
+    "alter_add_partition": lambda d: d.alter_table("p", AddPartition({"day": "y"})),
+    "alter_drop_partition": lambda d: d.alter_table("p", DropPartition({"day": "x"})),
+    "alter_change_type": lambda d: d.alter_table("a", ChangeColumnType("x", "BIGINT")),
+    "alter_drop_column": lambda d: d.alter_table("p", DropColumns(("v",))),
 }
 
 
@@ -149,6 +173,16 @@ FAILURES: dict[str, tuple[Callable[[AtomicDDL], Any], type[Exception]]] = {
     "drop a missing function": (lambda d: d.drop_function("nope"), NoSuchObjectError),
     "create an existing function": (lambda d: d.create_function("f1", class_name="X"), ObjectExistsError),
     "reserved name": (lambda d: d.create_table("ddllog_1_tmp", like="a"), CatalogError),
+    "alter a missing table": (lambda d: d.alter_table("nope", SetProperties({"k": "v"})), NoSuchObjectError),
+    "alter a missing column": (lambda d: d.alter_table("a", ColumnComment("nope", "c")), NoSuchObjectError),
+    "add an existing column": (lambda d: d.alter_table("a", AddColumns("x INT")), ObjectExistsError),
+    "unset a missing property": (lambda d: d.alter_table("a", UnsetProperties(("nope",))), NoSuchObjectError),
+    "set the reserved tag property": (
+        lambda d: d.alter_table("a", SetProperties({"spark_ddl_log.tag": "x"})), CatalogError),
+    "drop a partition column": (lambda d: d.alter_table("p", DropColumns(("day",))), CatalogError),
+    "bad partition spec": (lambda d: d.alter_table("p", AddPartition({"nope": "1"})), CatalogError),
+    "partition of an unpartitioned table": (lambda d: d.alter_table("a", AddPartition({"d": "1"})), CatalogError),
+    "change to a bad type": (lambda d: d.alter_table("a", ChangeColumnType("x", "NOT_A_TYPE")), CatalogError),
 }
 
 

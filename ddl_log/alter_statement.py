@@ -1,0 +1,158 @@
+"""ALTER TABLE on the DDL log (seed mysql-wl7743 D/E): in-place changes are logged with the old metadata; what
+Spark cannot do in place for parquet/Hive tables (change a column's type, drop columns) rebuilds the table into
+TMP from the old rows and swaps it in with the CREATE OR REPLACE machinery, so any failure leaves the old table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chains.entries import ActionType
+from ddl_log.alter_ops import (
+    AddColumns,
+    AddPartition,
+    AlterOp,
+    ChangeColumnType,
+    ColumnComment,
+    DropColumns,
+    DropPartition,
+    SetProperties,
+    UnsetProperties,
+)
+from ddl_log.schema import check_type, parse_schema
+from ddl_log.undo_statement import Parts, UndoStatement, run_forward_chain
+from replace_table.machine import ReplaceTable
+from storage.catalog import TAG_PROPERTY, TableMetadata, TableSpec
+from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
+from storage.names import TableName, quote_ident
+
+
+def _column(metadata: TableMetadata, name: TableName, column: str) -> str:
+    found = metadata.column(column)
+    if found is None:
+        raise NoSuchObjectError(f"column {column!r} does not exist in {name}", column)
+    return found.name
+
+
+def alter_table(parts: Parts, name: TableName, op: AlterOp, *, statement: str) -> object:
+    catalog = parts.catalog
+    metadata = catalog.table_metadata(name)
+    tag = catalog.identity(name)
+    if metadata is None or tag is None:
+        if catalog.view_definition(name) is not None:
+            raise CatalogError(f"{name} is a view; use ALTER VIEW", str(name))
+        raise NoSuchObjectError(f"table {name} does not exist", str(name))
+    if isinstance(op, SetProperties | UnsetProperties):
+        return _alter_properties(parts, name, tag, metadata, op, statement)
+    if isinstance(op, ColumnComment):
+        column = _column(metadata, name, op.column)
+        old = metadata.column(column)
+
+        def body(run: UndoStatement) -> tuple[str, ...]:
+            run.logged(ActionType.ALTER_TABLE, lambda: catalog.set_column_comment(name, column, op.comment),
+                       name=name, tag=tag, extra={"kind": "column_comment", "column": column,
+                                                  "old": old.comment if old else None})
+            return (str(name),)
+
+        return UndoStatement(parts, "ALTER TABLE", str(name), statement, "alter_table").run(body)
+    if isinstance(op, AddColumns):
+        added = parse_schema(op.columns)
+        for new_column in added:
+            if metadata.column(new_column.name) is not None:
+                raise ObjectExistsError(f"column {new_column.name!r} already exists in {name}", new_column.name)
+        return _forward(parts, name, tag, statement, {"kind": "add_columns",
+                                                     "columns": [[c.name, c.type, c.comment] for c in added]})
+    if isinstance(op, AddPartition | DropPartition):
+        spec = _partition_spec(metadata, name, op.spec)
+        exists = spec in catalog.list_partitions(name)
+        if isinstance(op, AddPartition):
+            if exists:
+                if op.if_not_exists:
+                    return None
+                raise ObjectExistsError(f"partition {spec} already exists in {name}", str(name))
+            return _forward(parts, name, tag, statement, {"kind": "add_partition", "spec": spec})
+        if not exists:
+            if op.if_exists:
+                return None
+            raise NoSuchObjectError(f"partition {spec} does not exist in {name}", str(name))
+        return _forward(parts, name, tag, statement, {"kind": "drop_partition", "spec": spec})
+    if isinstance(op, ChangeColumnType | DropColumns):
+        return _rebuild(parts, name, metadata, op, statement)
+    raise CatalogError(f"unsupported ALTER TABLE operation {op!r}", str(name))
+
+
+def _alter_properties(parts: Parts, name: TableName, tag: str, metadata: TableMetadata,
+                      op: SetProperties | UnsetProperties, statement: str) -> object:
+    current = metadata.property_map
+    keys = tuple(op.properties) if isinstance(op, SetProperties) else op.keys
+    if TAG_PROPERTY in keys:
+        raise InvalidNameError(f"table property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
+    if isinstance(op, UnsetProperties) and not op.if_exists:
+        missing = [key for key in keys if key not in current]
+        if missing:
+            raise NoSuchObjectError(f"table property {missing[0]!r} is not set on {name}", missing[0])
+    old = {key: current.get(key) for key in keys}
+    catalog = parts.catalog
+
+    def change() -> None:
+        if isinstance(op, SetProperties):
+            catalog.set_properties(name, dict(op.properties))
+        else:
+            catalog.unset_properties(name, tuple(op.keys))
+
+    def body(run: UndoStatement) -> tuple[str, ...]:
+        run.logged(ActionType.ALTER_TABLE, change, name=name, tag=tag, extra={"kind": "properties", "old": old})
+        return (str(name),)
+
+    return UndoStatement(parts, "ALTER TABLE", str(name), statement, "alter_table").run(body)
+
+
+def _forward(parts: Parts, name: TableName, tag: str, statement: str, extra: dict[str, Any]) -> bool:
+    """Changes Spark cannot invert in place roll forward once logged (like DROP): done now, or by recovery."""
+    run_forward_chain(parts, statement, [
+        (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [str(name)]}}),
+        (ActionType.ALTER_TABLE, {"name": name, "tag": tag, "extra": extra}),
+    ], "alter_table_forward")
+    return True
+
+
+def _partition_spec(metadata: TableMetadata, name: TableName, spec: dict[str, str]) -> dict[str, str]:
+    if not metadata.partitioned_by:
+        raise CatalogError(f"table {name} is not partitioned", str(name))
+    lowered = {key.lower(): value for key, value in spec.items()}
+    if set(lowered) != {p.lower() for p in metadata.partitioned_by}:
+        raise InvalidNameError(f"partition spec {spec} must name exactly {list(metadata.partitioned_by)}", str(name))
+    return {p: lowered[p.lower()] for p in metadata.partitioned_by}
+
+
+def _rebuild(parts: Parts, name: TableName, metadata: TableMetadata, op: ChangeColumnType | DropColumns,
+             statement: str) -> object:
+    """Rebuild into TMP from the old rows (CAST in ANSI mode: a value that does not convert fails the statement)
+    and swap it in; a failure or crash before the commit leaves the old table."""
+    selected: list[str] = []
+    if isinstance(op, ChangeColumnType):
+        target = _column(metadata, name, op.column)
+        check_type(op.type, target)
+        for column in metadata.columns:
+            ident = quote_ident(column.name)
+            selected.append(f"CAST({ident} AS {op.type}) AS {ident}" if column.name == target else ident)
+    else:
+        dropped = set()
+        for column_name in op.columns:
+            if metadata.column(column_name) is None:
+                if op.if_exists:
+                    continue
+                raise NoSuchObjectError(f"column {column_name!r} does not exist in {name}", column_name)
+            dropped.add(_column(metadata, name, column_name).lower())
+        if not dropped:
+            return None
+        if dropped & {p.lower() for p in metadata.partitioned_by}:
+            raise CatalogError(f"cannot drop a partition column of {name}", str(name))
+        selected = [quote_ident(c.name) for c in metadata.columns if c.name.lower() not in dropped]
+        if not selected:
+            raise CatalogError(f"cannot drop every column of {name}", str(name))
+    query = f"SELECT {', '.join(selected)} FROM {name.quoted}"
+    properties = tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY)
+    spec = TableSpec(as_select=query, using=metadata.provider, partitioned_by=metadata.partitioned_by,
+                     properties=properties, comment=metadata.comment)
+    return ReplaceTable(parts.log, parts.binlog, parts.catalog, name, spec, statement, verb="ALTER TABLE",
+                        orig_must_exist=True).run()
