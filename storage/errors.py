@@ -79,7 +79,7 @@ class InvalidDefinitionError(CatalogError):
         self.cause = cause
 
 
-class StatementFailedError(CatalogError):
+class EngineOperationError(CatalogError):
     """The engine accepted a statement but it failed while running (e.g. the SELECT of a CTAS raised, an I/O error).
 
     ``cause`` holds the engine's original exception.

@@ -61,8 +61,9 @@ def test_many_threads_on_overlapping_tables_end_done_or_cleanly_failed_with_a_co
                 if choice == 0:
                     ddl.create_or_replace_table(names[0], df=MemoryTable("", ("x",), [(seed, step)]))
                 elif choice == 1:
-                    ddl.rename_tables([(names[0], "tmp" + str(seed)), (names[1], names[0]),
-                                       ("tmp" + str(seed), names[1])])
+                    ddl.rename_tables(
+                        [(names[0], "tmp" + str(seed)), (names[1], names[0]), ("tmp" + str(seed), names[1])]
+                    )
                 elif choice == 2:
                     ddl.drop_tables([names[0]], if_exists=True)
                 elif choice == 3:
@@ -97,11 +98,18 @@ def test_many_threads_on_overlapping_tables_end_done_or_cleanly_failed_with_a_co
 
 def test_a_second_process_on_the_same_home_is_refused_with_a_clear_error(tmp_path):
     holder = AtomicDDL(home=tmp_path, catalog=MemoryCatalog())
-    script = ("from ddl_log import AtomicDDL, HomeLockedError\n"
-              "import sys\n"
-              "try:\n    AtomicDDL(home=sys.argv[1])\nexcept HomeLockedError as e:\n    print(e); sys.exit(7)\n")
-    result = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    script = (
+        "from ddl_log import AtomicDDL, HomeLockedError\n"
+        "import sys\n"
+        "try:\n    AtomicDDL(home=sys.argv[1])\nexcept HomeLockedError as e:\n    print(e); sys.exit(7)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
     assert result.returncode == 7
     assert "in use by another process" in result.stdout
     with pytest.raises(HomeLockedError):  # a second opener in the same process is refused too

@@ -50,9 +50,17 @@ def populated_catalog() -> MemoryCatalog:
 
 
 def catalog_state(catalog: MemoryCatalog) -> tuple[Any, ...]:
-    tables = {str(n): (t.columns, tuple(t.rows), sorted(t.types.items()), sorted(t.comments.items()),
-                       sorted(t.properties.items()), [sorted(p.items()) for p in t.partitions])
-              for n, t in sorted(catalog.tables.items())}
+    tables = {
+        str(n): (
+            t.columns,
+            tuple(t.rows),
+            sorted(t.types.items()),
+            sorted(t.comments.items()),
+            sorted(t.properties.items()),
+            [sorted(p.items()) for p in t.partitions],
+        )
+        for n, t in sorted(catalog.tables.items())
+    }
     return (
         tables,
         dict(sorted((str(k), v) for k, v in catalog.views.items())),
@@ -178,7 +186,9 @@ FAILURES: dict[str, tuple[Callable[[AtomicDDL], Any], type[Exception]]] = {
     "add an existing column": (lambda d: d.alter_table("a", AddColumns("x INT")), ObjectExistsError),
     "unset a missing property": (lambda d: d.alter_table("a", UnsetProperties(("nope",))), NoSuchObjectError),
     "set the reserved tag property": (
-        lambda d: d.alter_table("a", SetProperties({"spark_ddl_log.tag": "x"})), CatalogError),
+        lambda d: d.alter_table("a", SetProperties({"spark_ddl_log.tag": "x"})),
+        CatalogError,
+    ),
     "drop a partition column": (lambda d: d.alter_table("p", DropColumns(("day",))), CatalogError),
     "bad partition spec": (lambda d: d.alter_table("p", AddPartition({"nope": "1"})), CatalogError),
     "partition of an unpartitioned table": (lambda d: d.alter_table("a", AddPartition({"d": "1"})), CatalogError),

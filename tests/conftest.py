@@ -1,0 +1,91 @@
+"""Shared fixtures: one embedded Spark session per test process, and a clean catalog after each Spark test.
+
+Tests that use the ``spark`` fixture (directly or through ``clean_spark`` / ``warehouse``) are marked ``spark``
+automatically, so ``pytest -m "not spark"`` runs everything that needs no JVM.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SPARK_MARKER = "spark: needs a local Spark session (a JVM; the first test pays ~5-10 s of start-up)"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", SPARK_MARKER)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The one Spark session of this test process (metastore and warehouse in a temporary home)."""
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java runtime: Spark tests need one")
+    from storage.spark_session import embedded_session
+
+    session = embedded_session(tmp_path_factory.mktemp("spark-home"))
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def warehouse(spark: Any) -> Path:
+    """The local directory of the warehouse (the ``default`` database's location)."""
+    from storage.spark_catalog import local_path
+
+    path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
+    assert path is not None, "the test warehouse is local"
+    return path
+
+
+@pytest.fixture
+def clean_spark(spark: Any, warehouse: Path) -> Iterator[Any]:
+    """The shared session; afterwards every table, view, temporary view and non-default database is gone, and the
+    warehouse directory is empty again."""
+    yield spark
+    reset_spark(spark, warehouse)
+
+
+def reset_spark(spark: Any, warehouse: Path) -> None:
+    """Drop everything the tests made; every object is tried even when one fails, then the first failure is raised."""
+    from storage.names import quote_ident
+
+    failures: list[BaseException] = []
+
+    def attempt(statement: str) -> None:
+        try:
+            spark.sql(statement)
+        except Exception as error:  # noqa: BLE001 - collected and raised below
+            failures.append(error)
+
+    for row in spark.sql("SHOW VIEWS").collect():
+        if row["isTemporary"]:
+            spark.catalog.dropTempView(row["viewName"])
+    for row in spark.sql("SHOW DATABASES").collect():
+        if row[0] != "default":
+            attempt(f"DROP DATABASE IF EXISTS {quote_ident(row[0])} CASCADE")
+    views = {row["viewName"] for row in spark.sql("SHOW VIEWS IN `default`").collect() if not row["isTemporary"]}
+    for row in spark.sql("SHOW TABLES IN `default`").collect():
+        if row["isTemporary"]:
+            continue
+        name = f"`default`.{quote_ident(row['tableName'])}"
+        attempt(f"DROP VIEW IF EXISTS {name}" if row["tableName"] in views else f"DROP TABLE IF EXISTS {name} PURGE")
+    if warehouse.is_dir():
+        for entry in warehouse.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    if failures:
+        raise failures[0]
