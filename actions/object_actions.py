@@ -113,3 +113,11 @@ def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
         ctx.catalog.drop_function(name)
     else:
         ctx.catalog.create_function(name, old, replace=True)
+
+
+@executor(ActionType.CREATE_DB)
+def undo_create_database(action: ActionEntry, ctx: ActionContext) -> None:
+    """Drop the database this statement created, only while it is still empty (nothing of anyone else's in it)."""
+    db = _name(action).db
+    if ctx.catalog.database_exists(db) and ctx.catalog.list_objects(db).empty:
+        ctx.catalog.drop_database(db)

@@ -50,6 +50,7 @@ class ActionType(enum.Enum):
     RENAME_VIEW = "rename_view"
     CREATE_FUNCTION = "create_function"
     ALTER_TABLE = "alter_table"
+    CREATE_DB = "create_db"
 
     @property
     def phases(self) -> tuple[str, ...]:
@@ -79,6 +80,7 @@ _PHASES: dict[ActionType, tuple[str, ...]] = {
     ActionType.RENAME_VIEW: ("VIEW",),
     ActionType.CREATE_FUNCTION: ("FUNCTION",),
     ActionType.ALTER_TABLE: ("METADATA",),
+    ActionType.CREATE_DB: ("DATABASE",),
 }
 
 

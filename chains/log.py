@@ -26,7 +26,7 @@ from chains.entries import (
     ExecuteEntry,
 )
 from chains.errors import LogStateError
-from chains.state import LogState
+from chains.state import LogState, replay_records
 from storage import crashpoints
 from storage.fileops import REAL_FILE_OPS, FileOps
 from storage.names import TableName
@@ -62,22 +62,10 @@ class DDLLog:
     def _load(self) -> RecordFile:
         """Rebuild the state from the file. A batch (a ``batch`` record announcing n records, then the n records)
         counts only when complete: a torn batch at the tail is cut off like a torn record, so a batch is atomic."""
-        state = LogState()
         file, records = RecordFile.open(self.path, LOG_MAGIC, ops=self._ops)
-        index = 0
-        while index < len(records):
-            offset, record = records[index]
-            if record.get("op") == "batch":
-                members = records[index + 1 : index + 1 + record["n"]]
-                if len(members) < record["n"]:
-                    file.truncate_to(offset)
-                    break
-                for _, member in members:
-                    state.apply(member)
-                index += 1 + record["n"]
-            else:
-                state.apply(record)
-                index += 1
+        state, torn_batch = replay_records(records)
+        if torn_batch is not None:
+            file.truncate_to(torn_batch)
         self._state = state
         return file
 

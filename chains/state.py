@@ -6,6 +6,7 @@ The log file is append-only, so every change (a phase, an XID, a retry, a state)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -61,3 +62,30 @@ class LogState:
 
     def _evolve(self, position: int, **changes: Any) -> None:
         self.chains[position] = attrs.evolve(self.chains[position], **changes)
+
+
+def replay_records(records: Sequence[tuple[int, Any]],
+                   on_error: Callable[[int, Exception], None] | None = None) -> tuple[LogState, int | None]:
+    """Rebuild a state from ``(offset, record)`` pairs as the log file holds them. A ``batch`` record announces n
+    records that count only together. Returns the state and the offset of an incomplete batch at the tail (a torn
+    write, to be cut off), or None. ``on_error`` receives records that do not apply (default: raise)."""
+    state = LogState()
+    index = 0
+    while index < len(records):
+        offset, record = records[index]
+        members: Sequence[tuple[int, Any]] = [(offset, record)]
+        if isinstance(record, dict) and record.get("op") == "batch":
+            count = int(record.get("n", 0))
+            members = records[index + 1 : index + 1 + count]
+            if len(members) < count:
+                return state, offset
+            index += count
+        index += 1
+        for member_offset, member in members:
+            try:
+                state.apply(member)
+            except (KeyError, ValueError, TypeError, IndexError, AttributeError) as exc:
+                if on_error is None:
+                    raise
+                on_error(member_offset, exc)
+    return state, None

@@ -6,6 +6,7 @@ Public API: :class:`AtomicDDL`; errors are all subclasses of :class:`DDLLogError
 from chains.errors import BinlogError, LogStateError
 from ddl_log.api import AtomicDDL
 from ddl_log.recovery import RecoveryReport
+from ddl_log.sql_frontend import SqlParseError, SqlResult, UnsupportedStatementError
 from replace_table.errors import StatementFailedError
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
@@ -34,8 +35,11 @@ __all__ = [
     "ObjectExistsError",
     "RecoveryReport",
     "SimulatedCrash",
+    "SqlParseError",
+    "SqlResult",
     "StatementFailedError",
     "StorageError",
     "UnsafePathError",
     "UnsupportedFormatError",
+    "UnsupportedStatementError",
 ]

@@ -19,11 +19,14 @@ from ddl_log.alter_ops import (
     UnsetProperties,
 )
 from ddl_log.schema import check_type, parse_schema
-from ddl_log.undo_statement import Parts, UndoStatement, run_forward_chain
+from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
 from replace_table.machine import ReplaceTable
 from storage.catalog import TAG_PROPERTY, TableMetadata, TableSpec
 from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
 from storage.names import TableName, quote_ident
+
+ALTER_TABLE_POINTS = StatementPoints.declare("alter_table")
+ALTER_TABLE_FORWARD_POINTS = StatementPoints.declare("alter_table_forward")
 
 
 def _column(metadata: TableMetadata, name: TableName, column: str) -> str:
@@ -53,7 +56,7 @@ def alter_table(parts: Parts, name: TableName, op: AlterOp, *, statement: str) -
                                                   "old": old.comment if old else None})
             return (str(name),)
 
-        return UndoStatement(parts, "ALTER TABLE", str(name), statement, "alter_table").run(body)
+        return UndoStatement(parts, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
     if isinstance(op, AddColumns):
         added = parse_schema(op.columns)
         for new_column in added:
@@ -103,7 +106,7 @@ def _alter_properties(parts: Parts, name: TableName, tag: str, metadata: TableMe
         run.logged(ActionType.ALTER_TABLE, change, name=name, tag=tag, extra={"kind": "properties", "old": old})
         return (str(name),)
 
-    return UndoStatement(parts, "ALTER TABLE", str(name), statement, "alter_table").run(body)
+    return UndoStatement(parts, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
 
 
 def _forward(parts: Parts, name: TableName, tag: str, statement: str, extra: dict[str, Any]) -> bool:
@@ -111,7 +114,7 @@ def _forward(parts: Parts, name: TableName, tag: str, statement: str, extra: dic
     run_forward_chain(parts, statement, [
         (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [str(name)]}}),
         (ActionType.ALTER_TABLE, {"name": name, "tag": tag, "extra": extra}),
-    ], "alter_table_forward")
+    ], ALTER_TABLE_FORWARD_POINTS)
     return True
 
 

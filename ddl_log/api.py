@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chains.binlog import Binlog, BinlogEvent
 from chains.entries import ExecuteEntry
@@ -25,7 +25,7 @@ from ddl_log.statements import (
     rename_tables_text,
     view_text,
 )
-from ddl_log.table_statements import drop_database, drop_tables, rename_tables
+from ddl_log.table_statements import create_database, drop_database, drop_tables, rename_tables
 from ddl_log.undo_statement import Parts
 from ddl_log.view_statements import (
     alter_view,
@@ -39,7 +39,10 @@ from replace_table.machine import ReplaceResult, ReplaceTable
 from storage.catalog import Catalog, Fill, FunctionDefinition, TableSpec, ViewDefinition
 from storage.errors import InvalidNameError
 from storage.fileops import REAL_FILE_OPS, FileOps
-from storage.names import TableName, check_identifier
+from storage.names import TableName, check_identifier, quote_ident
+
+if TYPE_CHECKING:
+    from ddl_log.sql_frontend import SqlResult
 
 
 def function_key(name: TableName) -> str:
@@ -229,6 +232,26 @@ class AtomicDDL:
         text = statement or drop_text("TABLE", targets, if_exists=if_exists)
         with self.locks.hold([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
             return drop_tables(self._parts(), targets, if_exists=if_exists, statement=text)
+
+    def create_database(self, name: str, *, if_not_exists: bool = False, comment: str | None = None,
+                        properties: dict[str, str] | None = None, statement: str | None = None) -> bool:
+        """CREATE DATABASE [IF NOT EXISTS]: a crash before the commit leaves no database."""
+        db = check_identifier(name)
+        text = statement or "CREATE DATABASE " + ("IF NOT EXISTS " if if_not_exists else "") + quote_ident(db)
+        with self.locks.hold([database_key(db)]):
+            return create_database(self._parts(), db, if_not_exists=if_not_exists, comment=comment,
+                                   properties=tuple(sorted((properties or {}).items())), statement=text)
+
+    def current_database(self) -> str:
+        """The session's current database (unqualified names in SQL resolve against it)."""
+        return str(self.spark.catalog.currentDatabase())
+
+    def sql(self, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
+        """Run a SQL script: every DDL statement this project makes atomic goes through the DDL log, anything else
+        to ``spark.sql`` unchanged. A DDL form that cannot be made atomic is refused unless ``allow_non_atomic``."""
+        from ddl_log.sql_frontend import run_sql
+
+        return run_sql(self, text, allow_non_atomic=allow_non_atomic)
 
     def drop_database(self, name: str, *, if_exists: bool = False, cascade: bool = False,
                       statement: str | None = None) -> bool:

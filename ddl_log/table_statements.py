@@ -9,9 +9,14 @@ from typing import Any
 
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType
-from ddl_log.undo_statement import Parts, UndoStatement, run_forward_chain
+from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
 from storage.names import TableName
+
+RENAME_POINTS = StatementPoints.declare("rename")
+DROP_TABLES_POINTS = StatementPoints.declare("drop_tables")
+DROP_DATABASE_POINTS = StatementPoints.declare("drop_database")
+CREATE_DATABASE_POINTS = StatementPoints.declare("create_database")
 
 
 def plan_renames(parts: Parts, pairs: list[tuple[TableName, TableName]]) -> list[tuple[TableName, TableName, str]]:
@@ -50,7 +55,7 @@ def rename_tables(parts: Parts, pairs: list[tuple[TableName, TableName]], statem
                        from_name=old, name=new, tag=tag)
         return tuple(str(name) for old, new, _ in plan for name in (old, new))
 
-    return UndoStatement(parts, "RENAME TABLE", subject, statement, "rename").run(body)
+    return UndoStatement(parts, "RENAME TABLE", subject, statement, RENAME_POINTS).run(body)
 
 
 def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:
@@ -73,7 +78,7 @@ def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statem
         (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": objects}})
     ]
     actions += [(ActionType.DROP_TABLE, {"name": name, "tag": identity}) for name, identity in targets]
-    run_forward_chain(parts, statement, actions, "drop_tables")
+    run_forward_chain(parts, statement, actions, DROP_TABLES_POINTS)
     return [name for name, _ in targets]
 
 
@@ -98,5 +103,23 @@ def drop_database(parts: Parts, db: str, *, if_exists: bool, cascade: bool, stat
     actions += [(ActionType.DROP_VIEW, {"name": name}) for name in objects.views]
     actions += [(ActionType.DROP_TABLE, {"name": name, "tag": catalog.identity(name)}) for name in objects.tables]
     actions.append((ActionType.DROP_DB, {"name": TableName(db, "*")}))
-    run_forward_chain(parts, statement, actions, "drop_database")
+    run_forward_chain(parts, statement, actions, DROP_DATABASE_POINTS)
+    return True
+
+
+def create_database(parts: Parts, db: str, *, if_not_exists: bool, comment: str | None,
+                    properties: tuple[tuple[str, str], ...], statement: str) -> bool:
+    """CREATE DATABASE: logged so that a crash before the binlog write drops it again. Returns whether created."""
+    if parts.catalog.database_exists(db):
+        if if_not_exists:
+            return False
+        raise ObjectExistsError(f"database {db} already exists", db)
+
+    def body(run: UndoStatement) -> tuple[str, ...]:
+        run.logged(ActionType.CREATE_DB,
+                   partial(parts.catalog.create_database, db, comment=comment, properties=properties),
+                   name=TableName(db, "*"))
+        return (db,)
+
+    UndoStatement(parts, "CREATE DATABASE", db, statement, CREATE_DATABASE_POINTS).run(body)
     return True

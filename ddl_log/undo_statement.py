@@ -38,16 +38,29 @@ def step_points(prefix: str, step: str) -> tuple[CrashPoint, CrashPoint]:
             crashpoints.declare(f"{prefix}.{step}.after", f"{prefix}: after {step}"))
 
 
+@attrs.frozen
+class StatementPoints:
+    """The crash points of one statement kind, declared at import so ``ddl-log crash-points`` lists them all:
+    around each log write (``<prefix>.log.*``) and each catalog operation (``<prefix>.do.*``)."""
+
+    log: tuple[CrashPoint, CrashPoint]
+    do: tuple[CrashPoint, CrashPoint]
+
+    @classmethod
+    def declare(cls, prefix: str) -> StatementPoints:
+        return cls(step_points(prefix, "log"), step_points(prefix, "do"))
+
+
 class UndoStatement:
     """Drive one statement: ``logged(...)`` pairs a log write with the operation it protects."""
 
-    def __init__(self, parts: Parts, verb: str, subject: str, statement: str, crash_prefix: str) -> None:
+    def __init__(self, parts: Parts, verb: str, subject: str, statement: str, points: StatementPoints) -> None:
         self.parts = parts
         self.verb = verb
         self.subject = subject
         self.statement = statement
-        self.log_points = step_points(crash_prefix, "log")
-        self.do_points = step_points(crash_prefix, "do")
+        self.log_points = points.log
+        self.do_points = points.do
         self.position = parts.log.new_chain(ChainKind.UNDO, statement)
 
     def logged(self, action_type: ActionType, operation: Callable[[], Any], *, name: TableName | None = None,
@@ -88,12 +101,12 @@ class UndoStatement:
 
 
 def run_forward_chain(parts: Parts, statement: str, actions: list[tuple[ActionType, dict[str, Any]]],
-                      crash_prefix: str) -> None:
+                      points: StatementPoints) -> None:
     """Log a roll-forward chain in one durable write (its commit point), then replay it live.
 
     Once logged it always completes: if the process dies, recovery finishes it and binlogs it as generated.
     """
-    before, after = step_points(crash_prefix, "log")
+    before, after = points.log
     log = parts.log
     position = log.new_chain(ChainKind.FORWARD, statement)
     before()

@@ -8,10 +8,16 @@ from typing import Any
 from actions.object_actions import function_to_extra, view_to_extra
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType
-from ddl_log.undo_statement import Parts, UndoStatement, run_forward_chain
+from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
 from storage.catalog import FunctionDefinition, ViewDefinition
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
 from storage.names import TableName
+
+CREATE_FUNCTION_POINTS = StatementPoints.declare("create_function")
+CREATE_VIEW_POINTS = StatementPoints.declare("create_view")
+DROP_FUNCTION_POINTS = StatementPoints.declare("drop_function")
+RENAME_VIEW_POINTS = StatementPoints.declare("rename_view")
+DROP_VIEWS_POINTS = StatementPoints.declare("drop_views")
 
 
 def _not_a_table(parts: Parts, name: TableName) -> None:
@@ -32,7 +38,7 @@ def create_view(parts: Parts, name: TableName, definition: ViewDefinition, *, or
                    name=name, extra={"old": view_to_extra(old), "new": view_to_extra(definition)})
         return (str(name),)
 
-    return UndoStatement(parts, verb, str(name), statement, "create_view").run(body)
+    return UndoStatement(parts, verb, str(name), statement, CREATE_VIEW_POINTS).run(body)
 
 
 def alter_view(parts: Parts, name: TableName, query: str, *, statement: str) -> BinlogEvent | None:
@@ -57,7 +63,7 @@ def rename_view(parts: Parts, old: TableName, new: TableName, *, statement: str)
                    extra={"definition": view_to_extra(definition)})
         return (str(old), str(new))
 
-    return UndoStatement(parts, "ALTER VIEW RENAME", f"{old} TO {new}", statement, "rename_view").run(body)
+    return UndoStatement(parts, "ALTER VIEW RENAME", f"{old} TO {new}", statement, RENAME_VIEW_POINTS).run(body)
 
 
 def drop_views(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:
@@ -77,7 +83,7 @@ def drop_views(parts: Parts, names: list[TableName], *, if_exists: bool, stateme
         (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [str(n) for n in targets]}})
     ]
     actions += [(ActionType.DROP_VIEW, {"name": name}) for name in targets]
-    run_forward_chain(parts, statement, actions, "drop_views")
+    run_forward_chain(parts, statement, actions, DROP_VIEWS_POINTS)
     return targets
 
 
@@ -93,7 +99,7 @@ def create_function(parts: Parts, name: TableName, definition: FunctionDefinitio
                    name=name, extra={"old": function_to_extra(old), "new": function_to_extra(definition)})
         return (str(name),)
 
-    return UndoStatement(parts, "CREATE FUNCTION", str(name), statement, "create_function").run(body)
+    return UndoStatement(parts, "CREATE FUNCTION", str(name), statement, CREATE_FUNCTION_POINTS).run(body)
 
 
 def drop_function(parts: Parts, name: TableName, *, if_exists: bool, statement: str) -> bool:
@@ -104,5 +110,5 @@ def drop_function(parts: Parts, name: TableName, *, if_exists: bool, statement: 
     run_forward_chain(parts, statement, [
         (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [str(name)]}}),
         (ActionType.DROP_FUNCTION, {"name": name}),
-    ], "drop_function")
+    ], DROP_FUNCTION_POINTS)
     return True

@@ -207,6 +207,9 @@ class Catalog(Protocol):
 
     def list_objects(self, db: str) -> DatabaseObjects: ...
 
+    def create_database(self, db: str, *, comment: str | None = None,
+                        properties: tuple[tuple[str, str], ...] = ()) -> None: ...
+
     def drop_database(self, db: str) -> None:
         """Drop an empty database (RESTRICT); raises if it still holds objects."""
         ...

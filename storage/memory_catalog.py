@@ -224,6 +224,13 @@ class MemoryCatalog:
             functions=tuple(sorted(n for n in self.functions if n.db == db)),
         )
 
+    def create_database(self, db: str, *, comment: str | None = None,
+                        properties: tuple[tuple[str, str], ...] = ()) -> None:
+        self._check("create_database", TableName(db, "*"))
+        if db in self.databases:
+            raise ObjectExistsError(f"database {db} already exists", db)
+        self.databases.add(db)
+
     def drop_database(self, db: str) -> None:
         self._check("drop_database", TableName(db, "*"))
         if db not in self.databases:

@@ -82,6 +82,7 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "truncate": lambda d: d.truncate_table("a"),
     "insert_overwrite": lambda d: d.insert_overwrite("a", df=NEW_ROWS),
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
+    "create_database": lambda d: d.create_database("d3"),
     "create_view": lambda d: d.create_view("v2", as_select="SELECT 2"),
     "create_or_replace_view": lambda d: d.create_view("v1", as_select="SELECT 3", or_replace=True),
     "alter_view": lambda d: d.alter_view("v1", as_select="SELECT 4"),

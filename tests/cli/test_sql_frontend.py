@@ -1,0 +1,597 @@
+"""The SQL front end's reading and routing, against a fake AtomicDDL that records calls (real Spark behaviour of each
+statement is tested elsewhere): every route, pass-through, unsupported forms, script splitting, parse errors."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+from ddl_log import alter_ops
+from ddl_log.sql_frontend import (
+    SqlParseError,
+    SqlResult,
+    UnsupportedStatementError,
+    check_available,
+    plan_script,
+    run_sql,
+    split_statements,
+)
+
+
+@attrs.frozen
+class Call:
+    method: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def recorded(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Record the call; keep the signature visible (``__wrapped__``) so the front end's signature check sees it."""
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def wrapper(self: FakeDDL, *args: Any, **kwargs: Any) -> str:
+        signature.bind(self, *args, **kwargs)  # a call the real signature would reject fails here too
+        self.calls.append(Call(func.__name__, args, kwargs))
+        return f"{func.__name__} done"
+
+    return wrapper
+
+
+class FakeFrame:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.columns = ["text"]
+
+
+class FakeSpark:
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+        self.current = "default"
+        self.catalog = self
+
+    def currentDatabase(self) -> str:  # noqa: N802 - pyspark's name
+        return self.current
+
+    def sql(self, text: str) -> FakeFrame:
+        self.statements.append(text)
+        words = text.split()
+        if words[0].upper() == "USE":
+            self.current = words[-1].strip("`")
+        return FakeFrame(text)
+
+
+class FakeDDL:
+    """The AtomicDDL methods the front end routes to, with the real keyword arguments."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.spark = FakeSpark()
+
+    @recorded
+    def create_or_replace_table(
+        self,
+        name: str,
+        *,
+        schema: Any = None,
+        like: Any = None,
+        as_select: Any = None,
+        df: Any = None,
+        using: str = "parquet",
+        partitioned_by: Any = (),
+        properties: Any = None,
+        comment: Any = None,
+        statement: Any = None,
+    ) -> None: ...
+
+    @recorded
+    def create_table(
+        self,
+        name: str,
+        *,
+        if_not_exists: bool = False,
+        schema: Any = None,
+        like: Any = None,
+        as_select: Any = None,
+        df: Any = None,
+        using: str = "parquet",
+        partitioned_by: Any = (),
+        properties: Any = None,
+        comment: Any = None,
+        statement: Any = None,
+    ) -> None: ...
+
+    @recorded
+    def truncate_table(self, name: str, *, statement: Any = None) -> None: ...
+
+    @recorded
+    def insert_overwrite(self, name: str, *, as_select: Any = None, df: Any = None, statement: Any = None) -> None: ...
+
+    @recorded
+    def rename_tables(self, pairs: Any, *, statement: Any = None) -> None: ...
+
+    @recorded
+    def drop_tables(self, names: Any, *, if_exists: bool = False, statement: Any = None) -> None: ...
+
+    @recorded
+    def drop_database(
+        self, name: str, *, if_exists: bool = False, cascade: bool = False, statement: Any = None
+    ) -> None: ...
+
+    @recorded
+    def create_database(
+        self,
+        name: str,
+        *,
+        if_not_exists: bool = False,
+        comment: Any = None,
+        properties: Any = None,
+        statement: Any = None,
+    ) -> None: ...
+
+    @recorded
+    def create_view(
+        self,
+        name: str,
+        *,
+        as_select: str,
+        or_replace: bool = False,
+        comment: Any = None,
+        columns: Any = (),
+        statement: Any = None,
+    ) -> None: ...
+
+    @recorded
+    def alter_view(self, name: str, *, as_select: str, statement: Any = None) -> None: ...
+
+    @recorded
+    def rename_view(self, old: str, new: str, *, statement: Any = None) -> None: ...
+
+    @recorded
+    def drop_views(self, names: Any, *, if_exists: bool = False, statement: Any = None) -> None: ...
+
+    @recorded
+    def create_function(
+        self, name: str, *, class_name: str, resources: Any = (), or_replace: bool = False, statement: Any = None
+    ) -> None: ...
+
+    @recorded
+    def create_sql_function(
+        self, name: str, *, params: str, returns: str, body: str, or_replace: bool = False, statement: Any = None
+    ) -> None: ...
+
+    @recorded
+    def drop_function(self, name: str, *, if_exists: bool = False, statement: Any = None) -> None: ...
+
+    @recorded
+    def alter_table(self, name: str, op: Any, *, statement: Any = None) -> None: ...
+
+
+def call_of(sql: str, ddl: FakeDDL | None = None) -> Call:
+    """Run one DDL statement on a fake; check it went to exactly one method with ``statement=`` the text."""
+    ddl = ddl or FakeDDL()
+    results = run_sql(ddl, sql)
+    assert len(ddl.calls) == 1, ddl.calls
+    assert ddl.spark.statements == []
+    call = ddl.calls[0]
+    [text] = split_statements(sql)
+    assert call.kwargs.pop("statement") == text
+    assert results == [SqlResult(text, "ddl", f"{call.method} done")]
+    return call
+
+
+T = "`default`.`t`"
+
+ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
+    # --- CREATE [OR REPLACE] TABLE / REPLACE TABLE
+    (
+        "CREATE OR REPLACE TABLE db.t (a INT, b STRING COMMENT 'x;y') USING parquet PARTITIONED BY (b) COMMENT 'c' "
+        "TBLPROPERTIES ('k'='v', n = 1, a.b=false, 'neg' = -2)",
+        "create_or_replace_table",
+        ("`db`.`t`",),
+        {
+            "schema": "a INT, b STRING COMMENT 'x;y'",
+            "using": "parquet",
+            "partitioned_by": ["b"],
+            "comment": "c",
+            "properties": {"k": "v", "n": "1", "a.b": "false", "neg": "-2"},
+        },
+    ),
+    ("REPLACE TABLE t (a INT) USING parquet", "create_or_replace_table", (T,), {"schema": "a INT", "using": "parquet"}),
+    ("REPLACE TABLE t AS SELECT 1 AS a", "create_or_replace_table", (T,), {"as_select": "SELECT 1 AS a"}),
+    (
+        "create or replace table t as\n  select a, /* keep ; me */ 'x;y' AS b\n  from s -- trailing comment",
+        "create_or_replace_table",
+        (T,),
+        {"as_select": "select a, /* keep ; me */ 'x;y' AS b\n  from s"},
+    ),
+    ("CREATE OR REPLACE TABLE t LIKE s", "create_or_replace_table", (T,), {"like": "`default`.`s`"}),
+    ("CREATE TABLE t (a INT)", "create_table", (T,), {"if_not_exists": False, "schema": "a INT"}),
+    ("CREATE TABLE IF NOT EXISTS t LIKE db.s", "create_table", (T,), {"if_not_exists": True, "like": "`db`.`s`"}),
+    (
+        "CREATE TABLE t USING parquet PARTITIONED BY (p, q) AS WITH x AS (SELECT 1 AS p, 2 AS q) SELECT * FROM x",
+        "create_table",
+        (T,),
+        {
+            "if_not_exists": False,
+            "using": "parquet",
+            "partitioned_by": ["p", "q"],
+            "as_select": "WITH x AS (SELECT 1 AS p, 2 AS q) SELECT * FROM x",
+        },
+    ),
+    ("CREATE TABLE t AS (SELECT 1)", "create_table", (T,), {"if_not_exists": False, "as_select": "(SELECT 1)"}),
+    # --- RENAME
+    (
+        "RENAME TABLE a TO b, db.c TO `d e`",
+        "rename_tables",
+        ([("`default`.`a`", "`default`.`b`"), ("`db`.`c`", "`default`.`d e`")],),
+        {},
+    ),
+    ("ALTER TABLE a RENAME TO db.b", "rename_tables", ([("`default`.`a`", "`db`.`b`")],), {}),
+    # --- DROP TABLE, TRUNCATE, INSERT OVERWRITE, DROP DATABASE
+    ("DROP TABLE IF EXISTS a, db.b", "drop_tables", (["`default`.`a`", "`db`.`b`"],), {"if_exists": True}),
+    ("DROP TABLE t", "drop_tables", ([T],), {"if_exists": False}),
+    ("TRUNCATE TABLE db.t", "truncate_table", ("`db`.`t`",), {}),
+    (
+        "INSERT OVERWRITE TABLE t SELECT * FROM s WHERE x = ';'",
+        "insert_overwrite",
+        (T,),
+        {"as_select": "SELECT * FROM s WHERE x = ';'"},
+    ),
+    ("INSERT OVERWRITE t (SELECT 1)", "insert_overwrite", (T,), {"as_select": "(SELECT 1)"}),
+    ("INSERT OVERWRITE t VALUES (1), (2)", "insert_overwrite", (T,), {"as_select": "VALUES (1), (2)"}),
+    ("DROP DATABASE IF EXISTS d CASCADE", "drop_database", ("d",), {"if_exists": True, "cascade": True}),
+    ("DROP SCHEMA `my db` RESTRICT", "drop_database", ("my db",), {"if_exists": False, "cascade": False}),
+    ("CREATE DATABASE IF NOT EXISTS d COMMENT 'x'", "create_database", ("d",), {"if_not_exists": True, "comment": "x"}),
+    # --- views
+    (
+        "CREATE OR REPLACE VIEW v (a, b) COMMENT 'vc' AS SELECT 1, 2",
+        "create_view",
+        ("`default`.`v`",),
+        {"as_select": "SELECT 1, 2", "or_replace": True, "comment": "vc", "columns": ("a", "b")},
+    ),
+    (
+        "CREATE VIEW db.v AS SELECT * FROM t",
+        "create_view",
+        ("`db`.`v`",),
+        {"as_select": "SELECT * FROM t", "or_replace": False, "comment": None},
+    ),
+    ("ALTER VIEW v AS SELECT 2", "alter_view", ("`default`.`v`",), {"as_select": "SELECT 2"}),
+    ("ALTER VIEW v RENAME TO db.w", "rename_view", ("`default`.`v`", "`db`.`w`"), {}),
+    ("DROP VIEW IF EXISTS v1, v2", "drop_views", (["`default`.`v1`", "`default`.`v2`"],), {"if_exists": True}),
+    # --- functions
+    (
+        "CREATE FUNCTION f AS 'com.x.Y' USING JAR 'a.jar', FILE 'b.txt', ARCHIVE 'c.zip'",
+        "create_function",
+        ("`default`.`f`",),
+        {
+            "class_name": "com.x.Y",
+            "or_replace": False,
+            "resources": [("jar", "a.jar"), ("file", "b.txt"), ("archive", "c.zip")],
+        },
+    ),
+    (
+        "CREATE OR REPLACE FUNCTION db.f AS 'com.x.Y'",
+        "create_function",
+        ("`db`.`f`",),
+        {"class_name": "com.x.Y", "resources": [], "or_replace": True},
+    ),
+    ("DROP FUNCTION IF EXISTS db.f", "drop_function", ("`db`.`f`",), {"if_exists": True}),
+    (
+        "CREATE OR REPLACE FUNCTION f(x INT, y INT) RETURNS DECIMAL(10, 2) RETURN x + y * 1.5",
+        "create_sql_function",
+        ("`default`.`f`",),
+        {"params": "x INT, y INT", "returns": "DECIMAL(10, 2)", "body": "x + y * 1.5", "or_replace": True},
+    ),
+    # --- ALTER TABLE
+    (
+        "ALTER TABLE t ADD COLUMNS (c INT COMMENT 'x', d STRING)",
+        "alter_table",
+        (T, alter_ops.AddColumns("c INT COMMENT 'x', d STRING")),
+        {},
+    ),
+    ("ALTER TABLE t ADD COLUMN c INT", "alter_table", (T, alter_ops.AddColumns("c INT")), {}),
+    (
+        "ALTER TABLE t SET TBLPROPERTIES ('a'='b', 'n' = 1)",
+        "alter_table",
+        (T, alter_ops.SetProperties({"a": "b", "n": "1"})),
+        {},
+    ),
+    (
+        "ALTER TABLE t UNSET TBLPROPERTIES IF EXISTS ('a', b.c)",
+        "alter_table",
+        (T, alter_ops.UnsetProperties(("a", "b.c"), if_exists=True)),
+        {},
+    ),
+    ("ALTER TABLE t UNSET TBLPROPERTIES ('a')", "alter_table", (T, alter_ops.UnsetProperties(("a",))), {}),
+    ("ALTER TABLE t ALTER COLUMN c COMMENT 'new'", "alter_table", (T, alter_ops.ColumnComment("c", "new")), {}),
+    ("ALTER TABLE t CHANGE COLUMN `c d` COMMENT 'new'", "alter_table", (T, alter_ops.ColumnComment("c d", "new")), {}),
+    ("ALTER TABLE t ALTER COLUMN c TYPE BIGINT", "alter_table", (T, alter_ops.ChangeColumnType("c", "BIGINT")), {}),
+    (
+        "ALTER TABLE t ALTER COLUMN c TYPE STRUCT<a: INT, b: ARRAY<STRING>>",
+        "alter_table",
+        (T, alter_ops.ChangeColumnType("c", "STRUCT<a: INT, b: ARRAY<STRING>>")),
+        {},
+    ),
+    ("ALTER TABLE t DROP COLUMNS (a, b)", "alter_table", (T, alter_ops.DropColumns(("a", "b"))), {}),
+    ("ALTER TABLE t DROP COLUMN IF EXISTS a", "alter_table", (T, alter_ops.DropColumns(("a",), if_exists=True)), {}),
+    (
+        "ALTER TABLE t ADD IF NOT EXISTS PARTITION (p=1, q='x')",
+        "alter_table",
+        (T, alter_ops.AddPartition({"p": "1", "q": "x"}, if_not_exists=True)),
+        {},
+    ),
+    ("ALTER TABLE t DROP PARTITION (p = 1)", "alter_table", (T, alter_ops.DropPartition({"p": "1"})), {}),
+]
+
+
+@pytest.mark.parametrize(("sql", "method", "args", "kwargs"), ROUTES, ids=[r[0][:50] for r in ROUTES])
+def test_route(sql: str, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    call = call_of(sql)
+    assert (call.method, call.args, call.kwargs) == (method, args, kwargs)
+
+
+def test_routes_match_the_real_atomic_ddl_signatures() -> None:
+    """Every route whose method AtomicDDL has passes only arguments it takes (the fake mirrors them)."""
+    from ddl_log.api import AtomicDDL
+
+    plans = [plan for sql, *_ in ROUTES for plan in plan_script(sql)]
+    present = [plan for plan in plans if plan.method is not None and hasattr(AtomicDDL, plan.method)]
+    assert present
+    assert check_available(AtomicDDL, present) == present
+
+
+def test_statement_text_is_the_original_with_its_comments_and_spacing() -> None:
+    sql = "CREATE  OR REPLACE TABLE t\n  AS SELECT 1 AS a /* one */ , 2 AS b;  -- done"
+    ddl = FakeDDL()
+    run_sql(ddl, sql)
+    call = ddl.calls[0]
+    assert call.kwargs["statement"] == "CREATE  OR REPLACE TABLE t\n  AS SELECT 1 AS a /* one */ , 2 AS b"
+    assert call.kwargs["as_select"] == "SELECT 1 AS a /* one */ , 2 AS b"
+
+
+def test_names_are_backquoted_so_odd_names_survive() -> None:
+    call = call_of("DROP TABLE `my db`.`we``ird.name`, spark_catalog.db.t")
+    assert call.args == (["`my db`.`we``ird.name`", "`db`.`t`"],)
+
+
+def test_unqualified_names_use_the_current_database_after_use() -> None:
+    ddl = FakeDDL()
+    results = run_sql(ddl, "USE sales; DROP TABLE orders; USE `default`; TRUNCATE TABLE t")
+    assert [r.kind for r in results] == ["query", "ddl", "query", "ddl"]
+    assert ddl.spark.statements == ["USE sales", "USE `default`"]
+    assert [(c.method, c.args) for c in ddl.calls] == [
+        ("drop_tables", (["`sales`.`orders`"],)),
+        ("truncate_table", (T,)),
+    ]
+
+
+PASS_THROUGH = [
+    "SELECT * FROM t WHERE a = 'x;y'",
+    "SHOW TABLES",
+    "SHOW TABLES LIKE 'a;b'",
+    "DESCRIBE TABLE EXTENDED t",
+    "INSERT INTO t SELECT 1",
+    "INSERT INTO t VALUES (1, 'a')",
+    "SET spark.sql.shuffle.partitions = 4",
+    "EXPLAIN CREATE TABLE t (a INT)",
+    "CREATE TEMPORARY VIEW tv AS SELECT 1",
+    "CREATE OR REPLACE TEMPORARY VIEW tv AS SELECT 1",
+    "CREATE GLOBAL TEMPORARY VIEW gv AS SELECT 1",
+    "CREATE TEMPORARY FUNCTION f AS 'com.x.Y'",
+    "DROP TEMPORARY FUNCTION IF EXISTS f",
+    "CACHE TABLE t",
+    "ANALYZE TABLE t COMPUTE STATISTICS",
+    "VALUES (1, 2)",
+    "WITH x AS (SELECT 1) SELECT * FROM x",
+]
+
+
+@pytest.mark.parametrize("sql", PASS_THROUGH)
+def test_other_statements_go_to_spark_unchanged(sql: str) -> None:
+    ddl = FakeDDL()
+    results = run_sql(ddl, sql + ";")
+    assert ddl.calls == []
+    assert ddl.spark.statements == [sql]
+    assert len(results) == 1 and results[0].kind == "query" and results[0].result.text == sql
+
+
+UNSUPPORTED = [
+    ("CREATE TABLE t (a INT) USING parquet LOCATION '/tmp/x'", "LOCATION"),
+    ("CREATE EXTERNAL TABLE t (a INT) LOCATION '/x'", "EXTERNAL"),
+    ("CREATE TABLE t (a INT) USING parquet OPTIONS ('a'='b')", "OPTIONS"),
+    ("CREATE TABLE t (a INT) STORED AS PARQUET", "STORED AS"),
+    ("CREATE TABLE t (a INT) CLUSTERED BY (a) INTO 4 BUCKETS", "CLUSTERED BY"),
+    ("CREATE TABLE t (a INT) PARTITIONED BY (years(a))", "PARTITIONED BY"),
+    ("CREATE TABLE t LIKE s USING parquet", "LIKE"),
+    ("ALTER TABLE t RECOVER PARTITIONS", "RECOVER PARTITIONS"),
+    ("ALTER TABLE t SET LOCATION '/x'", "SET LOCATION"),
+    ("ALTER TABLE t ADD PARTITION (p=1) PARTITION (p=2)", "several partitions"),
+    ("ALTER TABLE t ADD PARTITION (p=1) LOCATION '/x'", "LOCATION"),
+    ("ALTER TABLE t DROP PARTITION (p=1), PARTITION (p=2)", "several partitions"),
+    ("ALTER TABLE t CHANGE c c BIGINT", "ALTER COLUMN"),
+    ("ALTER TABLE t ALTER COLUMN s.x COMMENT 'y'", "nested column"),
+    ("ALTER VIEW v SET TBLPROPERTIES ('a'='b')", "ALTER VIEW"),
+    ("ALTER DATABASE d SET DBPROPERTIES ('a'='b')", "ALTER DATABASE"),
+    ("TRUNCATE TABLE t PARTITION (p=1)", "PARTITION"),
+    ("INSERT OVERWRITE TABLE t PARTITION (p=1) SELECT 1", "PARTITION"),
+    ("INSERT OVERWRITE DIRECTORY '/x' SELECT 1", "DIRECTORY"),
+    ("INSERT OVERWRITE t (a) SELECT 1", "column list"),
+    ("WITH x AS (SELECT 1) INSERT OVERWRITE TABLE t SELECT * FROM x", "INSERT OVERWRITE"),
+    ("FROM s INSERT OVERWRITE TABLE t SELECT *", "INSERT OVERWRITE"),
+    ("DROP TABLE t PURGE", "PURGE"),
+    ("MSCK REPAIR TABLE t", "MSCK"),
+    ("LOAD DATA INPATH '/x' OVERWRITE INTO TABLE t", "LOAD DATA"),
+    ("EXECUTE IMMEDIATE 'DROP TABLE t'", "EXECUTE IMMEDIATE"),
+    ("CREATE VIEW v (a COMMENT 'x') AS SELECT 1", "column comments"),
+    ("CREATE FUNCTION f(x INT) RETURNS INT DETERMINISTIC RETURN x", "RETURNS"),
+    ("CREATE DATABASE d LOCATION '/x'", "LOCATION"),
+]
+
+
+@pytest.mark.parametrize(("sql", "what"), UNSUPPORTED, ids=[u[0][:50] for u in UNSUPPORTED])
+def test_unsupported_ddl_is_refused_and_nothing_of_the_script_runs(sql: str, what: str) -> None:
+    ddl = FakeDDL()
+    with pytest.raises(UnsupportedStatementError) as caught:
+        run_sql(ddl, f"CREATE TABLE ok (a INT);\nSELECT 1;\n{sql}")
+    message = str(caught.value)
+    assert what in message
+    assert "line 3" in message and "would not be atomic" in message and "allow_non_atomic" in message
+    assert ddl.calls == [] and ddl.spark.statements == []
+
+
+@pytest.mark.parametrize(("sql", "what"), UNSUPPORTED[:5], ids=[u[0][:50] for u in UNSUPPORTED[:5]])
+def test_allow_non_atomic_passes_unsupported_ddl_to_spark(sql: str, what: str) -> None:
+    ddl = FakeDDL()
+    results = run_sql(ddl, sql, allow_non_atomic=True)
+    assert ddl.spark.statements == [sql] and ddl.calls == []
+    assert results[0].kind == "query"
+
+
+class OldDDL(FakeDDL):
+    """A build without alter_table, and whose create_view takes no column list."""
+
+    alter_table = None  # type: ignore[assignment]
+
+    @recorded
+    def create_view(
+        self, name: str, *, as_select: str, or_replace: bool = False, comment: Any = None, statement: Any = None
+    ) -> None: ...
+
+
+def test_a_method_the_build_lacks_is_unsupported_not_run() -> None:
+    ddl = OldDDL()
+    with pytest.raises(UnsupportedStatementError, match=r"no alter_table\(\)"):
+        run_sql(ddl, "DROP TABLE a; ALTER TABLE t SET TBLPROPERTIES ('a'='b')")
+    assert ddl.calls == []
+    with pytest.raises(UnsupportedStatementError, match=r"create_view\(\) does not take columns yet"):
+        run_sql(ddl, "CREATE VIEW v (a) AS SELECT 1")
+    run_sql(ddl, "CREATE VIEW v AS SELECT 1")
+    assert [c.method for c in ddl.calls] == ["create_view"]
+
+
+def test_a_method_the_build_lacks_passes_through_when_allowed() -> None:
+    ddl = OldDDL()
+    results = run_sql(ddl, "ALTER TABLE t SET TBLPROPERTIES ('a'='b')", allow_non_atomic=True)
+    assert ddl.spark.statements == ["ALTER TABLE t SET TBLPROPERTIES ('a'='b')"]
+    assert results[0].kind == "query"
+
+
+# ---------------------------------------------------------------------------------------------------- scripts
+
+
+def test_split_respects_strings_comments_and_backquotes() -> None:
+    script = (
+        "SELECT ';' AS a, \"b;\" AS b;\n"
+        "-- a comment; with a semicolon\n"
+        "SELECT `x;y` FROM t /* ; */ WHERE c = 'it''s; \\';' ;;\n"
+        "/* nested /* ; */ still ; comment */ SHOW TABLES LIKE 'a;b'\n"
+        ";   -- only a comment after the last ;"
+    )
+    assert split_statements(script) == [
+        "SELECT ';' AS a, \"b;\" AS b",
+        "SELECT `x;y` FROM t /* ; */ WHERE c = 'it''s; \\';'",
+        "SHOW TABLES LIKE 'a;b'",
+    ]
+
+
+def test_empty_and_comment_only_scripts_run_nothing() -> None:
+    ddl = FakeDDL()
+    assert run_sql(ddl, "  ;; -- nothing\n/* here */ ;") == []
+    assert ddl.spark.statements == [] and ddl.calls == []
+
+
+def test_a_script_runs_in_order() -> None:
+    ddl = FakeDDL()
+    results = run_sql(ddl, "CREATE TABLE a (x INT); INSERT INTO a VALUES (1); RENAME TABLE a TO b; SELECT * FROM b")
+    assert [r.kind for r in results] == ["ddl", "query", "ddl", "query"]
+    assert [c.method for c in ddl.calls] == ["create_table", "rename_tables"]
+    assert ddl.spark.statements == ["INSERT INTO a VALUES (1)", "SELECT * FROM b"]
+
+
+PARSE_ERRORS = [
+    # script, line, column, near-text, reason fragment
+    ("CREATE TABLE t (a INT", 1, 19, "INT", "Expecting )"),
+    ("SELECT 1;\nSELECT 'abc", 2, 8, "'abc", "unterminated string"),
+    ("SELECT 1; /* open\ncomment", 1, 11, "/* open", "unterminated comment"),
+    ("SELECT `open", 1, 8, "`open", "unterminated backquoted name"),
+    ("SELECT 1;\n\n  SELECT (1 +", 3, 13, "+", "incomplete expression"),
+    ("RENAME TABLE a b", 1, 16, "b", "expected TO"),
+    ("RENAME TABLE a TO b,", 1, 20, ",", "expected a table name"),
+    ("DROP FUNCTION f, g", 1, 16, ",", ""),
+    ("CREATE TABLE t (a INT) AS SELECT 1", 1, 24, "AS", "cannot be combined with a column list"),
+    ("CREATE OR REPLACE TABLE IF NOT EXISTS t (a INT)", 1, 25, "IF", "cannot be used together"),
+    ("ALTER TABLE t ALTER COLUMN c TYPE NOT_A_TYPE", 1, 35, "NOT_A_TYPE", "expected a data type"),
+    ("CREATE FUNCTION f AS 'x' USING POTATO 'y'", 1, 32, "POTATO", "expected JAR, FILE or ARCHIVE"),
+    ("CREATE TABLE t (a INT) COMMENT 'a' COMMENT 'b'", 1, 36, "COMMENT", "given twice"),
+]
+
+
+@pytest.mark.parametrize(
+    ("script", "line", "column", "near", "reason"), PARSE_ERRORS, ids=[p[0][:40] for p in PARSE_ERRORS]
+)
+def test_parse_errors_name_line_column_and_text(script: str, line: int, column: int, near: str, reason: str) -> None:
+    ddl = FakeDDL()
+    with pytest.raises(SqlParseError) as caught:
+        run_sql(ddl, script)
+    error = caught.value
+    assert (error.line, error.column) == (line, column), str(error)
+    assert error.text.startswith(near), str(error)
+    assert reason in str(error)
+    assert f"line {line}, column {column}" in str(error)
+    assert ddl.calls == [] and ddl.spark.statements == []
+
+
+def test_a_parse_error_anywhere_runs_nothing() -> None:
+    ddl = FakeDDL()
+    with pytest.raises(SqlParseError, match="line 3"):
+        run_sql(ddl, "CREATE TABLE a (x INT);\nDROP TABLE b;\nSELECT (;")
+    assert ddl.calls == [] and ddl.spark.statements == []
+
+
+def test_errors_are_ddl_log_errors() -> None:
+    from ddl_log import DDLLogError
+
+    assert issubclass(SqlParseError, DDLLogError)
+    assert issubclass(UnsupportedStatementError, DDLLogError)
+
+
+# ---------------------------------------------------------------------------------------------------- alter ops
+
+
+def test_alter_ops_render_canonical_quoted_clauses() -> None:
+    assert (
+        alter_ops.alter_table_text("`db`.`t`", alter_ops.SetProperties({"a'b": "c"}))
+        == "ALTER TABLE `db`.`t` SET TBLPROPERTIES ('a\\'b' = 'c')"
+    )
+    assert (
+        alter_ops.AddColumns("c INT COMMENT 'x', `d e` STRING").clause()
+        == "ADD COLUMNS (`c` INT COMMENT 'x', `d e` STRING)"
+    )
+    assert alter_ops.UnsetProperties(["a"], if_exists=True).clause() == "UNSET TBLPROPERTIES IF EXISTS ('a')"
+    assert alter_ops.ColumnComment("c", "n").clause() == "ALTER COLUMN `c` COMMENT 'n'"
+    assert alter_ops.ChangeColumnType("c", "BIGINT").clause() == "ALTER COLUMN `c` TYPE BIGINT"
+    assert alter_ops.DropColumns(["a", "b`"]).clause() == "DROP COLUMNS (`a`, `b```)"
+    assert alter_ops.AddPartition({"p": "1"}, if_not_exists=True).clause() == "ADD IF NOT EXISTS PARTITION (`p` = '1')"
+    assert alter_ops.DropPartition({"p": "x"}).clause() == "DROP PARTITION (`p` = 'x')"
+
+
+# ---------------------------------------------------------------------------------------------------- real API
+
+
+def test_real_atomic_ddl_on_a_memory_catalog_binlogs_what_the_user_wrote(tmp_path: Path) -> None:
+    """End to end without Spark: the statement text reaches the binlog as written."""
+    from ddl_log.api import AtomicDDL
+    from storage.memory_catalog import MemoryCatalog
+
+    statements = ["CREATE TABLE t (a INT)", "RENAME TABLE t TO u", "DROP  TABLE  u"]
+    with AtomicDDL(home=tmp_path / "home", catalog=MemoryCatalog()) as ddl:
+        results = run_sql(ddl, ";\n".join(statements))
+        assert [r.kind for r in results] == ["ddl"] * 3
+        assert [e.statement for e in ddl.binlog_events()] == statements
