@@ -47,3 +47,19 @@ def warehouse_dirs(warehouse: Path) -> set[str]:
 def assert_clean_log(ddl: AtomicDDL) -> None:
     assert ddl.active_chains() == [], "recovery left an active chain"
     assert ddl.abandoned_chains() == [], "recovery abandoned a chain"
+
+
+CATALOG_STEPS = ("create_tmp", "fill_tmp", "move_orig", "install", "drop_backup")
+
+
+def catalog_points(points: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The instants around each catalog operation and the commit point: where Spark states differ. (Every point,
+    record-level ones included, is swept on the in-memory catalog in tests/unit/test_statement_sweeps.py.)"""
+    kept = []
+    for name, nth in spark_worthy(points):
+        parts = name.split(".")
+        if (".do." in name or name.startswith(("forward.", "undo.")) or name == "commit.after_binlog"
+                or (parts[0] == "replace" and parts[1] in CATALOG_STEPS)
+                or (name.endswith(".log.after") and parts[0].startswith(("drop_", "alter_table_forward")))):
+            kept.append((name, nth))
+    return kept

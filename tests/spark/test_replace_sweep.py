@@ -25,7 +25,7 @@ pytestmark = pytest.mark.spark
 OLD = "CREATE TABLE t USING parquet {part} AS SELECT CAST(id AS INT) AS a, concat('x', id % 3) AS b FROM range(50)"
 FORMS: dict[str, Callable[[AtomicDDL], Any]] = {
     "columns": lambda d: d.create_or_replace_table("t", schema="k BIGINT COMMENT 'key', v STRING",
-                                                   properties={"owner": "etl"}, comment="new"),
+                                                   properties={"team": "etl"}, comment="new"),
     "like": lambda d: d.create_or_replace_table("t", like="src"),
     "select": lambda d: d.create_or_replace_table("t", as_select="SELECT id AS n, 'new' AS w FROM range(30)"),
 }
