@@ -25,22 +25,24 @@ def replay_chain(ctx: ActionContext, position: int) -> list[ActionEntry]:
     log = ctx.log
     chain = log.chain(position)
     ran: list[ActionEntry] = []
-    for logged in replay_order(chain.kind, log.actions_of(position)):
-        action = log.action(logged.id)
-        if action.done:
-            continue
+    pending = [log.action(a.id) for a in replay_order(chain.kind, log.actions_of(position))]
+    pending = [action for action in pending if not action.done]
+    for index, action in enumerate(pending):
         BEFORE_ACTION()
         try:
             executor_for(action.type)(action, ctx)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - any failure stops the chain; recovery retries it later
             raise ActionFailedError(action, exc) from exc
         AFTER_ACTION()
-        log.set_phase(action.id, FINAL)
         ran.append(action)
+        if index + 1 < len(pending):
+            log.set_phase(action.id, FINAL)
     AFTER_CHAIN()
-    log.mark_executed(position)
+    with log.batch():  # the last action's FINAL phase and the chain's end share one durable write
+        if pending:
+            log.set_phase(pending[-1].id, FINAL)
+        log.mark_executed(position)
     return ran
-
 
 def roll_back(ctx: ActionContext, position: int, *, cancel: tuple[int, ...] = ()) -> None:
     """Undo a statement that failed before its commit: cancel its roll-forward chains (D), replay its undo chain (C).

@@ -8,6 +8,7 @@ import platform
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 
 def fmt_seconds(value: float) -> str:
@@ -29,6 +30,7 @@ def main(source: str, target: str) -> None:
         f"{machine.get('cpu', {}).get('count', '?')} cores, {platform.system()} {platform.release()}",
         f"- python: {machine.get('python_version', sys.version.split()[0])}",
         f"- versions: {versions()}",
+        *load_line(machine),
         "",
         "Each table is one benchmark group, measured side by side in one run; the ratio is median / median of the "
         "group's baseline (marked *).",
@@ -46,14 +48,87 @@ def main(source: str, target: str) -> None:
             extra = dict(bench.get("extra_info", {}))
             entries = extra.pop("entries", None)
             extra.pop("baseline", None)
+            extra.pop("breakdown", None)
             rate = f"{entries / median:,.0f} entries/s" if entries else ""
             star = " *" if bench is baseline else ""
             extras = ", ".join(f"{k}={v}" for k, v in extra.items())
             ratio = f"{median / base:.2f}x"
             lines.append(f"| {bench['name']}{star} | {fmt_seconds(median)} | {ratio} | {rate} | {extras} |")
         lines.append("")
+    lines += breakdown_sections(groups)
     Path(target).write_text("\n".join(lines))
     print("\n".join(lines))
+
+
+def load_line(machine: dict[str, Any]) -> list[str]:
+    """The load average (1, 5, 15 min) when the run started and ended: wall times move with other processes."""
+    start, end = machine.get("loadavg_start"), machine.get("loadavg_end")
+    if not start or not end:
+        return []
+    return [f"- load average (1/5/15 min): {'/'.join(map(str, start))} at start, {'/'.join(map(str, end))} at end"]
+
+
+def breakdown_sections(groups: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """One table per group whose benchmarks carry ``extra_info["breakdown"]`` (see bench/profiler.py): where
+    the time of one statement goes, as the mean per round, with a column per benchmark of the group."""
+    lines: list[str] = []
+    for group, benches in groups.items():
+        profiled = [b for b in benches if b.get("extra_info", {}).get("breakdown")]
+        if not profiled:
+            continue
+        figures = [b["extra_info"]["breakdown"] for b in profiled]
+        rounds = ", ".join(str(f["rounds"]) for f in figures)
+        lines += [
+            f"## Where the time goes: {group.removeprefix('breakdown: ')}",
+            "",
+            f"Means per statement over the measured rounds ({rounds}); categories add up to the wall time. "
+            "Catalog methods count outermost calls (their time includes the engine calls below them); engine calls "
+            "are timed where the catalog makes them, row fetching included.",
+            "",
+            "| | " + " | ".join(b["name"] for b in profiled) + " |",
+            "|---|" + "---|" * len(profiled),
+            "| **wall time** | " + " | ".join(f"**{f['wall_ms']:.1f} ms**" for f in figures) + " |",
+        ]
+        categories = [c["category"] for c in figures[0]["categories"]]
+        for category in categories:
+            cells = []
+            for f in figures:
+                found = next((c for c in f["categories"] if c["category"] == category), None)
+                cells.append(f"{found['ms']:.1f} ms ({found['share']:.0%})" if found and found["ms"] else "")
+            lines.append(f"| {category} | " + " | ".join(cells) + " |")
+        items = sorted({(i["category"], i["item"]) for f in figures for i in f["items"]}, key=_item_order)
+        section = None
+        for category, item in items:
+            heading = "counters" if category == "counter" else category
+            if heading != section:
+                section = heading
+                lines.append(f"| *{heading}* |" + " |" * len(profiled))
+            cells = []
+            for f in figures:
+                found = next((i for i in f["items"] if (i["category"], i["item"]) == (category, item)), None)
+                cells.append(_item_cell(found))
+            lines.append(f"| {item.strip()} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
+
+
+def _item_order(key: tuple[str, str]) -> tuple[int, str]:
+    order = ["counter", "log writes", "catalog method", "Spark jobs", "metastore calls", "catalog, Python side"]
+    category, item = key
+    return (order.index(category) if category in order else len(order), item)
+
+
+def _item_cell(item: dict[str, Any] | None) -> str:
+    if item is None:
+        return ""
+    if item["category"] == "counter":
+        return f"{item['calls']:g}"
+    text = f"{item['ms']:.1f} ms"
+    if item["calls"]:
+        text = f"{item['calls']:g} x, " + (text if item["ms"] else "(time in the outer call)")
+    if item.get("spark_jobs"):
+        text += f", {item['spark_jobs']:g} Spark job(s)"
+    return text
 
 
 def versions() -> str:

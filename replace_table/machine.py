@@ -8,8 +8,9 @@ step  trigger                      effect
 1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP)
 2     ``create_tmp``               create TMP (CTAS, LIKE or column list: a CTAS fills it in the same call)
 3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT OVERWRITE; a no-op otherwise)
-4-5   ``log_backup_drop``          link D to C; D: log DROP_TABLE of BACKUP (only when ORIG exists)
-6     ``log_rename``               C: log RENAME_TABLE ORIG -> BACKUP (undo renames BACKUP back)
+4-6   ``log_swap``                 link D to C; D: log DROP_TABLE of BACKUP; C: log RENAME_TABLE ORIG -> BACKUP
+                                   (undo renames BACKUP back). One durable write: the two entries have no order
+                                   between them, since D cannot run while C is active (only when ORIG exists)
 7     ``move_orig``                rename ORIG -> BACKUP
 8     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG)
 9     ``install``                  rename TMP -> ORIG
@@ -48,7 +49,6 @@ STATES = [
     "tmp_logged",
     "tmp_created",
     "tmp_ready",
-    "backup_drop_logged",
     "rename_logged",
     "orig_moved",
     "orig_create_logged",
@@ -62,8 +62,7 @@ _FORWARD: list[tuple[str, str | list[str], str]] = [
     ("log_tmp", "start", "tmp_logged"),
     ("create_tmp", "tmp_logged", "tmp_created"),
     ("fill_tmp", "tmp_created", "tmp_ready"),
-    ("log_backup_drop", "tmp_ready", "backup_drop_logged"),
-    ("log_rename", "backup_drop_logged", "rename_logged"),
+    ("log_swap", "tmp_ready", "rename_logged"),
     ("move_orig", "rename_logged", "orig_moved"),
     ("log_orig_create", ["orig_moved", "tmp_ready"], "orig_create_logged"),
     ("install", "orig_create_logged", "installed"),
@@ -78,7 +77,7 @@ TRANSITIONS: list[dict[str, Any]] = [
 ] + [{"trigger": "mark_rolled_back", "source": "*", "dest": "rolled_back"}]
 
 STEPS = [trigger for trigger, _, _ in _FORWARD]
-SKIPPED_WITHOUT_ORIG = ("log_backup_drop", "log_rename", "move_orig")
+SKIPPED_WITHOUT_ORIG = ("log_swap", "move_orig")
 CRASH_POINTS = {
     step: (
         crashpoints.declare(f"replace.{step}.before", f"CREATE OR REPLACE: before step {step}"),
@@ -151,13 +150,12 @@ class ReplaceTable:
         if self.fill is not None:
             self.catalog.insert(self.tmp, self.fill)
 
-    def do_log_backup_drop(self) -> None:
-        self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-        self.log.add_action(self.drop_chain, ActionType.DROP_TABLE, name=self.backup, tag=self.orig_identity)
-
-    def do_log_rename(self) -> None:
-        self.log.add_action(self.create_chain, ActionType.RENAME_TABLE, from_name=self.orig, name=self.backup,
-                            tag=self.orig_identity, extra={"owns_location": True})
+    def do_log_swap(self) -> None:
+        with self.log.batch():
+            self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
+            self.log.add_action(self.drop_chain, ActionType.DROP_TABLE, name=self.backup, tag=self.orig_identity)
+            self.log.add_action(self.create_chain, ActionType.RENAME_TABLE, from_name=self.orig, name=self.backup,
+                                tag=self.orig_identity, extra={"owns_location": True})
 
     def do_move_orig(self) -> None:
         self.catalog.rename(self.orig, self.backup)

@@ -41,14 +41,23 @@ import shutil
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import unquote
 
 import attrs
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql.types import ArrayType, CharType, DataType, MapType, StructField, StructType, VarcharType
 
-from storage.catalog import TAG_PROPERTY, Column, Fill, TableSpec
+from storage.catalog import (
+    TAG_PROPERTY,
+    Column,
+    DatabaseObjects,
+    Fill,
+    FunctionDefinition,
+    TableMetadata,
+    TableSpec,
+    ViewDefinition,
+)
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -60,6 +69,12 @@ from storage.errors import (
 )
 from storage.names import RESERVED_PREFIX, TableName, quote_ident, split_qualified
 from storage.spark_session import quiet_pyspark_error_loggers
+
+if TYPE_CHECKING:
+    from storage.spark_alter import SparkTableAlter
+    from storage.spark_databases import SparkDatabases
+    from storage.spark_functions import SparkFunctions
+    from storage.spark_views import SparkViews
 
 LeftoverStrategy = Literal["auto", "local", "metastore"]
 
@@ -315,6 +330,16 @@ class SparkCatalog:
         self._leftovers: LeftoverStrategy = leftovers
         if quiet:
             quiet_pyspark_error_loggers()
+        # ALTER TABLE, views, functions and databases live in their own modules, which import this one.
+        from storage.spark_alter import SparkTableAlter
+        from storage.spark_databases import SparkDatabases
+        from storage.spark_functions import SparkFunctions
+        from storage.spark_views import SparkViews
+
+        self._alter: SparkTableAlter = SparkTableAlter(self)
+        self._views: SparkViews = SparkViews(self)
+        self._functions: SparkFunctions = SparkFunctions(self)
+        self._databases: SparkDatabases = SparkDatabases(self)
 
     @property
     def spark(self) -> Any:
@@ -833,6 +858,92 @@ class SparkCatalog:
             raise self._engine_error(failure, f"dropping {name} failed", name) from None
         if kind == "MANAGED":
             self.clean_leftovers(name)
+
+    # ------------------------------------------------------------------ ALTER TABLE (storage.spark_alter)
+
+    def table_metadata(self, name: TableName) -> TableMetadata | None:
+        """See :meth:`storage.spark_alter.SparkTableAlter.table_metadata`."""
+        return self._alter.table_metadata(name)
+
+    def set_properties(self, name: TableName, properties: dict[str, str]) -> None:
+        """See :meth:`storage.spark_alter.SparkTableAlter.set_properties`."""
+        self._alter.set_properties(name, properties)
+
+    def unset_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
+        """See :meth:`storage.spark_alter.SparkTableAlter.unset_properties`."""
+        self._alter.unset_properties(name, keys)
+
+    def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
+        """See :meth:`storage.spark_alter.SparkTableAlter.set_column_comment`."""
+        self._alter.set_column_comment(name, column, comment)
+
+    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
+        """See :meth:`storage.spark_alter.SparkTableAlter.add_columns`."""
+        self._alter.add_columns(name, columns)
+
+    def list_partitions(self, name: TableName) -> list[dict[str, str]]:
+        """See :meth:`storage.spark_alter.SparkTableAlter.list_partitions`."""
+        return self._alter.list_partitions(name)
+
+    def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
+        """See :meth:`storage.spark_alter.SparkTableAlter.add_partition`."""
+        self._alter.add_partition(name, spec)
+
+    def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
+        """See :meth:`storage.spark_alter.SparkTableAlter.drop_partition`."""
+        self._alter.drop_partition(name, spec)
+
+    # ------------------------------------------------------------------ views (storage.spark_views)
+
+    def view_definition(self, name: TableName) -> ViewDefinition | None:
+        """See :meth:`storage.spark_views.SparkViews.view_definition`."""
+        return self._views.view_definition(name)
+
+    def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
+        """See :meth:`storage.spark_views.SparkViews.create_view`."""
+        self._views.create_view(name, definition, replace=replace)
+
+    def rename_view(self, old: TableName, new: TableName) -> None:
+        """See :meth:`storage.spark_views.SparkViews.rename_view`."""
+        self._views.rename_view(old, new)
+
+    def drop_view(self, name: TableName) -> None:
+        """See :meth:`storage.spark_views.SparkViews.drop_view`."""
+        self._views.drop_view(name)
+
+    # ------------------------------------------------------------------ functions (storage.spark_functions)
+
+    def function_definition(self, name: TableName) -> FunctionDefinition | None:
+        """See :meth:`storage.spark_functions.SparkFunctions.function_definition`."""
+        return self._functions.function_definition(name)
+
+    def create_function(self, name: TableName, definition: FunctionDefinition, *, replace: bool) -> None:
+        """See :meth:`storage.spark_functions.SparkFunctions.create_function`."""
+        self._functions.create_function(name, definition, replace=replace)
+
+    def drop_function(self, name: TableName) -> None:
+        """See :meth:`storage.spark_functions.SparkFunctions.drop_function`."""
+        self._functions.drop_function(name)
+
+    # ------------------------------------------------------------------ databases (storage.spark_databases)
+
+    def database_exists(self, db: str) -> bool:
+        """See :meth:`storage.spark_databases.SparkDatabases.database_exists`."""
+        return self._databases.database_exists(db)
+
+    def list_objects(self, db: str) -> DatabaseObjects:
+        """See :meth:`storage.spark_databases.SparkDatabases.list_objects`."""
+        return self._databases.list_objects(db)
+
+    def create_database(
+        self, db: str, *, comment: str | None = None, properties: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        """See :meth:`storage.spark_databases.SparkDatabases.create_database`."""
+        self._databases.create_database(db, comment=comment, properties=properties)
+
+    def drop_database(self, db: str) -> None:
+        """See :meth:`storage.spark_databases.SparkDatabases.drop_database`."""
+        self._databases.drop_database(db)
 
     # ------------------------------------------------------------------ leftovers
 
