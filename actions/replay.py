@@ -31,7 +31,7 @@ def replay_chain(ctx: ActionContext, position: int) -> list[ActionEntry]:
         BEFORE_ACTION()
         try:
             executor_for(action.type)(action, ctx)
-        except Exception as exc:  # noqa: BLE001 - any failure stops the chain; recovery retries it later
+        except Exception as exc:
             raise ActionFailedError(action, exc) from exc
         AFTER_ACTION()
         ran.append(action)
