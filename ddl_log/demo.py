@@ -13,6 +13,7 @@ from pathlib import Path
 
 HOME = Path(os.environ.get("DDL_LOG_HOME", "./ddl_home")).resolve()
 CRASH_POINT = "replace.install.before"
+JVM_NOISE = ("WARNING: Using incubator modules",)
 NEW_TABLE = "CREATE OR REPLACE TABLE sales AS SELECT id, id * 2 AS amount FROM range(200000)"
 
 
@@ -27,9 +28,10 @@ def ddl_log(*args: str, crash_at: str | None = None) -> subprocess.CompletedProc
 
 def show(title: str, result: subprocess.CompletedProcess[str]) -> None:
     print(f"\n== {title}")
-    output = (result.stdout + result.stderr).strip()
-    if output:
-        print("\n".join("   " + line for line in output.splitlines()))
+    lines = [line for line in (result.stdout + result.stderr).splitlines()
+             if line.strip() and not line.startswith(JVM_NOISE)]
+    if lines:
+        print("\n".join("   " + line for line in lines))
 
 
 def main() -> int:
