@@ -41,7 +41,8 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
         if identity != action.tag:
             return  # a table we did not create holds the name: never touch it
         UNDO_CREATE_BEFORE_DROP()
-        catalog.drop(name)
+        catalog.drop(name)  # removes the files too
+        return
     if owns_location(action):
         catalog.clean_leftovers(name)
 
@@ -76,9 +77,10 @@ def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
         if action.tag is not None and identity != action.tag:
             return
         DROP_BEFORE()
-        catalog.drop(name)
+        catalog.drop(name)  # removes the files too
         DROP_AFTER()
-    catalog.clean_leftovers(name)
+        return
+    catalog.clean_leftovers(name)  # the table is gone; a drop cut between metastore and files left them
 
 
 @executor(ActionType.DROP_INIT)

@@ -33,7 +33,9 @@ def main(source: str, target: str) -> None:
         *load_line(machine),
         "",
         "Each table is one benchmark group, measured side by side in one run; the ratio is median / median of the "
-        "group's baseline (marked *).",
+        "group's baseline (marked *). A *paired ratio* is the median of per-round ratios: that benchmark also ran "
+        "the baseline's statement (on tables of its own, outside its timing) right before each of its rounds, so "
+        "both sides of each ratio saw the same machine load.",
         "",
     ]
     groups: dict[str, list[dict]] = defaultdict(list)
@@ -51,7 +53,12 @@ def main(source: str, target: str) -> None:
             extra.pop("breakdown", None)
             rate = f"{entries / median:,.0f} entries/s" if entries else ""
             star = " *" if bench is baseline else ""
+            paired = extra.pop("paired_ratio", None)
+            paired_plain = extra.pop("paired_plain_median_s", None)
             extras = ", ".join(f"{k}={v}" for k, v in extra.items())
+            if paired is not None:
+                extras = f"**paired ratio {paired:.2f}x** (plain in the same rounds: {fmt_seconds(paired_plain)})" + (
+                    f", {extras}" if extras else "")
             ratio = f"{median / base:.2f}x"
             lines.append(f"| {bench['name']}{star} | {fmt_seconds(median)} | {ratio} | {rate} | {extras} |")
         lines.append("")

@@ -81,6 +81,9 @@ def reset_spark(spark: Any, warehouse: Path) -> None:
             continue
         name = f"`default`.{quote_ident(row['tableName'])}"
         attempt(f"DROP VIEW IF EXISTS {name}" if row["tableName"] in views else f"DROP TABLE IF EXISTS {name} PURGE")
+    for row in spark.sql("SHOW USER FUNCTIONS IN `default`").collect():
+        function = row[0].split(".")[-1]
+        attempt(f"DROP FUNCTION IF EXISTS `default`.{quote_ident(function)}")
     if warehouse.is_dir():
         for entry in warehouse.iterdir():
             if entry.is_dir() and not entry.is_symlink():
