@@ -100,6 +100,10 @@ _GC_PREFIX = RESERVED_PREFIX + "gc_"
 _GC_TARGET = "spark_ddl_log.gc_target"
 """Table property of a helper table: the directory it was made to delete."""
 
+REDACTED = "*********(redacted)"
+"""What Spark shows instead of the value of a property whose key or value matches ``spark.redaction.regex`` (a static
+setting, by default ``(?i)secret|password|token|access[.]?key``): a placeholder, never written back as a value."""
+
 _SOURCE_VIEW_PREFIX = RESERVED_PREFIX + "src_"
 """Names of the temporary views through which :meth:`SparkCatalog.create` writes a DataFrame."""
 
@@ -309,7 +313,10 @@ def _ename(name: TableName | None) -> str | None:
 
 
 class SparkCatalog:
-    """Tables of the Hive-backed Spark session catalog (``spark_catalog``), on a classic or Spark Connect session.
+    """Tables, views, persistent functions and databases of the Hive-backed Spark session catalog
+    (``spark_catalog``), on a classic or Spark Connect session. ALTER TABLE, views, functions and databases are
+    implemented in :mod:`storage.spark_alter`, :mod:`storage.spark_views`, :mod:`storage.spark_functions` and
+    :mod:`storage.spark_databases`, where their Spark behaviours are described.
 
     Each method costs one to a few metastore round trips (given per method); nothing is cached, so changes made
     by other sessions are always seen.
@@ -649,6 +656,12 @@ class SparkCatalog:
             raise InvalidDefinitionError(f"table properties of {_label(name)} must be non-empty strings", _ename(name))
         if len(set(keys)) != len(keys):
             raise InvalidDefinitionError(f"duplicate table property for {_label(name)}", _ename(name))
+        if any(value == REDACTED for _, value in spec.properties):
+            raise InvalidDefinitionError(
+                f"a table property of {_label(name)} is {REDACTED!r}: Spark's placeholder for a redacted value, whose "
+                "real value cannot be read back",
+                _ename(name),
+            )
         if not isinstance(tag, str):
             raise InvalidDefinitionError(f"the tag must be a string, not {type(tag).__name__}", _ename(name))
         pairs = [*spec.properties, (TAG_PROPERTY, tag)]

@@ -1,0 +1,161 @@
+"""Databases for :class:`~storage.spark_catalog.SparkCatalog` (``database_exists``, ``list_objects``,
+``drop_database`` of the Catalog protocol).
+
+Spark 4.0.1 / Hive: database property values longer than 4000 characters are dropped without an error.
+``DROP DATABASE ... RESTRICT`` refuses a database that holds tables, views or persistent
+functions (``SCHEMA_NOT_EMPTY``) and the ``default`` database always; it deletes the database directory, leftover
+files in it included. Temporary views and temporary functions belong to no database and are never listed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING, Any
+
+from storage.catalog import DatabaseObjects
+from storage.errors import (
+    CatalogError,
+    EngineOperationError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+)
+from storage.names import TableName, quote_ident
+from storage.spark_catalog import ENGINE_ERRORS, ENGINE_NAME, _inspect, _substitutes, local_path, sql_string_literal
+from storage.spark_functions import RECORD_PREFIX
+
+if TYPE_CHECKING:
+    from storage.spark_catalog import SparkCatalog
+
+_SESSION_CATALOG = "spark_catalog"
+MAX_DATABASE_PROPERTY = 4000
+"""Longest database property value the Hive metastore keeps (``DATABASE_PARAMS.PARAM_VALUE`` is VARCHAR(4000))."""
+
+
+class SparkDatabases:
+    """The database half of :class:`~storage.spark_catalog.SparkCatalog` (which delegates here)."""
+
+    def __init__(self, catalog: SparkCatalog) -> None:
+        self._catalog = catalog
+
+    @property
+    def _spark(self) -> Any:
+        return self._catalog.spark
+
+    def database_exists(self, db: str) -> bool:
+        """Whether the database ``db`` exists. One metastore call."""
+        if not isinstance(db, str) or not db or _substitutes(db):
+            return False
+        try:
+            return bool(self._spark.catalog.databaseExists(quote_ident(db)))
+        except ENGINE_ERRORS as error:
+            raise self._catalog._engine_error(_inspect(error), f"cannot look up database {db}", db) from None
+
+    def create_database(
+        self, db: str, *, comment: str | None = None, properties: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        """``CREATE DATABASE db [COMMENT ...] [WITH DBPROPERTIES (...)]`` in its default location. One metastore call.
+
+        :class:`ObjectExistsError` when it exists, :class:`InvalidNameError` for a name Spark refuses (letters,
+        digits and ``_`` only), :class:`InvalidDefinitionError` for properties Spark reserves (``location``,
+        ``owner`` ...), the keys of this project's function records, or values longer than the metastore keeps
+        (4000 characters: longer ones would be dropped silently).
+        """
+        if not isinstance(db, str) or not ENGINE_NAME.fullmatch(db):
+            raise InvalidNameError(f"{db!r} is not a valid Spark database name (letters, digits and _ only)", str(db))
+        if comment is not None and not isinstance(comment, str):
+            raise InvalidDefinitionError(f"the comment of database {db} must be a string", db)
+        for key, value in properties:
+            if not isinstance(key, str) or not key or not isinstance(value, str):
+                raise InvalidDefinitionError(f"properties of database {db} must be non-empty strings", db)
+            if key.startswith(RECORD_PREFIX):
+                raise InvalidDefinitionError(f"database property {key!r} is reserved for the DDL log", db)
+            if len(value) > MAX_DATABASE_PROPERTY:
+                raise InvalidDefinitionError(
+                    f"database property {key!r} is longer than the metastore keeps ({MAX_DATABASE_PROPERTY})", db
+                )
+        if len({key for key, _ in properties}) != len(properties):
+            raise InvalidDefinitionError(f"duplicate database property for {db}", db)
+        self._catalog._check_literal_mode()
+        statement = f"CREATE DATABASE {quote_ident(db)}"
+        if comment is not None:
+            statement += f" COMMENT {sql_string_literal(comment)}"
+        if properties:
+            pairs = ", ".join(f"{sql_string_literal(k)}={sql_string_literal(v)}" for k, v in properties)
+            statement += f" WITH DBPROPERTIES ({pairs})"
+        try:
+            self._spark.sql(statement)
+        except ENGINE_ERRORS as error:
+            failure = _inspect(error)
+            condition = failure.condition or ""
+            if condition == "SCHEMA_ALREADY_EXISTS":
+                raise ObjectExistsError(f"database {db} already exists", db) from None
+            if condition == "INVALID_SCHEMA_OR_RELATION_NAME":
+                raise InvalidNameError(f"{db!r} is not a valid Spark database name", db) from None
+            if failure.analysis:
+                raise InvalidDefinitionError(f"cannot create database {db}: {failure.message}", db, error) from None
+            raise self._catalog._engine_error(failure, f"creating database {db} failed", db) from None
+
+    def list_objects(self, db: str) -> DatabaseObjects:
+        """Tables, views and persistent functions of ``db`` (no temporary views, no temporary or builtin
+        functions), each sorted. :class:`NoSuchObjectError` when ``db`` does not exist. Three metastore calls
+        (``SHOW TABLES``, ``SHOW VIEWS``, ``SHOW USER FUNCTIONS``; the first ``SHOW USER FUNCTIONS`` of a session
+        also loads Spark's function registry, about a second)."""
+        if _substitutes(db):
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+        quoted = quote_ident(db)
+        try:
+            tables = self._spark.sql(f"SHOW TABLES IN {quoted}").collect()
+            views = self._spark.sql(f"SHOW VIEWS IN {quoted}").collect()
+            functions = self._spark.sql(f"SHOW USER FUNCTIONS IN {quoted}").collect()
+        except ENGINE_ERRORS as error:
+            failure = _inspect(error)
+            if failure.condition == "SCHEMA_NOT_FOUND":
+                raise NoSuchObjectError(f"database {db} does not exist", db) from None
+            raise self._catalog._engine_error(failure, f"cannot list the objects of {db}", db) from None
+        view_names = {str(row["viewName"]) for row in views if not row["isTemporary"]}
+        table_names = {str(row["tableName"]) for row in tables if not row["isTemporary"]} - view_names
+        function_names = set()
+        for row in functions:
+            parts = str(row[0]).split(".")  # persistent: spark_catalog.<db>.<name>; temporary: <name>
+            if len(parts) == 3 and parts[0] == _SESSION_CATALOG and parts[1].lower() == db.lower():
+                function_names.add(parts[2])
+        owner = db.lower()
+        return DatabaseObjects(
+            tables=tuple(TableName(owner, name) for name in sorted(table_names)),
+            views=tuple(TableName(owner, name) for name in sorted(view_names)),
+            functions=tuple(TableName(owner, name) for name in sorted(function_names)),
+        )
+
+    def drop_database(self, db: str) -> None:
+        """``DROP DATABASE ... RESTRICT``: :class:`NoSuchObjectError` when missing, :class:`CatalogError` when it still
+        holds objects (or is ``default``). Afterwards its directory is gone: Hive deletes it; a local default-named
+        directory (``<name>.db``) that survives is removed. Metastore calls: a database describe and the DROP."""
+        if _substitutes(db):
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+        location = self._catalog._database_location(db)
+        if location is None:
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+        try:
+            self._spark.sql(f"DROP DATABASE {quote_ident(db)} RESTRICT")
+        except ENGINE_ERRORS as error:
+            failure = _inspect(error)
+            condition = failure.condition or ""
+            if condition == "SCHEMA_NOT_FOUND":
+                raise NoSuchObjectError(f"database {db} does not exist", db) from None
+            if condition == "SCHEMA_NOT_EMPTY":
+                raise CatalogError(f"database {db} is not empty", db) from None
+            if condition.startswith("UNSUPPORTED_FEATURE.DROP_DATABASE"):
+                raise CatalogError(f"the database {db} cannot be dropped", db) from None
+            raise self._catalog._engine_error(failure, f"dropping database {db} failed", db) from None
+        path = local_path(location) if self._catalog._strategy(location) == "local" else None
+        if path is None or path.name.lower() != f"{db.lower()}.db" or not (path.exists() or path.is_symlink()):
+            return
+        try:
+            if path.is_symlink() or not path.is_dir():
+                path.unlink()
+            else:
+                shutil.rmtree(path)
+        except OSError as error:
+            raise EngineOperationError(f"cannot remove the directory {location} of {db}: {error}", db, error) from None

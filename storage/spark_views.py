@@ -1,0 +1,246 @@
+"""Persistent views for :class:`~storage.spark_catalog.SparkCatalog` (``view_definition``, ``create_view``,
+``rename_view``, ``drop_view`` of the Catalog protocol).
+
+What Spark 4.0.1 stores for ``CREATE VIEW v [(cols)] [COMMENT c] AS <query>``, and how definitions round-trip:
+
+* The query text ("View Text") is the statement text from the query's first token to its last, *after* ``${...}``
+  variable substitution: surrounding whitespace, comments and semicolons are dropped. So that
+  ``view_definition(v)`` gives back exactly the :class:`ViewDefinition` that ``create_view`` was given, the query is
+  first run through a temporary view to learn the text Spark will store; when that differs from the given query, or
+  when explicit columns were given, the definition is kept in the view's table property :data:`VIEW_RECORD`
+  (written by the same CREATE statement, so atomically). ``view_definition`` uses the record only while it still
+  describes the view (same View Text, same columns), otherwise what Spark reports.
+* Explicit column names: Spark stores the view's schema with the given names and, separately, the query's output
+  names (``view_query_output_columns``). Without a record, a view has explicit columns exactly when the two differ;
+  a column list equal to the query's own names is indistinguishable from none (the record tells them apart for
+  views created here). Column comments and other table properties of a view are not part of a ViewDefinition and are
+  not kept when a view is re-created.
+* The comment is stored exactly (``COMMENT ''`` is kept as ``''``).
+* Temporary views (local or global) are not persistent views: they are never reported, renamed or dropped here.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from storage.catalog import ViewDefinition
+from storage.errors import (
+    CatalogError,
+    EngineOperationError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+)
+from storage.names import RESERVED_PREFIX, TableName, quote_ident
+from storage.spark_catalog import (
+    ENGINE_ERRORS,
+    _Failure,
+    _inspect,
+    _kind,
+    _param_name,
+    _substitutes,
+    sql_string_literal,
+)
+from storage.spark_functions import decode_text, encode_text
+
+if TYPE_CHECKING:
+    from storage.spark_catalog import SparkCatalog
+
+VIEW_RECORD = "spark_ddl_log.view"
+"""View property holding the definition ``create_view`` was given: query, the View Text Spark stored for it, explicit
+columns (:func:`~storage.spark_functions.encode_text`: hex, so that Spark's redaction of properties never hides it)."""
+
+_PROBE_PREFIX = RESERVED_PREFIX + "view_"
+_SESSION_CATALOG = "spark_catalog"
+_GLOBAL_TEMP_CONF = "spark.sql.globalTempDatabase"
+
+
+def _spark_definition(info: dict[str, Any]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(View Text, schema column names, query output column names) from a ``DESCRIBE ... AS JSON`` of a view."""
+    text = str(info.get("view_text") or "")
+    names = tuple(str(column.get("name")) for column in info.get("columns") or ())
+    output = info.get("view_query_output_columns")
+    return text, names, names if output is None else tuple(str(column) for column in output)
+
+
+def _is_persistent_view(info: dict[str, Any]) -> bool:
+    return _kind(info) == "VIEW" and str(info.get("catalog_name", _SESSION_CATALOG)) == _SESSION_CATALOG
+
+
+class SparkViews:
+    """The view half of :class:`~storage.spark_catalog.SparkCatalog` (which delegates here)."""
+
+    def __init__(self, catalog: SparkCatalog) -> None:
+        self._catalog = catalog
+        self._global_temp: str | None = None
+
+    @property
+    def _spark(self) -> Any:
+        return self._catalog.spark
+
+    def _temporary_db(self, db: str) -> bool:
+        """Whether ``db`` is the database of global temporary views (whose views are never persistent)."""
+        if self._global_temp is None:
+            try:
+                self._global_temp = str(self._spark.conf.get(_GLOBAL_TEMP_CONF, "global_temp")).lower()
+            except ENGINE_ERRORS:
+                return db.lower() == "global_temp"
+        return db.lower() == self._global_temp
+
+    def view_definition(self, name: TableName) -> ViewDefinition | None:
+        """The definition of the persistent view ``name``; None when there is none (a table is not a view).
+
+        Exact for views made by :meth:`create_view`; for others the query is Spark's View Text and the columns are
+        the schema's names when they differ from the query's output names. One metastore call.
+        """
+        info = self._catalog._describe(name)
+        if info is None or not _is_persistent_view(info):
+            return None
+        text, names, output = _spark_definition(info)
+        comment = info.get("comment")
+        comment = None if comment is None else str(comment)
+        record = self._record(info)
+        if record is not None:
+            query, recorded_text, columns = record
+            if recorded_text == text and (columns == names if columns else names == output):
+                return ViewDefinition(query, comment, columns)
+        return ViewDefinition(text, comment, names if names != output else ())
+
+    @staticmethod
+    def _record(info: dict[str, Any]) -> tuple[str, str, tuple[str, ...]] | None:
+        raw = (info.get("table_properties") or {}).get(VIEW_RECORD)
+        if raw is None:
+            return None
+        try:
+            data = decode_text(str(raw))
+            query, text, columns = data["query"], data["text"], data["columns"]
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not (isinstance(query, str) and isinstance(text, str) and isinstance(columns, list)):
+            return None
+        if not all(isinstance(column, str) for column in columns):
+            return None
+        return query, text, tuple(columns)
+
+    def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
+        """``CREATE [OR REPLACE] VIEW name [(cols)] [COMMENT ...] AS <query>``.
+
+        The query is the user's query by design (spliced as it is, after ``AS``, where only a query parses; Spark
+        substitutes ``${...}`` in it as in any statement). A table of that name raises :class:`ObjectExistsError`
+        even with ``replace``, so does an existing view without it; a relation the query names that does not exist
+        :class:`NoSuchObjectError` naming it; any other bad query :class:`InvalidDefinitionError`. Metastore calls:
+        the CREATE; the query is first analysed through a temporary view (three session-local calls).
+        """
+        if _substitutes(name.db) or _substitutes(name.name):
+            raise InvalidNameError(f"view names containing '${{' are not supported: {name}", str(name))
+        query, comment, columns = self._validated(name, definition)
+        text = self._stored_text(name, query)
+        clauses = []
+        if columns:
+            clauses.append("(" + ", ".join(quote_ident(column) for column in columns) + ")")
+        if comment is not None:
+            clauses.append(f"COMMENT {sql_string_literal(comment)}")
+        if columns or text != query:
+            record = encode_text({"query": query, "text": text, "columns": list(columns)})
+            clauses.append(f"TBLPROPERTIES ({sql_string_literal(VIEW_RECORD)}={sql_string_literal(record)})")
+        head = "CREATE OR REPLACE VIEW" if replace else "CREATE VIEW"
+        statement = f"{head} {name.quoted} {' '.join(clauses)} AS {query}"
+        try:
+            self._spark.sql(statement)
+        except ENGINE_ERRORS as error:
+            raise self._create_error(name, _inspect(error)) from None
+
+    @staticmethod
+    def _validated(name: TableName, definition: ViewDefinition) -> tuple[str, str | None, tuple[str, ...]]:
+        if not isinstance(definition, ViewDefinition):
+            raise InvalidDefinitionError(f"the definition of view {name} must be a ViewDefinition", str(name))
+        query, comment, columns = definition.query, definition.comment, tuple(definition.columns)
+        if not isinstance(query, str) or not query.strip(" \t\r\n;"):
+            raise InvalidDefinitionError(f"empty query for view {name}", str(name))
+        if comment is not None and not isinstance(comment, str):
+            raise InvalidDefinitionError(f"the comment of view {name} must be a string", str(name))
+        for column in columns:
+            if not isinstance(column, str) or not column:
+                raise InvalidDefinitionError(f"empty column name for view {name}", str(name))
+            if _substitutes(column):
+                raise InvalidNameError(f"column names containing '${{' are not supported: {column!r}", column)
+        return query, comment, columns
+
+    def _stored_text(self, name: TableName, query: str) -> str:
+        """The View Text Spark stores for ``query``: create a temporary view of it and read that back."""
+        self._catalog._check_literal_mode()
+        probe = f"{_PROBE_PREFIX}{uuid.uuid4().hex}"
+        try:
+            try:
+                self._spark.sql(f"CREATE TEMPORARY VIEW {quote_ident(probe)} AS {query}")
+                rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {quote_ident(probe)} AS JSON").collect()
+            except ENGINE_ERRORS as error:
+                raise self._create_error(name, _inspect(error), probe) from None
+        finally:
+            self._catalog._drop_view(probe)
+        info = json.loads(rows[0][0])
+        return str(info.get("view_text") or "")
+
+    @staticmethod
+    def _create_error(name: TableName, failure: _Failure, probe: str | None = None) -> CatalogError:
+        condition = failure.condition or ""
+        message = failure.message if probe is None else failure.message.replace(probe, name.name)
+        if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
+            return ObjectExistsError(f"{name} already exists", str(name))
+        if condition.startswith("EXPECT_VIEW_NOT_TABLE"):
+            return ObjectExistsError(f"{name} is a table, not a view", str(name))
+        if condition == "SCHEMA_NOT_FOUND":
+            db = _param_name(failure.params.get("schemaName"), 1) or name.db
+            return NoSuchObjectError(f"database {db} does not exist", db)
+        if condition == "INVALID_SCHEMA_OR_RELATION_NAME":
+            return InvalidNameError(f"{name} is not a valid Spark view name (letters, digits and _ only)", str(name))
+        if condition == "TABLE_OR_VIEW_NOT_FOUND":
+            missing = _param_name(failure.params.get("relationName")) or "a relation"
+            return NoSuchObjectError(f"cannot create view {name}: {missing} does not exist", missing)
+        if failure.analysis:
+            return InvalidDefinitionError(f"cannot create view {name}: {message}", str(name), failure.error)
+        return EngineOperationError(f"creating view {name} failed: {message}", str(name), failure.error)
+
+    def rename_view(self, old: TableName, new: TableName) -> None:
+        """``ALTER VIEW old RENAME TO new`` (within one database): :class:`NoSuchObjectError` when ``old`` is not a
+        view (missing, or a table), :class:`ObjectExistsError` when ``new`` is taken by a table or view. One metastore
+        call."""
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
+        if _substitutes(old.db) or _substitutes(old.name) or self._temporary_db(old.db):
+            raise NoSuchObjectError(f"view {old} does not exist", str(old))
+        if _substitutes(new.name):
+            raise InvalidNameError(f"view names containing '${{' are not supported: {new}", str(new))
+        try:
+            self._spark.sql(f"ALTER VIEW {old.quoted} RENAME TO {new.quoted}")
+        except ENGINE_ERRORS as error:
+            failure = _inspect(error)
+            condition = failure.condition or ""
+            if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
+                raise NoSuchObjectError(f"view {old} does not exist", str(old)) from None
+            if condition.startswith("EXPECT_VIEW_NOT_TABLE"):
+                raise NoSuchObjectError(f"{old} is a table, not a view", str(old)) from None
+            if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
+                raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new)) from None
+            if condition in ("INVALID_SCHEMA_OR_RELATION_NAME", "INVALID_ATTRIBUTE_NAME_SYNTAX"):
+                raise InvalidNameError(f"{new} is not a valid Spark view name", str(new)) from None
+            raise self._catalog._engine_error(failure, f"renaming view {old} to {new} failed", new) from None
+
+    def drop_view(self, name: TableName) -> None:
+        """``DROP VIEW``: :class:`NoSuchObjectError` when ``name`` is not a persistent view (missing, or a table).
+        One metastore call."""
+        if _substitutes(name.db) or _substitutes(name.name) or self._temporary_db(name.db):
+            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+        try:
+            self._spark.sql(f"DROP VIEW {name.quoted}")
+        except ENGINE_ERRORS as error:
+            failure = _inspect(error)
+            condition = failure.condition or ""
+            if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
+                raise NoSuchObjectError(f"view {name} does not exist", str(name)) from None
+            if condition.startswith(("WRONG_COMMAND_FOR_OBJECT_TYPE", "EXPECT_VIEW_NOT_TABLE")):
+                raise NoSuchObjectError(f"{name} is a table, not a view", str(name)) from None
+            raise self._catalog._engine_error(failure, f"dropping view {name} failed", name) from None

@@ -1,0 +1,298 @@
+"""SparkCatalog ALTER TABLE methods (storage.spark_alter) against the embedded Spark 4 + Hive metastore: table
+metadata, properties, column comments, added columns and partitions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from storage.catalog import TAG_PROPERTY, Column, TableMetadata, TableSpec
+from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
+from storage.names import TableName
+from storage.spark_alter import parse_partition
+from storage.spark_catalog import REDACTED, SparkCatalog
+
+pytestmark = pytest.mark.spark
+
+HOSTILE = "it's \\ a \"test\" ${env:HOME} ${spark.app.name} -- /* \n ü 漢字 🙂 ' \\"
+
+
+def T(name: str, db: str = "default") -> TableName:  # noqa: N802 - reads like a constructor
+    return TableName(db, name)
+
+
+@pytest.fixture
+def catalog(clean_spark: Any) -> SparkCatalog:
+    return SparkCatalog(clean_spark)
+
+
+def make(
+    catalog: SparkCatalog, name: TableName, *columns: Column, partitioned_by: tuple[str, ...] = (), **kw: Any
+) -> None:
+    catalog.create(name, TableSpec(columns=columns, partitioned_by=partitioned_by, **kw), "tag-1")
+
+
+def assert_short(error: BaseException) -> None:
+    text = str(error)
+    assert "\n" not in text and "JVM stacktrace" not in text and "\tat " not in text, text
+    assert len(text) < 500, text
+    assert error.__cause__ is None
+
+
+def tree(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.exists() else []
+
+
+# ---------------------------------------------------------------------- table_metadata
+
+
+def test_table_metadata_reports_columns_types_comments_partitioning_properties(catalog: SparkCatalog) -> None:
+    make(
+        catalog,
+        T("t1"),
+        Column("a`b", "int", comment=HOSTILE),
+        Column("c d", "varchar(5)"),
+        Column("ch", "char(2)", comment=""),
+        Column("s", "struct<`x y`: string, n: array<decimal(10,2)> COMMENT 'nested'>"),
+        Column("m", "map<string, array<int>>"),
+        Column("i", "interval day to second"),
+        Column("st", "string collate UTF8_LCASE"),
+        Column("p", "string"),
+        Column("q", "int"),
+        partitioned_by=("p", "q"),
+        properties=(("k'1", HOSTILE), ("k2", "")),
+        comment=HOSTILE,
+    )
+    metadata = catalog.table_metadata(T("t1"))
+    assert metadata is not None
+    assert [c.name for c in metadata.columns] == ["a`b", "c d", "ch", "s", "m", "i", "st", "p", "q"]
+    types = {c.name: c.type for c in metadata.columns}
+    assert types["a`b"] == "int" and types["c d"] == "varchar(5)" and types["ch"] == "char(2)"
+    assert types["s"] == "STRUCT<`x y`: string, `n`: ARRAY<decimal(10,2)> COMMENT 'nested'>"
+    assert types["m"] == "MAP<string, ARRAY<int>>" and types["st"] == "string collate UTF8_LCASE"
+    assert metadata.column("A`B") is not None and metadata.column("a`b").comment == HOSTILE  # type: ignore[union-attr]
+    assert metadata.column("ch").comment is None, "an empty comment is no comment"  # type: ignore[union-attr]
+    assert metadata.partitioned_by == ("p", "q")
+    assert metadata.properties == (("k'1", HOSTILE), ("k2", ""), (TAG_PROPERTY, "tag-1"))
+    assert metadata.provider == "parquet" and metadata.comment == HOSTILE
+    # The reported types are what create accepts: a table made from the metadata has the same metadata.
+    copy = TableSpec(
+        columns=metadata.columns,
+        partitioned_by=metadata.partitioned_by,
+        properties=tuple(p for p in metadata.properties if p[0] != TAG_PROPERTY),
+        using=metadata.provider,
+        comment=metadata.comment,
+    )
+    catalog.create(T("t2"), copy, "tag-1")
+    assert catalog.table_metadata(T("t2")) == metadata
+    make(catalog, T("t3"), Column("a", "int"), comment="")
+    assert catalog.table_metadata(T("t3")).comment == ""  # type: ignore[union-attr]
+
+
+def test_table_metadata_of_missing_objects_views_and_hive_tables(catalog: SparkCatalog, clean_spark: Any) -> None:
+    assert catalog.table_metadata(T("nope")) is None
+    assert catalog.table_metadata(T("t", db="nodb")) is None
+    assert catalog.table_metadata(T("x${y}")) is None
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    assert catalog.table_metadata(T("v1")) is None, "a view is not a table"
+    clean_spark.sql(
+        "CREATE TABLE `default`.`h1` (a CHAR(3) COMMENT 'x', b INT) PARTITIONED BY (p STRING) STORED AS parquet"
+    )
+    clean_spark.sql("INSERT INTO `default`.`h1` PARTITION (p='1') VALUES ('abc', 1)")
+    metadata = catalog.table_metadata(T("h1"))
+    assert metadata == TableMetadata(
+        columns=(Column("a", "char(3)", "x"), Column("b", "int"), Column("p", "string")),
+        partitioned_by=("p",),
+        provider="hive",
+    ), "Hive's transient_lastDdlTime and statistics are not user properties"
+
+
+# ---------------------------------------------------------------------- properties
+
+
+def test_set_and_unset_properties_round_trip(catalog: SparkCatalog) -> None:
+    make(catalog, T("t1"), Column("a", "int"), properties=(("keep", "1"), ("old", "x")))
+    before = catalog.table_metadata(T("t1"))
+    assert before is not None
+    hostile = {"k'1": HOSTILE, "k\\2": "\\", "k$3": "${spark.app.name}", "ü 漢": "🙂", "old": "changed"}
+    catalog.set_properties(T("t1"), hostile)
+    during = catalog.table_metadata(T("t1"))
+    assert during is not None
+    assert during.property_map == {**before.property_map, **hostile}
+    assert during.columns == before.columns
+    # The undo the DDL log does: old values back, keys that were not set removed (unknown keys ignored).
+    catalog.set_properties(T("t1"), {"old": "x"})
+    catalog.unset_properties(T("t1"), ("k'1", "k\\2", "k$3", "ü 漢", "never-set"))
+    assert catalog.table_metadata(T("t1")) == before
+    catalog.set_properties(T("t1"), {})
+    catalog.unset_properties(T("t1"), ())
+    catalog.unset_properties(T("t1"), ("transient_lastDdlTime",))  # metastore-maintained: not reported, ignored
+    assert catalog.table_metadata(T("t1")) == before
+
+
+def test_redacted_properties_cannot_be_written_back(catalog: SparkCatalog) -> None:
+    make(catalog, T("t1"), Column("a", "int"), properties=(("auth.token", "abc"), ("k", "my password")))
+    metadata = catalog.table_metadata(T("t1"))
+    assert metadata is not None
+    assert metadata.property_map["auth.token"] == REDACTED == metadata.property_map["k"], "Spark hides them"
+    with pytest.raises(InvalidDefinitionError, match="redacted"):
+        catalog.set_properties(T("t1"), {"k": metadata.property_map["k"]})
+    copy = TableSpec(columns=metadata.columns, properties=(("k", metadata.property_map["k"]),))
+    with pytest.raises(InvalidDefinitionError, match="redacted"):
+        catalog.create(T("t2"), copy, "tag-2")  # a rebuild from the metadata must not store the placeholder
+    assert not catalog.exists(T("t2"))
+
+
+def test_set_properties_refuses_reserved_keys(catalog: SparkCatalog) -> None:
+    make(catalog, T("t1"), Column("a", "int"))
+    before = catalog.table_metadata(T("t1"))
+    for key in ("provider", "location", "owner", "external", "spark.sql.x", "transient_lastDdlTime", "numRows"):
+        with pytest.raises(InvalidDefinitionError) as raised:
+            catalog.set_properties(T("t1"), {"ok": "1", key: "1"})
+        assert raised.value.name == "default.t1"
+        assert_short(raised.value)
+    assert catalog.table_metadata(T("t1")) == before, "nothing set"
+
+
+def test_property_and_column_changes_on_missing_tables_and_views(catalog: SparkCatalog, clean_spark: Any) -> None:
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    calls = [
+        lambda name: catalog.set_properties(name, {"k": "v"}),
+        lambda name: catalog.set_properties(name, {}),
+        lambda name: catalog.unset_properties(name, ("k",)),
+        lambda name: catalog.unset_properties(name, ()),
+        lambda name: catalog.set_column_comment(name, "a", "c"),
+        lambda name: catalog.add_columns(name, (Column("b", "int"),)),
+        lambda name: catalog.list_partitions(name),
+        lambda name: catalog.add_partition(name, {"p": "1"}),
+        lambda name: catalog.drop_partition(name, {"p": "1"}),
+    ]
+    for call in calls:
+        for name in (T("nope"), T("t", db="nodb"), T("v1")):
+            with pytest.raises(NoSuchObjectError) as raised:
+                call(name)
+            assert raised.value.name == str(name)
+            assert_short(raised.value)
+
+
+# ---------------------------------------------------------------------- column comments and added columns
+
+
+def test_set_column_comment_and_remove_it_exactly(catalog: SparkCatalog) -> None:
+    make(
+        catalog,
+        T("t1"),
+        Column("a", "int"),
+        Column("b c", "string", comment="old"),
+        Column("p", "int"),
+        partitioned_by=("p",),
+    )
+    before = catalog.table_metadata(T("t1"))
+    catalog.set_column_comment(T("t1"), "a", HOSTILE)
+    catalog.set_column_comment(T("t1"), "B C", "")  # any case; empty removes
+    metadata = catalog.table_metadata(T("t1"))
+    assert metadata is not None
+    assert [c.comment for c in metadata.columns] == [HOSTILE, None, None]
+    # Undo: the old comments back ("" for none), and the metadata is what it was.
+    catalog.set_column_comment(T("t1"), "a", "")
+    catalog.set_column_comment(T("t1"), "b c", "old")
+    assert catalog.table_metadata(T("t1")) == before
+    with pytest.raises(NoSuchObjectError) as missing:
+        catalog.set_column_comment(T("t1"), "zz", "c")
+    assert missing.value.name == "zz"
+    assert_short(missing.value)
+    with pytest.raises(InvalidDefinitionError, match="CANNOT_ALTER_PARTITION_COLUMN"):
+        catalog.set_column_comment(T("t1"), "p", "c")
+    with pytest.raises(InvalidNameError):
+        catalog.set_column_comment(T("t1"), "${x}", "c")
+
+
+def test_add_columns(catalog: SparkCatalog, clean_spark: Any) -> None:
+    make(catalog, T("t1"), Column("a", "int"), Column("p", "string"), partitioned_by=("p",))
+    clean_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x')")
+    catalog.add_columns(
+        T("t1"), (Column("b c", "decimal(10,2)", comment=HOSTILE), Column("s", "struct<`q r`: array<int>>"))
+    )
+    metadata = catalog.table_metadata(T("t1"))
+    assert metadata is not None
+    assert [(c.name, c.type, c.comment) for c in metadata.columns] == [
+        ("a", "int", None),
+        ("b c", "decimal(10,2)", HOSTILE),
+        ("s", "STRUCT<`q r`: ARRAY<int>>", None),
+        ("p", "string", None),
+    ], "new columns go before the partition columns"
+    assert clean_spark.table("`default`.`t1`").collect()[0].asDict() == {"a": 1, "b c": None, "s": None, "p": "x"}
+    with pytest.raises(ObjectExistsError) as raised:
+        catalog.add_columns(T("t1"), (Column("new", "int"), Column("A", "int")))
+    assert raised.value.name.lower() == "a"  # type: ignore[union-attr]
+    assert_short(raised.value)
+    assert catalog.table_metadata(T("t1")) == metadata, "nothing added"
+    for bad in ((Column("x", "nosuchtype"),), (Column("x", "int"), Column("X", "int")), (Column("${x}", "int"),)):
+        with pytest.raises(InvalidDefinitionError):
+            catalog.add_columns(T("t1"), bad)
+    catalog.add_columns(T("t1"), ())
+    assert catalog.table_metadata(T("t1")) == metadata
+
+
+# ---------------------------------------------------------------------- partitions
+
+
+def test_parse_partition_unescapes_hive_paths() -> None:
+    assert parse_partition("p=a%2Fb%3Dc/q=1") == {"p": "a/b=c", "q": "1"}
+    assert parse_partition("P=é ü %23x%25/q=2") == {"P": "é ü #x%", "q": "2"}
+    with pytest.raises(CatalogError):
+        parse_partition("garbage")
+
+
+def test_partitions_add_list_drop(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
+    make(catalog, T("t1"), Column("v", "int"), Column("p", "string"), Column("q", "int"), partitioned_by=("p", "q"))
+    hostile_values = ["a/b=c", "x y%", 'it\'s \\ "q"', "${spark.app.name}", "ü 漢字 #?*[]{}"]
+    for i, value in enumerate(hostile_values):
+        catalog.add_partition(T("t1"), {"p": value, "q": str(i)})
+    catalog.add_partition(T("t1"), {"P": hostile_values[0], "Q": "0"})  # exists: left alone; any case
+    listed = catalog.list_partitions(T("t1"))
+    assert sorted(listed, key=lambda s: s["q"]) == [{"p": v, "q": str(i)} for i, v in enumerate(hostile_values)]
+    clean_spark.sql("INSERT INTO `default`.`t1` PARTITION (p='data', q=9) VALUES (1), (2)")
+    assert {"p": "data", "q": "9"} in catalog.list_partitions(T("t1"))
+    assert (warehouse / "t1" / "p=data" / "q=9").is_dir()
+    catalog.drop_partition(T("t1"), {"p": "data", "q": "9"})
+    assert not (warehouse / "t1" / "p=data").exists(), "the dropped partition's data directory is gone"
+    assert clean_spark.table("`default`.`t1`").count() == 0
+    catalog.drop_partition(T("t1"), {"p": "data", "q": "9"})  # missing: ignored
+    for i, value in enumerate(hostile_values):
+        catalog.drop_partition(T("t1"), {"p": value, "q": str(i)})
+    assert catalog.list_partitions(T("t1")) == []
+    assert [entry for entry in tree(warehouse / "t1") if entry.startswith("p=")] == []
+
+
+def test_partition_spark_normalises_values_to_the_column_type(catalog: SparkCatalog) -> None:
+    make(catalog, T("t1"), Column("v", "int"), Column("q", "int"), partitioned_by=("q",))
+    catalog.add_partition(T("t1"), {"q": "01"})
+    assert catalog.list_partitions(T("t1")) == [{"q": "1"}]
+    catalog.drop_partition(T("t1"), {"q": "1"})
+    assert catalog.list_partitions(T("t1")) == []
+
+
+def test_partition_errors(catalog: SparkCatalog) -> None:
+    make(catalog, T("t1"), Column("v", "int"), Column("p", "string"), Column("q", "int"), partitioned_by=("p", "q"))
+    make(catalog, T("u1"), Column("v", "int"))
+    assert catalog.list_partitions(T("u1")) == [], "an unpartitioned table has no partitions"
+    bad_specs: list[tuple[TableName, dict[str, str]]] = [
+        (T("u1"), {"p": "1"}),  # not partitioned
+        (T("t1"), {"p": "1"}),  # incomplete
+        (T("t1"), {"p": "1", "q": "1", "zz": "1"}),  # unknown column
+        (T("t1"), {"p": "", "q": "1"}),  # empty value
+        (T("t1"), {"p": "1", "q": "not a number"}),
+        (T("t1"), {}),
+        (T("t1"), {"${x}": "1", "q": "1"}),
+    ]
+    for name, spec in bad_specs:
+        with pytest.raises((InvalidDefinitionError, InvalidNameError)) as raised:
+            catalog.add_partition(name, spec)
+        assert raised.value.name in (str(name), "${x}"), spec
+        assert_short(raised.value)
+    with pytest.raises(InvalidDefinitionError):
+        catalog.drop_partition(T("t1"), {"zz": "1"})
+    assert catalog.list_partitions(T("t1")) == []
