@@ -36,7 +36,7 @@ from ddl_log.view_statements import (
     rename_view,
 )
 from replace_table.machine import ReplaceResult, ReplaceTable
-from storage.catalog import Catalog, Fill, FunctionDefinition, TableSpec, ViewDefinition
+from storage.catalog import TAG_PROPERTY, Catalog, Fill, FunctionDefinition, TableSpec, ViewDefinition
 from storage.errors import InvalidNameError
 from storage.fileops import REAL_FILE_OPS, FileOps
 from storage.names import TableName, check_identifier, quote_ident
@@ -199,8 +199,7 @@ class AtomicDDL:
         """TRUNCATE TABLE: an empty copy (LIKE) swapped in; the old rows stay readable until the swap and come back
         on any failure or crash before the commit."""
         target = TableName.of(name)
-        spec = TableSpec(like=target)
-        return self._table_statement(target, spec, statement or f"TRUNCATE TABLE {target.quoted}",
+        return self._table_statement(target, self._copy_spec(target), statement or f"TRUNCATE TABLE {target.quoted}",
                                      verb="TRUNCATE TABLE", orig_must_exist=True)
 
     def insert_overwrite(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
@@ -211,8 +210,17 @@ class AtomicDDL:
             raise InvalidNameError("give exactly one of as_select, df", str(name))
         target = TableName.of(name)
         text = statement or f"INSERT OVERWRITE TABLE {target.quoted} " + (as_select or "/* DataFrame */")
-        return self._table_statement(target, TableSpec(like=target), text, verb="INSERT OVERWRITE",
+        return self._table_statement(target, self._copy_spec(target), text, verb="INSERT OVERWRITE",
                                      orig_must_exist=True, fill=Fill(as_select=as_select, df=df))
+
+    def _copy_spec(self, target: TableName) -> TableSpec:
+        """An empty copy of ``target`` (LIKE), keeping its table properties and comment as Spark's own TRUNCATE and
+        INSERT OVERWRITE do (LIKE alone copies neither)."""
+        metadata = self.catalog.table_metadata(target)
+        if metadata is None:
+            return TableSpec(like=target)  # the statement reports the missing table
+        properties = tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY)
+        return TableSpec(like=target, properties=properties, comment=metadata.comment)
 
     def rename_tables(self, pairs: Iterable[tuple[str | TableName, str | TableName]], *,
                       statement: str | None = None) -> BinlogEvent | None:

@@ -80,7 +80,7 @@ class MemoryCatalog:
             columns = source.columns
         elif isinstance(spec.df, MemoryTable):
             columns, rows = spec.df.columns, list(spec.df.rows)
-        self.tables[name] = MemoryTable(tag, columns, rows)
+        self.tables[name] = MemoryTable(tag, columns, rows, properties=dict(spec.properties))
 
     def insert(self, name: TableName, fill: Fill) -> None:
         self._check("insert", name)

@@ -466,8 +466,10 @@ class SparkCatalog:
         (reserved prefix): then they are removed and the create retried once. An interrupt (``KeyboardInterrupt``)
         skips the clean-up, the engine may still be writing: recovery runs :meth:`drop` / :meth:`clean_leftovers`.
 
-        ``like`` copies columns, provider and partitioning of the source (not its properties); ``using``,
-        ``partitioned_by`` and ``comment`` do not apply to it. ``as_select`` is the user's query text, ``df`` a
+        ``like`` copies columns, provider and partitioning of the source (not its properties: give them in
+        ``properties``); ``using`` and ``partitioned_by`` do not apply to it; a ``comment`` is set right after the
+        CREATE (Spark's CREATE TABLE LIKE has no COMMENT clause), still before anyone knows the table.
+        ``as_select`` is the user's query text, ``df`` a
         DataFrame of this session (written through a temporary view).
 
         Metastore calls: an existence check, then the CREATE (a CTAS also runs a Spark job); more on failure.
@@ -483,9 +485,18 @@ class SparkCatalog:
             if view is not None:
                 self._register_view(spec.df, view, name)
             self._run_create(name, spec, tag, statement)
+            if spec.like is not None and spec.comment is not None:
+                self._set_like_comment(name, spec.comment, tag)
         finally:
             if view is not None:
                 self._drop_view(view)
+
+    def _set_like_comment(self, name: TableName, comment: str, tag: str) -> None:
+        try:
+            self._spark.sql(f"ALTER TABLE {name.quoted} SET TBLPROPERTIES ('comment' = {sql_string_literal(comment)})")
+        except ENGINE_ERRORS as error:
+            self._undo_failed_create(name, tag)
+            raise self._create_error(name, TableSpec(like=name), "like", _inspect(error)) from None
 
     def _run_create(self, name: TableName, spec: TableSpec, tag: str, statement: str) -> None:
         for attempt in (1, 2):
@@ -560,9 +571,9 @@ class SparkCatalog:
             )
         elif form == "like":
             assert spec.like is not None
-            if spec.partitioned_by or spec.comment is not None:
+            if spec.partitioned_by:
                 raise InvalidDefinitionError(
-                    f"partitioned_by and comment cannot be given with like (they come from {spec.like})", _ename(name)
+                    f"partitioned_by cannot be given with like (it comes from {spec.like})", _ename(name)
                 )
             statement = f"CREATE TABLE {target} LIKE {spec.like.quoted}{properties}"
         else:

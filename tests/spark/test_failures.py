@@ -78,3 +78,23 @@ def test_failure_is_typed_and_has_no_side_effect(spark, warehouse, tmp_path, cle
     reopened = AtomicDDL(spark=spark, home=tmp_path / "home")
     assert reopened.last_recovery.nothing_to_do
     reopened.close()
+
+
+def test_truncate_and_insert_overwrite_keep_table_properties_and_comment(spark, tmp_path, clean_spark):
+    """As Spark's own TRUNCATE / INSERT OVERWRITE do (found by the soak: LIKE alone copies neither)."""
+    spark.sql("CREATE TABLE t (a INT, b STRING) USING parquet COMMENT 'hello' TBLPROPERTIES ('team' = 'etl')")
+    spark.sql("INSERT INTO t VALUES (1, 'x')")
+    ddl = AtomicDDL(spark=spark, home=tmp_path / "home")
+    for run in (lambda: ddl.truncate_table("t"), lambda: ddl.insert_overwrite("t", as_select="SELECT 2, 'y'")):
+        run()
+        metadata = ddl.catalog.table_metadata(ddl_table("t"))
+        assert metadata is not None and metadata.comment == "hello"
+        assert dict(metadata.properties)["team"] == "etl"
+    assert [tuple(r) for r in spark.table("t").collect()] == [(2, "y")]
+    ddl.close()
+
+
+def ddl_table(name: str) -> Any:
+    from storage.names import TableName
+
+    return TableName.of(name)

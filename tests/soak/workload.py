@@ -1,0 +1,468 @@
+"""The soak worker: ``python -m tests.soak.workload --dir DIR --iteration N --seed S``.
+
+One process per iteration, one Spark start:
+
+1. open ``AtomicDDL(home=DIR/home<gen>)`` (which recovers what the previous worker's kill interrupted), check the
+   home against the model (:func:`tests.soak.checker.check`), close and re-open it (a second recovery must have
+   nothing to do) and print the check as ``SOAK {"type": "check", ...}``;
+2. save the checked model in ``DIR/state.json`` (atomically) with the name of this iteration's journal;
+3. print ``SOAK {"type": "ready"}`` and run a random workload of atomic statements (seeded) until the parent kills
+   the process group, or ``--statements`` ran (``SOAK {"type": "done"}``). Before each statement the journal gets
+   what is about to run (its text carries the marker ``/* soak:<sid> */``, its args, the ``before`` and ``after``
+   state of every object it touches, the expected outcome), after it how it ended; each record is fsynced.
+
+``--check-only`` stops after step 1 (the parent's last run, to check the last kill). After a violation that leaves
+the model unreliable the worker starts a new generation (a fresh home; the old one is kept for inspection) and
+prints ``SOAK {"type": "reset"}`` instead of running a workload.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import random
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.soak.checker import (
+    SCHEMA,
+    aggregates,
+    apply_statement,
+    check,
+    empty_model,
+    marker,
+    row_count,
+    sid_of,
+)
+
+TABLE_POOL = tuple(f"t{i}" for i in range(6))
+INITIAL_TABLES = ("t0", "t1", "t2", "t3")
+VIEW_POOL = ("v0", "v1", "v2")
+PROPERTY = "soak.p"
+SIZES = (1, 10, 1_000, 20_000, 100_000)
+MAX_ROWS = 300_000
+MAX_SEGMENTS = 40
+STATE_FILE = "state.json"
+
+WEIGHTS: dict[str, int] = {
+    "cor_select": 12,
+    "cor_like": 4,
+    "cor_schema": 3,
+    "create_select": 8,
+    "create_exists_fail": 1,
+    "cor_select_fail": 2,
+    "rename_move": 5,
+    "rename_swap": 5,
+    "rename_rotate": 3,
+    "drop": 5,
+    "truncate": 5,
+    "insert_overwrite": 10,
+    "insert_overwrite_fail": 2,
+    "create_view": 5,
+    "drop_views": 3,
+    "alter_props": 5,
+}
+NEEDS: dict[str, str] = {
+    "rename_move": "rename",
+    "rename_swap": "rename",
+    "rename_rotate": "rename",
+    "create_view": "views",
+    "drop_views": "views",
+    "alter_props": "alter",
+}
+"""Statement kinds that need a capability the catalog engine may not have yet."""
+CAPABILITIES: dict[str, tuple[str, ...]] = {
+    "rename": ("view_definition",),  # plan_renames asks whether the target is a view
+    "views": ("view_definition", "create_view", "drop_view"),
+    "alter": ("table_metadata", "set_properties", "unset_properties"),
+}
+
+
+def capabilities(catalog: Any) -> dict[str, bool]:
+    return {cap: all(callable(getattr(catalog, method, None)) for method in methods)
+            for cap, methods in CAPABILITIES.items()}
+
+
+# ---------------------------------------------------------------------------------------------------- state
+
+
+def durable_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def load_state(workdir: Path) -> dict[str, Any]:
+    path = workdir / STATE_FILE
+    if path.exists():
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    return new_generation(0, 0)
+
+
+def new_generation(gen: int, iteration: int) -> dict[str, Any]:
+    return {"gen": gen, "iteration": iteration, "journal": None, "model": empty_model(), "committed": [],
+            "uncommitted": [], "setup": True}
+
+
+class Journal:
+    """Append-only JSON lines, each flushed and fsynced before the call returns."""
+
+    def __init__(self, path: Path) -> None:
+        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - lives as long as the worker
+
+    def write(self, record: dict[str, Any]) -> None:
+        self._file.write(json.dumps(record, sort_keys=True) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+
+def emit(message_type: str, /, **payload: Any) -> None:
+    print("SOAK " + json.dumps({"type": message_type, **payload}, default=str), flush=True)
+
+
+# ---------------------------------------------------------------------------------------------------- planning
+
+
+class Planner:
+    """Draws statements valid for the model's current state, with their expected ``after`` state."""
+
+    def __init__(self, rng: random.Random, model: dict[str, Any], caps: dict[str, bool]) -> None:
+        self.rng = rng
+        self.model = model
+        self.caps = caps
+
+    # -- helpers
+
+    @property
+    def tables(self) -> list[str]:
+        return sorted(self.model["tables"])
+
+    @property
+    def free(self) -> list[str]:
+        return [name for name in TABLE_POOL if name not in self.model["tables"]]
+
+    def state(self, name: str) -> dict[str, Any] | None:
+        value = self.model["tables"].get(name)
+        return copy.deepcopy(value)
+
+    def props(self, tag: str) -> dict[str, str]:
+        return {PROPERTY: tag} if self.rng.random() < 0.3 else {}
+
+    def fresh(self, tag: str) -> tuple[str, list[list[Any]]]:
+        size = self.rng.choice(SIZES)
+        lo = self.rng.randrange(0, 1_000_000)
+        return (f"SELECT CAST(id AS BIGINT) AS k, '{tag}' AS w FROM range({lo}, {lo + size})",
+                [[lo, lo + size, tag]])
+
+    def from_table(self, source: str, tag: str) -> tuple[str, list[list[Any]]]:
+        segments = self.model["tables"][source]["seg"]
+        if self.rng.random() < 0.5:
+            shift = self.rng.randrange(1, 1000)
+            return f"SELECT k + {shift} AS k, w FROM {source}", [[lo + shift, hi + shift, w] for lo, hi, w in segments]
+        return f"SELECT k, '{tag}' AS w FROM {source}", [[lo, hi, tag] for lo, hi, _ in segments]
+
+    def select(self, tag: str) -> tuple[str, list[list[Any]]]:
+        """A query of known result: fresh rows, a table's rows shifted or relabelled, or a UNION ALL of two."""
+        sources = [t for t in self.tables if row_count(self.model["tables"][t]["seg"]) <= MAX_ROWS // 2
+                   and len(self.model["tables"][t]["seg"]) <= MAX_SEGMENTS // 2]
+        roll = self.rng.random()
+        if not sources or roll < 0.35:
+            return self.fresh(tag)
+        first = self.from_table(self.rng.choice(sources), tag)
+        if roll < 0.7:
+            return first
+        second = self.fresh(tag) if self.rng.random() < 0.5 else self.from_table(self.rng.choice(sources), tag)
+        return f"{first[0]} UNION ALL {second[0]}", first[1] + second[1]
+
+    @staticmethod
+    def failing_select(tag: str) -> str:
+        """Analyses fine, fails while the job runs (after some rows are written)."""
+        return (f"SELECT CAST(id AS BIGINT) AS k, CASE WHEN id < 1500 THEN '{tag}' "
+                f"ELSE CAST(raise_error('soak {tag} fails on purpose') AS STRING) END AS w FROM range(2000)")
+
+    # -- statements
+
+    def plan(self, sid: str, *, create: str | None = None) -> dict[str, Any]:
+        """The next statement; ``create``: a CREATE TABLE AS SELECT of fresh rows under that name (set-up)."""
+        kind = "create_select" if create is not None else self.pick()
+        touched_tables: dict[str, Any] = {}
+        touched_views: dict[str, Any] = {}
+        expect = "ok"
+        tag = sid
+        call: dict[str, Any]
+        rng = self.rng
+        if kind in ("cor_select", "cor_like", "cor_schema", "cor_select_fail"):
+            target = rng.choice(self.tables) if kind == "cor_select_fail" else rng.choice(TABLE_POOL)
+            if kind == "cor_select":
+                query, segments = self.select(tag)
+                props = self.props(tag)
+                call = {"op": "create_or_replace_table", "args": [target],
+                        "kw": {"as_select": query, "properties": props or None}}
+                text = f"CREATE OR REPLACE TABLE {target} AS {query}"
+                touched_tables[target] = {"seg": segments, "props": props}
+            elif kind == "cor_like":
+                source = rng.choice(self.tables)
+                call = {"op": "create_or_replace_table", "args": [target], "kw": {"like": source}}
+                text = f"CREATE OR REPLACE TABLE {target} LIKE {source}"
+                touched_tables[target] = {"seg": [], "props": {}}  # LIKE copies no properties (documented)
+            elif kind == "cor_schema":
+                props = self.props(tag)
+                call = {"op": "create_or_replace_table", "args": [target],
+                        "kw": {"schema": "k BIGINT, w STRING", "properties": props or None}}
+                text = f"CREATE OR REPLACE TABLE {target} (k BIGINT, w STRING)"
+                touched_tables[target] = {"seg": [], "props": props}
+            else:
+                query = self.failing_select(tag)
+                call = {"op": "create_or_replace_table", "args": [target], "kw": {"as_select": query}}
+                text = f"CREATE OR REPLACE TABLE {target} AS {query}"
+                touched_tables[target] = self.state(target)
+                expect = "failed"
+        elif kind == "create_select":
+            target = create if create is not None else rng.choice(self.free)
+            query, segments = self.fresh(tag) if create is not None else self.select(tag)
+            props = {} if create is not None else self.props(tag)
+            call = {"op": "create_table", "args": [target], "kw": {"as_select": query, "properties": props or None}}
+            text = f"CREATE TABLE {target} AS {query}"
+            touched_tables[target] = {"seg": segments, "props": props}
+        elif kind == "create_exists_fail":
+            target = rng.choice(self.tables)
+            query, _ = self.fresh(tag)
+            call = {"op": "create_table", "args": [target], "kw": {"as_select": query}}
+            text = f"CREATE TABLE {target} AS {query}"
+            touched_tables[target] = self.state(target)
+            expect = "failed"
+        elif kind in ("rename_move", "rename_swap", "rename_rotate"):
+            free = rng.choice(self.free)
+            count = {"rename_move": 1, "rename_swap": 2, "rename_rotate": 3}[kind]
+            names = rng.sample(self.tables, count)
+            if count == 1:
+                pairs = [[names[0], free]]
+            else:  # a -> x, b -> a, c -> b, x -> c: every table moves one place along the cycle
+                pairs = [[names[0], free]] + [[names[i + 1], names[i]] for i in range(count - 1)] + [[free, names[-1]]]
+            moved: dict[str, Any] = {name: self.state(name) for name in [*names, free]}
+            result = dict(moved)
+            for old, new in pairs:
+                result[new], result[old] = result[old], None
+            call = {"op": "rename_tables", "args": [pairs], "kw": {}}
+            text = "RENAME TABLE " + ", ".join(f"{old} TO {new}" for old, new in pairs)
+            touched_tables.update(result)
+        elif kind == "drop":
+            names = rng.sample(self.tables, rng.choice([1, 1, 2]) if len(self.tables) > 3 else 1)
+            call = {"op": "drop_tables", "args": [names], "kw": {}}
+            text = "DROP TABLE " + ", ".join(names)
+            touched_tables.update({name: None for name in names})
+        elif kind == "truncate":
+            target = rng.choice(self.tables)
+            before = self.state(target)
+            assert before is not None
+            call = {"op": "truncate_table", "args": [target], "kw": {}}
+            text = f"TRUNCATE TABLE {target}"
+            touched_tables[target] = {"seg": [], "props": before["props"]}  # as Spark: the table's properties stay
+        elif kind in ("insert_overwrite", "insert_overwrite_fail"):
+            target = rng.choice(self.tables)
+            before = self.state(target)
+            assert before is not None
+            if kind == "insert_overwrite":
+                query, segments = self.select(tag)
+                touched_tables[target] = {"seg": segments, "props": before["props"]}
+            else:
+                query = self.failing_select(tag)
+                touched_tables[target] = before
+                expect = "failed"
+            call = {"op": "insert_overwrite", "args": [target], "kw": {"as_select": query}}
+            text = f"INSERT OVERWRITE TABLE {target} {query}"
+        elif kind == "create_view":
+            target = rng.choice(VIEW_POOL)
+            exists = target in self.model["views"]
+            or_replace = exists or rng.random() < 0.5
+            query = f"SELECT CAST({rng.randrange(10**6)} AS BIGINT) AS k, '{tag}' AS w"
+            call = {"op": "create_view", "args": [target], "kw": {"as_select": query, "or_replace": or_replace}}
+            text = f"CREATE {'OR REPLACE ' if or_replace else ''}VIEW {target} AS {query}"
+            touched_views[target] = query
+        elif kind == "drop_views":
+            views = sorted(self.model["views"])
+            names = rng.sample(views, min(len(views), rng.choice([1, 2])))
+            call = {"op": "drop_views", "args": [names], "kw": {}}
+            text = "DROP VIEW " + ", ".join(names)
+            touched_views.update({name: None for name in names})
+        elif kind == "alter_props":
+            target = rng.choice(self.tables)
+            before = self.state(target)
+            assert before is not None
+            call = {"op": "alter_table", "args": [target], "kw": {"properties": {PROPERTY: tag}}}
+            text = f"ALTER TABLE {target} SET TBLPROPERTIES ('{PROPERTY}' = '{tag}')"
+            touched_tables[target] = {"seg": before["seg"], "props": {**before["props"], PROPERTY: tag}}
+        else:
+            raise ValueError(f"unknown statement kind {kind!r}")
+        before_state = {
+            "tables": {name: self.state(name) for name in touched_tables},
+            "views": {name: self.model["views"].get(name) for name in touched_views},
+        }
+        after_state = {"tables": touched_tables, "views": touched_views}
+        if expect != "ok":
+            after_state = copy.deepcopy(before_state)
+        return {"op": "begin", "sid": sid, "kind": kind, "call": call, "text": f"{text} {marker(sid)}",
+                "expect": expect, "before": before_state, "after": after_state}
+
+    def applicable(self, kind: str) -> bool:
+        need = NEEDS.get(kind)
+        if need is not None and not self.caps.get(need, False):
+            return False
+        tables, free = len(self.tables), len(self.free)
+        if kind in ("cor_like", "cor_select_fail", "create_exists_fail", "truncate", "insert_overwrite",
+                    "insert_overwrite_fail", "alter_props"):
+            return tables >= 1
+        if kind == "create_select":
+            return free >= 1
+        if kind == "rename_move":
+            return tables >= 1 and free >= 1
+        if kind == "rename_swap":
+            return tables >= 2 and free >= 1
+        if kind == "rename_rotate":
+            return tables >= 3 and free >= 1
+        if kind == "drop":
+            return tables >= 3
+        if kind == "drop_views":
+            return bool(self.model["views"])
+        return True
+
+    def pick(self) -> str:
+        kinds = [kind for kind in WEIGHTS if self.applicable(kind)]
+        weights = [WEIGHTS[kind] * (4 if kind == "create_select" and len(self.tables) < 3 else 1) for kind in kinds]
+        return self.rng.choices(kinds, weights)[0]
+
+
+# ---------------------------------------------------------------------------------------------------- running
+
+
+def execute(ddl: Any, statement: dict[str, Any]) -> Any:
+    call = statement["call"]
+    op, args, kw = call["op"], list(call["args"]), dict(call["kw"])
+    kw["statement"] = statement["text"]
+    if op == "alter_table":
+        from ddl_log.alter_ops import SetProperties
+
+        return ddl.alter_table(args[0], SetProperties(kw.pop("properties")), statement=kw["statement"])
+    if op == "rename_tables":
+        args = [[(old, new) for old, new in args[0]]]
+    method: Callable[..., Any] = getattr(ddl, op)
+    return method(*args, **kw)
+
+
+def returned_event(result: Any) -> Any:
+    from chains.binlog import BinlogEvent
+
+    if isinstance(result, BinlogEvent):
+        return result
+    event = getattr(result, "event", None)
+    return event if isinstance(event, BinlogEvent) else None
+
+
+def run_workload(ddl: Any, state: dict[str, Any], journal: Journal, rng: random.Random, statements: int,
+                 caps: dict[str, bool], *, setup: bool) -> None:
+    from ddl_log import DDLLogError
+
+    model = state["model"]
+    planner = Planner(rng, model, caps)
+    pending = [name for name in INITIAL_TABLES if name not in model["tables"]] if setup else []
+    for number in range(statements):
+        sid = f"g{state['gen']}i{state['iteration']}s{number}"
+        statement = planner.plan(sid, create=pending.pop(0)) if pending else planner.plan(sid)
+        journal.write(statement)
+        emit("begin", n=number, sid=sid, kind=statement["kind"])
+        last_seq = ddl.binlog_file.last_seq
+        started = time.monotonic()
+        outcome, error, result = "ok", None, None
+        try:
+            result = execute(ddl, statement)
+        except DDLLogError as exc:
+            outcome, error = "failed", f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - recorded; the checker reports it
+            outcome, error = "error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        secs = round(time.monotonic() - started, 3)
+        found = [event for event in ddl.binlog_file.events(last_seq) if sid_of(event.statement) == sid]
+        event = returned_event(result)
+        journal.write({"op": "end", "sid": sid, "outcome": outcome, "error": error, "secs": secs,
+                       "event_seq": event.seq if event is not None else None,
+                       "binlogged": [e.seq for e in found]})
+        emit("end", n=number, sid=sid, kind=statement["kind"], secs=secs, outcome=outcome)
+        apply_statement(model, statement, bool(found))
+        if outcome != statement["expect"] or (error and "rollback incomplete" in error):
+            return  # something unplanned: let the next worker recover and check rather than pile up more
+
+
+# ---------------------------------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.soak.workload")
+    parser.add_argument("--dir", required=True, type=Path)
+    parser.add_argument("--iteration", required=True, type=int)
+    parser.add_argument("--seed", required=True, type=int)
+    parser.add_argument("--statements", type=int, default=40)
+    parser.add_argument("--check-only", action="store_true")
+    args = parser.parse_args(argv)
+
+    from ddl_log import AtomicDDL
+
+    workdir: Path = args.dir.resolve()
+    state = load_state(workdir)
+    home = workdir / f"home{state['gen']}"
+    journal = workdir / state["journal"] if state["journal"] else None
+    started = time.monotonic()
+    ddl = AtomicDDL(home=home)
+    opened = time.monotonic()
+    result = check(ddl, home, state, journal)
+    checked = time.monotonic()
+    ddl.close()
+    ddl = AtomicDDL(home=home)
+    second = ddl.last_recovery
+    if not second.nothing_to_do:
+        result["violations"].append({
+            "kind": "recovery", "what": "a second recovery still had something to do", "object": None,
+            "detail": {"outcomes": [o.as_dict() for o in second.outcomes],
+                       "abandoned": [repr(c) for c in second.abandoned]}})
+        result["reset"] = True
+    model = result.pop("model")
+    emit("check", gen=state["gen"], iteration=args.iteration, journal=state["journal"], home=str(home),
+         secs={"open": round(opened - started, 2), "check": round(checked - opened, 2)}, **result)
+    if args.check_only:
+        ddl.close()
+        return 0
+    if result["reset"]:
+        durable_write(workdir / STATE_FILE, json.dumps(new_generation(state["gen"] + 1, args.iteration)))
+        emit("reset", gen=state["gen"] + 1)
+        ddl.close()
+        return 0
+    journal_name = f"journal-g{state['gen']}-i{args.iteration:04d}.jsonl"
+    setup = bool(state.get("setup")) and any(name not in model["tables"] for name in INITIAL_TABLES)
+    state.update({"iteration": args.iteration, "journal": journal_name, "model": model,
+                  "committed": result["committed"], "uncommitted": result["uncommitted"], "setup": setup})
+    durable_write(workdir / STATE_FILE, json.dumps(state))
+    caps = capabilities(ddl.catalog)
+    rng = random.Random(f"{args.seed}:{state['gen']}:{args.iteration}")
+    emit("ready", caps=caps, tables=sorted(model["tables"]), schema=SCHEMA,
+         rows={name: row_count(value["seg"]) for name, value in model["tables"].items()},
+         labels={name: len(aggregates(value["seg"])) for name, value in model["tables"].items()})
+    run_workload(ddl, state, Journal(workdir / journal_name), rng, args.statements, caps, setup=setup)
+    emit("done")
+    ddl.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
