@@ -36,6 +36,11 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the table this statement created, if it is there and still ours; then its leftover files."""
     catalog: Catalog = ctx.catalog
     name = _name(action)
+    renamed_from = action.extra.get("renamed_from")
+    if renamed_from:
+        # The table arrived by a rename (TMP -> ORIG) that a kill may have cut between the directory move and the
+        # metastore update: put the data back under TMP, whose own undo then drops it (found by the soak).
+        catalog.settle_rename(TableName(str(renamed_from[0]), str(renamed_from[1])), name)
     identity = catalog.identity(name)
     if identity is not None:
         if identity != action.tag:

@@ -162,7 +162,7 @@ class ReplaceTable:
 
     def do_log_orig_create(self) -> None:
         self.log.add_action(self.create_chain, ActionType.CREATE_TABLE, name=self.orig, tag=self.tag,
-                            extra={"owns_location": self.orig_exists})
+                            extra={"owns_location": self.orig_exists, "renamed_from": [self.tmp.db, self.tmp.name]})
 
     def do_install(self) -> None:
         self.catalog.rename(self.tmp, self.orig)
