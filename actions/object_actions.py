@@ -3,7 +3,8 @@ CREATE_VIEW keeps a copy of the old .frm) and restore it only while the object s
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import attrs
 
@@ -13,6 +14,8 @@ from chains.entries import ActionEntry, ActionType
 from storage.catalog import FunctionDefinition, ViewDefinition
 from storage.errors import CatalogError
 from storage.names import TableName
+
+D = TypeVar("D", ViewDefinition, FunctionDefinition)
 
 
 def view_to_extra(definition: ViewDefinition | None) -> dict[str, Any] | None:
@@ -48,6 +51,18 @@ def _name(action: ActionEntry) -> TableName:
     return action.name
 
 
+def restore_definition(current: D | None, old: D | None, new: D | None, *, drop: Callable[[], None],
+                       recreate: Callable[[D], None]) -> None:
+    """Undo of CREATE [OR REPLACE] VIEW / FUNCTION: put ``old`` back (or drop the object when there was none) while
+    the object still holds ``new``, the definition this statement made; someone else's object is never touched."""
+    if current == old or (current is not None and current != new):
+        return
+    if old is None:
+        drop()
+    else:
+        recreate(old)
+
+
 @executor(ActionType.DROP_VIEW)
 def forward_drop_view(action: ActionEntry, ctx: ActionContext) -> None:
     name = _name(action)
@@ -73,17 +88,13 @@ def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
 def undo_create_view(action: ActionEntry, ctx: ActionContext) -> None:
     """Put the old definition back (or drop the new view) while the view still holds what this statement made."""
     name = _name(action)
-    old = view_from_extra(action.extra.get("old"))
-    new = view_from_extra(action.extra.get("new"))
-    current = ctx.catalog.view_definition(name)
-    if current == old:
-        return
-    if current is not None and current != new:
-        return  # someone else's view now: never touch it
-    if old is None:
-        ctx.catalog.drop_view(name)
-    else:
-        ctx.catalog.create_view(name, old, replace=True)
+    restore_definition(
+        ctx.catalog.view_definition(name),
+        view_from_extra(action.extra.get("old")),
+        view_from_extra(action.extra.get("new")),
+        drop=lambda: ctx.catalog.drop_view(name),
+        recreate=lambda old: ctx.catalog.create_view(name, old, replace=True),
+    )
 
 
 @executor(ActionType.RENAME_VIEW)
@@ -102,17 +113,13 @@ def undo_rename_view(action: ActionEntry, ctx: ActionContext) -> None:
 @executor(ActionType.CREATE_FUNCTION)
 def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
     name = _name(action)
-    old = function_from_extra(action.extra.get("old"))
-    new = function_from_extra(action.extra.get("new"))
-    current = ctx.catalog.function_definition(name)
-    if current == old:
-        return
-    if current is not None and current != new:
-        return
-    if old is None:
-        ctx.catalog.drop_function(name)
-    else:
-        ctx.catalog.create_function(name, old, replace=True)
+    restore_definition(
+        ctx.catalog.function_definition(name),
+        function_from_extra(action.extra.get("old")),
+        function_from_extra(action.extra.get("new")),
+        drop=lambda: ctx.catalog.drop_function(name),
+        recreate=lambda old: ctx.catalog.create_function(name, old, replace=True),
+    )
 
 
 @executor(ActionType.CREATE_DB)
