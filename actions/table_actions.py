@@ -10,7 +10,7 @@ from chains.commit import binlog_once
 from chains.entries import ActionEntry, ActionType
 from storage import crashpoints
 from storage.catalog import Catalog
-from storage.errors import CatalogError
+from storage.errors import CatalogError, NoSuchObjectError
 from storage.names import TableName
 
 UNDO_CREATE_BEFORE_DROP = crashpoints.declare("undo.create_table.before_drop", "undo found our table, not dropped yet")
@@ -41,13 +41,13 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
         # The table arrived by a rename (TMP -> ORIG) that a kill may have cut between the directory move and the
         # metastore update: put the data back under TMP, whose own undo then drops it (found by the soak).
         catalog.settle_rename(TableName(str(renamed_from[0]), str(renamed_from[1])), name)
-    identity = catalog.identity(name)
-    if identity is not None:
-        if identity != action.tag:
-            return  # a table we did not create holds the name: never touch it
-        UNDO_CREATE_BEFORE_DROP()
-        catalog.drop(name)  # removes the files too
-        return
+    if action.tag is not None:
+        try:
+            # Only the table we created (our tag) is dropped, files included; another table holding the name stays.
+            catalog.drop(name, expect=action.tag, before=UNDO_CREATE_BEFORE_DROP)
+            return
+        except NoSuchObjectError:
+            pass  # not created, or already dropped: only files can be left
     if owns_location(action):
         catalog.clean_leftovers(name)
 
@@ -77,15 +77,13 @@ def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the table if it is the one logged (by identity, when one was recorded), then its leftover files."""
     catalog = ctx.catalog
     name = _name(action)
-    identity = catalog.identity(name)
-    if identity is not None:
-        if action.tag is not None and identity != action.tag:
-            return
-        DROP_BEFORE()
-        catalog.drop(name)  # removes the files too
-        DROP_AFTER()
+    try:
+        dropped = catalog.drop(name, expect=action.tag, before=DROP_BEFORE)  # removes the files too
+    except NoSuchObjectError:
+        catalog.clean_leftovers(name)  # the table is gone; a drop cut between metastore and files left them
         return
-    catalog.clean_leftovers(name)  # the table is gone; a drop cut between metastore and files left them
+    if dropped:
+        DROP_AFTER()
 
 
 @executor(ActionType.DROP_INIT)

@@ -133,14 +133,18 @@ class AtomicDDL:
     def _parts(self) -> Parts:
         return Parts(self.log, self.binlog, self.catalog)
 
-    def _table_statement(self, name: str | TableName, spec: TableSpec, statement: str, *, verb: str,
+    def _table_statement(self, name: str | TableName, spec: TableSpec | None, statement: str, *, verb: str,
                          orig_must_exist: bool | None, fill: Fill | None = None) -> ReplaceResult:
+        """Run a statement through the replace machine; ``spec`` None means an empty copy of the table itself,
+        read under the statement's lock so that no ALTER can slip in between."""
         target = TableName.of(name)
         keys = [object_key(target.db, target.name)]
-        if spec.like is not None:
+        if spec is not None and spec.like is not None:
             keys.append(object_key(spec.like.db, spec.like.name))
         with self.locks.hold(keys, shared=[database_key(target.db)]):
-            if spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
+            if spec is None:
+                spec = self._copy_spec(target)  # needs no check_create: the machine checks that the table exists
+            elif spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
                 self.catalog.check_create(spec)
             return ReplaceTable(self.log, self.binlog, self.catalog, target, spec, statement, verb=verb,
                                 orig_must_exist=orig_must_exist, fill=fill).run()
@@ -199,7 +203,7 @@ class AtomicDDL:
         """TRUNCATE TABLE: an empty copy (LIKE) swapped in; the old rows stay readable until the swap and come back
         on any failure or crash before the commit."""
         target = TableName.of(name)
-        return self._table_statement(target, self._copy_spec(target), statement or f"TRUNCATE TABLE {target.quoted}",
+        return self._table_statement(target, None, statement or f"TRUNCATE TABLE {target.quoted}",
                                      verb="TRUNCATE TABLE", orig_must_exist=True)
 
     def insert_overwrite(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
@@ -210,7 +214,7 @@ class AtomicDDL:
             raise InvalidNameError("give exactly one of as_select, df", str(name))
         target = TableName.of(name)
         text = statement or f"INSERT OVERWRITE TABLE {target.quoted} " + (as_select or "/* DataFrame */")
-        return self._table_statement(target, self._copy_spec(target), text, verb="INSERT OVERWRITE",
+        return self._table_statement(target, None, text, verb="INSERT OVERWRITE",
                                      orig_must_exist=True, fill=Fill(as_select=as_select, df=df))
 
     def _copy_spec(self, target: TableName) -> TableSpec:

@@ -21,6 +21,7 @@ Contract every implementation keeps, because recovery depends on it:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
@@ -151,7 +152,13 @@ class Catalog(Protocol):
         """Append the rows of ``fill`` to ``name`` (columns by position, as INSERT INTO does)."""
         ...
 
-    def drop(self, name: TableName) -> None: ...
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
+        """Drop the table ``name`` and its files; :class:`NoSuchObjectError` when no table has that name.
+
+        With ``expect``, only if its identity is ``expect`` (False, and nothing done, otherwise): one lookup serves
+        the identity check and the drop. ``before`` runs between that check and the drop (a crash point).
+        """
+        ...
 
     def list_tables(self, db: str) -> list[TableName]: ...
 

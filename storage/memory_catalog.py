@@ -99,11 +99,17 @@ class MemoryCatalog:
             raise CatalogError(f"location of {new} already exists", str(new))
         self.tables[new] = self.tables.pop(old)
 
-    def drop(self, name: TableName) -> None:
-        self._check("drop", name)
-        if name not in self.tables:
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
+        table = self.tables.get(name)
+        if table is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        if expect is not None and table.identity != expect:
+            return False
+        if before is not None:
+            before()
+        self._check("drop", name)
         del self.tables[name]
+        return True
 
     def list_tables(self, db: str) -> list[TableName]:
         return sorted(name for name in self.tables if name.db == db)

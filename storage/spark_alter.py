@@ -120,7 +120,7 @@ class SparkTableAlter:
         CHAR/VARCHAR columns); an empty column comment is reported as ``None``. Nested ``NOT NULL`` is not kept by
         Spark for data source tables and not reported.
         """
-        info = self._catalog._describe(name)
+        info = self._catalog._describe(name, expect_present=True)
         if info is None or _kind(info) == "VIEW":
             return None
         try:

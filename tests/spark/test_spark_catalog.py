@@ -599,6 +599,35 @@ def test_drop_removes_table_and_files(catalog: SparkCatalog, warehouse: Path) ->
     assert tree(warehouse) == []
 
 
+def test_drop_with_an_expected_identity_leaves_any_other_table_alone(catalog: SparkCatalog, warehouse: Path) -> None:
+    catalog.create(T("t1"), TableSpec(as_select="SELECT 1 AS a"), "theirs")
+    touched: list[str] = []
+    assert catalog.drop(T("t1"), expect="ours", before=lambda: touched.append("before")) is False
+    assert catalog.identity(T("t1")) == "theirs" and touched == [], "another identity: no drop, no hook"
+    assert catalog.drop(T("t1"), expect="theirs", before=lambda: touched.append("before")) is True
+    assert touched == ["before"] and not catalog.exists(T("t1")) and tree(warehouse) == []
+
+
+def test_lookups_of_free_names_never_fail_inside_the_engine(catalog: SparkCatalog, clean_spark: Any) -> None:
+    """A failing DESCRIBE costs about 80 ms; a free name is answered by ``tableExists`` alone (issue 7)."""
+    statements: list[str] = []
+    real_sql = clean_spark.sql
+
+    def spy(text: str, *args: Any, **kwargs: Any) -> Any:
+        statements.append(text)
+        return real_sql(text, *args, **kwargs)
+
+    clean_spark.sql = spy
+    try:
+        assert catalog.identity(T("nope")) is None
+        assert not catalog.exists(T("nope"))
+        assert catalog.view_definition(T("nope")) is None
+        assert catalog.default_location(T("nope")) is not None
+    finally:
+        del clean_spark.sql
+    assert [text for text in statements if text.startswith("DESCRIBE")] == []
+
+
 def test_drop_errors(catalog: SparkCatalog, clean_spark: Any) -> None:
     with pytest.raises(NoSuchObjectError) as missing:
         catalog.drop(T("nope"))
