@@ -105,6 +105,11 @@ class ActionEntry:
     def done(self) -> bool:
         return self.phase == FINAL
 
+    def at_phase(self, phase: int) -> ActionEntry:
+        """This entry at ``phase``: the constructor directly, about three times cheaper than ``attrs.evolve`` on the
+        log's hottest path (group commit of phase records)."""
+        return ActionEntry(self.id, self.chain, self.type, phase, self.name, self.from_name, self.tag, self.extra)
+
     @property
     def phase_name(self) -> str:
         return self.type.phase_name(self.phase)

@@ -47,7 +47,7 @@ class LogState:
             self.reserve(chain.position + 1)
         elif op == "phase":
             action = self.actions[record["id"]]
-            self.actions[action.id] = attrs.evolve(action, phase=record["phase"])
+            self.actions[action.id] = action.at_phase(record["phase"])
         elif op == "xid":
             self._evolve(record["pos"], xid=record["xid"], binlog_pos=BinlogPosition(record["bseg"], record["boff"]))
             self.reserve(record["xid"] + 1)
