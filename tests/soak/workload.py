@@ -32,6 +32,7 @@ from typing import Any
 
 from tests.soak.checker import (
     SCHEMA,
+    WIDE_SCHEMA,
     aggregates,
     apply_statement,
     check,
@@ -44,6 +45,9 @@ from tests.soak.checker import (
 TABLE_POOL = tuple(f"t{i}" for i in range(6))
 INITIAL_TABLES = ("t0", "t1", "t2", "t3")
 VIEW_POOL = ("v0", "v1", "v2")
+FUNCTION_POOL = ("f0", "f1")
+DATABASE_POOL = ("soakdb0", "soakdb1")
+DATABASE_TABLE_POOL = ("u0", "u1")
 PROPERTY = "soak.p"
 SIZES = (1, 10, 1_000, 20_000, 100_000)
 MAX_ROWS = 300_000
@@ -67,6 +71,19 @@ WEIGHTS: dict[str, int] = {
     "create_view": 5,
     "drop_views": 3,
     "alter_props": 5,
+    "create_schema": 3,
+    "create_like": 2,
+    "cor_df": 4,
+    "alter_view": 2,
+    "rename_view": 2,
+    "create_function": 3,
+    "drop_function": 2,
+    "create_database": 2,
+    "database_table": 3,
+    "drop_database": 2,
+    "add_columns": 2,
+    "drop_columns": 2,
+    "unset_props": 2,
 }
 NEEDS: dict[str, str] = {
     "rename_move": "rename",
@@ -74,13 +91,25 @@ NEEDS: dict[str, str] = {
     "rename_rotate": "rename",
     "create_view": "views",
     "drop_views": "views",
+    "alter_view": "views",
+    "rename_view": "views",
     "alter_props": "alter",
+    "unset_props": "alter",
+    "add_columns": "alter",
+    "drop_columns": "alter",
+    "create_function": "functions",
+    "drop_function": "functions",
+    "create_database": "databases",
+    "database_table": "databases",
+    "drop_database": "databases",
 }
 """Statement kinds that need a capability the catalog engine may not have yet."""
 CAPABILITIES: dict[str, tuple[str, ...]] = {
     "rename": ("view_definition",),  # plan_renames asks whether the target is a view
     "views": ("view_definition", "create_view", "drop_view"),
-    "alter": ("table_metadata", "set_properties", "unset_properties"),
+    "alter": ("table_metadata", "set_properties", "unset_properties", "add_columns"),
+    "functions": ("function_definition", "create_function", "drop_function"),
+    "databases": ("database_exists", "create_database", "drop_database", "list_objects"),
 }
 
 
@@ -159,6 +188,30 @@ class Planner:
         value = self.model["tables"].get(name)
         return copy.deepcopy(value)
 
+    def tables_of_schema(self, schema: str) -> list[str]:
+        return [name for name in self.tables if self.model["tables"][name].get("schema", SCHEMA) == schema]
+
+    @property
+    def free_views(self) -> list[str]:
+        return [name for name in VIEW_POOL if name not in self.model["views"]]
+
+    @property
+    def databases_with_room(self) -> list[str]:
+        return [db for db, value in sorted(self.model["databases"].items())
+                if any(name not in value["tables"] for name in DATABASE_TABLE_POOL)]
+
+    def like(self, source: str) -> dict[str, Any]:
+        """An empty copy of ``source``: its schema, no rows, no properties (LIKE copies none, as documented)."""
+        schema = self.model["tables"][source].get("schema", SCHEMA)
+        return {"seg": [], "props": {}, **({"schema": schema} if schema != SCHEMA else {})}
+
+    @staticmethod
+    def fitted(query: str, state: dict[str, Any] | None) -> str:
+        """``query`` (columns k, w) shaped for a table of ``state``'s schema: the added column is NULL."""
+        if state is not None and state.get("schema", SCHEMA) == WIDE_SCHEMA:
+            return f"SELECT k, w, CAST(NULL AS INT) AS x FROM ({query}) AS q"
+        return query
+
     def props(self, tag: str) -> dict[str, str]:
         return {PROPERTY: tag} if self.rng.random() < 0.3 else {}
 
@@ -201,6 +254,8 @@ class Planner:
         kind = "create_select" if create is not None else self.pick()
         touched_tables: dict[str, Any] = {}
         touched_views: dict[str, Any] = {}
+        touched_functions: dict[str, Any] = {}
+        touched_databases: dict[str, Any] = {}
         expect = "ok"
         tag = sid
         call: dict[str, Any]
@@ -218,7 +273,7 @@ class Planner:
                 source = rng.choice(self.tables)
                 call = {"op": "create_or_replace_table", "args": [target], "kw": {"like": source}}
                 text = f"CREATE OR REPLACE TABLE {target} LIKE {source}"
-                touched_tables[target] = {"seg": [], "props": {}}  # LIKE copies no properties (documented)
+                touched_tables[target] = self.like(source)
             elif kind == "cor_schema":
                 props = self.props(tag)
                 call = {"op": "create_or_replace_table", "args": [target],
@@ -271,18 +326,19 @@ class Planner:
             assert before is not None
             call = {"op": "truncate_table", "args": [target], "kw": {}}
             text = f"TRUNCATE TABLE {target}"
-            touched_tables[target] = {"seg": [], "props": before["props"]}  # as Spark: the table's properties stay
+            touched_tables[target] = {**before, "seg": []}  # as Spark: the table's properties and schema stay
         elif kind in ("insert_overwrite", "insert_overwrite_fail"):
             target = rng.choice(self.tables)
             before = self.state(target)
             assert before is not None
             if kind == "insert_overwrite":
                 query, segments = self.select(tag)
-                touched_tables[target] = {"seg": segments, "props": before["props"]}
+                touched_tables[target] = {**before, "seg": segments}
             else:
                 query = self.failing_select(tag)
                 touched_tables[target] = before
                 expect = "failed"
+            query = self.fitted(query, before)
             call = {"op": "insert_overwrite", "args": [target], "kw": {"as_select": query}}
             text = f"INSERT OVERWRITE TABLE {target} {query}"
         elif kind == "create_view":
@@ -303,16 +359,97 @@ class Planner:
             target = rng.choice(self.tables)
             before = self.state(target)
             assert before is not None
-            call = {"op": "alter_table", "args": [target], "kw": {"properties": {PROPERTY: tag}}}
+            call = {"op": "alter_table", "args": [target], "kw": {"alter": ["set", {PROPERTY: tag}]}}
             text = f"ALTER TABLE {target} SET TBLPROPERTIES ('{PROPERTY}' = '{tag}')"
-            touched_tables[target] = {"seg": before["seg"], "props": {**before["props"], PROPERTY: tag}}
+            touched_tables[target] = {**before, "props": {**before["props"], PROPERTY: tag}}
+        elif kind == "unset_props":
+            target = rng.choice(self.tables)
+            before = self.state(target)
+            assert before is not None
+            call = {"op": "alter_table", "args": [target], "kw": {"alter": ["unset", [PROPERTY]]}}
+            text = f"ALTER TABLE {target} UNSET TBLPROPERTIES IF EXISTS ('{PROPERTY}')"
+            touched_tables[target] = {**before, "props": {k: v for k, v in before["props"].items() if k != PROPERTY}}
+        elif kind in ("add_columns", "drop_columns"):
+            adding = kind == "add_columns"
+            target = rng.choice(self.tables_of_schema(SCHEMA if adding else WIDE_SCHEMA))
+            before = self.state(target)
+            assert before is not None
+            call = {"op": "alter_table", "args": [target], "kw": {"alter": ["add_x" if adding else "drop_x", None]}}
+            text = f"ALTER TABLE {target} " + ("ADD COLUMNS (x INT)" if adding else "DROP COLUMNS (x)")
+            after = {k: v for k, v in before.items() if k != "schema"}
+            touched_tables[target] = {**after, "schema": WIDE_SCHEMA} if adding else after
+        elif kind == "create_schema":
+            target = rng.choice(self.free)
+            props = self.props(tag)
+            call = {"op": "create_table", "args": [target],
+                    "kw": {"schema": "k BIGINT, w STRING", "properties": props or None}}
+            text = f"CREATE TABLE {target} (k BIGINT, w STRING)"
+            touched_tables[target] = {"seg": [], "props": props}
+        elif kind == "create_like":
+            target, source = rng.choice(self.free), rng.choice(self.tables)
+            call = {"op": "create_table", "args": [target], "kw": {"like": source}}
+            text = f"CREATE TABLE {target} LIKE {source}"
+            touched_tables[target] = self.like(source)
+        elif kind == "cor_df":
+            target = rng.choice(TABLE_POOL)
+            query, segments = self.select(tag)
+            call = {"op": "create_or_replace_table", "args": [target], "kw": {"df_sql": query}}
+            text = f"CREATE OR REPLACE TABLE {target} AS /* DataFrame */ {query}"
+            touched_tables[target] = {"seg": segments, "props": {}}
+        elif kind == "alter_view":
+            target = rng.choice(sorted(self.model["views"]))
+            query = f"SELECT CAST({rng.randrange(10**6)} AS BIGINT) AS k, '{tag}' AS w"
+            call = {"op": "alter_view", "args": [target], "kw": {"as_select": query}}
+            text = f"ALTER VIEW {target} AS {query}"
+            touched_views[target] = query
+        elif kind == "rename_view":
+            old, new = rng.choice(sorted(self.model["views"])), rng.choice(self.free_views)
+            call = {"op": "rename_view", "args": [old, new], "kw": {}}
+            text = f"ALTER VIEW {old} RENAME TO {new}"
+            touched_views.update({old: None, new: self.model["views"][old]})
+        elif kind == "create_function":
+            target = rng.choice(FUNCTION_POOL)
+            n = rng.randrange(1, 10**6)
+            or_replace = target in self.model["functions"] or rng.random() < 0.5
+            call = {"op": "create_sql_function", "args": [target],
+                    "kw": {"params": "x BIGINT", "returns": "BIGINT", "body": f"x + {n}", "or_replace": or_replace}}
+            head = "CREATE OR REPLACE FUNCTION" if or_replace else "CREATE FUNCTION"
+            text = f"{head} {target}(x BIGINT) RETURNS BIGINT RETURN x + {n}"
+            touched_functions[target] = n
+        elif kind == "drop_function":
+            target = rng.choice(sorted(self.model["functions"]))
+            call = {"op": "drop_function", "args": [target], "kw": {}}
+            text = f"DROP FUNCTION {target}"
+            touched_functions[target] = None
+        elif kind == "create_database":
+            target = rng.choice([db for db in DATABASE_POOL if db not in self.model["databases"]])
+            call = {"op": "create_database", "args": [target], "kw": {}}
+            text = f"CREATE DATABASE {target}"
+            touched_databases[target] = {"tables": {}}
+        elif kind == "database_table":
+            db = rng.choice(self.databases_with_room)
+            content = copy.deepcopy(self.model["databases"][db])
+            table = rng.choice([name for name in DATABASE_TABLE_POOL if name not in content["tables"]])
+            query, segments = self.fresh(tag)
+            call = {"op": "create_table", "args": [f"{db}.{table}"], "kw": {"as_select": query}}
+            text = f"CREATE TABLE {db}.{table} AS {query}"
+            content["tables"][table] = {"seg": segments, "props": {}}
+            touched_databases[db] = content
+        elif kind == "drop_database":
+            target = rng.choice(sorted(self.model["databases"]))
+            call = {"op": "drop_database", "args": [target], "kw": {"cascade": True}}
+            text = f"DROP DATABASE {target} CASCADE"
+            touched_databases[target] = None
         else:
             raise ValueError(f"unknown statement kind {kind!r}")
         before_state = {
             "tables": {name: self.state(name) for name in touched_tables},
             "views": {name: self.model["views"].get(name) for name in touched_views},
+            "functions": {name: self.model["functions"].get(name) for name in touched_functions},
+            "databases": {name: copy.deepcopy(self.model["databases"].get(name)) for name in touched_databases},
         }
-        after_state = {"tables": touched_tables, "views": touched_views}
+        after_state = {"tables": touched_tables, "views": touched_views, "functions": touched_functions,
+                       "databases": touched_databases}
         if expect != "ok":
             after_state = copy.deepcopy(before_state)
         return {"op": "begin", "sid": sid, "kind": kind, "call": call, "text": f"{text} {marker(sid)}",
@@ -336,8 +473,26 @@ class Planner:
             return tables >= 3 and free >= 1
         if kind == "drop":
             return tables >= 3
-        if kind == "drop_views":
+        if kind == "drop_views" or kind == "alter_view":
             return bool(self.model["views"])
+        if kind == "rename_view":
+            return bool(self.model["views"]) and bool(self.free_views)
+        if kind in ("create_schema", "create_like"):
+            return free >= 1 and (kind == "create_schema" or tables >= 1)
+        if kind == "unset_props":
+            return tables >= 1
+        if kind == "add_columns":
+            return bool(self.tables_of_schema(SCHEMA))
+        if kind == "drop_columns":
+            return bool(self.tables_of_schema(WIDE_SCHEMA))
+        if kind == "drop_function":
+            return bool(self.model["functions"])
+        if kind == "create_database":
+            return len(self.model["databases"]) < len(DATABASE_POOL)
+        if kind == "database_table":
+            return bool(self.databases_with_room)
+        if kind == "drop_database":
+            return bool(self.model["databases"])
         return True
 
     def pick(self) -> str:
@@ -354,9 +509,15 @@ def execute(ddl: Any, statement: dict[str, Any]) -> Any:
     op, args, kw = call["op"], list(call["args"]), dict(call["kw"])
     kw["statement"] = statement["text"]
     if op == "alter_table":
-        from ddl_log.alter_ops import SetProperties
+        from ddl_log.alter_ops import AddColumns, DropColumns, SetProperties, UnsetProperties
 
-        return ddl.alter_table(args[0], SetProperties(kw.pop("properties")), statement=kw["statement"])
+        verb, value = kw.pop("alter")
+        alter = {"set": lambda: SetProperties(value), "unset": lambda: UnsetProperties(value, if_exists=True),
+                 "add_x": lambda: AddColumns("x INT"), "drop_x": lambda: DropColumns(("x",)),
+                 }[verb]()
+        return ddl.alter_table(args[0], alter, statement=kw["statement"])
+    if "df_sql" in kw:
+        kw["df"] = ddl.spark.sql(kw.pop("df_sql"))
     if op == "rename_tables":
         args = [[(old, new) for old, new in args[0]]]
     method: Callable[..., Any] = getattr(ddl, op)
