@@ -84,6 +84,9 @@ WEIGHTS: dict[str, int] = {
     "add_columns": 2,
     "drop_columns": 2,
     "unset_props": 2,
+    "create_partitioned": 3,
+    "add_partition": 2,
+    "drop_partition": 2,
 }
 NEEDS: dict[str, str] = {
     "rename_move": "rename",
@@ -97,6 +100,8 @@ NEEDS: dict[str, str] = {
     "unset_props": "alter",
     "add_columns": "alter",
     "drop_columns": "alter",
+    "add_partition": "alter",
+    "drop_partition": "alter",
     "create_function": "functions",
     "drop_function": "functions",
     "create_database": "databases",
@@ -107,7 +112,8 @@ NEEDS: dict[str, str] = {
 CAPABILITIES: dict[str, tuple[str, ...]] = {
     "rename": ("view_definition",),  # plan_renames asks whether the target is a view
     "views": ("view_definition", "create_view", "drop_view"),
-    "alter": ("table_metadata", "set_properties", "unset_properties", "add_columns"),
+    "alter": ("table_metadata", "set_properties", "unset_properties", "add_columns", "add_partition",
+              "drop_partition"),
     "functions": ("function_definition", "create_function", "drop_function"),
     "databases": ("database_exists", "create_database", "drop_database", "list_objects"),
 }
@@ -189,7 +195,13 @@ class Planner:
         return copy.deepcopy(value)
 
     def tables_of_schema(self, schema: str) -> list[str]:
-        return [name for name in self.tables if self.model["tables"][name].get("schema", SCHEMA) == schema]
+        """Unpartitioned tables of ``schema`` (ADD COLUMNS would put ``x`` before a partition column)."""
+        return [name for name in self.tables if self.model["tables"][name].get("schema", SCHEMA) == schema
+                and not self.model["tables"][name].get("part")]
+
+    @property
+    def partitioned(self) -> list[str]:
+        return [name for name in self.tables if self.model["tables"][name].get("part")]
 
     @property
     def free_views(self) -> list[str]:
@@ -203,7 +215,9 @@ class Planner:
     def like(self, source: str) -> dict[str, Any]:
         """An empty copy of ``source``: its schema, no rows, no properties (LIKE copies none, as documented)."""
         schema = self.model["tables"][source].get("schema", SCHEMA)
-        return {"seg": [], "props": {}, **({"schema": schema} if schema != SCHEMA else {})}
+        part = self.model["tables"][source].get("part")
+        return {"seg": [], "props": {}, **({"schema": schema} if schema != SCHEMA else {}),
+                **({"part": part} if part else {})}
 
     @staticmethod
     def fitted(query: str, state: dict[str, Any] | None) -> str:
@@ -378,6 +392,25 @@ class Planner:
             text = f"ALTER TABLE {target} " + ("ADD COLUMNS (x INT)" if adding else "DROP COLUMNS (x)")
             after = {k: v for k, v in before.items() if k != "schema"}
             touched_tables[target] = {**after, "schema": WIDE_SCHEMA} if adding else after
+        elif kind == "create_partitioned":
+            target = rng.choice(self.free)
+            query, segments = self.select(tag)
+            call = {"op": "create_table", "args": [target], "kw": {"as_select": query, "partitioned_by": ["w"]}}
+            text = f"CREATE TABLE {target} PARTITIONED BY (w) AS {query}"
+            touched_tables[target] = {"seg": segments, "props": {}, "part": ["w"]}
+        elif kind in ("add_partition", "drop_partition"):
+            target = rng.choice(self.partitioned)
+            before = self.state(target)
+            assert before is not None
+            labels = sorted({label for _, _, label in before["seg"]})
+            if kind == "add_partition" or not labels:
+                label, verb, keep = tag, "add_partition", before["seg"]
+            else:
+                label, verb = rng.choice(labels), "drop_partition"
+                keep = [segment for segment in before["seg"] if segment[2] != label]
+            call = {"op": "alter_table", "args": [target], "kw": {"alter": [verb, {"w": label}]}}
+            text = f"ALTER TABLE {target} {'ADD' if verb == 'add_partition' else 'DROP'} PARTITION (w = '{label}')"
+            touched_tables[target] = {**before, "seg": keep}
         elif kind == "create_schema":
             target = rng.choice(self.free)
             props = self.props(tag)
@@ -481,6 +514,10 @@ class Planner:
             return free >= 1 and (kind == "create_schema" or tables >= 1)
         if kind == "unset_props":
             return tables >= 1
+        if kind == "create_partitioned":
+            return free >= 1
+        if kind in ("add_partition", "drop_partition"):
+            return bool(self.partitioned)
         if kind == "add_columns":
             return bool(self.tables_of_schema(SCHEMA))
         if kind == "drop_columns":
@@ -509,11 +546,19 @@ def execute(ddl: Any, statement: dict[str, Any]) -> Any:
     op, args, kw = call["op"], list(call["args"]), dict(call["kw"])
     kw["statement"] = statement["text"]
     if op == "alter_table":
-        from ddl_log.alter_ops import AddColumns, DropColumns, SetProperties, UnsetProperties
+        from ddl_log.alter_ops import (
+            AddColumns,
+            AddPartition,
+            DropColumns,
+            DropPartition,
+            SetProperties,
+            UnsetProperties,
+        )
 
         verb, value = kw.pop("alter")
         alter = {"set": lambda: SetProperties(value), "unset": lambda: UnsetProperties(value, if_exists=True),
                  "add_x": lambda: AddColumns("x INT"), "drop_x": lambda: DropColumns(("x",)),
+                 "add_partition": lambda: AddPartition(value), "drop_partition": lambda: DropPartition(value),
                  }[verb]()
         return ddl.alter_table(args[0], alter, statement=kw["statement"])
     if "df_sql" in kw:
