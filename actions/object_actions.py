@@ -82,6 +82,7 @@ def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
     db = _name(action).db
     if ctx.catalog.database_exists(db):
         ctx.catalog.drop_database(db)
+    ctx.catalog.clean_database_leftovers(db)  # a drop cut between the metastore commit and the directory delete
 
 
 @executor(ActionType.CREATE_VIEW)
@@ -124,7 +125,12 @@ def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
 
 @executor(ActionType.CREATE_DB)
 def undo_create_database(action: ActionEntry, ctx: ActionContext) -> None:
-    """Drop the database this statement created, only while it is still empty (nothing of anyone else's in it)."""
+    """Drop the database this statement created, only while it is still empty (nothing of anyone else's in it); if
+    the create was cut inside the metastore, remove the directory it made (only when there was none before)."""
     db = _name(action).db
-    if ctx.catalog.database_exists(db) and ctx.catalog.list_objects(db).empty:
-        ctx.catalog.drop_database(db)
+    if ctx.catalog.database_exists(db):
+        if ctx.catalog.list_objects(db).empty:
+            ctx.catalog.drop_database(db)
+        return
+    if action.extra.get("owns_location"):
+        ctx.catalog.clean_database_leftovers(db)

@@ -115,10 +115,12 @@ def create_database(parts: Parts, db: str, *, if_not_exists: bool, comment: str 
             return False
         raise ObjectExistsError(f"database {db} already exists", db)
 
+    owns_location = not parts.catalog.database_leftovers_exist(db)  # else undo must leave that directory alone
+
     def body(run: UndoStatement) -> tuple[str, ...]:
         run.logged(ActionType.CREATE_DB,
                    partial(parts.catalog.create_database, db, comment=comment, properties=properties),
-                   name=TableName(db, "*"))
+                   name=TableName(db, "*"), extra={"owns_location": owns_location})
         return (db,)
 
     UndoStatement(parts, "CREATE DATABASE", db, statement, CREATE_DATABASE_POINTS).run(body)

@@ -221,6 +221,16 @@ class Catalog(Protocol):
         """Drop an empty database (RESTRICT); raises if it still holds objects."""
         ...
 
+    def database_leftovers_exist(self, db: str) -> bool:
+        """Whether something is at the default location of ``db`` although no database ``db`` exists (say True when
+        it cannot be known: the caller then leaves the location alone)."""
+        ...
+
+    def clean_database_leftovers(self, db: str) -> bool:
+        """Remove an *empty* directory at the default location of ``db`` when no database ``db`` exists (what a
+        CREATE or DROP DATABASE cut inside the metastore leaves); True if removed. Anything with files is kept."""
+        ...
+
     def check_create(self, spec: TableSpec) -> None:
         """Raise the error ``create`` would raise for a bad definition (missing LIKE source, bad column type,
         unknown partition column, a SELECT that does not analyse), without any side effect."""

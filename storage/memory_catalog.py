@@ -42,6 +42,8 @@ class MemoryCatalog:
         self.views: dict[TableName, ViewDefinition] = {}
         self.functions: dict[TableName, FunctionDefinition] = {}
         self.databases: set[str] = {"default"}
+        self.database_dirs: set[str] = {"default"}
+        """Databases' default locations; one without its database is a leftover."""
         self.leftovers: set[TableName] = set()
         """Names whose 'managed location' holds files without a table (what a torn Spark operation leaves)."""
         self.fail_on: Callable[[str, TableName], bool] = lambda operation, name: False
@@ -236,6 +238,7 @@ class MemoryCatalog:
         if db in self.databases:
             raise ObjectExistsError(f"database {db} already exists", db)
         self.databases.add(db)
+        self.database_dirs.add(db)
 
     def drop_database(self, db: str) -> None:
         self._check("drop_database", TableName(db, "*"))
@@ -244,3 +247,13 @@ class MemoryCatalog:
         if not self.list_objects(db).empty:
             raise CatalogError(f"database {db} is not empty", db)
         self.databases.discard(db)
+        self.database_dirs.discard(db)
+
+    def database_leftovers_exist(self, db: str) -> bool:
+        return db not in self.databases and db in self.database_dirs
+
+    def clean_database_leftovers(self, db: str) -> bool:
+        if not self.database_leftovers_exist(db):
+            return False
+        self.database_dirs.discard(db)
+        return True

@@ -989,6 +989,14 @@ class SparkCatalog:
         """See :meth:`storage.spark_databases.SparkDatabases.drop_database`."""
         self._databases.drop_database(db)
 
+    def database_leftovers_exist(self, db: str) -> bool:
+        """See :meth:`storage.spark_databases.SparkDatabases.database_leftovers_exist`."""
+        return self._databases.database_leftovers_exist(db)
+
+    def clean_database_leftovers(self, db: str) -> bool:
+        """See :meth:`storage.spark_databases.SparkDatabases.clean_database_leftovers`."""
+        return self._databases.clean_database_leftovers(db)
+
     # ------------------------------------------------------------------ leftovers
 
     def clean_leftovers(self, name: TableName) -> bool:

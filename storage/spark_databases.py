@@ -10,6 +10,7 @@ files in it included. Temporary views and temporary functions belong to no datab
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from storage.catalog import DatabaseObjects
@@ -159,3 +160,37 @@ class SparkDatabases:
                 shutil.rmtree(path)
         except OSError as error:
             raise EngineOperationError(f"cannot remove the directory {location} of {db}: {error}", db, error) from None
+
+    # ------------------------------------------------------------------ leftovers
+
+    def _default_path(self, db: str) -> Path | None:
+        """The local directory a new database ``db`` gets (``<warehouse>/<db>.db``); None when it is not local (the
+        ``metastore`` strategy) or ``db`` is not a name Spark could have created."""
+        if not ENGINE_NAME.fullmatch(db) or db.lower() == "default":
+            return None
+        warehouse = str(self._spark.conf.get("spark.sql.warehouse.dir"))
+        if self._catalog._strategy(warehouse) != "local":
+            return None
+        root = local_path(warehouse)
+        return None if root is None else root / f"{db.lower()}.db"
+
+    def database_leftovers_exist(self, db: str) -> bool:
+        """Whether ``<warehouse>/<db>.db`` exists while no database ``db`` does. True when it cannot be checked (not
+        a local file system), so that nothing there is ever removed. A metastore call and a path check."""
+        path = self._default_path(db)
+        if path is None:
+            return True
+        return not self.database_exists(db) and (path.exists() or path.is_symlink())
+
+    def clean_database_leftovers(self, db: str) -> bool:
+        """Remove ``<warehouse>/<db>.db`` if it is an empty directory and no database ``db`` exists: Hive makes the
+        directory before it commits a new database and deletes it after it commits a drop, so a kill inside either
+        leaves it behind (found by the soak). A directory with anything in it is kept. Local file systems only."""
+        path = self._default_path(db)
+        if path is None or path.is_symlink() or not path.is_dir() or self.database_exists(db):
+            return False
+        try:
+            path.rmdir()
+        except OSError:
+            return False  # not empty (someone's files), or already gone
+        return True
