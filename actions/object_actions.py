@@ -81,8 +81,9 @@ def forward_drop_function(action: ActionEntry, ctx: ActionContext) -> None:
 def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
     db = _name(action).db
     if ctx.catalog.database_exists(db):
-        ctx.catalog.drop_database(db)
-    ctx.catalog.clean_database_leftovers(db)  # a drop cut between the metastore commit and the directory delete
+        ctx.catalog.drop_database(db)  # its directory goes with it
+    else:
+        ctx.catalog.clean_database_leftovers(db)  # a drop cut between the metastore commit and the directory delete
 
 
 @executor(ActionType.CREATE_VIEW)

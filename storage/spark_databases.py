@@ -168,11 +168,8 @@ class SparkDatabases:
         ``metastore`` strategy) or ``db`` is not a name Spark could have created."""
         if not ENGINE_NAME.fullmatch(db) or db.lower() == "default":
             return None
-        warehouse = str(self._spark.conf.get("spark.sql.warehouse.dir"))
-        if self._catalog._strategy(warehouse) != "local":
-            return None
-        root = local_path(warehouse)
-        return None if root is None else root / f"{db.lower()}.db"
+        location = self._catalog._new_database_location(db.lower())
+        return local_path(location) if self._catalog._strategy(location) == "local" else None
 
     def database_leftovers_exist(self, db: str) -> bool:
         """Whether ``<warehouse>/<db>.db`` exists while no database ``db`` does. True when it cannot be checked (not
