@@ -7,11 +7,15 @@ from __future__ import annotations
 from actions.context import ActionContext
 from actions.registry import executor
 from chains.entries import ActionEntry, ActionType
-from storage.catalog import Column
+from chains.payloads import (
+    AddColumnsChange,
+    AlterTablePayload,
+    PartitionChange,
+    RestoreColumnComment,
+    RestoreProperties,
+    payload_of,
+)
 from storage.errors import CatalogError
-
-UNDO_KINDS = ("properties", "column_comment")
-FORWARD_KINDS = ("add_columns", "add_partition", "drop_partition")
 
 
 @executor(ActionType.ALTER_TABLE)
@@ -22,26 +26,25 @@ def replay_alter_table(action: ActionEntry, ctx: ActionContext) -> None:
     catalog = ctx.catalog
     if catalog.identity(name) != action.tag:
         return  # not the table this statement altered (dropped or replaced since): never touch it
-    kind = action.extra["kind"]
-    if kind == "properties":
-        old: dict[str, str | None] = action.extra["old"]
-        restore = {key: value for key, value in old.items() if value is not None}
+    payload = payload_of(action, AlterTablePayload)
+    change = payload.change
+    if isinstance(change, RestoreProperties):
+        restore = {key: value for key, value in change.old if value is not None}
         if restore:
             catalog.set_properties(name, restore)
-        missing = tuple(key for key, value in old.items() if value is None)
+        missing = tuple(key for key, value in change.old if value is None)
         if missing:
             catalog.unset_properties(name, missing)
-    elif kind == "column_comment":
-        catalog.set_column_comment(name, action.extra["column"], action.extra["old"] or "")
-    elif kind == "add_columns":
+    elif isinstance(change, RestoreColumnComment):
+        catalog.set_column_comment(name, change.column, change.old or "")
+    elif isinstance(change, AddColumnsChange):
         metadata = catalog.table_metadata(name)
         present = {c.name.lower() for c in metadata.columns} if metadata else set()
-        wanted = tuple(Column(c[0], c[1], c[2]) for c in action.extra["columns"] if c[0].lower() not in present)
+        wanted = tuple(c for c in change.columns if c.name.lower() not in present)
         if wanted:
             catalog.add_columns(name, wanted)
-    elif kind == "add_partition":
-        catalog.add_partition(name, dict(action.extra["spec"]))
-    elif kind == "drop_partition":
-        catalog.drop_partition(name, dict(action.extra["spec"]))
-    else:
-        raise CatalogError(f"unknown ALTER TABLE action kind {kind!r}", str(name))
+    elif isinstance(change, PartitionChange):
+        if change.add:
+            catalog.add_partition(name, dict(change.spec))
+        else:
+            catalog.drop_partition(name, dict(change.spec))

@@ -1,48 +1,35 @@
-"""Executors for views, functions and databases. Undo actions carry the old definition in ``extra`` (as MariaDB's
-CREATE_VIEW keeps a copy of the old .frm) and restore it only while the object still holds the new definition."""
+"""Executors for views, functions and databases. Undo actions carry the old definition in their payload (as MariaDB's
+CREATE_VIEW keeps a copy of the old .frm) and restore it only while the object still holds the new definition;
+roll-forward drops touch an object only while it is the one the statement dropped (identity and definition)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-import attrs
+from typing import TypeVar
 
 from actions.context import ActionContext
 from actions.registry import executor
 from chains.entries import ActionEntry, ActionType
+from chains.payloads import (
+    CreateDatabasePayload,
+    CreateFunctionPayload,
+    CreateViewPayload,
+    DropFunctionPayload,
+    DropViewPayload,
+    RenameViewPayload,
+    payload_of,
+)
+from storage import crashpoints
 from storage.catalog import FunctionDefinition, ViewDefinition
 from storage.errors import CatalogError
 from storage.names import TableName
 
 D = TypeVar("D", ViewDefinition, FunctionDefinition)
 
-
-def view_to_extra(definition: ViewDefinition | None) -> dict[str, Any] | None:
-    return None if definition is None else {"query": definition.query, "comment": definition.comment,
-                                            "columns": list(definition.columns)}
-
-
-def view_from_extra(value: dict[str, Any] | None) -> ViewDefinition | None:
-    if value is None:
-        return None
-    return ViewDefinition(value["query"], value.get("comment"), tuple(value.get("columns") or ()))
-
-
-def function_to_extra(definition: FunctionDefinition | None) -> dict[str, Any] | None:
-    if definition is None:
-        return None
-    data = attrs.asdict(definition)
-    data["resources"] = [list(pair) for pair in definition.resources]
-    return data
-
-
-def function_from_extra(value: dict[str, Any] | None) -> FunctionDefinition | None:
-    if value is None:
-        return None
-    fields = dict(value)
-    fields["resources"] = tuple(tuple(pair) for pair in fields.get("resources") or ())
-    return FunctionDefinition(**fields)
+DROP_VIEW_BEFORE = crashpoints.declare("forward.drop_view.before_drop", "roll-forward is about to drop a view")
+DROP_FUNCTION_BEFORE = crashpoints.declare("forward.drop_function.before_drop",
+                                           "roll-forward is about to drop a function")
+DROP_DB_BEFORE = crashpoints.declare("forward.drop_db.before_drop", "roll-forward is about to drop a database")
 
 
 def _name(action: ActionEntry) -> TableName:
@@ -65,22 +52,37 @@ def restore_definition(current: D | None, old: D | None, new: D | None, *, drop:
 
 @executor(ActionType.DROP_VIEW)
 def forward_drop_view(action: ActionEntry, ctx: ActionContext) -> None:
+    """Drop the view while it is the one the statement dropped: same identity (``tag``) and definition. A view
+    created anew under the name after a crash is someone else's and stays."""
     name = _name(action)
-    if ctx.catalog.view_definition(name) is not None:
-        ctx.catalog.drop_view(name)
+    payload = payload_of(action, DropViewPayload)
+    if ctx.catalog.view_definition(name) != payload.definition or ctx.catalog.view_identity(name) != action.tag:
+        return
+    DROP_VIEW_BEFORE()
+    ctx.catalog.drop_view(name)
 
 
 @executor(ActionType.DROP_FUNCTION)
 def forward_drop_function(action: ActionEntry, ctx: ActionContext) -> None:
+    """Drop the function while it has the definition the statement dropped (the metastore keeps no other identity
+    of a function that Spark reports); a function created anew with another definition stays."""
     name = _name(action)
-    if ctx.catalog.function_definition(name) is not None:
-        ctx.catalog.drop_function(name)
+    payload = payload_of(action, DropFunctionPayload)
+    if ctx.catalog.function_definition(name) != payload.definition:
+        return
+    DROP_FUNCTION_BEFORE()
+    ctx.catalog.drop_function(name)
 
 
 @executor(ActionType.DROP_DB)
 def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
+    """Drop the database while it carries the tag the statement gave it; a database created anew under the name
+    (with or without objects in it) is never touched, nor its directory."""
     db = _name(action).db
     if ctx.catalog.database_exists(db):
+        if ctx.catalog.database_identity(db) != action.tag:
+            return
+        DROP_DB_BEFORE()
         ctx.catalog.drop_database(db)  # its directory goes with it
     else:
         ctx.catalog.clean_database_leftovers(db)  # a drop cut between the metastore commit and the directory delete
@@ -90,10 +92,11 @@ def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
 def undo_create_view(action: ActionEntry, ctx: ActionContext) -> None:
     """Put the old definition back (or drop the new view) while the view still holds what this statement made."""
     name = _name(action)
+    payload = payload_of(action, CreateViewPayload)
     restore_definition(
         ctx.catalog.view_definition(name),
-        view_from_extra(action.extra.get("old")),
-        view_from_extra(action.extra.get("new")),
+        payload.old,
+        payload.new,
         drop=lambda: ctx.catalog.drop_view(name),
         recreate=lambda old: ctx.catalog.create_view(name, old, replace=True),
     )
@@ -105,20 +108,21 @@ def undo_rename_view(action: ActionEntry, ctx: ActionContext) -> None:
     original = action.from_name
     if original is None:
         raise CatalogError(f"rename action {action.id} has no source name")
-    expected = view_from_extra(action.extra.get("definition"))
+    payload = payload_of(action, RenameViewPayload)
     current = ctx.catalog.view_definition(moved_to)
-    if current is None or current != expected:
-        return
+    if current is None or current != payload.definition or ctx.catalog.view_identity(moved_to) != action.tag:
+        return  # the rename never happened, was undone already, or the view there is someone else's
     ctx.catalog.rename_view(moved_to, original)
 
 
 @executor(ActionType.CREATE_FUNCTION)
 def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
     name = _name(action)
+    payload = payload_of(action, CreateFunctionPayload)
     restore_definition(
         ctx.catalog.function_definition(name),
-        function_from_extra(action.extra.get("old")),
-        function_from_extra(action.extra.get("new")),
+        payload.old,
+        payload.new,
         drop=lambda: ctx.catalog.drop_function(name),
         recreate=lambda old: ctx.catalog.create_function(name, old, replace=True),
     )
@@ -126,12 +130,14 @@ def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
 
 @executor(ActionType.CREATE_DB)
 def undo_create_database(action: ActionEntry, ctx: ActionContext) -> None:
-    """Drop the database this statement created, only while it is still empty (nothing of anyone else's in it); if
-    the create was cut inside the metastore, remove the directory it made (only when there was none before)."""
+    """Drop the database this statement created (its tag), only while it is still empty (nothing of anyone else's
+    in it); if the create was cut inside the metastore, remove the directory it made (only when there was none
+    before). A database created anew under the name after a crash is never touched."""
     db = _name(action).db
+    payload = payload_of(action, CreateDatabasePayload)
     if ctx.catalog.database_exists(db):
-        if ctx.catalog.list_objects(db).empty:
+        if ctx.catalog.database_identity(db) == action.tag and ctx.catalog.list_objects(db).empty:
             ctx.catalog.drop_database(db)
         return
-    if action.extra.get("owns_location"):
+    if payload.owns_location:
         ctx.catalog.clean_database_leftovers(db)

@@ -8,10 +8,11 @@ from actions.registry import executor
 from chains.binlog import GENERATED_COMMENT
 from chains.commit import binlog_once
 from chains.entries import ActionEntry, ActionType
+from chains.payloads import CreateTablePayload, DropInitPayload, RenameTablePayload, payload_of
 from storage import crashpoints
 from storage.catalog import Catalog
 from storage.errors import CatalogError, NoSuchObjectError
-from storage.names import TableName
+from storage.names import TableName, quote_ident
 
 UNDO_CREATE_BEFORE_DROP = crashpoints.declare("undo.create_table.before_drop", "undo found our table, not dropped yet")
 UNDO_RENAME_BEFORE = crashpoints.declare("undo.rename_table.before_rename", "undo is about to rename a table back")
@@ -27,8 +28,8 @@ def _name(action: ActionEntry) -> TableName:
 
 def owns_location(action: ActionEntry) -> bool:
     """Files at the object's default location are ours to remove: a reserved name, or the log says so."""
-    name = _name(action)
-    return name.is_reserved or bool(action.extra.get("owns_location"))
+    payload = payload_of(action, CreateTablePayload)
+    return _name(action).is_reserved or payload.owns_location
 
 
 @executor(ActionType.CREATE_TABLE)
@@ -36,11 +37,11 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the table this statement created, if it is there and still ours; then its leftover files."""
     catalog: Catalog = ctx.catalog
     name = _name(action)
-    renamed_from = action.extra.get("renamed_from")
-    if renamed_from:
+    payload = payload_of(action, CreateTablePayload)
+    if payload.renamed_from is not None:
         # The table arrived by a rename (TMP -> ORIG) that a kill may have cut between the directory move and the
         # metastore update: put the data back under TMP, whose own undo then drops it (found by the soak).
-        catalog.settle_rename(TableName(str(renamed_from[0]), str(renamed_from[1])), name)
+        catalog.settle_rename(payload.renamed_from, name)
     if action.tag is not None:
         try:
             # Only the table we created (our tag) is dropped, files included; another table holding the name stays.
@@ -66,7 +67,8 @@ def undo_rename_table(action: ActionEntry, ctx: ActionContext) -> None:
         return  # the rename never happened, or was already undone
     if catalog.exists(original):
         raise CatalogError(f"cannot rename {moved_to} back: {original} exists", str(original))
-    if original.is_reserved or action.extra.get("owns_location"):
+    payload = payload_of(action, RenameTablePayload)
+    if original.is_reserved or payload.owns_location:
         catalog.clean_leftovers(original)
     UNDO_RENAME_BEFORE()
     catalog.rename(moved_to, original)
@@ -88,11 +90,41 @@ def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
 
 @executor(ActionType.DROP_INIT)
 def forward_drop_init(action: ActionEntry, ctx: ActionContext) -> None:
-    """After the drops: binlog the statement once (marked as generated when recovery finished it)."""
-    statement = action.extra.get("binlog")
-    if not statement or ctx.binlog is None:
+    """After the drops: binlog the statement once (marked as generated when recovery finished it). When some drop
+    was given up on (SKIPPED), the event is a statement naming only what was dropped, as MariaDB binlogs the tables
+    a failed DROP TABLE did drop; nothing dropped, nothing binlogged."""
+    if ctx.binlog is None:
         return
-    objects = tuple(action.extra.get("objects", ()))
+    payload = payload_of(action, DropInitPayload)
+    statement, objects = payload.statement, payload.objects
+    drops = [a for a in ctx.log.actions_of(action.chain) if a.type in DROP_VERBS]
+    if any(a.skipped for a in drops):
+        done = [a for a in drops if not a.skipped]
+        if not done:
+            return
+        statement = dropped_text(done)
+        objects = tuple(dropped_object_name(a) for a in done)
     text = f"{statement} {GENERATED_COMMENT}" if ctx.in_recovery else statement
     binlog_once(ctx.log, ctx.binlog, action.chain, text, objects, generated_by_recovery=ctx.in_recovery)
 
+
+
+DROP_VERBS = {ActionType.DROP_FUNCTION: "FUNCTION", ActionType.DROP_VIEW: "VIEW", ActionType.DROP_TABLE: "TABLE",
+              ActionType.DROP_DB: "DATABASE"}
+"""Roll-forward drop actions and the object kind each drops, in the order a DROP DATABASE drops them."""
+
+
+def dropped_object_name(action: ActionEntry) -> str:
+    name = _name(action)
+    return name.db if action.type is ActionType.DROP_DB else str(name)
+
+
+def dropped_text(actions: list[ActionEntry]) -> str:
+    """``DROP <kind> a, b`` per kind, joined by ``; ``: the statement a partly failed drop binlogs."""
+    parts = []
+    for action_type, kind in DROP_VERBS.items():
+        names = [quote_ident(_name(a).db) if a.type is ActionType.DROP_DB else _name(a).quoted
+                 for a in actions if a.type is action_type]
+        if names:
+            parts.append(f"DROP {kind} {', '.join(names)}")
+    return "; ".join(parts)

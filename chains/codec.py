@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chains.entries import ActionEntry, ActionType, BinlogPosition, ChainKind, ChainState, ExecuteEntry
+from chains.payloads import payload_from_wire, payload_to_wire
 from storage.names import TableName
 
 
@@ -26,20 +27,21 @@ def action_to_wire(action: ActionEntry) -> dict[str, Any]:
         "name": name_to_wire(action.name),
         "from": name_to_wire(action.from_name),
         "tag": action.tag,
-        "extra": action.extra,
+        "extra": payload_to_wire(action.type, action.payload),
     }
 
 
 def action_from_wire(record: dict[str, Any]) -> ActionEntry:
+    action_type = ActionType(record["type"])
     return ActionEntry(
         id=record["id"],
         chain=record["chain"],
-        type=ActionType(record["type"]),
+        type=action_type,
         phase=record["phase"],
         name=name_from_wire(record["name"]),
         from_name=name_from_wire(record["from"]),
         tag=record["tag"],
-        extra=dict(record["extra"] or {}),
+        payload=payload_from_wire(action_type, record["extra"]),
     )
 
 

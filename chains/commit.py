@@ -63,6 +63,11 @@ def _last_event_for(binlog: Binlog, log: DDLLog, position: int) -> BinlogEvent |
     return None
 
 
+def committed_event(log: DDLLog, binlog: Binlog | None, position: int) -> BinlogEvent | None:
+    """The binlog event of a committed chain (None with the binlog off)."""
+    return None if binlog is None else _last_event_for(binlog, log, position)
+
+
 def is_committed(log: DDLLog, binlog: Binlog | None, position: int) -> bool:
     """Whether the statement of chain ``position`` reached its commit point (used when a step after it fails)."""
     if position < 0 or not log.is_written(position):

@@ -6,14 +6,20 @@ Everything here is an attrs frozen record; the log file stores them as msgpack m
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
 
 from storage.names import TableName
 
+if TYPE_CHECKING:
+    from chains.payloads import Payload
+
 FINAL = 0xFF
 """Phase of an action that is done; replay skips it."""
+SKIPPED = 0xFE
+"""Phase of a roll-forward action given up on (its object could not be dropped): replay skips it and the chain's
+binlog event names only what was done."""
 
 
 class ChainKind(enum.Enum):
@@ -65,6 +71,8 @@ class ActionType(enum.Enum):
         return self.phases.index(phase)
 
     def phase_name(self, value: int) -> str:
+        if value == SKIPPED:
+            return "SKIPPED"
         return "FINAL" if value == FINAL else self.phases[value]
 
 
@@ -89,7 +97,7 @@ class ActionEntry:
     """One replayable step. ``name`` is the object acted on; ``from_name`` the source of a rename.
 
     ``tag`` is the identity the object must have for the action to touch it (see ``Catalog.identity``);
-    ``extra`` carries type-specific data (a statement text to binlog, an old view definition, ...).
+    ``payload`` is the type's own data (:mod:`chains.payloads`: a statement text to binlog, an old view definition).
     """
 
     id: int
@@ -99,16 +107,21 @@ class ActionEntry:
     name: TableName | None = None
     from_name: TableName | None = None
     tag: str | None = None
-    extra: dict[str, Any] = attrs.field(factory=dict)
+    payload: Payload = attrs.field(default=None, kw_only=True)
 
     @property
     def done(self) -> bool:
-        return self.phase == FINAL
+        return self.phase in (FINAL, SKIPPED)
+
+    @property
+    def skipped(self) -> bool:
+        return self.phase == SKIPPED
 
     def at_phase(self, phase: int) -> ActionEntry:
         """This entry at ``phase``: the constructor directly, about three times cheaper than ``attrs.evolve`` on the
         log's hottest path (group commit of phase records)."""
-        return ActionEntry(self.id, self.chain, self.type, phase, self.name, self.from_name, self.tag, self.extra)
+        return ActionEntry(self.id, self.chain, self.type, phase, self.name, self.from_name, self.tag,
+                           payload=self.payload)
 
     @property
     def phase_name(self) -> str:

@@ -11,3 +11,8 @@ class LogStateError(DDLLogError):
 
 class BinlogError(DDLLogError):
     """The binlog could not be written or read."""
+
+
+class PayloadError(LogStateError):
+    """An action's payload is missing a field or has the wrong type: the log holds an entry this build cannot
+    replay as written (never read with a default in its place)."""

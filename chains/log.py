@@ -26,6 +26,7 @@ from chains.entries import (
     ExecuteEntry,
 )
 from chains.errors import LogStateError
+from chains.payloads import Payload, check_payload, default_payload
 from chains.state import LogState, replay_records
 from storage import crashpoints
 from storage.fileops import REAL_FILE_OPS, FileOps
@@ -57,6 +58,9 @@ class DDLLog:
         self._state = LogState()
         self._unwritten: dict[int, ExecuteEntry] = {}
         """Chains with a position but no action yet: nothing of them is on disk."""
+        self._scope = threading.local()
+        self._owned: set[int] = set()
+        """Chains of statements running now in this process (see :meth:`owning`)."""
         self._file: RecordFile = self._load()
 
     def _load(self) -> RecordFile:
@@ -179,7 +183,33 @@ class DDLLog:
         with self._lock:
             position = self._state.allocate()
             self._unwritten[position] = ExecuteEntry(position, kind, statement=statement, master=master)
+            scope: list[int] | None = getattr(self._scope, "positions", None)
+            if scope is not None:
+                scope.append(position)
+                self._owned.add(position)
             return position
+
+    @contextmanager
+    def owning(self) -> Iterator[None]:
+        """The chains this thread creates inside the block belong to a statement that is running: recovery in this
+        process leaves them alone until the block ends (its statement then committed, undid them, or left them to
+        recovery). Nested blocks join the outer one."""
+        if getattr(self._scope, "positions", None) is not None:
+            yield
+            return
+        positions: list[int] = []
+        self._scope.positions = positions
+        try:
+            yield
+        finally:
+            self._scope.positions = None
+            with self._lock:
+                self._owned.difference_update(positions)
+
+    def owned_positions(self) -> frozenset[int]:
+        """Chains of statements running now in this process."""
+        with self._lock:
+            return frozenset(self._owned)
 
     def _unwritten_only(self, position: int) -> bool:
         """True for a chain that has a position but nothing on disk yet (drops the note once it is written)."""
@@ -202,9 +232,12 @@ class DDLLog:
         name: TableName | None = None,
         from_name: TableName | None = None,
         tag: str | None = None,
-        extra: dict[str, Any] | None = None,
+        payload: Payload | None = None,
     ) -> ActionEntry:
-        """Log one action and the chain head that makes it visible, in one durable write."""
+        """Log one action and the chain head that makes it visible, in one durable write. ``payload`` None: the
+        type's payload with its defaults (an error where the type has required fields)."""
+        payload = default_payload(action_type) if payload is None else payload
+        check_payload(action_type, payload)
         with self._lock:
             head = self._head(position)
             if not head.active:
@@ -216,7 +249,7 @@ class DDLLog:
                 name=name,
                 from_name=from_name,
                 tag=tag,
-                extra=extra or {},
+                payload=payload,
             )
             new_head = attrs.evolve(head, actions=(*head.actions, action.id))
             self._emit(action_to_wire(action), execute_to_wire(new_head))
@@ -265,6 +298,15 @@ class DDLLog:
             for position_, head in list(self._unwritten.items()):
                 if head.master == position:
                     del self._unwritten[position_]
+
+    def reopen(self, position: int) -> None:
+        """Make an abandoned chain (and the linked chains abandoned with it) active again with no retry counted:
+        an operator fixed the cause and asks recovery to try again."""
+        with self._lock, self.batch():
+            for chain in (self.chain(position), *self.linked_to(position)):
+                if chain.state is ChainState.ABANDONED:
+                    self._emit({"op": "retry", "pos": chain.position, "n": 0})
+                    self.set_state(chain.position, ChainState.ACTIVE)
 
     def abandon(self, position: int) -> None:
         """Give up on a chain that failed every retry: kept and reported, never silently dropped."""

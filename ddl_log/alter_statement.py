@@ -4,9 +4,16 @@ TMP from the old rows and swaps it in with the CREATE OR REPLACE machinery, so a
 
 from __future__ import annotations
 
-from typing import Any
-
 from chains.entries import ActionType
+from chains.payloads import (
+    AddColumnsChange,
+    AlterChange,
+    AlterTablePayload,
+    DropInitPayload,
+    PartitionChange,
+    RestoreColumnComment,
+    RestoreProperties,
+)
 from ddl_log.alter_ops import (
     AddColumns,
     AddPartition,
@@ -52,8 +59,8 @@ def alter_table(parts: Parts, name: TableName, op: AlterOp, *, statement: str) -
 
         def body(run: UndoStatement) -> tuple[str, ...]:
             run.logged(ActionType.ALTER_TABLE, lambda: catalog.set_column_comment(name, column, op.comment),
-                       name=name, tag=tag, extra={"kind": "column_comment", "column": column,
-                                                  "old": old.comment if old else None})
+                       name=name, tag=tag,
+                       payload=AlterTablePayload(RestoreColumnComment(column, old.comment if old else None)))
             return (str(name),)
 
         return UndoStatement(parts, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
@@ -62,8 +69,7 @@ def alter_table(parts: Parts, name: TableName, op: AlterOp, *, statement: str) -
         for new_column in added:
             if metadata.column(new_column.name) is not None:
                 raise ObjectExistsError(f"column {new_column.name!r} already exists in {name}", new_column.name)
-        return _forward(parts, name, tag, statement, {"kind": "add_columns",
-                                                     "columns": [[c.name, c.type, c.comment] for c in added]})
+        return _forward(parts, name, tag, statement, AddColumnsChange(tuple(added)))
     if isinstance(op, AddPartition | DropPartition):
         spec = _partition_spec(metadata, name, op.spec)
         exists = spec in catalog.list_partitions(name)
@@ -72,12 +78,12 @@ def alter_table(parts: Parts, name: TableName, op: AlterOp, *, statement: str) -
                 if op.if_not_exists:
                     return None
                 raise ObjectExistsError(f"partition {spec} already exists in {name}", str(name))
-            return _forward(parts, name, tag, statement, {"kind": "add_partition", "spec": spec})
+            return _forward(parts, name, tag, statement, PartitionChange(True, tuple(spec.items())))
         if not exists:
             if op.if_exists:
                 return None
             raise NoSuchObjectError(f"partition {spec} does not exist in {name}", str(name))
-        return _forward(parts, name, tag, statement, {"kind": "drop_partition", "spec": spec})
+        return _forward(parts, name, tag, statement, PartitionChange(False, tuple(spec.items())))
     if isinstance(op, ChangeColumnType | DropColumns):
         return _rebuild(parts, name, metadata, op, statement)
     raise CatalogError(f"unsupported ALTER TABLE operation {op!r}", str(name))
@@ -103,18 +109,19 @@ def _alter_properties(parts: Parts, name: TableName, tag: str, metadata: TableMe
             catalog.unset_properties(name, tuple(op.keys))
 
     def body(run: UndoStatement) -> tuple[str, ...]:
-        run.logged(ActionType.ALTER_TABLE, change, name=name, tag=tag, extra={"kind": "properties", "old": old})
+        run.logged(ActionType.ALTER_TABLE, change, name=name, tag=tag,
+                   payload=AlterTablePayload(RestoreProperties(tuple(old.items()))))
         return (str(name),)
 
     return UndoStatement(parts, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
 
 
-def _forward(parts: Parts, name: TableName, tag: str, statement: str, extra: dict[str, Any]) -> bool:
+def _forward(parts: Parts, name: TableName, tag: str, statement: str, change: AlterChange) -> bool:
     """Changes Spark cannot invert in place roll forward once logged (like DROP): done now, or by recovery."""
     run_forward_chain(parts, statement, [
-        (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [str(name)]}}),
-        (ActionType.ALTER_TABLE, {"name": name, "tag": tag, "extra": extra}),
-    ], ALTER_TABLE_FORWARD_POINTS)
+        (ActionType.DROP_INIT, {"payload": DropInitPayload(statement, (str(name),))}),
+        (ActionType.ALTER_TABLE, {"name": name, "tag": tag, "payload": AlterTablePayload(change)}),
+    ], ALTER_TABLE_FORWARD_POINTS, verb="ALTER TABLE")
     return True
 
 

@@ -4,17 +4,18 @@ server does at start), then runs DDL statements atomically on a Spark session (o
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chains.binlog import Binlog, BinlogEvent
-from chains.entries import ExecuteEntry
+from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
 from ddl_log.alter_ops import AlterOp, alter_table_text
 from ddl_log.alter_statement import alter_table
 from ddl_log.home import Home
-from ddl_log.locks import MetadataLocks, database_key, object_key
+from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
 from ddl_log.recovery import RecoveryReport, recover
 from ddl_log.schema import SchemaLike, parse_schema
 from ddl_log.statements import (
@@ -43,10 +44,6 @@ from storage.names import TableName, check_identifier, quote_ident
 
 if TYPE_CHECKING:
     from ddl_log.sql_frontend import SqlResult
-
-
-def function_key(name: TableName) -> str:
-    return "function:" + object_key(name.db, name.name)
 
 
 class AtomicDDL:
@@ -113,11 +110,27 @@ class AtomicDDL:
 
     # ------------------------------------------------------------------ recovery and inspection
 
-    def recover(self) -> RecoveryReport:
-        """Undo or finish every interrupted statement. Starts Spark only if some chain has to run."""
+    def recover(self, *, retry_abandoned: bool = False) -> RecoveryReport:
+        """Undo or finish every interrupted statement. Starts Spark only if some chain has to run.
+
+        Safe beside running statements: a chain that a statement of this process is running is left to it, and
+        every other chain is replayed under the metadata locks of its objects. ``retry_abandoned``: give abandoned
+        chains new tries (after the cause is fixed)."""
         self.last_recovery = recover(self.log, self.binlog_file, lambda: self.catalog,
-                                     write_binlog=self.binlog_enabled)
+                                     write_binlog=self.binlog_enabled, lock_chain=self._lock_chain,
+                                     retry_abandoned=retry_abandoned)
         return self.last_recovery
+
+    def _lock_chain(self, actions: list[ActionEntry]) -> AbstractContextManager[None]:
+        exclusive, shared = chain_keys(actions)
+        return self.locks.hold(exclusive, shared=shared)
+
+    @contextmanager
+    def _statement(self, exclusive: Iterable[str], shared: Iterable[str] = ()) -> Iterator[None]:
+        """Run a statement: its metadata locks held, and the chains it creates marked as its own, so that a
+        recover() on another thread never replays them under it."""
+        with self.locks.hold(exclusive, shared=shared), self.log.owning():
+            yield
 
     def active_chains(self) -> list[ExecuteEntry]:
         return self.log.active_chains()
@@ -141,7 +154,7 @@ class AtomicDDL:
         keys = [object_key(target.db, target.name)]
         if spec is not None and spec.like is not None:
             keys.append(object_key(spec.like.db, spec.like.name))
-        with self.locks.hold(keys, shared=[database_key(target.db)]):
+        with self._statement(keys, shared=[database_key(target.db)]):
             if spec is None:
                 spec = self._copy_spec(target)  # needs no check_create: the machine checks that the table exists
             elif spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
@@ -194,7 +207,7 @@ class AtomicDDL:
         target = TableName.of(name)
         text = statement or create_table_text(target, spec, or_replace=False, if_not_exists=if_not_exists)
         if if_not_exists:
-            with self.locks.hold([object_key(target.db, target.name)]):
+            with self._statement([object_key(target.db, target.name)]):
                 if self.catalog.exists(target):
                     return None
         return self._table_statement(target, spec, text, verb="CREATE TABLE", orig_must_exist=False)
@@ -233,7 +246,7 @@ class AtomicDDL:
         if not names:
             raise InvalidNameError("RENAME TABLE needs at least one pair", "")
         keys = [object_key(n.db, n.name) for pair in names for n in pair]
-        with self.locks.hold(keys, shared=[database_key(n.db) for pair in names for n in pair]):
+        with self._statement(keys, shared=[database_key(n.db) for pair in names for n in pair]):
             return rename_tables(self._parts(), names, statement or rename_tables_text(names))
 
     def drop_tables(self, names: Iterable[str | TableName], *, if_exists: bool = False,
@@ -242,7 +255,7 @@ class AtomicDDL:
         the drop rolls forward, also across a crash."""
         targets = [TableName.of(n) for n in names]
         text = statement or drop_text("TABLE", targets, if_exists=if_exists)
-        with self.locks.hold([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
+        with self._statement([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
             return drop_tables(self._parts(), targets, if_exists=if_exists, statement=text)
 
     def create_database(self, name: str, *, if_not_exists: bool = False, comment: str | None = None,
@@ -250,7 +263,7 @@ class AtomicDDL:
         """CREATE DATABASE [IF NOT EXISTS]: a crash before the commit leaves no database."""
         db = check_identifier(name)
         text = statement or "CREATE DATABASE " + ("IF NOT EXISTS " if if_not_exists else "") + quote_ident(db)
-        with self.locks.hold([database_key(db)]):
+        with self._statement([database_key(db)]):
             return create_database(self._parts(), db, if_not_exists=if_not_exists, comment=comment,
                                    properties=tuple(sorted((properties or {}).items())), statement=text)
 
@@ -270,7 +283,7 @@ class AtomicDDL:
         """DROP DATABASE [CASCADE]: every table, view and function in it goes, or (before the log write) nothing."""
         db = check_identifier(name)
         text = statement or drop_database_text(db, if_exists=if_exists, cascade=cascade)
-        with self.locks.hold([database_key(db)]):
+        with self._statement([database_key(db)]):
             return drop_database(self._parts(), db, if_exists=if_exists, cascade=cascade, statement=text)
 
     def alter_table(self, name: str | TableName, op: AlterOp, *, statement: str | None = None) -> object:
@@ -278,7 +291,7 @@ class AtomicDDL:
         table from its old rows and swap it in (the old table is untouched if any row fails to convert)."""
         target = TableName.of(name)
         text = statement or alter_table_text(target.quoted, op)
-        with self.locks.hold([object_key(target.db, target.name)], shared=[database_key(target.db)]):
+        with self._statement([object_key(target.db, target.name)], shared=[database_key(target.db)]):
             return alter_table(self._parts(), target, op, statement=text)
 
     # ------------------------------------------------------------------ views and functions
@@ -290,20 +303,20 @@ class AtomicDDL:
         definition = ViewDefinition(as_select, comment, tuple(columns))
         text = statement or view_text(target, as_select, or_replace=or_replace, comment=comment,
                                       columns=definition.columns)
-        with self.locks.hold([object_key(target.db, target.name)], shared=[database_key(target.db)]):
+        with self._statement([object_key(target.db, target.name)], shared=[database_key(target.db)]):
             return create_view(self._parts(), target, definition, or_replace=or_replace, statement=text)
 
     def alter_view(self, name: str | TableName, *, as_select: str, statement: str | None = None) -> BinlogEvent | None:
         target = TableName.of(name)
         text = statement or f"ALTER VIEW {target.quoted} AS {as_select}"
-        with self.locks.hold([object_key(target.db, target.name)], shared=[database_key(target.db)]):
+        with self._statement([object_key(target.db, target.name)], shared=[database_key(target.db)]):
             return alter_view(self._parts(), target, as_select, statement=text)
 
     def rename_view(self, old: str | TableName, new: str | TableName, *,
                     statement: str | None = None) -> BinlogEvent | None:
         source, target = TableName.of(old), TableName.of(new)
         text = statement or f"ALTER VIEW {source.quoted} RENAME TO {target.quoted}"
-        with self.locks.hold([object_key(n.db, n.name) for n in (source, target)],
+        with self._statement([object_key(n.db, n.name) for n in (source, target)],
                              shared=[database_key(source.db)]):
             return rename_view(self._parts(), source, target, statement=text)
 
@@ -311,7 +324,7 @@ class AtomicDDL:
                    statement: str | None = None) -> list[TableName]:
         targets = [TableName.of(n) for n in names]
         text = statement or drop_text("VIEW", targets, if_exists=if_exists)
-        with self.locks.hold([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
+        with self._statement([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
             return drop_views(self._parts(), targets, if_exists=if_exists, statement=text)
 
     def create_function(self, name: str | TableName, *, class_name: str,
@@ -320,7 +333,7 @@ class AtomicDDL:
         target = TableName.of(name)
         definition = FunctionDefinition(class_name=class_name, resources=tuple((k.lower(), u) for k, u in resources))
         text = statement or function_text(target, class_name, definition.resources, or_replace=or_replace)
-        with self.locks.hold([function_key(target)], shared=[database_key(target.db)]):
+        with self._statement([function_key(target)], shared=[database_key(target.db)]):
             return create_function(self._parts(), target, definition, or_replace=or_replace, statement=text)
 
     def create_sql_function(self, name: str | TableName, *, params: str, returns: str, body: str,
@@ -329,13 +342,13 @@ class AtomicDDL:
         definition = FunctionDefinition(params=params, returns=returns, body=body)
         head = "CREATE OR REPLACE FUNCTION" if or_replace else "CREATE FUNCTION"
         text = statement or f"{head} {target.quoted}({params}) RETURNS {returns} RETURN {body}"
-        with self.locks.hold([function_key(target)], shared=[database_key(target.db)]):
+        with self._statement([function_key(target)], shared=[database_key(target.db)]):
             return create_function(self._parts(), target, definition, or_replace=or_replace, statement=text)
 
     def drop_function(self, name: str | TableName, *, if_exists: bool = False, statement: str | None = None) -> bool:
         target = TableName.of(name)
         text = statement or drop_text("FUNCTION", [target], if_exists=if_exists)
-        with self.locks.hold([function_key(target)], shared=[database_key(target.db)]):
+        with self._statement([function_key(target)], shared=[database_key(target.db)]):
             return drop_function(self._parts(), target, if_exists=if_exists, statement=text)
 
     @staticmethod

@@ -429,6 +429,8 @@ def log_state(records: Sequence[tuple[int, Any]], problems: list[str]) -> LogSta
 
 
 def chain_dict(chain: ExecuteEntry, state: LogState | None) -> dict[str, Any]:
+    from chains.payloads import payload_to_wire
+
     actions: list[dict[str, Any]] = []
     if state is not None:
         for action_id in chain.actions:
@@ -440,7 +442,7 @@ def chain_dict(chain: ExecuteEntry, state: LogState | None) -> dict[str, Any]:
                 "id": action.id, "type": action.type.value, "phase": action.phase_name,
                 "name": None if action.name is None else str(action.name),
                 "from": None if action.from_name is None else str(action.from_name),
-                "tag": action.tag, "extra": action.extra,
+                "tag": action.tag, "payload": payload_to_wire(action.type, action.payload),
             })
     return {
         "position": chain.position, "kind": chain.kind.value, "state": chain.state.value,

@@ -12,6 +12,9 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 
+from chains.entries import ActionEntry, ActionType
+from storage.names import TableName
+
 
 class SharedExclusiveLock:
     """Many shared holders or one exclusive holder; the exclusive holder may re-enter in either mode."""
@@ -85,3 +88,28 @@ def object_key(db: str, name: str) -> str:
 
 def database_key(db: str) -> str:
     return f"{db}"
+
+
+def function_key(name: TableName) -> str:
+    return "function:" + object_key(name.db, name.name)
+
+
+_DATABASE_ACTIONS = (ActionType.CREATE_DB, ActionType.DROP_DB)
+_FUNCTION_ACTIONS = (ActionType.CREATE_FUNCTION, ActionType.DROP_FUNCTION)
+
+
+def chain_keys(actions: Iterable[ActionEntry]) -> tuple[list[str], list[str]]:
+    """The keys a statement with these actions held (exclusive, shared): what recovery takes before it replays
+    the chain, so that it never runs beside a statement on the same objects."""
+    exclusive: list[str] = []
+    shared: list[str] = []
+    for action in actions:
+        for name in (action.name, action.from_name):
+            if name is None:
+                continue
+            if action.type in _DATABASE_ACTIONS:
+                exclusive.append(database_key(name.db))
+                continue
+            exclusive.append(function_key(name) if action.type in _FUNCTION_ACTIONS else object_key(name.db, name.name))
+            shared.append(database_key(name.db))
+    return exclusive, shared

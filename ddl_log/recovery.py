@@ -3,9 +3,12 @@ committed (its XID is in the binlog) or must be undone / finished, and run what 
 
 1. Chains whose XID is in the binlog are closed: their statement committed. Only the binlog's tail is read, from the
    earliest position an active chain noted when it stored its XID.
-2. The remaining active chains run in position order, skipping a chain whose master chain is still active. Before a
-   chain runs its retry counter is incremented durably; past ``MAX_RETRIES`` it is abandoned: kept in the log and
-   reported (here and by ``status``), never silently dropped.
+2. The remaining active chains run in position order, skipping a chain whose master chain is still active and a
+   chain that a statement of this process is running (recover() may be called while statements run). Each chain
+   runs under the metadata locks of its objects. Before a chain runs its retry counter is incremented durably; on
+   the last try a roll-forward chain gives up on the objects it cannot drop (they stay, the binlog names what was
+   dropped) instead of failing; an undo chain past ``MAX_RETRIES`` is abandoned: kept in the log and reported (here
+   and by ``status``), never silently dropped, until ``retry_abandoned`` gives it new tries.
 3. With no chain active any more, the log is compacted.
 
 Each step is durable and each action idempotent, so a crash anywhere inside recovery and a second recovery converge.
@@ -14,6 +17,7 @@ Each step is durable and each action idempotent, so a crash anywhere inside reco
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 
 import attrs
 
@@ -21,7 +25,7 @@ from actions.context import ActionContext
 from actions.errors import ActionFailedError
 from actions.replay import replay_chain
 from chains.binlog import Binlog
-from chains.entries import ChainKind, ChainState, ExecuteEntry
+from chains.entries import ActionEntry, ChainKind, ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
 from storage.catalog import Catalog
@@ -61,15 +65,29 @@ class RecoveryReport:
         return [item for item in self.outcomes if item.outcome == outcome]
 
 
+def _no_lock(actions: list[ActionEntry]) -> AbstractContextManager[None]:
+    return nullcontext()
+
+
 def recover(log: DDLLog, binlog: Binlog | None, catalog: Callable[[], Catalog], *,
-            write_binlog: bool = True, max_retries: int = MAX_RETRIES) -> RecoveryReport:
+            write_binlog: bool = True, max_retries: int = MAX_RETRIES,
+            lock_chain: Callable[[list[ActionEntry]], AbstractContextManager[None]] = _no_lock,
+            retry_abandoned: bool = False) -> RecoveryReport:
     """Bring the catalog to a state where every statement is either fully done and binlogged, or left no trace.
 
     ``binlog`` is read for XIDs even when ``write_binlog`` is off (chains may carry XIDs from a run with the
     binlog on). ``catalog`` is called only when a chain has to run, so a no-op recovery never starts Spark.
+    ``lock_chain`` gives the locks to hold while a chain's statement is decided and replayed.
     """
     outcomes: list[ChainOutcome] = []
-    active = log.active_chains()
+    if retry_abandoned:
+        for chain in log.abandoned_chains():
+            if chain.master is None or log.chain(chain.master).state is not ChainState.ABANDONED:
+                log.reopen(chain.position)
+                outcomes.append(ChainOutcome(chain.position, chain.statement, "reopened",
+                                             "abandoned chain given new tries"))
+    owned = log.owned_positions()
+    active = [chain for chain in log.active_chains() if chain.position not in owned]
     if binlog is not None:
         noted = [chain for chain in active if chain.xid is not None and chain.binlog_pos is not None]
         if noted:
@@ -82,36 +100,50 @@ def recover(log: DDLLog, binlog: Binlog | None, catalog: Callable[[], Catalog], 
                                                  f"xid {chain.xid} is in the binlog"))
         AFTER_CLOSING_BINLOGGED()
 
-    context: ActionContext | None = None
+    contexts: list[ActionContext] = []
+
+    def context() -> ActionContext:
+        if not contexts:
+            contexts.append(ActionContext(catalog(), log, binlog if write_binlog else None, in_recovery=True))
+        return contexts[0]
+
     for listed in log.active_chains():
-        chain = log.chain(listed.position)
-        if not chain.active:
-            continue  # cancelled by a chain that ran before it
-        if chain.master is not None and log.chain(chain.master).active:
-            outcomes.append(ChainOutcome(chain.position, chain.statement, "skipped",
-                                         f"master chain {chain.master} is still active"))
+        if listed.position in log.owned_positions():
+            outcomes.append(ChainOutcome(listed.position, listed.statement, "skipped",
+                                         "a statement of this process is running it"))
             continue
-        retries = log.bump_retry(chain.position)
-        if retries > max_retries:
-            log.abandon(chain.position)
-            outcomes.append(ChainOutcome(chain.position, chain.statement, "abandoned",
-                                         f"gave up after {retries - 1} tries"))
-            continue
-        if context is None:
-            context = ActionContext(catalog(), log, binlog if write_binlog else None, in_recovery=True)
-        BEFORE_CHAIN()
-        try:
-            ran = replay_chain(context, chain.position)
-        except ActionFailedError as exc:
-            outcomes.append(ChainOutcome(chain.position, chain.statement, "failed",
-                                         f"try {retries} of {max_retries}: {exc}"))
-            continue
-        AFTER_CHAIN()
-        verb = "undone" if chain.kind is ChainKind.UNDO else "finished"
-        outcomes.append(ChainOutcome(chain.position, chain.statement, verb,
-                                     ", ".join(f"{a.type.value} {a.name}" for a in ran)))
+        with lock_chain(log.actions_of(listed.position)):
+            outcome = _recover_chain(log, context, listed.position, max_retries)
+        if outcome is not None:
+            outcomes.append(outcome)
 
     compacted = False
-    if not log.active_chains() and any(c.state not in (ChainState.ABANDONED,) for c in log.chains()):
+    if (not log.active_chains() and not log.owned_positions()
+            and any(c.state not in (ChainState.ABANDONED,) for c in log.chains())):
         compacted = log.maybe_compact(force=True)
     return RecoveryReport(tuple(outcomes), tuple(log.abandoned_chains()), compacted)
+
+
+def _recover_chain(log: DDLLog, context: Callable[[], ActionContext], position: int,
+                   max_retries: int) -> ChainOutcome | None:
+    """Run one chain (its locks held); None when there is nothing to do any more."""
+    chain = log.chain(position)
+    if not chain.active or position in log.owned_positions():
+        return None  # cancelled by a chain that ran before it, or taken by a statement meanwhile
+    if chain.master is not None and log.chain(chain.master).active:
+        return ChainOutcome(position, chain.statement, "skipped", f"master chain {chain.master} is still active")
+    retries = log.bump_retry(position)
+    if retries > max_retries:
+        log.abandon(position)
+        return ChainOutcome(position, chain.statement, "abandoned", f"gave up after {retries - 1} tries")
+    BEFORE_CHAIN()
+    try:
+        replayed = replay_chain(context(), position, skip_failures=retries >= max_retries)
+    except ActionFailedError as exc:
+        return ChainOutcome(position, chain.statement, "failed", f"try {retries} of {max_retries}: {exc}")
+    AFTER_CHAIN()
+    verb = "undone" if chain.kind is ChainKind.UNDO else "finished"
+    detail = ", ".join(f"{a.type.value} {a.name}" for a in replayed.ran)
+    if replayed.skipped:
+        detail += "; gave up on: " + "; ".join(str(failure) for failure in replayed.skipped)
+    return ChainOutcome(position, chain.statement, verb, detail)

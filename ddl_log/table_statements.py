@@ -9,8 +9,10 @@ from typing import Any
 
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType
+from chains.payloads import CreateDatabasePayload, DropFunctionPayload, DropInitPayload, DropViewPayload
 from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
-from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
+from storage.catalog import TAG_PROPERTY, new_database_tag
+from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
 from storage.names import TableName
 
 RENAME_POINTS = StatementPoints.declare("rename")
@@ -73,12 +75,12 @@ def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statem
         targets.append((name, identity))
     if not targets:
         return []
-    objects = [str(name) for name, _ in targets]
+    objects = tuple(str(name) for name, _ in targets)
     actions: list[tuple[ActionType, dict[str, Any]]] = [
-        (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": objects}})
+        (ActionType.DROP_INIT, {"payload": DropInitPayload(statement, objects)})
     ]
     actions += [(ActionType.DROP_TABLE, {"name": name, "tag": identity}) for name, identity in targets]
-    run_forward_chain(parts, statement, actions, DROP_TABLES_POINTS)
+    run_forward_chain(parts, statement, actions, DROP_TABLES_POINTS, verb="DROP TABLE")
     return [name for name, _ in targets]
 
 
@@ -97,13 +99,21 @@ def drop_database(parts: Parts, db: str, *, if_exists: bool, cascade: bool, stat
         raise CatalogError(f"database {db} is not empty ({len(objects.tables)} tables, {len(objects.views)} views, "
                            f"{len(objects.functions)} functions); use CASCADE", db)
     actions: list[tuple[ActionType, dict[str, Any]]] = [
-        (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [db]}})
+        (ActionType.DROP_INIT, {"payload": DropInitPayload(statement, (db,))})
     ]
-    actions += [(ActionType.DROP_FUNCTION, {"name": name}) for name in objects.functions]
-    actions += [(ActionType.DROP_VIEW, {"name": name}) for name in objects.views]
+    for name in objects.functions:
+        function = catalog.function_definition(name)
+        if function is not None:
+            actions.append((ActionType.DROP_FUNCTION, {"name": name, "payload": DropFunctionPayload(function)}))
+    for name in objects.views:
+        view = catalog.view_definition(name)
+        if view is not None:
+            actions.append((ActionType.DROP_VIEW, {"name": name, "tag": catalog.view_identity(name),
+                                                   "payload": DropViewPayload(view)}))
     actions += [(ActionType.DROP_TABLE, {"name": name, "tag": catalog.identity(name)}) for name in objects.tables]
-    actions.append((ActionType.DROP_DB, {"name": TableName(db, "*")}))
-    run_forward_chain(parts, statement, actions, DROP_DATABASE_POINTS)
+    # The database's identity: recovery drops this database, never one created anew under the name.
+    actions.append((ActionType.DROP_DB, {"name": TableName(db, "*"), "tag": catalog.tag_database(db)}))
+    run_forward_chain(parts, statement, actions, DROP_DATABASE_POINTS, verb="DROP DATABASE")
     return True
 
 
@@ -116,11 +126,15 @@ def create_database(parts: Parts, db: str, *, if_not_exists: bool, comment: str 
         raise ObjectExistsError(f"database {db} already exists", db)
 
     owns_location = not parts.catalog.database_leftovers_exist(db)  # else undo must leave that directory alone
+    if any(key == TAG_PROPERTY for key, _ in properties):
+        raise InvalidNameError(f"database property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
+    tag = new_database_tag()  # the database's identity: undo drops this database, never one created anew
 
     def body(run: UndoStatement) -> tuple[str, ...]:
         run.logged(ActionType.CREATE_DB,
-                   partial(parts.catalog.create_database, db, comment=comment, properties=properties),
-                   name=TableName(db, "*"), extra={"owns_location": owns_location})
+                   partial(parts.catalog.create_database, db, comment=comment,
+                           properties=(*properties, (TAG_PROPERTY, tag))),
+                   name=TableName(db, "*"), tag=tag, payload=CreateDatabasePayload(owns_location))
         return (db,)
 
     UndoStatement(parts, "CREATE DATABASE", db, statement, CREATE_DATABASE_POINTS).run(body)

@@ -3,6 +3,7 @@ the commit point, replay the undo chain and raise :class:`StatementFailedError` 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -10,11 +11,13 @@ import attrs
 
 from actions.context import ActionContext
 from actions.replay import replay_chain, roll_back
+from actions.table_actions import dropped_object_name
 from chains.binlog import Binlog, BinlogEvent
-from chains.commit import commit_chain, is_committed
+from chains.commit import commit_chain, committed_event, is_committed
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
-from replace_table.errors import StatementFailedError
+from chains.payloads import Payload
+from replace_table.errors import CommittedWithPendingWorkWarning, StatementFailedError
 from storage import crashpoints
 from storage.catalog import Catalog
 from storage.crashpoints import CrashPoint
@@ -65,10 +68,10 @@ class UndoStatement:
 
     def logged(self, action_type: ActionType, operation: Callable[[], Any], *, name: TableName | None = None,
                from_name: TableName | None = None, tag: str | None = None,
-               extra: dict[str, Any] | None = None) -> None:
+               payload: Payload | None = None) -> None:
         before, after = self.log_points
         before()
-        self.parts.log.add_action(self.position, action_type, name=name, from_name=from_name, tag=tag, extra=extra)
+        self.parts.log.add_action(self.position, action_type, name=name, from_name=from_name, tag=tag, payload=payload)
         after()
         before, after = self.do_points
         before()
@@ -89,22 +92,29 @@ class UndoStatement:
         return StatementFailedError(self.verb, self.subject, cause)
 
     def run(self, body: Callable[[UndoStatement], tuple[str, ...]]) -> BinlogEvent | None:
-        """Run ``body`` (which returns the objects to binlog), then commit; undo on error."""
+        """Run ``body`` (which returns the objects to binlog), then commit; undo on error. A failure after the
+        commit point is reported as a :class:`CommittedWithPendingWorkWarning` (the statement succeeded; recovery
+        closes the chain), and the statement's binlog event is returned."""
         try:
             objects = body(self)
             return self.commit(objects)
         except Exception as exc:
             error = self.fail(exc)
             if error is None:
-                return None
+                warnings.warn(CommittedWithPendingWorkWarning(
+                    f"{self.verb} {self.subject} committed; closing its log chain failed ({exc}): recovery closes it"
+                ), stacklevel=2)
+                return committed_event(self.parts.log, self.parts.binlog, self.position)
             raise error from exc
 
 
 def run_forward_chain(parts: Parts, statement: str, actions: list[tuple[ActionType, dict[str, Any]]],
-                      points: StatementPoints) -> None:
+                      points: StatementPoints, *, verb: str) -> None:
     """Log a roll-forward chain in one durable write (its commit point), then replay it live.
 
-    Once logged it always completes: if the process dies, recovery finishes it and binlogs it as generated.
+    Once logged it always completes: if the process dies, recovery finishes it and binlogs it as generated. An
+    object the engine refuses to drop is given up on: the others are dropped, the binlog names only those, and
+    :class:`StatementFailedError` (with ``completed``) tells the caller.
     """
     before, after = points.log
     log = parts.log
@@ -114,4 +124,8 @@ def run_forward_chain(parts: Parts, statement: str, actions: list[tuple[ActionTy
         for action_type, fields in actions:
             log.add_action(position, action_type, **fields)
     after()
-    replay_chain(parts.context(), position)
+    outcome = replay_chain(parts.context(), position, skip_failures=True)
+    if outcome.skipped:
+        failed = ", ".join(dropped_object_name(f.action) for f in outcome.skipped)
+        done = tuple(dropped_object_name(a) for a in outcome.ran if a.type is not ActionType.DROP_INIT)
+        raise StatementFailedError(verb, failed, outcome.skipped[0].cause, completed=done) from outcome.skipped[0]

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from actions.object_actions import function_to_extra, view_to_extra
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType
+from chains.payloads import (
+    CreateFunctionPayload,
+    CreateViewPayload,
+    DropFunctionPayload,
+    DropInitPayload,
+    DropViewPayload,
+    RenameViewPayload,
+)
 from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
 from storage.catalog import FunctionDefinition, ViewDefinition
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
@@ -35,7 +42,7 @@ def create_view(parts: Parts, name: TableName, definition: ViewDefinition, *, or
     def body(run: UndoStatement) -> tuple[str, ...]:
         run.logged(ActionType.CREATE_VIEW,
                    lambda: parts.catalog.create_view(name, definition, replace=old is not None),
-                   name=name, extra={"old": view_to_extra(old), "new": view_to_extra(definition)})
+                   name=name, payload=CreateViewPayload(old, definition))
         return (str(name),)
 
     return UndoStatement(parts, verb, str(name), statement, CREATE_VIEW_POINTS).run(body)
@@ -57,10 +64,11 @@ def rename_view(parts: Parts, old: TableName, new: TableName, *, statement: str)
         raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
     if parts.catalog.view_definition(new) is not None or parts.catalog.identity(new) is not None:
         raise ObjectExistsError(f"{new} already exists", str(new))
+    identity = parts.catalog.view_identity(old)  # a rename keeps it: undo moves back only this view
 
     def body(run: UndoStatement) -> tuple[str, ...]:
         run.logged(ActionType.RENAME_VIEW, lambda: parts.catalog.rename_view(old, new), from_name=old, name=new,
-                   extra={"definition": view_to_extra(definition)})
+                   tag=identity, payload=RenameViewPayload(definition))
         return (str(old), str(new))
 
     return UndoStatement(parts, "ALTER VIEW RENAME", f"{old} TO {new}", statement, RENAME_VIEW_POINTS).run(body)
@@ -68,23 +76,25 @@ def rename_view(parts: Parts, old: TableName, new: TableName, *, statement: str)
 
 def drop_views(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:
     """Every name is checked first: a missing view without IF EXISTS, or a table, is an error; nothing dropped."""
-    targets = []
+    targets: list[tuple[TableName, str | None, ViewDefinition]] = []
     for name in dict.fromkeys(names):
         if parts.catalog.identity(name) is not None:
             raise CatalogError(f"{name} is a table, not a view; use DROP TABLE", str(name))
-        if parts.catalog.view_definition(name) is None:
+        definition = parts.catalog.view_definition(name)
+        if definition is None:
             if not if_exists:
                 raise NoSuchObjectError(f"view {name} does not exist", str(name))
             continue
-        targets.append(name)
+        targets.append((name, parts.catalog.view_identity(name), definition))
     if not targets:
         return []
     actions: list[tuple[ActionType, dict[str, Any]]] = [
-        (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [str(n) for n in targets]}})
+        (ActionType.DROP_INIT, {"payload": DropInitPayload(statement, tuple(str(n) for n, _, _ in targets))})
     ]
-    actions += [(ActionType.DROP_VIEW, {"name": name}) for name in targets]
-    run_forward_chain(parts, statement, actions, DROP_VIEWS_POINTS)
-    return targets
+    actions += [(ActionType.DROP_VIEW, {"name": name, "tag": identity, "payload": DropViewPayload(definition)})
+                for name, identity, definition in targets]
+    run_forward_chain(parts, statement, actions, DROP_VIEWS_POINTS, verb="DROP VIEW")
+    return [name for name, _, _ in targets]
 
 
 def create_function(parts: Parts, name: TableName, definition: FunctionDefinition, *, or_replace: bool,
@@ -96,19 +106,20 @@ def create_function(parts: Parts, name: TableName, definition: FunctionDefinitio
     def body(run: UndoStatement) -> tuple[str, ...]:
         run.logged(ActionType.CREATE_FUNCTION,
                    lambda: parts.catalog.create_function(name, definition, replace=old is not None),
-                   name=name, extra={"old": function_to_extra(old), "new": function_to_extra(definition)})
+                   name=name, payload=CreateFunctionPayload(old, definition))
         return (str(name),)
 
     return UndoStatement(parts, "CREATE FUNCTION", str(name), statement, CREATE_FUNCTION_POINTS).run(body)
 
 
 def drop_function(parts: Parts, name: TableName, *, if_exists: bool, statement: str) -> bool:
-    if parts.catalog.function_definition(name) is None:
+    definition = parts.catalog.function_definition(name)
+    if definition is None:
         if if_exists:
             return False
         raise NoSuchObjectError(f"function {name} does not exist", str(name))
     run_forward_chain(parts, statement, [
-        (ActionType.DROP_INIT, {"extra": {"binlog": statement, "objects": [str(name)]}}),
-        (ActionType.DROP_FUNCTION, {"name": name}),
-    ], DROP_FUNCTION_POINTS)
+        (ActionType.DROP_INIT, {"payload": DropInitPayload(statement, (str(name),))}),
+        (ActionType.DROP_FUNCTION, {"name": name, "payload": DropFunctionPayload(definition)}),
+    ], DROP_FUNCTION_POINTS, verb="DROP FUNCTION")
     return True

@@ -38,10 +38,11 @@ from chains.binlog import Binlog, BinlogEvent
 from chains.commit import commit_chain, is_committed
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
+from chains.payloads import CreateTablePayload, RenameTablePayload
 from replace_table.errors import StatementFailedError
 from storage import crashpoints
 from storage.catalog import Catalog, Fill, TableSpec
-from storage.errors import NoSuchObjectError, ObjectExistsError
+from storage.errors import DDLLogError, NoSuchObjectError, ObjectExistsError
 from storage.names import RESERVED_PREFIX, TableName
 
 STATES = [
@@ -141,7 +142,7 @@ class ReplaceTable:
     def do_log_tmp(self) -> None:
         self.create_chain = self.log.new_chain(ChainKind.UNDO, self.statement)
         self.log.add_action(self.create_chain, ActionType.CREATE_TABLE, name=self.tmp, tag=self.tag,
-                            extra={"owns_location": True})
+                            payload=CreateTablePayload(owns_location=True))
 
     def do_create_tmp(self) -> None:
         self.catalog.create(self.tmp, self.spec, self.tag)
@@ -155,14 +156,14 @@ class ReplaceTable:
             self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
             self.log.add_action(self.drop_chain, ActionType.DROP_TABLE, name=self.backup, tag=self.orig_identity)
             self.log.add_action(self.create_chain, ActionType.RENAME_TABLE, from_name=self.orig, name=self.backup,
-                                tag=self.orig_identity, extra={"owns_location": True})
+                                tag=self.orig_identity, payload=RenameTablePayload(owns_location=True))
 
     def do_move_orig(self) -> None:
         self.catalog.rename(self.orig, self.backup)
 
     def do_log_orig_create(self) -> None:
         self.log.add_action(self.create_chain, ActionType.CREATE_TABLE, name=self.orig, tag=self.tag,
-                            extra={"owns_location": self.orig_exists, "renamed_from": [self.tmp.db, self.tmp.name]})
+                            payload=CreateTablePayload(owns_location=self.orig_exists, renamed_from=self.tmp))
 
     def do_install(self) -> None:
         self.catalog.rename(self.tmp, self.orig)
@@ -176,7 +177,7 @@ class ReplaceTable:
             return
         try:
             replay_chain(ActionContext(self.catalog, self.log, self.binlog), self.drop_chain)
-        except Exception:  # noqa: BLE001 - committed already; D stays active and recovery finishes it
+        except DDLLogError:  # committed already; D stays active and recovery finishes it
             self.backup_pending = True
 
     # ------------------------------------------------------------------ driving

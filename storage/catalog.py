@@ -21,6 +21,7 @@ Contract every implementation keeps, because recovery depends on it:
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -29,7 +30,12 @@ import attrs
 from storage.names import TableName
 
 TAG_PROPERTY = "spark_ddl_log.tag"
-"""Table property holding the identity tag the DDL log gives every table it creates."""
+"""Table (and database) property holding the identity tag the DDL log gives every table and database it creates."""
+
+
+def new_database_tag() -> str:
+    """A fresh database identity tag (the value of the database's TAG_PROPERTY)."""
+    return "db:" + uuid.uuid4().hex
 
 
 @attrs.frozen
@@ -194,6 +200,11 @@ class Catalog(Protocol):
 
     def view_definition(self, name: TableName) -> ViewDefinition | None: ...
 
+    def view_identity(self, name: TableName) -> str | None:
+        """Who the persistent view ``name`` is, beyond its definition: a view dropped and created again under the name
+        (even with the same text) has another identity; a rename keeps it. None when there is no such view."""
+        ...
+
     def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None: ...
 
     def rename_view(self, old: TableName, new: TableName) -> None: ...
@@ -211,6 +222,15 @@ class Catalog(Protocol):
     # -- databases
 
     def database_exists(self, db: str) -> bool: ...
+
+    def database_identity(self, db: str) -> str | None:
+        """The identity tag of ``db`` (see :meth:`tag_database`); None when the database is missing or untagged."""
+        ...
+
+    def tag_database(self, db: str) -> str:
+        """Give ``db`` an identity tag unless it has one (a database property, as tables carry theirs) and return it:
+        DROP DATABASE records it, so that recovery never drops a database created anew under the name."""
+        ...
 
     def list_objects(self, db: str) -> DatabaseObjects: ...
 

@@ -17,6 +17,7 @@ from storage.catalog import (
     TableMetadata,
     TableSpec,
     ViewDefinition,
+    new_database_tag,
 )
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
 from storage.names import TableName
@@ -42,6 +43,9 @@ class MemoryCatalog:
         self.views: dict[TableName, ViewDefinition] = {}
         self.functions: dict[TableName, FunctionDefinition] = {}
         self.databases: set[str] = {"default"}
+        self.view_ids: dict[TableName, str] = {}
+        """Each view's identity: new on create, kept by replace and rename (as the metastore's create time)."""
+        self.database_tags: dict[str, str] = {}
         self.database_dirs: set[str] = {"default"}
         """Databases' default locations; one without its database is a leftover."""
         self.leftovers: set[TableName] = set()
@@ -187,10 +191,17 @@ class MemoryCatalog:
     def view_definition(self, name: TableName) -> ViewDefinition | None:
         return self.views.get(name)
 
+    def view_identity(self, name: TableName) -> str | None:
+        if name not in self.views:
+            return None
+        return self.view_ids.setdefault(name, f"view:{next(_ids)}")  # a view a test put straight into ``views``
+
     def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
         self._check("create_view", name)
         if name in self.tables or (name in self.views and not replace):
             raise ObjectExistsError(f"{name} already exists", str(name))
+        if name not in self.views:
+            self.view_ids[name] = f"view:{next(_ids)}"
         self.views[name] = definition
 
     def rename_view(self, old: TableName, new: TableName) -> None:
@@ -200,12 +211,14 @@ class MemoryCatalog:
         if new in self.views or new in self.tables:
             raise ObjectExistsError(f"{new} already exists", str(new))
         self.views[new] = self.views.pop(old)
+        self.view_ids[new] = self.view_ids.pop(old, "") or f"view:{next(_ids)}"
 
     def drop_view(self, name: TableName) -> None:
         self._check("drop_view", name)
         if name not in self.views:
             raise NoSuchObjectError(f"view {name} does not exist", str(name))
         del self.views[name]
+        self.view_ids.pop(name, None)
 
     def function_definition(self, name: TableName) -> FunctionDefinition | None:
         return self.functions.get(name)
@@ -225,6 +238,15 @@ class MemoryCatalog:
     def database_exists(self, db: str) -> bool:
         return db in self.databases
 
+    def database_identity(self, db: str) -> str | None:
+        return self.database_tags.get(db) if db in self.databases else None
+
+    def tag_database(self, db: str) -> str:
+        self._check("tag_database", TableName(db, "*"))
+        if db not in self.databases:
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+        return self.database_tags.setdefault(db, new_database_tag())
+
     def list_objects(self, db: str) -> DatabaseObjects:
         return DatabaseObjects(
             tables=tuple(sorted(n for n in self.tables if n.db == db)),
@@ -239,6 +261,9 @@ class MemoryCatalog:
             raise ObjectExistsError(f"database {db} already exists", db)
         self.databases.add(db)
         self.database_dirs.add(db)
+        tag = dict(properties).get(TAG_PROPERTY)
+        if tag is not None:
+            self.database_tags[db] = tag
 
     def drop_database(self, db: str) -> None:
         self._check("drop_database", TableName(db, "*"))
@@ -248,6 +273,7 @@ class MemoryCatalog:
             raise CatalogError(f"database {db} is not empty", db)
         self.databases.discard(db)
         self.database_dirs.discard(db)
+        self.database_tags.pop(db, None)
 
     def database_leftovers_exist(self, db: str) -> bool:
         return db not in self.databases and db in self.database_dirs

@@ -939,6 +939,10 @@ class SparkCatalog:
         """See :meth:`storage.spark_views.SparkViews.view_definition`."""
         return self._views.view_definition(name)
 
+    def view_identity(self, name: TableName) -> str | None:
+        """See :meth:`storage.spark_views.SparkViews.view_identity`."""
+        return self._views.view_identity(name)
+
     def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
         """See :meth:`storage.spark_views.SparkViews.create_view`."""
         self._views.create_view(name, definition, replace=replace)
@@ -970,6 +974,14 @@ class SparkCatalog:
     def database_exists(self, db: str) -> bool:
         """See :meth:`storage.spark_databases.SparkDatabases.database_exists`."""
         return self._databases.database_exists(db)
+
+    def database_identity(self, db: str) -> str | None:
+        """See :meth:`storage.spark_databases.SparkDatabases.database_identity`."""
+        return self._databases.database_identity(db)
+
+    def tag_database(self, db: str) -> str:
+        """See :meth:`storage.spark_databases.SparkDatabases.tag_database`."""
+        return self._databases.tag_database(db)
 
     def list_objects(self, db: str) -> DatabaseObjects:
         """See :meth:`storage.spark_databases.SparkDatabases.list_objects`."""

@@ -9,11 +9,12 @@ files in it included. Temporary views and temporary functions belong to no datab
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from storage.catalog import DatabaseObjects
+from storage.catalog import TAG_PROPERTY, DatabaseObjects, new_database_tag
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -34,6 +35,10 @@ MAX_DATABASE_PROPERTY = 4000
 """Longest database property value the Hive metastore keeps (``DATABASE_PARAMS.PARAM_VALUE`` is VARCHAR(4000))."""
 
 
+_TAG = re.compile(r"\(" + re.escape(TAG_PROPERTY) + r",(db:[0-9a-f]{32})\)")
+"""The tag inside DESCRIBE DATABASE's ``((key,value), ...)`` properties text; the value's shape makes it exact."""
+
+
 class SparkDatabases:
     """The database half of :class:`~storage.spark_catalog.SparkCatalog` (which delegates here)."""
 
@@ -52,6 +57,40 @@ class SparkDatabases:
             return bool(self._spark.catalog.databaseExists(quote_ident(db)))
         except ENGINE_ERRORS as error:
             raise self._catalog._engine_error(_inspect(error), f"cannot look up database {db}", db) from None
+
+    def database_identity(self, db: str) -> str | None:
+        """The ``spark_ddl_log.tag`` property of ``db``; None when missing or untagged. One metastore call."""
+        if not isinstance(db, str) or not ENGINE_NAME.fullmatch(db):
+            return None
+        try:
+            rows = self._spark.sql(f"DESCRIBE DATABASE EXTENDED {quote_ident(db)}").collect()
+        except ENGINE_ERRORS as error:
+            failure = _inspect(error)
+            if failure.condition == "SCHEMA_NOT_FOUND":
+                return None
+            raise self._catalog._engine_error(failure, f"cannot describe database {db}", db) from None
+        properties = next((str(row[1] or "") for row in rows if row[0] == "Properties"), "")
+        match = _TAG.search(properties)
+        return match.group(1) if match else None
+
+    def tag_database(self, db: str) -> str:
+        """Set the ``spark_ddl_log.tag`` property of ``db`` unless it has one; returns the tag. Two metastore calls
+        (one when tagged already)."""
+        tag = self.database_identity(db)
+        if tag is not None:
+            return tag
+        if not self.database_exists(db):
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+        tag = new_database_tag()
+        try:
+            self._spark.sql(f"ALTER DATABASE {quote_ident(db)} SET DBPROPERTIES "
+                            f"({sql_string_literal(TAG_PROPERTY)}={sql_string_literal(tag)})")
+        except ENGINE_ERRORS as error:
+            failure = _inspect(error)
+            if failure.condition == "SCHEMA_NOT_FOUND":
+                raise NoSuchObjectError(f"database {db} does not exist", db) from None
+            raise self._catalog._engine_error(failure, f"cannot tag database {db}", db) from None
+        return tag
 
     def create_database(
         self, db: str, *, comment: str | None = None, properties: tuple[tuple[str, str], ...] = ()

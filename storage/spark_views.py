@@ -42,6 +42,7 @@ from storage.spark_catalog import (
     _kind,
     _param_name,
     _substitutes,
+    fingerprint,
     sql_string_literal,
 )
 from storage.spark_functions import decode_text, encode_text
@@ -108,6 +109,15 @@ class SparkViews:
             if recorded_text == text and (columns == names if columns else names == output):
                 return ViewDefinition(query, comment, columns)
         return ViewDefinition(text, comment, names if names != output else ())
+
+    def view_identity(self, name: TableName) -> str | None:
+        """A fingerprint of the view's creation time (one second resolution) and shape: a view created anew under
+        the name has another one (unless created within the same second with the same columns); renames and
+        ``CREATE OR REPLACE`` keep it. One metastore call."""
+        info = self._catalog._describe(name)
+        if info is None or not _is_persistent_view(info):
+            return None
+        return fingerprint(info)
 
     @staticmethod
     def _record(info: dict[str, Any]) -> tuple[str, str, tuple[str, ...]] | None:

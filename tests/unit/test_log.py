@@ -14,6 +14,7 @@ from actions.replay import replay_order
 from chains.entries import FINAL, ActionType, BinlogPosition, ChainKind, ChainState
 from chains.errors import LogStateError
 from chains.log import DDLLog
+from chains.payloads import DropInitPayload
 from storage.errors import CorruptLogError
 from storage.names import TableName
 
@@ -53,7 +54,7 @@ def test_undo_chains_replay_newest_first_and_drop_chains_in_call_order_with_drop
     for name in ("a", "b", "c"):
         log.add_action(undo, ActionType.CREATE_TABLE, name=table(name))
     forward = log.new_chain(ChainKind.FORWARD)
-    log.add_action(forward, ActionType.DROP_INIT)
+    log.add_action(forward, ActionType.DROP_INIT, payload=DropInitPayload("DROP TABLE a", ("a",)))
     for name in ("a", "b", "c"):
         log.add_action(forward, ActionType.DROP_TABLE, name=table(name))
     assert [str(a.name) for a in replay_order(ChainKind.UNDO, log.actions_of(undo))] == [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from chains.entries import ActionType, ChainKind, ChainState
+from chains.payloads import DropInitPayload
 from ddl_log import AtomicDDL, StatementFailedError
 from storage.catalog import TableSpec
 from storage.memory_catalog import MemoryCatalog, MemoryTable
@@ -168,13 +169,15 @@ def test_undo_never_drops_a_table_it_did_not_create(tmp_path):
     assert world.catalog.tables[T].rows == OLD_ROWS
 
 
-def test_a_chain_that_keeps_failing_is_abandoned_after_three_tries_and_reported(tmp_path):
+def test_an_undo_chain_that_keeps_failing_is_abandoned_after_three_tries_and_reported(tmp_path):
     world = World(str(tmp_path), binlog=True)
     ddl = world.open()
-    position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE t")
-    ddl.log.add_action(position, ActionType.DROP_TABLE, name=T)
+    position = ddl.log.new_chain(ChainKind.UNDO, "RENAME TABLE t TO u")
+    moved = TableName("default", "u")
+    ddl.log.add_action(position, ActionType.RENAME_TABLE, from_name=T, name=moved, tag=world.catalog.identity(T))
+    world.catalog.rename(T, moved)
     ddl.abandon()
-    world.catalog.fail_on = lambda operation, name: operation == "drop"
+    world.catalog.fail_on = lambda operation, name: operation == "rename"
     outcomes = []
     for _ in range(4):
         ddl = world.open()
@@ -184,6 +187,49 @@ def test_a_chain_that_keeps_failing_is_abandoned_after_three_tries_and_reported(
     ddl = world.open()
     assert [c.position for c in ddl.abandoned_chains()] == [position]
     assert ddl.log.chain(position).state is ChainState.ABANDONED
+    ddl.close()
+
+
+def test_retry_abandoned_gives_an_abandoned_chain_new_tries_once_the_cause_is_fixed(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    ddl = world.open()
+    position = ddl.log.new_chain(ChainKind.UNDO, "RENAME TABLE t TO u")
+    moved = TableName("default", "u")
+    ddl.log.add_action(position, ActionType.RENAME_TABLE, from_name=T, name=moved, tag=world.catalog.identity(T))
+    world.catalog.rename(T, moved)
+    ddl.abandon()
+    world.catalog.fail_on = lambda operation, name: operation == "rename"
+    for _ in range(4):
+        world.open().close()
+    world.catalog.fail_on = lambda operation, name: False
+    ddl = world.open()
+    assert ddl.abandoned_chains() and ddl.last_recovery.of("abandoned") == []
+    report = ddl.recover(retry_abandoned=True)
+    assert [o.outcome for o in report.outcomes] == ["reopened", "undone"]
+    assert ddl.abandoned_chains() == [] and ddl.active_chains() == []
+    ddl.close()
+    assert world.catalog.tables[T].rows == OLD_ROWS and moved not in world.catalog.tables
+
+
+def test_a_roll_forward_drop_that_keeps_failing_gives_up_on_its_last_try_and_binlogs_nothing_it_did_not_do(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    ddl = world.open()
+    position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE t")
+    ddl.log.add_action(position, ActionType.DROP_INIT, payload=DropInitPayload("DROP TABLE t", ("default.t",)))
+    ddl.log.add_action(position, ActionType.DROP_TABLE, name=T, tag=world.catalog.identity(T))
+    ddl.abandon()
+    world.catalog.fail_on = lambda operation, name: operation == "drop"
+    outcomes = []
+    for _ in range(3):
+        ddl = world.open()
+        outcomes.append([o.outcome for o in ddl.last_recovery.outcomes])
+        detail = ddl.last_recovery.outcomes[0].detail
+        ddl.close()
+    assert outcomes == [["failed"], ["failed"], ["finished"]]
+    assert "gave up on" in detail and "default.t" in detail
+    assert T in world.catalog.tables
+    ddl = world.open()
+    assert ddl.active_chains() == [] and ddl.abandoned_chains() == [] and ddl.binlog_events() == []
     ddl.close()
 
 
