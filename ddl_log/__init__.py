@@ -3,11 +3,12 @@
 Public API: :class:`AtomicDDL`; errors are all subclasses of :class:`DDLLogError`.
 """
 
-from chains.errors import BinlogError, LogStateError
+from actions.errors import ActionFailedError
+from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.api import AtomicDDL
 from ddl_log.recovery import RecoveryReport
 from ddl_log.sql_frontend import SqlParseError, SqlResult, UnsupportedStatementError
-from replace_table.errors import StatementFailedError
+from replace_table.errors import CommittedWithPendingWorkWarning, StatementFailedError
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
     CatalogError,
@@ -23,9 +24,11 @@ from storage.errors import (
 )
 
 __all__ = [
+    "ActionFailedError",
     "AtomicDDL",
     "BinlogError",
     "CatalogError",
+    "CommittedWithPendingWorkWarning",
     "CorruptLogError",
     "DDLLogError",
     "HomeLockedError",
@@ -33,6 +36,7 @@ __all__ = [
     "LogStateError",
     "NoSuchObjectError",
     "ObjectExistsError",
+    "PayloadError",
     "RecoveryReport",
     "SimulatedCrash",
     "SqlParseError",

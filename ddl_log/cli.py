@@ -94,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     recover = commands.add_parser("recover", parents=[common], help="run recovery and report what it did")
     recover.add_argument("--json", action="store_true")
+    recover.add_argument("--retry-abandoned", action="store_true",
+                         help="give abandoned chains new tries (after fixing what made them fail; see `status`)")
 
     status = commands.add_parser("status", parents=[common], help="active and abandoned chains (read-only)")
     status.add_argument("--json", action="store_true")
@@ -353,6 +355,8 @@ def cell(value: Any) -> str:
 def cmd_recover(args: argparse.Namespace) -> int:
     with open_home(args) as ddl:
         report = ddl.last_recovery
+        if args.retry_abandoned and ddl.abandoned_chains():
+            report = ddl.recover(retry_abandoned=True)
         if args.json:
             out(dumps({"outcomes": [item.as_dict() for item in report.outcomes],
                        "abandoned": [chain_dict(chain, None) for chain in report.abandoned],
@@ -374,7 +378,8 @@ def report_recovery(report: RecoveryReport, *, to_stderr: bool) -> bool:
         emit(line + (f"  -- {item.detail}" if item.detail else ""))
     if report.abandoned:
         numbers = ", ".join(f"#{chain.position}" for chain in report.abandoned)
-        emit(f"recovery: abandoned chains remain ({numbers}); see `ddl-log status` (an operator must resolve them)")
+        emit(f"recovery: abandoned chains remain ({numbers}); see `ddl-log status`, fix the cause, then "
+             "`ddl-log recover --retry-abandoned`")
     return bool(report.abandoned)
 
 
@@ -403,9 +408,10 @@ def cmd_status(args: argparse.Namespace) -> int:
             for chain in active:
                 print_chain(chain, state)
         if abandoned:
-            out(f"abandoned chains ({len(abandoned)}; recovery gave up on them, an operator must resolve them):")
+            out(f"abandoned chains ({len(abandoned)}; recovery gave up on them: fix the cause, then "
+                "`ddl-log recover --retry-abandoned` runs them again):")
             for chain in abandoned:
-                print_chain(chain, state)
+                print_chain(chain, state, plan=True)
     for problem in problems:
         warn(problem)
     if any(p.startswith("error:") for p in problems):
@@ -451,7 +457,8 @@ def chain_dict(chain: ExecuteEntry, state: LogState | None) -> dict[str, Any]:
     }
 
 
-def print_chain(chain: ExecuteEntry, state: LogState) -> None:
+def print_chain(chain: ExecuteEntry, state: LogState, *, plan: bool = False) -> None:
+    """One chain and its actions; ``plan``: also what replaying it would do, in replay order."""
     facts = [chain.kind.value, f"retries {chain.retries}"]
     if chain.xid is not None:
         facts.append(f"xid {chain.xid}")
@@ -466,6 +473,13 @@ def print_chain(chain: ExecuteEntry, state: LogState) -> None:
         if entry["from"]:
             target = f"{entry['from']} -> {target}"
         out(f"      {entry['type']:<13} {target}  phase {entry['phase']}")
+    if plan:
+        from actions.describe import describe
+        from actions.replay import replay_order
+
+        pending = [a for a in replay_order(chain.kind, state.chain_actions(chain.position)) if not a.done]
+        for number, action in enumerate(pending, 1):
+            out(f"      would {number}: {describe(action)}")
 
 
 def cmd_dump(args: argparse.Namespace) -> int:

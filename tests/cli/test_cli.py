@@ -146,6 +146,8 @@ def test_abandoned_chains_exit_3_from_status_and_recover(cli: Runner, home: Path
     assert status.returncode == 3
     assert "abandoned chains (1;" in status.stdout and "CREATE TABLE stuck (a INT)" in status.stdout
     assert f"#{position}" in status.stdout
+    assert "would 1: drop table default.ddllog_tmp_stuck if it still has identity x" in status.stdout
+    assert "--retry-abandoned" in status.stdout
     assert json.loads(cli("status", "--json").stdout)["abandoned"][0]["position"] == position
 
     recover = cli("recover")

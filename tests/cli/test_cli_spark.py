@@ -89,3 +89,15 @@ def test_dropping_a_missing_table_is_one_clear_error(cli: Runner) -> None:
     [line] = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert "nope" in line and "Traceback" not in done.stderr
     assert cli("binlog").stdout == ""
+
+
+def test_recover_retry_abandoned_runs_an_abandoned_chain_again(cli: Runner, home: Path) -> None:
+    needs_java()
+    from tests.cli.test_cli import abandon_a_chain
+
+    position = abandon_a_chain(home)
+    assert cli("recover").returncode == 3, "a plain recover leaves abandoned chains alone"
+    retried = cli("recover", "--retry-abandoned")
+    assert retried.returncode == 0, retried.stderr
+    assert f"reopened  #{position}" in retried.stdout and f"undone    #{position}" in retried.stdout
+    assert cli("status").stdout.splitlines()[1] == "no active or abandoned chains"

@@ -438,3 +438,39 @@ def test_database_lifecycle(catalog: SparkCatalog, warehouse: Path, clean_spark:
         catalog.drop_database("default")
     assert default.value.name == "default"
     assert_short(default.value)
+
+
+# ---------------------------------------------------------------------- identities recovery checks before it drops
+
+
+def test_a_view_created_anew_under_the_name_has_another_identity_even_with_the_same_text(catalog: SparkCatalog) -> None:
+    import time
+
+    name = T("ident_v")
+    catalog.create_view(name, ViewDefinition("SELECT 1 AS one"), replace=False)
+    first = catalog.view_identity(name)
+    assert first is not None and catalog.identity(name) is None, "a view has a view identity, not a table one"
+    catalog.rename_view(name, T("ident_w"))
+    assert catalog.view_identity(T("ident_w")) == first, "a rename keeps the identity"
+    catalog.rename_view(T("ident_w"), name)
+    catalog.drop_view(name)
+    time.sleep(1.1)  # the metastore keeps creation times in seconds
+    catalog.create_view(name, ViewDefinition("SELECT 1 AS one"), replace=False)
+    assert catalog.view_identity(name) not in (None, first)
+    assert catalog.view_identity(T("no_such_view")) is None
+
+
+def test_a_database_tag_is_kept_in_its_properties_and_a_new_database_has_none(catalog: SparkCatalog,
+                                                                             clean_spark: Any) -> None:
+    catalog.create_database("tagdb")
+    assert catalog.database_identity("tagdb") is None
+    tag = catalog.tag_database("tagdb")
+    assert tag.startswith("db:") and catalog.database_identity("tagdb") == tag
+    assert catalog.tag_database("tagdb") == tag, "tagging twice keeps the first tag"
+    catalog.drop_database("tagdb")
+    catalog.create_database("tagdb")
+    assert catalog.database_identity("tagdb") is None
+    catalog.drop_database("tagdb")
+    assert catalog.database_identity("tagdb") is None
+    with pytest.raises(NoSuchObjectError):
+        catalog.tag_database("tagdb")
