@@ -5,8 +5,7 @@ PARTITION) roll forward once logged: replay makes sure the change is applied, so
 from __future__ import annotations
 
 from actions.context import ActionContext
-from actions.registry import executor
-from chains.entries import ActionEntry, ActionType
+from chains.entries import ActionEntry
 from chains.payloads import (
     AddColumnsChange,
     AlterTablePayload,
@@ -18,7 +17,6 @@ from chains.payloads import (
 from storage.errors import CatalogError
 
 
-@executor(ActionType.ALTER_TABLE)
 def replay_alter_table(action: ActionEntry, ctx: ActionContext) -> None:
     name = action.name
     if name is None:

@@ -8,8 +8,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from actions.context import ActionContext
-from actions.registry import executor
-from chains.entries import ActionEntry, ActionType
+from chains.entries import ActionEntry
 from chains.payloads import (
     CreateDatabasePayload,
     CreateFunctionPayload,
@@ -50,7 +49,6 @@ def restore_definition(current: D | None, old: D | None, new: D | None, *, drop:
         recreate(old)
 
 
-@executor(ActionType.DROP_VIEW)
 def forward_drop_view(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the view while it is the one the statement dropped: same identity (``tag``) and definition. A view
     created anew under the name after a crash is someone else's and stays."""
@@ -62,7 +60,6 @@ def forward_drop_view(action: ActionEntry, ctx: ActionContext) -> None:
     ctx.catalog.drop_view(name)
 
 
-@executor(ActionType.DROP_FUNCTION)
 def forward_drop_function(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the function while it has the definition the statement dropped (the metastore keeps no other identity
     of a function that Spark reports); a function created anew with another definition stays."""
@@ -74,7 +71,6 @@ def forward_drop_function(action: ActionEntry, ctx: ActionContext) -> None:
     ctx.catalog.drop_function(name)
 
 
-@executor(ActionType.DROP_DB)
 def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the database while it carries the tag the statement gave it; a database created anew under the name
     (with or without objects in it) is never touched, nor its directory."""
@@ -88,7 +84,6 @@ def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
         ctx.catalog.clean_database_leftovers(db)  # a drop cut between the metastore commit and the directory delete
 
 
-@executor(ActionType.CREATE_VIEW)
 def undo_create_view(action: ActionEntry, ctx: ActionContext) -> None:
     """Put the old definition back (or drop the new view) while the view still holds what this statement made."""
     name = _name(action)
@@ -102,7 +97,6 @@ def undo_create_view(action: ActionEntry, ctx: ActionContext) -> None:
     )
 
 
-@executor(ActionType.RENAME_VIEW)
 def undo_rename_view(action: ActionEntry, ctx: ActionContext) -> None:
     moved_to = _name(action)
     original = action.from_name
@@ -115,7 +109,6 @@ def undo_rename_view(action: ActionEntry, ctx: ActionContext) -> None:
     ctx.catalog.rename_view(moved_to, original)
 
 
-@executor(ActionType.CREATE_FUNCTION)
 def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
     name = _name(action)
     payload = payload_of(action, CreateFunctionPayload)
@@ -128,7 +121,6 @@ def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
     )
 
 
-@executor(ActionType.CREATE_DB)
 def undo_create_database(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the database this statement created (its tag), only while it is still empty (nothing of anyone else's
     in it); if the create was cut inside the metastore, remove the directory it made (only when there was none

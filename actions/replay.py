@@ -10,7 +10,7 @@ import attrs
 
 from actions.context import ActionContext
 from actions.errors import ActionFailedError
-from actions.registry import executor_for
+from actions.executors import executor_for
 from chains.entries import FINAL, SKIPPED, ActionEntry, ActionType, ChainKind, ChainState
 from storage import crashpoints
 from storage.errors import CatalogError

@@ -4,7 +4,6 @@ DROP_TABLE (forward: drop) and DROP_INIT (forward: binlog what the chain dropped
 from __future__ import annotations
 
 from actions.context import ActionContext
-from actions.registry import executor
 from chains.binlog import GENERATED_COMMENT
 from chains.commit import binlog_once
 from chains.entries import ActionEntry, ActionType
@@ -32,7 +31,6 @@ def owns_location(action: ActionEntry) -> bool:
     return _name(action).is_reserved or payload.owns_location
 
 
-@executor(ActionType.CREATE_TABLE)
 def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the table this statement created, if it is there and still ours; then its leftover files."""
     catalog: Catalog = ctx.catalog
@@ -53,7 +51,6 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
         catalog.clean_leftovers(name)
 
 
-@executor(ActionType.RENAME_TABLE)
 def undo_rename_table(action: ActionEntry, ctx: ActionContext) -> None:
     """Rename ``name`` back to ``from_name`` if the table we moved is there; only moves what exists."""
     catalog = ctx.catalog
@@ -74,7 +71,6 @@ def undo_rename_table(action: ActionEntry, ctx: ActionContext) -> None:
     catalog.rename(moved_to, original)
 
 
-@executor(ActionType.DROP_TABLE)
 def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
     """Drop the table if it is the one logged (by identity, when one was recorded), then its leftover files."""
     catalog = ctx.catalog
@@ -88,7 +84,6 @@ def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
         DROP_AFTER()
 
 
-@executor(ActionType.DROP_INIT)
 def forward_drop_init(action: ActionEntry, ctx: ActionContext) -> None:
     """After the drops: binlog the statement once (marked as generated when recovery finished it). When some drop
     was given up on (SKIPPED), the event is a statement naming only what was dropped, as MariaDB binlogs the tables

@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 from actions.context import ActionContext
-from actions.registry import EXECUTORS, executor_for
+from actions.executors import EXECUTORS, executor_for
 from actions.replay import replay_chain
 from chains.codec import action_from_wire, action_to_wire
 from chains.entries import ActionEntry, ActionType, ChainKind
