@@ -3,12 +3,11 @@
 Public API: :class:`AtomicDDL`; errors are all subclasses of :class:`DDLLogError`.
 """
 
-from actions.errors import ActionFailedError
+from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
 from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.api import AtomicDDL
 from ddl_log.recovery import RecoveryReport
 from ddl_log.sql_frontend import SqlParseError, SqlResult, UnsupportedStatementError
-from replace_table.errors import CommittedWithPendingWorkWarning, StatementFailedError
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
     CatalogError,

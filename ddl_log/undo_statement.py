@@ -10,6 +10,7 @@ from typing import Any
 import attrs
 
 from actions.context import ActionContext
+from actions.errors import CommittedWithPendingWorkWarning, StatementFailedError
 from actions.replay import replay_chain, roll_back
 from actions.table_actions import dropped_object_name
 from chains.binlog import Binlog, BinlogEvent
@@ -17,7 +18,6 @@ from chains.commit import commit_chain, committed_event, is_committed
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from chains.payloads import Payload
-from replace_table.errors import CommittedWithPendingWorkWarning, StatementFailedError
 from storage import crashpoints
 from storage.catalog import Catalog
 from storage.crashpoints import CrashPoint

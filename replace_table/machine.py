@@ -33,13 +33,13 @@ import attrs
 from transitions import Machine
 
 from actions.context import ActionContext
+from actions.errors import StatementFailedError
 from actions.replay import replay_chain, roll_back
 from chains.binlog import Binlog, BinlogEvent
 from chains.commit import commit_chain, is_committed
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from chains.payloads import CreateTablePayload, RenameTablePayload
-from replace_table.errors import StatementFailedError
 from storage import crashpoints
 from storage.catalog import Catalog, Fill, TableSpec
 from storage.errors import DDLLogError, NoSuchObjectError, ObjectExistsError

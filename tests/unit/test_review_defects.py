@@ -10,6 +10,7 @@ import warnings
 import pytest
 
 from actions.context import ActionContext
+from actions.errors import CommittedWithPendingWorkWarning
 from actions.executors import EXECUTORS, executor_for
 from actions.replay import replay_chain
 from chains.codec import action_from_wire, action_to_wire
@@ -17,7 +18,6 @@ from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.errors import PayloadError
 from chains.payloads import PAYLOAD_TYPES, payload_from_wire
 from ddl_log import AtomicDDL, StatementFailedError
-from replace_table.errors import CommittedWithPendingWorkWarning
 from storage.catalog import FunctionDefinition, ViewDefinition
 from storage.errors import CatalogError, StorageError
 from tests import crashkit
