@@ -7,8 +7,10 @@ instead of undone. With the binlog off, durably closing the chain is the commit 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from chains.binlog import Binlog, BinlogEvent
-from chains.entries import ChainState
+from chains.entries import ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
 
@@ -41,7 +43,7 @@ def binlog_once(log: DDLLog, binlog: Binlog, position: int, statement: str, obje
     """Write the chain's binlog event unless its XID is already there (a replay after a crash); True if written."""
     chain = log.chain(position)
     if chain.xid is not None and chain.binlog_pos is not None:
-        if chain.xid in binlog.xids_since(chain.binlog_pos):
+        if binlogged(binlog, [chain]):
             return False
         xid = chain.xid
     else:
@@ -75,6 +77,14 @@ def is_committed(log: DDLLog, binlog: Binlog | None, position: int) -> bool:
     chain = log.chain(position)
     if binlog is None:
         return chain.state is ChainState.CLOSED
-    if chain.xid is None or chain.binlog_pos is None:
-        return False
-    return chain.xid in binlog.xids_since(chain.binlog_pos)
+    return bool(binlogged(binlog, [chain]))
+
+
+def binlogged(binlog: Binlog, chains: Iterable[ExecuteEntry]) -> set[int]:
+    """The positions of ``chains`` whose XID is in the binlog: the one place that decides "did it commit?". Reads
+    the binlog once, from the earliest position a chain noted when it stored its XID (the event cannot be before)."""
+    noted = [chain for chain in chains if chain.xid is not None and chain.binlog_pos is not None]
+    if not noted:
+        return set()
+    committed = binlog.xids_since(min(chain.binlog_pos for chain in noted if chain.binlog_pos is not None))
+    return {chain.position for chain in noted if chain.xid in committed}

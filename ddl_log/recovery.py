@@ -25,6 +25,7 @@ from actions.context import ActionContext
 from actions.errors import ActionFailedError
 from actions.replay import replay_chain
 from chains.binlog import Binlog
+from chains.commit import binlogged
 from chains.entries import ActionEntry, ChainKind, ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
@@ -89,15 +90,12 @@ def recover(log: DDLLog, binlog: Binlog | None, catalog: Callable[[], Catalog], 
     owned = log.owned_positions()
     active = [chain for chain in log.active_chains() if chain.position not in owned]
     if binlog is not None:
-        noted = [chain for chain in active if chain.xid is not None and chain.binlog_pos is not None]
-        if noted:
-            start = min(chain.binlog_pos for chain in noted if chain.binlog_pos is not None)
-            committed = binlog.xids_since(start)
-            for chain in noted:
-                if chain.xid in committed:
-                    log.close(chain.position)
-                    outcomes.append(ChainOutcome(chain.position, chain.statement, "committed",
-                                                 f"xid {chain.xid} is in the binlog"))
+        committed = binlogged(binlog, active)
+        for chain in active:
+            if chain.position in committed:
+                log.close(chain.position)
+                outcomes.append(ChainOutcome(chain.position, chain.statement, "committed",
+                                             f"xid {chain.xid} is in the binlog"))
         AFTER_CLOSING_BINLOGGED()
 
     contexts: list[ActionContext] = []
