@@ -3,7 +3,9 @@
 Writes go through :meth:`DDLLog.batch`: records queued inside one ``with log.batch():`` share one fsync; outside a
 batch every call is its own durable write. Memory is updated as records are queued (the lock is held for the whole
 batch, so no other thread sees it before it is durable); a failed write or an abandoned batch reloads the state
-from disk, so memory never keeps what the file does not have.
+from disk, so memory never keeps what the file does not have. A failed write poisons the record file; the reload
+reopens it, so the state is then what the file holds, which is also what recovery would read (a write whose fate
+is unknown is kept exactly when its records are in the file).
 """
 
 from __future__ import annotations
@@ -67,9 +69,13 @@ class DDLLog:
         """Rebuild the state from the file. A batch (a ``batch`` record announcing n records, then the n records)
         counts only when complete: a torn batch at the tail is cut off like a torn record, so a batch is atomic."""
         file, records = RecordFile.open(self.path, LOG_MAGIC, ops=self._ops)
-        state, torn_batch = replay_records(records)
-        if torn_batch is not None:
-            file.truncate_to(torn_batch)
+        try:
+            state, torn_batch = replay_records(records)
+            if torn_batch is not None:
+                file.truncate_to(torn_batch)
+        except BaseException:
+            file.close()
+            raise
         self._state = state
         return file
 
@@ -343,9 +349,12 @@ class DDLLog:
                     records.extend(action_to_wire(action) for action in self._state.chain_actions(chain.position))
                     records.append(execute_to_wire(chain))
             BEFORE_COMPACT()
-            replace_file(self.path, LOG_MAGIC, records, ops=self._ops, backup_path=self.backup_path)
-            self._file.close()
-            self._file = self._load()
+            try:
+                replace_file(self.path, LOG_MAGIC, records, ops=self._ops, backup_path=self.backup_path)
+            finally:
+                # Even when it failed after the rename: the open descriptor may now be the backup's, and a write
+                # through it would never reach the live log.
+                self._reload()
             AFTER_COMPACT()
 
     def close_file(self) -> None:

@@ -24,6 +24,22 @@ class CorruptLogError(StorageError):
         self.reason = reason
 
 
+class LogWriteFailedError(StorageError):
+    """A write, fsync or truncate of a record file failed; the file then refuses every write until it is reopened.
+
+    After a failed fsync the kernel may have dropped the unwritten pages, so writing on could build on records that
+    are not on disk (PostgreSQL's fsync lesson of 2018). ``fate_unknown`` is True when the failed records could not
+    be durably cut off again: they may or may not be there after a restart, so the caller must not act as if they
+    failed; the next open (recovery) decides from what the file holds.
+    """
+
+    def __init__(self, path: str, reason: str, *, fate_unknown: bool = False) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+        self.fate_unknown = fate_unknown
+
+
 class UnsupportedFormatError(StorageError):
     """A record file was written by an unknown (newer) format version or is not ours at all."""
 

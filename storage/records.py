@@ -6,9 +6,16 @@ bytes), then records ``<u32 length><u32 crc32c(length bytes + payload)><payload>
 Durability: :meth:`RecordFile.append_batch` writes all records of a batch with one ``write`` and one ``fsync``
 (group commit) and returns only when they are on disk. Creating a file fsyncs its directory.
 
+Creating a file is atomic: header and first records go to a temporary file, which is fsynced and then linked into
+place, so a file never appears with only part of what it was created with.
+
 Opening tolerates exactly one kind of damage, the torn tail of a crash mid-write: a last record that is short or
 fails its checksum *with no valid record after it* is cut off. A bad record followed by any valid record is
-corruption, reported as :class:`CorruptLogError` with file and offset; committed records are never skipped.
+corruption, reported as :class:`CorruptLogError` with file and offset; committed records are never skipped. Bytes
+inside a torn record are its own payload, never searched for records (see :func:`_resume_after_damage`).
+
+A failed write, fsync or truncate poisons the open file: every later write raises :class:`LogWriteFailedError`
+until the file is reopened, and the error says whether the failed records are surely gone or their fate is unknown.
 """
 
 from __future__ import annotations
@@ -16,14 +23,20 @@ from __future__ import annotations
 import os
 import stat
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import crc32c
 import msgpack
 
 from storage import crashpoints
-from storage.errors import CorruptLogError, StorageError, UnsafePathError, UnsupportedFormatError
+from storage.errors import (
+    CorruptLogError,
+    LogWriteFailedError,
+    StorageError,
+    UnsafePathError,
+    UnsupportedFormatError,
+)
 from storage.fileops import REAL_FILE_OPS, FileOps
 
 FORMAT_VERSION = 1
@@ -67,11 +80,69 @@ def _valid_record_at(data: bytes | memoryview, offset: int) -> int:
     return length
 
 
-def _first_valid_record_after(data: bytes | memoryview, bad: int) -> int | None:
-    for offset in range(bad + 1, len(data) - RECORD_HEAD_SIZE + 1):
+def _first_valid_record_from(data: bytes | memoryview, start: int) -> int | None:
+    for offset in range(start, len(data) - RECORD_HEAD_SIZE + 1):
         if _valid_record_at(data, offset) >= 0:
             return offset
     return None
+
+
+_INCOMPLETE = -1
+_MALFORMED = -2
+
+
+def _ignore_pairs(pairs: object) -> None:
+    return None
+
+
+def _payload_extent(data: bytes | memoryview, start: int) -> int:
+    """Bytes the one msgpack object at ``start`` takes (a payload is exactly one), read from the payload's own
+    structure, not from the record's length field; ``_INCOMPLETE`` when the bytes up to the end of the file are a
+    strict prefix of an object, ``_MALFORMED`` when they are not msgpack. Strings and binaries are skipped by their
+    own lengths, so record-shaped bytes inside them are never taken for anything."""
+    unpacker = msgpack.Unpacker(raw=True, use_list=False, object_pairs_hook=_ignore_pairs, strict_map_key=False,
+                                max_buffer_size=MAX_RECORD_SIZE)
+    unpacker.feed(bytes(data[start : start + MAX_RECORD_SIZE]))
+    try:
+        unpacker.unpack()
+    except msgpack.OutOfData:
+        return _INCOMPLETE if len(data) - start <= MAX_RECORD_SIZE else _MALFORMED
+    except Exception:  # noqa: BLE001 - any decoding error means "not a payload"
+        return _MALFORMED
+    return int(unpacker.tell())
+
+
+def _resume_after_damage(data: bytes | memoryview, offset: int) -> int | None:
+    """For the bad record at ``offset``: None if it is a torn tail, else where valid records that would make it
+    mid-file corruption may start.
+
+    A torn tail (a crash cut the last write) keeps a genuine record head whose length reaches past the end of the
+    file, followed by a strict prefix of its payload; a prefix of one msgpack object never parses as a whole one.
+    Then everything after the head is that record's own payload: nothing in it is searched, so a statement that
+    embeds record-shaped bytes cannot turn a torn tail into corruption. Any other bad record is damage. Its end is
+    taken where its payload's structure ends or where its length field says, whichever comes first (either may be
+    the damaged part), and valid records from there on mean corruption. With neither to trust (a garbage head and
+    a payload that is not msgpack) every later offset is searched.
+    """
+    end = len(data)
+    if end - offset < RECORD_HEAD_SIZE:
+        return None
+    length: int = RECORD_HEAD.unpack_from(data, offset)[0]
+    body = offset + RECORD_HEAD_SIZE
+    plausible = 0 < length <= MAX_RECORD_SIZE
+    extent = _payload_extent(data, body)
+    if plausible and body + length > end and extent == _INCOMPLETE:
+        return None
+    ends = [body + extent] if extent > 0 else []
+    if plausible and body + length <= end:
+        ends.append(body + length)
+    return min(ends) if ends else offset + 1
+
+
+def is_unwritten(data: bytes | memoryview, magic: bytes) -> bool:
+    """An empty file or a torn header: a file an older version created and died before its header was durable
+    (nothing was ever written into it), equivalent to no file at all."""
+    return len(data) < HEADER_SIZE and bytes(data) == encode_header(magic)[: len(data)]
 
 
 def check_header(path: str, data: bytes | memoryview, magic: bytes) -> None:
@@ -100,7 +171,8 @@ def scan_records(path: str, data: bytes, start: int = HEADER_SIZE) -> tuple[list
     while offset < end:
         length = _valid_record_at(view, offset)
         if length < 0:
-            following = _first_valid_record_after(view, offset)
+            resume = _resume_after_damage(view, offset)
+            following = None if resume is None else _first_valid_record_from(view, resume)
             if following is not None:
                 raise CorruptLogError(path, offset, f"damaged record followed by a valid record at offset {following}")
             break
@@ -141,6 +213,7 @@ class RecordFile:
         self._fd = fd
         self._size = size
         self._ops = ops
+        self._poisoned: LogWriteFailedError | None = None
         self.records_written = 0
         self.syncs = 0
 
@@ -150,34 +223,50 @@ class RecordFile:
     ) -> tuple[RecordFile, list[tuple[int, Any]]]:
         """Open or create ``path``; return the file and its records (from ``read_from`` when given).
 
-        A torn tail is cut off durably so the next append starts on a record boundary.
+        A new file appears complete or not at all (:func:`create_file`). A torn tail is cut off durably so the next
+        append starts on a record boundary, and what was read is fsynced before anything builds on it (a crash
+        before an fsync leaves records that only the page cache holds).
         """
-        created = not os.path.lexists(path)
-        fd = open_private(path, os.O_RDWR | os.O_CREAT)
+        if not os.path.lexists(path):
+            create_file(path, magic, ops=ops)
+        fd = open_private(path, os.O_RDWR)
         try:
             _check_owner(path, fd)
-            if created or os.fstat(fd).st_size == 0:
-                ops.write(fd, encode_header(magic))
-                ops.fsync(fd)
-                ops.fsync_dir(os.path.dirname(os.path.abspath(path)))
-                return cls(path, magic, fd, HEADER_SIZE, ops), []
             data = _read_all(fd)
-            check_header(path, data, magic)
-            start = HEADER_SIZE if read_from is None else max(read_from, HEADER_SIZE)
-            records, valid_end = scan_records(path, data, start)
-            if valid_end < len(data):
-                ops.truncate(fd, valid_end)
-                ops.fsync(fd)
-            os.lseek(fd, valid_end, os.SEEK_SET)
-            return cls(path, magic, fd, valid_end, ops), records
+            if not is_unwritten(data, magic):
+                return cls._resume(path, magic, fd, data, ops, read_from)
         except BaseException:
             os.close(fd)
             raise
+        os.close(fd)
+        replace_file(path, magic, (), ops=ops)
+        return cls.open(path, magic, ops=ops, read_from=read_from)
+
+    @classmethod
+    def _resume(
+        cls, path: str, magic: bytes, fd: int, data: bytes, ops: FileOps, read_from: int | None
+    ) -> tuple[RecordFile, list[tuple[int, Any]]]:
+        check_header(path, data, magic)
+        start = HEADER_SIZE if read_from is None else max(read_from, HEADER_SIZE)
+        records, valid_end = scan_records(path, data, start)
+        try:
+            if valid_end < len(data):
+                ops.truncate(fd, valid_end)
+            ops.fsync(fd)
+        except OSError as exc:
+            raise LogWriteFailedError(path, f"cannot make the file durable on open: {exc.strerror or exc}") from exc
+        os.lseek(fd, valid_end, os.SEEK_SET)
+        return cls(path, magic, fd, valid_end, ops), records
 
     @property
     def size(self) -> int:
         """Offset where the next record goes."""
         return self._size
+
+    @property
+    def failed(self) -> LogWriteFailedError | None:
+        """The error that poisoned this file (every write is refused until it is reopened), or None."""
+        return self._poisoned
 
     def append(self, record: Any) -> int:
         return self.append_batch([record])[0]
@@ -185,12 +274,18 @@ class RecordFile:
     def append_batch(self, records: Sequence[Any]) -> list[int]:
         """Write ``records`` with one write and one fsync; return their offsets. Durable on return.
 
-        On an I/O error the file is cut back to where it was, so a failed append leaves nothing behind.
+        On an I/O error the file is cut back to where it was and poisoned; see :meth:`append_encoded`.
         """
         return self.append_encoded([encode_record(record) for record in records])
 
     def append_encoded(self, encoded: Sequence[bytes]) -> list[int]:
-        """:meth:`append_batch` for records already passed through :func:`encode_record`."""
+        """:meth:`append_batch` for records already passed through :func:`encode_record`.
+
+        Raises :class:`LogWriteFailedError` on an I/O error, after which every write is refused until the file is
+        reopened. ``fate_unknown`` False: the records were durably cut off, they are not in the file. True: they
+        could not be, so the next open may or may not find them; only that open says whether they count.
+        """
+        self._check_writable()
         if not encoded:
             return []
         offsets: list[int] = []
@@ -210,8 +305,7 @@ class RecordFile:
             BEFORE_SYNC()
             self._ops.fsync(self._fd)
         except OSError as exc:
-            self._rollback_to(self._size)
-            raise StorageError(f"{self.path}: append failed: {exc.strerror or exc}") from exc
+            raise self._fail_append(exc) from exc
         self._size = position
         self.records_written += len(encoded)
         self.syncs += 1
@@ -220,19 +314,50 @@ class RecordFile:
 
     def truncate_to(self, offset: int) -> None:
         """Durably cut the file at a record boundary (an owner found an incomplete group of records there)."""
+        self._check_writable()
         if not HEADER_SIZE <= offset <= self._size:
             raise StorageError(f"{self.path}: cannot truncate to {offset}")
-        self._ops.truncate(self._fd, offset)
-        self._ops.fsync(self._fd)
-        os.lseek(self._fd, offset, os.SEEK_SET)
+        try:
+            self._ops.truncate(self._fd, offset)
+            self._ops.fsync(self._fd)
+            os.lseek(self._fd, offset, os.SEEK_SET)
+        except OSError as exc:
+            self._poisoned = LogWriteFailedError(
+                self.path, f"truncate failed: {exc.strerror or exc}; the next open cuts the same records again"
+            )
+            raise self._poisoned from exc
         self._size = offset
 
-    def _rollback_to(self, size: int) -> None:
+    def _check_writable(self) -> None:
+        if self._fd < 0:
+            raise StorageError(f"{self.path}: the file is closed")
+        if self._poisoned is not None:
+            raise LogWriteFailedError(
+                self.path, f"refusing to write after a failed write ({self._poisoned.reason}); reopen to go on"
+            )
+
+    def _fail_append(self, exc: OSError) -> LogWriteFailedError:
+        """Cut the failed records off again, durably if the disk lets us, and poison the file.
+
+        No retry and no further write: after a failed fsync the kernel may have dropped the unwritten pages and
+        reported the error once, so a later fsync could succeed without them (PostgreSQL, 2018). Only the cut and
+        its fsync are tried, because only they make "failed" true; if either fails the fate stays unknown.
+        """
+        cause = exc.strerror or str(exc)
         try:
-            os.ftruncate(self._fd, size)
-            os.lseek(self._fd, size, os.SEEK_SET)
-        except OSError:
-            pass  # the next open cuts the torn tail anyway
+            self._ops.truncate(self._fd, self._size)
+            self._ops.fsync(self._fd)
+        except OSError as cut_exc:
+            error = LogWriteFailedError(
+                self.path,
+                f"append failed: {cause}; cutting it off again failed too ({cut_exc.strerror or cut_exc}), so "
+                "whether its records are on disk is unknown: the next open decides",
+                fate_unknown=True,
+            )
+        else:
+            error = LogWriteFailedError(self.path, f"append failed: {cause}; nothing of it was kept")
+        self._poisoned = error
+        return error
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -257,25 +382,24 @@ def _read_all(fd: int) -> bytes:
 
 
 def read_records(path: str, magic: bytes, start: int = HEADER_SIZE) -> tuple[list[tuple[int, Any]], int, int]:
-    """Read-only scan (for dump/status): records, end of the valid prefix, file size. Writes nothing."""
+    """Read-only scan (for dump/status): records, end of the valid prefix, file size. Writes nothing.
+
+    A file left empty or with a torn header by an older version (:func:`is_unwritten`) reads as holding nothing.
+    """
     fd = open_private(path, os.O_RDONLY)
     try:
         data = _read_all(fd)
     finally:
         os.close(fd)
+    if is_unwritten(data, magic):
+        return [], len(data), len(data)
     check_header(path, data, magic)
     records, valid_end = scan_records(path, data, max(start, HEADER_SIZE))
     return records, valid_end, len(data)
 
 
-def replace_file(
-    path: str, magic: bytes, records: Iterable[Any], *, ops: FileOps = REAL_FILE_OPS, backup_path: str | None = None
-) -> None:
-    """Atomically replace ``path`` with a file holding ``records``: write new, fsync, rename, fsync dir.
-
-    When ``backup_path`` is given the previous file is kept there (hard link, swapped in atomically first).
-    """
-    directory = os.path.dirname(os.path.abspath(path))
+def _write_temp(path: str, magic: bytes, records: Iterable[Any], ops: FileOps) -> str:
+    """Write header and records to ``<path>.new`` (replacing a leftover one) and fsync it; return its path."""
     tmp = path + ".new"
     if os.path.lexists(tmp):
         os.unlink(tmp)
@@ -288,11 +412,65 @@ def replace_file(
         os.unlink(tmp)
         raise StorageError(f"{tmp}: write failed: {exc.strerror or exc}") from exc
     os.close(fd)
-    if backup_path is not None and os.path.exists(path):
-        link_tmp = backup_path + ".new"
-        if os.path.lexists(link_tmp):
-            os.unlink(link_tmp)
-        os.link(path, link_tmp)
-        os.replace(link_tmp, backup_path)
-    os.replace(tmp, path)
-    ops.fsync_dir(directory)
+    return tmp
+
+
+def _fsync_dir(directory: str, ops: FileOps, path: str) -> None:
+    try:
+        ops.fsync_dir(directory)
+    except OSError as exc:
+        reason = exc.strerror or exc
+        raise StorageError(f"{path}: is in place but its directory could not be fsynced: {reason}") from exc
+
+
+def create_file(
+    path: str,
+    magic: bytes,
+    records: Iterable[Any] = (),
+    *,
+    ops: FileOps = REAL_FILE_OPS,
+    before_publish: Callable[[], None] | None = None,
+) -> None:
+    """Create ``path`` holding the header and ``records`` so that it appears complete or not at all.
+
+    Written and fsynced under a temporary name, then hard-linked into place (never over an existing file), then the
+    directory is fsynced. ``before_publish`` runs between the two (a crash point of the caller).
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = _write_temp(path, magic, records, ops)
+    if before_publish is not None:
+        before_publish()
+    try:
+        os.link(tmp, path)
+    except OSError as exc:
+        os.unlink(tmp)
+        if isinstance(exc, FileExistsError):
+            raise StorageError(f"{path}: already exists; a new file is never written over one") from exc
+        raise StorageError(f"{path}: cannot create: {exc.strerror or exc}") from exc
+    os.unlink(tmp)
+    _fsync_dir(directory, ops, path)
+
+
+def replace_file(
+    path: str, magic: bytes, records: Iterable[Any], *, ops: FileOps = REAL_FILE_OPS, backup_path: str | None = None
+) -> None:
+    """Atomically replace ``path`` with a file holding ``records``: write new, fsync, rename, fsync dir.
+
+    When ``backup_path`` is given the previous file is kept there (hard link, swapped in atomically first).
+    Raises :class:`StorageError`; when it does after the rename, ``path`` already holds the new file.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = _write_temp(path, magic, records, ops)
+    try:
+        if backup_path is not None and os.path.exists(path):
+            link_tmp = backup_path + ".new"
+            if os.path.lexists(link_tmp):
+                os.unlink(link_tmp)
+            os.link(path, link_tmp)
+            os.replace(link_tmp, backup_path)
+        os.replace(tmp, path)
+    except OSError as exc:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise StorageError(f"{path}: cannot replace: {exc.strerror or exc}") from exc
+    _fsync_dir(directory, ops, path)

@@ -31,7 +31,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CRASH_ENV = "DDL_LOG_CRASH_AT"
-UNREACHED_POINT_PREFIXES = ("binlog.before_rotate",)
+UNREACHED_POINT_PREFIXES = ("binlog.before_rotate", "binlog.rotate_")
 """Crash points the soak never reaches (the binlog rotates at 1 MiB; a soak writes a few hundred events)."""
 STARTUP_TIMEOUT = 900.0
 """Seconds a worker may take to start Spark, recover and check."""
