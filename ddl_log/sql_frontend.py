@@ -329,8 +329,13 @@ def _validate(script: str, tokens: Sequence[Token]) -> None:
 def _for_sqlglot(script: str, tokens: list[Token]) -> list[Token]:
     """Spell two valid Spark forms sqlglot's parser rejects in a way it accepts (positions unchanged):
     ``REPLACE TABLE`` as ``CREATE OR REPLACE TABLE``, and ``ALTER TABLE t CHANGE [COLUMN] c COMMENT|TYPE ...`` as
-    ``ALTER TABLE t ALTER COLUMN c ...``."""
+    ``ALTER TABLE t ALTER COLUMN c ...``; ``INSERT OVERWRITE ... PARTITION (...) IF NOT EXISTS`` is checked without
+    its ``IF NOT EXISTS``."""
     words = [_token_words(script, t) for t in tokens]
+    if words[:2] == [("INSERT",), ("OVERWRITE",)]:
+        for at in range(3, len(tokens) - 2):
+            if words[at:at + 3] == [("IF",), ("NOT",), ("EXISTS",)] and tokens[at - 1].token_type is TokenType.R_PAREN:
+                return [*tokens[:at], *tokens[at + 3:]]
     if words[:2] == [("REPLACE",), ("TABLE",)]:
         first = tokens[0]
         return [_synthetic(TokenType.CREATE, "CREATE", first), _synthetic(TokenType.OR, "OR", first), *tokens]
