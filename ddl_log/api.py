@@ -4,7 +4,7 @@ server does at start), then runs DDL statements atomically on a Spark session (o
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from ddl_log.alter_ops import AlterOp, alter_table_text
 from ddl_log.alter_statement import alter_table
 from ddl_log.home import Home
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
+from ddl_log.overwrite import overwrite_text, plan_overwrite, resolve_mode
 from ddl_log.recovery import RecoveryReport, recover
 from ddl_log.schema import SchemaLike, parse_schema
 from ddl_log.statements import (
@@ -37,7 +38,15 @@ from ddl_log.view_statements import (
     rename_view,
 )
 from replace_table.machine import ReplaceResult, ReplaceTable
-from storage.catalog import TAG_PROPERTY, Catalog, Fill, FunctionDefinition, TableSpec, ViewDefinition
+from storage.catalog import (
+    TAG_PROPERTY,
+    Catalog,
+    Fill,
+    FunctionDefinition,
+    TableMetadata,
+    TableSpec,
+    ViewDefinition,
+)
 from storage.errors import InvalidNameError
 from storage.fileops import REAL_FILE_OPS, FileOps
 from storage.names import TableName, check_identifier, quote_ident
@@ -220,20 +229,35 @@ class AtomicDDL:
                                      verb="TRUNCATE TABLE", orig_must_exist=True)
 
     def insert_overwrite(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
-                         statement: str | None = None) -> ReplaceResult:
-        """INSERT OVERWRITE TABLE t SELECT ...: the new rows go into a copy (LIKE t), swapped in at the commit; the
-        SELECT may read t itself. Whole table, partitioned or not."""
+                         statement: str | None = None, partition: Mapping[str, str | None] | None = None,
+                         overwrite_mode: str | None = None, if_not_exists: bool = False) -> ReplaceResult | None:
+        """INSERT OVERWRITE TABLE t [PARTITION (a='1', b)] [IF NOT EXISTS] SELECT ...: the new table version is built
+        in a copy (LIKE t) and swapped in at the commit; the SELECT may read t itself and runs once.
+
+        What is replaced follows Spark (:mod:`ddl_log.overwrite`): ``overwrite_mode`` ``static`` / ``dynamic``, by
+        default the session's ``spark.sql.sources.partitionOverwriteMode`` at this moment (static without Spark);
+        ``partition`` maps every partition column to a static value or None (dynamic). The partitions kept are
+        copied into the new version; any crash leaves all replaced partitions old or all new. IF NOT EXISTS with an
+        existing partition does nothing (None)."""
         if (as_select is None) == (df is None):
             raise InvalidNameError("give exactly one of as_select, df", str(name))
         target = TableName.of(name)
-        text = statement or f"INSERT OVERWRITE TABLE {target.quoted} " + (as_select or "/* DataFrame */")
-        return self._table_statement(target, None, text, verb="INSERT OVERWRITE",
-                                     orig_must_exist=True, fill=Fill(as_select=as_select, df=df))
+        keys = [object_key(target.db, target.name)]
+        with self._statement(keys, shared=[database_key(target.db)]):
+            mode = resolve_mode(self.catalog, overwrite_mode, target)
+            metadata = self.catalog.table_metadata(target)
+            plan = plan_overwrite(self.catalog, target, metadata, as_select=as_select, df=df, partition=partition,
+                                  mode=mode, if_not_exists=if_not_exists)
+            if plan.skip:
+                return None
+            text = statement or overwrite_text(target, plan.fill, if_not_exists=if_not_exists)
+            return ReplaceTable(self.log, self.binlog, self.catalog, target, self._copy_spec(target, metadata),
+                                text, verb="INSERT OVERWRITE", orig_must_exist=True, fill=plan.fill).run()
 
-    def _copy_spec(self, target: TableName) -> TableSpec:
+    def _copy_spec(self, target: TableName, metadata: TableMetadata | None = None) -> TableSpec:
         """An empty copy of ``target`` (LIKE), keeping its table properties and comment as Spark's own TRUNCATE and
         INSERT OVERWRITE do (LIKE alone copies neither)."""
-        metadata = self.catalog.table_metadata(target)
+        metadata = metadata or self.catalog.table_metadata(target)
         if metadata is None:
             return TableSpec(like=target)  # the statement reports the missing table
         properties = tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY)

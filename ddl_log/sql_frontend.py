@@ -329,8 +329,13 @@ def _validate(script: str, tokens: Sequence[Token]) -> None:
 def _for_sqlglot(script: str, tokens: list[Token]) -> list[Token]:
     """Spell two valid Spark forms sqlglot's parser rejects in a way it accepts (positions unchanged):
     ``REPLACE TABLE`` as ``CREATE OR REPLACE TABLE``, and ``ALTER TABLE t CHANGE [COLUMN] c COMMENT|TYPE ...`` as
-    ``ALTER TABLE t ALTER COLUMN c ...``."""
+    ``ALTER TABLE t ALTER COLUMN c ...``; ``INSERT OVERWRITE ... PARTITION (...) IF NOT EXISTS`` is checked without
+    its ``IF NOT EXISTS``."""
     words = [_token_words(script, t) for t in tokens]
+    if words[:2] == [("INSERT",), ("OVERWRITE",)]:
+        for at in range(3, len(tokens) - 2):
+            if words[at:at + 3] == [("IF",), ("NOT",), ("EXISTS",)] and tokens[at - 1].token_type is TokenType.R_PAREN:
+                return [*tokens[:at], *tokens[at + 3:]]
     if words[:2] == [("REPLACE",), ("TABLE",)]:
         first = tokens[0]
         return [_synthetic(TokenType.CREATE, "CREATE", first), _synthetic(TokenType.OR, "OR", first), *tokens]
@@ -1074,14 +1079,39 @@ class _Router:
             raise _Unsupported("INSERT OVERWRITE DIRECTORY (writes files, not a table)")
         c.take("TABLE")
         name = c.name("a table name")
+        extra: dict[str, Any] = {}
         if c.at("PARTITION"):
-            raise _Unsupported("INSERT OVERWRITE ... PARTITION (only whole tables for now)")
+            extra["partition"] = self.overwrite_partition_spec()
+        if c.take("IF", "NOT", "EXISTS"):
+            if "partition" not in extra:
+                raise c.error("IF NOT EXISTS needs a PARTITION spec")
+            extra["if_not_exists"] = True
         if c.at("BY", "NAME") or c.at("REPLACE"):
             raise _Unsupported(f"INSERT OVERWRITE ... {c.word()}")
         if c.is_kind(TokenType.L_PAREN) and not (c.words(1) and c.words(1)[0] in _QUERY_STARTS) \
                 and not c.is_kind(TokenType.L_PAREN, 1):
             raise _Unsupported("INSERT OVERWRITE with a column list")
-        return c.ddl("INSERT OVERWRITE", "insert_overwrite", name, as_select=self.query_text())
+        return c.ddl("INSERT OVERWRITE", "insert_overwrite", name, as_select=self.query_text(), optional=extra,
+                     **extra)
+
+    def overwrite_partition_spec(self) -> dict[str, str | None]:
+        """``PARTITION (a=1, b)``: a static value, or None for a dynamic column (the query yields it)."""
+        c = self.c
+        c.expect("PARTITION")
+        inner = c.group("partition spec")
+        spec: dict[str, str | None] = {}
+        while True:
+            column = inner.ident("a partition column")
+            if inner.take_kind(TokenType.EQ):
+                if inner.word() == "NULL":
+                    raise _Unsupported("a NULL static partition value (write the column without a value and "
+                                       "yield NULL from the query, in dynamic overwrite mode)")
+                spec[column] = inner.literal("a partition value")
+            else:
+                spec[column] = None
+            if inner.done:
+                return spec
+            inner.expect_kind(TokenType.COMMA, ", or )")
 
 
 def _is_data_type(text: str) -> bool:

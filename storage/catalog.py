@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
+from storage import crashpoints
 from storage.names import TableName
 
 TAG_PROPERTY = "spark_ddl_log.tag"
@@ -79,12 +80,38 @@ class TableSpec:
         return given[0]
 
 
+HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+"""How the metastore names a partition whose value is NULL (``SHOW PARTITIONS`` lists it so)."""
+
+KEEP_POINT = crashpoints.declare(
+    "fill.keep.before", "INSERT OVERWRITE of some partitions: new rows in TMP, the kept partitions not copied yet"
+)
+
+
 @attrs.frozen
 class Fill:
-    """Rows to insert into an existing table: a SELECT text or a DataFrame (INSERT OVERWRITE's new rows)."""
+    """Rows to insert into an existing table: a SELECT text or a DataFrame (INSERT OVERWRITE's new rows).
+
+    ``partition``: ``PARTITION (a='1', b)``: every partition column in table order with its static value, or None
+    for a dynamic one; the query yields the other columns, by position, as Spark's INSERT maps them. Empty: the
+    query yields every column.
+
+    ``keep``: after the new rows, copy in every row (and empty partition) of the table ``keep`` whose partition this
+    fill does not replace: with ``replaces="written"`` (dynamic overwrite) the partitions the new rows went to,
+    with ``replaces="matching"`` (static overwrite) the partitions matching the static values of ``partition``.
+    None: nothing kept (the whole table is replaced).
+    """
 
     as_select: str | None = None
     df: Any = attrs.field(default=None, eq=False, repr=False)
+    partition: tuple[tuple[str, str | None], ...] = ()
+    keep: TableName | None = None
+    replaces: Literal["written", "matching"] = "matching"
+
+    @property
+    def static(self) -> dict[str, str]:
+        """The static values of ``partition`` (column -> value as written in the spec)."""
+        return {column: value for column, value in self.partition if value is not None}
 
 
 @attrs.frozen
@@ -155,7 +182,12 @@ class Catalog(Protocol):
     def rename(self, old: TableName, new: TableName) -> None: ...
 
     def insert(self, name: TableName, fill: Fill) -> None:
-        """Append the rows of ``fill`` to ``name`` (columns by position, as INSERT INTO does)."""
+        """Append the rows of ``fill`` to ``name`` (columns by position, as INSERT INTO does), then the rows of the
+        partitions ``fill.keep`` keeps (crash point ``fill.keep.before`` in between)."""
+        ...
+
+    def partition_overwrite_mode(self) -> str:
+        """``static`` or ``dynamic``: the session's ``spark.sql.sources.partitionOverwriteMode`` now (lower case)."""
         ...
 
     def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
@@ -186,7 +218,11 @@ class Catalog(Protocol):
 
     def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None: ...
 
-    def list_partitions(self, name: TableName) -> list[dict[str, str]]: ...
+    def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
+        """The partitions of ``name`` (values as the metastore stores them, NULL as ``__HIVE_DEFAULT_PARTITION__``);
+        with ``spec`` (some partition columns) only those matching it, values compared as the engine compares
+        them (``k='01'`` matches ``k=1`` of an INT column)."""
+        ...
 
     def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
         """Add an (empty) partition; an existing one is left alone."""

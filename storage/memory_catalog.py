@@ -4,11 +4,13 @@ Spark behaviour). It keeps rows so tests can check that data survives, and can b
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import attrs
 
 from storage.catalog import (
+    HIVE_DEFAULT_PARTITION,
+    KEEP_POINT,
     TAG_PROPERTY,
     Column,
     DatabaseObjects,
@@ -23,6 +25,22 @@ from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
 from storage.names import TableName
 
 _ids = itertools.count(1)
+
+
+def _partition_of(table: MemoryTable, row: tuple[object, ...]) -> tuple[str, ...]:
+    """A row's partition values as the metastore names them (NULL as ``__HIVE_DEFAULT_PARTITION__``)."""
+    values = dict(zip(table.columns, row, strict=True))
+    return tuple(HIVE_DEFAULT_PARTITION if values[c] is None else str(values[c]) for c in table.partitioned_by)
+
+
+def _with_static(columns: tuple[str, ...], static: dict[str, str], given: Iterator[object]) -> tuple[object, ...]:
+    """A full row from the query's values (by position) and the static partition values."""
+    return tuple(static[c] if c in static else next(given) for c in columns)
+
+
+def _register(table: MemoryTable, partition: dict[str, str]) -> None:
+    if partition not in table.partitions:
+        table.partitions.append(dict(partition))
 
 
 @attrs.define
@@ -52,6 +70,8 @@ class MemoryCatalog:
         """Names whose 'managed location' holds files without a table (what a torn Spark operation leaves)."""
         self.fail_on: Callable[[str, TableName], bool] = lambda operation, name: False
         self.calls: list[tuple[str, TableName]] = []
+        self.overwrite_mode = "static"
+        """What ``partition_overwrite_mode`` answers (the in-memory engine has no session conf)."""
 
     def _check(self, operation: str, name: TableName) -> None:
         self.calls.append((operation, name))
@@ -77,6 +97,7 @@ class MemoryCatalog:
             raise CatalogError(f"location of {name} already exists", str(name))
         rows: list[tuple[object, ...]] = []
         columns: tuple[str, ...] = ()
+        partitioned_by: tuple[str, ...] = ()
         if spec.columns is not None:
             columns = tuple(column.name for column in spec.columns)
         elif spec.like is not None:
@@ -84,16 +105,49 @@ class MemoryCatalog:
             if source is None:
                 raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
             columns = source.columns
+            partitioned_by = source.partitioned_by
         elif isinstance(spec.df, MemoryTable):
             columns, rows = spec.df.columns, list(spec.df.rows)
-        self.tables[name] = MemoryTable(tag, columns, rows, properties=dict(spec.properties))
+        self.tables[name] = MemoryTable(tag, columns, rows, properties=dict(spec.properties),
+                                        partitioned_by=partitioned_by)
+
+    def partition_overwrite_mode(self) -> str:
+        return self.overwrite_mode
 
     def insert(self, name: TableName, fill: Fill) -> None:
+        """Rows of a :class:`MemoryTable` given as ``fill.df`` (static partition values put in at their columns);
+        a partitioned table registers the partitions rows go to, and a full static spec its partition, as Spark."""
         self._check("insert", name)
         if name not in self.tables:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
-        if isinstance(fill.df, MemoryTable):
-            self.tables[name].rows.extend(fill.df.rows)
+        table = self.tables[name]
+        static = fill.static
+        new_rows = list(fill.df.rows) if isinstance(fill.df, MemoryTable) else []
+        if static:
+            new_rows = [_with_static(table.columns, static, iter(row)) for row in new_rows]
+        table.rows.extend(new_rows)
+        written = {_partition_of(table, row) for row in new_rows}
+        if table.partitioned_by and len(static) == len(table.partitioned_by):
+            written.add(tuple(static[c] for c in table.partitioned_by))
+        for values in sorted(written - {()}):
+            _register(table, dict(zip(table.partitioned_by, values, strict=True)))
+        if fill.keep is not None:
+            KEEP_POINT()
+            self._keep(table, self._table(fill.keep), fill, written)
+
+    def _keep(self, table: MemoryTable, source: MemoryTable, fill: Fill, written: set[tuple[str, ...]]) -> None:
+        static = fill.static
+
+        def replaced(values: tuple[str, ...]) -> bool:
+            if fill.replaces == "written":
+                return values in written
+            spec = dict(zip(source.partitioned_by, values, strict=True))
+            return all(spec[column] == value for column, value in static.items())
+
+        table.rows.extend(row for row in source.rows if not replaced(_partition_of(source, row)))
+        for partition in source.partitions:
+            if not replaced(tuple(partition[c] for c in source.partitioned_by)):
+                _register(table, partition)
 
     def rename(self, old: TableName, new: TableName) -> None:
         self._check("rename", old)
@@ -175,8 +229,10 @@ class MemoryCatalog:
         table.types.update({c.name: c.type for c in columns})
         table.rows = [(*row, *(None for _ in columns)) for row in table.rows]
 
-    def list_partitions(self, name: TableName) -> list[dict[str, str]]:
-        return [dict(p) for p in self._table(name).partitions]
+    def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
+        wanted = spec or {}
+        return [dict(p) for p in self._table(name).partitions
+                if all(p.get(column) == value for column, value in wanted.items())]
 
     def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
         self._check("add_partition", name)

@@ -249,13 +249,16 @@ class SparkTableAlter:
 
     # ------------------------------------------------------------------ partitions
 
-    def list_partitions(self, name: TableName) -> list[dict[str, str]]:
+    def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         """The partitions of ``name`` (``SHOW PARTITIONS``, Spark's order), values unescaped; ``[]`` for a table
-        that is not partitioned. One metastore call (and one more to tell a view from a missing table)."""
+        that is not partitioned. With ``spec`` (some partition columns), the partitions matching it, Spark
+        casting its values to the column types. One metastore call (and one more to tell a view from a missing
+        table)."""
         if _substitutes(name.db) or _substitutes(name.name):
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        where = f" PARTITION ({self._spec_sql(name, spec)})" if spec else ""
         try:
-            rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}").collect()
+            rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}{where}").collect()
         except ENGINE_ERRORS as error:
             failure = _inspect(error)
             if (failure.condition or "").startswith("INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY"):

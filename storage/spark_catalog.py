@@ -741,8 +741,11 @@ class SparkCatalog:
         kill during it leaves part of the rows, a kill before it a ``_temporary/`` directory that readers ignore. A
         query that fails adds no rows; a task Spark was still cancelling may leave an (ignored) ``_temporary/``
         directory behind, which is not removed here since other writers may be using it. Metastore calls: the
-        INSERT and its Spark job (an existence check after a failure).
+        INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
+        becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is :class:`storage.spark_overwrite.SparkPartitionKeep`.
         """
+        from storage.spark_overwrite import SparkPartitionKeep, partition_clause  # it imports this module
+
         given = [value for value in (fill.as_select, fill.df) if value is not None]
         if len(given) != 1:
             raise InvalidDefinitionError("a Fill needs exactly one of as_select, df", str(name))
@@ -756,7 +759,7 @@ class SparkCatalog:
             if view is not None:
                 self._register_view(fill.df, view, name)
             try:
-                self._spark.sql(f"INSERT INTO {name.quoted} {source}")
+                self._spark.sql(f"INSERT INTO {name.quoted}{partition_clause(fill)} {source}")
             except ENGINE_ERRORS as error:
                 failure = _inspect(error)
                 # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.
@@ -766,6 +769,15 @@ class SparkCatalog:
         finally:
             if view is not None:
                 self._drop_view(view)
+        SparkPartitionKeep(self).keep(name, fill)
+
+    def partition_overwrite_mode(self) -> str:
+        """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
+        try:
+            value = self._spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")
+        except ENGINE_ERRORS as error:
+            raise self._engine_error(_inspect(error), "cannot read the partition overwrite mode", None) from None
+        return str(value or "static").strip().lower()
 
     @staticmethod
     def _insert_error(name: TableName, failure: _Failure) -> CatalogError:
@@ -921,9 +933,9 @@ class SparkCatalog:
         """See :meth:`storage.spark_alter.SparkTableAlter.add_columns`."""
         self._alter.add_columns(name, columns)
 
-    def list_partitions(self, name: TableName) -> list[dict[str, str]]:
+    def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         """See :meth:`storage.spark_alter.SparkTableAlter.list_partitions`."""
-        return self._alter.list_partitions(name)
+        return self._alter.list_partitions(name, spec)
 
     def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
         """See :meth:`storage.spark_alter.SparkTableAlter.add_partition`."""

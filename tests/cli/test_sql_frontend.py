@@ -111,7 +111,8 @@ class FakeDDL:
     def truncate_table(self, name: str, *, statement: Any = None) -> None: ...
 
     @recorded
-    def insert_overwrite(self, name: str, *, as_select: Any = None, df: Any = None, statement: Any = None) -> None: ...
+    def insert_overwrite(self, name: str, *, as_select: Any = None, df: Any = None, statement: Any = None,
+                         partition: Any = None, overwrite_mode: Any = None, if_not_exists: bool = False) -> None: ...
 
     @recorded
     def rename_tables(self, pairs: Any, *, statement: Any = None) -> None: ...
@@ -246,6 +247,10 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
     ),
     ("INSERT OVERWRITE t (SELECT 1)", "insert_overwrite", (T,), {"as_select": "(SELECT 1)"}),
     ("INSERT OVERWRITE t VALUES (1), (2)", "insert_overwrite", (T,), {"as_select": "VALUES (1), (2)"}),
+    ("INSERT OVERWRITE TABLE t PARTITION (a=1, `B`) SELECT 1, 2", "insert_overwrite", (T,),
+     {"as_select": "SELECT 1, 2", "partition": {"a": "1", "B": None}}),
+    ("INSERT OVERWRITE TABLE t PARTITION (a='x', b=-2) IF NOT EXISTS SELECT 1", "insert_overwrite", (T,),
+     {"as_select": "SELECT 1", "partition": {"a": "x", "b": "-2"}, "if_not_exists": True}),
     ("DROP DATABASE IF EXISTS d CASCADE", "drop_database", ("d",), {"if_exists": True, "cascade": True}),
     ("DROP SCHEMA `my db` RESTRICT", "drop_database", ("my db",), {"if_exists": False, "cascade": False}),
     ("CREATE DATABASE IF NOT EXISTS d COMMENT 'x'", "create_database", ("d",), {"if_not_exists": True, "comment": "x"}),
@@ -420,7 +425,7 @@ UNSUPPORTED = [
     ("ALTER VIEW v SET TBLPROPERTIES ('a'='b')", "ALTER VIEW"),
     ("ALTER DATABASE d SET DBPROPERTIES ('a'='b')", "ALTER DATABASE"),
     ("TRUNCATE TABLE t PARTITION (p=1)", "PARTITION"),
-    ("INSERT OVERWRITE TABLE t PARTITION (p=1) SELECT 1", "PARTITION"),
+    ("INSERT OVERWRITE TABLE t PARTITION (p=NULL) SELECT 1", "NULL static partition value"),
     ("INSERT OVERWRITE DIRECTORY '/x' SELECT 1", "DIRECTORY"),
     ("INSERT OVERWRITE t (a) SELECT 1", "column list"),
     ("WITH x AS (SELECT 1) INSERT OVERWRITE TABLE t SELECT * FROM x", "INSERT OVERWRITE"),

@@ -87,6 +87,8 @@ WEIGHTS: dict[str, int] = {
     "create_partitioned": 3,
     "add_partition": 2,
     "drop_partition": 2,
+    "overwrite_dynamic": 3,
+    "overwrite_partition": 3,
 }
 NEEDS: dict[str, str] = {
     "rename_move": "rename",
@@ -102,6 +104,8 @@ NEEDS: dict[str, str] = {
     "drop_columns": "alter",
     "add_partition": "alter",
     "drop_partition": "alter",
+    "overwrite_dynamic": "alter",
+    "overwrite_partition": "alter",
     "create_function": "functions",
     "drop_function": "functions",
     "create_database": "databases",
@@ -411,6 +415,36 @@ class Planner:
             call = {"op": "alter_table", "args": [target], "kw": {"alter": [verb, {"w": label}]}}
             text = f"ALTER TABLE {target} {'ADD' if verb == 'add_partition' else 'DROP'} PARTITION (w = '{label}')"
             touched_tables[target] = {**before, "seg": keep}
+        elif kind == "overwrite_dynamic":
+            # Dynamic partition overwrite: only the labels (partitions of w) the query writes rows to are replaced.
+            target = rng.choice(self.partitioned)
+            before = self.state(target)
+            assert before is not None
+            query, segments = self.select(tag)
+            if rng.random() < 0.5 and before["seg"]:  # rewrite one existing label, the others stay
+                label = rng.choice(sorted({w for _, _, w in before["seg"]}))
+                query, segments = f"SELECT k, '{label}' AS w FROM ({query}) AS q", [
+                    [lo, hi, label] for lo, hi, _ in segments]
+            written = {w for lo, hi, w in segments if hi > lo}
+            kept = [segment for segment in before["seg"] if segment[2] not in written]
+            call = {"op": "insert_overwrite", "args": [target], "kw": {"as_select": query,
+                                                                       "overwrite_mode": "dynamic"}}
+            text = f"INSERT OVERWRITE TABLE {target} {query}"
+            touched_tables[target] = {**before, "seg": kept + segments}
+        elif kind == "overwrite_partition":
+            # PARTITION (w='label'): that partition replaced (rows or not), the others stay, in either mode.
+            target = rng.choice(self.partitioned)
+            before = self.state(target)
+            assert before is not None
+            labels = sorted({w for _, _, w in before["seg"]})
+            label = rng.choice(labels) if labels and rng.random() < 0.7 else tag
+            query, segments = self.select(tag)
+            kept = [segment for segment in before["seg"] if segment[2] != label]
+            call = {"op": "insert_overwrite", "args": [target],
+                    "kw": {"as_select": f"SELECT k FROM ({query}) AS q", "partition": {"w": label},
+                           "overwrite_mode": rng.choice(["static", "dynamic"])}}
+            text = f"INSERT OVERWRITE TABLE {target} PARTITION (w = '{label}') SELECT k FROM ({query}) AS q"
+            touched_tables[target] = {**before, "seg": kept + [[lo, hi, label] for lo, hi, _ in segments]}
         elif kind == "create_schema":
             target = rng.choice(self.free)
             props = self.props(tag)
@@ -516,7 +550,7 @@ class Planner:
             return tables >= 1
         if kind == "create_partitioned":
             return free >= 1
-        if kind in ("add_partition", "drop_partition"):
+        if kind in ("add_partition", "drop_partition", "overwrite_dynamic", "overwrite_partition"):
             return bool(self.partitioned)
         if kind == "add_columns":
             return bool(self.tables_of_schema(SCHEMA))

@@ -58,7 +58,7 @@ def catalog_points(points: list[tuple[str, int]]) -> list[tuple[str, int]]:
     kept = []
     for name, nth in spark_worthy(points):
         parts = name.split(".")
-        if (".do." in name or name.startswith(("forward.", "undo.")) or name == "commit.after_binlog"
+        if (".do." in name or name.startswith(("forward.", "undo.", "fill.")) or name == "commit.after_binlog"
                 or (parts[0] == "replace" and parts[1] in CATALOG_STEPS)
                 or (name.endswith(".log.after") and parts[0].startswith(("drop_", "alter_table_forward")))):
             kept.append((name, nth))

@@ -37,6 +37,9 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "truncate_partitioned": lambda d: d.truncate_table("p"),
     "insert_overwrite": lambda d: d.insert_overwrite("a", as_select="SELECT x + 100, y FROM a WHERE x > 3"),
     "insert_overwrite_partitioned": lambda d: d.insert_overwrite("p", as_select="SELECT v * 10, day FROM p"),
+    "insert_overwrite_dynamic": lambda d: d.insert_overwrite(
+        "p", as_select="SELECT v * 10, day FROM p WHERE day = 'd0'", overwrite_mode="dynamic"),
+    "insert_overwrite_static_spec": lambda d: d.insert_overwrite("p", as_select="SELECT 99", partition={"day": "d1"}),
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
     "create_or_replace_view": lambda d: d.create_view("v1", as_select="SELECT y FROM a", or_replace=True),
     "rename_view": lambda d: d.rename_view("v1", "v9"),

@@ -22,7 +22,7 @@ from ddl_log.alter_ops import (
     SetProperties,
     UnsetProperties,
 )
-from storage.catalog import FunctionDefinition, ViewDefinition
+from storage.catalog import HIVE_DEFAULT_PARTITION, FunctionDefinition, ViewDefinition
 from storage.memory_catalog import MemoryCatalog, MemoryTable
 from storage.names import TableName
 from tests import crashkit
@@ -42,6 +42,12 @@ def populated_catalog() -> MemoryCatalog:
     catalog.add_user_table(tn("p"), ("v", "day"), [(1, "x")])
     catalog.tables[tn("p")].partitioned_by = ("day",)
     catalog.tables[tn("p")].partitions.append({"day": "x"})
+    catalog.add_user_table(tn("q"), ("v", "k"), [(1, "1"), (2, "2"), (3, None), (4, "1")])
+    catalog.tables[tn("q")].partitioned_by = ("k",)
+    catalog.tables[tn("q")].partitions.extend({"k": k} for k in ("1", "2", HIVE_DEFAULT_PARTITION, "5"))
+    catalog.add_user_table(tn("r"), ("v", "a", "b"), [(1, "1", "x"), (2, "1", "y"), (3, "2", "x")])
+    catalog.tables[tn("r")].partitioned_by = ("a", "b")
+    catalog.tables[tn("r")].partitions.extend([{"a": "1", "b": "x"}, {"a": "1", "b": "y"}, {"a": "2", "b": "x"}])
     catalog.databases.add("d2")
     catalog.add_user_table(tn("d2.t"), ("z",), [(9,)])
     catalog.views[tn("d2.v")] = ViewDefinition("SELECT 2")
@@ -81,6 +87,14 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "drop_tables": lambda d: d.drop_tables(["a", "b"]),
     "truncate": lambda d: d.truncate_table("a"),
     "insert_overwrite": lambda d: d.insert_overwrite("a", df=NEW_ROWS),
+    "insert_overwrite_dynamic": lambda d: d.insert_overwrite(
+        "q", df=MemoryTable("", ("v", "k"), [(10, "1"), (11, None)]), overwrite_mode="dynamic"),
+    "insert_overwrite_static_spec": lambda d: d.insert_overwrite(
+        "q", df=MemoryTable("", ("v",), [(10,)]), partition={"k": "2"}),
+    "insert_overwrite_static_partial_spec": lambda d: d.insert_overwrite(
+        "r", df=MemoryTable("", ("v", "b"), [(10, "z")]), partition={"a": "1", "b": None}),
+    "insert_overwrite_dynamic_mixed_spec": lambda d: d.insert_overwrite(
+        "r", df=MemoryTable("", ("v", "b"), [(10, "x")]), partition={"a": "1", "b": None}, overwrite_mode="dynamic"),
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
     "create_database": lambda d: d.create_database("d3"),
     "create_view": lambda d: d.create_view("v2", as_select="SELECT 2"),

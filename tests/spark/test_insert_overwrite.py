@@ -1,0 +1,144 @@
+"""INSERT OVERWRITE on real Spark in each partition overwrite mode and spec form: the atomic statement leaves exactly
+the rows and partitions plain Spark leaves on a copy of the same table (same statement, same mode), and the
+partitions it does not replace keep their rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL, CatalogError
+
+pytestmark = pytest.mark.spark
+
+MODE = "spark.sql.sources.partitionOverwriteMode"
+
+TABLES = {
+    "p": ("CREATE TABLE {t} (v INT, k INT) USING parquet PARTITIONED BY (k)",
+          ["INSERT INTO {t} VALUES (1, 1), (2, 2), (3, NULL), (4, 1)", "ALTER TABLE {t} ADD PARTITION (k=5)"]),
+    "r": ("CREATE TABLE {t} (v INT, a INT, b STRING) USING parquet PARTITIONED BY (a, b)",
+          ["INSERT INTO {t} VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'x'), (4, 2, NULL), (5, 1, '01')"]),
+}
+
+# (mode, table, statement): {t} is the table, {s} a copy of it (plain Spark refuses a static overwrite of a
+# table its query reads; the atomic statement may, see test_defect5_...).
+CASES: list[tuple[str, str, str]] = [
+    ("static", "p", "INSERT OVERWRITE TABLE {t} SELECT 10, 1"),
+    ("dynamic", "p", "INSERT OVERWRITE TABLE {t} SELECT 10, 1"),
+    ("dynamic", "p", "INSERT OVERWRITE TABLE {t} SELECT 10, NULL"),
+    ("dynamic", "p", "INSERT OVERWRITE TABLE {t} SELECT v + 100, k FROM {s} WHERE k = 2"),
+    ("dynamic", "p", "INSERT OVERWRITE TABLE {t} SELECT 10, 1 WHERE false"),
+    ("static", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k=1) SELECT 10"),
+    ("static", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k='01') SELECT 10"),
+    ("static", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k=1) SELECT 10 WHERE false"),
+    ("dynamic", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k=2) SELECT v FROM {s} WHERE k = 1"),
+    ("static", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k) SELECT 10, 2"),
+    ("dynamic", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k) SELECT 10, 2"),
+    ("static", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k=1) IF NOT EXISTS SELECT 10"),
+    ("static", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k=5) IF NOT EXISTS SELECT 10"),
+    ("static", "p", "INSERT OVERWRITE TABLE {t} PARTITION (k=7) IF NOT EXISTS SELECT 10"),
+    ("static", "r", "INSERT OVERWRITE TABLE {t} PARTITION (a=1, b) SELECT 10, 'z'"),
+    ("dynamic", "r", "INSERT OVERWRITE TABLE {t} PARTITION (a=1, b) SELECT 10, 'x'"),
+    ("dynamic", "r", "INSERT OVERWRITE TABLE {t} PARTITION (a=2, b) SELECT 10, ''"),
+    ("static", "r", "INSERT OVERWRITE TABLE {t} PARTITION (b='x', a=1) SELECT 10"),
+    ("static", "r", "INSERT OVERWRITE TABLE {t} PARTITION (a=1, b='1') SELECT 10"),
+    ("dynamic", "r", "INSERT OVERWRITE TABLE {t} SELECT 10, 1, '01'"),
+    ("dynamic", "r", "INSERT OVERWRITE TABLE {t} SELECT v * 10, a, b FROM {s} WHERE b IS NULL OR b = 'y'"),
+]
+
+
+@pytest.fixture
+def session(spark, clean_spark) -> Iterator[Any]:
+    """The shared session, its partition overwrite mode put back afterwards."""
+    old = spark.conf.get(MODE)
+    yield spark
+    spark.conf.set(MODE, old)
+
+
+def make(spark: Any, kind: str, name: str) -> None:
+    create, fills = TABLES[kind]
+    spark.sql(create.format(t=name))
+    for statement in fills:
+        spark.sql(statement.format(t=name))
+
+
+def by_partition(spark: Any, name: str, columns: list[str]) -> dict[tuple[Any, ...], list[tuple[Any, ...]]]:
+    """Every partition (the metastore's, empty ones too) with its sorted rows."""
+    result: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+    for row in spark.sql(f"SHOW PARTITIONS {name}").collect():
+        result[tuple(part.split("=", 1)[1] for part in str(row[0]).split("/"))] = []
+    for row in spark.table(name).collect():
+        values = row.asDict()
+        key = tuple("__HIVE_DEFAULT_PARTITION__" if values[c] is None else str(values[c]) for c in columns)
+        result.setdefault(key, []).append(tuple(str(v) for v in row))
+    return {key: sorted(rows) for key, rows in result.items()}
+
+
+PARTITION_COLUMNS = {"p": ["k"], "r": ["a", "b"]}
+
+
+@pytest.mark.parametrize(("mode", "kind", "statement"), CASES, ids=[f"{m}: {s}" for m, _, s in CASES])
+def test_same_rows_and_partitions_as_plain_spark(session, tmp_path, mode, kind, statement):
+    spark = session
+    columns = PARTITION_COLUMNS[kind]
+    for name in ("plain", kind, "src"):
+        make(spark, kind, name)
+    before = by_partition(spark, kind, columns)
+    spark.conf.set(MODE, mode)
+    spark.sql(statement.format(t="plain", s="src"))
+    expected = by_partition(spark, "plain", columns)
+    ddl = AtomicDDL(spark=spark, home=tmp_path)
+    ddl.sql(statement.format(t=kind, s="src"))
+    assert ddl.active_chains() == []
+    ddl.close()
+    got = by_partition(spark, kind, columns)
+    assert got == expected
+    untouched = {key for key in before if before[key] == expected.get(key)}
+    assert all(got[key] == before[key] for key in untouched), "a partition not replaced keeps its rows"
+
+
+def test_defect5_dynamic_mode_keeps_unwritten_partitions(session, tmp_path):
+    spark = session
+    spark.sql("CREATE TABLE p (v INT, k INT) USING parquet PARTITIONED BY (k)")
+    spark.sql("INSERT INTO p VALUES (1, 1), (2, 2)")
+    ddl = AtomicDDL(spark=spark, home=tmp_path)
+    ddl.sql("SET spark.sql.sources.partitionOverwriteMode=dynamic; INSERT OVERWRITE TABLE p SELECT 10 AS v, 1 AS k")
+    assert sorted(tuple(r) for r in spark.table("p").collect()) == [(2, 2), (10, 1)]
+    spark.conf.set(MODE, "static")
+    ddl.insert_overwrite("p", as_select="SELECT 20 AS v, 2 AS k", overwrite_mode="dynamic")
+    assert sorted(tuple(r) for r in spark.table("p").collect()) == [(10, 1), (20, 2)]
+    ddl.insert_overwrite("p", as_select="SELECT 30 AS v, 2 AS k")
+    assert [tuple(r) for r in spark.table("p").collect()] == [(30, 2)], "static mode: the whole table"
+    assert ddl.binlog_events()[0].statement == "INSERT OVERWRITE TABLE p SELECT 10 AS v, 1 AS k"
+    ddl.close()
+
+
+def test_the_query_runs_once(session, tmp_path):
+    """A nondeterministic query: the rows written are the rows of one evaluation (rand() differs per run)."""
+    spark = session
+    spark.sql("CREATE TABLE p (v DOUBLE, k INT) USING parquet PARTITIONED BY (k)")
+    spark.sql("INSERT INTO p VALUES (1, 1), (2, 2)")
+    ddl = AtomicDDL(spark=spark, home=tmp_path)
+    ddl.insert_overwrite("p", as_select="SELECT rand() AS v, CAST(rand() * 3 AS INT) + 3 AS k FROM range(20)",
+                         overwrite_mode="dynamic")
+    ddl.close()
+    rows = spark.table("p").collect()
+    assert len(rows) == 22 and sorted(r.v for r in rows if r.k in (1, 2)) == [1.0, 2.0]
+
+
+def test_a_bad_spec_is_refused_and_changes_nothing(session, tmp_path):
+    spark = session
+    make(spark, "r", "r")
+    before = by_partition(spark, "r", ["a", "b"])
+    ddl = AtomicDDL(spark=spark, home=tmp_path)
+    for statement in ("INSERT OVERWRITE TABLE r PARTITION (a=1) SELECT 10, 'x'",
+                      "INSERT OVERWRITE TABLE r PARTITION (b='x', a) SELECT 10, 1",
+                      "INSERT OVERWRITE TABLE r PARTITION (a=1, b) IF NOT EXISTS SELECT 10, 'x'"):
+        with pytest.raises(CatalogError) as raised:
+            ddl.sql(statement)
+        assert raised.value.name == "default.r"
+    assert ddl.binlog_events() == [] and ddl.active_chains() == []
+    ddl.close()
+    assert by_partition(spark, "r", ["a", "b"]) == before
