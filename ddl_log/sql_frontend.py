@@ -16,8 +16,12 @@ How a script is read:
    the binlog records); any other statement goes unchanged to ``spark.sql``. A DDL form that the DDL log cannot run
    atomically raises :class:`UnsupportedStatementError` (nothing of the script is run) unless ``allow_non_atomic``.
 
-Unqualified names are qualified with the session's current database when the statement runs (so ``USE db`` earlier
-in the script works as in Spark). Names handed to :class:`AtomicDDL` are backquoted (```db`.`t` ``).
+Names are resolved when the statement runs, exactly as Spark would resolve them then (so ``USE`` earlier in the
+script works as in Spark): current catalog and namespace, catalog-qualified names, temporary views and functions (see
+:mod:`ddl_log.name_resolution`). A statement whose object lies outside the session catalog (another catalog, a
+temporary view) or that Spark itself would refuse goes to ``spark.sql`` unchanged; one that Spark cannot run as
+written (``DROP TABLE a, b``, ``RENAME TABLE``) and that names such an object is refused. Names handed to
+:class:`AtomicDDL` are backquoted (```db`.`t` ``).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import inspect
 import logging
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal
 
@@ -36,8 +40,17 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokenizer_core import Token, TokenType
 
 from ddl_log import alter_ops
+from ddl_log.name_resolution import (
+    SESSION_CATALOG,
+    NameKind,
+    NoSparkFacts,
+    SessionFacts,
+    SparkFacts,
+    Target,
+    resolve,
+)
 from storage.errors import DDLLogError
-from storage.names import DEFAULT_DATABASE, quote_ident
+from storage.names import quote_ident
 
 _DIALECT = Spark()
 _STRING_TYPES = frozenset(
@@ -49,7 +62,6 @@ _STRING_TYPES = frozenset(
 _TEXT_STRINGS = frozenset({TokenType.STRING, TokenType.RAW_STRING})
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*")
 _QUERY_STARTS = frozenset({"SELECT", "WITH", "VALUES", "FROM", "TABLE", "MAP", "REDUCE"})
-SESSION_CATALOG = "spark_catalog"
 
 
 # ---------------------------------------------------------------------------------------------------- errors
@@ -68,16 +80,19 @@ class SqlParseError(DDLLogError):
 
 
 class UnsupportedStatementError(DDLLogError):
-    """A DDL statement the DDL log cannot run atomically; it was not run (Spark alone would not make it atomic)."""
+    """A DDL statement the DDL log cannot run atomically; it was not run (Spark alone would not make it atomic).
+    ``name``: the object that made it so, when one did (found when the statement was about to run)."""
 
-    def __init__(self, what: str, *, line: int, statement: str) -> None:
-        super().__init__(
-            f"line {line}: {what} is not supported by the DDL log; nothing was run, because run directly on Spark "
-            f"it would not be atomic (allow_non_atomic=True or --allow-non-atomic runs it anyway)"
-        )
+    NOT_ATOMIC = ("because run directly on Spark it would not be atomic (allow_non_atomic=True or --allow-non-atomic "
+                  "runs it anyway)")
+
+    def __init__(self, what: str, *, line: int, statement: str, reason: str = "", name: str = "") -> None:
+        reason = reason or f"nothing was run, {self.NOT_ATOMIC}"
+        super().__init__(f"line {line}: {what} is not supported by the DDL log; {reason}")
         self.what = what
         self.line = line
         self.statement = statement
+        self.name = name
 
 
 # ---------------------------------------------------------------------------------------------------- results
@@ -95,17 +110,23 @@ class SqlResult:
 
 @attrs.frozen
 class Name:
-    """An object name as written (backquotes removed), qualified with the current database when it runs."""
+    """An object name as written (backquotes removed), resolved as Spark would when the statement runs. ``kind``:
+    how Spark looks it up (see :data:`ddl_log.name_resolution.NameKind`); ``renamed``: for the new name of ALTER
+    ... RENAME TO, the name being renamed."""
 
     parts: tuple[str, ...]
+    kind: NameKind = "object"
+    renamed: Name | None = None
 
-    def resolve(self, current_db: Callable[[], str]) -> str:
-        parts = list(self.parts)
-        if len(parts) == 3 and parts[0].lower() == SESSION_CATALOG:
-            parts = parts[1:]
-        if len(parts) == 1:
-            parts = [current_db(), parts[0]]
-        return ".".join(quote_ident(part) for part in parts)
+    def resolve(self, facts: SessionFacts, done: dict[Name, Target]) -> Target:
+        """Where Spark would look this name up (``done``: names of the statement already resolved)."""
+        if self not in done:
+            renamed = self.renamed.resolve(facts, done) if self.renamed is not None else None
+            done[self] = resolve(self.parts, self.kind, facts, renamed=renamed)
+        return done[self]
+
+    def as_kind(self, kind: NameKind, renamed: Name | None = None) -> Name:
+        return Name(self.parts, kind, renamed)
 
     @property
     def qualified(self) -> bool:
@@ -126,20 +147,72 @@ class PlannedStatement:
     """Keyword arguments that only some builds of AtomicDDL accept (a feature the user used)."""
     label: str = ""
     """What the statement is, for messages (``"CREATE VIEW"``)."""
+    spark_sql: bool = True
+    """Spark runs this text itself (False: a form only the DDL log knows, such as ``DROP TABLE a, b``)."""
+    allow_non_atomic: bool = False
 
-    def resolved(self, current_db: Callable[[], str]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """The call's arguments with every :class:`Name` qualified and backquoted."""
-        return (tuple(_resolve(a, current_db) for a in self.args),
-                {k: _resolve(v, current_db) for k, v in self.kwargs.items()})
+    def names(self) -> list[Name]:
+        """Every name of the call, the statement's own object first."""
+        return [*_names(self.args), *_names(tuple(self.kwargs.values()))]
+
+    def resolved(self, facts: SessionFacts) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
+        """The call's arguments with every :class:`Name` resolved and backquoted; None when the statement goes to
+        Spark unchanged (its object lies outside the session catalog, or Spark itself refuses it). Raises
+        :class:`UnsupportedStatementError` when neither the DDL log nor Spark can run it as Spark would."""
+        done: dict[Name, Target] = {}
+        targets = [name.resolve(facts, done) for name in self.names()]
+        if all(target.in_session for target in targets):
+            if not self._session_is_current(facts, targets[0]):
+                return None
+            return (tuple(_substitute(a, done) for a in self.args),
+                    {k: _substitute(v, done) for k, v in self.kwargs.items()})
+        odd = next(target for target in targets if not target.in_session)
+        if not self.spark_sql:
+            raise UnsupportedStatementError(
+                f"{self.label} naming {odd.text}", line=self.line, statement=self.text, name=odd.text,
+                reason="this statement was not run: the DDL log acts only on the session catalog's tables, and Spark "
+                       "cannot run this form (one statement per object can go to Spark)")
+        if targets[0].where == "outside" or any(t.where == "spark_error" for t in targets) or self.allow_non_atomic:
+            return None
+        raise UnsupportedStatementError(f"{self.label} with {odd.text}", line=self.line, statement=self.text,
+                                        name=odd.text, reason=f"this statement was not run, {_NOT_ATOMIC}")
 
 
-def _resolve(value: Any, current_db: Callable[[], str]) -> Any:
+    def _session_is_current(self, facts: SessionFacts, target: Target) -> bool:
+        """Whether the DDL log can run the statement: its steps name session-catalog objects ``db.name``, which Spark
+        resolves in the current catalog, so in another one they would act on that catalog's objects. False: the
+        statement goes to Spark as written (allow_non_atomic)."""
+        catalog = facts.current_catalog()
+        if catalog.lower() == SESSION_CATALOG:
+            return True
+        if self.allow_non_atomic and self.spark_sql:
+            return False
+        raise UnsupportedStatementError(
+            f"{self.label} on {target.text} in the session catalog while the current catalog is "
+            f"{quote_ident(catalog)}", line=self.line, statement=self.text, name=target.text,
+            reason="this statement was not run: the DDL log runs its steps in the current catalog; USE spark_catalog."
+                   "<database> first" + (" (or allow_non_atomic=True runs it on Spark directly, not atomically)"
+                                         if self.spark_sql else ""))
+
+
+_NOT_ATOMIC = UnsupportedStatementError.NOT_ATOMIC
+
+
+def _names(values: tuple[Any, ...] | list[Any]) -> Iterator[Name]:
+    for value in values:
+        if isinstance(value, Name):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from _names(value)
+
+
+def _substitute(value: Any, done: dict[Name, Target]) -> Any:
     if isinstance(value, Name):
-        return value.resolve(current_db)
+        return done[value].text
     if isinstance(value, list):
-        return [_resolve(item, current_db) for item in value]
+        return [_substitute(item, done) for item in value]
     if isinstance(value, tuple):
-        return tuple(_resolve(item, current_db) for item in value)
+        return tuple(_substitute(item, done) for item in value)
     return value
 
 
@@ -155,31 +228,27 @@ def run_sql(ddl: Any, text: str, *, allow_non_atomic: bool = False) -> list[SqlR
 
 
 def execute(ddl: Any, plans: Iterable[PlannedStatement]) -> Iterator[SqlResult]:
-    """Run planned statements one by one, yielding each result as soon as it is there."""
-    cache: list[str] = []
-
-    def current_db() -> str:
-        if not cache:
-            cache.append(_current_database(ddl))
-        return cache[0]
-
+    """Run planned statements one by one, yielding each result as soon as it is there. Names are resolved as each
+    statement runs; what is known of the session is forgotten after every statement Spark runs."""
+    facts: SessionFacts | None = None
     for plan in plans:
-        if plan.method is None:
+        call = None
+        if plan.method is not None:
+            facts = facts or _session_facts(ddl)
+            call = plan.resolved(facts)
+        if plan.method is None or call is None:
             result = ddl.spark.sql(plan.text)
-            cache.clear()  # USE, SET CATALOG, ... may have moved the session
+            facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
             yield SqlResult(plan.text, "query", result)
             continue
-        args, kwargs = plan.resolved(current_db)
+        args, kwargs = call
         yield SqlResult(plan.text, "ddl", getattr(ddl, plan.method)(*args, **kwargs))
 
 
-def _current_database(ddl: Any) -> str:
-    method = getattr(ddl, "current_database", None)
-    if callable(method):
-        return str(method())
+def _session_facts(ddl: Any) -> SessionFacts:
     if getattr(ddl, "_spark", None) is None and getattr(ddl, "_catalog", None) is not None:
-        return DEFAULT_DATABASE  # a custom catalog and no Spark session: do not start one just to ask
-    return str(ddl.spark.catalog.currentDatabase())
+        return NoSparkFacts()  # a custom catalog and no Spark session: do not start one just to ask
+    return SparkFacts(lambda: ddl.spark)
 
 
 def check_available(ddl: Any, plans: Sequence[PlannedStatement], *,
@@ -291,7 +360,8 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False)
     _validate(script, piece.raw)
     cursor = _Cursor(script, piece.tokens)
     try:
-        return _Router(cursor).route()
+        plan = _Router(cursor).route()
+        return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.method else plan
     except _Unsupported as unsupported:
         if not allow_non_atomic:
             raise UnsupportedStatementError(unsupported.what, line=cursor.line, statement=cursor.statement) from None
@@ -627,9 +697,11 @@ class _Cursor:
     def query(self) -> PlannedStatement:
         return PlannedStatement(self.statement, self.line, "query")
 
-    def ddl(self, label: str, method: str, *args: Any, optional: Iterable[str] = (), **kwargs: Any) -> PlannedStatement:
+    def ddl(self, label: str, method: str, *args: Any, optional: Iterable[str] = (), spark_sql: bool = True,
+            **kwargs: Any) -> PlannedStatement:
         kwargs["statement"] = self.statement
-        return PlannedStatement(self.statement, self.line, "ddl", method, args, kwargs, frozenset(optional), label)
+        return PlannedStatement(self.statement, self.line, "ddl", method, args, kwargs, frozenset(optional), label,
+                                spark_sql)
 
 
 # ---------------------------------------------------------------------------------------------------- routes
@@ -759,8 +831,10 @@ class _Router:
             raise _Unsupported(f"{verb} ... LIKE with other clauses")
         if not ({"schema", "like", "as_select"} & kwargs.keys()):
             raise _Unsupported(f"{verb} without a column list, LIKE or AS SELECT")
-        if or_replace:
-            return c.ddl(verb, "create_or_replace_table", name, **kwargs)
+        if "like" in kwargs:  # Spark's CREATE TABLE LIKE is a v1 command: its names resolve the v1 way
+            name, kwargs["like"] = name.as_kind("v1"), kwargs["like"].as_kind("v1_relation")
+        if or_replace:  # Spark knows no [CREATE OR] REPLACE TABLE ... LIKE
+            return c.ddl(verb, "create_or_replace_table", name, spark_sql="like" not in kwargs, **kwargs)
         return c.ddl(verb, "create_table", name, if_not_exists=if_not_exists, **kwargs)
 
     def clause_name(self) -> str:
@@ -925,14 +999,8 @@ class _Router:
                 raise _Unsupported(f"CREATE DATABASE with {self.clause_name()}")
         return c.ddl("CREATE DATABASE", "create_database", database, optional=optional, **kwargs)
 
-    def database_name(self) -> str:
-        name = self.c.name("a database name")
-        parts = list(name.parts)
-        if len(parts) == 2 and parts[0].lower() == SESSION_CATALOG:
-            parts = parts[1:]
-        if len(parts) != 1:
-            raise _Unsupported(f"the database name {'.'.join(name.parts)!r} (another catalog)")
-        return parts[0]
+    def database_name(self) -> Name:
+        return self.c.name("a database name").as_kind("database")
 
     # -- RENAME, ALTER
 
@@ -940,19 +1008,19 @@ class _Router:
         c = self.c
         pairs: list[tuple[Name, Name]] = []
         while True:
-            old = c.name("a table name")
+            old = c.name("a table name").as_kind("relation")
             c.expect("TO")
             pairs.append((old, c.name("a table name")))
             if not c.take_kind(TokenType.COMMA):
                 break
         c.expect_end()
-        return c.ddl("RENAME TABLE", "rename_tables", pairs)
+        return c.ddl("RENAME TABLE", "rename_tables", pairs, spark_sql=False)  # not Spark SQL (MariaDB's)
 
     def alter_table(self) -> PlannedStatement:
         c = self.c
-        name = c.name("a table name")
+        name = c.name("a table name").as_kind("relation")
         if c.take("RENAME", "TO"):
-            new = c.name("a table name")
+            new = c.name("a table name").as_kind("new_name", renamed=name)
             c.expect_end()
             return c.ddl("ALTER TABLE ... RENAME TO", "rename_tables", [(name, new)])
         op = self.alter_op()
@@ -1026,11 +1094,11 @@ class _Router:
 
     def alter_view(self) -> PlannedStatement:
         c = self.c
-        name = c.name("a view name")
+        name = c.name("a view name").as_kind("relation")
         if c.take("AS"):
             return c.ddl("ALTER VIEW", "alter_view", name, as_select=self.query_text())
         if c.take("RENAME", "TO"):
-            new = c.name("a view name")
+            new = c.name("a view name").as_kind("new_name", renamed=name)
             c.expect_end()
             return c.ddl("ALTER VIEW ... RENAME TO", "rename_view", name, new)
         raise _Unsupported(f"ALTER VIEW ... {c.word() or '...'}")
@@ -1055,19 +1123,22 @@ class _Router:
             raise _Unsupported(f"DROP {kind or '...'}")
         c.i += 1
         if_exists = c.take("IF", "EXISTS")
-        names = c.names(f"a {kind.lower()} name") if kind != "FUNCTION" else [c.name("a function name")]
+        if kind == "FUNCTION":
+            function = c.name("a function name").as_kind("function")
+            c.expect_end()
+            return c.ddl("DROP FUNCTION", "drop_function", function, if_exists=if_exists)
+        names = [name.as_kind("relation") for name in c.names(f"a {kind.lower()} name")]
         if kind == "TABLE" and c.at("PURGE"):
             raise _Unsupported("DROP TABLE ... PURGE")
         c.expect_end()
+        single = len(names) == 1  # Spark drops one object per statement
         if kind == "TABLE":
-            return c.ddl("DROP TABLE", "drop_tables", names, if_exists=if_exists)
-        if kind == "VIEW":
-            return c.ddl("DROP VIEW", "drop_views", names, if_exists=if_exists)
-        return c.ddl("DROP FUNCTION", "drop_function", names[0], if_exists=if_exists)
+            return c.ddl("DROP TABLE", "drop_tables", names, if_exists=if_exists, spark_sql=single)
+        return c.ddl("DROP VIEW", "drop_views", names, if_exists=if_exists, spark_sql=single)
 
     def truncate(self) -> PlannedStatement:
         c = self.c
-        name = c.name("a table name")
+        name = c.name("a table name").as_kind("relation")
         if c.at("PARTITION"):
             raise _Unsupported("TRUNCATE TABLE ... PARTITION")
         c.expect_end()
@@ -1078,7 +1149,7 @@ class _Router:
         if c.at("DIRECTORY") or c.at("LOCAL", "DIRECTORY"):
             raise _Unsupported("INSERT OVERWRITE DIRECTORY (writes files, not a table)")
         c.take("TABLE")
-        name = c.name("a table name")
+        name = c.name("a table name").as_kind("relation")
         extra: dict[str, Any] = {}
         if c.at("PARTITION"):
             extra["partition"] = self.overwrite_partition_spec()

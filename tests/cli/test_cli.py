@@ -282,7 +282,9 @@ def test_unsupported_ddl_is_refused_plainly(cli: Runner) -> None:
 def test_reserved_names_are_refused(cli: Runner, home: Path) -> None:
     done = cli("sql", "CREATE TABLE default.ddllog_x (a INT)")
     assert done.returncode == 1
-    assert done.stderr == ("error: names starting with 'ddllog_' are reserved for the DDL log: 'ddllog_x'\n")
+    # Resolving `default.x` as Spark does asks the session whether `default` is a catalog: the JVM may start and say so.
+    lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: ")]
+    assert lines == ["error: names starting with 'ddllog_' are reserved for the DDL log: 'ddllog_x'"]
     assert cli("binlog").stdout == ""
 
 

@@ -45,25 +45,62 @@ def recorded(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class FakeFrame:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, rows: list[Any] | None = None) -> None:
         self.text = text
         self.columns = ["text"]
+        self.rows = rows or []
+
+    def collect(self) -> list[Any]:
+        return self.rows
+
+
+@attrs.frozen
+class FakeFunction:
+    name: str
+    isTemporary: bool  # noqa: N815 - pyspark's name
+
+
+class FakeConf:
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        return self.values.get(key, default)
 
 
 class FakeSpark:
+    """Statements run (``statements``), and what the front end asked to resolve names (``probes``)."""
+
     def __init__(self) -> None:
         self.statements: list[str] = []
+        self.probes: list[str] = []
         self.current = "default"
+        self.current_catalog = "spark_catalog"
+        self.temp_views: set[str] = set()
+        self.temp_functions: set[str] = set()
         self.catalog = self
+        self.conf = FakeConf()
 
     def currentDatabase(self) -> str:  # noqa: N802 - pyspark's name
         return self.current
 
+    def listFunctions(self, db: str, pattern: str) -> list[FakeFunction]:  # noqa: N802 - pyspark's name
+        self.probes.append(f"functions {db} {pattern}")
+        return [FakeFunction(name, True) for name in self.temp_functions]
+
     def sql(self, text: str) -> FakeFrame:
+        if text == "SHOW VIEWS IN `spark_catalog`.`global_temp`":
+            self.probes.append(text)
+            return FakeFrame(text, [{"viewName": view, "namespace": ""} for view in sorted(self.temp_views)])
+        if text == "SELECT current_catalog(), current_database()":
+            self.probes.append(text)
+            return FakeFrame(text, [(self.current_catalog, self.current)])
         self.statements.append(text)
         words = text.split()
         if words[0].upper() == "USE":
             self.current = words[-1].strip("`")
+        if [w.upper() for w in words[:3]] == ["CREATE", "TEMPORARY", "VIEW"]:
+            self.temp_views.add(words[3])
         return FakeFrame(text)
 
 
@@ -234,7 +271,9 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
         ([("`default`.`a`", "`default`.`b`"), ("`db`.`c`", "`default`.`d e`")],),
         {},
     ),
-    ("ALTER TABLE a RENAME TO db.b", "rename_tables", ([("`default`.`a`", "`db`.`b`")],), {}),
+    ("ALTER TABLE a RENAME TO b", "rename_tables", ([("`default`.`a`", "`default`.`b`")],), {}),
+    ("ALTER TABLE db.a RENAME TO b", "rename_tables", ([("`db`.`a`", "`db`.`b`")],), {}),
+    ("ALTER TABLE db.a RENAME TO DB.b", "rename_tables", ([("`db`.`a`", "`DB`.`b`")],), {}),
     # --- DROP TABLE, TRUNCATE, INSERT OVERWRITE, DROP DATABASE
     ("DROP TABLE IF EXISTS a, db.b", "drop_tables", (["`default`.`a`", "`db`.`b`"],), {"if_exists": True}),
     ("DROP TABLE t", "drop_tables", ([T],), {"if_exists": False}),
@@ -268,7 +307,7 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
         {"as_select": "SELECT * FROM t", "or_replace": False, "comment": None},
     ),
     ("ALTER VIEW v AS SELECT 2", "alter_view", ("`default`.`v`",), {"as_select": "SELECT 2"}),
-    ("ALTER VIEW v RENAME TO db.w", "rename_view", ("`default`.`v`", "`db`.`w`"), {}),
+    ("ALTER VIEW db.v RENAME TO w", "rename_view", ("`db`.`v`", "`db`.`w`"), {}),
     ("DROP VIEW IF EXISTS v1, v2", "drop_views", (["`default`.`v1`", "`default`.`v2`"],), {"if_exists": True}),
     # --- functions
     (
@@ -600,3 +639,114 @@ def test_real_atomic_ddl_on_a_memory_catalog_binlogs_what_the_user_wrote(tmp_pat
         results = run_sql(ddl, ";\n".join(statements))
         assert [r.kind for r in results] == ["ddl"] * 3
         assert [e.statement for e in ddl.binlog_events()] == statements
+        assert ddl._spark is None, "names resolved without starting Spark"
+
+
+# ---------------------------------------------------------------------------------------------------- name resolution
+
+
+def passed_through(ddl: FakeDDL, sql: str, **options: Any) -> bool:
+    """Whether ``sql`` went to Spark unchanged (and not to the DDL log)."""
+    before = len(ddl.calls)
+    results = run_sql(ddl, sql, **options)
+    if results[-1].kind == "query":
+        assert ddl.spark.statements[-1] == sql and len(ddl.calls) == before
+        return True
+    return False
+
+
+def test_a_statement_in_another_current_catalog_goes_to_spark_unchanged() -> None:
+    ddl = FakeDDL()
+    ddl.spark.current_catalog = "other"
+    for sql in ("DROP TABLE t", "DROP TABLE ns.t", "CREATE TABLE t (a INT)", "TRUNCATE TABLE t", "CREATE DATABASE d",
+                "ALTER TABLE t RENAME TO u", "DROP FUNCTION f", "CREATE VIEW v AS SELECT 1"):
+        assert passed_through(ddl, sql), sql
+    with pytest.raises(UnsupportedStatementError, match=r"`db`.`t` in the session catalog while the current catalog "
+                                                         r"is `other`.*USE spark_catalog") as caught:
+        run_sql(ddl, "DROP TABLE spark_catalog.db.t")  # the DDL log's own steps would resolve in `other`
+    assert caught.value.name == "`db`.`t`"
+    assert passed_through(ddl, "DROP TABLE spark_catalog.db.t", allow_non_atomic=True)
+    assert ddl.calls == []
+
+
+def test_a_first_part_is_a_catalog_only_when_one_is_registered() -> None:
+    ddl = FakeDDL()
+    ddl.spark.conf.values["spark.sql.catalog.other"] = "some.CatalogPlugin"
+    assert passed_through(ddl, "DROP TABLE other.ns.t")
+    assert passed_through(ddl, "DROP DATABASE other.d")
+    assert not passed_through(ddl, "DROP TABLE nocatalog.t")  # a database of the current (session) catalog
+    assert ddl.calls[-1].args == (["`nocatalog`.`t`"],)
+    assert not passed_through(ddl, "DROP DATABASE Spark_Catalog.d")
+    assert ddl.calls[-1].args == ("d",)
+    for spark_refuses in ("DROP TABLE a.b.c", "DROP TABLE spark_catalog.t", "CREATE DATABASE x.y"):
+        assert passed_through(ddl, spark_refuses), spark_refuses  # Spark's own error, not a guess
+
+
+def test_temporary_views_come_first_where_spark_looks_them_up() -> None:
+    ddl = FakeDDL()
+    ddl.spark.temp_views = {"t"}
+    for sql in ("DROP TABLE t", "DROP VIEW IF EXISTS T", "ALTER TABLE t ADD COLUMNS (c INT)",
+                "ALTER VIEW t AS SELECT 1", "ALTER TABLE t RENAME TO u", "ALTER VIEW t RENAME TO u", "TRUNCATE TABLE t",
+                "INSERT OVERWRITE t SELECT 1", "DROP VIEW global_temp.g", "ALTER TABLE global_temp.g RENAME TO h"):
+        assert passed_through(ddl, sql), sql
+    for sql in ("CREATE TABLE t (a INT)", "CREATE OR REPLACE VIEW t AS SELECT 1", "DROP TABLE `default`.t"):
+        assert not passed_through(ddl, sql), sql
+        assert "`default`.`t`" in str(ddl.calls[-1].args), sql
+
+
+def test_a_session_is_asked_again_after_every_statement_spark_ran() -> None:
+    ddl = FakeDDL()
+    results = run_sql(ddl, "DROP TABLE t; CREATE TEMPORARY VIEW t AS SELECT 1; DROP TABLE t; USE db; DROP TABLE u")
+    assert [r.kind for r in results] == ["ddl", "query", "query", "query", "ddl"]
+    assert [c.args for c in ddl.calls] == [(["`default`.`t`"],), (["`db`.`u`"],)]
+
+
+def test_a_form_spark_cannot_run_is_refused_when_it_names_an_object_outside_the_session_catalog() -> None:
+    ddl = FakeDDL()
+    ddl.spark.temp_views = {"t"}
+    ddl.spark.conf.values["spark.sql.catalog.other"] = "some.CatalogPlugin"
+    for sql, name in (("DROP TABLE a, t", "`t`"), ("DROP VIEW v, other.ns.v", "`other`.`ns`.`v`"),
+                      ("RENAME TABLE t TO u", "`t`"), ("RENAME TABLE a TO b, other.x.c TO d", "`other`.`x`.`c`"),
+                      ("CREATE OR REPLACE TABLE n LIKE t", "`t`")):
+        with pytest.raises(UnsupportedStatementError) as caught:
+            run_sql(ddl, sql, allow_non_atomic=True)
+        assert caught.value.name.startswith(f"the temporary view {name}") or caught.value.name.startswith(name), sql
+        assert "was not run" in str(caught.value) and name in str(caught.value)
+    assert ddl.calls == [] and ddl.spark.statements == []
+
+
+def test_create_table_like_a_temporary_view_is_not_atomic_on_spark() -> None:
+    ddl = FakeDDL()
+    ddl.spark.temp_views = {"t"}
+    with pytest.raises(UnsupportedStatementError, match=r"temporary view `t`.*would not be atomic") as caught:
+        run_sql(ddl, "CREATE TABLE n LIKE t")
+    assert caught.value.name == "the temporary view `t`"
+    assert passed_through(ddl, "CREATE TABLE n LIKE t", allow_non_atomic=True)
+    assert not passed_through(ddl, "CREATE TABLE n LIKE s")
+    assert ddl.calls[-1].args == ("`default`.`n`",) and ddl.calls[-1].kwargs["like"] == "`default`.`s`"
+    ddl.spark.current_catalog = "other"  # Spark's v1 command: the session catalog's current database, unknown here
+    with pytest.raises(UnsupportedStatementError, match=r"`n`.*current catalog is `other`"):
+        run_sql(ddl, "CREATE TABLE n LIKE db.s")
+    with pytest.raises(UnsupportedStatementError, match=r"`db`.`n` in the session catalog while the current"):
+        run_sql(ddl, "CREATE TABLE db.n LIKE db.s")
+    assert passed_through(ddl, "CREATE TABLE spark_catalog.db.n LIKE db.s")  # a Spark parse error
+
+
+def test_drop_function_of_a_builtin_or_temporary_name_is_sparks_error() -> None:
+    ddl = FakeDDL()
+    ddl.spark.temp_functions = {"f"}
+    assert passed_through(ddl, "DROP FUNCTION F")
+    assert passed_through(ddl, "DROP FUNCTION IF EXISTS f")
+    assert not passed_through(ddl, "DROP FUNCTION `default`.f")
+    assert not passed_through(ddl, "DROP FUNCTION g")
+    assert ddl.calls[-1].args == ("`default`.`g`",)
+
+
+def test_rename_to_another_database_is_sparks_error() -> None:
+    ddl = FakeDDL()
+    for sql in ("ALTER TABLE a RENAME TO db.b", "ALTER TABLE db.a RENAME TO spark_catalog.db.b",
+                "ALTER VIEW v RENAME TO db.w"):
+        assert passed_through(ddl, sql), sql
+    ddl.spark.current = "db"
+    assert not passed_through(ddl, "ALTER TABLE `default`.a RENAME TO b")
+    assert ddl.calls[-1].args == ([("`default`.`a`", "`default`.`b`")],)
