@@ -137,7 +137,9 @@ class AtomicDDL:
     @contextmanager
     def _statement(self, exclusive: Iterable[str], shared: Iterable[str] = ()) -> Iterator[None]:
         """Run a statement: its metadata locks held, and the chains it creates marked as its own, so that a
-        recover() on another thread never replays them under it."""
+        recover() on another thread never replays them under it. Refused (nothing written) while the session's
+        current catalog is not the one the statement's ``db.name`` objects live in."""
+        self.catalog.check_current_catalog()
         with self.locks.hold(exclusive, shared=shared), self.log.owning():
             yield
 

@@ -25,9 +25,8 @@ from typing import Any, Literal, Protocol
 
 import attrs
 
-from storage.names import DEFAULT_DATABASE, quote_ident
+from storage.names import DEFAULT_DATABASE, SESSION_CATALOG, quote_ident
 
-SESSION_CATALOG = "spark_catalog"
 GLOBAL_TEMP_DATABASE = "global_temp"
 
 NameKind = Literal["object", "relation", "v1", "v1_relation", "function", "database", "new_name"]

@@ -41,7 +41,6 @@ from sqlglot.tokenizer_core import Token, TokenType
 
 from ddl_log import alter_ops
 from ddl_log.name_resolution import (
-    SESSION_CATALOG,
     NameKind,
     NoSparkFacts,
     SessionFacts,
@@ -50,7 +49,7 @@ from ddl_log.name_resolution import (
     resolve,
 )
 from storage.errors import DDLLogError
-from storage.names import quote_ident
+from storage.names import SESSION_CATALOG, quote_ident
 
 _DIALECT = Spark()
 _STRING_TYPES = frozenset(

@@ -287,6 +287,12 @@ class Catalog(Protocol):
         CREATE or DROP DATABASE cut inside the metastore leaves); True if removed. Anything with files is kept."""
         ...
 
+    def check_current_catalog(self) -> None:
+        """Raise :class:`CatalogError` unless the engine resolves ``db.name`` in the catalog this one manages: the
+        statements name objects as ``db.name``, and a session whose current catalog is another one (after ``USE
+        other.ns`` or ``SET CATALOG``) would run them there."""
+        ...
+
     def check_create(self, spec: TableSpec) -> None:
         """Raise the error ``create`` would raise for a bad definition (missing LIKE source, bad column type,
         unknown partition column, a SELECT that does not analyse), without any side effect."""

@@ -10,6 +10,8 @@ import attrs
 
 from storage.errors import InvalidNameError
 
+SESSION_CATALOG = "spark_catalog"
+"""Spark's name for its session catalog (the Hive metastore here): the one catalog the DDL log acts on."""
 RESERVED_PREFIX = "ddllog_"
 """Names of TMP and BACKUP tables start with this; user objects may not."""
 

@@ -68,7 +68,7 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-from storage.names import RESERVED_PREFIX, TableName, quote_ident, split_qualified
+from storage.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
 from storage.spark_session import quiet_pyspark_error_loggers
 
 if TYPE_CHECKING:
@@ -426,6 +426,22 @@ class SparkCatalog:
         return str(info["location"])
 
     # ------------------------------------------------------------------ create
+
+    def check_current_catalog(self) -> None:
+        """:class:`CatalogError` naming the current catalog unless it is the session catalog. One Py4J call on a
+        classic session (the catalog manager), one SQL round trip on Spark Connect."""
+        jsession = getattr(self._spark, "_jsparkSession", None)
+        try:
+            if jsession is not None:
+                current = str(jsession.sessionState().catalogManager().currentCatalog().name())
+            else:
+                current = str(self._spark.sql("SELECT current_catalog()").collect()[0][0])
+        except ENGINE_ERRORS as error:
+            raise self._engine_error(_inspect(error), "cannot read the current catalog", None) from None
+        if current.lower() != SESSION_CATALOG:
+            raise CatalogError(f"the session's current catalog is {current!r}, not {SESSION_CATALOG!r}: the DDL log "
+                               f"acts on {SESSION_CATALOG} only; run `USE {SESSION_CATALOG}.<database>` first",
+                               current)
 
     def check_create(self, spec: TableSpec) -> None:
         """Raise what :meth:`create` would raise for a bad definition, without side effects.

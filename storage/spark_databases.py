@@ -23,14 +23,13 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-from storage.names import TableName, quote_ident
+from storage.names import SESSION_CATALOG, TableName, quote_ident
 from storage.spark_catalog import ENGINE_ERRORS, ENGINE_NAME, _inspect, _substitutes, local_path, sql_string_literal
 from storage.spark_functions import RECORD_PREFIX
 
 if TYPE_CHECKING:
     from storage.spark_catalog import SparkCatalog
 
-_SESSION_CATALOG = "spark_catalog"
 MAX_DATABASE_PROPERTY = 4000
 """Longest database property value the Hive metastore keeps (``DATABASE_PARAMS.PARAM_VALUE`` is VARCHAR(4000))."""
 
@@ -159,7 +158,7 @@ class SparkDatabases:
         function_names = set()
         for row in functions:
             parts = str(row[0]).split(".")  # persistent: spark_catalog.<db>.<name>; temporary: <name>
-            if len(parts) == 3 and parts[0] == _SESSION_CATALOG and parts[1].lower() == db.lower():
+            if len(parts) == 3 and parts[0] == SESSION_CATALOG and parts[1].lower() == db.lower():
                 function_names.add(parts[2])
         owner = db.lower()
         return DatabaseObjects(

@@ -34,7 +34,7 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-from storage.names import RESERVED_PREFIX, TableName, quote_ident
+from storage.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
 from storage.spark_catalog import (
     ENGINE_ERRORS,
     _Failure,
@@ -55,7 +55,6 @@ VIEW_RECORD = "spark_ddl_log.view"
 columns (:func:`~storage.spark_functions.encode_text`: hex, so that Spark's redaction of properties never hides it)."""
 
 _PROBE_PREFIX = RESERVED_PREFIX + "view_"
-_SESSION_CATALOG = "spark_catalog"
 _GLOBAL_TEMP_CONF = "spark.sql.globalTempDatabase"
 
 
@@ -68,7 +67,7 @@ def _spark_definition(info: dict[str, Any]) -> tuple[str, tuple[str, ...], tuple
 
 
 def _is_persistent_view(info: dict[str, Any]) -> bool:
-    return _kind(info) == "VIEW" and str(info.get("catalog_name", _SESSION_CATALOG)) == _SESSION_CATALOG
+    return _kind(info) == "VIEW" and str(info.get("catalog_name", SESSION_CATALOG)) == SESSION_CATALOG
 
 
 class SparkViews:

@@ -265,3 +265,25 @@ def test_rename_like_and_database_names_resolve_as_in_spark(
     spark: Any, warehouse: Path, tmp_path: Path, case: Case
 ) -> None:
     assert_parity(spark, warehouse, tmp_path, case)
+
+
+def test_the_api_refuses_to_act_while_another_catalog_is_current(spark: Any, warehouse: Path, tmp_path: Path) -> None:
+    """AtomicDDL names objects ``db.name``; Spark would resolve those in the current catalog, so the API refuses
+    (naming the catalog, writing nothing) instead of acting on another catalog's table of that name."""
+    from storage.errors import CatalogError
+
+    reset_spark(spark, warehouse)
+    try:
+        with fresh_session(spark) as session, AtomicDDL(spark=session, home=tmp_path / "home") as ddl:
+            for statement in (*OTHER_NS, *HIVE_T):
+                session.sql(statement)
+            session.sql("USE other.ns")
+            with pytest.raises(CatalogError) as raised:
+                ddl.drop_tables(["ns.t"])
+            assert raised.value.name == "other" and ddl.binlog_events() == []
+            assert session.catalog.tableExists("other.ns.t") and session.catalog.tableExists("spark_catalog.default.t")
+            session.sql("USE spark_catalog.default")
+            ddl.drop_tables(["default.t"])
+            assert not session.catalog.tableExists("spark_catalog.default.t")
+    finally:
+        reset_spark(spark, warehouse)
