@@ -17,7 +17,6 @@ import importlib.util
 import json
 import math
 import os
-import pkgutil
 import re
 import sys
 import time
@@ -42,8 +41,6 @@ EXIT_USAGE = 2
 EXIT_ABANDONED = 3
 
 SUMMARY_WIDTH = 72
-CRASH_POINT_PACKAGES = ("storage", "chains", "actions", "replace_table", "ddl_log")
-CRASH_POINT_SKIP = {"ddl_log.cli", "ddl_log.__main__", "ddl_log.demo"}
 
 
 class CommandFailed(Exception):  # noqa: N818 - a clean "error: ..." exit, not a bug
@@ -583,35 +580,10 @@ def cmd_crash_points(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_TOP_LEVEL_IMPORT = re.compile(r"^(?:from\s+([\w.]+)\s+import|import\s+([\w.]+))", re.MULTILINE)
-
-
 def load_crash_points() -> None:
-    """Import every project module that declares crash points (they register on import), except modules that
-    need Spark at import time (directly or through another project module): listing points must not start a JVM.
-    """
-    sources: dict[str, str] = {}
-    for package in CRASH_POINT_PACKAGES:
-        module = importlib.import_module(package)
-        for info in pkgutil.iter_modules(getattr(module, "__path__", [])):
-            name = f"{package}.{info.name}"
-            spec = importlib.util.find_spec(name)
-            if name in CRASH_POINT_SKIP or spec is None or not spec.origin or not spec.origin.endswith(".py"):
-                continue
-            with open(spec.origin, encoding="utf-8") as handle:
-                sources[name] = handle.read()
-    imports = {name: {a or b for a, b in _TOP_LEVEL_IMPORT.findall(text)} for name, text in sources.items()}
-    spark_bound = {name for name, used in imports.items() if any(u.split(".")[0] in ("pyspark", "py4j") for u in used)}
-    changed = True
-    while changed:
-        changed = False
-        for name, used in imports.items():
-            if name not in spark_bound and used & spark_bound:
-                spark_bound.add(name)
-                changed = True
-    for name in sorted(sources):
-        if name not in spark_bound:
-            importlib.import_module(name)
+    """Import the modules that declare crash points (they register on import). The API imports every statement,
+    recovery, the log and the record layer, and imports Spark only when a session is needed: no JVM starts."""
+    importlib.import_module("ddl_log.api")
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

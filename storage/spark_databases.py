@@ -25,7 +25,7 @@ from storage.errors import (
 )
 from storage.names import SESSION_CATALOG, TableName, quote_ident
 from storage.spark_catalog import ENGINE_ERRORS, ENGINE_NAME, _inspect, _substitutes, local_path, sql_string_literal
-from storage.spark_functions import RECORD_PREFIX
+from storage.spark_functions import RECORD_PREFIX, database_properties_text
 
 if TYPE_CHECKING:
     from storage.spark_catalog import SparkCatalog
@@ -61,15 +61,8 @@ class SparkDatabases:
         """The ``spark_ddl_log.tag`` property of ``db``; None when missing or untagged. One metastore call."""
         if not isinstance(db, str) or not ENGINE_NAME.fullmatch(db):
             return None
-        try:
-            rows = self._spark.sql(f"DESCRIBE DATABASE EXTENDED {quote_ident(db)}").collect()
-        except ENGINE_ERRORS as error:
-            failure = _inspect(error)
-            if failure.condition == "SCHEMA_NOT_FOUND":
-                return None
-            raise self._catalog._engine_error(failure, f"cannot describe database {db}", db) from None
-        properties = next((str(row[1] or "") for row in rows if row[0] == "Properties"), "")
-        match = _TAG.search(properties)
+        properties = database_properties_text(self._spark, self._catalog, db)
+        match = None if properties is None else _TAG.search(properties)
         return match.group(1) if match else None
 
     def tag_database(self, db: str) -> str:

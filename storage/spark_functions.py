@@ -205,6 +205,19 @@ def resolve(reported: FunctionDefinition, document: dict[str, Any] | None) -> Fu
     return reported
 
 
+def database_properties_text(spark: Any, catalog: SparkCatalog, db: str) -> str | None:
+    """The ``Properties`` text of ``DESCRIBE DATABASE EXTENDED db`` (``((k,v), ...)``); None when ``db`` is missing.
+    One metastore call."""
+    try:
+        rows = spark.sql(f"DESCRIBE DATABASE EXTENDED {quote_ident(db)}").collect()
+    except ENGINE_ERRORS as error:
+        failure = _inspect(error)
+        if failure.condition == "SCHEMA_NOT_FOUND":
+            return None
+        raise catalog._engine_error(failure, f"cannot describe database {db}", db) from None
+    return next((str(row[1] or "") for row in rows if row[0] == "Properties"), "")
+
+
 class SparkFunctions:
     """The function half of :class:`~storage.spark_catalog.SparkCatalog` (which delegates here)."""
 
@@ -260,15 +273,8 @@ class SparkFunctions:
 
     def _records(self, db: str) -> _Records | None:
         """The function records kept in ``db``'s properties; None when ``db`` does not exist."""
-        try:
-            rows = self._spark.sql(f"DESCRIBE DATABASE EXTENDED {quote_ident(db)}").collect()
-        except ENGINE_ERRORS as error:
-            failure = _inspect(error)
-            if failure.condition == "SCHEMA_NOT_FOUND":
-                return None
-            raise self._catalog._engine_error(failure, f"cannot describe database {db}", db) from None
-        properties = next((str(row[1] or "") for row in rows if row[0] == "Properties"), "")
-        return decode_records(properties)
+        properties = database_properties_text(self._spark, self._catalog, db)
+        return None if properties is None else decode_records(properties)
 
     def _write_record(self, db: str, function: str, document: dict[str, Any] | None, old_keys: list[str]) -> list[str]:
         """Store ``document`` (None: remove the record), then drop chunks of an older, longer record; returns the

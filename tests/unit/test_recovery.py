@@ -169,15 +169,23 @@ def test_undo_never_drops_a_table_it_did_not_create(tmp_path):
     assert world.catalog.tables[T].rows == OLD_ROWS
 
 
-def test_an_undo_chain_that_keeps_failing_is_abandoned_after_three_tries_and_reported(tmp_path):
-    world = World(str(tmp_path), binlog=True)
+MOVED = TableName("default", "u")
+
+
+def crash_after_a_rename(world: World) -> int:
+    """A RENAME TABLE t TO u that ran, then the process died before its commit; renames back fail from now on."""
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.UNDO, "RENAME TABLE t TO u")
-    moved = TableName("default", "u")
-    ddl.log.add_action(position, ActionType.RENAME_TABLE, from_name=T, name=moved, tag=world.catalog.identity(T))
-    world.catalog.rename(T, moved)
+    ddl.log.add_action(position, ActionType.RENAME_TABLE, from_name=T, name=MOVED, tag=world.catalog.identity(T))
+    world.catalog.rename(T, MOVED)
     ddl.abandon()
     world.catalog.fail_on = lambda operation, name: operation == "rename"
+    return position
+
+
+def test_an_undo_chain_that_keeps_failing_is_abandoned_after_three_tries_and_reported(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    position = crash_after_a_rename(world)
     outcomes = []
     for _ in range(4):
         ddl = world.open()
@@ -192,13 +200,7 @@ def test_an_undo_chain_that_keeps_failing_is_abandoned_after_three_tries_and_rep
 
 def test_retry_abandoned_gives_an_abandoned_chain_new_tries_once_the_cause_is_fixed(tmp_path):
     world = World(str(tmp_path), binlog=True)
-    ddl = world.open()
-    position = ddl.log.new_chain(ChainKind.UNDO, "RENAME TABLE t TO u")
-    moved = TableName("default", "u")
-    ddl.log.add_action(position, ActionType.RENAME_TABLE, from_name=T, name=moved, tag=world.catalog.identity(T))
-    world.catalog.rename(T, moved)
-    ddl.abandon()
-    world.catalog.fail_on = lambda operation, name: operation == "rename"
+    crash_after_a_rename(world)
     for _ in range(4):
         world.open().close()
     world.catalog.fail_on = lambda operation, name: False
@@ -208,7 +210,7 @@ def test_retry_abandoned_gives_an_abandoned_chain_new_tries_once_the_cause_is_fi
     assert [o.outcome for o in report.outcomes] == ["reopened", "undone"]
     assert ddl.abandoned_chains() == [] and ddl.active_chains() == []
     ddl.close()
-    assert world.catalog.tables[T].rows == OLD_ROWS and moved not in world.catalog.tables
+    assert world.catalog.tables[T].rows == OLD_ROWS and MOVED not in world.catalog.tables
 
 
 def test_a_roll_forward_drop_that_keeps_failing_gives_up_on_its_last_try_and_binlogs_nothing_it_did_not_do(tmp_path):
