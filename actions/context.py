@@ -4,7 +4,7 @@ import attrs
 
 from chains.binlog import Binlog
 from chains.log import DDLLog
-from storage.catalog import Catalog
+from storage.catalogs.interface import Catalog
 
 
 @attrs.define

@@ -19,9 +19,9 @@ from chains.payloads import (
     payload_of,
 )
 from storage import crashpoints
-from storage.catalog import FunctionDefinition, ViewDefinition
+from storage.catalogs.interface import FunctionDefinition, ViewDefinition
+from storage.catalogs.names import TableName
 from storage.errors import CatalogError
-from storage.names import TableName
 
 D = TypeVar("D", ViewDefinition, FunctionDefinition)
 

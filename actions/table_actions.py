@@ -9,9 +9,9 @@ from chains.commit import binlog_once
 from chains.entries import ActionEntry, ActionType
 from chains.payloads import CreateTablePayload, DropInitPayload, RenameTablePayload, payload_of
 from storage import crashpoints
-from storage.catalog import Catalog
+from storage.catalogs.interface import Catalog
+from storage.catalogs.names import TableName, quote_ident
 from storage.errors import CatalogError, NoSuchObjectError
-from storage.names import TableName, quote_ident
 
 UNDO_CREATE_BEFORE_DROP = crashpoints.declare("undo.create_table.before_drop", "undo found our table, not dropped yet")
 UNDO_RENAME_BEFORE = crashpoints.declare("undo.rename_table.before_rename", "undo is about to rename a table back")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from storage.names import TableName, quote_ident
+from storage.catalogs.names import TableName, quote_ident
 
 SELECT = "SELECT id, id*2 AS v, concat('r', id) AS s FROM range({rows})"
 """The data of every statement benchmark: the same query for the atomic statement and its plain equivalent."""
@@ -56,7 +56,7 @@ def create_table(spark: Any, name: str, rows: int) -> None:
 
 def drop_every_table(spark: Any) -> None:
     """Drop every table and view of ``default`` (reserved TMP/BACKUP names included) and empty the warehouse."""
-    from storage.spark_catalog import local_path
+    from storage.catalogs.spark.catalog import local_path
 
     for row in spark.sql("SHOW VIEWS IN `default`").collect():
         if row["isTemporary"]:
@@ -74,13 +74,13 @@ def drop_every_table(spark: Any) -> None:
 
 
 def _supply_missing_view_lookup(catalog: Any) -> None:
-    """Fallback for an engine without ``view_definition`` (``SparkCatalog`` lacked it until ``storage/spark_views.py``
+    """Fallback for an engine without ``view_definition`` (``SparkCatalog`` lacked it until ``storage/catalogs/spark/``
     arrived; RENAME and DROP TABLE call it for every name that is not a table, so without it they raise
     AttributeError on Spark): the cheapest faithful version, one ``tableExists`` call for a free name (the only case
     the benchmarks reach), a DESCRIBE when something holds the name. Reported in ``extra_info`` when used."""
     if hasattr(catalog, "view_definition"):
         return
-    from storage.catalog import ViewDefinition
+    from storage.catalogs.interface import ViewDefinition
 
     def view_definition(name: TableName) -> ViewDefinition | None:
         if not catalog._occupied(name):
@@ -98,7 +98,7 @@ def _supply_missing_view_lookup(catalog: Any) -> None:
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: the statement benchmarks need Spark")
-    from storage.spark_session import embedded_session
+    from storage.catalogs.spark.session import embedded_session
 
     session = embedded_session(tmp_path_factory.mktemp("spark-home"))
     yield session

@@ -2,13 +2,13 @@
 
 While installed on an :class:`~ddl_log.AtomicDDL` it
 
-* wraps every public method of ``ddl.catalog`` (a :class:`storage.spark_catalog.SparkCatalog`) with a timing proxy,
+* wraps every public method of ``ddl.catalog`` (a ``SparkCatalog``) with a timing proxy,
   set on the instance so that the catalog's own ``self.method(...)`` calls go through it too; time is charged to the
   outermost catalog call only, nested calls are counted (``drop -> clean_leftovers``);
 * puts a proxy in front of the catalog's Spark session that times each engine call (``spark.sql`` by statement
   kind, ``spark.catalog.tableExists``, ``spark.conf.get``), rows fetched included; a job group set per round
   counts the statement's Spark jobs;
-* patches :meth:`storage.records.RecordFile.append_encoded` (class-wide, restored on uninstall) to time every
+* patches :meth:`storage.records.files.RecordFile.append_encoded` (class-wide, restored on uninstall) to time every
   durable append (one write + one fsync) of the DDL log and of the binlog.
 
 Figures are collected per timed round (:meth:`StatementProfiler.round`) and reported as means per statement, so the
@@ -26,7 +26,7 @@ from typing import Any
 
 from chains.binlog import BINLOG_MAGIC
 from chains.log import LOG_MAGIC
-from storage.records import RecordFile
+from storage.records.files import RecordFile
 
 LOG = "log writes"
 JOBS = "Spark jobs"

@@ -9,8 +9,8 @@ import pytest
 from chains.codec import action_to_wire
 from chains.entries import FINAL, ActionType, ChainKind
 from chains.log import DDLLog
-from storage.names import TableName
-from storage.records import encode_record
+from storage.catalogs.names import TableName
+from storage.records.files import encode_record
 
 ENTRIES = 200
 BATCH = 50

@@ -12,8 +12,8 @@ import pytest
 from chains.binlog import Binlog, list_segments, segment_name
 from chains.entries import ActionType, ChainKind
 from ddl_log import AtomicDDL
-from storage.memory_catalog import MemoryCatalog
-from storage.names import TableName
+from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.names import TableName
 
 ACTIVE_CHAINS = 10
 HISTORIES = (1_000, 10_000, 100_000, 1_000_000)

@@ -4,7 +4,7 @@ A statement is committed exactly when its event, carrying its XID, is durable he
 asks :meth:`Binlog.xids_since` for the XIDs written after the position each active chain noted when it stored its
 XID, so it reads the binlog's tail, never its history. Segments (``binlog.000001``, ...) are rotated at a size
 bound so that opening scans only the last one. Every segment after the first begins with a "start" record carrying
-the counters, and appears only complete, with that record (:func:`storage.records.create_file`).
+the counters, and appears only complete, with that record (:func:`storage.records.files.create_file`).
 
 It sits in ``chains/`` (not ``ddl_log/``) because actions replayed at recovery write events too (a roll-forward
 DROP binlogs what it dropped) and imports only go downward.
@@ -24,8 +24,8 @@ import attrs
 from chains.entries import BinlogPosition
 from storage import crashpoints
 from storage.errors import LogWriteFailedError, StorageError
-from storage.fileops import REAL_FILE_OPS, FileOps
-from storage.records import HEADER_SIZE, RecordFile, create_file, encode_record, read_records
+from storage.records.fileops import REAL_FILE_OPS, FileOps
+from storage.records.files import HEADER_SIZE, RecordFile, create_file, encode_record, read_records
 
 BINLOG_MAGIC = b"SDDLBIN"
 BINLOG_DIR = "binlog"

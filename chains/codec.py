@@ -6,7 +6,7 @@ from typing import Any
 
 from chains.entries import ActionEntry, ActionType, BinlogPosition, ChainKind, ChainState, ExecuteEntry
 from chains.payloads import payload_from_wire, payload_to_wire
-from storage.names import TableName
+from storage.catalogs.names import TableName
 
 
 def name_to_wire(name: TableName | None) -> list[str] | None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from storage.names import TableName
+from storage.catalogs.names import TableName
 
 if TYPE_CHECKING:
     from chains.payloads import Payload

@@ -31,9 +31,9 @@ from chains.errors import LogStateError
 from chains.payloads import Payload, check_payload, default_payload
 from chains.state import LogState, replay_records
 from storage import crashpoints
-from storage.fileops import REAL_FILE_OPS, FileOps
-from storage.names import TableName
-from storage.records import RecordFile, read_records, replace_file
+from storage.catalogs.names import TableName
+from storage.records.fileops import REAL_FILE_OPS, FileOps
+from storage.records.files import RecordFile, read_records, replace_file
 
 LOG_MAGIC = b"SDDLLOG"
 LOG_FILE = "ddl_log.log"

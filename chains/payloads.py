@@ -14,8 +14,8 @@ import attrs
 
 from chains.entries import ActionEntry, ActionType
 from chains.errors import PayloadError
-from storage.catalog import Column, FunctionDefinition, ViewDefinition
-from storage.names import TableName
+from storage.catalogs.interface import Column, FunctionDefinition, ViewDefinition
+from storage.catalogs.names import TableName
 
 T = TypeVar("T")
 

@@ -11,7 +11,7 @@ from typing import TypeAlias
 import attrs
 
 from ddl_log.statements import sql_string
-from storage.names import quote_ident
+from storage.catalogs.names import quote_ident
 
 
 def _pairs(items: Mapping[str, str]) -> str:

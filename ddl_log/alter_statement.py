@@ -28,9 +28,9 @@ from ddl_log.alter_ops import (
 from ddl_log.schema import check_type, parse_schema
 from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
 from replace_table.machine import ReplaceTable
-from storage.catalog import TAG_PROPERTY, TableMetadata, TableSpec
+from storage.catalogs.interface import TAG_PROPERTY, TableMetadata, TableSpec
+from storage.catalogs.names import TableName, quote_ident
 from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
-from storage.names import TableName, quote_ident
 
 ALTER_TABLE_POINTS = StatementPoints.declare("alter_table")
 ALTER_TABLE_FORWARD_POINTS = StatementPoints.declare("alter_table_forward")

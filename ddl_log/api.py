@@ -14,7 +14,6 @@ from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
 from ddl_log.alter_ops import AlterOp, alter_table_text
 from ddl_log.alter_statement import alter_table
-from ddl_log.home import Home
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
 from ddl_log.overwrite import overwrite_text, plan_overwrite, resolve_mode
 from ddl_log.recovery import RecoveryReport, recover
@@ -38,7 +37,7 @@ from ddl_log.view_statements import (
     rename_view,
 )
 from replace_table.machine import ReplaceResult, ReplaceTable
-from storage.catalog import (
+from storage.catalogs.interface import (
     TAG_PROPERTY,
     Catalog,
     Fill,
@@ -47,9 +46,10 @@ from storage.catalog import (
     TableSpec,
     ViewDefinition,
 )
+from storage.catalogs.names import TableName, check_identifier, quote_ident
 from storage.errors import InvalidNameError
-from storage.fileops import REAL_FILE_OPS, FileOps
-from storage.names import TableName, check_identifier, quote_ident
+from storage.records.fileops import REAL_FILE_OPS, FileOps
+from storage.records.home import Home
 
 if TYPE_CHECKING:
     from ddl_log.sql_frontend import SqlResult
@@ -104,7 +104,7 @@ class AtomicDDL:
     @property
     def spark(self) -> Any:
         if self._spark is None:
-            from storage.spark_session import embedded_session
+            from storage.catalogs.spark.session import embedded_session
 
             self._spark = embedded_session(Path(self.home.path))
         return self._spark
@@ -112,7 +112,7 @@ class AtomicDDL:
     @property
     def catalog(self) -> Catalog:
         if self._catalog is None:
-            from storage.spark_catalog import SparkCatalog
+            from storage.catalogs.spark.catalog import SparkCatalog
 
             self._catalog = SparkCatalog(self.spark)
         return self._catalog

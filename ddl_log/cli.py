@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ddl_log.home import DEFAULT_HOME, HOME_ENV, LOG_DIR, default_home
 from storage.errors import CorruptLogError, DDLLogError
+from storage.records.home import DEFAULT_HOME, HOME_ENV, LOG_DIR, default_home
 
 if TYPE_CHECKING:
     from chains.entries import ExecuteEntry
@@ -511,7 +511,7 @@ def scan_file(path: str, magic: bytes) -> tuple[list[tuple[int, Any]], list[str]
 
     A torn tail is a note; corruption is an ``error:`` with its offset, and the records after it (when a valid one
     follows) are still listed. A missing file is an empty log."""
-    from storage.records import HEADER_SIZE, check_header, open_private, scan_records
+    from storage.records.files import HEADER_SIZE, check_header, open_private, scan_records
 
     if not os.path.lexists(path):
         return [], [], 0, 0

@@ -3,7 +3,7 @@
 A statement locks every name it touches (tables, views, functions) exclusively and their databases shared (DROP
 DATABASE takes its database exclusively), before it reads the catalog, in one global order (sorted keys), so two
 statements can never wait on each other in a cycle. Locks are re-entrant per thread. Processes are kept apart by
-the home lock (see :mod:`ddl_log.home`).
+the home lock (see :mod:`storage.records.home`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 
 from chains.entries import ActionEntry, ActionType
-from storage.names import TableName
+from storage.catalogs.names import TableName
 
 
 class SharedExclusiveLock:

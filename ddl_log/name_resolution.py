@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 
 import attrs
 
-from storage.names import DEFAULT_DATABASE, SESSION_CATALOG, quote_ident
+from storage.catalogs.names import DEFAULT_DATABASE, SESSION_CATALOG, quote_ident
 
 GLOBAL_TEMP_DATABASE = "global_temp"
 

@@ -1,5 +1,5 @@
 """What an INSERT OVERWRITE replaces, decided as Spark (4.0.1, data source tables) decides it, turned into the
-:class:`~storage.catalog.Fill` of the new table version (new rows, then the old partitions it keeps).
+:class:`~storage.catalogs.interface.Fill` of the new table version (new rows, then the old partitions it keeps).
 
 ==========================  ========================================  ================================================
 form                        static mode (the default)                 dynamic mode
@@ -22,9 +22,9 @@ from typing import Any, Literal
 import attrs
 
 from ddl_log.statements import sql_string
-from storage.catalog import Catalog, Fill, TableMetadata
+from storage.catalogs.interface import Catalog, Fill, TableMetadata
+from storage.catalogs.names import TableName, quote_ident
 from storage.errors import InvalidDefinitionError
-from storage.names import TableName, quote_ident
 
 MODES = ("static", "dynamic")
 DEFAULT_PARTITION_VALUE = "__HIVE_DEFAULT_PARTITION__"

@@ -29,7 +29,7 @@ from chains.commit import binlogged
 from chains.entries import ActionEntry, ChainKind, ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
-from storage.catalog import Catalog
+from storage.catalogs.interface import Catalog
 
 MAX_RETRIES = 3
 

@@ -1,4 +1,4 @@
-"""Column lists from users, parsed with sqlglot (Spark dialect) into :class:`~storage.catalog.Column` records, so
+"""Column lists from users, parsed with sqlglot (Spark dialect) into ``Column`` records, so
 that no user text is ever spliced into SQL: names are re-quoted, types re-rendered from the parse tree."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
-from storage.catalog import Column
+from storage.catalogs.interface import Column
 from storage.errors import InvalidNameError
 
 SchemaLike = str | Iterable[Column] | Iterable[tuple[str, str]] | Any

@@ -48,8 +48,8 @@ from ddl_log.name_resolution import (
     Target,
     resolve,
 )
+from storage.catalogs.names import SESSION_CATALOG, quote_ident
 from storage.errors import DDLLogError
-from storage.names import SESSION_CATALOG, quote_ident
 
 _DIALECT = Spark()
 _STRING_TYPES = frozenset(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from storage.catalog import TableSpec
-from storage.names import TableName, quote_ident
+from storage.catalogs.interface import TableSpec
+from storage.catalogs.names import TableName, quote_ident
 
 
 def sql_string(value: str) -> str:

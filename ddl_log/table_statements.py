@@ -11,9 +11,9 @@ from chains.binlog import BinlogEvent
 from chains.entries import ActionType
 from chains.payloads import CreateDatabasePayload, DropFunctionPayload, DropInitPayload, DropViewPayload
 from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
-from storage.catalog import TAG_PROPERTY, new_database_tag
+from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
+from storage.catalogs.names import TableName
 from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
-from storage.names import TableName
 
 RENAME_POINTS = StatementPoints.declare("rename")
 DROP_TABLES_POINTS = StatementPoints.declare("drop_tables")

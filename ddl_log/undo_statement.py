@@ -19,9 +19,9 @@ from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from chains.payloads import Payload
 from storage import crashpoints
-from storage.catalog import Catalog
+from storage.catalogs.interface import Catalog
+from storage.catalogs.names import TableName
 from storage.crashpoints import CrashPoint
-from storage.names import TableName
 
 
 @attrs.define

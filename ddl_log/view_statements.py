@@ -16,9 +16,9 @@ from chains.payloads import (
     RenameViewPayload,
 )
 from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
-from storage.catalog import FunctionDefinition, ViewDefinition
+from storage.catalogs.interface import FunctionDefinition, ViewDefinition
+from storage.catalogs.names import TableName
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
-from storage.names import TableName
 
 CREATE_FUNCTION_POINTS = StatementPoints.declare("create_function")
 CREATE_VIEW_POINTS = StatementPoints.declare("create_view")

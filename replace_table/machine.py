@@ -41,9 +41,9 @@ from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from chains.payloads import CreateTablePayload, RenameTablePayload
 from storage import crashpoints
-from storage.catalog import Catalog, Fill, TableSpec
+from storage.catalogs.interface import Catalog, Fill, TableSpec
+from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.errors import DDLLogError, NoSuchObjectError, ObjectExistsError
-from storage.names import RESERVED_PREFIX, TableName
 
 STATES = [
     "start",

@@ -32,7 +32,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The one Spark session of this test process (metastore and warehouse in a temporary home)."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: Spark tests need one")
-    from storage.spark_session import embedded_session
+    from storage.catalogs.spark.session import embedded_session
 
     session = embedded_session(tmp_path_factory.mktemp("spark-home"))
     yield session
@@ -42,7 +42,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture
 def warehouse(spark: Any) -> Path:
     """The local directory of the warehouse (the ``default`` database's location)."""
-    from storage.spark_catalog import local_path
+    from storage.catalogs.spark.catalog import local_path
 
     path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
     assert path is not None, "the test warehouse is local"
@@ -59,7 +59,7 @@ def clean_spark(spark: Any, warehouse: Path) -> Iterator[Any]:
 
 def reset_spark(spark: Any, warehouse: Path) -> None:
     """Drop everything the tests made; every object is tried even when one fails, then the first failure is raised."""
-    from storage.names import quote_ident
+    from storage.catalogs.names import quote_ident
 
     failures: list[BaseException] = []
 

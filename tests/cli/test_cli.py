@@ -20,9 +20,9 @@ from chains.log import LOG_FILE, DDLLog, dump_records
 from ddl_log.api import AtomicDDL
 from ddl_log.sql_frontend import run_sql
 from storage import crashpoints
+from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
-from storage.memory_catalog import MemoryCatalog
-from storage.names import TableName
 from tests.cli.conftest import Runner, clean_env, command
 
 STATEMENTS = ["CREATE TABLE t (a INT)", "RENAME TABLE t TO u"]

@@ -95,6 +95,6 @@ def test_truncate_and_insert_overwrite_keep_table_properties_and_comment(spark, 
 
 
 def ddl_table(name: str) -> Any:
-    from storage.names import TableName
+    from storage.catalogs.names import TableName
 
     return TableName.of(name)

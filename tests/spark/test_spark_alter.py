@@ -1,4 +1,4 @@
-"""SparkCatalog ALTER TABLE methods (storage.spark_alter) against the embedded Spark 4 + Hive metastore: table
+"""SparkCatalog ALTER TABLE methods (storage.catalogs.spark.alter) against the embedded Spark 4 + Hive metastore: table
 metadata, properties, column comments, added columns and partitions."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from storage.catalog import TAG_PROPERTY, Column, TableMetadata, TableSpec
+from storage.catalogs.interface import TAG_PROPERTY, Column, TableMetadata, TableSpec
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.alter import parse_partition
+from storage.catalogs.spark.catalog import REDACTED, SparkCatalog
 from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
-from storage.names import TableName
-from storage.spark_alter import parse_partition
-from storage.spark_catalog import REDACTED, SparkCatalog
 
 pytestmark = pytest.mark.spark
 

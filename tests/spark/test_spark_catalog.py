@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from pyspark.sql.types import DataType
 
-from storage.catalog import TAG_PROPERTY, Catalog, Column, Fill, TableSpec
+from storage.catalogs.interface import TAG_PROPERTY, Catalog, Column, Fill, TableSpec
+from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.spark.catalog import SparkCatalog, local_path, short_message, sql_string_literal
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -22,8 +24,6 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-from storage.names import TableName, quote_ident
-from storage.spark_catalog import SparkCatalog, local_path, short_message, sql_string_literal
 
 pytestmark = pytest.mark.spark
 
@@ -834,7 +834,7 @@ def test_check_create_rejects_bad_dataframes(catalog: SparkCatalog, clean_spark:
 
 
 def test_embedded_session_keeps_everything_under_its_home(spark: Any, warehouse: Path) -> None:
-    from storage.spark_session import embedded_session
+    from storage.catalogs.spark.session import embedded_session
 
     home = warehouse.parent
     assert (home / "metastore_db").is_dir()

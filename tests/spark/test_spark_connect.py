@@ -29,11 +29,11 @@ SCRIPT = textwrap.dedent(
     started = time.monotonic()
 
     from pyspark.sql import SparkSession
-    from storage.catalog import Column, TableSpec
+    from storage.catalogs.interface import Column, TableSpec
     from storage.errors import NoSuchObjectError, ObjectExistsError, EngineOperationError
-    from storage.names import TableName
-    from storage.spark_catalog import SparkCatalog
-    from storage.spark_session import embedded_settings
+    from storage.catalogs.names import TableName
+    from storage.catalogs.spark.catalog import SparkCatalog
+    from storage.catalogs.spark.session import embedded_settings
 
     builder = SparkSession.builder.remote("local[2]")
     for key, value in embedded_settings(home).items():

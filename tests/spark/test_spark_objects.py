@@ -1,5 +1,5 @@
-"""SparkCatalog views, persistent functions and databases (storage.spark_views, storage.spark_functions,
-storage.spark_databases) against the embedded Spark 4 + Hive metastore."""
+"""SparkCatalog views, persistent functions and databases (storage.catalogs.spark: views, functions,
+databases) against the embedded Spark 4 + Hive metastore."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ from typing import Any
 
 import pytest
 
-from storage.catalog import Catalog, Column, DatabaseObjects, FunctionDefinition, TableSpec, ViewDefinition
+from storage.catalogs.interface import Catalog, Column, DatabaseObjects, FunctionDefinition, TableSpec, ViewDefinition
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.spark.functions import RECORD_PREFIX, decode_records, encode_record, record_id
+from storage.catalogs.spark.views import VIEW_RECORD
 from storage.errors import (
     CatalogError,
     InvalidDefinitionError,
@@ -18,10 +22,6 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-from storage.names import TableName
-from storage.spark_catalog import SparkCatalog
-from storage.spark_functions import RECORD_PREFIX, decode_records, encode_record, record_id
-from storage.spark_views import VIEW_RECORD
 
 pytestmark = pytest.mark.spark
 

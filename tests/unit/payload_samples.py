@@ -18,8 +18,8 @@ from chains.payloads import (
     RenameTablePayload,
     RenameViewPayload,
 )
-from storage.catalog import Column, FunctionDefinition, ViewDefinition
-from storage.names import TableName
+from storage.catalogs.interface import Column, FunctionDefinition, ViewDefinition
+from storage.catalogs.names import TableName
 
 VIEW = ViewDefinition("SELECT 1 AS a", "a comment", ("a",))
 FUNCTION = FunctionDefinition(class_name="com.example.F", resources=(("jar", "/x.jar"),))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from chains.binlog import BINLOG_DIR, Binlog, list_segments, read_events
-from storage.records import read_records
+from storage.records.files import read_records
 
 
 def test_events_get_increasing_sequence_numbers_and_survive_reopen(tmp_path):
@@ -48,7 +48,7 @@ def test_opening_reads_only_the_last_segment(tmp_path, monkeypatch):
         binlog.append(f"statement {n}", xid=n + 1)
     binlog.close()
     opened: list[str] = []
-    import storage.records as records
+    import storage.records.files as records
 
     real_open = records.RecordFile.open.__func__  # type: ignore[attr-defined]
 

@@ -21,7 +21,7 @@ CHILD = textwrap.dedent(
     import subprocess, sys, time
     from chains.entries import ActionType, ChainKind
     from chains.log import DDLLog
-    from storage.names import TableName
+    from storage.catalogs.names import TableName
     helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     open(sys.argv[2], "w").write(str(helper.pid))

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, CatalogError
-from storage.catalog import HIVE_DEFAULT_PARTITION
-from storage.memory_catalog import MemoryCatalog, MemoryTable
-from storage.names import TableName
+from storage.catalogs.interface import HIVE_DEFAULT_PARTITION
+from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.names import TableName
 
 Q = TableName.of("q")
 R = TableName.of("r")

@@ -15,8 +15,8 @@ from chains.entries import FINAL, ActionType, BinlogPosition, ChainKind, ChainSt
 from chains.errors import LogStateError
 from chains.log import DDLLog
 from chains.payloads import DropInitPayload
+from storage.catalogs.names import TableName
 from storage.errors import CorruptLogError
-from storage.names import TableName
 
 
 def table(name: str) -> TableName:

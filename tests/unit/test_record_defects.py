@@ -22,11 +22,11 @@ from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from storage import crashpoints
 from storage import errors as storage_errors
+from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from storage.errors import CorruptLogError, StorageError
-from storage.fileops import FileOps
-from storage.names import TableName
-from storage.records import HEADER_SIZE, RECORD_HEAD_SIZE, RecordFile, encode_header, encode_record, read_records
+from storage.records.fileops import FileOps
+from storage.records.files import HEADER_SIZE, RECORD_HEAD_SIZE, RecordFile, encode_header, encode_record, read_records
 
 MAGIC = b"TESTREC"
 SEGMENT_BYTES = 200

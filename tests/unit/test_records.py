@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from storage.errors import CorruptLogError, UnsafePathError, UnsupportedFormatError
-from storage.records import HEADER_SIZE, RecordFile, encode_header, read_records
+from storage.records.files import HEADER_SIZE, RecordFile, encode_header, read_records
 
 MAGIC = b"TESTREC"
 

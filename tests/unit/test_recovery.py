@@ -9,9 +9,9 @@ import pytest
 from chains.entries import ActionType, ChainKind, ChainState
 from chains.payloads import DropInitPayload
 from ddl_log import AtomicDDL, StatementFailedError
-from storage.catalog import TableSpec
-from storage.memory_catalog import MemoryCatalog, MemoryTable
-from storage.names import TableName
+from storage.catalogs.interface import TableSpec
+from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.names import TableName
 from tests import crashkit
 
 T = TableName("default", "t")

@@ -23,10 +23,10 @@ from ddl_log import (
     UnsafePathError,
     UnsupportedFormatError,
 )
-from ddl_log.home import LOG_DIR
-from storage.fileops import FileOps
-from storage.memory_catalog import MemoryCatalog, MemoryTable
-from storage.names import TableName
+from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.names import TableName
+from storage.records.fileops import FileOps
+from storage.records.home import LOG_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -158,7 +158,7 @@ def test_a_flipped_bit_in_the_log_refuses_recovery_naming_file_and_offset_and_du
         AtomicDDL(home=home, catalog=seeded_catalog())
     assert raised.value.path.endswith(LOG_FILE) and raised.value.offset > 0
     assert f"offset {raised.value.offset}" in str(raised.value)
-    from storage.records import read_records
+    from storage.records.files import read_records
 
     with pytest.raises(CorruptLogError):
         read_records(str(path), b"SDDLLOG")

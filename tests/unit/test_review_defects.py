@@ -18,7 +18,7 @@ from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.errors import PayloadError
 from chains.payloads import PAYLOAD_TYPES, payload_from_wire
 from ddl_log import AtomicDDL, StatementFailedError
-from storage.catalog import FunctionDefinition, ViewDefinition
+from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.errors import CatalogError, StorageError
 from tests import crashkit
 from tests.unit.payload_samples import sample_payload

@@ -22,9 +22,9 @@ from ddl_log.alter_ops import (
     SetProperties,
     UnsetProperties,
 )
-from storage.catalog import HIVE_DEFAULT_PARTITION, FunctionDefinition, ViewDefinition
-from storage.memory_catalog import MemoryCatalog, MemoryTable
-from storage.names import TableName
+from storage.catalogs.interface import HIVE_DEFAULT_PARTITION, FunctionDefinition, ViewDefinition
+from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.names import TableName
 from tests import crashkit
 
 

@@ -1,9 +1,9 @@
-"""The :class:`~storage.catalog.Catalog` on a Spark session with a Hive metastore.
+"""The :class:`~storage.catalogs.interface.Catalog` on a Spark session with a Hive metastore.
 
 Only public Spark APIs are used (``spark.sql``, ``spark.catalog``, ``spark.conf``, ``spark.read``, ``DataFrame``,
 ``DataType``), so the same code runs on a classic session and on a Spark Connect session.
 
-Statement text is built from quoted identifiers (:func:`storage.names.quote_ident`), escaped string literals
+Statement text is built from quoted identifiers (:func:`storage.catalogs.names.quote_ident`), escaped string literals
 (:func:`sql_string_literal`), providers checked against a strict pattern and column types that Spark itself parsed
 and this module printed again (:func:`type_sql`). The one piece of user text spliced as it is, is the SELECT of a
 ``CREATE TABLE ... AS SELECT``: it is the user's query by design, and it sits inside a subquery, so it can only be a
@@ -49,7 +49,7 @@ import attrs
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql.types import ArrayType, CharType, DataType, MapType, StructField, StructType, VarcharType
 
-from storage.catalog import (
+from storage.catalogs.interface import (
     TAG_PROPERTY,
     Column,
     DatabaseObjects,
@@ -59,6 +59,8 @@ from storage.catalog import (
     TableSpec,
     ViewDefinition,
 )
+from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
+from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -68,14 +70,12 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-from storage.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
-from storage.spark_session import quiet_pyspark_error_loggers
 
 if TYPE_CHECKING:
-    from storage.spark_alter import SparkTableAlter
-    from storage.spark_databases import SparkDatabases
-    from storage.spark_functions import SparkFunctions
-    from storage.spark_views import SparkViews
+    from storage.catalogs.spark.alter import SparkTableAlter
+    from storage.catalogs.spark.databases import SparkDatabases
+    from storage.catalogs.spark.functions import SparkFunctions
+    from storage.catalogs.spark.views import SparkViews
 
 LeftoverStrategy = Literal["auto", "local", "metastore"]
 
@@ -324,8 +324,8 @@ def _ename(name: TableName | None) -> str | None:
 class SparkCatalog:
     """Tables, views, persistent functions and databases of the Hive-backed Spark session catalog
     (``spark_catalog``), on a classic or Spark Connect session. ALTER TABLE, views, functions and databases are
-    implemented in :mod:`storage.spark_alter`, :mod:`storage.spark_views`, :mod:`storage.spark_functions` and
-    :mod:`storage.spark_databases`, where their Spark behaviours are described.
+    implemented in the alter, views, functions and
+    :mod:`storage.catalogs.spark.databases`, where their Spark behaviours are described.
 
     Each method costs one to a few metastore round trips (given per method); nothing is cached, so changes made
     by other sessions are always seen.
@@ -336,7 +336,7 @@ class SparkCatalog:
     locations. For a Spark Connect server on another machine with a ``file:`` warehouse, pass ``"metastore"``.
 
     ``quiet`` silences PySpark's Python-side error loggers (process-wide, see
-    :func:`storage.spark_session.quiet_pyspark_error_loggers`): every engine error is translated here anyway.
+    :func:`storage.catalogs.spark.session.quiet_pyspark_error_loggers`): every engine error is translated here anyway.
     """
 
     def __init__(self, spark: Any, *, leftovers: LeftoverStrategy = "auto", quiet: bool = True) -> None:
@@ -347,10 +347,10 @@ class SparkCatalog:
         if quiet:
             quiet_pyspark_error_loggers()
         # ALTER TABLE, views, functions and databases live in their own modules, which import this one.
-        from storage.spark_alter import SparkTableAlter
-        from storage.spark_databases import SparkDatabases
-        from storage.spark_functions import SparkFunctions
-        from storage.spark_views import SparkViews
+        from storage.catalogs.spark.alter import SparkTableAlter
+        from storage.catalogs.spark.databases import SparkDatabases
+        from storage.catalogs.spark.functions import SparkFunctions
+        from storage.catalogs.spark.views import SparkViews
 
         self._alter: SparkTableAlter = SparkTableAlter(self)
         self._views: SparkViews = SparkViews(self)
@@ -758,9 +758,9 @@ class SparkCatalog:
         query that fails adds no rows; a task Spark was still cancelling may leave an (ignored) ``_temporary/``
         directory behind, which is not removed here since other writers may be using it. Metastore calls: the
         INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
-        becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is :class:`storage.spark_overwrite.SparkPartitionKeep`.
+        becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``.
         """
-        from storage.spark_overwrite import SparkPartitionKeep, partition_clause  # it imports this module
+        from storage.catalogs.spark.overwrite import SparkPartitionKeep, partition_clause  # it imports this module
 
         given = [value for value in (fill.as_select, fill.df) if value is not None]
         if len(given) != 1:
@@ -927,110 +927,110 @@ class SparkCatalog:
             self._clean(name, location if location.rsplit("/", 1)[-1] == name.name else None)
         return True
 
-    # ------------------------------------------------------------------ ALTER TABLE (storage.spark_alter)
+    # ------------------------------------------------------------------ ALTER TABLE (storage.catalogs.spark.alter)
 
     def table_metadata(self, name: TableName) -> TableMetadata | None:
-        """See :meth:`storage.spark_alter.SparkTableAlter.table_metadata`."""
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.table_metadata`."""
         return self._alter.table_metadata(name)
 
     def set_properties(self, name: TableName, properties: dict[str, str]) -> None:
-        """See :meth:`storage.spark_alter.SparkTableAlter.set_properties`."""
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.set_properties`."""
         self._alter.set_properties(name, properties)
 
     def unset_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
-        """See :meth:`storage.spark_alter.SparkTableAlter.unset_properties`."""
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.unset_properties`."""
         self._alter.unset_properties(name, keys)
 
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
-        """See :meth:`storage.spark_alter.SparkTableAlter.set_column_comment`."""
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.set_column_comment`."""
         self._alter.set_column_comment(name, column, comment)
 
     def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
-        """See :meth:`storage.spark_alter.SparkTableAlter.add_columns`."""
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.add_columns`."""
         self._alter.add_columns(name, columns)
 
     def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
-        """See :meth:`storage.spark_alter.SparkTableAlter.list_partitions`."""
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.list_partitions`."""
         return self._alter.list_partitions(name, spec)
 
     def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
-        """See :meth:`storage.spark_alter.SparkTableAlter.add_partition`."""
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.add_partition`."""
         self._alter.add_partition(name, spec)
 
     def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
-        """See :meth:`storage.spark_alter.SparkTableAlter.drop_partition`."""
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.drop_partition`."""
         self._alter.drop_partition(name, spec)
 
-    # ------------------------------------------------------------------ views (storage.spark_views)
+    # ------------------------------------------------------------------ views (storage.catalogs.spark.views)
 
     def view_definition(self, name: TableName) -> ViewDefinition | None:
-        """See :meth:`storage.spark_views.SparkViews.view_definition`."""
+        """See :meth:`storage.catalogs.spark.views.SparkViews.view_definition`."""
         return self._views.view_definition(name)
 
     def view_identity(self, name: TableName) -> str | None:
-        """See :meth:`storage.spark_views.SparkViews.view_identity`."""
+        """See :meth:`storage.catalogs.spark.views.SparkViews.view_identity`."""
         return self._views.view_identity(name)
 
     def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
-        """See :meth:`storage.spark_views.SparkViews.create_view`."""
+        """See :meth:`storage.catalogs.spark.views.SparkViews.create_view`."""
         self._views.create_view(name, definition, replace=replace)
 
     def rename_view(self, old: TableName, new: TableName) -> None:
-        """See :meth:`storage.spark_views.SparkViews.rename_view`."""
+        """See :meth:`storage.catalogs.spark.views.SparkViews.rename_view`."""
         self._views.rename_view(old, new)
 
     def drop_view(self, name: TableName) -> None:
-        """See :meth:`storage.spark_views.SparkViews.drop_view`."""
+        """See :meth:`storage.catalogs.spark.views.SparkViews.drop_view`."""
         self._views.drop_view(name)
 
-    # ------------------------------------------------------------------ functions (storage.spark_functions)
+    # ------------------------------------------------------------------ functions (storage.catalogs.spark.functions)
 
     def function_definition(self, name: TableName) -> FunctionDefinition | None:
-        """See :meth:`storage.spark_functions.SparkFunctions.function_definition`."""
+        """See :meth:`storage.catalogs.spark.functions.SparkFunctions.function_definition`."""
         return self._functions.function_definition(name)
 
     def create_function(self, name: TableName, definition: FunctionDefinition, *, replace: bool) -> None:
-        """See :meth:`storage.spark_functions.SparkFunctions.create_function`."""
+        """See :meth:`storage.catalogs.spark.functions.SparkFunctions.create_function`."""
         self._functions.create_function(name, definition, replace=replace)
 
     def drop_function(self, name: TableName) -> None:
-        """See :meth:`storage.spark_functions.SparkFunctions.drop_function`."""
+        """See :meth:`storage.catalogs.spark.functions.SparkFunctions.drop_function`."""
         self._functions.drop_function(name)
 
-    # ------------------------------------------------------------------ databases (storage.spark_databases)
+    # ------------------------------------------------------------------ databases (storage.catalogs.spark.databases)
 
     def database_exists(self, db: str) -> bool:
-        """See :meth:`storage.spark_databases.SparkDatabases.database_exists`."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.database_exists`."""
         return self._databases.database_exists(db)
 
     def database_identity(self, db: str) -> str | None:
-        """See :meth:`storage.spark_databases.SparkDatabases.database_identity`."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.database_identity`."""
         return self._databases.database_identity(db)
 
     def tag_database(self, db: str) -> str:
-        """See :meth:`storage.spark_databases.SparkDatabases.tag_database`."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.tag_database`."""
         return self._databases.tag_database(db)
 
     def list_objects(self, db: str) -> DatabaseObjects:
-        """See :meth:`storage.spark_databases.SparkDatabases.list_objects`."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.list_objects`."""
         return self._databases.list_objects(db)
 
     def create_database(
         self, db: str, *, comment: str | None = None, properties: tuple[tuple[str, str], ...] = ()
     ) -> None:
-        """See :meth:`storage.spark_databases.SparkDatabases.create_database`."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.create_database`."""
         self._databases.create_database(db, comment=comment, properties=properties)
 
     def drop_database(self, db: str) -> None:
-        """See :meth:`storage.spark_databases.SparkDatabases.drop_database`."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.drop_database`."""
         self._databases.drop_database(db)
 
     def database_leftovers_exist(self, db: str) -> bool:
-        """See :meth:`storage.spark_databases.SparkDatabases.database_leftovers_exist`."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.database_leftovers_exist`."""
         return self._databases.database_leftovers_exist(db)
 
     def clean_database_leftovers(self, db: str) -> bool:
-        """See :meth:`storage.spark_databases.SparkDatabases.clean_database_leftovers`."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.clean_database_leftovers`."""
         return self._databases.clean_database_leftovers(db)
 
     # ------------------------------------------------------------------ leftovers

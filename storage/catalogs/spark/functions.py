@@ -1,4 +1,4 @@
-"""Persistent functions for :class:`~storage.spark_catalog.SparkCatalog` (``function_definition``,
+"""Persistent functions for :class:`~storage.catalogs.spark.catalog.SparkCatalog` (``function_definition``,
 ``create_function``, ``drop_function`` of the Catalog protocol).
 
 Spark 4.0.1 with the Hive metastore keeps two kinds of persistent function, both supported:
@@ -44,7 +44,16 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from storage.catalog import FunctionDefinition
+from storage.catalogs.interface import FunctionDefinition
+from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
+from storage.catalogs.spark.catalog import (
+    ENGINE_ERRORS,
+    ENGINE_NAME,
+    _Failure,
+    _inspect,
+    _param_name,
+    sql_string_literal,
+)
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -53,11 +62,9 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-from storage.names import RESERVED_PREFIX, TableName, quote_ident
-from storage.spark_catalog import ENGINE_ERRORS, ENGINE_NAME, _Failure, _inspect, _param_name, sql_string_literal
 
 if TYPE_CHECKING:
-    from storage.spark_catalog import SparkCatalog
+    from storage.catalogs.spark.catalog import SparkCatalog
 
 RECORD_PREFIX = "spark_ddl_log.function."
 """Database properties ``spark_ddl_log.function.<record_id(name)>.<i>`` hold the record of function ``<name>``."""
@@ -219,7 +226,7 @@ def database_properties_text(spark: Any, catalog: SparkCatalog, db: str) -> str 
 
 
 class SparkFunctions:
-    """The function half of :class:`~storage.spark_catalog.SparkCatalog` (which delegates here)."""
+    """The function half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
 
     def __init__(self, catalog: SparkCatalog) -> None:
         self._catalog = catalog

@@ -1,4 +1,4 @@
-"""Databases for :class:`~storage.spark_catalog.SparkCatalog` (``database_exists``, ``list_objects``,
+"""Databases for :class:`~storage.catalogs.spark.catalog.SparkCatalog` (``database_exists``, ``list_objects``,
 ``drop_database`` of the Catalog protocol).
 
 Spark 4.0.1 / Hive: database property values longer than 4000 characters are dropped without an error.
@@ -14,7 +14,17 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from storage.catalog import TAG_PROPERTY, DatabaseObjects, new_database_tag
+from storage.catalogs.interface import TAG_PROPERTY, DatabaseObjects, new_database_tag
+from storage.catalogs.names import SESSION_CATALOG, TableName, quote_ident
+from storage.catalogs.spark.catalog import (
+    ENGINE_ERRORS,
+    ENGINE_NAME,
+    _inspect,
+    _substitutes,
+    local_path,
+    sql_string_literal,
+)
+from storage.catalogs.spark.functions import RECORD_PREFIX, database_properties_text
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -23,12 +33,9 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-from storage.names import SESSION_CATALOG, TableName, quote_ident
-from storage.spark_catalog import ENGINE_ERRORS, ENGINE_NAME, _inspect, _substitutes, local_path, sql_string_literal
-from storage.spark_functions import RECORD_PREFIX, database_properties_text
 
 if TYPE_CHECKING:
-    from storage.spark_catalog import SparkCatalog
+    from storage.catalogs.spark.catalog import SparkCatalog
 
 MAX_DATABASE_PROPERTY = 4000
 """Longest database property value the Hive metastore keeps (``DATABASE_PARAMS.PARAM_VALUE`` is VARCHAR(4000))."""
@@ -39,7 +46,7 @@ _TAG = re.compile(r"\(" + re.escape(TAG_PROPERTY) + r",(db:[0-9a-f]{32})\)")
 
 
 class SparkDatabases:
-    """The database half of :class:`~storage.spark_catalog.SparkCatalog` (which delegates here)."""
+    """The database half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
 
     def __init__(self, catalog: SparkCatalog) -> None:
         self._catalog = catalog

@@ -1,4 +1,4 @@
-"""ALTER TABLE for :class:`~storage.spark_catalog.SparkCatalog`: table metadata, properties, column comments, added
+"""ALTER TABLE for :class:`~catalog.SparkCatalog`: table metadata, properties, column comments, added
 columns and partitions (the ``table_metadata`` ... ``drop_partition`` methods of the Catalog protocol).
 
 Spark 4.0.1 / Hive metastore behaviours this module deals with:
@@ -19,7 +19,7 @@ Spark 4.0.1 / Hive metastore behaviours this module deals with:
   cannot be set here.
 * Spark redacts every property whose key or value matches ``spark.redaction.regex`` (a static setting; by default
   ``(?i)secret|password|token|access[.]?key``) in all its outputs: ``table_metadata`` reports such a value as
-  :data:`~storage.spark_catalog.REDACTED`, and ``set_properties`` (like ``create``) refuses to write that
+  :data:`~storage.catalogs.spark.catalog.REDACTED`, and ``set_properties`` (like ``create``) refuses to write that
   placeholder. A change to such a property cannot be undone: no public API reads its old value.
 * ``SHOW PARTITIONS`` prints Hive's escaped directory names (``p=a%2Fb``); values are unescaped. Spark casts a
   partition value to its column's type when it stores it, so ``q='01'`` of an INT column is listed as ``1``. A NULL
@@ -33,10 +33,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from storage.catalog import Column, TableMetadata
-from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
-from storage.names import TableName, quote_ident
-from storage.spark_catalog import (
+from storage.catalogs.interface import Column, TableMetadata
+from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.spark.catalog import (
     ENGINE_ERRORS,
     REDACTED,
     _Failure,
@@ -46,9 +45,10 @@ from storage.spark_catalog import (
     sql_string_literal,
     type_sql,
 )
+from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
 
 if TYPE_CHECKING:
-    from storage.spark_catalog import SparkCatalog
+    from storage.catalogs.spark.catalog import SparkCatalog
 
 INTERNAL_PROPERTIES = frozenset(
     {
@@ -99,7 +99,7 @@ def parse_partition(text: str) -> dict[str, str]:
 
 
 class SparkTableAlter:
-    """The ALTER TABLE half of :class:`~storage.spark_catalog.SparkCatalog` (which delegates here)."""
+    """The ALTER TABLE half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
 
     def __init__(self, catalog: SparkCatalog) -> None:
         self._catalog = catalog
@@ -116,7 +116,7 @@ class SparkTableAlter:
         view is not a table). Three metastore calls: ``DESCRIBE ... AS JSON``, the schema of ``spark.table`` and
         ``SHOW TBLPROPERTIES``.
 
-        Column types are Spark DDL type strings (:func:`~storage.spark_catalog.type_sql`; the declared type for
+        Column types are Spark DDL type strings (:func:`~storage.catalogs.spark.catalog.type_sql`; the declared type for
         CHAR/VARCHAR columns); an empty column comment is reported as ``None``. Nested ``NOT NULL`` is not kept by
         Spark for data source tables and not reported.
         """

@@ -1,4 +1,4 @@
-"""Persistent views for :class:`~storage.spark_catalog.SparkCatalog` (``view_definition``, ``create_view``,
+"""Persistent views for :class:`~storage.catalogs.spark.catalog.SparkCatalog` (``view_definition``, ``create_view``,
 ``rename_view``, ``drop_view`` of the Catalog protocol).
 
 What Spark 4.0.1 stores for ``CREATE VIEW v [(cols)] [COMMENT c] AS <query>``, and how definitions round-trip:
@@ -25,17 +25,9 @@ import json
 import uuid
 from typing import TYPE_CHECKING, Any
 
-from storage.catalog import ViewDefinition
-from storage.errors import (
-    CatalogError,
-    EngineOperationError,
-    InvalidDefinitionError,
-    InvalidNameError,
-    NoSuchObjectError,
-    ObjectExistsError,
-)
-from storage.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
-from storage.spark_catalog import (
+from storage.catalogs.interface import ViewDefinition
+from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
+from storage.catalogs.spark.catalog import (
     ENGINE_ERRORS,
     _Failure,
     _inspect,
@@ -45,14 +37,22 @@ from storage.spark_catalog import (
     fingerprint,
     sql_string_literal,
 )
-from storage.spark_functions import decode_text, encode_text
+from storage.catalogs.spark.functions import decode_text, encode_text
+from storage.errors import (
+    CatalogError,
+    EngineOperationError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+)
 
 if TYPE_CHECKING:
-    from storage.spark_catalog import SparkCatalog
+    from storage.catalogs.spark.catalog import SparkCatalog
 
 VIEW_RECORD = "spark_ddl_log.view"
 """View property holding the definition ``create_view`` was given: query, the View Text Spark stored for it, explicit
-columns (:func:`~storage.spark_functions.encode_text`: hex, so that Spark's redaction of properties never hides it)."""
+columns (:func:`~functions.encode_text`: hex, so that Spark's redaction of properties never hides it)."""
 
 _PROBE_PREFIX = RESERVED_PREFIX + "view_"
 _GLOBAL_TEMP_CONF = "spark.sql.globalTempDatabase"
@@ -71,7 +71,7 @@ def _is_persistent_view(info: dict[str, Any]) -> bool:
 
 
 class SparkViews:
-    """The view half of :class:`~storage.spark_catalog.SparkCatalog` (which delegates here)."""
+    """The view half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
 
     def __init__(self, catalog: SparkCatalog) -> None:
         self._catalog = catalog

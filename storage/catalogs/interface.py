@@ -1,7 +1,7 @@
 """The catalog interface the DDL log acts on, and the description of a table to create.
 
 Actions (``actions/``) only ever talk to a :class:`Catalog`. Two implementations exist: the Spark/Hive engine in
-:mod:`storage.spark_catalog` and the in-memory one in :mod:`storage.memory_catalog` (unit tests of the log).
+:mod:`storage.catalogs.spark.catalog` and the in-memory one in :mod:`storage.catalogs.memory` (unit tests of the log).
 
 Contract every implementation keeps, because recovery depends on it:
 
@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import attrs
 
 from storage import crashpoints
-from storage.names import TableName
+from storage.catalogs.names import TableName
 
 TAG_PROPERTY = "spark_ddl_log.tag"
 """Table (and database) property holding the identity tag the DDL log gives every table and database it creates."""

@@ -37,7 +37,7 @@ from storage.errors import (
     UnsafePathError,
     UnsupportedFormatError,
 )
-from storage.fileops import REAL_FILE_OPS, FileOps
+from storage.records.fileops import REAL_FILE_OPS, FileOps
 
 FORMAT_VERSION = 1
 HEADER = struct.Struct("<8sII")

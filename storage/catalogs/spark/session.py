@@ -23,7 +23,7 @@ from pyspark.sql import SparkSession
 APP_NAME = "spark-ddl-log"
 
 _LOG4J2_TEMPLATE = """\
-# Written by storage.spark_session.embedded_session: Spark/Hive log to a file, console only for FATAL.
+# Written by storage.catalogs.spark.session.embedded_session: Spark/Hive log to a file, console only for FATAL.
 status = error
 name = spark-ddl-log
 appender.file.type = File
@@ -58,7 +58,7 @@ def quiet_pyspark_error_loggers() -> None:
     """Stop PySpark from printing a JSON record with a JVM stack trace for every SQL error it raises.
 
     PySpark 4 logs each ``AnalysisException`` (and friends) at ERROR on the loggers above as soon as the exception
-    object is built, even when the caller catches and handles it — :class:`storage.spark_catalog.SparkCatalog`
+    object is built, even when the caller catches and handles it — :class:`storage.catalogs.spark.catalog.SparkCatalog`
     probes for missing tables and translates every engine error, so those records would only be noise. The
     exception itself is unchanged. Process-wide and idempotent.
     """

@@ -1,5 +1,5 @@
 """INSERT OVERWRITE of some partitions on Spark: the half of :meth:`SparkCatalog.insert` that writes a static
-partition spec and copies in the partitions a statement keeps (:attr:`storage.catalog.Fill.keep`).
+partition spec and copies in the partitions a statement keeps (:attr:`storage.catalogs.interface.Fill.keep`).
 
 The new table version is built whole in TMP before the swap, so the kept partitions' rows are *copied* (one
 ``INSERT ... SELECT`` of the old table with a partition predicate): that is the price of replacing some partitions
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from storage.catalog import KEEP_POINT, Fill
-from storage.names import TableName, quote_ident
-from storage.spark_catalog import ENGINE_ERRORS, _inspect, sql_string_literal, type_sql
+from storage.catalogs.interface import KEEP_POINT, Fill
+from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.spark.catalog import ENGINE_ERRORS, _inspect, sql_string_literal, type_sql
 
 if TYPE_CHECKING:
-    from storage.spark_catalog import SparkCatalog
+    from storage.catalogs.spark.catalog import SparkCatalog
 
 
 def partition_clause(fill: Fill) -> str:

@@ -1,4 +1,4 @@
-"""An in-memory :class:`~storage.catalog.Catalog` for unit tests of the log itself (never the only proof of a
+"""An in-memory :class:`~storage.catalogs.interface.Catalog` for unit tests of the log itself (never the only proof of a
 Spark behaviour). It keeps rows so tests can check that data survives, and can be told to fail an operation."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
-from storage.catalog import (
+from storage.catalogs.interface import (
     HIVE_DEFAULT_PARTITION,
     KEEP_POINT,
     TAG_PROPERTY,
@@ -21,8 +21,8 @@ from storage.catalog import (
     ViewDefinition,
     new_database_tag,
 )
+from storage.catalogs.names import TableName
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
-from storage.names import TableName
 
 _ids = itertools.count(1)
 

@@ -1,0 +1,1 @@
+"""The Spark session catalog (Hive metastore) as a :class:`storage.catalogs.interface.Catalog`."""
