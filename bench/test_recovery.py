@@ -9,7 +9,7 @@ import tracemalloc
 
 import pytest
 
-from chains.binlog import Binlog, list_segments, segment_name
+from chains.binlog import binlog_store, list_segments, open_binlog, segment_name
 from chains.entries import ActionType, ChainKind
 from ddl_log import AtomicDDL
 from storage.catalogs.memory import MemoryCatalog
@@ -22,7 +22,7 @@ HISTORIES = (1_000, 10_000, 100_000, 1_000_000)
 def build_home(path: str, history: int, active: int) -> None:
     """``history`` committed statements in the binlog, then ``active`` interrupted statements in the log:
     half of them reached the binlog (recovery closes them), half did not (recovery undoes them)."""
-    binlog = Binlog(path)
+    binlog = open_binlog(path)
     batch: list[tuple[str, int | None, tuple[str, ...]]] = []
     for n in range(history):
         batch.append((f"CREATE OR REPLACE TABLE `default`.`t{n % 100}` AS SELECT {n}", n + 1, (f"default.t{n}",)))
@@ -71,7 +71,7 @@ def test_recovery_time_with_history(benchmark, templates, tmp_path, history):
 
     # Opening scans the newest binlog segment (at most DEFAULT_SEGMENT_BYTES, as MySQL scans its last binlog file
     # after a crash), so the time follows how full that segment is, not how long the history is.
-    segments = list_segments(os.path.join(templates[history], "binlog"))
+    segments = list_segments(binlog_store(templates[history]))
     newest = os.path.join(templates[history], "binlog", segment_name(segments[-1]))
     benchmark.extra_info.update(history=history, baseline=history == 1_000, binlog_segments=len(segments),
                                 newest_segment_kib=round(os.path.getsize(newest) / 1024))

@@ -4,7 +4,8 @@ A statement is committed exactly when its event, carrying its XID, is durable he
 asks :meth:`Binlog.xids_since` for the XIDs written after the position each active chain noted when it stored its
 XID, so it reads the binlog's tail, never its history. Segments (``binlog.000001``, ...) are rotated at a size
 bound so that opening scans only the last one. Every segment after the first begins with a "start" record carrying
-the counters, and appears only complete, with that record (:func:`storage.records.files.create_file`).
+the counters, and appears only complete, with that record (:meth:`storage.records.store.RecordStore.create`).
+Segments are streams of a :class:`~storage.records.store.RecordStore` (files under ``<home>/binlog`` by default).
 
 It sits in ``chains/`` (not ``ddl_log/``) because actions replayed at recovery write events too (a roll-forward
 DROP binlogs what it dropped) and imports only go downward.
@@ -24,8 +25,10 @@ import attrs
 from chains.entries import BinlogPosition
 from storage import crashpoints
 from storage.errors import LogWriteFailedError, StorageError
+from storage.records.file_store import FileRecordStore
 from storage.records.fileops import REAL_FILE_OPS, FileOps
-from storage.records.files import HEADER_SIZE, RecordFile, create_file, encode_record, read_records
+from storage.records.format import encode_record
+from storage.records.store import RecordStore, RecordStream
 
 BINLOG_MAGIC = b"SDDLBIN"
 BINLOG_DIR = "binlog"
@@ -88,32 +91,38 @@ def segment_name(number: int) -> str:
     return f"binlog.{number:06d}"
 
 
-def list_segments(directory: str) -> list[int]:
-    if not os.path.isdir(directory):
-        return []
-    numbers = [int(m.group(1)) for m in map(SEGMENT_PATTERN.match, os.listdir(directory)) if m]
+def list_segments(store: RecordStore) -> list[int]:
+    numbers = [int(m.group(1)) for m in map(SEGMENT_PATTERN.match, store.names()) if m]
     return sorted(numbers)
+
+
+def binlog_store(home: str, *, ops: FileOps = REAL_FILE_OPS) -> FileRecordStore:
+    """Where the file store keeps a home's binlog segments."""
+    return FileRecordStore(os.path.join(home, BINLOG_DIR), ops=ops)
+
+
+def open_binlog(home: str, *, ops: FileOps = REAL_FILE_OPS, segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> Binlog:
+    """The binlog of a home directory: the file store, the embedded default."""
+    return Binlog(binlog_store(home, ops=ops), segment_bytes=segment_bytes)
 
 
 class Binlog:
     """The open binlog. Appends are serialised by a lock and durable on return."""
 
-    def __init__(self, home: str, *, ops: FileOps = REAL_FILE_OPS,
-                 segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> None:
-        self.directory = os.path.join(home, BINLOG_DIR)
-        os.makedirs(self.directory, mode=0o700, exist_ok=True)
-        self._ops = ops
+    def __init__(self, store: RecordStore, *, segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> None:
+        self.store = store
         self.segment_bytes = segment_bytes
         self._lock = threading.Lock()
         self._failed: LogWriteFailedError | None = None
-        segments = list_segments(self.directory) or [1]
+        segments = list_segments(store) or [1]
         self._segment = segments[-1]
-        self._file, records = RecordFile.open(self._path(self._segment), BINLOG_MAGIC, ops=ops)
+        self._file: RecordStream
+        self._file, records = store.open(segment_name(self._segment), BINLOG_MAGIC)
         while not records and len(segments) > 1:
             self._drop_empty_segment()
             segments.pop()
             self._segment = segments[-1]
-            self._file, records = RecordFile.open(self._path(self._segment), BINLOG_MAGIC, ops=ops)
+            self._file, records = store.open(segment_name(self._segment), BINLOG_MAGIC)
         self.last_seq = 0
         self.max_xid = 0
         for _, record in records:
@@ -124,14 +133,7 @@ class Binlog:
         its start record, so a crash in between left one with a header only; read as the newest segment it reset
         the counters to 0. Nothing was ever in it and no position points into it, so it is not there."""
         self._file.close()
-        os.unlink(self._path(self._segment))
-        try:
-            self._ops.fsync_dir(self.directory)
-        except OSError as exc:
-            raise StorageError(f"{self.directory}: cannot fsync after removing an empty segment: {exc}") from exc
-
-    def _path(self, segment: int) -> str:
-        return os.path.join(self.directory, segment_name(segment))
+        self.store.remove(segment_name(self._segment))
 
     def _note(self, record: dict[str, Any]) -> None:
         # Every segment opens with a "start" record carrying the counters, so one segment is enough to resume.
@@ -200,14 +202,15 @@ class Binlog:
         crash hits, the newest segment on disk carries the counters. A failure refuses writes until reopened."""
         BEFORE_ROTATE()
         next_segment = self._segment + 1
-        path = self._path(next_segment)
+        name = segment_name(next_segment)
         start = {"op": "start", "seq": self.last_seq, "max_xid": self.max_xid}
         try:
-            create_file(path, BINLOG_MAGIC, [start], ops=self._ops, before_publish=ROTATE_BEFORE_RENAME)
+            self.store.create(name, BINLOG_MAGIC, [start], before_publish=ROTATE_BEFORE_RENAME)
             ROTATE_AFTER_RENAME()
-            new_file, _ = RecordFile.open(path, BINLOG_MAGIC, ops=self._ops)
+            new_file, _ = self.store.open(name, BINLOG_MAGIC)
         except StorageError as exc:
-            self._failed = LogWriteFailedError(path, f"starting a new binlog segment failed: {exc}")
+            location = self.store.location_of(name)
+            self._failed = LogWriteFailedError(location, f"starting a new binlog segment failed: {exc}")
             raise self._failed from exc
         self._file.close()
         self._file = new_file
@@ -221,18 +224,18 @@ class Binlog:
         with self._lock:
             last = self._segment
         for segment in range(start.segment, last + 1):
-            offset = start.offset if segment == start.segment else HEADER_SIZE
-            path = self._path(segment)
-            if not os.path.exists(path):
+            offset = start.offset if segment == start.segment else None
+            name = segment_name(segment)
+            if not self.store.exists(name):
                 continue
-            records, _, _ = read_records(path, BINLOG_MAGIC, offset)
+            records, _, _ = self.store.read(name, BINLOG_MAGIC, offset)
             for _, record in records:
                 if record["op"] == "event":
                     yield BinlogEvent.from_wire(record)
 
     def events(self, since_seq: int = 0) -> Iterator[BinlogEvent]:
         """Every event with ``seq > since_seq``, oldest first (for ``ddl-log binlog``)."""
-        yield from read_events(os.path.dirname(self.directory), since_seq)
+        yield from events_in(self.store, since_seq)
 
     @property
     def syncs(self) -> int:
@@ -243,15 +246,19 @@ class Binlog:
 
 
 def read_events(home: str, since_seq: int = 0) -> Iterator[BinlogEvent]:
+    """:func:`events_in` the file store of a home directory."""
+    yield from events_in(binlog_store(home), since_seq)
+
+
+def events_in(store: RecordStore, since_seq: int = 0) -> Iterator[BinlogEvent]:
     """Read events without opening the binlog for writing; skips whole segments that end before ``since_seq``."""
-    directory = os.path.join(home, BINLOG_DIR)
-    segments = list_segments(directory)
+    segments = list_segments(store)
     for index, segment in enumerate(segments):
         if index + 1 < len(segments) and since_seq > 0:
-            following, _, _ = read_records(os.path.join(directory, segment_name(segments[index + 1])), BINLOG_MAGIC)
+            following, _, _ = store.read(segment_name(segments[index + 1]), BINLOG_MAGIC)
             if following and following[0][1]["op"] == "start" and following[0][1]["seq"] <= since_seq:
                 continue
-        records, _, _ = read_records(os.path.join(directory, segment_name(segment)), BINLOG_MAGIC)
+        records, _, _ = store.read(segment_name(segment), BINLOG_MAGIC)
         for _, record in records:
             if record["op"] == "event" and record["seq"] > since_seq:
                 yield BinlogEvent.from_wire(record)

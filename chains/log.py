@@ -1,4 +1,4 @@
-"""The DDL log: durable, append-only, chains of typed actions (MariaDB's ddl_log, on a record file).
+"""The DDL log: durable, append-only, chains of typed actions (MariaDB's ddl_log, on a record store).
 
 Writes go through :meth:`DDLLog.batch`: records queued inside one ``with log.batch():`` share one fsync; outside a
 batch every call is its own durable write. Memory is updated as records are queued (the lock is held for the whole
@@ -10,7 +10,6 @@ is unknown is kept exactly when its records are in the file).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -32,8 +31,9 @@ from chains.payloads import Payload, check_payload, default_payload
 from chains.state import LogState, replay_records
 from storage import crashpoints
 from storage.catalogs.names import TableName
+from storage.records.file_store import FileRecordStore
 from storage.records.fileops import REAL_FILE_OPS, FileOps
-from storage.records.files import RecordFile, read_records, replace_file
+from storage.records.store import Records, RecordStore, RecordStream
 
 LOG_MAGIC = b"SDDLLOG"
 LOG_FILE = "ddl_log.log"
@@ -45,14 +45,13 @@ AFTER_COMPACT = crashpoints.declare("log.after_compact", "the compacted log repl
 
 
 class DDLLog:
-    """One open DDL log file and the chains it holds. Thread-safe."""
+    """One open DDL log (a stream of a :class:`~storage.records.store.RecordStore`) and the chains it holds.
+    Thread-safe."""
 
-    def __init__(self, directory: str, *, ops: FileOps = REAL_FILE_OPS,
-                 compact_bytes: int = DEFAULT_COMPACT_BYTES) -> None:
-        self.directory = directory
-        self.path = os.path.join(directory, LOG_FILE)
-        self.backup_path = os.path.join(directory, BACKUP_FILE)
-        self._ops = ops
+    def __init__(self, store: RecordStore, *, compact_bytes: int = DEFAULT_COMPACT_BYTES) -> None:
+        self.store = store
+        self.location = store.location_of(LOG_FILE)
+        self.backup_location = store.location_of(BACKUP_FILE)
         self.compact_bytes = compact_bytes
         self._lock = threading.RLock()
         self._pending: list[dict[str, Any]] | None = None
@@ -63,12 +62,12 @@ class DDLLog:
         self._scope = threading.local()
         self._owned: set[int] = set()
         """Chains of statements running now in this process (see :meth:`owning`)."""
-        self._file: RecordFile = self._load()
+        self._file: RecordStream = self._load()
 
-    def _load(self) -> RecordFile:
+    def _load(self) -> RecordStream:
         """Rebuild the state from the file. A batch (a ``batch`` record announcing n records, then the n records)
         counts only when complete: a torn batch at the tail is cut off like a torn record, so a batch is atomic."""
-        file, records = RecordFile.open(self.path, LOG_MAGIC, ops=self._ops)
+        file, records = self.store.open(LOG_FILE, LOG_MAGIC)
         try:
             state, torn_batch = replay_records(records)
             if torn_batch is not None:
@@ -350,7 +349,7 @@ class DDLLog:
                     records.append(execute_to_wire(chain))
             BEFORE_COMPACT()
             try:
-                replace_file(self.path, LOG_MAGIC, records, ops=self._ops, backup_path=self.backup_path)
+                self.store.replace(LOG_FILE, LOG_MAGIC, records, keep_previous_as=BACKUP_FILE)
             finally:
                 # Even when it failed after the rename: the open descriptor may now be the backup's, and a write
                 # through it would never reach the live log.
@@ -362,7 +361,12 @@ class DDLLog:
         self._file.close()
 
 
-def dump_records(directory: str) -> tuple[list[tuple[int, Any]], int, int]:
-    """Read the log without opening it for writing (``ddl-log dump``): records, valid end, file size."""
-    return read_records(os.path.join(directory, LOG_FILE), LOG_MAGIC)
+def open_log(directory: str, *, ops: FileOps = REAL_FILE_OPS, compact_bytes: int = DEFAULT_COMPACT_BYTES) -> DDLLog:
+    """The DDL log in a directory: the file store, the embedded default."""
+    return DDLLog(FileRecordStore(directory, ops=ops), compact_bytes=compact_bytes)
+
+
+def dump_records(store: RecordStore) -> tuple[Records, int, int]:
+    """Read the log without opening it for writing (``ddl-log dump``): records, valid end, size."""
+    return store.read(LOG_FILE, LOG_MAGIC)
 

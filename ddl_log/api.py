@@ -9,9 +9,9 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chains.binlog import Binlog, BinlogEvent
+from chains.binlog import Binlog, BinlogEvent, open_binlog
 from chains.entries import ActionEntry, ExecuteEntry
-from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
+from chains.log import DEFAULT_COMPACT_BYTES, open_log
 from ddl_log.alter_ops import AlterOp, alter_table_text
 from ddl_log.alter_statement import alter_table
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
@@ -77,9 +77,9 @@ class AtomicDDL:
     ) -> None:
         self.home = Home.open(home, wait_seconds=wait_seconds)
         try:
-            self.log = DDLLog(self.home.log_dir, ops=file_ops, compact_bytes=compact_bytes)
+            self.log = open_log(self.home.log_dir, ops=file_ops, compact_bytes=compact_bytes)
             segment_options = {} if binlog_segment_bytes is None else {"segment_bytes": binlog_segment_bytes}
-            self.binlog_file = Binlog(self.home.path, ops=file_ops, **segment_options)
+            self.binlog_file = open_binlog(self.home.path, ops=file_ops, **segment_options)
             self.log.reserve_ids(self.binlog_file.max_xid + 1)
         except BaseException:
             self.home.release()

@@ -511,7 +511,8 @@ def scan_file(path: str, magic: bytes) -> tuple[list[tuple[int, Any]], list[str]
 
     A torn tail is a note; corruption is an ``error:`` with its offset, and the records after it (when a valid one
     follows) are still listed. A missing file is an empty log."""
-    from storage.records.files import HEADER_SIZE, check_header, open_private, scan_records
+    from storage.records.files import open_private
+    from storage.records.format import HEADER_SIZE, check_header, scan_records
 
     if not os.path.lexists(path):
         return [], [], 0, 0

@@ -16,13 +16,14 @@ from pathlib import Path
 import pytest
 
 from chains.entries import ActionType, ChainKind
-from chains.log import LOG_FILE, DDLLog, dump_records
+from chains.log import LOG_FILE, dump_records, open_log
 from ddl_log.api import AtomicDDL
 from ddl_log.sql_frontend import run_sql
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
+from storage.records.file_store import FileRecordStore
 from tests.cli.conftest import Runner, clean_env, command
 
 STATEMENTS = ["CREATE TABLE t (a INT)", "RENAME TABLE t TO u"]
@@ -47,7 +48,7 @@ def crash_mid_statement(home: Path) -> None:
 def abandon_a_chain(home: Path) -> int:
     """A chain recovery gave up on (written straight to the log)."""
     os.makedirs(home / "ddl_log", mode=0o700, exist_ok=True)
-    log = DDLLog(str(home / "ddl_log"))
+    log = open_log(str(home / "ddl_log"))
     try:
         position = log.new_chain(ChainKind.UNDO, "CREATE TABLE stuck (a INT)")
         log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "ddllog_tmp_stuck"), tag="x")
@@ -113,7 +114,7 @@ def test_binlog_lists_statements_as_written(cli: Runner, home: Path) -> None:
 
 def test_dump_lists_every_record_with_its_fields(cli: Runner, home: Path) -> None:
     populate(home)
-    records, _, size = dump_records(str(home / "ddl_log"))
+    records, _, size = dump_records(FileRecordStore(str(home / "ddl_log")))
     text = cli("dump")
     assert text.returncode == 0 and text.stderr == ""
     lines = text.stdout.splitlines()
@@ -165,7 +166,7 @@ def log_path(home: Path) -> Path:
 
 def test_dump_and_status_report_corruption_with_its_offset(cli: Runner, home: Path) -> None:
     populate(home)
-    records, _, _ = dump_records(str(home / "ddl_log"))
+    records, _, _ = dump_records(FileRecordStore(str(home / "ddl_log")))
     assert len(records) >= 4
     bad = records[1][0]
     data = bytearray(log_path(home).read_bytes())
@@ -184,7 +185,7 @@ def test_dump_and_status_report_corruption_with_its_offset(cli: Runner, home: Pa
 
 def test_dump_reports_a_torn_tail_as_a_note(cli: Runner, home: Path) -> None:
     populate(home)
-    records, end, _ = dump_records(str(home / "ddl_log"))
+    records, end, _ = dump_records(FileRecordStore(str(home / "ddl_log")))
     with open(log_path(home), "ab") as handle:
         handle.write(b"\x40\x00\x00\x00torn")
     dump = cli("dump")

@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from chains.log import DDLLog
+from chains.log import open_log
 from storage import crashpoints
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,12 +20,12 @@ CHILD = textwrap.dedent(
     """
     import subprocess, sys, time
     from chains.entries import ActionType, ChainKind
-    from chains.log import DDLLog
+    from chains.log import open_log
     from storage.catalogs.names import TableName
     helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     open(sys.argv[2], "w").write(str(helper.pid))
-    log = DDLLog(sys.argv[1])
+    log = open_log(sys.argv[1])
     for n in range(10):
         position = log.new_chain(ChainKind.UNDO, f"s{n}")
         log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", f"t{n}"))
@@ -66,13 +66,13 @@ def test_the_nth_hit_sigkills_the_process_and_its_children(tmp_path):
     while alive(helper_pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not alive(helper_pid), "the child process outlived its parent"
-    assert len(DDLLog(str(tmp_path)).chains()) == 4
+    assert len(open_log(str(tmp_path)).chains()) == 4
 
 
 def test_a_kill_in_the_middle_of_a_write_leaves_a_torn_tail_that_is_cut(tmp_path):
     result, _ = run_child(tmp_path, "record.torn_write:3")
     assert result.returncode == -signal.SIGKILL
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     assert [c.statement for c in log.chains()] == ["s0", "s1"]
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from actions.replay import replay_order
 from chains.entries import FINAL, ActionType, BinlogPosition, ChainKind, ChainState
 from chains.errors import LogStateError
-from chains.log import DDLLog
+from chains.log import DDLLog, open_log
 from chains.payloads import DropInitPayload
 from storage.catalogs.names import TableName
 from storage.errors import CorruptLogError
@@ -39,17 +39,17 @@ def view(log: DDLLog) -> dict[int, tuple[object, ...]]:
 
 
 def test_a_chain_is_invisible_until_its_first_action_is_logged(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     position = log.new_chain(ChainKind.UNDO, "stmt")
     assert log.chains() == []
     log.add_action(position, ActionType.CREATE_TABLE, name=table("t"), tag="x")
     log.close_file()
-    reopened = DDLLog(str(tmp_path))
+    reopened = open_log(str(tmp_path))
     assert [c.position for c in reopened.active_chains()] == [position]
 
 
 def test_undo_chains_replay_newest_first_and_drop_chains_in_call_order_with_drop_init_last(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     undo = log.new_chain(ChainKind.UNDO)
     for name in ("a", "b", "c"):
         log.add_action(undo, ActionType.CREATE_TABLE, name=table(name))
@@ -71,7 +71,7 @@ def test_undo_chains_replay_newest_first_and_drop_chains_in_call_order_with_drop
 
 
 def test_marking_a_chain_executed_cancels_the_chains_linked_to_it_in_one_write(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     create = log.new_chain(ChainKind.UNDO)
     log.add_action(create, ActionType.CREATE_TABLE, name=table("tmp"))
     drop = log.new_chain(ChainKind.FORWARD, master=create)
@@ -83,7 +83,7 @@ def test_marking_a_chain_executed_cancels_the_chains_linked_to_it_in_one_write(t
 
 
 def test_closing_a_master_leaves_its_linked_chain_runnable(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     create = log.new_chain(ChainKind.UNDO)
     log.add_action(create, ActionType.CREATE_TABLE, name=table("tmp"))
     drop = log.new_chain(ChainKind.FORWARD, master=create)
@@ -93,7 +93,7 @@ def test_closing_a_master_leaves_its_linked_chain_runnable(tmp_path):
 
 
 def test_no_action_can_join_a_closed_chain(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     position = log.new_chain(ChainKind.UNDO)
     log.add_action(position, ActionType.CREATE_TABLE, name=table("t"))
     log.close(position)
@@ -102,7 +102,7 @@ def test_no_action_can_join_a_closed_chain(tmp_path):
 
 
 def test_a_batch_is_one_fsync_and_an_abandoned_batch_leaves_nothing(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     position = log.new_chain(ChainKind.UNDO)
     syncs = log.syncs
     with log.batch():
@@ -114,11 +114,11 @@ def test_a_batch_is_one_fsync_and_an_abandoned_batch_leaves_nothing(tmp_path):
         raise RuntimeError("changed my mind")
     assert all(not a.done for a in log.actions_of(position))
     log.close_file()
-    assert [a.name for a in DDLLog(str(tmp_path)).actions_of(position)] == [table("a"), table("b")]
+    assert [a.name for a in open_log(str(tmp_path)).actions_of(position)] == [table("a"), table("b")]
 
 
 def test_compaction_keeps_active_and_abandoned_chains_and_a_backup_of_the_old_file(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     done = log.new_chain(ChainKind.UNDO)
     log.add_action(done, ActionType.CREATE_TABLE, name=table("a"))
     log.close(done)
@@ -127,19 +127,19 @@ def test_compaction_keeps_active_and_abandoned_chains_and_a_backup_of_the_old_fi
     log.set_xid(stuck, 77, BinlogPosition(1, 16))
     log.abandon(stuck)
     before = view(log)
-    old_size = os.path.getsize(log.path)
+    old_size = os.path.getsize(log.location)
     assert log.maybe_compact(force=True)
-    assert os.path.getsize(log.backup_path) == old_size
+    assert os.path.getsize(log.backup_location) == old_size
     assert view(log) == {stuck: before[stuck]}
     next_id = log.allocate_id()
     log.close_file()
-    reopened = DDLLog(str(tmp_path))
+    reopened = open_log(str(tmp_path))
     assert view(reopened) == {stuck: before[stuck]}
     assert reopened.allocate_id() >= next_id  # numbers are never handed out twice
 
 
 def test_no_compaction_while_a_chain_is_active(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     position = log.new_chain(ChainKind.UNDO)
     log.add_action(position, ActionType.CREATE_TABLE, name=table("a"))
     assert not log.maybe_compact(force=True)
@@ -198,13 +198,13 @@ def apply_random(log: DDLLog, op: str, pick: int, name: str) -> bool:
 @given(ops=operations, data=st.data())
 def test_property_a_cut_anywhere_reopens_to_the_state_after_the_last_complete_write(tmp_path_factory, ops, data):
     directory = str(tmp_path_factory.mktemp("log"))
-    log = DDLLog(directory)
+    log = open_log(directory)
     snapshots = [(log.size, view(log))]
     for op in ops:
         if apply_random(log, op[0], op[1], op[2]):
             snapshots.append((log.size, view(log)))
     log.close_file()
-    original = Path(log.path).read_bytes()
+    original = Path(log.location).read_bytes()
     boundaries = [size for size, _ in snapshots]
     cuts = set(boundaries)
     cuts.update(data.draw(st.lists(st.integers(boundaries[0], len(original)), max_size=6)))
@@ -214,20 +214,20 @@ def test_property_a_cut_anywhere_reopens_to_the_state_after_the_last_complete_wr
         with open(os.path.join(trial, "ddl_log.log"), "wb") as handle:
             handle.write(original[:cut])
         expected = [state for size, state in snapshots if size <= cut][-1]
-        reopened = DDLLog(trial)
+        reopened = open_log(trial)
         assert view(reopened) == expected, cut
         reopened.close_file()
         shutil.rmtree(trial)
 
 
 def test_a_flipped_bit_in_the_log_is_reported_and_nothing_is_loaded(tmp_path):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     for name in "abcd":
         position = log.new_chain(ChainKind.UNDO)
         log.add_action(position, ActionType.CREATE_TABLE, name=table(name))
     log.close_file()
-    data = bytearray(Path(log.path).read_bytes())
+    data = bytearray(Path(log.location).read_bytes())
     data[len(data) // 2] ^= 0x04
-    Path(log.path).write_bytes(bytes(data))
+    Path(log.location).write_bytes(bytes(data))
     with pytest.raises(CorruptLogError, match=r"ddl_log\.log"):
-        DDLLog(str(tmp_path))
+        open_log(str(tmp_path))

@@ -17,16 +17,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chains.binlog import BINLOG_DIR, BINLOG_MAGIC, Binlog, list_segments, read_events, segment_name
+from chains.binlog import (
+    BINLOG_DIR,
+    BINLOG_MAGIC,
+    Binlog,
+    binlog_store,
+    list_segments,
+    open_binlog,
+    read_events,
+    segment_name,
+)
 from chains.entries import ActionType, ChainKind
-from chains.log import DDLLog
+from chains.log import open_log
 from storage import crashpoints
 from storage import errors as storage_errors
 from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from storage.errors import CorruptLogError, StorageError
 from storage.records.fileops import FileOps
-from storage.records.files import HEADER_SIZE, RECORD_HEAD_SIZE, RecordFile, encode_header, encode_record, read_records
+from storage.records.files import RecordFile, read_records
+from storage.records.format import HEADER_SIZE, RECORD_HEAD_SIZE, encode_header, encode_record
 
 MAGIC = b"TESTREC"
 SEGMENT_BYTES = 200
@@ -41,7 +51,7 @@ def events_of(home: str) -> list[int]:
 
 def fill_first_segment(home: str) -> Binlog:
     """A binlog whose next append starts a new segment."""
-    binlog = Binlog(home, segment_bytes=SEGMENT_BYTES)
+    binlog = open_binlog(home, segment_bytes=SEGMENT_BYTES)
     xid = 100
     while binlog._file.size < SEGMENT_BYTES:
         binlog.append(f"statement {xid}", xid=xid)
@@ -73,7 +83,7 @@ def test_defect7_a_crash_at_any_instant_of_a_segment_rotation_never_repeats_a_se
         finally:
             crashpoints.disarm_all()
             binlog.close()
-        reopened = Binlog(home, segment_bytes=SEGMENT_BYTES)
+        reopened = open_binlog(home, segment_bytes=SEGMENT_BYTES)
         assert reopened.last_seq >= before[-1], (point, nth)
         assert reopened.max_xid >= 100 + len(before) - 1, (point, nth)
         later = reopened.append("after the crash", xid=1000)
@@ -95,10 +105,10 @@ def test_defect7_a_rotation_publishes_the_new_segment_with_its_start_record_or_n
             binlog.append("first of the new segment", xid=999)
         binlog.close()
         directory = os.path.join(home, BINLOG_DIR)
-        for number in list_segments(directory):
+        for number in list_segments(binlog_store(home)):
             records, _, _ = read_records(os.path.join(directory, segment_name(number)), BINLOG_MAGIC)
             assert number == 1 or records[0][1]["op"] == "start", (point, number)
-        assert len(list_segments(directory)) == (1 if point == "binlog.rotate_before_rename" else 2)
+        assert len(list_segments(binlog_store(home))) == (1 if point == "binlog.rotate_before_rename" else 2)
 
 
 @pytest.mark.parametrize("leftover", ["header only", "empty", "torn header"])
@@ -110,7 +120,7 @@ def test_defect7_a_header_only_or_empty_newest_segment_of_an_older_version_is_no
     stub = {"header only": encode_header(BINLOG_MAGIC), "empty": b"", "torn header": encode_header(BINLOG_MAGIC)[:7]}
     Path(home, BINLOG_DIR, segment_name(2)).write_bytes(stub[leftover])
     assert events_of(home) == list(range(1, last_seq + 1))  # the read-only reader copes too
-    reopened = Binlog(home, segment_bytes=SEGMENT_BYTES)
+    reopened = open_binlog(home, segment_bytes=SEGMENT_BYTES)
     assert (reopened.last_seq, reopened.max_xid) == (last_seq, max_xid)
     assert reopened.append("next", xid=max_xid + 1).seq == last_seq + 1
     reopened.close()
@@ -121,15 +131,15 @@ def test_defect7_a_header_only_or_empty_newest_segment_of_an_older_version_is_no
 
 @pytest.mark.parametrize("size", range(1, HEADER_SIZE))
 def test_defect7_a_log_file_with_a_torn_header_of_an_older_version_opens_as_empty(tmp_path, size):
-    log = DDLLog(str(tmp_path))
+    log = open_log(str(tmp_path))
     log.close_file()
-    Path(log.path).write_bytes(encode_header(b"SDDLLOG")[:size])
-    reopened = DDLLog(str(tmp_path))
+    Path(log.location).write_bytes(encode_header(b"SDDLLOG")[:size])
+    reopened = open_log(str(tmp_path))
     assert reopened.chains() == []
     position = reopened.new_chain(ChainKind.UNDO)
     reopened.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
     reopened.close_file()
-    assert [c.position for c in DDLLog(str(tmp_path)).chains()] == [position]
+    assert [c.position for c in open_log(str(tmp_path)).chains()] == [position]
 
 
 class FlakyDisk(FileOps):
@@ -178,7 +188,7 @@ def test_defect7_a_new_record_file_whose_creation_fails_is_not_left_behind(tmp_p
 
 def test_defect7_a_compaction_whose_directory_fsync_fails_keeps_writing_to_the_live_log(tmp_path):
     disk = FlakyDisk()
-    log = DDLLog(str(tmp_path), ops=disk)
+    log = open_log(str(tmp_path), ops=disk)
     done = log.new_chain(ChainKind.UNDO)
     log.add_action(done, ActionType.CREATE_TABLE, name=TableName("default", "a"))
     log.close(done)
@@ -188,7 +198,7 @@ def test_defect7_a_compaction_whose_directory_fsync_fails_keeps_writing_to_the_l
     position = log.new_chain(ChainKind.UNDO)
     log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "b"))
     log.close_file()
-    assert [c.position for c in DDLLog(str(tmp_path)).active_chains()] == [position]
+    assert [c.position for c in open_log(str(tmp_path)).active_chains()] == [position]
 
 
 # ------------------------------------------------------------------ defect 8: torn tail with record-shaped payload
@@ -230,7 +240,7 @@ def test_defect8_a_torn_record_whose_payload_holds_a_valid_record_is_cut_as_a_to
 
 def test_defect8_a_torn_binlog_event_whose_statement_embeds_a_record_does_not_lock_the_home(tmp_path):
     home = str(tmp_path)
-    binlog = Binlog(home)
+    binlog = open_binlog(home)
     binlog.append("CREATE TABLE a (x INT)", xid=1)
     inner = utf8_record()
     statement = "CREATE VIEW v AS SELECT '" + inner.decode("utf-8") + "' AS s FROM a"
@@ -239,7 +249,7 @@ def test_defect8_a_torn_binlog_event_whose_statement_embeds_a_record_does_not_lo
     binlog.close()
     data = Path(path).read_bytes()
     Path(path).write_bytes(data[: data.rindex(inner) + len(inner) + 3])  # the crash tore the second event
-    reopened = Binlog(home)
+    reopened = open_binlog(home)
     assert [e.statement for e in reopened.events()] == ["CREATE TABLE a (x INT)"]
     assert reopened.append("DROP TABLE a", xid=3).seq == 2
     reopened.close()
@@ -378,7 +388,7 @@ def test_defect9_a_failed_write_poisons_the_file_too(tmp_path):
 def test_defect9_a_binlog_append_that_failed_refuses_later_events_until_the_home_is_reopened(tmp_path):
     home = str(tmp_path)
     disk = FlakyDisk()
-    binlog = Binlog(home, ops=disk)
+    binlog = open_binlog(home, ops=disk)
     binlog.append("committed", xid=1)
     disk.fail.add("fsync")
     with pytest.raises(storage_errors.LogWriteFailedError):
@@ -386,7 +396,7 @@ def test_defect9_a_binlog_append_that_failed_refuses_later_events_until_the_home
     with pytest.raises(storage_errors.LogWriteFailedError, match="reopen"):
         binlog.append("refused", xid=3)
     binlog.close()
-    reopened = Binlog(home, ops=disk)
+    reopened = open_binlog(home, ops=disk)
     assert reopened.append("after reopen", xid=4).seq == 2
     reopened.close()
     assert [(e.seq, e.statement) for e in read_events(home)] == [(1, "committed"), (2, "after reopen")]
@@ -394,7 +404,7 @@ def test_defect9_a_binlog_append_that_failed_refuses_later_events_until_the_home
 
 def test_defect9_the_ddl_log_reloads_after_a_failed_write_and_keeps_only_what_the_file_holds(tmp_path):
     disk = FlakyDisk()
-    log = DDLLog(str(tmp_path), ops=disk)
+    log = open_log(str(tmp_path), ops=disk)
     kept = log.new_chain(ChainKind.UNDO)
     log.add_action(kept, ActionType.CREATE_TABLE, name=TableName("default", "a"))
     failed = log.new_chain(ChainKind.UNDO)
@@ -404,13 +414,13 @@ def test_defect9_the_ddl_log_reloads_after_a_failed_write_and_keeps_only_what_th
     assert [c.position for c in log.chains()] == [kept]
     log.close(kept)  # the log reopened its file: writes go on
     log.close_file()
-    assert [c.position for c in DDLLog(str(tmp_path)).chains() if c.active] == []
+    assert [c.position for c in open_log(str(tmp_path)).chains() if c.active] == []
 
 
 def test_defect7_a_rotation_that_fails_refuses_later_events_until_reopen_and_never_repeats_a_number(tmp_path):
     home = str(tmp_path)
     disk = FlakyDisk()
-    binlog = Binlog(home, ops=disk, segment_bytes=SEGMENT_BYTES)
+    binlog = open_binlog(home, ops=disk, segment_bytes=SEGMENT_BYTES)
     while binlog._file.size < SEGMENT_BYTES:
         binlog.append("filler", xid=binlog.last_seq + 1)
     last = binlog.last_seq
@@ -420,7 +430,7 @@ def test_defect7_a_rotation_that_fails_refuses_later_events_until_reopen_and_nev
     with pytest.raises(storage_errors.LogWriteFailedError, match="reopen"):
         binlog.append("refused", xid=501)
     binlog.close()
-    reopened = Binlog(home, ops=disk, segment_bytes=SEGMENT_BYTES)
+    reopened = open_binlog(home, ops=disk, segment_bytes=SEGMENT_BYTES)
     assert reopened.append("after reopen", xid=502).seq == last + 1
     reopened.close()
     assert events_of(home) == list(range(1, last + 2))
@@ -442,7 +452,7 @@ def test_defect9_an_open_fsyncs_what_it_read_before_anything_builds_on_it(tmp_pa
 def test_defect9_a_poisoned_binlog_does_not_escape_by_starting_a_new_segment(tmp_path):
     home = str(tmp_path)
     disk = FlakyDisk()
-    binlog = Binlog(home, ops=disk)
+    binlog = open_binlog(home, ops=disk)
     binlog.append("committed", xid=1)
     disk.fail.add("fsync")
     with pytest.raises(storage_errors.LogWriteFailedError):
@@ -453,7 +463,7 @@ def test_defect9_a_poisoned_binlog_does_not_escape_by_starting_a_new_segment(tmp
     with pytest.raises(storage_errors.LogWriteFailedError, match="reopen"):
         binlog.append_many([("refused too", 4, ())])
     binlog.close()
-    assert list_segments(os.path.join(home, BINLOG_DIR)) == [1]
+    assert list_segments(binlog_store(home)) == [1]
 
 
 def test_defect8_every_bit_flip_in_records_that_embed_records_is_still_detected(tmp_path):

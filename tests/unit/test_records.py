@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from storage.errors import CorruptLogError, UnsafePathError, UnsupportedFormatError
-from storage.records.files import HEADER_SIZE, RecordFile, encode_header, read_records
+from storage.records.files import RecordFile, read_records
+from storage.records.format import HEADER_SIZE, encode_header
 
 MAGIC = b"TESTREC"
 
