@@ -27,6 +27,7 @@ test-fast: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: install
 	$(PY) -m pytest bench -q --benchmark-only --benchmark-json=bench/results.json -p no:randomly

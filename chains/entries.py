@@ -6,14 +6,18 @@ Everything here is an attrs frozen record; the log file stores them as msgpack m
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import attrs
 
 from storage.catalogs.names import TableName
 
-if TYPE_CHECKING:
-    from chains.payloads import Payload
+
+class ActionPayload(Protocol):
+    """What an action carries for its type. The classes, one per type, are in :mod:`chains.payloads`, which builds
+    on this module (so this one names only what every payload does)."""
+
+    def to_wire(self) -> dict[str, Any]: ...
 
 FINAL = 0xFF
 """Phase of an action that is done; replay skips it."""
@@ -107,7 +111,7 @@ class ActionEntry:
     name: TableName | None = None
     from_name: TableName | None = None
     tag: str | None = None
-    payload: Payload = attrs.field(default=None, kw_only=True)
+    payload: ActionPayload = attrs.field(default=None, kw_only=True)
 
     @property
     def done(self) -> bool:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from chains.entries import ActionEntry, ActionType
+from chains.entries import ActionEntry, ActionPayload, ActionType
 from chains.errors import PayloadError
 from storage.catalogs.interface import Column, FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
@@ -309,7 +309,7 @@ PAYLOAD_TYPES: dict[ActionType, type[Any]] = {
 """The one payload class of every action type."""
 
 
-def check_payload(action_type: ActionType, payload: Payload) -> None:
+def check_payload(action_type: ActionType, payload: ActionPayload) -> None:
     expected = PAYLOAD_TYPES[action_type]
     if type(payload) is not expected:
         raise PayloadError(f"a {action_type.value} action takes a {expected.__name__}, not {type(payload).__name__}")
@@ -324,10 +324,9 @@ def default_payload(action_type: ActionType) -> Payload:
     return payload
 
 
-def payload_to_wire(action_type: ActionType, payload: Payload) -> dict[str, Any]:
+def payload_to_wire(action_type: ActionType, payload: ActionPayload) -> dict[str, Any]:
     check_payload(action_type, payload)
-    wire: dict[str, Any] = payload.to_wire()
-    return wire
+    return payload.to_wire()
 
 
 def payload_from_wire(action_type: ActionType, data: Mapping[str, Any] | None) -> Payload:
