@@ -156,7 +156,7 @@ class StatementProfiler:
                          | {name for name, value in vars(catalog).items()
                             if not name.startswith("_") and callable(value)})
         own = {name: vars(catalog)[name] for name in wrapped if name in vars(catalog)}
-        real_spark = catalog._spark
+        real_spark = catalog.spark
         original_append = RecordFile.append_encoded
         profiler = self
 
@@ -169,13 +169,13 @@ class StatementProfiler:
 
         for name in wrapped:
             setattr(catalog, name, self._wrap_catalog_method(name, getattr(catalog, name)))
-        catalog._spark = _SessionProxy(real_spark, self)
+        catalog.spark = _SessionProxy(real_spark, self)
         RecordFile.append_encoded = timed_append  # type: ignore[method-assign]
         try:
             yield self
         finally:
             RecordFile.append_encoded = original_append  # type: ignore[method-assign]
-            catalog._spark = real_spark
+            catalog.spark = real_spark
             for name in wrapped:
                 delattr(catalog, name)
             for name, value in own.items():  # what the instance had itself (a stand-in the bench supplied)

@@ -42,7 +42,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture
 def warehouse(spark: Any) -> Path:
     """The local directory of the warehouse (the ``default`` database's location)."""
-    from storage.catalogs.spark.catalog import local_path
+    from storage.catalogs.spark.engine import local_path
 
     path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
     assert path is not None, "the test warehouse is local"

@@ -11,7 +11,8 @@ import pytest
 from storage.catalogs.interface import TAG_PROPERTY, Column, TableMetadata, TableSpec
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.alter import parse_partition
-from storage.catalogs.spark.catalog import REDACTED, SparkCatalog
+from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.spark.engine import REDACTED
 from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
 
 pytestmark = pytest.mark.spark

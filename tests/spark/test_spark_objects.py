@@ -13,7 +13,7 @@ import pytest
 from storage.catalogs.interface import Catalog, Column, DatabaseObjects, FunctionDefinition, TableSpec, ViewDefinition
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.catalog import SparkCatalog
-from storage.catalogs.spark.functions import RECORD_PREFIX, decode_records, encode_record, record_id
+from storage.catalogs.spark.function_records import RECORD_PREFIX, decode_records, encode_record, record_id
 from storage.catalogs.spark.views import VIEW_RECORD
 from storage.errors import (
     CatalogError,

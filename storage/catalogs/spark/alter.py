@@ -1,5 +1,6 @@
-"""ALTER TABLE for :class:`~catalog.SparkCatalog`: table metadata, properties, column comments, added
-columns and partitions (the ``table_metadata`` ... ``drop_partition`` methods of the Catalog protocol).
+"""ALTER TABLE for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: table metadata, properties, column
+comments, added columns and partitions (the ``table_metadata`` ... ``drop_partition`` methods of the Catalog
+protocol).
 
 Spark 4.0.1 / Hive metastore behaviours this module deals with:
 
@@ -19,7 +20,7 @@ Spark 4.0.1 / Hive metastore behaviours this module deals with:
   cannot be set here.
 * Spark redacts every property whose key or value matches ``spark.redaction.regex`` (a static setting; by default
   ``(?i)secret|password|token|access[.]?key``) in all its outputs: ``table_metadata`` reports such a value as
-  :data:`~storage.catalogs.spark.catalog.REDACTED`, and ``set_properties`` (like ``create``) refuses to write that
+  :data:`~storage.catalogs.spark.engine.REDACTED`, and ``set_properties`` (like ``create``) refuses to write that
   placeholder. A change to such a property cannot be undone: no public API reads its old value.
 * ``SHOW PARTITIONS`` prints Hive's escaped directory names (``p=a%2Fb``); values are unescaped. Spark casts a
   partition value to its column's type when it stores it, so ``q='01'`` of an INT column is listed as ``1``. A NULL
@@ -30,25 +31,24 @@ Spark 4.0.1 / Hive metastore behaviours this module deals with:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote
 
 from storage.catalogs.interface import Column, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
-from storage.catalogs.spark.catalog import (
+from storage.catalogs.spark.columns import column_sql, type_sql
+from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     REDACTED,
-    _Failure,
-    _inspect,
-    _kind,
-    _substitutes,
+    Engine,
+    Failure,
+    engine_error,
+    inspect_error,
+    object_kind,
     sql_string_literal,
-    type_sql,
+    substitutes,
 )
 from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
-
-if TYPE_CHECKING:
-    from storage.catalogs.spark.catalog import SparkCatalog
 
 INTERNAL_PROPERTIES = frozenset(
     {
@@ -101,12 +101,12 @@ def parse_partition(text: str) -> dict[str, str]:
 class SparkTableAlter:
     """The ALTER TABLE half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
 
-    def __init__(self, catalog: SparkCatalog) -> None:
-        self._catalog = catalog
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
 
     @property
     def _spark(self) -> Any:
-        return self._catalog.spark
+        return self._engine.spark
 
     # ------------------------------------------------------------------ metadata
 
@@ -116,20 +116,20 @@ class SparkTableAlter:
         view is not a table). Three metastore calls: ``DESCRIBE ... AS JSON``, the schema of ``spark.table`` and
         ``SHOW TBLPROPERTIES``.
 
-        Column types are Spark DDL type strings (:func:`~storage.catalogs.spark.catalog.type_sql`; the declared type for
-        CHAR/VARCHAR columns); an empty column comment is reported as ``None``. Nested ``NOT NULL`` is not kept by
-        Spark for data source tables and not reported.
+        Column types are Spark DDL type strings (:func:`~storage.catalogs.spark.columns.type_sql`; the declared type
+        for CHAR/VARCHAR columns); an empty column comment is reported as ``None``. Nested ``NOT NULL`` is not kept
+        by Spark for data source tables and not reported.
         """
-        info = self._catalog._describe(name, expect_present=True)
-        if info is None or _kind(info) == "VIEW":
+        info = self._engine.describe(name, expect_present=True)
+        if info is None or object_kind(info) == "VIEW":
             return None
         try:
             schema = self._spark.table(name.quoted).schema
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
                 return None  # dropped between the two calls
-            raise self._catalog._engine_error(failure, f"cannot read the schema of {name}", name) from None
+            raise engine_error(failure, f"cannot read the schema of {name}", name) from None
         columns = []
         for field in schema.fields:
             metadata = dict(field.metadata or {})
@@ -155,10 +155,10 @@ class SparkTableAlter:
         try:
             rows = self._spark.sql(f"SHOW TBLPROPERTIES {name.quoted}").collect()
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
                 return None
-            raise self._catalog._engine_error(failure, f"cannot read the properties of {name}", name) from None
+            raise engine_error(failure, f"cannot read the properties of {name}", name) from None
         storage = {f"option.{key}" for key in info.get("storage_properties") or {}}
         pairs = {str(row[0]): str(row[1]) for row in rows}
         return tuple(
@@ -240,8 +240,8 @@ class SparkTableAlter:
         lowered = [c.name.lower() for c in columns if isinstance(c.name, str)]
         if len(set(lowered)) != len(columns):
             raise InvalidDefinitionError(f"duplicate column names in the columns added to {name}", str(name))
-        parts = ", ".join(self._catalog._column_sql(column, name) for column in columns)
-        if _substitutes(parts):
+        parts = ", ".join(column_sql(column, name) for column in columns)
+        if substitutes(parts):
             raise InvalidDefinitionError(
                 f"column names containing '${{' are not supported (Spark would substitute them) in {name}", str(name)
             )
@@ -254,13 +254,13 @@ class SparkTableAlter:
         that is not partitioned. With ``spec`` (some partition columns), the partitions matching it, Spark
         casting its values to the column types. One metastore call (and one more to tell a view from a missing
         table)."""
-        if _substitutes(name.db) or _substitutes(name.name):
+        if substitutes(name.db) or substitutes(name.name):
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         where = f" PARTITION ({self._spec_sql(name, spec)})" if spec else ""
         try:
             rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}{where}").collect()
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             if (failure.condition or "").startswith("INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY"):
                 return []
             raise self._error(name, failure, "list the partitions of") from None
@@ -293,29 +293,29 @@ class SparkTableAlter:
 
     @staticmethod
     def _check_identifier(name: TableName, identifier: str) -> None:
-        if _substitutes(identifier):
+        if substitutes(identifier):
             raise InvalidNameError(
                 f"column names containing '${{' are not supported (Spark would substitute them): {identifier!r}",
                 identifier,
             )
 
     def _require_table(self, name: TableName) -> None:
-        info = self._catalog._describe(name)
+        info = self._engine.describe(name)
         if info is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
-        if _kind(info) == "VIEW":
+        if object_kind(info) == "VIEW":
             raise NoSuchObjectError(f"{name} is a view, not a table", str(name))
 
     def _alter(self, name: TableName, clause: str, what: str, *, column: str | None = None) -> None:
-        if _substitutes(name.db) or _substitutes(name.name):
+        if substitutes(name.db) or substitutes(name.name):
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
-        self._catalog._check_literal_mode()
+        self._engine.check_literal_mode()
         try:
             self._spark.sql(f"ALTER TABLE {name.quoted} {clause}")
         except ENGINE_ERRORS as error:
-            raise self._error(name, _inspect(error), what, column) from None
+            raise self._error(name, inspect_error(error), what, column) from None
 
-    def _error(self, name: TableName, failure: _Failure, what: str, column: str | None = None) -> CatalogError:
+    def _error(self, name: TableName, failure: Failure, what: str, column: str | None = None) -> CatalogError:
         condition = failure.condition or ""
         if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
             return NoSuchObjectError(f"table {name} does not exist", str(name))
@@ -332,4 +332,4 @@ class SparkTableAlter:
             return InvalidDefinitionError(f"cannot {what} {name}: the table is not partitioned", str(name))
         if failure.analysis or condition.split(".")[0] in _BAD_PARTITION or condition.startswith("UNSUPPORTED_"):
             return InvalidDefinitionError(f"cannot {what} {name}: {failure.message}", str(name), failure.error)
-        return self._catalog._engine_error(failure, f"cannot {what} {name}", name)
+        return engine_error(failure, f"cannot {what} {name}", name)

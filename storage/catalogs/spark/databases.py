@@ -12,19 +12,21 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from storage.catalogs.interface import TAG_PROPERTY, DatabaseObjects, new_database_tag
 from storage.catalogs.names import SESSION_CATALOG, TableName, quote_ident
-from storage.catalogs.spark.catalog import (
+from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     ENGINE_NAME,
-    _inspect,
-    _substitutes,
+    Engine,
+    engine_error,
+    inspect_error,
     local_path,
     sql_string_literal,
+    substitutes,
 )
-from storage.catalogs.spark.functions import RECORD_PREFIX, database_properties_text
+from storage.catalogs.spark.function_records import RECORD_PREFIX
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -33,9 +35,6 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-
-if TYPE_CHECKING:
-    from storage.catalogs.spark.catalog import SparkCatalog
 
 MAX_DATABASE_PROPERTY = 4000
 """Longest database property value the Hive metastore keeps (``DATABASE_PARAMS.PARAM_VALUE`` is VARCHAR(4000))."""
@@ -48,27 +47,27 @@ _TAG = re.compile(r"\(" + re.escape(TAG_PROPERTY) + r",(db:[0-9a-f]{32})\)")
 class SparkDatabases:
     """The database half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
 
-    def __init__(self, catalog: SparkCatalog) -> None:
-        self._catalog = catalog
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
 
     @property
     def _spark(self) -> Any:
-        return self._catalog.spark
+        return self._engine.spark
 
     def database_exists(self, db: str) -> bool:
         """Whether the database ``db`` exists. One metastore call."""
-        if not isinstance(db, str) or not db or _substitutes(db):
+        if not isinstance(db, str) or not db or substitutes(db):
             return False
         try:
             return bool(self._spark.catalog.databaseExists(quote_ident(db)))
         except ENGINE_ERRORS as error:
-            raise self._catalog._engine_error(_inspect(error), f"cannot look up database {db}", db) from None
+            raise engine_error(inspect_error(error), f"cannot look up database {db}", db) from None
 
     def database_identity(self, db: str) -> str | None:
         """The ``spark_ddl_log.tag`` property of ``db``; None when missing or untagged. One metastore call."""
         if not isinstance(db, str) or not ENGINE_NAME.fullmatch(db):
             return None
-        properties = database_properties_text(self._spark, self._catalog, db)
+        properties = self._engine.database_properties_text(db)
         match = None if properties is None else _TAG.search(properties)
         return match.group(1) if match else None
 
@@ -85,10 +84,10 @@ class SparkDatabases:
             self._spark.sql(f"ALTER DATABASE {quote_ident(db)} SET DBPROPERTIES "
                             f"({sql_string_literal(TAG_PROPERTY)}={sql_string_literal(tag)})")
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             if failure.condition == "SCHEMA_NOT_FOUND":
                 raise NoSuchObjectError(f"database {db} does not exist", db) from None
-            raise self._catalog._engine_error(failure, f"cannot tag database {db}", db) from None
+            raise engine_error(failure, f"cannot tag database {db}", db) from None
         return tag
 
     def create_database(
@@ -116,7 +115,7 @@ class SparkDatabases:
                 )
         if len({key for key, _ in properties}) != len(properties):
             raise InvalidDefinitionError(f"duplicate database property for {db}", db)
-        self._catalog._check_literal_mode()
+        self._engine.check_literal_mode()
         statement = f"CREATE DATABASE {quote_ident(db)}"
         if comment is not None:
             statement += f" COMMENT {sql_string_literal(comment)}"
@@ -126,7 +125,7 @@ class SparkDatabases:
         try:
             self._spark.sql(statement)
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             condition = failure.condition or ""
             if condition == "SCHEMA_ALREADY_EXISTS":
                 raise ObjectExistsError(f"database {db} already exists", db) from None
@@ -134,14 +133,14 @@ class SparkDatabases:
                 raise InvalidNameError(f"{db!r} is not a valid Spark database name", db) from None
             if failure.analysis:
                 raise InvalidDefinitionError(f"cannot create database {db}: {failure.message}", db, error) from None
-            raise self._catalog._engine_error(failure, f"creating database {db} failed", db) from None
+            raise engine_error(failure, f"creating database {db} failed", db) from None
 
     def list_objects(self, db: str) -> DatabaseObjects:
         """Tables, views and persistent functions of ``db`` (no temporary views, no temporary or builtin
         functions), each sorted. :class:`NoSuchObjectError` when ``db`` does not exist. Three metastore calls
         (``SHOW TABLES``, ``SHOW VIEWS``, ``SHOW USER FUNCTIONS``; the first ``SHOW USER FUNCTIONS`` of a session
         also loads Spark's function registry, about a second)."""
-        if _substitutes(db):
+        if substitutes(db):
             raise NoSuchObjectError(f"database {db} does not exist", db)
         quoted = quote_ident(db)
         try:
@@ -149,10 +148,10 @@ class SparkDatabases:
             views = self._spark.sql(f"SHOW VIEWS IN {quoted}").collect()
             functions = self._spark.sql(f"SHOW USER FUNCTIONS IN {quoted}").collect()
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             if failure.condition == "SCHEMA_NOT_FOUND":
                 raise NoSuchObjectError(f"database {db} does not exist", db) from None
-            raise self._catalog._engine_error(failure, f"cannot list the objects of {db}", db) from None
+            raise engine_error(failure, f"cannot list the objects of {db}", db) from None
         view_names = {str(row["viewName"]) for row in views if not row["isTemporary"]}
         table_names = {str(row["tableName"]) for row in tables if not row["isTemporary"]} - view_names
         function_names = set()
@@ -171,15 +170,15 @@ class SparkDatabases:
         """``DROP DATABASE ... RESTRICT``: :class:`NoSuchObjectError` when missing, :class:`CatalogError` when it still
         holds objects (or is ``default``). Afterwards its directory is gone: Hive deletes it; a local default-named
         directory (``<name>.db``) that survives is removed. Metastore calls: a database describe and the DROP."""
-        if _substitutes(db):
+        if substitutes(db):
             raise NoSuchObjectError(f"database {db} does not exist", db)
-        location = self._catalog._database_location(db)
+        location = self._engine.database_location(db)
         if location is None:
             raise NoSuchObjectError(f"database {db} does not exist", db)
         try:
             self._spark.sql(f"DROP DATABASE {quote_ident(db)} RESTRICT")
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             condition = failure.condition or ""
             if condition == "SCHEMA_NOT_FOUND":
                 raise NoSuchObjectError(f"database {db} does not exist", db) from None
@@ -187,8 +186,8 @@ class SparkDatabases:
                 raise CatalogError(f"database {db} is not empty", db) from None
             if condition.startswith("UNSUPPORTED_FEATURE.DROP_DATABASE"):
                 raise CatalogError(f"the database {db} cannot be dropped", db) from None
-            raise self._catalog._engine_error(failure, f"dropping database {db} failed", db) from None
-        path = local_path(location) if self._catalog._strategy(location) == "local" else None
+            raise engine_error(failure, f"dropping database {db} failed", db) from None
+        path = local_path(location) if self._engine.strategy(location) == "local" else None
         if path is None or path.name.lower() != f"{db.lower()}.db" or not (path.exists() or path.is_symlink()):
             return
         try:
@@ -206,8 +205,8 @@ class SparkDatabases:
         ``metastore`` strategy) or ``db`` is not a name Spark could have created."""
         if not ENGINE_NAME.fullmatch(db) or db.lower() == "default":
             return None
-        location = self._catalog._new_database_location(db.lower())
-        return local_path(location) if self._catalog._strategy(location) == "local" else None
+        location = self._engine.new_database_location(db.lower())
+        return local_path(location) if self._engine.strategy(location) == "local" else None
 
     def database_leftovers_exist(self, db: str) -> bool:
         """Whether ``<warehouse>/<db>.db`` exists while no database ``db`` does. True when it cannot be checked (not

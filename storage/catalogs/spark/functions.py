@@ -17,14 +17,14 @@ Spark 4.0.1 with the Hive metastore keeps two kinds of persistent function, both
 So that ``function_definition`` gives back exactly what ``create_function`` was given (the DDL log compares
 definitions with ``==``), ``create_function`` records the given definition together with what Spark will report for
 it (for a SQL function, learned beforehand from a temporary function of the same text) in properties of the
-function's database, :data:`RECORD_PREFIX` ``<hash of the name>.<n>``: compressed JSON in hex, split in chunks below
-the metastore's 4000-character limit for database property values (longer ones are dropped without an error); hex
-and a hashed name because Spark shows a property whose key or value matches ``spark.redaction.regex`` (by default
-``secret|password|token|access.?key``) as ``*********(redacted)``. A record counts only while Spark still reports
-what it recorded. It is written before the CREATE and also keeps the function's previous definition until the CREATE
-is done, so that after a crash in between the function is reported correctly either way. A record that is not needed
-(Spark reports the definition as given, no resources) is not kept. Whatever is not recorded is reported as Spark has
-it: a class function made elsewhere shows no resources.
+function's database (:mod:`storage.catalogs.spark.function_records`), ``RECORD_PREFIX`` ``<hash of the name>.<n>``:
+compressed JSON in hex, split in chunks below the metastore's 4000-character limit for database property values
+(longer ones are dropped without an error); hex and a hashed name because Spark shows a property whose key or value
+matches ``spark.redaction.regex`` (by default ``secret|password|token|access.?key``) as ``*********(redacted)``. A
+record counts only while Spark still reports what it recorded. It is written before the CREATE and also keeps the
+function's previous definition until the CREATE is done, so that after a crash in between the function is reported
+correctly either way. A record that is not needed (Spark reports the definition as given, no resources) is not kept.
+Whatever is not recorded is reported as Spark has it: a class function made elsewhere shows no resources.
 
 A function used in this session stays in the session's function registry after ``DROP DATABASE ... CASCADE`` (Spark
 4.0.1): ``DESCRIBE FUNCTION`` still shows it and ``CREATE FUNCTION`` of that name fails. Lookups here run ``REFRESH
@@ -34,25 +34,30 @@ FUNCTION`` first, which asks the metastore and evicts such an entry.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
-import re
 import threading
 import uuid
-import zlib
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from typing import Any
 
 from storage.catalogs.interface import FunctionDefinition
 from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
-from storage.catalogs.spark.catalog import (
+from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     ENGINE_NAME,
-    _Failure,
-    _inspect,
-    _param_name,
+    Engine,
+    Failure,
+    engine_error,
+    inspect_error,
+    param_name,
     sql_string_literal,
+)
+from storage.catalogs.spark.function_records import (
+    FunctionRecords,
+    decode_records,
+    encode_record,
+    parse_description,
+    record_entry,
+    record_id,
+    resolve,
 )
 from storage.errors import (
     CatalogError,
@@ -63,177 +68,23 @@ from storage.errors import (
     ObjectExistsError,
 )
 
-if TYPE_CHECKING:
-    from storage.catalogs.spark.catalog import SparkCatalog
-
-RECORD_PREFIX = "spark_ddl_log.function."
-"""Database properties ``spark_ddl_log.function.<record_id(name)>.<i>`` hold the record of function ``<name>``."""
-
 RESOURCE_KINDS = ("jar", "file", "archive")
-_CHUNK = 3000
-_RECORD = re.compile(r"\(" + re.escape(RECORD_PREFIX) + r"([0-9a-f]{20})\.(\d+),([0-9a-f]+)\.(\d+)\.([0-9a-f]*)\)")
 _MISSING_FUNCTION = frozenset({"UNRESOLVED_ROUTINE", "ROUTINE_NOT_FOUND", "SCHEMA_NOT_FOUND"})
 _PROBE_PREFIX = RESERVED_PREFIX + "fn_"
-_SQL_MARKER = "sqlFunction.returnType"
 _CLEANUP_ERRORS: tuple[type[Exception], ...] = (*ENGINE_ERRORS, CatalogError)
 _RECORD_LOCK = threading.Lock()
 """Database properties are rewritten read-modify-write by Spark; writers in this process take turns."""
 
 
-def _to_json(definition: FunctionDefinition) -> dict[str, Any]:
-    data = attrs.asdict(definition)
-    data["resources"] = [list(pair) for pair in definition.resources]
-    return data
-
-
-def _from_json(data: Any) -> FunctionDefinition | None:
-    if not isinstance(data, dict):
-        return None
-    try:
-        fields = dict(data)
-        fields["resources"] = tuple((str(kind), str(uri)) for kind, uri in fields.get("resources") or ())
-        return FunctionDefinition(**fields)
-    except (TypeError, ValueError):
-        return None
-
-
-def sql_definition(props: dict[str, Any]) -> FunctionDefinition:
-    """A SQL function as Spark describes it (the JSON of its ``Usage``) -> params, returns (+ characteristics), body."""
-    returns = str(props[_SQL_MARKER])
-    if str(props.get("sqlFunction.isTableFunc", "false")).lower() == "true":
-        returns = f"TABLE ({returns})"
-    extra = []
-    if str(props.get("sqlFunction.deterministic", "true")).lower() == "false":
-        extra.append("NOT DETERMINISTIC")
-    contains_sql = props.get("sqlFunction.containsSQL")
-    if contains_sql is not None:
-        extra.append("CONTAINS SQL" if str(contains_sql).lower() == "true" else "READS SQL DATA")
-    if props.get("sqlFunction.comment") is not None:
-        extra.append(f"COMMENT {sql_string_literal(str(props['sqlFunction.comment']))}")
-    body = props.get("sqlFunction.expression")
-    if body is None:
-        body = props.get("sqlFunction.query", "")
-    return FunctionDefinition(
-        params=str(props.get("sqlFunction.inputParam", "")),
-        returns=" ".join([returns, *extra]),
-        body=str(body),
-    )
-
-
-def parse_description(lines: list[str]) -> FunctionDefinition:
-    """``DESCRIBE FUNCTION EXTENDED`` rows -> the definition Spark reports (class name, or a SQL function)."""
-    class_name = next((line[len("Class: ") :] for line in lines if line.startswith("Class: ")), None)
-    usage = next((line[len("Usage: ") :] for line in lines if line.startswith("Usage: ")), "")
-    if usage.startswith("{"):
-        try:
-            props = json.loads(usage)
-        except ValueError:
-            props = None
-        if isinstance(props, dict) and _SQL_MARKER in props:
-            return sql_definition(props)
-    if class_name is None:
-        raise CatalogError(f"unexpected DESCRIBE FUNCTION output: {lines[:2]!r}")
-    return FunctionDefinition(class_name=class_name)
-
-
-@attrs.frozen
-class _Records:
-    """Decoded function records of one database: record id -> record document, record id -> its property keys."""
-
-    documents: dict[str, dict[str, Any]]
-    keys: dict[str, list[str]]
-
-
-def record_id(function: str) -> str:
-    """The key part naming ``function``'s record: a hash, so that no name can trigger Spark's redaction."""
-    return hashlib.sha256(function.lower().encode()).hexdigest()[:20]
-
-
-def encode_text(data: Any) -> str:
-    """JSON, compressed, as hex: only ``0-9a-f``, which no redaction pattern of Spark's default matches (Spark shows
-    a property whose key or value matches ``spark.redaction.regex`` as ``*********(redacted)``)."""
-    return zlib.compress(json.dumps(data, ensure_ascii=False, sort_keys=True).encode(), 9).hex()
-
-
-def decode_text(text: str) -> Any:
-    """The inverse of :func:`encode_text`; raises ValueError for anything else."""
-    try:
-        return json.loads(zlib.decompress(bytes.fromhex(text)))
-    except zlib.error as error:
-        raise ValueError(str(error)) from None
-
-
-def decode_records(properties: str) -> _Records:
-    """Records from the ``Properties`` row of ``DESCRIBE DATABASE EXTENDED`` (``((k,v), (k,v))``), by
-    :func:`record_id`."""
-    chunks: dict[str, dict[int, tuple[str, int, str]]] = {}
-    keys: dict[str, list[str]] = {}
-    for match in _RECORD.finditer(properties):
-        function, index, write_id, count, data = match.groups()
-        chunks.setdefault(function, {})[int(index)] = (write_id, int(count), data)
-        keys.setdefault(function, []).append(f"{RECORD_PREFIX}{function}.{index}")
-    documents: dict[str, dict[str, Any]] = {}
-    for function, parts in chunks.items():
-        if 0 not in parts:
-            continue
-        write_id, count, _ = parts[0]
-        if any(i not in parts or parts[i][:2] != (write_id, count) for i in range(count)):
-            continue  # torn or superseded: ignored
-        try:
-            document = decode_text("".join(parts[i][2] for i in range(count)))
-        except ValueError:
-            continue
-        if isinstance(document, dict):
-            documents[function] = document
-    return _Records(documents, keys)
-
-
-def encode_record(function: str, document: dict[str, Any]) -> dict[str, str]:
-    """Database properties holding ``document`` for ``function`` (chunked, every chunk tagged with one write id)."""
-    payload = encode_text(document)
-    parts = [payload[i : i + _CHUNK] for i in range(0, len(payload), _CHUNK)] or [""]
-    write_id = uuid.uuid4().hex[:12]
-    ident = record_id(function)
-    return {f"{RECORD_PREFIX}{ident}.{i}": f"{write_id}.{len(parts)}.{part}" for i, part in enumerate(parts)}
-
-
-def _entry(definition: FunctionDefinition, reported: FunctionDefinition) -> dict[str, Any]:
-    return {"def": _to_json(definition), "spark": _to_json(reported)}
-
-
-def resolve(reported: FunctionDefinition, document: dict[str, Any] | None) -> FunctionDefinition:
-    """The recorded definition whose recorded Spark view is what Spark reports now, else what Spark reports."""
-    if document is not None:
-        for entry in (document, document.get("prev")):
-            if isinstance(entry, dict) and _from_json(entry.get("spark")) == reported:
-                recorded = _from_json(entry.get("def"))
-                if recorded is not None:
-                    return recorded
-    return reported
-
-
-def database_properties_text(spark: Any, catalog: SparkCatalog, db: str) -> str | None:
-    """The ``Properties`` text of ``DESCRIBE DATABASE EXTENDED db`` (``((k,v), ...)``); None when ``db`` is missing.
-    One metastore call."""
-    try:
-        rows = spark.sql(f"DESCRIBE DATABASE EXTENDED {quote_ident(db)}").collect()
-    except ENGINE_ERRORS as error:
-        failure = _inspect(error)
-        if failure.condition == "SCHEMA_NOT_FOUND":
-            return None
-        raise catalog._engine_error(failure, f"cannot describe database {db}", db) from None
-    return next((str(row[1] or "") for row in rows if row[0] == "Properties"), "")
-
-
 class SparkFunctions:
     """The function half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
 
-    def __init__(self, catalog: SparkCatalog) -> None:
-        self._catalog = catalog
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
 
     @property
     def _spark(self) -> Any:
-        return self._catalog.spark
+        return self._engine.spark
 
     # ------------------------------------------------------------------ read
 
@@ -261,26 +112,26 @@ class SparkFunctions:
         try:
             self._spark.sql(f"REFRESH FUNCTION {target}")
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             if failure.condition in _MISSING_FUNCTION:
                 return None
             if failure.condition != "CANNOT_LOAD_FUNCTION_CLASS":
-                raise self._catalog._engine_error(failure, f"cannot look up function {name}", name) from None
+                raise engine_error(failure, f"cannot look up function {name}", name) from None
         return self._describe(target, name)
 
     def _describe(self, target: str, name: TableName) -> FunctionDefinition | None:
         try:
             rows = self._spark.sql(f"DESCRIBE FUNCTION EXTENDED {target}").collect()
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             if failure.condition in _MISSING_FUNCTION:
                 return None
-            raise self._catalog._engine_error(failure, f"cannot describe function {name}", name) from None
+            raise engine_error(failure, f"cannot describe function {name}", name) from None
         return parse_description([str(row[0]) for row in rows])
 
-    def _records(self, db: str) -> _Records | None:
+    def _records(self, db: str) -> FunctionRecords | None:
         """The function records kept in ``db``'s properties; None when ``db`` does not exist."""
-        properties = database_properties_text(self._spark, self._catalog, db)
+        properties = self._engine.database_properties_text(db)
         return None if properties is None else decode_records(properties)
 
     def _write_record(self, db: str, function: str, document: dict[str, Any] | None, old_keys: list[str]) -> list[str]:
@@ -312,7 +163,7 @@ class SparkFunctions:
         if not (ENGINE_NAME.fullmatch(name.db) and ENGINE_NAME.fullmatch(name.name)):
             raise InvalidNameError(f"{name} is not a valid function name (letters, digits and _ only)", str(name))
         self._validate(name, definition)
-        self._catalog._check_literal_mode()
+        self._engine.check_literal_mode()
         current = self._reported(name)
         if current is not None and not replace:
             raise ObjectExistsError(f"function {name} already exists", str(name))
@@ -332,8 +183,8 @@ class SparkFunctions:
                 # Written before the CREATE, with the function's previous definition: whether a crash comes before
                 # or after the CREATE, the record describes what Spark then reports.
                 document = {
-                    **_entry(definition, expected),
-                    "prev": None if current is None or previous is None else _entry(previous, current),
+                    **record_entry(definition, expected),
+                    "prev": None if current is None or previous is None else record_entry(previous, current),
                 }
                 keys = self._record_step(lambda: self._write_record(name.db, function, document, keys), name)
             try:
@@ -375,14 +226,14 @@ class SparkFunctions:
         try:
             keys: list[str] = action()
         except ENGINE_ERRORS as error:
-            raise self._error(name, _inspect(error), "record") from None
+            raise self._error(name, inspect_error(error), "record") from None
         return keys
 
     def _run(self, action: Any, name: TableName, step: str) -> None:
         try:
             action()
         except ENGINE_ERRORS as error:
-            raise self._error(name, _inspect(error), step) from None
+            raise self._error(name, inspect_error(error), step) from None
 
     @staticmethod
     def _target(name: TableName) -> str:
@@ -445,7 +296,7 @@ class SparkFunctions:
             try:
                 self._spark.sql(statement)
             except ENGINE_ERRORS as error:
-                raise self._error(name, _inspect(error), "check", probe) from None
+                raise self._error(name, inspect_error(error), "check", probe) from None
             reported = self._describe(quote_ident(probe), name)
         finally:
             with contextlib.suppress(*ENGINE_ERRORS):  # a temporary function dies with its session anyway
@@ -468,12 +319,12 @@ class SparkFunctions:
             if keys:
                 self._record_step(lambda: self._write_record(name.db, function, None, keys), name)
 
-    def _error(self, name: TableName, failure: _Failure, step: str, probe: str | None = None) -> CatalogError:
+    def _error(self, name: TableName, failure: Failure, step: str, probe: str | None = None) -> CatalogError:
         condition = failure.condition or ""
         message = failure.message if probe is None else failure.message.replace(probe, name.name)
         label = str(name)
         if condition == "SCHEMA_NOT_FOUND":
-            db = _param_name(failure.params.get("schemaName"), 1) or name.db
+            db = param_name(failure.params.get("schemaName"), 1) or name.db
             return NoSuchObjectError(f"database {db} does not exist", db)
         if condition in _MISSING_FUNCTION:
             return NoSuchObjectError(f"function {name} does not exist", label)
@@ -482,7 +333,7 @@ class SparkFunctions:
         if "is not a valid object name" in failure.message:
             return InvalidNameError(f"{name} is not a valid function name", label)
         if condition == "TABLE_OR_VIEW_NOT_FOUND":
-            missing = _param_name(failure.params.get("relationName")) or "a relation"
+            missing = param_name(failure.params.get("relationName")) or "a relation"
             return NoSuchObjectError(f"function {name}: {missing} does not exist", missing)
         if failure.analysis:
             return InvalidDefinitionError(f"invalid definition of function {name}: {message}", label, failure.error)

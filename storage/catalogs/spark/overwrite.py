@@ -1,5 +1,6 @@
-"""INSERT OVERWRITE of some partitions on Spark: the half of :meth:`SparkCatalog.insert` that writes a static
-partition spec and copies in the partitions a statement keeps (:attr:`storage.catalogs.interface.Fill.keep`).
+"""INSERT OVERWRITE of some partitions on Spark: the half of
+:meth:`~storage.catalogs.spark.tables.SparkTables.insert` that writes a static partition spec, translates a failed
+INSERT, and copies in the partitions a statement keeps (:attr:`storage.catalogs.interface.Fill.keep`).
 
 The new table version is built whole in TMP before the swap, so the kept partitions' rows are *copied* (one
 ``INSERT ... SELECT`` of the old table with a partition predicate): that is the price of replacing some partitions
@@ -17,14 +18,21 @@ row carries them; the ones replaced disappear, as they do in Spark.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from storage.catalogs.interface import KEEP_POINT, Fill
 from storage.catalogs.names import TableName, quote_ident
-from storage.catalogs.spark.catalog import ENGINE_ERRORS, _inspect, sql_string_literal, type_sql
-
-if TYPE_CHECKING:
-    from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.spark.alter import SparkTableAlter
+from storage.catalogs.spark.columns import type_sql
+from storage.catalogs.spark.engine import (
+    BAD_DEFINITION,
+    ENGINE_ERRORS,
+    MISSING,
+    Engine,
+    Failure,
+    inspect_error,
+    param_name,
+    sql_string_literal,
+)
+from storage.errors import CatalogError, EngineOperationError, InvalidDefinitionError, NoSuchObjectError
 
 
 def partition_clause(fill: Fill) -> str:
@@ -36,11 +44,26 @@ def partition_clause(fill: Fill) -> str:
     return f" PARTITION ({', '.join(parts)})"
 
 
-class SparkPartitionKeep:
-    """Copies the kept partitions of ``fill.keep`` into the table just filled with the new rows."""
+def insert_error(name: TableName, failure: Failure) -> CatalogError:
+    """The error of an ``INSERT INTO name`` that Spark refused or that failed while running its query."""
+    condition = failure.condition or ""
+    if condition in MISSING:
+        missing = param_name(failure.params.get("relationName")) or str(name)
+        return NoSuchObjectError(f"cannot insert into {name}: {missing} does not exist", missing)
+    if failure.analysis or condition in BAD_DEFINITION:
+        return InvalidDefinitionError(f"cannot insert into {name}: {failure.message}", str(name), failure.error)
+    return EngineOperationError(
+        f"inserting into {name} failed while running its query: {failure.message}", str(name), failure.error
+    )
 
-    def __init__(self, catalog: SparkCatalog) -> None:
-        self._catalog = catalog
+
+class SparkPartitionKeep:
+    """Copies the kept partitions of ``fill.keep`` into the table just filled with the new rows (``alter`` lists
+    and adds partitions)."""
+
+    def __init__(self, engine: Engine, alter: SparkTableAlter) -> None:
+        self._engine = engine
+        self._alter = alter
 
     def keep(self, name: TableName, fill: Fill) -> None:
         """Rows, then empty partitions: one INSERT and two or three ``SHOW PARTITIONS`` calls, one ``ADD PARTITION``
@@ -49,15 +72,15 @@ class SparkPartitionKeep:
         if source is None:
             return
         KEEP_POINT()
-        old_partitions = self._catalog.list_partitions(source)
+        old_partitions = self._alter.list_partitions(source)
         self._copy_rows(name, source, fill)
-        new_partitions = self._catalog.list_partitions(name)
+        new_partitions = self._alter.list_partitions(name)
         missing = [partition for partition in old_partitions if partition not in new_partitions]
         if missing and fill.replaces == "matching":
-            replaced = self._catalog.list_partitions(source, fill.static)
+            replaced = self._alter.list_partitions(source, fill.static)
             missing = [partition for partition in missing if partition not in replaced]
         for partition in missing:
-            self._catalog.add_partition(name, partition)
+            self._alter.add_partition(name, partition)
 
     def _copy_rows(self, name: TableName, source: TableName, fill: Fill) -> None:
         columns = [column for column, _ in fill.partition]
@@ -72,14 +95,14 @@ class SparkPartitionKeep:
             )
             predicate = f"NOT ({same})"
         try:
-            self._catalog.spark.sql(f"INSERT INTO {name.quoted} SELECT * FROM {source.quoted} AS o WHERE {predicate}")
+            self._engine.spark.sql(f"INSERT INTO {name.quoted} SELECT * FROM {source.quoted} AS o WHERE {predicate}")
         except ENGINE_ERRORS as error:
-            raise self._catalog._insert_error(name, _inspect(error)) from None
+            raise insert_error(name, inspect_error(error)) from None
 
     def _partition_types(self, source: TableName, columns: list[str]) -> dict[str, str]:
         try:
-            schema = self._catalog.spark.table(source.quoted).schema
+            schema = self._engine.spark.table(source.quoted).schema
         except ENGINE_ERRORS as error:
-            raise self._catalog._insert_error(source, _inspect(error)) from None
+            raise insert_error(source, inspect_error(error)) from None
         types = {field.name.lower(): type_sql(field.dataType) for field in schema.fields}
         return {column.lower(): types[column.lower()] for column in columns}

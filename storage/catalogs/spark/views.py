@@ -23,21 +23,24 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
-from storage.catalogs.spark.catalog import (
+from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
-    _Failure,
-    _inspect,
-    _kind,
-    _param_name,
-    _substitutes,
+    Engine,
+    Failure,
+    decode_text,
+    encode_text,
+    engine_error,
     fingerprint,
+    inspect_error,
+    object_kind,
+    param_name,
     sql_string_literal,
+    substitutes,
 )
-from storage.catalogs.spark.functions import decode_text, encode_text
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -47,12 +50,10 @@ from storage.errors import (
     ObjectExistsError,
 )
 
-if TYPE_CHECKING:
-    from storage.catalogs.spark.catalog import SparkCatalog
-
 VIEW_RECORD = "spark_ddl_log.view"
 """View property holding the definition ``create_view`` was given: query, the View Text Spark stored for it, explicit
-columns (:func:`~functions.encode_text`: hex, so that Spark's redaction of properties never hides it)."""
+columns (:func:`~storage.catalogs.spark.engine.encode_text`: hex, so that Spark's redaction of properties never hides
+it)."""
 
 _PROBE_PREFIX = RESERVED_PREFIX + "view_"
 _GLOBAL_TEMP_CONF = "spark.sql.globalTempDatabase"
@@ -67,19 +68,19 @@ def _spark_definition(info: dict[str, Any]) -> tuple[str, tuple[str, ...], tuple
 
 
 def _is_persistent_view(info: dict[str, Any]) -> bool:
-    return _kind(info) == "VIEW" and str(info.get("catalog_name", SESSION_CATALOG)) == SESSION_CATALOG
+    return object_kind(info) == "VIEW" and str(info.get("catalog_name", SESSION_CATALOG)) == SESSION_CATALOG
 
 
 class SparkViews:
     """The view half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
 
-    def __init__(self, catalog: SparkCatalog) -> None:
-        self._catalog = catalog
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
         self._global_temp: str | None = None
 
     @property
     def _spark(self) -> Any:
-        return self._catalog.spark
+        return self._engine.spark
 
     def _temporary_db(self, db: str) -> bool:
         """Whether ``db`` is the database of global temporary views (whose views are never persistent)."""
@@ -96,7 +97,7 @@ class SparkViews:
         Exact for views made by :meth:`create_view`; for others the query is Spark's View Text and the columns are
         the schema's names when they differ from the query's output names. One metastore call.
         """
-        info = self._catalog._describe(name)
+        info = self._engine.describe(name)
         if info is None or not _is_persistent_view(info):
             return None
         text, names, output = _spark_definition(info)
@@ -113,7 +114,7 @@ class SparkViews:
         """A fingerprint of the view's creation time (one second resolution) and shape: a view created anew under
         the name has another one (unless created within the same second with the same columns); renames and
         ``CREATE OR REPLACE`` keep it. One metastore call."""
-        info = self._catalog._describe(name)
+        info = self._engine.describe(name)
         if info is None or not _is_persistent_view(info):
             return None
         return fingerprint(info)
@@ -143,7 +144,7 @@ class SparkViews:
         :class:`NoSuchObjectError` naming it; any other bad query :class:`InvalidDefinitionError`. Metastore calls:
         the CREATE; the query is first analysed through a temporary view (three session-local calls).
         """
-        if _substitutes(name.db) or _substitutes(name.name):
+        if substitutes(name.db) or substitutes(name.name):
             raise InvalidNameError(f"view names containing '${{' are not supported: {name}", str(name))
         query, comment, columns = self._validated(name, definition)
         text = self._stored_text(name, query)
@@ -160,7 +161,7 @@ class SparkViews:
         try:
             self._spark.sql(statement)
         except ENGINE_ERRORS as error:
-            raise self._create_error(name, _inspect(error)) from None
+            raise self._create_error(name, inspect_error(error)) from None
 
     @staticmethod
     def _validated(name: TableName, definition: ViewDefinition) -> tuple[str, str | None, tuple[str, ...]]:
@@ -174,27 +175,27 @@ class SparkViews:
         for column in columns:
             if not isinstance(column, str) or not column:
                 raise InvalidDefinitionError(f"empty column name for view {name}", str(name))
-            if _substitutes(column):
+            if substitutes(column):
                 raise InvalidNameError(f"column names containing '${{' are not supported: {column!r}", column)
         return query, comment, columns
 
     def _stored_text(self, name: TableName, query: str) -> str:
         """The View Text Spark stores for ``query``: create a temporary view of it and read that back."""
-        self._catalog._check_literal_mode()
+        self._engine.check_literal_mode()
         probe = f"{_PROBE_PREFIX}{uuid.uuid4().hex}"
         try:
             try:
                 self._spark.sql(f"CREATE TEMPORARY VIEW {quote_ident(probe)} AS {query}")
                 rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {quote_ident(probe)} AS JSON").collect()
             except ENGINE_ERRORS as error:
-                raise self._create_error(name, _inspect(error), probe) from None
+                raise self._create_error(name, inspect_error(error), probe) from None
         finally:
-            self._catalog._drop_view(probe)
+            self._engine.drop_temp_view(probe)
         info = json.loads(rows[0][0])
         return str(info.get("view_text") or "")
 
     @staticmethod
-    def _create_error(name: TableName, failure: _Failure, probe: str | None = None) -> CatalogError:
+    def _create_error(name: TableName, failure: Failure, probe: str | None = None) -> CatalogError:
         condition = failure.condition or ""
         message = failure.message if probe is None else failure.message.replace(probe, name.name)
         if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
@@ -202,12 +203,12 @@ class SparkViews:
         if condition.startswith("EXPECT_VIEW_NOT_TABLE"):
             return ObjectExistsError(f"{name} is a table, not a view", str(name))
         if condition == "SCHEMA_NOT_FOUND":
-            db = _param_name(failure.params.get("schemaName"), 1) or name.db
+            db = param_name(failure.params.get("schemaName"), 1) or name.db
             return NoSuchObjectError(f"database {db} does not exist", db)
         if condition == "INVALID_SCHEMA_OR_RELATION_NAME":
             return InvalidNameError(f"{name} is not a valid Spark view name (letters, digits and _ only)", str(name))
         if condition == "TABLE_OR_VIEW_NOT_FOUND":
-            missing = _param_name(failure.params.get("relationName")) or "a relation"
+            missing = param_name(failure.params.get("relationName")) or "a relation"
             return NoSuchObjectError(f"cannot create view {name}: {missing} does not exist", missing)
         if failure.analysis:
             return InvalidDefinitionError(f"cannot create view {name}: {message}", str(name), failure.error)
@@ -219,14 +220,14 @@ class SparkViews:
         call."""
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
-        if _substitutes(old.db) or _substitutes(old.name) or self._temporary_db(old.db):
+        if substitutes(old.db) or substitutes(old.name) or self._temporary_db(old.db):
             raise NoSuchObjectError(f"view {old} does not exist", str(old))
-        if _substitutes(new.name):
+        if substitutes(new.name):
             raise InvalidNameError(f"view names containing '${{' are not supported: {new}", str(new))
         try:
             self._spark.sql(f"ALTER VIEW {old.quoted} RENAME TO {new.quoted}")
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             condition = failure.condition or ""
             if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
                 raise NoSuchObjectError(f"view {old} does not exist", str(old)) from None
@@ -236,20 +237,20 @@ class SparkViews:
                 raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new)) from None
             if condition in ("INVALID_SCHEMA_OR_RELATION_NAME", "INVALID_ATTRIBUTE_NAME_SYNTAX"):
                 raise InvalidNameError(f"{new} is not a valid Spark view name", str(new)) from None
-            raise self._catalog._engine_error(failure, f"renaming view {old} to {new} failed", new) from None
+            raise engine_error(failure, f"renaming view {old} to {new} failed", new) from None
 
     def drop_view(self, name: TableName) -> None:
         """``DROP VIEW``: :class:`NoSuchObjectError` when ``name`` is not a persistent view (missing, or a table).
         One metastore call."""
-        if _substitutes(name.db) or _substitutes(name.name) or self._temporary_db(name.db):
+        if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
             raise NoSuchObjectError(f"view {name} does not exist", str(name))
         try:
             self._spark.sql(f"DROP VIEW {name.quoted}")
         except ENGINE_ERRORS as error:
-            failure = _inspect(error)
+            failure = inspect_error(error)
             condition = failure.condition or ""
             if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
                 raise NoSuchObjectError(f"view {name} does not exist", str(name)) from None
             if condition.startswith(("WRONG_COMMAND_FOR_OBJECT_TYPE", "EXPECT_VIEW_NOT_TABLE")):
                 raise NoSuchObjectError(f"{name} is a table, not a view", str(name)) from None
-            raise self._catalog._engine_error(failure, f"dropping view {name} failed", name) from None
+            raise engine_error(failure, f"dropping view {name} failed", name) from None
