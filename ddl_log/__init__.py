@@ -7,7 +7,7 @@ from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, S
 from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.api import AtomicDDL
 from ddl_log.recovery import RecoveryReport
-from ddl_log.sql_frontend import SqlParseError, SqlResult, UnsupportedStatementError
+from ddl_log.sql import SqlParseError, SqlResult, UnsupportedStatementError
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
     CatalogError,

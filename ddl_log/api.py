@@ -12,13 +12,15 @@ from typing import TYPE_CHECKING, Any
 from chains.binlog import Binlog, BinlogEvent
 from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
-from ddl_log.alter_ops import AlterOp, alter_table_text
-from ddl_log.alter_statement import alter_table
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
-from ddl_log.overwrite import overwrite_text, plan_overwrite, resolve_mode
 from ddl_log.recovery import RecoveryReport, recover
-from ddl_log.schema import SchemaLike, parse_schema
-from ddl_log.statements import (
+from ddl_log.statements.alter import alter_table
+from ddl_log.statements.alter_ops import AlterOp, alter_table_text
+from ddl_log.statements.driver import Parts
+from ddl_log.statements.overwrite import overwrite_text, plan_overwrite, resolve_mode
+from ddl_log.statements.schema import SchemaLike, parse_schema
+from ddl_log.statements.tables import create_database, drop_database, drop_tables, rename_tables
+from ddl_log.statements.texts import (
     create_table_text,
     drop_database_text,
     drop_text,
@@ -26,9 +28,7 @@ from ddl_log.statements import (
     rename_tables_text,
     view_text,
 )
-from ddl_log.table_statements import create_database, drop_database, drop_tables, rename_tables
-from ddl_log.undo_statement import Parts
-from ddl_log.view_statements import (
+from ddl_log.statements.views import (
     alter_view,
     create_function,
     create_view,
@@ -52,7 +52,7 @@ from storage.records.fileops import REAL_FILE_OPS, FileOps
 from storage.records.home import Home
 
 if TYPE_CHECKING:
-    from ddl_log.sql_frontend import SqlResult
+    from ddl_log.sql import SqlResult
 
 
 class AtomicDDL:
@@ -236,11 +236,11 @@ class AtomicDDL:
         """INSERT OVERWRITE TABLE t [PARTITION (a='1', b)] [IF NOT EXISTS] SELECT ...: the new table version is built
         in a copy (LIKE t) and swapped in at the commit; the SELECT may read t itself and runs once.
 
-        What is replaced follows Spark (:mod:`ddl_log.overwrite`): ``overwrite_mode`` ``static`` / ``dynamic``, by
-        default the session's ``spark.sql.sources.partitionOverwriteMode`` at this moment (static without Spark);
-        ``partition`` maps every partition column to a static value or None (dynamic). The partitions kept are
-        copied into the new version; any crash leaves all replaced partitions old or all new. IF NOT EXISTS with an
-        existing partition does nothing (None)."""
+        What is replaced follows Spark (:mod:`ddl_log.statements.overwrite`): ``overwrite_mode`` ``static`` /
+        ``dynamic``, by default the session's ``spark.sql.sources.partitionOverwriteMode`` at this moment (static
+        without Spark); ``partition`` maps every partition column to a static value or None (dynamic). The
+        partitions kept are copied into the new version; any crash leaves all replaced partitions old or all new.
+        IF NOT EXISTS with an existing partition does nothing (None)."""
         if (as_select is None) == (df is None):
             raise InvalidNameError("give exactly one of as_select, df", str(name))
         target = TableName.of(name)
@@ -300,7 +300,7 @@ class AtomicDDL:
     def sql(self, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
         """Run a SQL script: every DDL statement this project makes atomic goes through the DDL log, anything else
         to ``spark.sql`` unchanged. A DDL form that cannot be made atomic is refused unless ``allow_non_atomic``."""
-        from ddl_log.sql_frontend import run_sql
+        from ddl_log.sql import run_sql
 
         return run_sql(self, text, allow_non_atomic=allow_non_atomic)
 

@@ -12,8 +12,7 @@ from typing import Any
 import attrs
 import pytest
 
-from ddl_log import alter_ops
-from ddl_log.sql_frontend import (
+from ddl_log.sql import (
     SqlParseError,
     SqlResult,
     UnsupportedStatementError,
@@ -22,6 +21,7 @@ from ddl_log.sql_frontend import (
     run_sql,
     split_statements,
 )
+from ddl_log.statements import alter_ops
 
 
 @attrs.frozen
