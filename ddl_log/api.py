@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from chains.binlog import Binlog, BinlogEvent
 from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
+from ddl_log.dispatch import HANDLERS
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
 from ddl_log.recovery import RecoveryReport, recover
 from ddl_log.statements.alter import alter_table
@@ -28,6 +29,7 @@ from ddl_log.statements.texts import (
     rename_tables_text,
     view_text,
 )
+from ddl_log.statements.typed import Statement
 from ddl_log.statements.views import (
     alter_view,
     create_function,
@@ -296,6 +298,19 @@ class AtomicDDL:
     def current_database(self) -> str:
         """The session's current database (unqualified names in SQL resolve against it)."""
         return str(self.spark.catalog.currentDatabase())
+
+    def execute(self, statement: Statement[str]) -> object:
+        """Run a typed statement (as the SQL front end reads them) through its method, chosen by its type."""
+        handler = HANDLERS.get(type(statement))
+        if handler is None:
+            raise TypeError(f"AtomicDDL cannot run a {type(statement).__name__}")
+        return handler.run(self, statement)
+
+    @staticmethod
+    def statement_options(kind: type[Statement[Any]]) -> frozenset[str] | None:
+        """The optional clauses :meth:`execute` runs for statements of type ``kind``; None: it cannot run them."""
+        handler = HANDLERS.get(kind)
+        return None if handler is None else handler.options
 
     def sql(self, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
         """Run a SQL script: every DDL statement this project makes atomic goes through the DDL log, anything else

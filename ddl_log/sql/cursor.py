@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
+import attrs
 from sqlglot.tokenizer_core import Token, TokenType
 
 from ddl_log.errors import SqlParseError
 from ddl_log.sql.plan import Name, PlannedStatement
 from ddl_log.sql.tokens import TEXT_STRINGS, line_col, slice_text, source_text, token_words
+from ddl_log.statements.typed import Statement
 
 
 class Unsupported(Exception):  # noqa: N818 - internal signal, turned into UnsupportedStatementError
@@ -199,8 +200,8 @@ class Cursor:
     def query(self) -> PlannedStatement:
         return PlannedStatement(self.statement, self.line, "query")
 
-    def ddl(self, label: str, method: str, *args: Any, optional: Iterable[str] = (), spark_sql: bool = True,
-            **kwargs: Any) -> PlannedStatement:
-        kwargs["statement"] = self.statement
-        return PlannedStatement(self.statement, self.line, "ddl", method, args, kwargs, frozenset(optional), label,
-                                spark_sql)
+    def ddl(self, label: str, statement: Statement[Name], *, optional: Iterable[str] = (),
+            spark_sql: bool = True) -> PlannedStatement:
+        """An atomic DDL statement; its ``statement`` text is this statement's original text."""
+        return PlannedStatement(self.statement, self.line, "ddl", attrs.evolve(statement, statement=self.statement),
+                                frozenset(optional), label, spark_sql)

@@ -3,17 +3,31 @@ text (what the binlog records), anything else unchanged to ``spark.sql``; names 
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
+
+import attrs
 
 from ddl_log.errors import UnsupportedStatementError
 from ddl_log.sql.names import NoSparkFacts, SessionFacts, SparkFacts
-from ddl_log.sql.plan import PlannedStatement, SqlResult
+from ddl_log.sql.plan import Name, PlannedStatement, SqlResult
 from ddl_log.sql.router import plan_script
+from ddl_log.statements.typed import Statement
 
 
-def run_sql(ddl: Any, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
+class StatementRunner(Protocol):
+    """What runs the statements of a script: :class:`~ddl_log.api.AtomicDDL` (tests use fakes)."""
+
+    @property
+    def spark(self) -> Any: ...
+
+    def statement_options(self, kind: type[Statement[Any]]) -> frozenset[str] | None:
+        """The optional clauses run for statements of type ``kind``; None when it cannot run them at all."""
+
+    def execute(self, statement: Statement[str]) -> object: ...
+
+
+def run_sql(ddl: StatementRunner, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
     """Run every statement of ``text`` in order and return their results. The whole script is parsed and checked
     first: a syntax error or an unsupported statement anywhere runs nothing."""
     plans = plan_script(text, allow_non_atomic=allow_non_atomic)
@@ -21,38 +35,37 @@ def run_sql(ddl: Any, text: str, *, allow_non_atomic: bool = False) -> list[SqlR
     return list(execute(ddl, plans))
 
 
-def execute(ddl: Any, plans: Iterable[PlannedStatement]) -> Iterator[SqlResult]:
+def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator[SqlResult]:
     """Run planned statements one by one, yielding each result as soon as it is there. Names are resolved as each
     statement runs; what is known of the session is forgotten after every statement Spark runs."""
     facts: SessionFacts | None = None
     for plan in plans:
-        call = None
-        if plan.method is not None:
+        statement = None
+        if plan.statement is not None:
             facts = facts or _session_facts(ddl)
-            call = plan.resolved(facts)
-        if plan.method is None or call is None:
+            statement = plan.resolved(facts)
+        if statement is None:
             result = ddl.spark.sql(plan.text)
             facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
             yield SqlResult(plan.text, "query", result)
             continue
-        args, kwargs = call
-        yield SqlResult(plan.text, "ddl", getattr(ddl, plan.method)(*args, **kwargs))
+        yield SqlResult(plan.text, "ddl", ddl.execute(statement))
 
 
-def _session_facts(ddl: Any) -> SessionFacts:
+def _session_facts(ddl: StatementRunner) -> SessionFacts:
     if getattr(ddl, "_spark", None) is None and getattr(ddl, "_catalog", None) is not None:
         return NoSparkFacts()  # a custom catalog and no Spark session: do not start one just to ask
     return SparkFacts(lambda: ddl.spark)
 
 
-def check_available(ddl: Any, plans: Sequence[PlannedStatement], *,
+def check_available(ddl: StatementRunner, plans: Sequence[PlannedStatement], *,
                     allow_non_atomic: bool = False) -> list[PlannedStatement]:
-    """Make sure ``ddl`` has a method, taking these arguments, for every routed statement (some forms are newer
-    than some builds). A missing one is unsupported, or goes to ``spark.sql`` when ``allow_non_atomic``."""
+    """Make sure ``ddl`` runs every routed statement with the optional clauses it uses (some forms are read before
+    the DDL log can run them). One it does not is unsupported, or goes to ``spark.sql`` when ``allow_non_atomic``."""
     checked: list[PlannedStatement] = []
     for plan in plans:
-        if plan.method is not None:
-            missing = _missing_support(ddl, plan)
+        if plan.statement is not None:
+            missing = _missing_support(ddl, plan, plan.statement)
             if missing:
                 if not allow_non_atomic:
                     raise UnsupportedStatementError(f"{plan.label} ({missing})", line=plan.line,
@@ -62,21 +75,10 @@ def check_available(ddl: Any, plans: Sequence[PlannedStatement], *,
     return checked
 
 
-def _missing_support(ddl: Any, plan: PlannedStatement) -> str:
-    assert plan.method is not None
-    method = getattr(ddl, plan.method, None)
-    if not callable(method):
-        return f"this build of AtomicDDL has no {plan.method}()"
-    try:
-        parameters = inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return ""
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-        return ""
-    absent = [key for key in plan.kwargs if key not in parameters]
-    if not absent:
-        return ""
-    used = [key for key in absent if key in plan.optional]
-    if used:
-        return f"{plan.method}() does not take {', '.join(used)} yet"
-    return f"{plan.method}() does not take {', '.join(absent)}"
+def _missing_support(ddl: StatementRunner, plan: PlannedStatement, statement: Statement[Name]) -> str:
+    options = ddl.statement_options(type(statement))
+    if options is None:
+        return f"this build of AtomicDDL has no {statement.method}()"
+    used = [field.name for field in attrs.fields(type(statement))
+            if field.name in plan.optional and field.name not in options]
+    return f"{statement.method}() does not take {', '.join(used)} yet" if used else ""

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import attrs
 
 from ddl_log.errors import UnsupportedStatementError
 from ddl_log.sql.names import NameKind, SessionFacts, Target, resolve
+from ddl_log.statements.typed import Statement
 from storage.catalogs.names import SESSION_CATALOG, quote_ident
 
 
@@ -50,16 +51,14 @@ class Name:
 
 @attrs.frozen
 class PlannedStatement:
-    """A statement read and routed, not run yet. ``method`` is None for statements that go to ``spark.sql``."""
+    """A statement read and routed, not run yet. ``statement`` is None for statements that go to ``spark.sql``."""
 
     text: str
     line: int
     kind: Literal["ddl", "query"]
-    method: str | None = None
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = attrs.field(factory=dict)
+    statement: Statement[Name] | None = None
     optional: frozenset[str] = frozenset()
-    """Keyword arguments that only some builds of AtomicDDL accept (a feature the user used)."""
+    """Optional clauses (field names) the user used, that not every executor runs (see :mod:`ddl_log.dispatch`)."""
     label: str = ""
     """What the statement is, for messages (``"CREATE VIEW"``)."""
     spark_sql: bool = True
@@ -67,20 +66,22 @@ class PlannedStatement:
     allow_non_atomic: bool = False
 
     def names(self) -> list[Name]:
-        """Every name of the call, the statement's own object first."""
-        return [*_names(self.args), *_names(tuple(self.kwargs.values()))]
+        """Every name of the statement, its own object first."""
+        return [] if self.statement is None else list(_names(_fields(self.statement)))
 
-    def resolved(self, facts: SessionFacts) -> tuple[tuple[Any, ...], dict[str, Any]] | None:
-        """The call's arguments with every :class:`Name` resolved and backquoted; None when the statement goes to
-        Spark unchanged (its object lies outside the session catalog, or Spark itself refuses it). Raises
+    def resolved(self, facts: SessionFacts) -> Statement[str] | None:
+        """The statement with every :class:`Name` resolved and backquoted; None when it goes to Spark unchanged
+        (its object lies outside the session catalog, or Spark itself refuses it). Raises
         :class:`UnsupportedStatementError` when neither the DDL log nor Spark can run it as Spark would."""
+        assert self.statement is not None
         done: dict[Name, Target] = {}
         targets = [name.resolve(facts, done) for name in self.names()]
         if all(target.in_session for target in targets):
             if not self._session_is_current(facts, targets[0]):
                 return None
-            return (tuple(_substitute(a, done) for a in self.args),
-                    {k: _substitute(v, done) for k, v in self.kwargs.items()})
+            changes = {field.name: _substitute(getattr(self.statement, field.name), done)
+                       for field in attrs.fields(type(self.statement))}
+            return cast("Statement[str]", attrs.evolve(self.statement, **changes))
         odd = next(target for target in targets if not target.in_session)
         if not self.spark_sql:
             raise UnsupportedStatementError(
@@ -92,7 +93,6 @@ class PlannedStatement:
         raise UnsupportedStatementError(f"{self.label} with {odd.text}", line=self.line, statement=self.text,
                                         name=odd.text,
                                         reason=f"this statement was not run, {UnsupportedStatementError.NOT_ATOMIC}")
-
 
     def _session_is_current(self, facts: SessionFacts, target: Target) -> bool:
         """Whether the DDL log can run the statement: its steps name session-catalog objects ``db.name``, which Spark
@@ -109,6 +109,10 @@ class PlannedStatement:
             reason="this statement was not run: the DDL log runs its steps in the current catalog; USE spark_catalog."
                    "<database> first" + (" (or allow_non_atomic=True runs it on Spark directly, not atomically)"
                                          if self.spark_sql else ""))
+
+
+def _fields(statement: Statement[Name]) -> tuple[Any, ...]:
+    return tuple(getattr(statement, field.name) for field in attrs.fields(type(statement)))
 
 
 def _names(values: tuple[Any, ...] | list[Any]) -> Iterator[Name]:

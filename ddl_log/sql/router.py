@@ -14,6 +14,24 @@ from ddl_log.sql.cursor import Cursor, Unsupported
 from ddl_log.sql.plan import Name, PlannedStatement
 from ddl_log.sql.tokens import QUERY_STARTS, Piece, slice_text, split_script
 from ddl_log.sql.validate import is_data_type, validate
+from ddl_log.statements.typed import (
+    AlterTable,
+    AlterView,
+    CreateDatabase,
+    CreateFunction,
+    CreateOrReplaceTable,
+    CreateSqlFunction,
+    CreateTable,
+    CreateView,
+    DropDatabase,
+    DropFunction,
+    DropTables,
+    DropViews,
+    InsertOverwrite,
+    RenameTables,
+    RenameView,
+    TruncateTable,
+)
 
 
 def plan_script(text: str, *, allow_non_atomic: bool = False) -> list[PlannedStatement]:
@@ -27,7 +45,7 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False)
     cursor = Cursor(script, piece.tokens)
     try:
         plan = Router(cursor).route()
-        return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.method else plan
+        return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.statement else plan
     except Unsupported as unsupported:
         if not allow_non_atomic:
             raise UnsupportedStatementError(unsupported.what, line=cursor.line, statement=cursor.statement) from None
@@ -149,8 +167,8 @@ class Router(ClauseReader):
         if "like" in kwargs:  # Spark's CREATE TABLE LIKE is a v1 command: its names resolve the v1 way
             name, kwargs["like"] = name.as_kind("v1"), kwargs["like"].as_kind("v1_relation")
         if or_replace:  # Spark knows no [CREATE OR] REPLACE TABLE ... LIKE
-            return c.ddl(verb, "create_or_replace_table", name, spark_sql="like" not in kwargs, **kwargs)
-        return c.ddl(verb, "create_table", name, if_not_exists=if_not_exists, **kwargs)
+            return c.ddl(verb, CreateOrReplaceTable(name=name, **kwargs), spark_sql="like" not in kwargs)
+        return c.ddl(verb, CreateTable(name=name, if_not_exists=if_not_exists, **kwargs))
 
     def create_view(self, or_replace: bool) -> PlannedStatement:
         c = self.c
@@ -182,7 +200,7 @@ class Router(ClauseReader):
                 kwargs["properties"] = self.properties()
                 optional.append("properties")
             elif c.take("AS"):
-                return c.ddl(verb, "create_view", name, as_select=self.query_text(), optional=optional, **kwargs)
+                return c.ddl(verb, CreateView(name=name, as_select=self.query_text(), **kwargs), optional=optional)
             else:
                 raise Unsupported(f"{verb} with {self.clause_name()}")
         raise c.error("expected AS and a query")
@@ -206,8 +224,8 @@ class Router(ClauseReader):
                     if not c.take_kind(TokenType.COMMA):
                         break
             c.expect_end()
-            return c.ddl(verb, "create_function", name, class_name=class_name, resources=resources,
-                         or_replace=or_replace, optional=extra, **extra)
+            return c.ddl(verb, CreateFunction(name=name, class_name=class_name, resources=resources,
+                                              or_replace=or_replace, **extra), optional=extra)
         if c.is_kind(TokenType.L_PAREN):
             params = c.group("parameters")
             c.expect("RETURNS")
@@ -224,8 +242,8 @@ class Router(ClauseReader):
                 raise Unsupported(f"{verb} ... RETURNS {returns} (only a return type, then RETURN)")
             c.i += 1
             body = c.rest()
-            return c.ddl(verb, "create_sql_function", name, params=params.text(), returns=returns, body=body,
-                         or_replace=or_replace, optional=extra, **extra)
+            return c.ddl(verb, CreateSqlFunction(name=name, params=params.text(), returns=returns, body=body,
+                                                 or_replace=or_replace, **extra), optional=extra)
         raise c.error("expected AS 'class' or a parameter list")
 
     def create_database(self, or_replace: bool) -> PlannedStatement:
@@ -245,7 +263,7 @@ class Router(ClauseReader):
                 optional.append("properties")
             else:
                 raise Unsupported(f"CREATE DATABASE with {self.clause_name()}")
-        return c.ddl("CREATE DATABASE", "create_database", database, optional=optional, **kwargs)
+        return c.ddl("CREATE DATABASE", CreateDatabase(name=database, **kwargs), optional=optional)
 
     # -- RENAME, ALTER
 
@@ -259,7 +277,7 @@ class Router(ClauseReader):
             if not c.take_kind(TokenType.COMMA):
                 break
         c.expect_end()
-        return c.ddl("RENAME TABLE", "rename_tables", pairs, spark_sql=False)  # not Spark SQL (MariaDB's)
+        return c.ddl("RENAME TABLE", RenameTables(pairs=pairs), spark_sql=False)  # not Spark SQL (MariaDB's)
 
     def alter_table(self) -> PlannedStatement:
         c = self.c
@@ -267,20 +285,20 @@ class Router(ClauseReader):
         if c.take("RENAME", "TO"):
             new = c.name("a table name").as_kind("new_name", renamed=name)
             c.expect_end()
-            return c.ddl("ALTER TABLE ... RENAME TO", "rename_tables", [(name, new)])
+            return c.ddl("ALTER TABLE ... RENAME TO", RenameTables(pairs=[(name, new)]))
         op = self.alter_op()
         c.expect_end()
-        return c.ddl(f"ALTER TABLE ... {type(op).__name__}", "alter_table", name, op)
+        return c.ddl(f"ALTER TABLE ... {type(op).__name__}", AlterTable(name=name, op=op))
 
     def alter_view(self) -> PlannedStatement:
         c = self.c
         name = c.name("a view name").as_kind("relation")
         if c.take("AS"):
-            return c.ddl("ALTER VIEW", "alter_view", name, as_select=self.query_text())
+            return c.ddl("ALTER VIEW", AlterView(name=name, as_select=self.query_text()))
         if c.take("RENAME", "TO"):
             new = c.name("a view name").as_kind("new_name", renamed=name)
             c.expect_end()
-            return c.ddl("ALTER VIEW ... RENAME TO", "rename_view", name, new)
+            return c.ddl("ALTER VIEW ... RENAME TO", RenameView(old=name, new=new))
         raise Unsupported(f"ALTER VIEW ... {c.word() or '...'}")
 
     # -- DROP, TRUNCATE, INSERT OVERWRITE
@@ -298,7 +316,7 @@ class Router(ClauseReader):
             if not cascade:
                 c.take("RESTRICT")
             c.expect_end()
-            return c.ddl("DROP DATABASE", "drop_database", database, if_exists=if_exists, cascade=cascade)
+            return c.ddl("DROP DATABASE", DropDatabase(name=database, if_exists=if_exists, cascade=cascade))
         if kind not in ("TABLE", "VIEW", "FUNCTION"):
             raise Unsupported(f"DROP {kind or '...'}")
         c.i += 1
@@ -306,15 +324,15 @@ class Router(ClauseReader):
         if kind == "FUNCTION":
             function = c.name("a function name").as_kind("function")
             c.expect_end()
-            return c.ddl("DROP FUNCTION", "drop_function", function, if_exists=if_exists)
+            return c.ddl("DROP FUNCTION", DropFunction(name=function, if_exists=if_exists))
         names = [name.as_kind("relation") for name in c.names(f"a {kind.lower()} name")]
         if kind == "TABLE" and c.at("PURGE"):
             raise Unsupported("DROP TABLE ... PURGE")
         c.expect_end()
         single = len(names) == 1  # Spark drops one object per statement
         if kind == "TABLE":
-            return c.ddl("DROP TABLE", "drop_tables", names, if_exists=if_exists, spark_sql=single)
-        return c.ddl("DROP VIEW", "drop_views", names, if_exists=if_exists, spark_sql=single)
+            return c.ddl("DROP TABLE", DropTables(names=names, if_exists=if_exists), spark_sql=single)
+        return c.ddl("DROP VIEW", DropViews(names=names, if_exists=if_exists), spark_sql=single)
 
     def truncate(self) -> PlannedStatement:
         c = self.c
@@ -322,7 +340,7 @@ class Router(ClauseReader):
         if c.at("PARTITION"):
             raise Unsupported("TRUNCATE TABLE ... PARTITION")
         c.expect_end()
-        return c.ddl("TRUNCATE TABLE", "truncate_table", name)
+        return c.ddl("TRUNCATE TABLE", TruncateTable(name=name))
 
     def insert_overwrite(self) -> PlannedStatement:
         c = self.c
@@ -342,5 +360,5 @@ class Router(ClauseReader):
         if c.is_kind(TokenType.L_PAREN) and not (c.words(1) and c.words(1)[0] in QUERY_STARTS) \
                 and not c.is_kind(TokenType.L_PAREN, 1):
             raise Unsupported("INSERT OVERWRITE with a column list")
-        return c.ddl("INSERT OVERWRITE", "insert_overwrite", name, as_select=self.query_text(), optional=extra,
-                     **extra)
+        return c.ddl("INSERT OVERWRITE", InsertOverwrite(name=name, as_select=self.query_text(), **extra),
+                     optional=extra)
