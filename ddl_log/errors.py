@@ -1,9 +1,14 @@
 """The errors of the ``ddl_log`` layer (the statements, the SQL front end and the CLI), all rooted in
-:class:`storage.errors.DDLLogError` except the CLI's internal signals."""
+:class:`storage.errors.DDLLogError` except internal signals (the router's, the CLI's). The errors of the layers below
+live in ``storage/errors.py``, ``chains/errors.py`` and ``actions/errors.py``; ``ddl_log`` re-exports them all."""
 
 from __future__ import annotations
 
-from storage.errors import DDLLogError
+from storage.errors import DDLLogError, InvalidNameError
+
+
+class InvalidSchemaError(InvalidNameError):
+    """A column list that does not parse or uses an unsupported column option."""
 
 
 class SqlParseError(DDLLogError):
@@ -32,6 +37,14 @@ class UnsupportedStatementError(DDLLogError):
         self.line = line
         self.statement = statement
         self.name = name
+
+
+class Unsupported(Exception):  # noqa: N818 - internal signal, turned into UnsupportedStatementError
+    """The SQL router met a form the DDL log cannot run atomically (``what`` names it)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
 
 
 # The CLI's own signals (not DDLLogError: ``ddl-log`` turns them into its exit codes).

@@ -19,6 +19,8 @@ def cmd_crash_points(args: argparse.Namespace) -> int:
 
 
 def load_crash_points() -> None:
-    """Import the modules that declare crash points (they register on import). The API imports every statement,
-    recovery, the log and the record layer, and imports Spark only when a session is needed: no JVM starts."""
+    """Import the modules that declare crash points (they register on import). The API imports them all: the
+    statements (``ddl_log.statements``), recovery, the replace machine (``replace_table``), the actions, the log and
+    binlog (``chains``), the record layer (``storage.records``) and the catalog interface (``storage.catalogs``); it
+    imports Spark only when a session is needed, so no JVM starts (tests/cli/test_cli.py checks the list is whole)."""
     importlib.import_module("ddl_log.api")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from sqlglot.tokenizer_core import TokenType
 
-from ddl_log.sql.cursor import Cursor, Unsupported
+from ddl_log.errors import Unsupported
+from ddl_log.sql.cursor import Cursor
 from ddl_log.sql.plan import Name
 from ddl_log.sql.tokens import QUERY_STARTS, TEXT_STRINGS, source_text
 from ddl_log.sql.validate import is_data_type

@@ -8,17 +8,10 @@ from collections.abc import Iterable, Sequence
 import attrs
 from sqlglot.tokenizer_core import Token, TokenType
 
-from ddl_log.errors import SqlParseError
+from ddl_log.errors import SqlParseError, Unsupported
 from ddl_log.sql.plan import Name, PlannedStatement
 from ddl_log.sql.tokens import TEXT_STRINGS, line_col, slice_text, source_text, token_words
 from ddl_log.statements.typed import Statement
-
-
-class Unsupported(Exception):  # noqa: N818 - internal signal, turned into UnsupportedStatementError
-    def __init__(self, what: str) -> None:
-        super().__init__(what)
-        self.what = what
-
 
 
 class Cursor:

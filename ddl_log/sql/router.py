@@ -8,9 +8,9 @@ from typing import Any
 import attrs
 from sqlglot.tokenizer_core import TokenType
 
-from ddl_log.errors import UnsupportedStatementError
+from ddl_log.errors import Unsupported, UnsupportedStatementError
 from ddl_log.sql.clauses import ClauseReader
-from ddl_log.sql.cursor import Cursor, Unsupported
+from ddl_log.sql.cursor import Cursor
 from ddl_log.sql.plan import Name, PlannedStatement
 from ddl_log.sql.tokens import QUERY_STARTS, Piece, slice_text, split_script
 from ddl_log.sql.validate import is_data_type, validate
