@@ -1,5 +1,7 @@
 """The shape every undo-protected statement shares: log an action, do it, repeat; commit; or, on any error before
-the commit point, replay the undo chain and raise :class:`StatementFailedError` (no side effect remains)."""
+the commit point, replay the undo chain and raise :class:`StatementFailedError` (no side effect remains). Whether an
+error came before or after the commit point is decided in :mod:`actions.commit_or_undo`, for the replace machine
+too."""
 
 from __future__ import annotations
 
