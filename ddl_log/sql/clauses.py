@@ -25,7 +25,6 @@ PASS_THROUGH_CLAUSES = {
 }
 
 
-
 class ClauseReader:
     """Reads clauses at the cursor; errors point at the offending token."""
 
@@ -111,7 +110,6 @@ class ClauseReader:
             if inner.done:
                 return spec
             inner.expect_kind(TokenType.COMMA, ", or )")
-
 
     def query_text(self) -> str:
         c = self.c

@@ -52,8 +52,6 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False)
         return cursor.query()
 
 
-
-
 class Router(ClauseReader):
     """Routes one statement: the first words pick the form, whose reader takes the rest."""
 

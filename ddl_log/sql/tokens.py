@@ -83,7 +83,6 @@ def _expand_command(script: str, tokens: list[Token], end: int) -> list[Token]:
     return [tokens[0], *_expand_command(script, shifted, end)] if shifted else tokens[:1]
 
 
-
 def token_error(text: str, exc: TokenError, base: int) -> SqlParseError:
     """``text`` starts at offset ``base`` of the script; positions are reported in the script. (Only the whole
     script can fail to tokenize, so ``base`` is 0 here in practice.)"""

@@ -79,7 +79,6 @@ def _parse_error(script: str, exc: ParseError, last: Token) -> SqlParseError:
     return SqlParseError(reason, line=line, column=column, text=source_text(script, last))
 
 
-
 def is_data_type(text: str) -> bool:
     """Whether ``text`` is exactly one Spark data type (``exp.DataType.build`` alone ignores trailing words)."""
     try:
