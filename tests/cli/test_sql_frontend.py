@@ -120,7 +120,7 @@ class FakeDDL:
         return None if handler is None else handler.options
 
     def execute(self, statement: Statement[str]) -> object:
-        return HANDLERS[type(statement)].run(self, statement)  # type: ignore[arg-type]
+        return HANDLERS[type(statement)].run(self, statement)
 
     @recorded
     def create_or_replace_table(
@@ -417,7 +417,7 @@ def test_routes_match_the_real_atomic_ddl_signatures() -> None:
     plans = [plan for sql, *_ in ROUTES for plan in plan_script(sql)]
     present = [plan for plan in plans if plan.statement is not None]
     assert len(present) == len(ROUTES)
-    assert check_available(AtomicDDL, present) == present  # type: ignore[arg-type]
+    assert check_available(AtomicDDL, present) == present
 
 
 def test_statement_text_is_the_original_with_its_comments_and_spacing() -> None:
