@@ -1,20 +1,26 @@
 """spark-ddl-log: crash-safe, atomic DDL for Apache Spark tables, on a MariaDB-style DDL log.
 
-Public API: :class:`AtomicDDL`; errors are all subclasses of :class:`DDLLogError`.
+Public API: :class:`AtomicDDL`; errors are all subclasses of :class:`DDLLogError`. Each layer keeps its errors in
+one module (``storage/errors.py``, ``chains/errors.py``, ``actions/errors.py``, ``ddl_log/errors.py``); every public
+one is re-exported here.
 """
 
 from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
 from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.api import AtomicDDL
+from ddl_log.errors import InvalidSchemaError, SqlParseError, UnsupportedStatementError
 from ddl_log.recovery import RecoveryReport
-from ddl_log.sql_frontend import SqlParseError, SqlResult, UnsupportedStatementError
+from ddl_log.sql import SqlResult
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
     CatalogError,
     CorruptLogError,
     DDLLogError,
+    EngineOperationError,
     HomeLockedError,
+    InvalidDefinitionError,
     InvalidNameError,
+    LeftoverFilesError,
     LogWriteFailedError,
     NoSuchObjectError,
     ObjectExistsError,
@@ -31,8 +37,12 @@ __all__ = [
     "CommittedWithPendingWorkWarning",
     "CorruptLogError",
     "DDLLogError",
+    "EngineOperationError",
     "HomeLockedError",
+    "InvalidDefinitionError",
     "InvalidNameError",
+    "InvalidSchemaError",
+    "LeftoverFilesError",
     "LogStateError",
     "LogWriteFailedError",
     "NoSuchObjectError",

@@ -12,13 +12,16 @@ from typing import TYPE_CHECKING, Any
 from chains.binlog import Binlog, BinlogEvent, open_binlog
 from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, open_log
-from ddl_log.alter_ops import AlterOp, alter_table_text
-from ddl_log.alter_statement import alter_table
+from ddl_log.dispatch import HANDLERS
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
-from ddl_log.overwrite import overwrite_text, plan_overwrite, resolve_mode
 from ddl_log.recovery import RecoveryReport, recover
-from ddl_log.schema import SchemaLike, parse_schema
-from ddl_log.statements import (
+from ddl_log.statements.alter import alter_table
+from ddl_log.statements.alter_ops import AlterOp, alter_table_text
+from ddl_log.statements.driver import Parts
+from ddl_log.statements.overwrite import overwrite_text, plan_overwrite, resolve_mode
+from ddl_log.statements.schema import SchemaLike, parse_schema
+from ddl_log.statements.tables import create_database, drop_database, drop_tables, rename_tables
+from ddl_log.statements.texts import (
     create_table_text,
     drop_database_text,
     drop_text,
@@ -26,9 +29,8 @@ from ddl_log.statements import (
     rename_tables_text,
     view_text,
 )
-from ddl_log.table_statements import create_database, drop_database, drop_tables, rename_tables
-from ddl_log.undo_statement import Parts
-from ddl_log.view_statements import (
+from ddl_log.statements.typed import Statement
+from ddl_log.statements.views import (
     alter_view,
     create_function,
     create_view,
@@ -52,7 +54,7 @@ from storage.records.fileops import REAL_FILE_OPS, FileOps
 from storage.records.home import Home
 
 if TYPE_CHECKING:
-    from ddl_log.sql_frontend import SqlResult
+    from ddl_log.sql import SqlResult
 
 
 class AtomicDDL:
@@ -236,11 +238,11 @@ class AtomicDDL:
         """INSERT OVERWRITE TABLE t [PARTITION (a='1', b)] [IF NOT EXISTS] SELECT ...: the new table version is built
         in a copy (LIKE t) and swapped in at the commit; the SELECT may read t itself and runs once.
 
-        What is replaced follows Spark (:mod:`ddl_log.overwrite`): ``overwrite_mode`` ``static`` / ``dynamic``, by
-        default the session's ``spark.sql.sources.partitionOverwriteMode`` at this moment (static without Spark);
-        ``partition`` maps every partition column to a static value or None (dynamic). The partitions kept are
-        copied into the new version; any crash leaves all replaced partitions old or all new. IF NOT EXISTS with an
-        existing partition does nothing (None)."""
+        What is replaced follows Spark (:mod:`ddl_log.statements.overwrite`): ``overwrite_mode`` ``static`` /
+        ``dynamic``, by default the session's ``spark.sql.sources.partitionOverwriteMode`` at this moment (static
+        without Spark); ``partition`` maps every partition column to a static value or None (dynamic). The
+        partitions kept are copied into the new version; any crash leaves all replaced partitions old or all new.
+        IF NOT EXISTS with an existing partition does nothing (None)."""
         if (as_select is None) == (df is None):
             raise InvalidNameError("give exactly one of as_select, df", str(name))
         target = TableName.of(name)
@@ -297,10 +299,23 @@ class AtomicDDL:
         """The session's current database (unqualified names in SQL resolve against it)."""
         return str(self.spark.catalog.currentDatabase())
 
+    def execute(self, statement: Statement[str]) -> object:
+        """Run a typed statement (as the SQL front end reads them) through its method, chosen by its type."""
+        handler = HANDLERS.get(type(statement))
+        if handler is None:
+            raise TypeError(f"AtomicDDL cannot run a {type(statement).__name__}")
+        return handler.run(self, statement)
+
+    @staticmethod
+    def statement_options(kind: type[Statement[Any]]) -> frozenset[str] | None:
+        """The optional clauses :meth:`execute` runs for statements of type ``kind``; None: it cannot run them."""
+        handler = HANDLERS.get(kind)
+        return None if handler is None else handler.options
+
     def sql(self, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
         """Run a SQL script: every DDL statement this project makes atomic goes through the DDL log, anything else
         to ``spark.sql`` unchanged. A DDL form that cannot be made atomic is refused unless ``allow_non_atomic``."""
-        from ddl_log.sql_frontend import run_sql
+        from ddl_log.sql import run_sql
 
         return run_sql(self, text, allow_non_atomic=allow_non_atomic)
 

@@ -32,11 +32,12 @@ from typing import Any
 import attrs
 from transitions import Machine
 
+from actions.commit_or_undo import undo_unless_committed
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
-from actions.replay import replay_chain, roll_back
+from actions.replay import replay_chain
 from chains.binlog import Binlog, BinlogEvent
-from chains.commit import commit_chain, is_committed
+from chains.commit import commit_chain
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from chains.payloads import CreateTablePayload, RenameTablePayload
@@ -200,21 +201,20 @@ class ReplaceTable:
             for trigger in plan[: plan.index("drop_backup")]:
                 self._step(trigger)
         except Exception as exc:
-            if not is_committed(self.log, self.binlog, self.create_chain):
-                raise self._roll_back(exc) from exc
+            error = self._roll_back(exc)
+            if error is not None:
+                raise error from exc
             # Committed (the binlog has the XID) but closing C failed: recovery closes C and drops BACKUP.
             return ReplaceResult(self.orig, self.orig_exists, self.event, backup_pending=True)
         self._step("drop_backup")
         return ReplaceResult(self.orig, self.orig_exists, self.event, self.backup_pending)
 
-    def _roll_back(self, cause: Exception) -> StatementFailedError:
-        """Error before the commit: close D, replay C. What cannot be undone now stays logged for recovery."""
-        rollback_error: Exception | None = None
+    def _roll_back(self, cause: Exception) -> StatementFailedError | None:
+        """Error: None if the statement committed already; else close D, replay C and return the error to raise.
+        What cannot be undone now stays logged for recovery."""
         cancel = () if self.drop_chain is None else (self.drop_chain,)
-        try:
-            roll_back(ActionContext(self.catalog, self.log, self.binlog), self.create_chain, cancel=cancel)
-        except Exception as exc:  # noqa: BLE001 - reported inside the error; recovery finishes the undo
-            rollback_error = exc
-        else:
+        error = undo_unless_committed(ActionContext(self.catalog, self.log, self.binlog), self.create_chain, cause,
+                                      verb=self.verb, subject=str(self.orig), cancel=cancel)
+        if error is not None and error.rollback_error is None:
             self.mark_rolled_back()
-        return StatementFailedError(self.verb, str(self.orig), cause, rollback_error=rollback_error)
+        return error

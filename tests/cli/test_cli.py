@@ -18,7 +18,7 @@ import pytest
 from chains.entries import ActionType, ChainKind
 from chains.log import LOG_FILE, dump_records, open_log
 from ddl_log.api import AtomicDDL
-from ddl_log.sql_frontend import run_sql
+from ddl_log.sql import run_sql
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName

@@ -1,5 +1,7 @@
 """The SQL front end's reading and routing, against a fake AtomicDDL that records calls (real Spark behaviour of each
-statement is tested elsewhere): every route, pass-through, unsupported forms, script splitting, parse errors."""
+statement is tested elsewhere): every route, pass-through, unsupported forms, script splitting, parse errors. The
+fake runs the routed statements through the real type -> handler table (:mod:`ddl_log.dispatch`), so each route is
+checked down to the AtomicDDL method call it becomes."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from typing import Any
 import attrs
 import pytest
 
-from ddl_log import alter_ops
-from ddl_log.sql_frontend import (
+from ddl_log.dispatch import HANDLERS
+from ddl_log.sql import (
     SqlParseError,
     SqlResult,
     UnsupportedStatementError,
@@ -22,6 +24,8 @@ from ddl_log.sql_frontend import (
     run_sql,
     split_statements,
 )
+from ddl_log.statements import alter_ops
+from ddl_log.statements.typed import AlterTable, CreateView, Statement
 
 
 @attrs.frozen
@@ -105,11 +109,18 @@ class FakeSpark:
 
 
 class FakeDDL:
-    """The AtomicDDL methods the front end routes to, with the real keyword arguments."""
+    """The AtomicDDL methods the front end's statements become, with the real keyword arguments."""
 
     def __init__(self) -> None:
         self.calls: list[Call] = []
         self.spark = FakeSpark()
+
+    def statement_options(self, kind: type[Statement[Any]]) -> frozenset[str] | None:
+        handler = HANDLERS.get(kind)
+        return None if handler is None else handler.options
+
+    def execute(self, statement: Statement[str]) -> object:
+        return HANDLERS[type(statement)].run(self, statement)
 
     @recorded
     def create_or_replace_table(
@@ -378,16 +389,34 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
 @pytest.mark.parametrize(("sql", "method", "args", "kwargs"), ROUTES, ids=[r[0][:50] for r in ROUTES])
 def test_route(sql: str, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     call = call_of(sql)
-    assert (call.method, call.args, call.kwargs) == (method, args, kwargs)
+    assert call.method == method
+    assert bound(call.method, call.args, call.kwargs) == bound(method, args, kwargs)
+
+
+def bound(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments by name, defaults filled in, sequences as tuples (the statements are immutable)."""
+    arguments = inspect.signature(getattr(FakeDDL, method)).bind(None, *args, **kwargs)
+    arguments.apply_defaults()
+    return {name: as_tuples(value) for name, value in arguments.arguments.items() if name != "self"}
+
+
+def as_tuples(value: Any) -> Any:
+    return tuple(as_tuples(item) for item in value) if isinstance(value, list | tuple) else value
 
 
 def test_routes_match_the_real_atomic_ddl_signatures() -> None:
-    """Every route whose method AtomicDDL has passes only arguments it takes (the fake mirrors them)."""
+    """Every statement type has a handler in AtomicDDL's table, and every route is one AtomicDDL runs with the
+    clauses it uses (the fake mirrors its methods' signatures)."""
     from ddl_log.api import AtomicDDL
 
+    def leaves(kind: type[Statement[Any]]) -> set[type[Statement[Any]]]:
+        below = kind.__subclasses__()
+        return set().union(*(leaves(k) for k in below)) if below else {kind}
+
+    assert set(HANDLERS) == leaves(Statement)
     plans = [plan for sql, *_ in ROUTES for plan in plan_script(sql)]
-    present = [plan for plan in plans if plan.method is not None and hasattr(AtomicDDL, plan.method)]
-    assert present
+    present = [plan for plan in plans if plan.statement is not None]
+    assert len(present) == len(ROUTES)
     assert check_available(AtomicDDL, present) == present
 
 
@@ -402,7 +431,7 @@ def test_statement_text_is_the_original_with_its_comments_and_spacing() -> None:
 
 def test_names_are_backquoted_so_odd_names_survive() -> None:
     call = call_of("DROP TABLE `my db`.`we``ird.name`, spark_catalog.db.t")
-    assert call.args == (["`my db`.`we``ird.name`", "`db`.`t`"],)
+    assert call.args == (("`my db`.`we``ird.name`", "`db`.`t`"),)
 
 
 def test_unqualified_names_use_the_current_database_after_use() -> None:
@@ -411,7 +440,7 @@ def test_unqualified_names_use_the_current_database_after_use() -> None:
     assert [r.kind for r in results] == ["query", "ddl", "query", "ddl"]
     assert ddl.spark.statements == ["USE sales", "USE `default`"]
     assert [(c.method, c.args) for c in ddl.calls] == [
-        ("drop_tables", (["`sales`.`orders`"],)),
+        ("drop_tables", (("`sales`.`orders`",),)),
         ("truncate_table", (T,)),
     ]
 
@@ -501,12 +530,11 @@ def test_allow_non_atomic_passes_unsupported_ddl_to_spark(sql: str, what: str) -
 class OldDDL(FakeDDL):
     """A build without alter_table, and whose create_view takes no column list."""
 
-    alter_table = None  # type: ignore[assignment]
-
-    @recorded
-    def create_view(
-        self, name: str, *, as_select: str, or_replace: bool = False, comment: Any = None, statement: Any = None
-    ) -> None: ...
+    def statement_options(self, kind: type[Statement[Any]]) -> frozenset[str] | None:
+        options = super().statement_options(kind)
+        if kind is AlterTable or options is None:
+            return None
+        return options - {"columns"} if kind is CreateView else options
 
 
 def test_a_method_the_build_lacks_is_unsupported_not_run() -> None:
@@ -675,7 +703,7 @@ def test_a_first_part_is_a_catalog_only_when_one_is_registered() -> None:
     assert passed_through(ddl, "DROP TABLE other.ns.t")
     assert passed_through(ddl, "DROP DATABASE other.d")
     assert not passed_through(ddl, "DROP TABLE nocatalog.t")  # a database of the current (session) catalog
-    assert ddl.calls[-1].args == (["`nocatalog`.`t`"],)
+    assert ddl.calls[-1].args == (("`nocatalog`.`t`",),)
     assert not passed_through(ddl, "DROP DATABASE Spark_Catalog.d")
     assert ddl.calls[-1].args == ("d",)
     for spark_refuses in ("DROP TABLE a.b.c", "DROP TABLE spark_catalog.t", "CREATE DATABASE x.y"):
@@ -698,7 +726,7 @@ def test_a_session_is_asked_again_after_every_statement_spark_ran() -> None:
     ddl = FakeDDL()
     results = run_sql(ddl, "DROP TABLE t; CREATE TEMPORARY VIEW t AS SELECT 1; DROP TABLE t; USE db; DROP TABLE u")
     assert [r.kind for r in results] == ["ddl", "query", "query", "query", "ddl"]
-    assert [c.args for c in ddl.calls] == [(["`default`.`t`"],), (["`db`.`u`"],)]
+    assert [c.args for c in ddl.calls] == [(("`default`.`t`",),), (("`db`.`u`",),)]
 
 
 def test_a_form_spark_cannot_run_is_refused_when_it_names_an_object_outside_the_session_catalog() -> None:
@@ -749,4 +777,4 @@ def test_rename_to_another_database_is_sparks_error() -> None:
         assert passed_through(ddl, sql), sql
     ddl.spark.current = "db"
     assert not passed_through(ddl, "ALTER TABLE `default`.a RENAME TO b")
-    assert ddl.calls[-1].args == ([("`default`.`a`", "`default`.`b`")],)
+    assert ddl.calls[-1].args == ((("`default`.`a`", "`default`.`b`"),),)

@@ -18,7 +18,7 @@ import attrs
 import pytest
 
 from ddl_log.api import AtomicDDL
-from ddl_log.sql_frontend import UnsupportedStatementError
+from ddl_log.sql import UnsupportedStatementError
 from tests.conftest import reset_spark
 
 pytestmark = pytest.mark.spark

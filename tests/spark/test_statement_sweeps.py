@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL
-from ddl_log.alter_ops import AddColumns, AddPartition, ChangeColumnType, DropColumns, DropPartition, SetProperties
+from ddl_log.statements.alter_ops import (
+    AddColumns,
+    AddPartition,
+    ChangeColumnType,
+    DropColumns,
+    DropPartition,
+    SetProperties,
+)
 from tests import crashkit
 from tests.spark.sweep_support import assert_clean_log, catalog_points, table_state, warehouse_dirs
 

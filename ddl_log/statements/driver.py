@@ -1,5 +1,7 @@
 """The shape every undo-protected statement shares: log an action, do it, repeat; commit; or, on any error before
-the commit point, replay the undo chain and raise :class:`StatementFailedError` (no side effect remains)."""
+the commit point, replay the undo chain and raise :class:`StatementFailedError` (no side effect remains). Whether an
+error came before or after the commit point is decided in :mod:`actions.commit_or_undo`, for the replace machine
+too."""
 
 from __future__ import annotations
 
@@ -9,12 +11,13 @@ from typing import Any
 
 import attrs
 
+from actions.commit_or_undo import undo_unless_committed
 from actions.context import ActionContext
 from actions.errors import CommittedWithPendingWorkWarning, StatementFailedError
-from actions.replay import replay_chain, roll_back
+from actions.replay import replay_chain
 from actions.table_actions import dropped_object_name
 from chains.binlog import Binlog, BinlogEvent
-from chains.commit import commit_chain, committed_event, is_committed
+from chains.commit import commit_chain, committed_event
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from chains.payloads import Payload
@@ -83,13 +86,7 @@ class UndoStatement:
 
     def fail(self, cause: Exception) -> StatementFailedError | None:
         """Handle an error: None if the statement had already committed, else the error to raise after undo."""
-        if is_committed(self.parts.log, self.parts.binlog, self.position):
-            return None
-        try:
-            roll_back(self.parts.context(), self.position)
-        except Exception as exc:  # noqa: BLE001 - reported; recovery finishes the undo
-            return StatementFailedError(self.verb, self.subject, cause, rollback_error=exc)
-        return StatementFailedError(self.verb, self.subject, cause)
+        return undo_unless_committed(self.parts.context(), self.position, cause, verb=self.verb, subject=self.subject)
 
     def run(self, body: Callable[[UndoStatement], tuple[str, ...]]) -> BinlogEvent | None:
         """Run ``body`` (which returns the objects to binlog), then commit; undo on error. A failure after the

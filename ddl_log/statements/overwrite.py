@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import attrs
 
-from ddl_log.statements import sql_string
+from ddl_log.statements.texts import sql_string
 from storage.catalogs.interface import Catalog, Fill, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
 from storage.errors import InvalidDefinitionError

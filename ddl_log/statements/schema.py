@@ -10,15 +10,11 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
+from ddl_log.errors import InvalidSchemaError
 from storage.catalogs.interface import Column
-from storage.errors import InvalidNameError
 
 SchemaLike = str | Iterable[Column] | Iterable[tuple[str, str]] | Any
 """A DDL string ``"a INT, b STRING COMMENT 'x'"``, Columns, (name, type) pairs, or a pyspark StructType."""
-
-
-class InvalidSchemaError(InvalidNameError):
-    """A column list that does not parse or uses an unsupported column option."""
 
 
 def parse_schema(schema: SchemaLike) -> tuple[Column, ...]:

@@ -14,7 +14,7 @@ from chains.payloads import (
     RestoreColumnComment,
     RestoreProperties,
 )
-from ddl_log.alter_ops import (
+from ddl_log.statements.alter_ops import (
     AddColumns,
     AddPartition,
     AlterOp,
@@ -25,8 +25,8 @@ from ddl_log.alter_ops import (
     SetProperties,
     UnsetProperties,
 )
-from ddl_log.schema import check_type, parse_schema
-from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.statements.driver import Parts, StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.statements.schema import check_type, parse_schema
 from replace_table.machine import ReplaceTable
 from storage.catalogs.interface import TAG_PROPERTY, TableMetadata, TableSpec
 from storage.catalogs.names import TableName, quote_ident

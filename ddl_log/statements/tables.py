@@ -10,7 +10,7 @@ from typing import Any
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType
 from chains.payloads import CreateDatabasePayload, DropFunctionPayload, DropInitPayload, DropViewPayload
-from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.statements.driver import Parts, StatementPoints, UndoStatement, run_forward_chain
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError

@@ -10,7 +10,7 @@ from typing import TypeAlias
 
 import attrs
 
-from ddl_log.statements import sql_string
+from ddl_log.statements.texts import sql_string
 from storage.catalogs.names import quote_ident
 
 
@@ -33,12 +33,12 @@ def _names(value: Iterable[str]) -> tuple[str, ...]:
 @attrs.frozen
 class AddColumns:
     """``ADD COLUMNS (c INT COMMENT 'x', d STRING)``: ``columns`` is the column list text, for
-    :func:`ddl_log.schema.parse_schema`."""
+    :func:`ddl_log.statements.schema.parse_schema`."""
 
     columns: str
 
     def clause(self) -> str:
-        from ddl_log.schema import parse_schema
+        from ddl_log.statements.schema import parse_schema
 
         rendered = ", ".join(
             f"{quote_ident(c.name)} {c.type}" + (f" COMMENT {sql_string(c.comment)}" if c.comment else "")

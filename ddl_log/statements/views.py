@@ -15,7 +15,7 @@ from chains.payloads import (
     DropViewPayload,
     RenameViewPayload,
 )
-from ddl_log.undo_statement import Parts, StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.statements.driver import Parts, StatementPoints, UndoStatement, run_forward_chain
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError

@@ -1,0 +1,28 @@
+"""The statement driver's one decision: an error hit a statement whose undo chain is logged; did the statement
+commit (its XID is in the binlog, or with the binlog off its chain is closed)? Then it stands and recovery finishes
+what is left; else the undo chain is replayed now. Every statement runs through here: the undo statements of
+:mod:`ddl_log.statements.driver` and the replace machine of :mod:`replace_table.machine` (which may not import
+``ddl_log``, hence this layer). The only caller of :func:`chains.commit.is_committed`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from actions.context import ActionContext
+from actions.errors import StatementFailedError
+from actions.replay import roll_back
+from chains.commit import is_committed
+
+
+def undo_unless_committed(context: ActionContext, position: int, cause: Exception, *, verb: str, subject: str,
+                          cancel: Iterable[int] = ()) -> StatementFailedError | None:
+    """After ``cause`` broke the statement of undo chain ``position``: None if it had committed already, else
+    replay the chain (closing the chains in ``cancel`` first) and return the error to raise. What cannot be undone
+    now stays logged for recovery and is named in the error (``rollback_error``)."""
+    if is_committed(context.log, context.binlog, position):
+        return None
+    try:
+        roll_back(context, position, cancel=tuple(cancel))
+    except Exception as exc:  # noqa: BLE001 - reported inside the error; recovery finishes the undo
+        return StatementFailedError(verb, subject, cause, rollback_error=exc)
+    return StatementFailedError(verb, subject, cause)

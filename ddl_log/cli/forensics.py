@@ -1,0 +1,192 @@
+"""Log forensics, read-only: ``status``, ``dump`` and ``binlog`` read the record files without writing, without the
+home's lock and without Spark, and keep going over a damaged log (problems are listed, with their offsets)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ddl_log.cli.output import EXIT_ABANDONED, EXIT_FAILED, EXIT_OK, dumps, field, home_path, out, summary, warn
+from ddl_log.errors import UsageError
+from storage.errors import CorruptLogError
+from storage.records.home import LOG_DIR
+
+if TYPE_CHECKING:
+    from chains.entries import ExecuteEntry
+    from chains.state import LogState
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from chains.entries import ChainState
+    from chains.log import LOG_FILE, LOG_MAGIC
+
+    home = home_path(args)
+    records, problems, _, _ = scan_file(os.path.join(home, LOG_DIR, LOG_FILE), LOG_MAGIC)
+    state = log_state(records, problems)
+    chains = [state.chains[p] for p in sorted(state.chains)]
+    active = [c for c in chains if c.state is ChainState.ACTIVE]
+    abandoned = [c for c in chains if c.state is ChainState.ABANDONED]
+    if args.json:
+        out(dumps({"home": home, "active": [chain_dict(c, state) for c in active],
+                   "abandoned": [chain_dict(c, state) for c in abandoned], "problems": problems}))
+    else:
+        out(f"home: {home}")
+        if not active and not abandoned:
+            out("no active or abandoned chains")
+        if active:
+            out(f"active chains ({len(active)}; the next `ddl-log recover` or `ddl-log sql` recovers them):")
+            for chain in active:
+                print_chain(chain, state)
+        if abandoned:
+            out(f"abandoned chains ({len(abandoned)}; recovery gave up on them: fix the cause, then "
+                "`ddl-log recover --retry-abandoned` runs them again):")
+            for chain in abandoned:
+                print_chain(chain, state, plan=True)
+    for problem in problems:
+        warn(problem)
+    if any(p.startswith("error:") for p in problems):
+        return EXIT_FAILED
+    return EXIT_ABANDONED if abandoned else EXIT_OK
+
+
+def log_state(records: Sequence[tuple[int, Any]], problems: list[str]) -> LogState:
+    """The chains the records describe, read as :class:`chains.log.DDLLog` loads them: a ``batch`` record
+    announces the n records that count only together; an incomplete batch at the tail is a torn write."""
+    from chains.state import replay_records
+
+    def report(offset: int, exc: Exception) -> None:
+        problems.append(f"error: record at offset {offset} does not apply: {type(exc).__name__}: {exc}")
+
+    state, torn_batch = replay_records(records, report)
+    if torn_batch is not None:
+        problems.append(f"note: incomplete batch at offset {torn_batch} (a write cut short by a crash; the next "
+                        "open cuts it off)")
+    return state
+
+
+def chain_dict(chain: ExecuteEntry, state: LogState | None) -> dict[str, Any]:
+    from chains.payloads import payload_to_wire
+
+    actions: list[dict[str, Any]] = []
+    if state is not None:
+        for action_id in chain.actions:
+            action = state.actions.get(action_id)
+            if action is None:
+                actions.append({"id": action_id, "missing": True})
+                continue
+            actions.append({
+                "id": action.id, "type": action.type.value, "phase": action.phase_name,
+                "name": None if action.name is None else str(action.name),
+                "from": None if action.from_name is None else str(action.from_name),
+                "tag": action.tag, "payload": payload_to_wire(action.type, action.payload),
+            })
+    return {
+        "position": chain.position, "kind": chain.kind.value, "state": chain.state.value,
+        "statement": chain.statement, "xid": chain.xid, "retries": chain.retries, "master": chain.master,
+        "actions": actions,
+    }
+
+
+def print_chain(chain: ExecuteEntry, state: LogState, *, plan: bool = False) -> None:
+    """One chain and its actions; ``plan``: also what replaying it would do, in replay order."""
+    facts = [chain.kind.value, f"retries {chain.retries}"]
+    if chain.xid is not None:
+        facts.append(f"xid {chain.xid}")
+    if chain.master is not None:
+        facts.append(f"after #{chain.master}")
+    out(f"  #{chain.position} [{', '.join(facts)}]  {summary(chain.statement, 60)}")
+    for entry in chain_dict(chain, state)["actions"]:
+        if entry.get("missing"):
+            out(f"      action {entry['id']}: missing from the log")
+            continue
+        target = entry["name"] or "-"
+        if entry["from"]:
+            target = f"{entry['from']} -> {target}"
+        out(f"      {entry['type']:<13} {target}  phase {entry['phase']}")
+    if plan:
+        from actions.describe import describe
+        from actions.replay import replay_order
+
+        pending = [a for a in replay_order(chain.kind, state.chain_actions(chain.position)) if not a.done]
+        for number, action in enumerate(pending, 1):
+            out(f"      would {number}: {describe(action)}")
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    from chains.log import LOG_FILE, LOG_MAGIC
+
+    path = os.path.join(home_path(args), LOG_DIR, LOG_FILE)
+    records, problems, _, size = scan_file(path, LOG_MAGIC)
+    if not args.json:
+        out(f"{path}: {len(records)} records, {size} bytes")
+    for offset, record in records:
+        if args.json:
+            out(dumps({"offset": offset, **record}))
+        else:
+            fields = "  ".join(f"{key}={field(value)}" for key, value in record.items() if key != "op")
+            out(f"{offset:>8}  {record.get('op', '?'):<6} {fields}")
+    for problem in problems:
+        warn(problem)
+    return EXIT_FAILED if any(p.startswith("error:") for p in problems) else EXIT_OK
+
+
+def scan_file(path: str, magic: bytes) -> tuple[list[tuple[int, Any]], list[str], int, int]:
+    """Read a record file without writing anything: ``(records, problems, valid_end, size)``.
+
+    A torn tail is a note; corruption is an ``error:`` with its offset, and the records after it (when a valid one
+    follows) are still listed. A missing file is an empty log."""
+    from storage.records.files import open_private
+    from storage.records.format import HEADER_SIZE, check_header, scan_records
+
+    if not os.path.lexists(path):
+        return [], [], 0, 0
+    fd = open_private(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    check_header(path, data, magic)
+    records: list[tuple[int, Any]] = []
+    problems: list[str] = []
+    offset = HEADER_SIZE
+    while True:
+        try:
+            found, end = scan_records(path, data, offset)
+        except CorruptLogError as exc:
+            found, _ = scan_records(path, data[:exc.offset], offset)
+            records += found
+            problems.append(f"error: {exc}")
+            resume = re.search(r"valid record at offset (\d+)", exc.reason)
+            if resume is None or int(resume.group(1)) <= exc.offset:
+                return records, problems, exc.offset, len(data)
+            offset = int(resume.group(1))
+            continue
+        records += found
+        if end < len(data):
+            problems.append(f"note: {path}: torn tail of {len(data) - end} bytes at offset {end} (a write cut short "
+                            "by a crash; the next open cuts it off)")
+        return records, problems, end, len(data)
+
+
+def cmd_binlog(args: argparse.Namespace) -> int:
+    from chains.binlog import read_events
+
+    if args.since < 0:
+        raise UsageError("--since must be 0 or more")
+    for event in read_events(home_path(args), args.since):
+        if args.json:
+            out(dumps(event.as_dict()))
+            continue
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(event.timestamp))
+        xid = "-" if event.xid is None else str(event.xid)
+        line = f"#{event.seq}  xid {xid}  {stamp}  {' '.join(event.statement.split())}"
+        if event.generated_by_recovery:
+            line += "  [generated by recovery]"
+        out(line)
+    return EXIT_OK

@@ -1,0 +1,133 @@
+"""The commands that open the home (its lock, then recovery first): ``sql`` and ``recover``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from ddl_log.cli.forensics import chain_dict
+from ddl_log.cli.output import (
+    EXIT_ABANDONED,
+    EXIT_FAILED,
+    EXIT_OK,
+    dumps,
+    home_path,
+    out,
+    print_result,
+    summary,
+    warn,
+)
+from ddl_log.errors import CommandFailed, StatementFailed, UsageError
+from storage.errors import DDLLogError
+
+if TYPE_CHECKING:
+    from ddl_log.api import AtomicDDL
+    from ddl_log.recovery import RecoveryReport
+    from ddl_log.sql import PlannedStatement
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    from ddl_log.sql import check_available, execute, plan_script
+
+    sources: list[tuple[str, str]] = []
+    if args.file:
+        sources.append((args.file, read_sql_file(args.file)))
+    many = len(args.statements) > 1 or bool(args.file and args.statements)
+    sources += [(f"argument {n}" if many else "", text) for n, text in enumerate(args.statements, 1)]
+    if not sources:
+        raise UsageError("give statements to run, or -f FILE")
+
+    plans: list[PlannedStatement] = []
+    labels: list[str] = []
+    for label, text in sources:  # parse everything before anything runs (and before the home is opened)
+        try:
+            planned = plan_script(text, allow_non_atomic=args.allow_non_atomic)
+        except DDLLogError as exc:
+            if label:
+                raise StatementFailed(label, exc) from exc
+            raise
+        plans += planned
+        labels += [label] * len(planned)
+    if not plans:
+        return EXIT_OK
+
+    with open_home(args) as ddl:
+        abandoned = report_recovery(ddl.last_recovery, to_stderr=True)
+        plans = check_available(ddl, plans, allow_non_atomic=args.allow_non_atomic)
+        done = 0
+        try:
+            for result in execute(ddl, plans):
+                print_result(result, as_json=args.json)
+                done += 1
+        except BrokenPipeError:
+            raise
+        except Exception as exc:
+            if len(plans) == 1:
+                raise
+            label = labels[done]
+            where = f"statement {done + 1} of {len(plans)} ({label + ', ' if label else ''}line {plans[done].line})"
+            raise StatementFailed(where, exc) from exc
+    return EXIT_ABANDONED if abandoned else EXIT_OK
+
+
+def read_sql_file(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise CommandFailed(f"{path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CommandFailed(f"{path}: not UTF-8 text ({exc.reason})") from exc
+
+
+@contextmanager
+def open_home(args: argparse.Namespace) -> Iterator[AtomicDDL]:
+    """Open the home (lock, log, binlog) and run recovery; stop the Spark session at the end if one started."""
+    from ddl_log.api import AtomicDDL
+
+    ddl = AtomicDDL(home=home_path(args), binlog=not getattr(args, "no_binlog", False))
+    try:
+        yield ddl
+    finally:
+        try:
+            ddl.close()
+        finally:
+            session = getattr(ddl, "_spark", None)  # created by this process only when something needed Spark
+            if session is not None:
+                session.stop()
+
+
+def cmd_recover(args: argparse.Namespace) -> int:
+    with open_home(args) as ddl:
+        report = ddl.last_recovery
+        if args.retry_abandoned and ddl.abandoned_chains():
+            report = ddl.recover(retry_abandoned=True)
+        if args.json:
+            out(dumps({"outcomes": [item.as_dict() for item in report.outcomes],
+                       "abandoned": [chain_dict(chain, None) for chain in report.abandoned],
+                       "compacted": report.compacted}))
+        elif report.nothing_to_do:
+            out("nothing to recover")
+        else:
+            report_recovery(report, to_stderr=False)
+    if report.abandoned:
+        return EXIT_ABANDONED
+    return EXIT_FAILED if report.of("failed") else EXIT_OK
+
+
+def report_recovery(report: RecoveryReport, *, to_stderr: bool) -> bool:
+    """Print what recovery did (nothing when it had nothing to do); True when abandoned chains remain."""
+    emit = warn if to_stderr else out
+    for item in report.outcomes:
+        line = f"recovery: {item.outcome:<9} #{item.position}  {summary(item.statement, 60)}"
+        emit(line + (f"  -- {item.detail}" if item.detail else ""))
+    if report.abandoned:
+        numbers = ", ".join(f"#{chain.position}" for chain in report.abandoned)
+        emit(f"recovery: abandoned chains remain ({numbers}); see `ddl-log status`, fix the cause, then "
+             "`ddl-log recover --retry-abandoned`")
+    return bool(report.abandoned)

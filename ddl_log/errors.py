@@ -1,0 +1,67 @@
+"""The errors of the ``ddl_log`` layer (the statements, the SQL front end and the CLI), all rooted in
+:class:`storage.errors.DDLLogError` except internal signals (the router's, the CLI's). The errors of the layers below
+live in ``storage/errors.py``, ``chains/errors.py`` and ``actions/errors.py``; ``ddl_log`` re-exports them all."""
+
+from __future__ import annotations
+
+from storage.errors import DDLLogError, InvalidNameError
+
+
+class InvalidSchemaError(InvalidNameError):
+    """A column list that does not parse or uses an unsupported column option."""
+
+
+class SqlParseError(DDLLogError):
+    """The SQL text does not parse. ``line`` and ``column`` (1-based) point at the start of ``text``."""
+
+    def __init__(self, reason: str, *, line: int, column: int, text: str) -> None:
+        near = f" near {text!r}" if text else ""
+        super().__init__(f"syntax error at line {line}, column {column}{near}: {reason}")
+        self.reason = reason
+        self.line = line
+        self.column = column
+        self.text = text
+
+
+class UnsupportedStatementError(DDLLogError):
+    """A DDL statement the DDL log cannot run atomically; it was not run (Spark alone would not make it atomic).
+    ``name``: the object that made it so, when one did (found when the statement was about to run)."""
+
+    NOT_ATOMIC = ("because run directly on Spark it would not be atomic (allow_non_atomic=True or --allow-non-atomic "
+                  "runs it anyway)")
+
+    def __init__(self, what: str, *, line: int, statement: str, reason: str = "", name: str = "") -> None:
+        reason = reason or f"nothing was run, {self.NOT_ATOMIC}"
+        super().__init__(f"line {line}: {what} is not supported by the DDL log; {reason}")
+        self.what = what
+        self.line = line
+        self.statement = statement
+        self.name = name
+
+
+class Unsupported(Exception):  # noqa: N818 - internal signal, turned into UnsupportedStatementError
+    """The SQL router met a form the DDL log cannot run atomically (``what`` names it)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+
+
+# The CLI's own signals (not DDLLogError: ``ddl-log`` turns them into its exit codes).
+
+
+class CommandFailed(Exception):  # noqa: N818 - a clean "error: ..." exit, not a bug
+    """Stop the command with ``error: <message>`` and exit code 1."""
+
+
+class StatementFailed(Exception):  # noqa: N818 - carries the statement's own error
+    """A statement of a script failed: ``where`` says which one, ``cause`` is its error."""
+
+    def __init__(self, where: str, cause: BaseException) -> None:
+        super().__init__(f"{where}: {cause}")
+        self.where = where
+        self.cause = cause
+
+
+class UsageError(Exception):
+    """Bad arguments found after parsing: exit code 2."""
