@@ -36,7 +36,13 @@ from storage.catalogs.rules import (
     check_spec,
     check_view,
 )
-from storage.errors import CatalogError, LeftoverFilesError, NoSuchObjectError, ObjectExistsError
+from storage.errors import (
+    CatalogError,
+    InvalidDefinitionError,
+    LeftoverFilesError,
+    NoSuchObjectError,
+    ObjectExistsError,
+)
 
 _ids = itertools.count(1)
 
@@ -262,6 +268,11 @@ class MemoryCatalog:
 
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
         self._check("set_column_comment", name)
+        table = self._table(name)
+        if column not in table.columns:
+            raise NoSuchObjectError(f"column {column!r} does not exist in {name}", column)
+        if column in table.partitioned_by:
+            raise InvalidDefinitionError(f"cannot set a comment on {name}: {column} is a partition column", str(name))
         if comment:
             self._table(name).comments[column] = comment
         else:
@@ -270,12 +281,16 @@ class MemoryCatalog:
     def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
         self._check("add_columns", name)
         table = self._table(name)
+        existing = {column.lower(): column for column in table.columns}
         for column in columns:
-            if column.name in table.columns:
-                raise ObjectExistsError(f"column {column.name} already exists", column.name)
-        table.columns = (*table.columns, *(c.name for c in columns))
-        table.types.update({c.name: c.type for c in columns})
-        table.rows = [(*row, *(None for _ in columns)) for row in table.rows]
+            if column.name.lower() in existing:
+                taken = existing[column.name.lower()]
+                raise ObjectExistsError(f"column {taken!r} already exists in {name}", taken)
+        at = len(table.columns) - len(table.partitioned_by)  # new columns go before the partition columns (Hive)
+        added = tuple(c.name for c in columns)
+        table.columns = (*table.columns[:at], *added, *table.columns[at:])
+        table.types.update({c.name: c.type.lower() for c in columns})
+        table.rows = [(*row[:at], *(None for _ in columns), *row[at:]) for row in table.rows]
 
     def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         wanted = spec or {}
@@ -284,8 +299,17 @@ class MemoryCatalog:
 
     def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
         self._check("add_partition", name)
+        self._check_partition_spec(name, spec, whole=True)
         if spec not in self._table(name).partitions:
             self._table(name).partitions.append(dict(spec))
+
+    def _check_partition_spec(self, name: TableName, spec: dict[str, str], *, whole: bool) -> None:
+        table = self._table(name)
+        if not table.partitioned_by:
+            raise InvalidDefinitionError(f"cannot change partitions of {name}: the table is not partitioned", str(name))
+        keys = set(spec)
+        if not keys or not keys <= set(table.partitioned_by) or (whole and keys != set(table.partitioned_by)):
+            raise InvalidDefinitionError(f"partition spec {spec} does not match the partitioning of {name}", str(name))
 
     def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
         self._check("drop_partition", name)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from storage.catalogs.interface import Catalog, Fill, TableSpec, ViewDefinition
 from storage.catalogs.names import TableName
 from storage.errors import NoSuchObjectError, ObjectExistsError
@@ -20,12 +22,16 @@ def test_a_view_keeps_its_definition(catalog: Catalog, db: str) -> None:
     assert catalog.view_definition(TableName(db, "missing")) is None
 
 
-def test_replacing_a_view_changes_its_definition_not_its_identity(catalog: Catalog, db: str) -> None:
+@pytest.mark.parametrize("catalog", ["memory", pytest.param("spark", marks=[pytest.mark.spark, pytest.mark.xfail(
+    strict=True, reason="Spark defect: view_identity fingerprints the create time, which CREATE OR REPLACE VIEW "
+    "renews, so a replace in a later second changes the view's identity")])], indirect=True)
+def test_replacing_a_view_changes_its_definition_not_its_identity(catalog: Catalog, engine: Engine, db: str) -> None:
     v = TableName(db, "v")
     catalog.create_view(v, ONE, replace=False)
     before = catalog.view_identity(v)
     assert before is not None
     raises(ObjectExistsError, v, lambda: catalog.create_view(v, TWO, replace=False))
+    engine.tick()
     catalog.create_view(v, ViewDefinition("SELECT 3 AS one"), replace=True)
     assert catalog.view_definition(v) == ViewDefinition("SELECT 3 AS one")
     assert catalog.view_identity(v) == before
