@@ -1,7 +1,8 @@
 """The catalog interface the DDL log acts on, and the description of a table to create.
 
 Actions (``actions/``) only ever talk to a :class:`Catalog`. Two implementations exist: the Spark/Hive engine in
-:mod:`storage.catalogs.spark.catalog` and the in-memory one in :mod:`storage.catalogs.memory` (unit tests of the log).
+:mod:`storage.catalogs.spark.catalog` and the in-memory one in :mod:`storage.catalogs.memory` (unit tests of the log);
+tests/contract runs one set of behaviour tests on both.
 
 Contract every implementation keeps, because recovery depends on it:
 

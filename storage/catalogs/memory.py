@@ -1,5 +1,11 @@
 """An in-memory :class:`~storage.catalogs.interface.Catalog` for unit tests of the log itself (never the only proof of a
-Spark behaviour). It keeps rows so tests can check that data survives, and can be told to fail an operation."""
+Spark behaviour). It keeps rows so tests can check that data survives, and can be told to fail an operation.
+
+Every in-memory crash sweep trusts it, so it behaves as the Spark catalog does wherever no engine is needed: the
+contract suite (tests/contract) runs the same tests on both. Views and tables share one namespace; objects need their
+database; names and definitions Spark refuses are refused with the same error types (:mod:`storage.catalogs.rules`);
+files left at a table's location block a create or a rename onto it (:class:`LeftoverFilesError`) unless the name is
+one of the log's own. It cannot analyse SQL: a SELECT or a view's query is taken as it is."""
 
 from __future__ import annotations
 
@@ -21,8 +27,22 @@ from storage.catalogs.interface import (
     ViewDefinition,
     new_database_tag,
 )
-from storage.catalogs.names import TableName
-from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
+from storage.catalogs.names import DEFAULT_DATABASE, TableName
+from storage.catalogs.rules import (
+    DATABASE_TAG,
+    check_database_name,
+    check_function,
+    check_name,
+    check_spec,
+    check_view,
+)
+from storage.errors import (
+    CatalogError,
+    InvalidDefinitionError,
+    LeftoverFilesError,
+    NoSuchObjectError,
+    ObjectExistsError,
+)
 
 _ids = itertools.count(1)
 
@@ -90,26 +110,48 @@ class MemoryCatalog:
         return None if table is None else table.identity
 
     def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
+        """As Spark: the name must be free of tables and views, its database must exist, files at its location
+        block it unless it is one of the log's names; partition columns go last (as Hive stores them)."""
         self._check("create", name)
-        if name in self.tables:
-            raise ObjectExistsError(f"table {name} already exists", str(name))
-        if name in self.leftovers:
-            raise CatalogError(f"location of {name} already exists", str(name))
+        check_name(name)
+        self.check_create(spec, name)
+        if name in self.tables or name in self.views:
+            raise ObjectExistsError(f"{name} already exists", str(name))
+        self._require_database(name.db)
+        self._clear_location(name, "create")
         rows: list[tuple[object, ...]] = []
         columns: tuple[str, ...] = ()
-        partitioned_by: tuple[str, ...] = ()
+        types: dict[str, str] = {}
+        partitioned_by = tuple(column.lower() for column in spec.partitioned_by)
         if spec.columns is not None:
             columns = tuple(column.name for column in spec.columns)
+            types = {column.name: column.type.lower() for column in spec.columns}
         elif spec.like is not None:
-            source = self.tables.get(spec.like)
-            if source is None:
-                raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
-            columns = source.columns
-            partitioned_by = source.partitioned_by
+            source = self._table(spec.like)
+            columns, types, partitioned_by = source.columns, dict(source.types), source.partitioned_by
         elif isinstance(spec.df, MemoryTable):
-            columns, rows = spec.df.columns, list(spec.df.rows)
-        self.tables[name] = MemoryTable(tag, columns, rows, properties=dict(spec.properties),
+            columns, rows, types = spec.df.columns, list(spec.df.rows), dict(spec.df.types)
+        if partitioned_by and spec.like is None:
+            order = [c for c in columns if c not in partitioned_by] + [c for c in columns if c in partitioned_by]
+            rows = [tuple(row[columns.index(c)] for c in order) for row in rows]
+            columns = tuple(order)
+        self.tables[name] = MemoryTable(tag, columns, rows, types=types, properties=dict(spec.properties),
                                         partitioned_by=partitioned_by)
+
+    def _require_database(self, db: str) -> None:
+        if db not in self.databases:
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+
+    def _clear_location(self, name: TableName, operation: str) -> None:
+        """Spark refuses to put a table where files are left, except that the log's own names clean them first."""
+        if name in self.leftovers:
+            if not name.is_reserved:
+                raise LeftoverFilesError(
+                    f"cannot {operation} {name}: its location already exists but no table of that name does",
+                    str(name),
+                    f"memory:{name.db}.db/{name.name}",
+                )
+            self.leftovers.discard(name)
 
     def partition_overwrite_mode(self) -> str:
         return self.overwrite_mode
@@ -151,12 +193,14 @@ class MemoryCatalog:
 
     def rename(self, old: TableName, new: TableName) -> None:
         self._check("rename", old)
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
         if old not in self.tables:
             raise NoSuchObjectError(f"table {old} does not exist", str(old))
-        if new in self.tables:
-            raise ObjectExistsError(f"table {new} already exists", str(new))
-        if new in self.leftovers:
-            raise CatalogError(f"location of {new} already exists", str(new))
+        check_name(new)
+        if new in self.tables or new in self.views:
+            raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
+        self._clear_location(new, f"rename {old} to")
         self.tables[new] = self.tables.pop(old)
 
     def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
@@ -172,10 +216,11 @@ class MemoryCatalog:
         return True
 
     def list_tables(self, db: str) -> list[TableName]:
+        self._require_database(db)
         return sorted(name for name in self.tables if name.db == db)
 
     def clean_leftovers(self, name: TableName) -> bool:
-        if name in self.tables or name not in self.leftovers:
+        if name in self.tables or name in self.views or name not in self.leftovers:
             return False
         self.leftovers.discard(name)
         return True
@@ -183,7 +228,13 @@ class MemoryCatalog:
     def check_current_catalog(self) -> None:
         return None
 
-    def check_create(self, spec: TableSpec) -> None:
+    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
+        columns: tuple[str, ...] | None = None
+        if spec.columns is not None:
+            columns = tuple(column.name for column in spec.columns)
+        elif isinstance(spec.df, MemoryTable):
+            columns = spec.df.columns
+        check_spec(spec, columns, name)
         if spec.like is not None and spec.like not in self.tables:
             raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
 
@@ -217,6 +268,11 @@ class MemoryCatalog:
 
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
         self._check("set_column_comment", name)
+        table = self._table(name)
+        if column not in table.columns:
+            raise NoSuchObjectError(f"column {column!r} does not exist in {name}", column)
+        if column in table.partitioned_by:
+            raise InvalidDefinitionError(f"cannot set a comment on {name}: {column} is a partition column", str(name))
         if comment:
             self._table(name).comments[column] = comment
         else:
@@ -225,12 +281,16 @@ class MemoryCatalog:
     def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
         self._check("add_columns", name)
         table = self._table(name)
+        existing = {column.lower(): column for column in table.columns}
         for column in columns:
-            if column.name in table.columns:
-                raise ObjectExistsError(f"column {column.name} already exists", column.name)
-        table.columns = (*table.columns, *(c.name for c in columns))
-        table.types.update({c.name: c.type for c in columns})
-        table.rows = [(*row, *(None for _ in columns)) for row in table.rows]
+            if column.name.lower() in existing:
+                taken = existing[column.name.lower()]
+                raise ObjectExistsError(f"column {taken!r} already exists in {name}", taken)
+        at = len(table.columns) - len(table.partitioned_by)  # new columns go before the partition columns (Hive)
+        added = tuple(c.name for c in columns)
+        table.columns = (*table.columns[:at], *added, *table.columns[at:])
+        table.types.update({c.name: c.type.lower() for c in columns})
+        table.rows = [(*row[:at], *(None for _ in columns), *row[at:]) for row in table.rows]
 
     def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         wanted = spec or {}
@@ -239,8 +299,17 @@ class MemoryCatalog:
 
     def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
         self._check("add_partition", name)
+        self._check_partition_spec(name, spec, whole=True)
         if spec not in self._table(name).partitions:
             self._table(name).partitions.append(dict(spec))
+
+    def _check_partition_spec(self, name: TableName, spec: dict[str, str], *, whole: bool) -> None:
+        table = self._table(name)
+        if not table.partitioned_by:
+            raise InvalidDefinitionError(f"cannot change partitions of {name}: the table is not partitioned", str(name))
+        keys = set(spec)
+        if not keys or not keys <= set(table.partitioned_by) or (whole and keys != set(table.partitioned_by)):
+            raise InvalidDefinitionError(f"partition spec {spec} does not match the partitioning of {name}", str(name))
 
     def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
         self._check("drop_partition", name)
@@ -257,18 +326,25 @@ class MemoryCatalog:
 
     def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
         self._check("create_view", name)
-        if name in self.tables or (name in self.views and not replace):
+        check_view(name, definition)
+        if name in self.tables:
+            raise ObjectExistsError(f"{name} is a table, not a view", str(name))
+        if name in self.views and not replace:
             raise ObjectExistsError(f"{name} already exists", str(name))
+        self._require_database(name.db)
         if name not in self.views:
             self.view_ids[name] = f"view:{next(_ids)}"
         self.views[name] = definition
 
     def rename_view(self, old: TableName, new: TableName) -> None:
         self._check("rename_view", old)
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
         if old not in self.views:
             raise NoSuchObjectError(f"view {old} does not exist", str(old))
+        check_name(new, "view")
         if new in self.views or new in self.tables:
-            raise ObjectExistsError(f"{new} already exists", str(new))
+            raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
         self.views[new] = self.views.pop(old)
         self.view_ids[new] = self.view_ids.pop(old, "") or f"view:{next(_ids)}"
 
@@ -284,8 +360,10 @@ class MemoryCatalog:
 
     def create_function(self, name: TableName, definition: FunctionDefinition, *, replace: bool) -> None:
         self._check("create_function", name)
+        check_function(name, definition)
         if name in self.functions and not replace:
             raise ObjectExistsError(f"function {name} already exists", str(name))
+        self._require_database(name.db)
         self.functions[name] = definition
 
     def drop_function(self, name: TableName) -> None:
@@ -307,6 +385,7 @@ class MemoryCatalog:
         return self.database_tags.setdefault(db, new_database_tag())
 
     def list_objects(self, db: str) -> DatabaseObjects:
+        self._require_database(db)
         return DatabaseObjects(
             tables=tuple(sorted(n for n in self.tables if n.db == db)),
             views=tuple(sorted(n for n in self.views if n.db == db)),
@@ -316,18 +395,20 @@ class MemoryCatalog:
     def create_database(self, db: str, *, comment: str | None = None,
                         properties: tuple[tuple[str, str], ...] = ()) -> None:
         self._check("create_database", TableName(db, "*"))
+        check_database_name(db)
         if db in self.databases:
             raise ObjectExistsError(f"database {db} already exists", db)
         self.databases.add(db)
         self.database_dirs.add(db)
         tag = dict(properties).get(TAG_PROPERTY)
-        if tag is not None:
+        if tag is not None and DATABASE_TAG.fullmatch(tag):  # Spark's catalog reads back only a tag's shape
             self.database_tags[db] = tag
 
     def drop_database(self, db: str) -> None:
         self._check("drop_database", TableName(db, "*"))
-        if db not in self.databases:
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+        self._require_database(db)
+        if db == DEFAULT_DATABASE:
+            raise CatalogError(f"the database {db} cannot be dropped", db)
         if not self.list_objects(db).empty:
             raise CatalogError(f"database {db} is not empty", db)
         self.databases.discard(db)

@@ -20,6 +20,7 @@ from ddl_log import (
     DDLLogError,
     HomeLockedError,
     InvalidNameError,
+    StatementFailedError,
     UnsafePathError,
     UnsupportedFormatError,
 )
@@ -238,9 +239,13 @@ def test_hostile_names_are_refused_or_handled_never_run_as_sql(tmp_path, name):
         assert exc.name is not None
         ddl.close()
         return
-    ddl.create_table(target, like="a")
-    assert target in catalog.tables
+    # Parsed and quoted, but not a name Spark can store (letters, digits and _ only; the catalog contract checks
+    # that the memory catalog refuses what Spark refuses): the statement fails cleanly, nothing runs as SQL.
     assert target.quoted.count("`") >= 4
+    with pytest.raises(StatementFailedError) as failed:
+        ddl.create_table(target, like="a")
+    assert isinstance(failed.value.cause, InvalidNameError) and failed.value.cause.name == str(target)
+    assert target not in catalog.tables
     assert {tn("a"), tn("b"), tn("c")} <= set(catalog.tables)
     ddl.close()
 

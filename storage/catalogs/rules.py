@@ -1,0 +1,95 @@
+"""What the Spark session catalog refuses, stated without an engine, so that the memory catalog refuses the same.
+
+The catalog contract suite (tests/contract) runs one set of behaviour tests on both catalogs; these are the checks
+the memory catalog needs to raise the error types Spark raises (Spark itself finds most of them by analysis). Not
+covered, because only an engine can know them: column types, providers, and what a SELECT or a view's query means.
+"""
+
+from __future__ import annotations
+
+import re
+
+from storage.catalogs.interface import TAG_PROPERTY, FunctionDefinition, TableSpec, ViewDefinition
+from storage.catalogs.names import TableName
+from storage.errors import InvalidDefinitionError, InvalidNameError
+
+ENGINE_NAME = re.compile(r"[A-Za-z0-9_]+")
+"""Database, table, view and function names the Spark session catalog accepts (Java ``\\w``: ASCII only)."""
+
+DATABASE_TAG = re.compile(r"db:[0-9a-f]{32}")
+"""The shape of a database tag (:func:`~storage.catalogs.interface.new_database_tag`); Spark's catalog reads only
+values of that shape back as a database's identity."""
+
+RESOURCE_KINDS = ("jar", "file", "archive")
+
+
+def check_name(name: TableName, kind: str = "table") -> None:
+    """:class:`InvalidNameError` unless Spark can store ``name`` (letters, digits and ``_`` in both parts)."""
+    if not (ENGINE_NAME.fullmatch(name.db) and ENGINE_NAME.fullmatch(name.name)):
+        raise InvalidNameError(f"{name} is not a valid Spark {kind} name (letters, digits and _ only)", str(name))
+
+
+def check_database_name(db: str) -> None:
+    if not isinstance(db, str) or not ENGINE_NAME.fullmatch(db):
+        raise InvalidNameError(f"{db!r} is not a valid Spark database name (letters, digits and _ only)", str(db))
+
+
+def check_spec(spec: TableSpec, columns: tuple[str, ...] | None, name: TableName | None) -> None:
+    """The definition errors Spark raises for ``spec`` whose columns (when known) are ``columns``: no column, a
+    duplicate column (case-insensitively), partition columns that are not columns or leave no data column, the
+    DDL log's tag given as a user property."""
+    label = "the table" if name is None else str(name)
+    owner = None if name is None else str(name)
+    try:
+        spec.form  # noqa: B018 - raises ValueError unless exactly one source is given
+    except ValueError as error:
+        raise InvalidDefinitionError(str(error), owner) from None
+    if any(key == TAG_PROPERTY for key, _ in spec.properties):
+        raise InvalidDefinitionError(f"property {TAG_PROPERTY!r} is reserved for the DDL log", owner)
+    if len({key for key, _ in spec.properties}) != len(spec.properties):
+        raise InvalidDefinitionError(f"duplicate table property for {label}", owner)
+    if columns is None:
+        return
+    if not columns:
+        raise InvalidDefinitionError(f"{label} needs at least one column", owner)
+    lowered = [column.lower() for column in columns]
+    if len(set(lowered)) != len(lowered):
+        raise InvalidDefinitionError(f"duplicate column names in {list(columns)}", owner)
+    unknown = [column for column in spec.partitioned_by if column.lower() not in lowered]
+    if unknown:
+        raise InvalidDefinitionError(f"partition columns {unknown} are not among the columns {list(columns)}", owner)
+    if len({column.lower() for column in spec.partitioned_by}) != len(spec.partitioned_by):
+        raise InvalidDefinitionError(f"duplicate partition column for {label}", owner)
+    if spec.partitioned_by and len(spec.partitioned_by) >= len(columns):
+        raise InvalidDefinitionError("cannot partition by every column: a table needs one data column", owner)
+
+
+def check_view(name: TableName, definition: ViewDefinition) -> None:
+    check_name(name, "view")
+    if not definition.query.strip(" \t\r\n;"):
+        raise InvalidDefinitionError(f"empty query for view {name}", str(name))
+    if any(not column for column in definition.columns):
+        raise InvalidDefinitionError(f"empty column name for view {name}", str(name))
+
+
+def check_function(name: TableName, definition: FunctionDefinition) -> None:
+    """What Spark's catalog refuses before it writes anything: a SQL function needs params, returns and a body and
+    no class; a class function needs a class, no params or returns, and (kind, uri) resources."""
+    check_name(name, "function")
+    label = str(name)
+    if definition.is_sql:
+        if definition.class_name is not None or definition.resources:
+            raise InvalidDefinitionError(f"SQL function {name} cannot have a class or resources", label)
+        if definition.params is None or not (definition.returns or "").strip():
+            raise InvalidDefinitionError(f"SQL function {name} needs params and a return type", label)
+        if not str(definition.body).strip(" \t\r\n;"):
+            raise InvalidDefinitionError(f"SQL function {name} needs a body", label)
+        return
+    if definition.params is not None or definition.returns is not None:
+        raise InvalidDefinitionError(f"function {name}: params/returns need a SQL body", label)
+    if not (definition.class_name or "").strip():
+        raise InvalidDefinitionError(f"function {name} needs a class name or a SQL body", label)
+    if any(kind.lower() not in RESOURCE_KINDS or not uri for kind, uri in definition.resources):
+        raise InvalidDefinitionError(
+            f"function {name}: resources must be (kind, uri) pairs with kind in {RESOURCE_KINDS}", label
+        )

@@ -1,0 +1,112 @@
+"""Views: definitions and identity, and one namespace shared with tables (as in Spark's session catalog)."""
+
+from __future__ import annotations
+
+import pytest
+
+from storage.catalogs.interface import Catalog, Fill, TableSpec, ViewDefinition
+from storage.catalogs.names import TableName
+from storage.errors import NoSuchObjectError, ObjectExistsError
+from tests.contract.support import AB, SIMPLE, Engine, raises
+
+ONE = ViewDefinition("SELECT 1 AS one")
+TWO = ViewDefinition("SELECT 2 AS two", comment="the second", columns=("deux",))
+
+
+def test_a_view_keeps_its_definition(catalog: Catalog, db: str) -> None:
+    v, w = TableName(db, "v"), TableName(db, "w")
+    catalog.create_view(v, ONE, replace=False)
+    catalog.create_view(w, TWO, replace=False)
+    assert catalog.view_definition(v) == ONE
+    assert catalog.view_definition(w) == TWO
+    assert catalog.view_definition(TableName(db, "missing")) is None
+
+
+@pytest.mark.parametrize("catalog", ["memory", pytest.param("spark", marks=[pytest.mark.spark, pytest.mark.xfail(
+    strict=True, reason="Spark defect: view_identity fingerprints the create time, which CREATE OR REPLACE VIEW "
+    "renews, so a replace in a later second changes the view's identity")])], indirect=True)
+def test_replacing_a_view_changes_its_definition_not_its_identity(catalog: Catalog, engine: Engine, db: str) -> None:
+    v = TableName(db, "v")
+    catalog.create_view(v, ONE, replace=False)
+    before = catalog.view_identity(v)
+    assert before is not None
+    raises(ObjectExistsError, v, lambda: catalog.create_view(v, TWO, replace=False))
+    engine.tick()
+    catalog.create_view(v, ViewDefinition("SELECT 3 AS one"), replace=True)
+    assert catalog.view_definition(v) == ViewDefinition("SELECT 3 AS one")
+    assert catalog.view_identity(v) == before
+
+
+def test_a_view_created_again_under_its_name_is_another_view(catalog: Catalog, engine: Engine, db: str) -> None:
+    v = TableName(db, "v")
+    catalog.create_view(v, ONE, replace=False)
+    before = catalog.view_identity(v)
+    catalog.drop_view(v)
+    assert catalog.view_identity(v) is None and catalog.view_definition(v) is None
+    engine.tick()
+    catalog.create_view(v, ONE, replace=False)
+    assert catalog.view_identity(v) not in (None, before)
+
+
+def test_a_renamed_view_keeps_its_definition_and_identity(catalog: Catalog, db: str) -> None:
+    v, w = TableName(db, "v"), TableName(db, "w")
+    catalog.create_view(v, TWO, replace=False)
+    before = catalog.view_identity(v)
+    catalog.rename_view(v, w)
+    assert catalog.view_definition(v) is None
+    assert catalog.view_definition(w) == TWO and catalog.view_identity(w) == before
+    raises(NoSuchObjectError, v, lambda: catalog.drop_view(v))
+
+
+def test_a_view_occupies_its_name_for_tables(catalog: Catalog, engine: Engine, db: str) -> None:
+    v = TableName(db, "v")
+    catalog.create_view(v, ONE, replace=False)
+    raises(ObjectExistsError, v, lambda: catalog.create(v, SIMPLE, "tag-1"))
+    raises(ObjectExistsError, v, lambda: catalog.create(v, TableSpec(df=engine.frame(AB, [(1, "x")])), "tag-1"))
+    assert catalog.view_definition(v) == ONE and not catalog.exists(v)
+
+
+def test_a_table_cannot_be_renamed_onto_a_view(catalog: Catalog, db: str) -> None:
+    t, v = TableName(db, "t"), TableName(db, "v")
+    catalog.create(t, SIMPLE, "tag-1")
+    catalog.create_view(v, ONE, replace=False)
+    raises(ObjectExistsError, v, lambda: catalog.rename(t, v))
+    assert catalog.identity(t) == "tag-1" and catalog.view_definition(v) == ONE
+
+
+def test_a_table_occupies_its_name_for_views(catalog: Catalog, db: str) -> None:
+    t = TableName(db, "t")
+    catalog.create(t, SIMPLE, "tag-1")
+    raises(ObjectExistsError, t, lambda: catalog.create_view(t, ONE, replace=False))
+    raises(ObjectExistsError, t, lambda: catalog.create_view(t, ONE, replace=True))
+    assert catalog.identity(t) == "tag-1" and catalog.view_definition(t) is None
+
+
+def test_a_view_cannot_be_renamed_onto_a_table(catalog: Catalog, db: str) -> None:
+    t, v = TableName(db, "t"), TableName(db, "v")
+    catalog.create(t, SIMPLE, "tag-1")
+    catalog.create_view(v, ONE, replace=False)
+    raises(ObjectExistsError, t, lambda: catalog.rename_view(v, t))
+    assert catalog.identity(t) == "tag-1" and catalog.view_definition(v) == ONE
+
+
+def test_a_view_is_not_a_table(catalog: Catalog, engine: Engine, db: str) -> None:
+    v = TableName(db, "v")
+    catalog.create_view(v, ONE, replace=False)
+    assert not catalog.exists(v) and catalog.identity(v) is None and catalog.table_metadata(v) is None
+    assert catalog.list_tables(db) == []
+    raises(NoSuchObjectError, v, lambda: catalog.drop(v))
+    raises(NoSuchObjectError, v, lambda: catalog.rename(v, TableName(db, "w")))
+    raises(NoSuchObjectError, v, lambda: catalog.insert(v, Fill(df=engine.frame((("one", "int"),), [(1,)]))))
+    raises(NoSuchObjectError, v, lambda: catalog.set_properties(v, {"k": "v"}))
+    assert catalog.clean_leftovers(v) is False
+    assert catalog.view_definition(v) == ONE
+
+
+def test_a_table_is_not_a_view(catalog: Catalog, db: str) -> None:
+    t = TableName(db, "t")
+    catalog.create(t, SIMPLE, "tag-1")
+    assert catalog.view_definition(t) is None and catalog.view_identity(t) is None
+    raises(NoSuchObjectError, t, lambda: catalog.drop_view(t))
+    raises(NoSuchObjectError, t, lambda: catalog.rename_view(t, TableName(db, "w")))
+    assert catalog.identity(t) == "tag-1"
