@@ -239,7 +239,8 @@ class Catalog(Protocol):
 
     def view_identity(self, name: TableName) -> str | None:
         """Who the persistent view ``name`` is, beyond its definition: a view dropped and created again under the name
-        (even with the same text) has another identity; a rename keeps it. None when there is no such view."""
+        (even with the same text) has another identity, and so has one replaced (``CREATE OR REPLACE``, which renews
+        the metastore's create time); a rename keeps it. None when there is no such view."""
         ...
 
     def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None: ...

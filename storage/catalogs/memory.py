@@ -332,8 +332,7 @@ class MemoryCatalog:
         if name in self.views and not replace:
             raise ObjectExistsError(f"{name} already exists", str(name))
         self._require_database(name.db)
-        if name not in self.views:
-            self.view_ids[name] = f"view:{next(_ids)}"
+        self.view_ids[name] = f"view:{next(_ids)}"  # a replace is a new view, as in Spark's metastore
         self.views[name] = definition
 
     def rename_view(self, old: TableName, new: TableName) -> None:

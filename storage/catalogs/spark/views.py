@@ -112,8 +112,8 @@ class SparkViews:
 
     def view_identity(self, name: TableName) -> str | None:
         """A fingerprint of the view's creation time (one second resolution) and shape: a view created anew under
-        the name has another one (unless created within the same second with the same columns); renames and
-        ``CREATE OR REPLACE`` keep it. One metastore call."""
+        the name has another one (unless created within the same second with the same columns); a rename keeps it,
+        ``CREATE OR REPLACE`` renews it (the metastore renews the create time). One metastore call."""
         info = self._engine.describe(name)
         if info is None or not _is_persistent_view(info):
             return None
