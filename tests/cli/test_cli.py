@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -293,11 +292,9 @@ def test_reserved_names_are_refused(cli: Runner, home: Path) -> None:
 
 
 PROBE = textwrap.dedent("""
-    import json, os, sys, time
-    start = time.perf_counter()
+    import json, os, sys
     from ddl_log.cli import main
     code = main(sys.argv[1:])
-    elapsed = time.perf_counter() - start
     me = str(os.getpid())
     children = []
     for entry in os.listdir("/proc"):
@@ -309,28 +306,25 @@ PROBE = textwrap.dedent("""
         if entry.isdigit() and fields[1] == me:
             children.append(entry)
     spark = sorted(m for m in sys.modules if m.split(".")[0] in ("pyspark", "py4j"))
-    print(json.dumps({"code": code, "elapsed": elapsed, "spark_modules": spark, "children": children}),
+    print(json.dumps({"code": code, "spark_modules": spark, "children": children}),
           file=sys.stderr)
 """)
 
 
 @pytest.mark.parametrize("args", [["status"], ["recover"], ["dump"], ["binlog"], ["crash-points"],
                                   ["--no-binlog", "recover"], ["status", "--json"], ["recover", "--json"]])
-def test_inspection_and_no_op_recovery_start_no_jvm_and_take_under_a_second(home: Path, tmp_path: Path,
-                                                                             args: list[str]) -> None:
+def test_inspection_and_no_op_recovery_start_no_jvm(home: Path, tmp_path: Path, args: list[str]) -> None:
+    """How long they take is measured in bench/test_cli_startup.py (target: under a second), not asserted here,
+    where a machine busy with Spark tests would fail it."""
     populate(home)  # closed chains in the log: recovery has work to look at, none that needs Spark
     probe = tmp_path / "probe.py"
     probe.write_text(PROBE)
-    started = time.monotonic()
     done = subprocess.run([sys.executable, str(probe), "--home", str(home), *args], capture_output=True, text=True,
                           env=clean_env(), cwd=Path(__file__).parents[2], check=False)
-    wall = time.monotonic() - started
     report = json.loads(done.stderr.strip().splitlines()[-1])
     assert report["code"] == 0, done.stderr
     assert report["spark_modules"] == [], "pyspark must not even be imported"
     assert report["children"] == [], "no JVM (or any other child process) may be started"
-    assert report["elapsed"] < 1.0, f"{args} took {report['elapsed']:.2f} s"
-    assert wall < 5.0
 
 
 def test_console_script_is_installed() -> None:
