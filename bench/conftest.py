@@ -19,9 +19,6 @@ from storage.catalogs.names import TableName, quote_ident
 SELECT = "SELECT id, id*2 AS v, concat('r', id) AS s FROM range({rows})"
 """The data of every statement benchmark: the same query for the atomic statement and its plain equivalent."""
 
-STAND_INS: list[str] = []
-"""Catalog methods the bench had to supply because the engine lacks them (reported in ``extra_info``)."""
-
 _LOAD_AT_START: tuple[float, float, float] | None = None
 
 
@@ -73,27 +70,6 @@ def drop_every_table(spark: Any) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
-def _supply_missing_view_lookup(catalog: Any) -> None:
-    """Fallback for an engine without ``view_definition`` (``SparkCatalog`` lacked it until ``storage/catalogs/spark/``
-    arrived; RENAME and DROP TABLE call it for every name that is not a table, so without it they raise
-    AttributeError on Spark): the cheapest faithful version, one ``tableExists`` call for a free name (the only case
-    the benchmarks reach), a DESCRIBE when something holds the name. Reported in ``extra_info`` when used."""
-    if hasattr(catalog, "view_definition"):
-        return
-    from storage.catalogs.interface import ViewDefinition
-
-    def view_definition(name: TableName) -> ViewDefinition | None:
-        if not catalog._occupied(name):
-            return None
-        info = catalog._describe(name)
-        if info is None or str(info.get("type", "")).upper() != "VIEW":
-            return None
-        return ViewDefinition(str(info.get("view_text") or ""))
-
-    catalog.view_definition = view_definition
-    STAND_INS.append("view_definition")
-
-
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -113,7 +89,6 @@ def ddl(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from ddl_log import AtomicDDL
 
     atomic = AtomicDDL(spark=spark, home=tmp_path_factory.mktemp("ddl-home"))
-    _supply_missing_view_lookup(atomic.catalog)
     for _ in range(2):
         create_table(spark, "warm_plain", 100_000)
         atomic.create_or_replace_table("warm_atomic", as_select=select(100_000))

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from bench.conftest import STAND_INS, create_table, exists, run, select
+from bench.conftest import create_table, exists, run, select
 from bench.profiler import StatementProfiler
 
 ROUNDS = 9
@@ -214,8 +214,6 @@ def measure(benchmark: Any, scenario: Scenario, kind: str, spark: Any, target: C
     benchmark.extra_info["rows"] = scenario.rows
     if kind == "plain":
         benchmark.extra_info["baseline"] = True
-    elif STAND_INS:
-        benchmark.extra_info["bench_stand_in"] = "+".join(STAND_INS)
     scenario.prepare(spark, kind)
 
     def setup() -> None:
