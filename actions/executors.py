@@ -17,6 +17,7 @@ from actions.object_actions import (
     undo_create_view,
     undo_rename_view,
 )
+from actions.swap_actions import forward_delete_data, forward_forget_table, undo_swap_table
 from actions.table_actions import forward_drop_init, forward_drop_table, undo_create_table, undo_rename_table
 from chains.entries import ActionEntry, ActionType
 
@@ -35,6 +36,9 @@ EXECUTORS: dict[ActionType, Executor] = {
     ActionType.CREATE_FUNCTION: undo_create_function,
     ActionType.ALTER_TABLE: replay_alter_table,
     ActionType.CREATE_DB: undo_create_database,
+    ActionType.SWAP_TABLE: undo_swap_table,
+    ActionType.FORGET_TABLE: forward_forget_table,
+    ActionType.DELETE_DATA: forward_delete_data,
 }
 """What replaying each action type runs (a dict, so that a test can put a spy in front of one)."""
 

@@ -61,6 +61,9 @@ class ActionType(enum.Enum):
     CREATE_FUNCTION = "create_function"
     ALTER_TABLE = "alter_table"
     CREATE_DB = "create_db"
+    SWAP_TABLE = "swap_table"
+    FORGET_TABLE = "forget_table"
+    DELETE_DATA = "delete_data"
 
     @property
     def phases(self) -> tuple[str, ...]:
@@ -93,6 +96,9 @@ _PHASES: dict[ActionType, tuple[str, ...]] = {
     ActionType.CREATE_FUNCTION: ("FUNCTION",),
     ActionType.ALTER_TABLE: ("METADATA",),
     ActionType.CREATE_DB: ("DATABASE",),
+    ActionType.SWAP_TABLE: ("DEFINITION",),
+    ActionType.FORGET_TABLE: ("TABLE",),
+    ActionType.DELETE_DATA: ("FILES",),
 }
 
 

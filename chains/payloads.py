@@ -93,6 +93,42 @@ class RenameTablePayload:
 
 
 @attrs.frozen
+class SwapTablePayload:
+    """Undo of a definition swap: ORIG (the entry's name, identity ``tag`` before the swap) took the definition of
+    TMP (``from_name``, identity ``new_tag``), and TMP became the holder of ORIG's old definition (identity
+    ``holder_tag``). ``orig_tag``: ORIG's own tag property before the swap (None: it had none), put back on undo."""
+
+    new_tag: str
+    holder_tag: str
+    orig_tag: str | None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"new_tag": self.new_tag, "holder_tag": self.holder_tag, "orig_tag": self.orig_tag}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SwapTablePayload:
+        orig_tag = _require(data, "orig_tag", "SWAP_TABLE")
+        return cls(str(_require(data, "new_tag", "SWAP_TABLE")), str(_require(data, "holder_tag", "SWAP_TABLE")),
+                   None if orig_tag is None else str(orig_tag))
+
+
+@attrs.frozen
+class DeleteDataPayload:
+    """A table version's directory, deleted once ``due`` (seconds since the epoch) has come: readers that listed
+    its files before the swap finish with them."""
+
+    location: str
+    due: float
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"location": self.location, "due": self.due}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> DeleteDataPayload:
+        return cls(str(_require(data, "location", "DELETE_DATA")), float(_require(data, "due", "DELETE_DATA")))
+
+
+@attrs.frozen
 class DropInitPayload:
     """First in a roll-forward chain, replayed last: binlogs ``statement`` for ``objects`` once the rest is done."""
 
@@ -110,7 +146,7 @@ class DropInitPayload:
 
 @attrs.frozen
 class NoPayload:
-    """DROP_TABLE and DROP_DB carry all they need in the entry's name and identity tag."""
+    """DROP_TABLE, DROP_DB and FORGET_TABLE carry all they need in the entry's name and identity tag."""
 
     def to_wire(self) -> dict[str, Any]:
         return {}
@@ -290,7 +326,7 @@ class AlterTablePayload:
 
 Payload = (CreateTablePayload | RenameTablePayload | DropInitPayload | NoPayload | DropViewPayload
            | DropFunctionPayload | CreateViewPayload | RenameViewPayload | CreateFunctionPayload
-           | CreateDatabasePayload | AlterTablePayload)
+           | CreateDatabasePayload | AlterTablePayload | SwapTablePayload | DeleteDataPayload)
 
 PAYLOAD_TYPES: dict[ActionType, type[Any]] = {
     ActionType.CREATE_TABLE: CreateTablePayload,
@@ -305,6 +341,9 @@ PAYLOAD_TYPES: dict[ActionType, type[Any]] = {
     ActionType.CREATE_FUNCTION: CreateFunctionPayload,
     ActionType.ALTER_TABLE: AlterTablePayload,
     ActionType.CREATE_DB: CreateDatabasePayload,
+    ActionType.SWAP_TABLE: SwapTablePayload,
+    ActionType.FORGET_TABLE: NoPayload,
+    ActionType.DELETE_DATA: DeleteDataPayload,
 }
 """The one payload class of every action type."""
 

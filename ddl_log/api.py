@@ -4,17 +4,19 @@ server does at start), then runs DDL statements atomically on a Spark session (o
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chains.binlog import Binlog, BinlogEvent, open_binlog
+from chains.deletions import PendingDeletion, due_deletions, is_waiting, pending_deletions
 from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, open_log
 from ddl_log.dispatch import HANDLERS
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
-from ddl_log.recovery import RecoveryReport, recover
+from ddl_log.recovery import ChainOutcome, RecoveryReport, recover, run_due_deletions
 from ddl_log.statements.alter import alter_table
 from ddl_log.statements.alter_ops import AlterOp, alter_table_text
 from ddl_log.statements.driver import Parts
@@ -38,7 +40,7 @@ from ddl_log.statements.views import (
     drop_views,
     rename_view,
 )
-from replace_table.machine import ReplaceResult, ReplaceTable
+from replace_table.machine import DEFAULT_GRACE_SECONDS, ReplaceResult, ReplaceTable
 from storage.catalogs.interface import (
     TAG_PROPERTY,
     Catalog,
@@ -76,6 +78,7 @@ class AtomicDDL:
         compact_bytes: int = DEFAULT_COMPACT_BYTES,
         binlog_segment_bytes: int | None = None,
         wait_seconds: float = 0.0,
+        grace_seconds: float = DEFAULT_GRACE_SECONDS,
     ) -> None:
         self.home = Home.open(home, wait_seconds=wait_seconds)
         try:
@@ -87,6 +90,7 @@ class AtomicDDL:
             self.home.release()
             raise
         self.binlog_enabled = binlog
+        self.grace_seconds = grace_seconds
         self._spark = spark
         self._catalog = catalog
         self.locks = MetadataLocks()
@@ -144,9 +148,22 @@ class AtomicDDL:
         self.catalog.check_current_catalog()
         with self.locks.hold(exclusive, shared=shared), self.log.owning():
             yield
+        self.run_due_deletions()
 
     def active_chains(self) -> list[ExecuteEntry]:
-        return self.log.active_chains()
+        """Chains of statements in flight or interrupted; not-yet-due deletions are :meth:`pending_deletions`."""
+        now = time.time()
+        return [chain for chain in self.log.active_chains() if not is_waiting(self.log, chain, now)]
+
+    def pending_deletions(self) -> list[PendingDeletion]:
+        """Old table directories kept for readers until their grace period is over, soonest first."""
+        return pending_deletions(self.log)
+
+    def run_due_deletions(self, dropped: Iterable[TableName] = ()) -> list[ChainOutcome]:
+        """Delete old table directories whose grace period is over (each statement does), and those of ``dropped``."""
+        dropped = frozenset(dropped)
+        due = due_deletions(self.log, time.time(), dropped)
+        return run_due_deletions(self.log, self.binlog, self.catalog, self._lock_chain, dropped) if due else []
 
     def abandoned_chains(self) -> list[ExecuteEntry]:
         return self.log.abandoned_chains()
@@ -157,12 +174,11 @@ class AtomicDDL:
     # ------------------------------------------------------------------ statements
 
     def _parts(self) -> Parts:
-        return Parts(self.log, self.binlog, self.catalog)
+        return Parts(self.log, self.binlog, self.catalog, self.grace_seconds)
 
     def _table_statement(self, name: str | TableName, spec: TableSpec | None, statement: str, *, verb: str,
                          orig_must_exist: bool | None, fill: Fill | None = None) -> ReplaceResult:
-        """Run a statement through the replace machine; ``spec`` None means an empty copy of the table itself,
-        read under the statement's lock so that no ALTER can slip in between."""
+        """Run a statement through the replace machine; ``spec`` None: an empty copy of the table, read locked."""
         target = TableName.of(name)
         keys = [object_key(target.db, target.name)]
         if spec is not None and spec.like is not None:
@@ -173,7 +189,7 @@ class AtomicDDL:
             elif spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
                 self.catalog.check_create(spec)
             return ReplaceTable(self.log, self.binlog, self.catalog, target, spec, statement, verb=verb,
-                                orig_must_exist=orig_must_exist, fill=fill).run()
+                                orig_must_exist=orig_must_exist, fill=fill, grace_seconds=self.grace_seconds).run()
 
     def create_or_replace_table(
         self,
@@ -226,8 +242,7 @@ class AtomicDDL:
         return self._table_statement(target, spec, text, verb="CREATE TABLE", orig_must_exist=False)
 
     def truncate_table(self, name: str | TableName, *, statement: str | None = None) -> ReplaceResult:
-        """TRUNCATE TABLE: an empty copy (LIKE) swapped in; the old rows stay readable until the swap and come back
-        on any failure or crash before the commit."""
+        """TRUNCATE TABLE: an empty copy (LIKE) swapped in; a failure or crash before the commit keeps the old rows."""
         target = TableName.of(name)
         return self._table_statement(target, None, statement or f"TRUNCATE TABLE {target.quoted}",
                                      verb="TRUNCATE TABLE", orig_must_exist=True)
@@ -256,7 +271,8 @@ class AtomicDDL:
                 return None
             text = statement or overwrite_text(target, plan.fill, if_not_exists=if_not_exists)
             return ReplaceTable(self.log, self.binlog, self.catalog, target, self._copy_spec(target, metadata),
-                                text, verb="INSERT OVERWRITE", orig_must_exist=True, fill=plan.fill).run()
+                                text, verb="INSERT OVERWRITE", orig_must_exist=True, fill=plan.fill,
+                                grace_seconds=self.grace_seconds).run()
 
     def _copy_spec(self, target: TableName, metadata: TableMetadata | None = None) -> TableSpec:
         """An empty copy of ``target`` (LIKE), keeping its table properties and comment as Spark's own TRUNCATE and
@@ -279,12 +295,13 @@ class AtomicDDL:
 
     def drop_tables(self, names: Iterable[str | TableName], *, if_exists: bool = False,
                     statement: str | None = None) -> list[TableName]:
-        """DROP TABLE a, b: every name checked first (a missing one without IF EXISTS drops nothing); once logged
-        the drop rolls forward, also across a crash."""
+        """DROP TABLE a, b: all names checked first (nothing dropped on a missing one); then rolls forward."""
         targets = [TableName.of(n) for n in names]
         text = statement or drop_text("TABLE", targets, if_exists=if_exists)
         with self._statement([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
-            return drop_tables(self._parts(), targets, if_exists=if_exists, statement=text)
+            dropped = drop_tables(self._parts(), targets, if_exists=if_exists, statement=text)
+        self.run_due_deletions(dropped)  # a dropped table's old versions go with it, as its files do
+        return dropped
 
     def create_database(self, name: str, *, if_not_exists: bool = False, comment: str | None = None,
                         properties: dict[str, str] | None = None, statement: str | None = None) -> bool:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 HOME = Path(os.environ.get("DDL_LOG_HOME", "./ddl_home")).resolve()
-CRASH_POINT = "replace.install.before"
+CRASH_POINT = "replace.exchange.between"
 JVM_NOISE = ("WARNING: Using incubator modules",)
 NEW_TABLE = "CREATE OR REPLACE TABLE sales AS SELECT id, id * 2 AS amount FROM range(200000)"
 
@@ -43,14 +43,16 @@ def main() -> int:
          ddl_log("sql", "CREATE TABLE sales AS SELECT id, id AS amount FROM range(1000)",
                  "SELECT count(*) AS rows, sum(amount) AS total FROM sales"))
     killed = ddl_log("sql", NEW_TABLE, crash_at=CRASH_POINT)
-    print(f"\n== 2. {NEW_TABLE}\n   killed at crash point {CRASH_POINT!r} (old table already moved to its backup "
-          f"name): exit status {killed.returncode} ({'SIGKILL' if killed.returncode == -signal.SIGKILL else '?'})")
+    print(f"\n== 2. {NEW_TABLE}\n   killed at crash point {CRASH_POINT!r} (the new table is built; its work table "
+          f"already holds the old definition, the swap's second metastore call has not run): exit status "
+          f"{killed.returncode} ({'SIGKILL' if killed.returncode == -signal.SIGKILL else '?'})")
     show("3. ddl-log recover", ddl_log("recover"))
     show("4. the old table is back, untouched", ddl_log("sql", "SELECT count(*) AS rows, sum(amount) AS total "
                                                         "FROM sales", "SHOW TABLES"))
     show("5. the same statement, not killed", ddl_log("sql", NEW_TABLE,
                                                      "SELECT count(*) AS rows, sum(amount) AS total FROM sales"))
-    show("6. ddl-log binlog", ddl_log("binlog"))
+    show("6. ddl-log status: the old files stay for readers until the grace period is over", ddl_log("status"))
+    show("7. ddl-log binlog", ddl_log("binlog"))
     print(f"\ndone in {time.monotonic() - started:.0f} s")
     return 0 if killed.returncode == -signal.SIGKILL else 1
 

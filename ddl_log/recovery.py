@@ -9,6 +9,8 @@ committed (its XID is in the binlog) or must be undone / finished, and run what 
    the last try a roll-forward chain gives up on the objects it cannot drop (they stay, the binlog names what was
    dropped) instead of failing; an undo chain past ``MAX_RETRIES`` is abandoned: kept in the log and reported (here
    and by ``status``), never silently dropped, until ``retry_abandoned`` gives it new tries.
+   A scheduled deletion (the old files of a swapped table, :mod:`chains.deletions`) waits until it is due: recovery
+   skips it before, and runs it like any roll-forward chain after.
 3. With no chain active any more, the log is compacted.
 
 Each step is durable and each action idempotent, so a crash anywhere inside recovery and a second recovery converge.
@@ -16,6 +18,7 @@ Each step is durable and each action idempotent, so a crash anywhere inside reco
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 
@@ -26,10 +29,12 @@ from actions.errors import ActionFailedError
 from actions.replay import replay_chain
 from chains.binlog import Binlog
 from chains.commit import binlogged
+from chains.deletions import due_deletions, is_waiting
 from chains.entries import ActionEntry, ChainKind, ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
 from storage.catalogs.interface import Catalog
+from storage.catalogs.names import TableName
 
 MAX_RETRIES = 3
 
@@ -105,7 +110,10 @@ def recover(log: DDLLog, binlog: Binlog | None, catalog: Callable[[], Catalog], 
             contexts.append(ActionContext(catalog(), log, binlog if write_binlog else None, in_recovery=True))
         return contexts[0]
 
+    now = time.time()
     for listed in log.active_chains():
+        if is_waiting(log, listed, now):
+            continue
         if listed.position in log.owned_positions():
             outcomes.append(ChainOutcome(listed.position, listed.statement, "skipped",
                                          "a statement of this process is running it"))
@@ -120,6 +128,23 @@ def recover(log: DDLLog, binlog: Binlog | None, catalog: Callable[[], Catalog], 
             and any(c.state not in (ChainState.ABANDONED,) for c in log.chains())):
         compacted = log.maybe_compact(force=True)
     return RecoveryReport(tuple(outcomes), tuple(log.abandoned_chains()), compacted)
+
+
+def run_due_deletions(log: DDLLog, binlog: Binlog | None, catalog: Catalog,
+                      lock_chain: Callable[[list[ActionEntry]], AbstractContextManager[None]] = _no_lock,
+                      dropped: frozenset[TableName] = frozenset()) -> list[ChainOutcome]:
+    """Delete the old table directories whose grace period is over, and those of the ``dropped`` tables (each chain
+    under its locks); a failure stays logged for the next try (recovery counts the tries)."""
+    outcomes = []
+    for chain in due_deletions(log, time.time(), dropped):
+        with lock_chain(log.actions_of(chain.position)):
+            try:
+                replay_chain(ActionContext(catalog, log, binlog), chain.position)
+            except ActionFailedError as exc:
+                outcomes.append(ChainOutcome(chain.position, chain.statement, "failed", str(exc)))
+                continue
+        outcomes.append(ChainOutcome(chain.position, chain.statement, "finished", "old table files deleted"))
+    return outcomes
 
 
 def _recover_chain(log: DDLLog, context: Callable[[], ActionContext], position: int,

@@ -1,33 +1,52 @@
-"""CREATE OR REPLACE TABLE as a state machine (``transitions``), exactly the algorithm of seed MDEV-25292.
+"""CREATE OR REPLACE TABLE as a state machine (``transitions``): the algorithm of seed MDEV-25292, with a swap that
+never removes the name where the engine can change a whole table definition in one call.
 
-Chains: C (undo, position p) and D (forward, linked to C so it runs only once C is closed).
+Chains: C (undo, position p) and roll-forward chains linked to C (they run only once C is closed, and are cancelled
+when C is replayed). The new table is always built under the TMP name while ORIG stays readable (steps 1-3).
+
+Swap path (ORIG exists and ``Catalog.swap_refusal`` finds nothing against ORIG and TMP):
 
 ====  ===========================  =========================================================================
 step  trigger                      effect
 ====  ===========================  =========================================================================
-1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP)
-2     ``create_tmp``               create TMP (CTAS, LIKE or column list: a CTAS fills it in the same call)
-3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT OVERWRITE; a no-op otherwise)
-4-6   ``log_swap``                 link D to C; D: log DROP_TABLE of BACKUP; C: log RENAME_TABLE ORIG -> BACKUP
-                                   (undo renames BACKUP back). One durable write: the two entries have no order
-                                   between them, since D cannot run while C is active (only when ORIG exists)
-7     ``move_orig``                rename ORIG -> BACKUP
-8     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG)
-9     ``install``                  rename TMP -> ORIG
-10    ``commit``                   store XID in C, write the binlog event (commit point), close C
-11    ``drop_backup``              replay D: BACKUP dropped, D executed
+1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included)
+2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
+3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
+4     ``log_swap``                 D: log FORGET_TABLE of the holder TMP; C: log SWAP_TABLE (undo puts the
+                                   holder's definition back on ORIG). One durable write
+5     ``exchange``                 TMP := ORIG's definition as a holder; ORIG := TMP's former definition (one
+                                   metastore call each; readers see the old table or the new one, whole)
+6     ``log_deletion``             E: log DELETE_DATA of ORIG's old directory, due after the grace period
+7     ``commit``                   store XID in C, write the binlog event (commit point), close C
+8     ``retire``                   replay D (the holder leaves the metastore, its files stay); replay E too
+                                   when it is due already (a grace period of 0), else it waits: recovery and
+                                   later statements delete the directory once it is due
 ====  ===========================  =========================================================================
 
-On an error before the commit: close D, replay C (new ORIG dropped, BACKUP renamed back, TMP dropped), raise
-:class:`StatementFailedError`. When ORIG does not exist steps 4-7 are skipped: an atomic create, in which readers
-never see ORIG before it is complete. Every step is bracketed by crash points ``replace.<trigger>.before/after``.
+Rename path (Spark Connect, partitioned or Hive serde tables: see ``ReplaceResult.swap_refused``):
+
+====  ===========================  =========================================================================
+4     ``log_rename``               link D to C; D: log DROP_TABLE of BACKUP; C: log RENAME_TABLE ORIG -> BACKUP
+5     ``move_orig``                rename ORIG -> BACKUP (the name is missing until step 7)
+6     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG)
+7     ``install``                  rename TMP -> ORIG
+8     ``commit``                   as above
+9     ``drop_backup``              replay D: BACKUP dropped with its files
+====  ===========================  =========================================================================
+
+Without ORIG (an atomic create): steps 1-3, ``log_orig_create``, ``install``, ``commit``.
+
+On an error before the commit: cancel the linked chains, replay C (new ORIG dropped or the old definition put back,
+BACKUP renamed back, TMP dropped), raise :class:`StatementFailedError`. Every step is bracketed by crash points
+``replace.<trigger>.before/after``; ``replace.exchange.between`` sits between the two calls of the swap.
 """
 
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 from transitions import Machine
@@ -40,17 +59,30 @@ from chains.binlog import Binlog, BinlogEvent
 from chains.commit import commit_chain
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
-from chains.payloads import CreateTablePayload, RenameTablePayload
+from chains.payloads import (
+    CreateTablePayload,
+    DeleteDataPayload,
+    NoPayload,
+    RenameTablePayload,
+    SwapTablePayload,
+)
 from storage import crashpoints
 from storage.catalogs.interface import Catalog, Fill, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.errors import DDLLogError, NoSuchObjectError, ObjectExistsError
+
+DEFAULT_GRACE_SECONDS = 3600.0
+"""How long a replaced table's old files stay after the swap: a query that listed them just before it (in this
+driver or any other) must finish with them. One hour, longer than the queries of most platforms; set it to the
+longest query you expect."""
 
 STATES = [
     "start",
     "tmp_logged",
     "tmp_created",
     "tmp_ready",
+    "swap_logged",
+    "exchanged",
     "rename_logged",
     "orig_moved",
     "orig_create_logged",
@@ -64,11 +96,15 @@ _FORWARD: list[tuple[str, str | list[str], str]] = [
     ("log_tmp", "start", "tmp_logged"),
     ("create_tmp", "tmp_logged", "tmp_created"),
     ("fill_tmp", "tmp_created", "tmp_ready"),
-    ("log_swap", "tmp_ready", "rename_logged"),
+    ("log_swap", "tmp_ready", "swap_logged"),
+    ("exchange", "swap_logged", "exchanged"),
+    ("log_deletion", "exchanged", "installed"),
+    ("log_rename", "tmp_ready", "rename_logged"),
     ("move_orig", "rename_logged", "orig_moved"),
     ("log_orig_create", ["orig_moved", "tmp_ready"], "orig_create_logged"),
     ("install", "orig_create_logged", "installed"),
     ("commit", "installed", "committed"),
+    ("retire", "committed", "done"),
     ("drop_backup", "committed", "done"),
 ]
 
@@ -79,7 +115,10 @@ TRANSITIONS: list[dict[str, Any]] = [
 ] + [{"trigger": "mark_rolled_back", "source": "*", "dest": "rolled_back"}]
 
 STEPS = [trigger for trigger, _, _ in _FORWARD]
-SKIPPED_WITHOUT_ORIG = ("log_swap", "move_orig")
+BUILD = ["log_tmp", "create_tmp", "fill_tmp"]
+SWAP_PLAN = [*BUILD, "log_swap", "exchange", "log_deletion", "commit", "retire"]
+RENAME_PLAN = [*BUILD, "log_rename", "move_orig", "log_orig_create", "install", "commit", "drop_backup"]
+CREATE_PLAN = [*BUILD, "log_orig_create", "install", "commit"]
 CRASH_POINTS = {
     step: (
         crashpoints.declare(f"replace.{step}.before", f"CREATE OR REPLACE: before step {step}"),
@@ -87,6 +126,10 @@ CRASH_POINTS = {
     )
     for step in STEPS
 }
+BETWEEN_SWAP_CALLS = crashpoints.declare(
+    "replace.exchange.between", "TMP holds ORIG's old definition; ORIG has not taken the new one yet")
+
+Path = Literal["swap", "rename", "create"]
 
 
 def work_names(orig: TableName, xid: int) -> tuple[TableName, TableName]:
@@ -102,7 +145,14 @@ class ReplaceResult:
     """False when ORIG did not exist (an atomic create)."""
     event: BinlogEvent | None
     backup_pending: bool = False
-    """The new table is committed but dropping BACKUP failed; recovery finishes it."""
+    """The new table is committed but retiring the old one failed; recovery finishes it."""
+    path: Path = "create"
+    """``swap``: ORIG took the new definition in one metastore call (the name never went missing); ``rename``: the
+    rename algorithm (see ``swap_refused``); ``create``: ORIG did not exist."""
+    swap_refused: str | None = None
+    """Why the rename path was taken."""
+    old_data: str | None = None
+    """Swap path: ORIG's old directory, deleted once the grace period is over (``AtomicDDL.pending_deletions``)."""
 
 
 class ReplaceTable:
@@ -114,9 +164,10 @@ class ReplaceTable:
 
     def __init__(self, log: DDLLog, binlog: Binlog | None, catalog: Catalog, name: TableName, spec: TableSpec,
                  statement: str, *, verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
-                 fill: Fill | None = None) -> None:
+                 fill: Fill | None = None, grace_seconds: float = DEFAULT_GRACE_SECONDS) -> None:
         """``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE),
-        False for CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP."""
+        False for CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP.
+        ``grace_seconds``: how long ORIG's old files outlive a swap."""
         self.log = log
         self.binlog = binlog
         self.catalog = catalog
@@ -126,13 +177,18 @@ class ReplaceTable:
         self.verb = verb
         self.orig_must_exist = orig_must_exist
         self.fill = fill
+        self.grace_seconds = grace_seconds
         self.xid = log.allocate_id()
         self.tmp, self.backup = work_names(name, self.xid)
         self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
+        self.holder_tag = f"{self.tag}:holder"
         self.orig_exists = False
         self.orig_identity: str | None = None
+        self.swap_refused: str | None = None
+        self.old_location: str | None = None
         self.create_chain = -1
         self.drop_chain: int | None = None
+        self.delete_chain: int | None = None
         self.event: BinlogEvent | None = None
         self.backup_pending = False
         self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS, initial="start",
@@ -153,6 +209,28 @@ class ReplaceTable:
             self.catalog.insert(self.tmp, self.fill)
 
     def do_log_swap(self) -> None:
+        orig_tag = None if self.orig_identity is None or self.orig_identity.startswith("fp:") else self.orig_identity
+        with self.log.batch():
+            self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
+            self.log.add_action(self.drop_chain, ActionType.FORGET_TABLE, name=self.tmp, tag=self.holder_tag,
+                                payload=NoPayload())
+            self.log.add_action(self.create_chain, ActionType.SWAP_TABLE, name=self.orig, from_name=self.tmp,
+                                tag=self.orig_identity,
+                                payload=SwapTablePayload(self.tag, self.holder_tag, orig_tag))
+
+    def do_exchange(self) -> None:
+        self.old_location = self.catalog.exchange_definitions(self.orig, self.tmp, self.holder_tag,
+                                                              between=BETWEEN_SWAP_CALLS)
+
+    def do_log_deletion(self) -> None:
+        assert self.old_location is not None
+        due = time.time() + self.grace_seconds
+        with self.log.batch():
+            self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
+            self.log.add_action(self.delete_chain, ActionType.DELETE_DATA, name=self.orig,
+                                payload=DeleteDataPayload(self.old_location, due))
+
+    def do_log_rename(self) -> None:
         with self.log.batch():
             self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
             self.log.add_action(self.drop_chain, ActionType.DROP_TABLE, name=self.backup, tag=self.orig_identity)
@@ -173,12 +251,20 @@ class ReplaceTable:
         self.event = commit_chain(self.log, self.binlog, self.create_chain, self.statement, (str(self.orig),),
                                   xid=self.xid)
 
+    def do_retire(self) -> None:
+        self._replay_forward(self.drop_chain)
+        if self.grace_seconds <= 0:
+            self._replay_forward(self.delete_chain)
+
     def do_drop_backup(self) -> None:
-        if self.drop_chain is None:
+        self._replay_forward(self.drop_chain)
+
+    def _replay_forward(self, position: int | None) -> None:
+        if position is None or self.backup_pending:
             return
         try:
-            replay_chain(ActionContext(self.catalog, self.log, self.binlog), self.drop_chain)
-        except DDLLogError:  # committed already; D stays active and recovery finishes it
+            replay_chain(ActionContext(self.catalog, self.log, self.binlog), position)
+        except DDLLogError:  # committed already; the chain stays active and recovery finishes it
             self.backup_pending = True
 
     # ------------------------------------------------------------------ driving
@@ -196,23 +282,39 @@ class ReplaceTable:
             raise NoSuchObjectError(f"table {self.orig} does not exist", str(self.orig))
         if self.orig_must_exist is False and self.orig_exists:
             raise ObjectExistsError(f"table {self.orig} already exists", str(self.orig))
-        plan = STEPS if self.orig_exists else [step for step in STEPS if step not in SKIPPED_WITHOUT_ORIG]
+        path: Path = "create"
+        if self.orig_exists:
+            self.swap_refused = self.catalog.swap_refusal(self.orig)
+            path = "swap" if self.swap_refused is None else "rename"
         try:
-            for trigger in plan[: plan.index("drop_backup")]:
+            for trigger in BUILD:
+                self._step(trigger)
+            if path == "swap":
+                self.swap_refused = self.catalog.swap_refusal(self.tmp)
+                path = "swap" if self.swap_refused is None else "rename"
+            plan = {"swap": SWAP_PLAN, "rename": RENAME_PLAN, "create": CREATE_PLAN}[path]
+            for trigger in plan[len(BUILD):]:
+                if trigger in ("retire", "drop_backup"):
+                    break
                 self._step(trigger)
         except Exception as exc:
             error = self._roll_back(exc)
             if error is not None:
                 raise error from exc
-            # Committed (the binlog has the XID) but closing C failed: recovery closes C and drops BACKUP.
-            return ReplaceResult(self.orig, self.orig_exists, self.event, backup_pending=True)
-        self._step("drop_backup")
-        return ReplaceResult(self.orig, self.orig_exists, self.event, self.backup_pending)
+            # Committed (the binlog has the XID) but closing C failed: recovery closes C and retires the old table.
+            return self._result(path, backup_pending=True)
+        if plan[-1] in ("retire", "drop_backup"):
+            self._step(plan[-1])
+        return self._result(path, backup_pending=self.backup_pending)
+
+    def _result(self, path: Path, *, backup_pending: bool) -> ReplaceResult:
+        return ReplaceResult(self.orig, self.orig_exists, self.event, backup_pending, path, self.swap_refused,
+                             self.old_location)
 
     def _roll_back(self, cause: Exception) -> StatementFailedError | None:
-        """Error: None if the statement committed already; else close D, replay C and return the error to raise.
-        What cannot be undone now stays logged for recovery."""
-        cancel = () if self.drop_chain is None else (self.drop_chain,)
+        """Error: None if the statement committed already; else cancel the linked chains, replay C and return the
+        error to raise. What cannot be undone now stays logged for recovery."""
+        cancel = tuple(chain for chain in (self.drop_chain, self.delete_chain) if chain is not None)
         error = undo_unless_committed(ActionContext(self.catalog, self.log, self.binlog), self.create_chain, cause,
                                       verb=self.verb, subject=str(self.orig), cancel=cancel)
         if error is not None and error.rollback_error is None:

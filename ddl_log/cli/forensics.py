@@ -16,10 +16,11 @@ from storage.errors import CorruptLogError
 from storage.records.home import LOG_DIR
 
 if TYPE_CHECKING:
-    from chains.entries import ExecuteEntry
+    from chains.entries import ActionEntry, ExecuteEntry
     from chains.state import LogState
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from chains.deletions import waits
     from chains.entries import ChainState
     from chains.log import LOG_FILE, LOG_MAGIC
 
@@ -27,15 +28,25 @@ def cmd_status(args: argparse.Namespace) -> int:
     records, problems, _, _ = scan_file(os.path.join(home, LOG_DIR, LOG_FILE), LOG_MAGIC)
     state = log_state(records, problems)
     chains = [state.chains[p] for p in sorted(state.chains)]
-    active = [c for c in chains if c.state is ChainState.ACTIVE]
+    now = time.time()
+    waiting = {c.position for c in chains if c.state is ChainState.ACTIVE and waits(actions_of(c, state), now)}
+    active = [c for c in chains if c.state is ChainState.ACTIVE and c.position not in waiting]
     abandoned = [c for c in chains if c.state is ChainState.ABANDONED]
+    deletions = [pending_dict(c, state) for c in chains if c.position in waiting]
     if args.json:
         out(dumps({"home": home, "active": [chain_dict(c, state) for c in active],
-                   "abandoned": [chain_dict(c, state) for c in abandoned], "problems": problems}))
+                   "abandoned": [chain_dict(c, state) for c in abandoned], "pending_deletions": deletions,
+                   "problems": problems}))
     else:
         out(f"home: {home}")
         if not active and not abandoned:
             out("no active or abandoned chains")
+        if deletions:
+            out(f"pending deletions ({len(deletions)}; old table files kept for readers until due, then deleted by "
+                "the next statement or recovery):")
+            for deletion in sorted(deletions, key=lambda d: d["due"]):
+                out(f"  chain {deletion['chain']}: {deletion['location']} (was {deletion['table']}), due "
+                    f"{deletion['due_at']} (in {deletion['due_in_seconds']:.0f} s)")
         if active:
             out(f"active chains ({len(active)}; the next `ddl-log recover` or `ddl-log sql` recovers them):")
             for chain in active:
@@ -50,6 +61,21 @@ def cmd_status(args: argparse.Namespace) -> int:
     if any(p.startswith("error:") for p in problems):
         return EXIT_FAILED
     return EXIT_ABANDONED if abandoned else EXIT_OK
+
+
+def actions_of(chain: ExecuteEntry, state: LogState) -> list[ActionEntry]:
+    return [state.actions[a] for a in chain.actions if a in state.actions]
+
+
+def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
+    from chains.deletions import deletion_of
+
+    deletion = deletion_of(actions_of(chain, state))
+    assert deletion is not None
+    table, payload = deletion
+    return {"chain": chain.position, "table": str(table), "location": payload.location, "due": payload.due,
+            "due_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(payload.due)),
+            "due_in_seconds": max(0.0, payload.due - time.time()), "statement": chain.statement}
 
 
 def log_state(records: Sequence[tuple[int, Any]], problems: list[str]) -> LogState:

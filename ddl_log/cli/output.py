@@ -79,7 +79,14 @@ def ddl_detail(value: Any) -> str:
         return ("done: " + ", ".join(str(item) for item in value)) if value else "nothing to do"
     replaced = getattr(value, "replaced", None)
     if isinstance(replaced, bool):
-        return "replaced the old table" if replaced else "created"
+        if not replaced:
+            return "created"
+        path = getattr(value, "path", None)
+        if path == "swap":
+            return "replaced the old table: definition swap, old files kept for readers"
+        if path == "rename":
+            return f"replaced the old table: rename swap ({getattr(value, 'swap_refused', None)})"
+        return "replaced the old table"
     return ""
 
 

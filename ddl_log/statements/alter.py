@@ -165,4 +165,5 @@ def _rebuild(parts: Parts, name: TableName, metadata: TableMetadata, op: ChangeC
     spec = TableSpec(as_select=query, using=metadata.provider, partitioned_by=metadata.partitioned_by,
                      properties=properties, comment=metadata.comment)
     return ReplaceTable(parts.log, parts.binlog, parts.catalog, name, spec, statement, verb="ALTER TABLE",
+                        grace_seconds=parts.grace_seconds,
                         orig_must_exist=True).run()

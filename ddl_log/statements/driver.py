@@ -21,6 +21,7 @@ from chains.commit import commit_chain, committed_event
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from chains.payloads import Payload
+from replace_table.machine import DEFAULT_GRACE_SECONDS
 from storage import crashpoints
 from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
@@ -34,6 +35,8 @@ class Parts:
     log: DDLLog
     binlog: Binlog | None
     catalog: Catalog
+    grace_seconds: float = DEFAULT_GRACE_SECONDS
+    """How long a swap keeps the replaced table's old files (see :mod:`replace_table.machine`)."""
 
     def context(self) -> ActionContext:
         return ActionContext(self.catalog, self.log, self.binlog)

@@ -305,3 +305,34 @@ class Catalog(Protocol):
         moves data before it updates the metastore, a kill in between leaves ``old`` in the metastore with its
         data already at ``new``'s location; this moves it back. A no-op when nothing is torn."""
         ...
+
+    # -- the definition swap: a replace that never removes the name (see :mod:`replace_table.machine`)
+
+    def swap_refusal(self, name: TableName) -> str | None:
+        """Why the table ``name`` cannot take part in :meth:`exchange_definitions` (None when it can): the engine
+        cannot change a whole definition in one call, or the table's definition does not hold all of it."""
+        ...
+
+    def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,
+                             between: Callable[[], None]) -> str:
+        """TMP becomes the holder of ORIG's definition (external, so dropping it never deletes ORIG's files; identity
+        ``holder_tag``), then ORIG takes TMP's former definition, its data location included, in one metastore call:
+        a reader resolves ORIG to the old table or to the new one, whole, never to nothing. ``between`` runs between
+        the two. Returns ORIG's old location. The session's cached relation of ORIG is refreshed."""
+        ...
+
+    def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+        """ORIG := the definition ``holder`` keeps, managed again and with ORIG's own tag property (or none): the
+        undo of :meth:`exchange_definitions`."""
+        ...
+
+    def forget_table(self, name: TableName, *, expect: str) -> bool:
+        """Remove the table ``name`` from the catalog but never its files, only while its identity is ``expect``;
+        True if removed."""
+        ...
+
+    def delete_data(self, location: str, owner: TableName) -> bool:
+        """Delete a table version's directory no table uses any more (the old data of a swap, after its grace
+        period): ``location`` is the default location of a table name in ``owner``'s database, and is kept when a
+        table of that name exists or ``owner`` is located there. True if something was removed."""
+        ...

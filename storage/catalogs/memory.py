@@ -12,8 +12,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 
-import attrs
-
 from storage.catalogs.interface import (
     HIVE_DEFAULT_PARTITION,
     KEEP_POINT,
@@ -27,6 +25,8 @@ from storage.catalogs.interface import (
     ViewDefinition,
     new_database_tag,
 )
+from storage.catalogs.memory_swap import MemorySwap, SwapState
+from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
     DATABASE_TAG,
@@ -63,20 +63,10 @@ def _register(table: MemoryTable, partition: dict[str, str]) -> None:
         table.partitions.append(dict(partition))
 
 
-@attrs.define
-class MemoryTable:
-    identity: str
-    columns: tuple[str, ...]
-    rows: list[tuple[object, ...]]
-    types: dict[str, str] = attrs.field(factory=dict)
-    comments: dict[str, str] = attrs.field(factory=dict)
-    properties: dict[str, str] = attrs.field(factory=dict)
-    partitioned_by: tuple[str, ...] = ()
-    partitions: list[dict[str, str]] = attrs.field(factory=list)
-
-
-class MemoryCatalog:
-    def __init__(self) -> None:
+class MemoryCatalog(MemorySwap):
+    def __init__(self, *, swap: bool = True) -> None:
+        """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path."""
+        self.swap = SwapState(enabled=swap)
         self.tables: dict[TableName, MemoryTable] = {}
         self.views: dict[TableName, ViewDefinition] = {}
         self.functions: dict[TableName, FunctionDefinition] = {}

@@ -70,7 +70,7 @@ def test_status_and_recover_on_a_fresh_home(cli: Runner, home: Path) -> None:
     assert (recover.returncode, recover.stdout, recover.stderr) == (0, "nothing to recover\n", "")
     assert json.loads(cli("recover", "--json").stdout) == {"outcomes": [], "abandoned": [], "compacted": False}
     assert json.loads(cli("status", "--json").stdout) == {"home": str(home), "active": [], "abandoned": [],
-                                                          "problems": []}
+                                                          "pending_deletions": [], "problems": []}
 
 
 def test_home_comes_from_the_environment_then_the_default(cli: Runner, home: Path, tmp_path: Path) -> None:
@@ -138,6 +138,24 @@ def test_status_shows_an_interrupted_statement_with_its_actions(cli: Runner, hom
     [chain] = json.loads(cli("status", "--json").stdout)["active"]
     assert chain["statement"] == "CREATE TABLE crashed (a INT)" and chain["state"] == "active"
     assert chain["actions"] and chain["actions"][0]["type"] == "create_table"
+
+
+def test_status_lists_the_old_table_files_a_replace_keeps_for_readers_until_due(cli: Runner, home: Path) -> None:
+    catalog = MemoryCatalog()
+    catalog.add_user_table(TableName("default", "t"), ("a",), [(1,)])
+    with AtomicDDL(home=home, catalog=catalog, grace_seconds=600) as ddl:
+        [result] = run_sql(ddl, "CREATE OR REPLACE TABLE t (b INT)")
+        assert ddl.active_chains() == [] and len(ddl.pending_deletions()) == 1
+    assert result.result.path == "swap"
+    status = cli("status")
+    assert status.returncode == 0, status.stderr
+    lines = status.stdout.splitlines()
+    assert lines[1] == "no active or abandoned chains" and lines[2].startswith("pending deletions (1;")
+    assert "memory:/default/t (was default.t), due " in lines[3]
+    assert 500 < int(lines[3].rsplit("(in ", 1)[1].split(" s)")[0]) <= 600
+    [pending] = json.loads(cli("status", "--json").stdout)["pending_deletions"]
+    assert pending["location"] == "memory:/default/t" and 500 < pending["due_in_seconds"] <= 600
+    assert pending["statement"].startswith("CREATE OR REPLACE TABLE")
 
 
 def test_abandoned_chains_exit_3_from_status_and_recover(cli: Runner, home: Path) -> None:

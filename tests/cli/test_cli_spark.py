@@ -36,7 +36,7 @@ def test_a_script_end_to_end(cli: Runner, tmp_path: Path) -> None:
     assert lines[1] == "ok  INSERT INTO t VALUES (1, 'x;y'), (2, 'tab\\there')"
     assert lines[2:5] == ["a\ts", "1\tx;y", "2\ttab\\there"]
     assert lines[5] == ("ok  CREATE OR REPLACE TABLE t USING parquet AS SELECT a * 10 AS a, s FROM t  "
-                        "(replaced the old table)  [binlog #2]")
+                        "(replaced the old table: definition swap, old files kept for readers)  [binlog #2]")
     assert lines[6:] == ["a\ts", "10\tx;y", "20\ttab\\there"]
     assert "Traceback" not in done.stderr
 

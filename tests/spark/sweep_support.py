@@ -44,12 +44,27 @@ def warehouse_dirs(warehouse: Path) -> set[str]:
     return {entry.name for entry in warehouse.iterdir() if entry.is_dir()} if warehouse.is_dir() else set()
 
 
+def table_dirs(spark: Any, names: set[str], db: str = "default") -> set[str]:
+    """The directory names the tables ``names`` live in (after a swap, a table's directory is not its name)."""
+    dirs = set()
+    for name in names:
+        rows = spark.sql(f"DESCRIBE TABLE EXTENDED `{db}`.`{name}`").collect()
+        location = next(row["data_type"] for row in rows if row["col_name"] == "Location")
+        dirs.add(location.rstrip("/").rpartition("/")[2])
+    return dirs
+
+
+def table_kind(spark: Any, name: str, db: str = "default") -> str:
+    rows = spark.sql(f"DESCRIBE TABLE EXTENDED `{db}`.`{name}`").collect()
+    return str(next(row["data_type"] for row in rows if row["col_name"] == "Type"))
+
+
 def assert_clean_log(ddl: AtomicDDL) -> None:
     assert ddl.active_chains() == [], "recovery left an active chain"
     assert ddl.abandoned_chains() == [], "recovery abandoned a chain"
 
 
-CATALOG_STEPS = ("create_tmp", "fill_tmp", "move_orig", "install", "drop_backup")
+CATALOG_STEPS = ("create_tmp", "fill_tmp", "exchange", "retire", "move_orig", "install", "drop_backup")
 
 
 def catalog_points(points: list[tuple[str, int]]) -> list[tuple[str, int]]:

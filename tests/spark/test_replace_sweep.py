@@ -15,6 +15,8 @@ from tests import crashkit
 from tests.spark.sweep_support import (
     assert_clean_log,
     spark_worthy,
+    table_dirs,
+    table_kind,
     table_state,
     user_tables,
     warehouse_dirs,
@@ -43,7 +45,7 @@ def sweep(spark: Any, warehouse: Any, tmp_path: Any, statement: Callable[[Atomic
     from tests.conftest import reset_spark
 
     def world(label: str) -> Callable[[], AtomicDDL]:
-        return lambda: AtomicDDL(spark=spark, home=tmp_path / label, binlog=binlog, compact_bytes=0)
+        return lambda: AtomicDDL(spark=spark, home=tmp_path / label, binlog=binlog, compact_bytes=0, grace_seconds=0)
 
     prepare(spark, partitioned)
     old = table_state(spark, "t")
@@ -68,7 +70,8 @@ def sweep(spark: Any, warehouse: Any, tmp_path: Any, statement: Callable[[Atomic
             assert events == [] and state in (old, new), (point, nth)
         outcomes.append("new" if state == new else "old")
         assert user_tables(spark) == {"t", "src"}, (point, nth)
-        assert warehouse_dirs(warehouse) == {"t", "src"}, (point, nth)
+        assert warehouse_dirs(warehouse) == table_dirs(spark, {"t", "src"}), (point, nth)
+        assert table_kind(spark, "t") == "MANAGED", (point, nth)
         second = opener()
         assert second.last_recovery.nothing_to_do
         second.close()

@@ -10,6 +10,7 @@ from chains.payloads import (
     CreateFunctionPayload,
     CreateTablePayload,
     CreateViewPayload,
+    DeleteDataPayload,
     DropFunctionPayload,
     DropInitPayload,
     DropViewPayload,
@@ -17,6 +18,7 @@ from chains.payloads import (
     Payload,
     RenameTablePayload,
     RenameViewPayload,
+    SwapTablePayload,
 )
 from storage.catalogs.interface import Column, FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
@@ -39,5 +41,8 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.CREATE_FUNCTION: CreateFunctionPayload(None, FUNCTION),
         ActionType.ALTER_TABLE: AlterTablePayload(AddColumnsChange((Column("c", "INT", "note"),))),
         ActionType.CREATE_DB: CreateDatabasePayload(owns_location=False),
+        ActionType.SWAP_TABLE: SwapTablePayload("x1-new", "x1-new:holder", "x0-old"),
+        ActionType.FORGET_TABLE: NoPayload(),
+        ActionType.DELETE_DATA: DeleteDataPayload("file:/warehouse/t", 1795434777.5),
     }
     return samples[action_type]

@@ -22,15 +22,15 @@ NEW_ROWS = [(10,), (20,), (30,)]
 class World:
     """One home directory and one catalog that outlive every simulated process."""
 
-    def __init__(self, home: str, *, binlog: bool, with_old_table: bool = True) -> None:
+    def __init__(self, home: str, *, binlog: bool, with_old_table: bool = True, swap: bool = True) -> None:
         self.home = home
         self.binlog = binlog
-        self.catalog = MemoryCatalog()
+        self.catalog = MemoryCatalog(swap=swap)
         if with_old_table:
             self.catalog.add_user_table(T, ("a",), OLD_ROWS)
 
     def open(self) -> AtomicDDL:
-        return AtomicDDL(home=self.home, catalog=self.catalog, binlog=self.binlog, compact_bytes=0)
+        return AtomicDDL(home=self.home, catalog=self.catalog, binlog=self.binlog, compact_bytes=0, grace_seconds=0)
 
     def snapshot(self) -> tuple[object, ...]:
         ddl = self.open()
@@ -56,6 +56,8 @@ def assert_atomic_outcome(world: World, *, old_existed: bool = True) -> str:
     finally:
         ddl.close()
     assert set(world.catalog.tables) <= {T}, f"leftover work tables: {sorted(map(str, world.catalog.tables))}"
+    assert world.catalog.swap.orphans == set(), "an old table version's files were never deleted"
+    assert T not in world.catalog.tables or not world.catalog.tables[T].external
     committed_by_log = [e for e in events if "CREATE OR REPLACE" in e.statement]
     if world.binlog:
         assert len(committed_by_log) <= 1
@@ -73,22 +75,26 @@ def assert_atomic_outcome(world: World, *, old_existed: bool = True) -> str:
     return "old"
 
 
-def sweep_points(tmp_path, binlog: bool, with_old_table: bool = True) -> list[tuple[str, int]]:
+def sweep_points(tmp_path, binlog: bool, with_old_table: bool = True, swap: bool = True) -> list[tuple[str, int]]:
     return crashkit.trace(
-        World(str(tmp_path / "trace"), binlog=binlog, with_old_table=with_old_table).open, replace_statement
+        World(str(tmp_path / "trace"), binlog=binlog, with_old_table=with_old_table, swap=swap).open,
+        replace_statement,
     )
 
 
+@pytest.mark.parametrize("swap", [True, False], ids=["swap", "rename"])
 @pytest.mark.parametrize("binlog", [True, False], ids=["binlog", "no-binlog"])
 @pytest.mark.parametrize("with_old_table", [True, False], ids=["replace", "create"])
 def test_a_crash_at_every_point_recovers_to_old_or_new_and_a_second_recovery_changes_nothing(
-    tmp_path, binlog, with_old_table
+    tmp_path, binlog, with_old_table, swap
 ):
-    points = sweep_points(tmp_path, binlog, with_old_table)
+    points = sweep_points(tmp_path, binlog, with_old_table, swap)
     assert len(points) > 20
+    if swap and with_old_table:
+        assert ("replace.exchange.between", 1) in points and ("forward.delete_data.before_delete", 1) in points
     outcomes = {}
     for index, (point, nth) in enumerate(points):
-        world = World(str(tmp_path / f"w{index}"), binlog=binlog, with_old_table=with_old_table)
+        world = World(str(tmp_path / f"w{index}"), binlog=binlog, with_old_table=with_old_table, swap=swap)
         assert crashkit.crash_at(world.open, replace_statement, point, nth), (point, nth)
         outcomes[(point, nth)] = assert_atomic_outcome(world, old_existed=with_old_table)
         first = world.snapshot()
@@ -99,19 +105,20 @@ def test_a_crash_at_every_point_recovers_to_old_or_new_and_a_second_recovery_cha
     assert "old" in sequence and "new" in sequence
 
 
+@pytest.mark.parametrize("swap", [True, False], ids=["swap", "rename"])
 @pytest.mark.parametrize("binlog", [True, False], ids=["binlog", "no-binlog"])
-def test_a_crash_anywhere_inside_recovery_then_recovery_again_converges(tmp_path, binlog):
-    points = sweep_points(tmp_path, binlog)
+def test_a_crash_anywhere_inside_recovery_then_recovery_again_converges(tmp_path, binlog, swap):
+    points = sweep_points(tmp_path, binlog, swap=swap)
     checked = 0
     for index, (point, nth) in enumerate(points):
-        reference = World(str(tmp_path / f"ref{index}"), binlog=binlog)
+        reference = World(str(tmp_path / f"ref{index}"), binlog=binlog, swap=swap)
         crashkit.crash_at(reference.open, replace_statement, point, nth)
         expected = assert_atomic_outcome(reference)
-        probe = World(str(tmp_path / f"probe{index}"), binlog=binlog)
+        probe = World(str(tmp_path / f"probe{index}"), binlog=binlog, swap=swap)
         crashkit.crash_at(probe.open, replace_statement, point, nth)
         recovery_points = crashkit.trace_recovery(probe.open)
         for r_index, (r_point, r_nth) in enumerate(recovery_points):
-            world = World(str(tmp_path / f"w{index}_{r_index}"), binlog=binlog)
+            world = World(str(tmp_path / f"w{index}_{r_index}"), binlog=binlog, swap=swap)
             crashkit.crash_at(world.open, replace_statement, point, nth)
             assert crashkit.recover_with_crash(world.open, r_point, r_nth), (point, r_point, r_nth)
             assert assert_atomic_outcome(world) == expected, (point, nth, r_point, r_nth)
@@ -149,7 +156,7 @@ def test_a_failing_create_raises_a_typed_error_and_leaves_everything_as_before(t
 
 
 def test_a_failure_after_the_old_table_moved_puts_it_back(tmp_path):
-    world = World(str(tmp_path), binlog=True)
+    world = World(str(tmp_path), binlog=True, swap=False)
     world.catalog.fail_on = lambda operation, name: operation == "rename" and name.name.endswith("_tmp")
     ddl = world.open()
     with pytest.raises(StatementFailedError):
@@ -157,6 +164,17 @@ def test_a_failure_after_the_old_table_moved_puts_it_back(tmp_path):
     ddl.close()
     assert world.catalog.tables[T].rows == OLD_ROWS
     assert set(world.catalog.tables) == {T}
+
+
+def test_a_failure_between_the_two_swap_calls_puts_the_old_definition_back(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    world.catalog.fail_on = lambda operation, name: operation == "install"
+    ddl = world.open()
+    with pytest.raises(StatementFailedError):
+        replace_statement(ddl)
+    ddl.close()
+    assert world.catalog.tables[T].rows == OLD_ROWS and not world.catalog.tables[T].external
+    assert set(world.catalog.tables) == {T} and world.catalog.swap.orphans == set()
 
 
 def test_undo_never_drops_a_table_it_did_not_create(tmp_path):

@@ -56,8 +56,10 @@ from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import Engine, LeftoverStrategy
 from storage.catalogs.spark.functions import SparkFunctions
 from storage.catalogs.spark.leftovers import SparkLeftovers
+from storage.catalogs.spark.metastore import MetastoreClient
 from storage.catalogs.spark.overwrite import SparkPartitionKeep
 from storage.catalogs.spark.session import quiet_pyspark_error_loggers
+from storage.catalogs.spark.swap import SparkSwap
 from storage.catalogs.spark.tables import SparkTables
 from storage.catalogs.spark.views import SparkViews
 
@@ -91,6 +93,7 @@ class SparkCatalog:
         self._views = SparkViews(engine)
         self._functions = SparkFunctions(engine)
         self._databases = SparkDatabases(engine)
+        self._swap = SparkSwap(engine, MetastoreClient(engine))
 
     @property
     def spark(self) -> Any:
@@ -133,8 +136,10 @@ class SparkCatalog:
         return self._tables.partition_overwrite_mode()
 
     def rename(self, old: TableName, new: TableName) -> None:
-        """See :meth:`storage.catalogs.spark.tables.SparkTables.rename`."""
-        self._tables.rename(old, new)
+        """See :meth:`storage.catalogs.spark.tables.SparkTables.rename`; a managed table away from its default
+        location (a swapped one) is renamed by :meth:`storage.catalogs.spark.swap.SparkSwap.rename_in_place`."""
+        if not self._swap.rename_in_place(old, new):
+            self._tables.rename(old, new)
 
     def settle_rename(self, old: TableName, new: TableName) -> None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.settle_rename`."""
@@ -147,6 +152,32 @@ class SparkCatalog:
     def check_current_catalog(self) -> None:
         """See :meth:`storage.catalogs.spark.engine.Engine.check_current_catalog`."""
         self._engine.check_current_catalog()
+
+    # ------------------------------------------------------------------ definition swap (storage.catalogs.spark.swap)
+
+    def swap_refusal(self, name: TableName) -> str | None:
+        """See :meth:`storage.catalogs.spark.swap.SparkSwap.swap_refusal`."""
+        return self._swap.swap_refusal(name)
+
+    def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,
+                             between: Callable[[], None]) -> str:
+        """See :meth:`storage.catalogs.spark.swap.SparkSwap.exchange`."""
+        return self._swap.exchange(orig, tmp, holder_tag, between)
+
+    def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+        """See :meth:`storage.catalogs.spark.swap.SparkSwap.restore`."""
+        self._swap.restore(orig, holder, orig_tag)
+
+    def forget_table(self, name: TableName, *, expect: str) -> bool:
+        """See :meth:`storage.catalogs.spark.swap.SparkSwap.forget`."""
+        return self._swap.forget(name, expect)
+
+    def delete_data(self, location: str, owner: TableName) -> bool:
+        """See :meth:`storage.catalogs.spark.leftovers.SparkLeftovers.delete_data` (the locations of ``owner`` and of
+        the table named as the directory, if any, read first)."""
+        holder = TableName(owner.db, location.rstrip("/").rpartition("/")[2])
+        holder_location = None if holder == owner else self._tables.table_location(holder)
+        return self._leftovers.delete_data(location, owner, self._tables.table_location(owner), holder_location)
 
     # ------------------------------------------------------------------ create (storage.catalogs.spark.create)
 

@@ -88,6 +88,24 @@ class SparkLeftovers:
             return self._remove_local(location, name)
         return self._remove_via_metastore(location, name)
 
+    def delete_data(self, location: str, owner: TableName, owner_location: str | None,
+                    holder_location: str | None) -> bool:
+        """Delete an old table version's directory (see ``Catalog.delete_data``): only the default location of a
+        table name in ``owner``'s database, and not when ``owner`` (at ``owner_location``) or the table holding
+        that name (at ``holder_location``) is located there. A name's table may live elsewhere: after a swap ORIG
+        keeps its name and leaves ``<database>/<name>``."""
+        table = location.rstrip("/").rpartition("/")[2]
+        if not ENGINE_NAME.fullmatch(table):
+            return False
+        name = TableName(owner.db, table)
+        if location.rstrip("/") in {(other or "").rstrip("/") for other in (owner_location, holder_location)}:
+            return False
+        if (self._engine.default_location(name) or "").rstrip("/") != location.rstrip("/"):
+            return False
+        if self._engine.strategy(location) == "local":
+            return self._remove_local(location, name)
+        return self._remove_via_metastore(location, name)
+
     def clean_until_quiet(self, name: TableName) -> None:
         """Remove the leftovers of a failed write, and again while tasks Spark is still cancelling re-create them.
 

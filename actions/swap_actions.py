@@ -1,0 +1,57 @@
+"""Executors of the definition swap (see :mod:`replace_table.machine`): SWAP_TABLE (undo: put the holder's definition
+back on ORIG), FORGET_TABLE (forward: the holder leaves the catalog, its files stay) and DELETE_DATA (forward, once
+due: ORIG's old directory is deleted). Each acts only on the identities the log recorded."""
+
+from __future__ import annotations
+
+from actions.context import ActionContext
+from chains.entries import ActionEntry
+from chains.payloads import DeleteDataPayload, SwapTablePayload, payload_of
+from storage import crashpoints
+from storage.catalogs.names import TableName
+from storage.errors import CatalogError
+
+UNDO_SWAP_BEFORE_FORGET = crashpoints.declare(
+    "undo.swap_table.before_forget", "undo put ORIG's old definition back; the holder is still in the catalog")
+DELETE_BEFORE = crashpoints.declare("forward.delete_data.before_delete", "an old table version's files are due")
+
+
+def _names(action: ActionEntry) -> tuple[TableName, TableName]:
+    if action.name is None or action.from_name is None:
+        raise CatalogError(f"{action.type.value} action {action.id} lacks a table name")
+    return action.name, action.from_name
+
+
+def undo_swap_table(action: ActionEntry, ctx: ActionContext) -> None:
+    """ORIG has the new definition and TMP holds the old one: put the old one back on ORIG. Then, ORIG being itself
+    again, TMP leaves the catalog without its files (they are ORIG's); TMP's own undo then removes the new files.
+
+    ORIG with the new definition but no holder is refused (raised, so the chain stays for an operator): TMP's undo
+    would otherwise remove the files ORIG reads."""
+    orig, tmp = _names(action)
+    payload = payload_of(action, SwapTablePayload)
+    catalog = ctx.catalog
+    if catalog.identity(orig) == payload.new_tag:
+        if catalog.identity(tmp) != payload.holder_tag:
+            raise CatalogError(f"cannot undo the swap of {orig}: its old definition is no longer held by {tmp}",
+                               str(orig))
+        catalog.restore_definition(orig, tmp, payload.orig_tag)
+    if catalog.identity(orig) == action.tag:
+        UNDO_SWAP_BEFORE_FORGET()
+        catalog.forget_table(tmp, expect=payload.holder_tag)
+
+
+def forward_forget_table(action: ActionEntry, ctx: ActionContext) -> None:
+    """After the commit: the holder (ORIG's old definition under TMP's name) leaves the catalog, never its files."""
+    if action.name is None or action.tag is None:
+        raise CatalogError(f"forget action {action.id} lacks its name or tag")
+    ctx.catalog.forget_table(action.name, expect=action.tag)
+
+
+def forward_delete_data(action: ActionEntry, ctx: ActionContext) -> None:
+    """Delete ORIG's old directory (run only once due): kept when a table holds it now."""
+    if action.name is None:
+        raise CatalogError(f"delete action {action.id} lacks its table name")
+    payload = payload_of(action, DeleteDataPayload)
+    DELETE_BEFORE()
+    ctx.catalog.delete_data(payload.location, action.name)

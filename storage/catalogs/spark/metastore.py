@@ -1,0 +1,169 @@
+"""A Hive metastore client of the catalog's own, beside Spark's, for the one thing Spark's SQL cannot do: change a
+table's whole definition (columns, location, properties, kind) in one ``alter_table`` call, which the metastore runs
+as one transaction.
+
+Why not Spark's client: ``HiveExternalCatalog.alterTable`` keeps a data source table's old schema, and Spark's
+``HiveClientImpl`` serialises its calls on a lock the Python side cannot take, while reader threads use it. This
+client is built from the same Hive configuration (embedded Derby or a Thrift service), used under a Python lock, and
+works on the metastore's own ``Table`` records, so a definition taken from one table is installed on another exactly.
+
+Hive 2.3 refuses an ``alter_table`` whose column types are not implicitly convertible from the old ones
+(``hive.metastore.disallow.incompatible.col.type.changes``, on by default) and compares columns by position. For a
+data source table those Hive columns are only a copy (Spark reads the schema from the table properties), so
+:meth:`MetastoreClient.install` then installs the definition with no Hive columns first and with its own columns
+right after: readers see the new table from the first call on.
+
+Only on a classic session (a JVM handle) with Hive support; :meth:`MetastoreClient.refusal` says why not otherwise.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError
+
+MANAGED = "MANAGED_TABLE"
+EXTERNAL = "EXTERNAL_TABLE"
+PROVIDER_PROPERTY = "spark.sql.sources.provider"
+"""Where Spark keeps a data source table's provider; a Hive serde table has none (or ``hive``)."""
+
+
+def _java_class(error: BaseException) -> str:
+    java = getattr(error, "java_exception", None)
+    try:
+        return str(java.getClass().getName()) if java is not None else ""
+    except Exception:  # noqa: BLE001 - a gone JVM cannot name the class
+        return ""
+
+
+class MetastoreClient:
+    """One Hive ``IMetaStoreClient`` per catalog, created on first use, every call under one lock."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._client: Any = None
+        self._session: Any = None
+        self._lock = threading.Lock()
+
+    def refusal(self) -> str | None:
+        """Why this session has no metastore client (None when it has one)."""
+        jsession = getattr(self._engine.spark, "_jsparkSession", None)
+        if jsession is None:
+            return "a Spark Connect session has no handle on the Hive metastore client"
+        try:
+            implementation = self._engine.spark.conf.get("spark.sql.catalogImplementation", "in-memory")
+        except ENGINE_ERRORS:
+            return "the session's catalog implementation cannot be read"
+        if str(implementation).lower() != "hive":
+            return f"the session catalog is {implementation!r}, not the Hive metastore"
+        return None
+
+    def _msc(self) -> Any:
+        jsession = self._engine.spark._jsparkSession
+        if self._client is None or self._session is not jsession:
+            hive = jsession.sharedState().externalCatalog().unwrapped().client()
+            jvm = self._engine.spark._jvm
+            self._client = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(hive.conf())
+            self._session = jsession
+        return self._client
+
+    def get(self, name: TableName) -> Any | None:
+        """The metastore's ``Table`` record of ``name`` (None when missing)."""
+        with self._lock:
+            try:
+                return self._msc().getTable(name.db, name.name)
+            except ENGINE_ERRORS as error:
+                if _java_class(error).endswith("NoSuchObjectException"):
+                    return None
+                raise self._error(error, f"cannot read the definition of {name}", name) from None
+
+    def install(self, name: TableName, table: Any) -> None:
+        """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``."""
+        with self._lock:
+            client = self._msc()
+            try:
+                client.alter_table(name.db, name.name, table)
+                return
+            except ENGINE_ERRORS as error:
+                if not _java_class(error).endswith("InvalidOperationException") or "incompatible" not in str(error):
+                    raise self._error(error, f"cannot install the new definition of {name}", name) from None
+            bridge = table.deepCopy()
+            bridge.getSd().setCols(self._engine.spark._jvm.java.util.ArrayList())
+            try:
+                client.alter_table(name.db, name.name, bridge)
+                client.alter_table(name.db, name.name, table)
+            except ENGINE_ERRORS as error:
+                raise self._error(error, f"cannot install the new definition of {name}", name) from None
+
+    def forget(self, name: TableName) -> None:
+        """Remove ``name`` from the metastore, never its files (``deleteData`` off, whatever the table's kind)."""
+        with self._lock:
+            try:
+                self._msc().dropTable(name.db, name.name, False, True)
+            except ENGINE_ERRORS as error:
+                raise self._error(error, f"cannot remove {name} from the metastore", name) from None
+
+    @staticmethod
+    def _error(error: BaseException, what: str, name: TableName) -> CatalogError:
+        if _java_class(error).endswith("NoSuchObjectException"):
+            return NoSuchObjectError(f"table {name} does not exist", str(name))
+        return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
+
+
+def renamed(table: Any, name: TableName) -> Any:
+    """A copy of a ``Table`` record that names ``name``: the metastore alters the table the call names, and takes
+    the name inside the record as its new name, so a definition taken from another table must carry this one's."""
+    copy = table.deepCopy()
+    copy.setDbName(name.db)
+    copy.setTableName(name.name)
+    return copy
+
+
+def as_holder(table: Any, name: TableName, holder_tag: str) -> Any:
+    """ORIG's definition as TMP keeps it until the commit: external (dropping it never deletes ORIG's files) and
+    tagged ``holder_tag``, so recovery knows it from any other table."""
+    holder = renamed(table, name)
+    holder.setTableType(EXTERNAL)
+    holder.getParameters().put("EXTERNAL", "TRUE")
+    holder.getParameters().put(TAG_PROPERTY, holder_tag)
+    return holder
+
+
+def as_restored(holder: Any, name: TableName, orig_tag: str | None) -> Any:
+    """The holder's definition back on ORIG: managed again, with ORIG's own tag property (or none)."""
+    table = renamed(holder, name)
+    table.setTableType(MANAGED)
+    parameters = table.getParameters()
+    parameters.remove("EXTERNAL")
+    if orig_tag is None:
+        parameters.remove(TAG_PROPERTY)
+    else:
+        parameters.put(TAG_PROPERTY, orig_tag)
+    return table
+
+
+def swap_refusal(table: Any, name: TableName) -> str | None:
+    """Why the definition of ``table`` cannot take part in a swap (None when it can)."""
+    if table is None:
+        return f"{name} does not exist"
+    if str(table.getTableType()) != MANAGED:
+        return f"{name} is not a managed table"
+    provider = table.getParameters().get(PROVIDER_PROPERTY)
+    if provider is None or str(provider).lower() == "hive":
+        return f"{name} is a Hive serde table (its Hive columns are its schema)"
+    if table.getPartitionKeysSize():
+        return f"{name} is partitioned (the metastore keeps partitions apart from the table's definition)"
+    return None
+
+
+def tag_of(table: Any) -> str | None:
+    value = table.getParameters().get(TAG_PROPERTY)
+    return None if value is None else str(value)
+
+
+def location_of(table: Any) -> str:
+    return str(table.getSd().getLocation())

@@ -1,0 +1,115 @@
+"""The definition swap for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: how a replace installs the new table
+without a moment in which the name is missing or points at an empty or partial directory.
+
+TMP is built at its own directory; then two ``alter_table`` calls (:mod:`storage.catalogs.spark.metastore`):
+
+1. TMP := ORIG's definition as a *holder* (external, tagged with the holder tag): ORIG's old definition is kept in
+   the metastore, and nobody reads TMP;
+2. ORIG := TMP's former definition (schema, location, properties, its tag): the one call readers can observe. A query
+   that resolved ORIG before it reads the old files, which stay in place; one after it reads the new ones.
+
+Undo (:meth:`SparkSwap.restore`) puts the holder's definition back on ORIG; after the commit the holder is only
+forgotten (:meth:`SparkSwap.forget`: its files are the old version, deleted after the grace period). A swapped table
+lives at its former TMP directory, not at ``<database>/<name>``: see :meth:`SparkTables.rename` for what that means
+for a later RENAME.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.metastore import (
+    MANAGED,
+    MetastoreClient,
+    as_holder,
+    as_restored,
+    location_of,
+    renamed,
+    swap_refusal,
+    tag_of,
+)
+from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
+
+
+class SparkSwap:
+    """Exchange, restore and forget table definitions through the catalog's own metastore client."""
+
+    def __init__(self, engine: Engine, client: MetastoreClient) -> None:
+        self._engine = engine
+        self._client = client
+
+    def swap_refusal(self, name: TableName) -> str | None:
+        """Why ``name`` cannot be swapped: no metastore client, or a table whose definition does not hold all of it
+        (partitioned, Hive serde, external). One metastore call."""
+        return self._client.refusal() or swap_refusal(self._client.get(name), name)
+
+    def rename_in_place(self, old: TableName, new: TableName) -> bool:
+        """Rename a managed table that is not at its default location (a swapped one) in one metastore call that
+        keeps its location, and return True; False (nothing done) for any other table.
+
+        Spark's own RENAME points a managed data source table's path at ``<database>/<new>`` and counts on the
+        metastore to move the directory there, which the metastore does only for a table at ``<database>/<old>``:
+        a swapped table renamed so would read from a directory that does not exist.
+        """
+        if self._client.refusal() is not None:
+            return False
+        table = self._client.get(old)
+        if table is None or str(table.getTableType()) != MANAGED:
+            return False
+        if location_of(table).rstrip("/").rpartition("/")[2].lower() == old.name.lower():
+            return False
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
+        if self._client.get(new) is not None:
+            raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
+        self.refresh(old)
+        self._client.install(old, renamed(table, new))
+        return True
+
+    def exchange(self, orig: TableName, tmp: TableName, holder_tag: str, between: Callable[[], None]) -> str:
+        """Step 1 and 2 above; ``between`` runs between them (a crash point). Returns ORIG's old location (the
+        directory to delete after the grace period). Then this session's cached relation of ORIG is refreshed."""
+        old, new = self._client.get(orig), self._client.get(tmp)
+        if old is None:
+            raise NoSuchObjectError(f"table {orig} does not exist", str(orig))
+        if new is None:
+            raise NoSuchObjectError(f"table {tmp} does not exist", str(tmp))
+        self._client.install(tmp, as_holder(old, tmp, holder_tag))
+        between()
+        self._client.install(orig, renamed(new, orig))
+        self.refresh(orig)
+        return location_of(old)
+
+    def restore(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+        """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""
+        kept = self._client.get(holder)
+        if kept is None:
+            raise NoSuchObjectError(f"table {holder} does not exist", str(holder))
+        self._client.install(orig, as_restored(kept, orig, orig_tag))
+        self.refresh(orig)
+
+    def forget(self, name: TableName, expect: str) -> bool:
+        """Remove the holder ``name`` from the metastore, never its files; only while its tag is ``expect``."""
+        table = self._client.get(name)
+        if table is None or tag_of(table) != expect:
+            return False
+        self._client.forget(name)
+        return True
+
+    def location(self, name: TableName) -> str | None:
+        """The location the metastore records for ``name`` (None when missing). One metastore call."""
+        table = self._client.get(name)
+        return None if table is None else location_of(table)
+
+    def refresh(self, name: TableName) -> None:
+        """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
+        try:
+            self._engine.spark.catalog.refreshTable(name.quoted)
+        except ENGINE_ERRORS as error:
+            failure = inspect_error(error)
+            if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND",):
+                return
+            raise EngineOperationError(f"cannot refresh {name}: {failure.message}", str(name), error) from None
+

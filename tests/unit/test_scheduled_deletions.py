@@ -1,0 +1,80 @@
+"""The old files of a swapped table: kept for readers for the grace period, durably scheduled in the log, deleted
+once due by the next statement or recovery (never before, never leaked), at once when the table is dropped."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ddl_log import AtomicDDL
+from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.names import TableName
+from tests import crashkit
+
+T = TableName("default", "t")
+OLD_FILES = "memory:/default/t"
+
+
+def world_with_old_table() -> MemoryCatalog:
+    catalog = MemoryCatalog()
+    catalog.add_user_table(T, ("a",), [(1,), (2,)])
+    return catalog
+
+
+def replace(ddl: AtomicDDL) -> object:
+    return ddl.create_or_replace_table("t", df=MemoryTable("", ("b",), [(9,)]))
+
+
+def test_a_swap_schedules_the_old_files_for_after_the_grace_period_and_keeps_them_until_then(tmp_path):
+    catalog = world_with_old_table()
+    with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=600) as ddl:
+        result = replace(ddl)
+        [pending] = ddl.pending_deletions()
+        assert result.path == "swap" and result.old_data == OLD_FILES == pending.location
+        assert 590 < pending.due - time.time() <= 600 and pending.table == T
+        assert ddl.active_chains() == [] and catalog.swap.orphans == {OLD_FILES}
+        ddl.create_table("other", schema="x INT")  # a statement runs only what is due
+        assert catalog.swap.orphans == {OLD_FILES}
+    with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=600) as reopened:  # recovery waits too
+        assert reopened.last_recovery.nothing_to_do and len(reopened.pending_deletions()) == 1
+        assert catalog.swap.orphans == {OLD_FILES}
+
+
+def test_the_next_statement_or_recovery_deletes_the_old_files_once_due(tmp_path):
+    catalog = world_with_old_table()
+    with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=0.2) as ddl:
+        replace(ddl)
+        assert catalog.swap.orphans == {OLD_FILES}
+        time.sleep(0.3)
+        ddl.create_table("other", schema="x INT")
+        assert catalog.swap.orphans == set() and ddl.pending_deletions() == []
+    second = world_with_old_table()
+    with AtomicDDL(home=tmp_path / "2", catalog=second, grace_seconds=0.2) as ddl:
+        replace(ddl)
+    time.sleep(0.3)
+    with AtomicDDL(home=tmp_path / "2", catalog=second) as reopened:
+        assert [o.outcome for o in reopened.last_recovery.outcomes] == ["finished"]
+        assert second.swap.orphans == set() and reopened.pending_deletions() == []
+
+
+def test_dropping_the_table_deletes_its_old_versions_at_once(tmp_path):
+    catalog = world_with_old_table()
+    with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=600) as ddl:
+        replace(ddl)
+        ddl.drop_tables(["t"])
+        assert catalog.swap.orphans == set() and ddl.pending_deletions() == []
+
+
+@pytest.mark.parametrize("point", ["forward.delete_data.before_delete", "replay.after_action"])
+def test_a_crash_inside_the_deletion_is_finished_by_the_next_recovery(tmp_path, point):
+    catalog = world_with_old_table()
+    with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=0.2) as ddl:
+        replace(ddl)
+    time.sleep(0.3)
+    opener = lambda: AtomicDDL(home=tmp_path, catalog=catalog)  # noqa: E731
+    assert crashkit.recover_with_crash(opener, point, 1)
+    with opener() as recovered:
+        assert catalog.swap.orphans == set() and recovered.pending_deletions() == []
+        assert recovered.active_chains() == []
