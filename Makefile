@@ -41,3 +41,9 @@ soak: install
 
 clean:
 	rm -rf $(VENV) ddl_home .pytest_cache .mypy_cache .ruff_cache
+
+# Reader proof (issue 14): 2 readers in the writer's session and 1 in another driver, per statement kind.
+READER_STATEMENTS ?= 50
+.PHONY: readers
+readers: install
+	$(PY) -m tests.readers.run --statements $(READER_STATEMENTS)

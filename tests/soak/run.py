@@ -122,7 +122,8 @@ class Worker:
 
 class Soak:
     def __init__(self, workdir: Path, *, seed: int, kill_within: int, crash_fraction: float, statements: int,
-                 out: Any = None) -> None:
+                 out: Any = None, readers: int = 0) -> None:
+        self.readers = readers
         self.workdir = workdir
         self.seed = seed
         self.rng = random.Random(seed)
@@ -140,6 +141,8 @@ class Soak:
             "checks": 0, "violations": [], "worker_failures": [], "per_kind": defaultdict(Counter),
             "secs_per_kind": defaultdict(list), "recovery": Counter(), "disabled": {}, "crash_point_kills": [],
             "open_secs": [], "check_secs": [], "iteration_secs": [], "events": 0, "tables": [],
+            "readers": readers, "reads_per_kind": defaultdict(Counter), "reader_violations": [],
+            "reader_violating": 0,
         }
 
     def log(self, text: str) -> None:
@@ -154,6 +157,8 @@ class Soak:
                "--seed", str(self.seed), "--statements", str(self.statements)]
         if check_only:
             cmd.append("--check-only")
+        if self.readers:
+            cmd += ["--readers", str(self.readers)]
         self.summary["workers"] += 1
         return Worker(cmd, env, self.workdir, self.workdir / f"worker-{iteration:04d}.err")
 
@@ -289,6 +294,12 @@ class Soak:
                 notes.append(f"violations: going on in a fresh home (generation {message['gen']})")
             elif kind == "done":
                 saw_end = True
+            elif kind == "readers":
+                for read_kind, counts in message["counts"].items():
+                    summary["reads_per_kind"][read_kind].update(counts)
+                summary["reader_violating"] += message["violating"]
+                room = 20 - len(summary["reader_violations"])
+                summary["reader_violations"] += [{"iteration": iteration, **e} for e in message["examples"][:room]]
         killed_by_us = killed_at is not None
         code = worker.reap()
         if not check_only:
@@ -366,6 +377,13 @@ def render(summary: dict[str, Any]) -> str:
         if violation["interrupted"]:
             lines.append("      interrupted statement: " + json.dumps(violation["interrupted"], default=str)[:1500])
         lines.append(f"      home {violation['home']}, journal {violation['journal']}")
+    if summary.get("readers"):
+        lines.append(f"readers ({summary['readers']} threads in the worker's session): reads / bad per statement "
+                     "kind they overlapped: " + ", ".join(f"{k} {c.get('reads', 0)}/{c.get('bad', 0)}" for k, c in
+                                                          sorted(summary["reads_per_kind"].items())))
+        lines.append(f"reader violations (bad reads outside multi-table renames): {summary['reader_violating']}")
+        for example in summary["reader_violations"][:10]:
+            lines.append("  - " + json.dumps(example, default=str)[:600])
     lines.append(f"worker failures: {len(summary['worker_failures'])}")
     for failure in summary["worker_failures"]:
         lines.append(f"  - iteration {failure['iteration']}: {failure['what']}")
@@ -375,12 +393,12 @@ def render(summary: dict[str, Any]) -> str:
 
 
 def failed(summary: dict[str, Any]) -> bool:
-    return bool(summary["violations"] or summary["worker_failures"])
+    return bool(summary["violations"] or summary["worker_failures"] or summary.get("reader_violating"))
 
 
 def run_soak(iterations: int, *, workdir: Path | None = None, seed: int | None = None, kill_within: int = 6,
              crash_fraction: float = 0.25, statements: int = 40, keep: bool = False,
-             out: Any = None) -> dict[str, Any]:
+             out: Any = None, readers: int = 0) -> dict[str, Any]:
     """Run the soak; returns the summary. The work directory is removed afterwards unless it was given, ``keep``
     is set, or something failed (it then holds every home, journal and worker log)."""
     seed = random.randrange(1 << 32) if seed is None else seed
@@ -388,7 +406,7 @@ def run_soak(iterations: int, *, workdir: Path | None = None, seed: int | None =
     workdir = Path(tempfile.mkdtemp(prefix="ddl-soak-")) if workdir is None else workdir
     workdir.mkdir(parents=True, exist_ok=True)
     soak = Soak(workdir.resolve(), seed=seed, kill_within=kill_within, crash_fraction=crash_fraction,
-                statements=statements, out=out)
+                statements=statements, out=out, readers=readers)
     soak.log(f"soak: {iterations} iterations, seed {seed}, work directory {workdir}")
     summary = soak.run(iterations)
     (workdir / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
@@ -409,10 +427,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--crash-fraction", type=float, default=0.25,
                         help="share of iterations that also arm DDL_LOG_CRASH_AT at a random point")
     parser.add_argument("--statements", type=int, default=40, help="most statements one worker runs")
+    parser.add_argument("--readers", type=int, default=2,
+                        help="reader threads in each worker's session, every read checked against the model (0: off)")
     args = parser.parse_args(argv)
     summary = run_soak(args.iterations, workdir=args.dir, seed=args.seed, kill_within=args.kill_within,
                        crash_fraction=args.crash_fraction, statements=args.statements,
-                       keep=args.keep)
+                       keep=args.keep, readers=args.readers)
     return 1 if failed(summary) else 0
 
 

@@ -613,7 +613,7 @@ def returned_event(result: Any) -> Any:
 
 
 def run_workload(ddl: Any, state: dict[str, Any], journal: Journal, rng: random.Random, statements: int,
-                 caps: dict[str, bool], *, setup: bool) -> None:
+                 caps: dict[str, bool], *, setup: bool, readers: Any = None) -> None:
     from ddl_log import DDLLogError
 
     model = state["model"]
@@ -626,6 +626,7 @@ def run_workload(ddl: Any, state: dict[str, Any], journal: Journal, rng: random.
         emit("begin", n=number, sid=sid, kind=statement["kind"])
         last_seq = ddl.binlog_file.last_seq
         started = time.monotonic()
+        wall_start = time.time()
         outcome, error, result = "ok", None, None
         try:
             result = execute(ddl, statement)
@@ -640,6 +641,9 @@ def run_workload(ddl: Any, state: dict[str, Any], journal: Journal, rng: random.
                        "event_seq": event.seq if event is not None else None,
                        "binlogged": [e.seq for e in found]})
         emit("end", n=number, sid=sid, kind=statement["kind"], secs=secs, outcome=outcome)
+        if readers is not None:
+            readers.statement(statement, wall_start, time.time(), bool(found))
+            emit("readers", **readers.settle(time.time()))
         apply_statement(model, statement, bool(found))
         if outcome != statement["expect"] or (error and "rollback incomplete" in error):
             return  # something unplanned: let the next worker recover and check rather than pile up more
@@ -655,6 +659,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", required=True, type=int)
     parser.add_argument("--statements", type=int, default=40)
     parser.add_argument("--check-only", action="store_true")
+    parser.add_argument("--readers", type=int, default=0, help="reader threads in the session (issue 14)")
     args = parser.parse_args(argv)
 
     from ddl_log import AtomicDDL
@@ -698,7 +703,16 @@ def main(argv: list[str] | None = None) -> int:
     emit("ready", caps=caps, tables=sorted(model["tables"]), schema=SCHEMA,
          rows={name: row_count(value["seg"]) for name, value in model["tables"].items()},
          labels={name: len(aggregates(value["seg"])) for name, value in model["tables"].items()})
-    run_workload(ddl, state, Journal(workdir / journal_name), rng, args.statements, caps, setup=setup)
+    readers = None
+    if args.readers > 0:
+        from tests.soak.readers import SoakReaders
+
+        readers = SoakReaders(ddl.spark, model, TABLE_POOL, threads=args.readers, seed=f"{args.seed}:{args.iteration}")
+        readers.start()
+    run_workload(ddl, state, Journal(workdir / journal_name), rng, args.statements, caps, setup=setup,
+                 readers=readers)
+    if readers is not None:
+        readers.close()
     emit("done")
     ddl.close()
     return 0
