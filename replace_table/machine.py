@@ -23,7 +23,8 @@ step  trigger                      effect
                                    later statements delete the directory once it is due
 ====  ===========================  =========================================================================
 
-Rename path (Spark Connect, partitioned or Hive serde tables: see ``ReplaceResult.swap_refused``):
+Rename path (Spark Connect, Hive serde or external tables, a change of partition columns: see
+``ReplaceResult.swap_refused``):
 
 ====  ===========================  =========================================================================
 4     ``log_rename``               link D to C; D: log DROP_TABLE of BACKUP; C: log RENAME_TABLE ORIG -> BACKUP
@@ -290,7 +291,7 @@ class ReplaceTable:
             for trigger in BUILD:
                 self._step(trigger)
             if path == "swap":
-                self.swap_refused = self.catalog.swap_refusal(self.tmp)
+                self.swap_refused = self.catalog.swap_refusal(self.tmp, like=self.orig)
                 path = "swap" if self.swap_refused is None else "rename"
             plan = {"swap": SWAP_PLAN, "rename": RENAME_PLAN, "create": CREATE_PLAN}[path]
             for trigger in plan[len(BUILD):]:

@@ -308,9 +308,10 @@ class Catalog(Protocol):
 
     # -- the definition swap: a replace that never removes the name (see :mod:`replace_table.machine`)
 
-    def swap_refusal(self, name: TableName) -> str | None:
+    def swap_refusal(self, name: TableName, like: TableName | None = None) -> str | None:
         """Why the table ``name`` cannot take part in :meth:`exchange_definitions` (None when it can): the engine
-        cannot change a whole definition in one call, or the table's definition does not hold all of it."""
+        cannot change a whole definition in one call, the table's definition does not hold all of it, or (``like``:
+        the table whose place it is to take) the two differ in what the engine cannot change (partition keys)."""
         ...
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,

@@ -40,7 +40,7 @@ class MemorySwap:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         return table
 
-    def swap_refusal(self, name: TableName) -> str | None:
+    def swap_refusal(self, name: TableName, like: TableName | None = None) -> str | None:
         if not self.swap.enabled:
             return "this in-memory catalog refuses definition swaps"
         table = self.tables.get(name)
@@ -48,8 +48,9 @@ class MemorySwap:
             return f"{name} does not exist"
         if table.external:
             return f"{name} is not a managed table"
-        if table.partitioned_by:
-            return f"{name} is partitioned (the metastore keeps partitions apart from the table's definition)"
+        other = None if like is None else self.tables.get(like)
+        if other is not None and other.partitioned_by != table.partitioned_by:
+            return f"the partition columns of {like} change (the metastore cannot change a table's partition keys)"
         return None
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,

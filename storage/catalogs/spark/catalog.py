@@ -155,9 +155,9 @@ class SparkCatalog:
 
     # ------------------------------------------------------------------ definition swap (storage.catalogs.spark.swap)
 
-    def swap_refusal(self, name: TableName) -> str | None:
+    def swap_refusal(self, name: TableName, like: TableName | None = None) -> str | None:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.swap_refusal`."""
-        return self._swap.swap_refusal(name)
+        return self._swap.swap_refusal(name, like)
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,
                              between: Callable[[], None]) -> str:

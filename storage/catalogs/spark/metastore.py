@@ -30,6 +30,11 @@ MANAGED = "MANAGED_TABLE"
 EXTERNAL = "EXTERNAL_TABLE"
 PROVIDER_PROPERTY = "spark.sql.sources.provider"
 """Where Spark keeps a data source table's provider; a Hive serde table has none (or ``hive``)."""
+PARTITION_PROVIDER_PROPERTY = "spark.sql.partitionProvider"
+"""``catalog`` when Spark reads a table's partitions from the metastore (else it lists the table's directory)."""
+EMPTY_DIRECTORY = "_ddllog_no_rows"
+"""A path under a table's directory that never exists: a partition pointing there has no rows (Spark lists a
+missing partition directory as empty; the leading ``_`` hides it from partition discovery)."""
 
 
 def _java_class(error: BaseException) -> str:
@@ -99,6 +104,46 @@ class MetastoreClient:
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot install the new definition of {name}", name) from None
 
+    def partitions(self, name: TableName) -> list[Any]:
+        """The metastore's ``Partition`` records of ``name``."""
+        with self._lock:
+            try:
+                return list(self._msc().listPartitions(name.db, name.name, -1))
+            except ENGINE_ERRORS as error:
+                raise self._error(error, f"cannot list the partitions of {name}", name) from None
+
+    def switch_partitions(self, name: TableName, wanted: list[Any], empty_location: str) -> None:
+        """Make ``wanted`` (``Partition`` records of any table) the partitions of ``name`` with at most one switch a
+        reader can see: partitions missing so far are added pointing at ``empty_location`` (a path that does not
+        exist: no rows), then one ``alter_partitions`` (one metastore transaction) points every partition at its new
+        directory (the unwanted ones at ``empty_location``), then the unwanted ones are dropped without their files.
+        A query that lists the partitions sees the old set of rows or the new one. Idempotent."""
+        jvm = self._engine.spark._jvm
+        current = {tuple(p.getValues()): p for p in self.partitions(name)}
+        target = {tuple(p.getValues()): p for p in wanted}
+        with self._lock:
+            client = self._msc()
+            try:
+                added = jvm.java.util.ArrayList()
+                for values, partition in target.items():
+                    if values not in current:
+                        added.add(_partition_for(partition, name, empty_location))
+                if added.size():
+                    client.add_partitions(added)
+                switched = jvm.java.util.ArrayList()
+                for partition in target.values():
+                    switched.add(_partition_for(partition, name, None))
+                for values, partition in current.items():
+                    if values not in target:
+                        switched.add(_partition_for(partition, name, empty_location))
+                if switched.size():
+                    client.alter_partitions(name.db, name.name, switched)
+                for values in current:
+                    if values not in target:
+                        client.dropPartition(name.db, name.name, jvm.java.util.ArrayList(list(values)), False)
+            except ENGINE_ERRORS as error:
+                raise self._error(error, f"cannot switch the partitions of {name}", name) from None
+
     def forget(self, name: TableName) -> None:
         """Remove ``name`` from the metastore, never its files (``deleteData`` off, whatever the table's kind)."""
         with self._lock:
@@ -112,6 +157,23 @@ class MetastoreClient:
         if _java_class(error).endswith("NoSuchObjectException"):
             return NoSuchObjectError(f"table {name} does not exist", str(name))
         return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
+
+
+def _partition_for(partition: Any, name: TableName, location: str | None) -> Any:
+    copy = partition.deepCopy()
+    copy.setDbName(name.db)
+    copy.setTableName(name.name)
+    if location is not None:
+        copy.getSd().setLocation(location)
+    return copy
+
+
+def discovering(table: Any) -> Any:
+    """A partitioned data source table's definition with its partitions found in its directory rather than in the
+    metastore: what a reader resolves while the metastore's partitions are being switched."""
+    copy = table.deepCopy()
+    copy.getParameters().remove(PARTITION_PROVIDER_PROPERTY)
+    return copy
 
 
 def renamed(table: Any, name: TableName) -> Any:
@@ -155,8 +217,16 @@ def swap_refusal(table: Any, name: TableName) -> str | None:
     provider = table.getParameters().get(PROVIDER_PROPERTY)
     if provider is None or str(provider).lower() == "hive":
         return f"{name} is a Hive serde table (its Hive columns are its schema)"
-    if table.getPartitionKeysSize():
-        return f"{name} is partitioned (the metastore keeps partitions apart from the table's definition)"
+    return None
+
+
+def keys_refusal(orig: Any, tmp: Any, name: TableName) -> str | None:
+    """Why the new definition cannot be swapped onto ORIG's: the metastore refuses to change partition keys."""
+    def keys(table: Any) -> list[tuple[str, str]]:
+        return [(str(k.getName()).lower(), str(k.getType()).lower()) for k in table.getPartitionKeys()]
+
+    if keys(orig) != keys(tmp):
+        return f"the partition columns of {name} change (the metastore cannot change a table's partition keys)"
     return None
 
 

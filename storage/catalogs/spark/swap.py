@@ -8,29 +8,39 @@ TMP is built at its own directory; then two ``alter_table`` calls (:mod:`storage
 2. ORIG := TMP's former definition (schema, location, properties, its tag): the one call readers can observe. A query
    that resolved ORIG before it reads the old files, which stay in place; one after it reads the new ones.
 
-Undo (:meth:`SparkSwap.restore`) puts the holder's definition back on ORIG; after the commit the holder is only
-forgotten (:meth:`SparkSwap.forget`: its files are the old version, deleted after the grace period). A swapped table
-lives at its former TMP directory, not at ``<database>/<name>``: see :meth:`SparkTables.rename` for what that means
-for a later RENAME.
+A partitioned table's partitions live apart from its definition in the metastore: each install goes through the
+directory (see :meth:`SparkSwap._install`). Undo (:meth:`SparkSwap.restore`) puts the holder's definition back on
+ORIG; after the commit the holder is only forgotten (:meth:`SparkSwap.forget`: its files are the old version,
+deleted after the grace period). A swapped table lives at its former TMP directory, not at ``<database>/<name>``:
+see :meth:`SparkSwap.rename_in_place`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
+from storage import crashpoints
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.metastore import (
+    EMPTY_DIRECTORY,
     MANAGED,
     MetastoreClient,
     as_holder,
     as_restored,
+    discovering,
+    keys_refusal,
     location_of,
     renamed,
     swap_refusal,
     tag_of,
 )
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
+
+SWITCHING_PARTITIONS = crashpoints.declare(
+    "swap.partitions.before_switch", "a partitioned table's new definition reads its directory; its metastore "
+    "partitions are not switched yet")
 
 
 class SparkSwap:
@@ -40,10 +50,18 @@ class SparkSwap:
         self._engine = engine
         self._client = client
 
-    def swap_refusal(self, name: TableName) -> str | None:
-        """Why ``name`` cannot be swapped: no metastore client, or a table whose definition does not hold all of it
-        (partitioned, Hive serde, external). One metastore call."""
-        return self._client.refusal() or swap_refusal(self._client.get(name), name)
+    def swap_refusal(self, name: TableName, like: TableName | None = None) -> str | None:
+        """Why ``name`` cannot be swapped: no metastore client, a table whose definition does not hold all of it
+        (Hive serde, external), or (``like`` given: the table whose definition it is to take) other partition keys.
+        One metastore call per table."""
+        refusal = self._client.refusal()
+        if refusal is not None:
+            return refusal
+        table = self._client.get(name)
+        refusal = swap_refusal(table, name)
+        if refusal is not None or like is None:
+            return refusal
+        return keys_refusal(self._client.get(like), table, like)
 
     def rename_in_place(self, old: TableName, new: TableName) -> bool:
         """Rename a managed table that is not at its default location (a swapped one) in one metastore call that
@@ -76,18 +94,32 @@ class SparkSwap:
             raise NoSuchObjectError(f"table {orig} does not exist", str(orig))
         if new is None:
             raise NoSuchObjectError(f"table {tmp} does not exist", str(tmp))
-        self._client.install(tmp, as_holder(old, tmp, holder_tag))
+        old_partitions = self._client.partitions(orig) if old.getPartitionKeysSize() else []
+        new_partitions = self._client.partitions(tmp) if new.getPartitionKeysSize() else []
+        self._install(tmp, as_holder(old, tmp, holder_tag), old_partitions)
         between()
-        self._client.install(orig, renamed(new, orig))
+        self._install(orig, renamed(new, orig), new_partitions)
         self.refresh(orig)
         return location_of(old)
+
+    def _install(self, name: TableName, table: Any, partitions: list[Any]) -> None:
+        """Make ``table`` (and for a partitioned one ``partitions``) the definition of ``name``, readers seeing the
+        old or the new version whole. Partitioned: the definition first with its partitions found in its directory
+        (a query resolving the table reads the new directory), then the metastore's partitions switched in one
+        transaction (a query holding a cached relation lists them), then the definition as it is."""
+        if table.getPartitionKeysSize():
+            self._client.install(name, discovering(table))
+            SWITCHING_PARTITIONS()
+            self._client.switch_partitions(name, partitions, f"{location_of(table).rstrip('/')}/{EMPTY_DIRECTORY}")
+        self._client.install(name, table)
 
     def restore(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""
         kept = self._client.get(holder)
         if kept is None:
             raise NoSuchObjectError(f"table {holder} does not exist", str(holder))
-        self._client.install(orig, as_restored(kept, orig, orig_tag))
+        partitions = self._client.partitions(holder) if kept.getPartitionKeysSize() else []
+        self._install(orig, as_restored(kept, orig, orig_tag), partitions)
         self.refresh(orig)
 
     def forget(self, name: TableName, expect: str) -> bool:
