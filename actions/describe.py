@@ -51,6 +51,12 @@ _DESCRIBE: dict[ActionType, Callable[[ActionEntry], str]] = {
     ActionType.CREATE_FUNCTION: lambda a: f"put the old definition of function {a.name} back while it holds the new",
     ActionType.ALTER_TABLE: _alter,
     ActionType.CREATE_DB: lambda a: f"drop database {a.name.db if a.name else '?'} if it has tag {a.tag} and is empty",
+    ActionType.SWAP_TABLE: lambda a: (f"put the old definition of table {a.name}, held by {a.from_name}, back while "
+                                      f"{a.name} has the new one; then remove {a.from_name} without its files"),
+    ActionType.FORGET_TABLE: lambda a: f"remove table {a.name} from the catalog, not its files, if it has identity "
+                                       f"{a.tag}",
+    ActionType.DELETE_DATA: lambda a: (f"delete the old directory of table {a.name} "
+                                       f"({getattr(a.payload, 'location', '?')}) unless a table uses it"),
 }
 
 

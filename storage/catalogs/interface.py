@@ -89,6 +89,12 @@ KEEP_POINT = crashpoints.declare(
 )
 
 
+SWITCHING_PARTITIONS = crashpoints.declare(
+    "swap.partitions.before_switch", "a partitioned table's new definition reads its directory; its metastore "
+    "partitions are not switched yet (declared here, beside the engines, so that every crash point is known "
+    "without Spark)")
+
+
 @attrs.frozen
 class Fill:
     """Rows to insert into an existing table: a SELECT text or a DataFrame (INSERT OVERWRITE's new rows).

@@ -171,6 +171,9 @@ def observe_table(spark: Any, name: str, *, rows: bool = True, db: str = "defaul
         props = spark.sql(f"SHOW TBLPROPERTIES {ident}").collect()
         observed["props"] = {row["key"]: row["value"] for row in props if row["key"].startswith(PROPERTY_PREFIX)}
         observed["schema"] = spark.table(ident).schema.simpleString()
+        described = spark.sql(f"DESCRIBE TABLE EXTENDED {ident}").collect()
+        location = next((str(row[1]) for row in described if row[0] == "Location"), "")
+        observed["dir"] = location.rstrip("/").rpartition("/")[2] or None  # a swapped table: its former TMP dir
         if rows and observed["schema"] in (SCHEMA, WIDE_SCHEMA):
             observed["agg"] = _aggregate_rows(spark.sql(f"SELECT w, {_AGGREGATES} FROM {ident} GROUP BY w").collect())
     except Exception as error:  # noqa: BLE001 - an unreadable table is a finding, reported as such
@@ -288,6 +291,12 @@ def check_directory(violate: Any, where: str, expected: set[str], observed: dict
         violate("atomicity", f"stray files in {where}", None, files=observed["files"])
 
 
+def directories(expected: Iterable[str], seen: dict[str, Any], pending: set[str]) -> set[str]:
+    """The directories a database should hold: each expected table's (its name, or after a swap its former TMP
+    directory), and the old versions whose scheduled deletion is not due yet."""
+    return {str((seen.get(name) or {}).get("dir") or name).lower() for name in expected} | pending
+
+
 def check(ddl: Any, home: Path, state: dict[str, Any], journal: Path | None) -> dict[str, Any]:
     """Check the home ``ddl`` just opened (and recovered) against the model of ``state`` moved past ``journal``.
 
@@ -297,6 +306,7 @@ def check(ddl: Any, home: Path, state: dict[str, Any], journal: Path | None) -> 
     statement) and what recovery did.
     """
     violations: list[Violation] = []
+    pending = {p.location.rstrip("/").rpartition("/")[2].lower() for p in ddl.pending_deletions()}
 
     def violate(kind: str, what: str, obj: str | None = None, **detail: Any) -> None:
         violations.append({"kind": kind, "what": what, "object": obj, "detail": detail})
@@ -449,8 +459,9 @@ def check(ddl: Any, home: Path, state: dict[str, Any], journal: Path | None) -> 
             if not rows_match(expected, seen) or (seen and seen.get("error")):
                 violate("atomicity", "table in a soak database differs from the model", f"{db}.{name}",
                         expected=describe_state(expected), observed=seen)
-        check_directory(violate, f"{db}.db", set(expected_db["tables"]), seen_db)
-    expected_dirs = {name.lower() for name in model["tables"]} | {f"{db}.db" for db in model["databases"]}
+        check_directory(violate, f"{db}.db", directories(expected_db["tables"], seen_db["tables"], pending), seen_db)
+    expected_dirs = (directories(model["tables"], observed["tables"], pending)
+                     | {f"{db}.db" for db in model["databases"]})
     check_directory(violate, "the warehouse", expected_dirs, observed, tables=set(observed["tables"]))
 
     # -- the log

@@ -89,7 +89,21 @@ def test_crash_at_every_point_leaves_old_or_new_table(spark, warehouse, tmp_path
 
 
 def test_crash_at_every_point_of_a_partitioned_replace(spark, warehouse, tmp_path, clean_spark):
-    sweep(spark, warehouse, tmp_path, PARTITIONED, binlog=True, partitioned=True)
+    """New partition columns: the metastore cannot change a table's partition keys, so the rename path runs."""
+    outcomes = sweep(spark, warehouse, tmp_path, PARTITIONED, binlog=True, partitioned=True)
+    assert len(outcomes) > 10
+
+
+def test_crash_at_every_point_of_a_partitioned_swap(spark, warehouse, tmp_path, clean_spark):
+    """The same partition column: the definition swap, its partitions switched in one metastore transaction."""
+    def statement(ddl: AtomicDDL) -> Any:
+        result = ddl.create_or_replace_table(
+            "t", as_select="SELECT id AS n, concat('y', id % 4) AS b FROM range(40)", partitioned_by=["b"])
+        assert result.path == "swap", result.swap_refused
+        return result
+
+    points = sweep(spark, warehouse, tmp_path, statement, binlog=True, partitioned=True)
+    assert len(points) > 10
 
 
 def test_dataframe_form_crash_at_every_point(spark, warehouse, tmp_path, clean_spark):

@@ -5,6 +5,7 @@ a second recovery changes nothing. The exhaustive sweep of every crash point run
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ from tests import crashkit
 from tests.spark.sweep_support import assert_clean_log, catalog_points, table_state, warehouse_dirs
 
 pytestmark = pytest.mark.spark
+SWAPPED_DIR = re.compile(r"^ddllog_\d+_[0-9a-f]{6}_tmp$")
 
 SETUP = [
     "CREATE TABLE a USING parquet AS SELECT CAST(id AS INT) AS x, concat('a', id) AS y FROM range(20)",
@@ -86,7 +88,8 @@ def snapshot(spark: Any, warehouse: Any) -> tuple[Any, ...]:
                 objects[name] = ("table", table_state(spark, name), props, parts)
         functions = sorted(r[0] for r in spark.sql(f"SHOW USER FUNCTIONS IN `{db}`").collect())
         objects[f"functions:{db}"] = functions
-    return tuple(databases), objects, sorted(warehouse_dirs(warehouse))
+    # a swapped table lives in its former work directory, whose name has the statement's XID and a random token
+    return tuple(databases), objects, sorted(SWAPPED_DIR.sub("ddllog_<xid>_tmp", d) for d in warehouse_dirs(warehouse))
 
 
 def prepare(spark: Any) -> None:
@@ -101,7 +104,7 @@ def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, ware
     statement = STATEMENTS[name]
 
     def world(label: str) -> Callable[[], AtomicDDL]:
-        return lambda: AtomicDDL(spark=spark, home=tmp_path / label, compact_bytes=0)
+        return lambda: AtomicDDL(spark=spark, home=tmp_path / label, compact_bytes=0, grace_seconds=0)
 
     prepare(spark)
     before = snapshot(spark, warehouse)

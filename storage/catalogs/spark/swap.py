@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from storage import crashpoints
+from storage.catalogs.interface import SWITCHING_PARTITIONS
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.metastore import (
@@ -37,10 +37,6 @@ from storage.catalogs.spark.metastore import (
     tag_of,
 )
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
-
-SWITCHING_PARTITIONS = crashpoints.declare(
-    "swap.partitions.before_switch", "a partitioned table's new definition reads its directory; its metastore "
-    "partitions are not switched yet")
 
 
 class SparkSwap:
