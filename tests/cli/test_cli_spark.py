@@ -58,12 +58,14 @@ def test_a_script_end_to_end(cli: Runner, tmp_path: Path) -> None:
 
 def test_a_statement_killed_mid_way_is_undone_by_recover(cli: Runner) -> None:
     needs_java()
-    setup = cli("sql", "CREATE TABLE t (a INT) USING parquet; INSERT INTO t VALUES (1), (2)")
-    assert setup.returncode == 0, setup.stderr
-
-    killed = cli("sql", "CREATE OR REPLACE TABLE t USING parquet AS SELECT a + 100 AS a FROM t",
-                 env=clean_env(DDL_LOG_CRASH_AT="commit.before_binlog"))
+    # One process (one JVM start) makes and fills the table, then is killed in the replace: the CREATE TABLE passes
+    # commit.before_binlog once, the INSERT (not logged) never, the replace is the second hit.
+    killed = cli("sql", "CREATE TABLE t (a INT) USING parquet; INSERT INTO t VALUES (1), (2); "
+                 "CREATE OR REPLACE TABLE t USING parquet AS SELECT a + 100 AS a FROM t",
+                 env=clean_env(DDL_LOG_CRASH_AT="commit.before_binlog:2"))
     assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert killed.stdout.splitlines() == ["ok  CREATE TABLE t (a INT) USING parquet  (created)  [binlog #1]",
+                                          "ok  INSERT INTO t VALUES (1), (2)"], "the set-up ran before the kill"
 
     status = cli("status")  # needs no Spark: reads the log
     assert status.returncode == 0

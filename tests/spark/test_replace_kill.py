@@ -1,6 +1,9 @@
 """Real SIGKILLs: a subprocess runs CREATE OR REPLACE ... AS SELECT on the embedded default and is killed (with its
 JVM) by DDL_LOG_CRASH_AT; a new process recovers. Before the binlog write the old table is back, after it the new
-one, with no TMP/BACKUP table and no orphan directory either way."""
+one, with no TMP/BACKUP table and no orphan directory either way.
+
+The four kills share one home: the process that recovers and inspects one kill then makes the old table afresh and
+runs the statement killed at the next point (5 processes, so 5 JVM starts, for 4 kills instead of 8)."""
 
 from __future__ import annotations
 
@@ -10,44 +13,75 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import attrs
 import pytest
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("sigkill_replace")]
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def worker(home: Path, step: str, crash_at: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("DDL_LOG_CRASH_AT", None)
-    if crash_at:
-        env["DDL_LOG_CRASH_AT"] = crash_at
-    return subprocess.run([sys.executable, "-m", "tests.spark.kill_worker", str(home), step], env=env,
-                          capture_output=True, text=True, timeout=300, start_new_session=True, cwd=ROOT)
-
-
-def last_json(output: str) -> dict:
-    return json.loads([line for line in output.splitlines() if line.startswith("{")][-1])
-
-
-@pytest.mark.parametrize(("crash_at", "committed"), [
+CRASHES = [
     ("replace.install.before", False),       # old table moved to BACKUP, new one not yet in place
     ("commit.before_binlog", False),         # XID stored, binlog event not written
     ("commit.after_binlog", True),           # committed, chain C not closed, BACKUP not dropped
     ("forward.drop_table.after_drop", True),  # BACKUP dropped, drop chain not marked
-])
-def test_sigkill_then_recovery_in_a_new_process(tmp_path, crash_at, committed):
-    home = tmp_path / "home"
-    killed = worker(home, "run", crash_at)
-    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
-    old = last_json(killed.stdout)["old"]
-    report = last_json(worker(home, "inspect").stdout)
+]
+
+
+def worker(home: Path, *steps: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("DDL_LOG_CRASH_AT", None)
+    return subprocess.run([sys.executable, "-m", "tests.spark.kill_worker", str(home), *steps], env=env,
+                          capture_output=True, text=True, timeout=300, start_new_session=True, cwd=ROOT)
+
+
+def json_lines(output: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+@attrs.frozen
+class Kill:
+    """One killed run and what the next process found after recovering it."""
+
+    killed: subprocess.CompletedProcess[str]
+    old: Any
+    report: dict[str, Any] | None
+    new_events: list[dict[str, Any]]
+    inspector_stderr: str
+
+
+@pytest.fixture(scope="module")
+def kills(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kill]:
+    home = tmp_path_factory.mktemp("sigkill") / "home"
+    found: dict[str, Kill] = {}
+    killed = worker(home, "run", CRASHES[0][0])
+    events_before = 0
+    for index, (crash_at, _) in enumerate(CRASHES):
+        following = ["run", CRASHES[index + 1][0]] if index + 1 < len(CRASHES) else []
+        inspector = worker(home, "inspect", *following)
+        lines = json_lines(inspector.stdout)
+        report = next((line for line in lines if "active" in line), None)
+        events = report["events"] if report else []
+        old = [line["old"] for line in json_lines(killed.stdout) if "old" in line]
+        found[crash_at] = Kill(killed, old[-1] if old else None, report, events[events_before:], inspector.stderr)
+        events_before = len(events)
+        killed = inspector
+    return found
+
+
+@pytest.mark.parametrize(("crash_at", "committed"), CRASHES)
+def test_sigkill_then_recovery_in_a_new_process(kills, crash_at, committed):
+    kill = kills[crash_at]
+    assert kill.killed.returncode == -signal.SIGKILL, kill.killed.stderr[-2000:]
+    report = kill.report
+    assert report is not None, kill.inspector_stderr[-2000:]
     assert report["active"] == 0 and report["second_recovery_nothing_to_do"]
     assert report["tables"] == ["t"] and report["dirs"] == ["t"]
-    statements = [e["statement"] for e in report["events"]]
+    statements = [e["statement"] for e in kill.new_events]
     if committed:
         assert len(statements) == 1 and "CREATE OR REPLACE TABLE" in statements[0]
         assert report["table"][1] == 3000
     else:
         assert statements == []
-        assert report["table"] == old
+        assert report["table"] == kill.old
