@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ddl_log import AtomicDDL
 from storage import crashpoints
-from tests.spark.sweep_support import table_state, user_tables, warehouse_dirs
+from tests.spark.sweep_support import table_dirs, table_state, user_tables, warehouse_dirs
 
 OLD = "CREATE TABLE t USING parquet AS SELECT CAST(id AS INT) AS a, concat('x', id % 3) AS b FROM range(500)"
 NEW = "SELECT id AS n, 'new' AS w FROM range(3000)"
@@ -31,6 +31,7 @@ def inspect(home: Path, ddl: AtomicDDL) -> AtomicDDL:
         "tables": sorted(user_tables(ddl.spark)),
         "dirs": sorted(warehouse_dirs(home / "warehouse")),
     }
+    report["table_dirs"] = sorted(table_dirs(ddl.spark, set(report["tables"])))
     ddl.close()
     again = AtomicDDL(home=home)
     report["second_recovery_nothing_to_do"] = again.last_recovery.nothing_to_do
@@ -50,7 +51,7 @@ def run(ddl: AtomicDDL, crash_at: str) -> None:
 
 
 def main(home: Path, steps: list[str]) -> int:
-    ddl = AtomicDDL(home=home)
+    ddl = AtomicDDL(home=home, grace_seconds=0)  # the old files are due at once: the kills sweep their deletion too
     if steps[:1] == ["inspect"]:
         ddl = inspect(home, ddl)
         steps = steps[1:]

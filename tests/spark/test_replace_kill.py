@@ -1,6 +1,6 @@
 """Real SIGKILLs: a subprocess runs CREATE OR REPLACE ... AS SELECT on the embedded default and is killed (with its
 JVM) by DDL_LOG_CRASH_AT; a new process recovers. Before the binlog write the old table is back, after it the new
-one, with no TMP/BACKUP table and no orphan directory either way.
+one, with no TMP/BACKUP table and no orphan directory either way (the swap path; its old files are due at once).
 
 The four kills share one home: the process that recovers and inspects one kill then makes the old table afresh and
 runs the statement killed at the next point (5 processes, so 5 JVM starts, for 4 kills instead of 8)."""
@@ -22,10 +22,10 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("sigkill_replace")]
 ROOT = Path(__file__).resolve().parents[2]
 
 CRASHES = [
-    ("replace.install.before", False),       # old table moved to BACKUP, new one not yet in place
-    ("commit.before_binlog", False),         # XID stored, binlog event not written
-    ("commit.after_binlog", True),           # committed, chain C not closed, BACKUP not dropped
-    ("forward.drop_table.after_drop", True),  # BACKUP dropped, drop chain not marked
+    ("replace.exchange.between", False),           # TMP holds the old definition, ORIG not swapped yet
+    ("commit.before_binlog", False),               # swapped, XID stored, binlog event not written
+    ("commit.after_binlog", True),                 # committed, chain C not closed, the holder still there
+    ("forward.delete_data.before_delete", True),   # holder gone, the old files due (grace 0) and not deleted
 ]
 
 
@@ -77,7 +77,7 @@ def test_sigkill_then_recovery_in_a_new_process(kills, crash_at, committed):
     report = kill.report
     assert report is not None, kill.inspector_stderr[-2000:]
     assert report["active"] == 0 and report["second_recovery_nothing_to_do"]
-    assert report["tables"] == ["t"] and report["dirs"] == ["t"]
+    assert report["tables"] == ["t"] and report["dirs"] == report["table_dirs"]
     statements = [e["statement"] for e in kill.new_events]
     if committed:
         assert len(statements) == 1 and "CREATE OR REPLACE TABLE" in statements[0]
