@@ -12,6 +12,7 @@ from chains.entries import ActionType
 from chains.payloads import CreateDatabasePayload, DropFunctionPayload, DropInitPayload, DropViewPayload
 from ddl_log.statements.driver import Parts, StatementPoints, UndoStatement, run_forward_chain
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
+from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
 
@@ -48,6 +49,13 @@ def plan_renames(parts: Parts, pairs: list[tuple[TableName, TableName]]) -> list
 
 
 def rename_tables(parts: Parts, pairs: list[tuple[TableName, TableName]], statement: str) -> BinlogEvent | None:
+    """The checks' lookups serve the whole statement (:func:`reuse_lookups`): a target found free is not looked up
+    again as a view."""
+    with reuse_lookups():
+        return _rename_tables(parts, pairs, statement)
+
+
+def _rename_tables(parts: Parts, pairs: list[tuple[TableName, TableName]], statement: str) -> BinlogEvent | None:
     plan = plan_renames(parts, pairs)
     subject = ", ".join(f"{old} TO {new}" for old, new, _ in plan)
 
@@ -62,7 +70,13 @@ def rename_tables(parts: Parts, pairs: list[tuple[TableName, TableName]], statem
 
 def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:
     """Check every name first: a missing table without IF EXISTS is an error and nothing is dropped. Returns the
-    names dropped. Once logged, the drop rolls forward (recovery finishes it and binlogs it as generated)."""
+    names dropped. Once logged, the drop rolls forward (recovery finishes it and binlogs it as generated); the live
+    drop reuses the check's lookup of each table (:func:`reuse_lookups`) to compare identities."""
+    with reuse_lookups():
+        return _drop_tables(parts, names, if_exists=if_exists, statement=statement)
+
+
+def _drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:
     targets: list[tuple[TableName, str]] = []
     for name in dict.fromkeys(names):
         identity = parts.catalog.identity(name)
@@ -86,7 +100,13 @@ def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statem
 
 def drop_database(parts: Parts, db: str, *, if_exists: bool, cascade: bool, statement: str) -> bool:
     """DROP DATABASE: checked first (missing, non-empty without CASCADE), then one roll-forward chain drops every
-    function, view and table in it, then the database. Returns whether a database was dropped."""
+    function, view and table in it, then the database. Returns whether a database was dropped. Each table's lookup
+    serves its logged identity and its drop (:func:`reuse_lookups`)."""
+    with reuse_lookups():
+        return _drop_database(parts, db, if_exists=if_exists, cascade=cascade, statement=statement)
+
+
+def _drop_database(parts: Parts, db: str, *, if_exists: bool, cascade: bool, statement: str) -> bool:
     catalog = parts.catalog
     if not catalog.database_exists(db):
         if if_exists:

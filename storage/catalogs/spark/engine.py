@@ -28,7 +28,10 @@ from urllib.parse import unquote
 import attrs
 from pyspark.errors import AnalysisException, PySparkException
 
+from storage.catalogs import lookup_scope
+from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
+from storage.catalogs.spark.lookups import JvmTable, TableLookup, read_jvm_table
 from storage.errors import CatalogError, EngineOperationError, InvalidDefinitionError
 
 LeftoverStrategy = Literal["auto", "local", "metastore"]
@@ -224,6 +227,14 @@ def fingerprint(info: dict[str, Any]) -> str:
     return "fp:" + digest[:32]
 
 
+def identity_of(info: dict[str, Any]) -> str:
+    """The identity of a table described as ``info``: its tag property, else its :func:`fingerprint`."""
+    properties = info.get("table_properties") or {}
+    if TAG_PROPERTY in properties:
+        return str(properties[TAG_PROPERTY])
+    return fingerprint(info)
+
+
 def local_path(location: str) -> Path | None:
     """The local path of a decoded ``file:`` location (or of a bare absolute path); None for other file systems.
 
@@ -291,9 +302,13 @@ class Engine:
     # ------------------------------------------------------------------ tables and views
 
     def occupied(self, name: TableName) -> bool:
-        """Whether a table or a view holds ``name`` (temporary views never count). One metastore call."""
+        """Whether a table or a view holds ``name`` (temporary views never count). One metastore call (none when
+        :meth:`lookup` answered for ``name`` in this statement)."""
         if substitutes(name.db) or substitutes(name.name):
             return False
+        known = lookup_scope.cached(self, name)
+        if known is not lookup_scope.MISSING_ENTRY:
+            return known is not None
         try:
             return bool(self.spark.catalog.tableExists(name.quoted))
         except ENGINE_ERRORS as error:
@@ -323,6 +338,53 @@ class Engine:
         if not isinstance(info, dict):
             raise CatalogError(f"unexpected DESCRIBE output for {name}", str(name))
         return info
+
+    def lookup(self, name: TableName) -> TableLookup | None:
+        """Kind, identity and (managed tables) location of what holds ``name``; None when nothing does.
+
+        Classic sessions: one metastore call (:func:`~storage.catalogs.spark.lookups.read_jvm_table`), and a
+        DESCRIBE only for an untagged table whose columns that module does not render. Spark Connect (no JVM
+        handle): :meth:`describe`. Inside :func:`~storage.catalogs.lookup_scope.reuse_lookups` the answer is kept
+        for the statement (see :meth:`forget`), and :meth:`occupied` and :meth:`describe` of a name found free
+        reuse it too.
+        """
+        known = lookup_scope.cached(self, name)
+        if known is not lookup_scope.MISSING_ENTRY:
+            return known  # type: ignore[no-any-return]
+        found = self._lookup(name)
+        lookup_scope.remember(self, name, found)
+        return found
+
+    def _lookup(self, name: TableName) -> TableLookup | None:
+        if substitutes(name.db) or substitutes(name.name):
+            return None
+        jsession, jvm = getattr(self.spark, "_jsparkSession", None), getattr(self.spark, "_jvm", None)
+        if jsession is not None and jvm is not None:
+            try:
+                table: JvmTable | None = read_jvm_table(jsession, jvm, name)
+            except ENGINE_ERRORS:
+                table = None  # a missing database, say: DESCRIBE tells (and raises) as before
+            else:
+                if table is None:
+                    return None
+                if table.kind == "VIEW":
+                    return TableLookup(table.kind, None, None)
+                if table.tag is not None:
+                    return TableLookup(table.kind, table.tag, table.location)
+                if table.material is not None:
+                    return TableLookup(table.kind, fingerprint(table.material), table.location)
+        info = self.describe(name)
+        if info is None:
+            return None
+        kind = object_kind(info)
+        if kind == "VIEW":
+            return TableLookup(kind, None, None)
+        location = str(info["location"]) if kind == "MANAGED" and info.get("location") else None
+        return TableLookup(kind, identity_of(info), location)
+
+    def forget(self, *names: TableName) -> None:
+        """Forget what :meth:`lookup` kept of ``names`` in this statement: call it before changing them."""
+        lookup_scope.forget(self, *names)
 
     def default_location(self, name: TableName) -> str | None:
         """Where a managed table called ``name`` keeps its data: ``<database location>/<name>``, decoded.

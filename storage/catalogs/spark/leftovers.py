@@ -157,6 +157,11 @@ class SparkLeftovers:
     # ------------------------------------------------------------------ helper tables (metastore strategy)
 
     @staticmethod
+    def is_helper_name(name: TableName) -> bool:
+        """Whether ``name`` may be a helper table of the metastore strategy (:meth:`is_helper_table` tells)."""
+        return name.name.startswith(_GC_PREFIX)
+
+    @staticmethod
     def is_helper_table(name: TableName, info: dict[str, Any]) -> bool:
         """Whether the table ``name`` (described as ``info``) is a helper table of the metastore strategy."""
         return name.name.startswith(_GC_PREFIX) and _GC_TARGET in (info.get("table_properties") or {})

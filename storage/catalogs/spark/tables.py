@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from storage.catalogs.interface import TAG_PROPERTY, Fill
+from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
@@ -28,7 +28,6 @@ from storage.catalogs.spark.engine import (
     Engine,
     Failure,
     engine_error,
-    fingerprint,
     inspect_error,
     local_path,
     object_kind,
@@ -46,14 +45,6 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
-
-
-def _identity_of(info: dict[str, Any]) -> str:
-    """The identity :meth:`SparkTables.identity` reports for a table described as ``info``."""
-    properties = info.get("table_properties") or {}
-    if TAG_PROPERTY in properties:
-        return str(properties[TAG_PROPERTY])
-    return fingerprint(info)
 
 
 class SparkTables:
@@ -75,23 +66,20 @@ class SparkTables:
 
     def exists(self, name: TableName) -> bool:
         """Whether a table (managed or external) is called ``name``; a view is not a table, temporary views are not
-        in the catalog at all. One metastore call when the name is free, two when something holds it (see
-        :meth:`~storage.catalogs.spark.engine.Engine.describe`)."""
-        info = self._engine.describe(name)
-        return info is not None and object_kind(info) != "VIEW"
+        in the catalog at all. See :meth:`~storage.catalogs.spark.engine.Engine.lookup` for the metastore calls."""
+        found = self._engine.lookup(name)
+        return found is not None and found.kind != "VIEW"
 
     def identity(self, name: TableName) -> str | None:
         """The tag property of ``name``, else ``fp:`` + a fingerprint of immutable metadata; None when missing.
 
         The fingerprint hashes creation time (one second resolution), provider, kind, columns and partition
         columns: it survives renames, but two untagged tables of one shape created within the same second share
-        it. None for a view (not a table). See :meth:`~storage.catalogs.spark.engine.Engine.describe` for the
-        metastore calls.
+        it. None for a view (not a table). See :meth:`~storage.catalogs.spark.engine.Engine.lookup` for the
+        metastore calls (one on a classic session).
         """
-        info = self._engine.describe(name)
-        if info is None or object_kind(info) == "VIEW":
-            return None
-        return _identity_of(info)
+        found = self._engine.lookup(name)
+        return None if found is None else found.identity
 
     def list_tables(self, db: str) -> list[TableName]:
         """Tables (managed or external; no views, no temporary views) of ``db``, sorted. Two metastore calls."""
@@ -179,6 +167,7 @@ class SparkTables:
         if substitutes(new.name):
             raise InvalidNameError(f"table names containing '${{' are not supported: {new}", str(new))
         statement = f"ALTER TABLE {old.quoted} RENAME TO {new.quoted}"
+        self._engine.forget(old, new)
         for attempt in (1, 2):
             try:
                 self._spark.sql(statement)
@@ -254,22 +243,25 @@ class SparkTables:
 
         A view is not a table (:class:`NoSuchObjectError`). With ``expect``, only a table whose :meth:`identity` is
         ``expect`` is dropped (False otherwise); ``before`` runs right before the DROP. Metastore calls: a lookup
-        and a describe, the drop; the clean-up needs none when the table's local directory is gone (else an
-        existence check, and a database lookup when the table was not at its default location).
+        (:meth:`~storage.catalogs.spark.engine.Engine.lookup`; none when the statement's check made it), the drop;
+        the clean-up needs none when the table's local directory is gone (else an existence check, and a database
+        lookup when the table was not at its default location).
         """
-        info = self._engine.describe(name, expect_present=True)
-        if info is None:
+        found = self._engine.lookup(name)
+        if found is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
-        kind = object_kind(info)
-        if kind == "VIEW":
+        if found.kind == "VIEW":
             raise NoSuchObjectError(f"{name} is a view, not a table", str(name))
-        if expect is not None and _identity_of(info) != expect:
+        if expect is not None and found.identity != expect:
             return False
         if before is not None:
             before()
-        if self._leftovers.is_helper_table(name, info):
-            self._leftovers.discard_helper_table(name)
-            return True
+        self._engine.forget(name)
+        if self._leftovers.is_helper_name(name):
+            info = self._engine.describe(name, expect_present=True)
+            if info is not None and self._leftovers.is_helper_table(name, info):
+                self._leftovers.discard_helper_table(name)
+                return True
         try:
             self._spark.sql(f"DROP TABLE {name.quoted} PURGE")
         except ENGINE_ERRORS as error:
@@ -277,8 +269,8 @@ class SparkTables:
             if failure.condition in MISSING:
                 raise NoSuchObjectError(f"table {name} does not exist", str(name)) from None
             raise engine_error(failure, f"dropping {name} failed", name) from None
-        if kind == "MANAGED":
-            location = str(info.get("location") or "").rstrip("/")
+        if found.kind == "MANAGED":
+            location = (found.location or "").rstrip("/")
             # A managed table at its default location (``<database>/<name>``) saves the database lookup.
             self._leftovers.clean(name, location if location.rsplit("/", 1)[-1] == name.name else None)
         return True

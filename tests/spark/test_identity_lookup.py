@@ -1,0 +1,176 @@
+"""The one-call identity lookup (issue 14, Performance): it must give every table exactly the identity the DESCRIBE
+of earlier versions gave (logs record identities; another value would make recovery refuse to act on a logged
+table), serve a statement's later lookups of the same name, and fall back to DESCRIBE where it cannot read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL
+from storage.catalogs import lookup_scope
+from storage.catalogs.names import TableName
+from storage.catalogs.spark import lookups
+from storage.catalogs.spark.engine import Engine, identity_of, object_kind
+
+pytestmark = pytest.mark.spark
+
+TABLES = {
+    "plain_ctas": "CREATE TABLE {t} USING parquet AS SELECT id, id * 2 AS v, concat('r', id) AS s FROM range(3)",
+    "partitioned": "CREATE TABLE {t} (a INT COMMENT 'a comment', b STRING, p STRING) USING parquet "
+                   "PARTITIONED BY (p)",
+    "partitioned_two": "CREATE TABLE {t} (a INT, `p,q` STRING, `r s` INT) USING parquet PARTITIONED BY (`p,q`, `r s`)",
+    "types": "CREATE TABLE {t} (d DECIMAL(10,2), ts TIMESTAMP, tn TIMESTAMP_NTZ, arr ARRAY<INT>, "
+             "m MAP<STRING, DOUBLE>, st STRUCT<x: INT, y: STRING COMMENT 'nested'>, dt DATE, bi BIGINT, "
+             "bin BINARY, bo BOOLEAN, f FLOAT, sh SMALLINT, ti TINYINT, deep ARRAY<MAP<INT, STRUCT<z: DECIMAL(5,0)>>>, "
+             "ym INTERVAL YEAR TO MONTH, y1 INTERVAL YEAR, dts INTERVAL DAY TO SECOND, h INTERVAL HOUR) USING parquet",
+    "defaults": "CREATE TABLE {t} (a INT DEFAULT 42, b STRING DEFAULT 'x', c INT NOT NULL) USING parquet",
+    "hive_serde": "CREATE TABLE {t} (a INT, b STRING) STORED AS parquet PARTITIONED BY (c INT)",
+    "hive_text": "CREATE TABLE {t} (a INT, b STRING COMMENT 'c') STORED AS textfile",
+    "external": "CREATE TABLE {t} (a INT, b STRING) USING parquet LOCATION '{dir}/ext dir%41#x'",
+    "external_partitioned": "CREATE TABLE {t} (a INT, p INT) USING parquet PARTITIONED BY (p) LOCATION '{dir}/extp'",
+    "tagged": "CREATE TABLE {t} (a INT) USING parquet TBLPROPERTIES ('spark_ddl_log.tag' = 'tag-123')",
+    "tagged_partitioned": "CREATE TABLE {t} (a INT, p INT) USING parquet PARTITIONED BY (p) "
+                          "TBLPROPERTIES ('spark_ddl_log.tag' = 'tag-456')",
+    # What the one-call reading does not render: it falls back to DESCRIBE, with the same result.
+    "varchar": "CREATE TABLE {t} (a INT, v VARCHAR(10), c CHAR(3), st STRUCT<x: VARCHAR(5)>) USING parquet",
+    "collated": "CREATE TABLE {t} (a STRING COLLATE UTF8_LCASE) USING parquet",
+    "csv": "CREATE TABLE {t} (a INT, b STRING) USING csv",
+}
+FALLS_BACK = {"varchar", "collated"}
+
+
+def _described_identity(engine: Engine, name: TableName) -> str | None:
+    info = engine.describe(name)
+    assert info is not None
+    return None if object_kind(info) == "VIEW" else identity_of(info)
+
+
+@pytest.fixture
+def made(clean_spark: Any, tmp_path: Path) -> dict[str, TableName]:
+    names = {}
+    for key, statement in TABLES.items():
+        name = TableName("default", key)
+        clean_spark.sql(statement.format(t=name.quoted, dir=tmp_path))
+        names[key] = name
+    clean_spark.sql("INSERT INTO `default`.`partitioned` VALUES (1, 'b', 'p1')")
+    return names
+
+
+def test_one_call_identity_equals_the_described_identity(clean_spark, made):
+    engine = Engine(clean_spark)
+    jvm_read = {}
+    for key, name in made.items():
+        found = engine.lookup(name)
+        assert found is not None, key
+        assert found.identity == _described_identity(engine, name), key
+        table = lookups.read_jvm_table(clean_spark._jsparkSession, clean_spark._jvm, name)
+        assert table is not None
+        jvm_read[key] = table.tag is not None or table.material is not None
+    assert {key for key, read in jvm_read.items() if not read} == FALLS_BACK
+    assert engine.lookup(made["tagged"]).identity == "tag-123"  # type: ignore[union-attr]
+    assert engine.lookup(made["plain_ctas"]).identity.startswith("fp:")  # type: ignore[union-attr]
+
+
+def test_one_call_lookup_reads_kind_and_decoded_location_as_describe_does(clean_spark, made):
+    engine = Engine(clean_spark)
+    for key, name in made.items():
+        info = engine.describe(name)
+        found = engine.lookup(name)
+        assert info is not None and found is not None
+        assert found.kind == object_kind(info), key
+        expected = info.get("location") if found.kind == "MANAGED" else None
+        assert found.location == expected, key
+
+
+def test_a_view_has_no_table_identity_and_a_free_name_no_lookup(clean_spark):
+    clean_spark.sql("CREATE VIEW `default`.`v` AS SELECT 1 AS x")
+    engine = Engine(clean_spark)
+    view = engine.lookup(TableName("default", "v"))
+    assert view is not None and view.kind == "VIEW" and view.identity is None
+    assert engine.lookup(TableName("default", "nothing_here")) is None
+    assert engine.lookup(TableName("no_such_db", "t")) is None
+
+
+class _ConnectLike:
+    """A session without a JVM handle, as on Spark Connect: everything else is the real session's."""
+
+    def __init__(self, spark: Any) -> None:
+        self._spark = spark
+
+    def __getattr__(self, attribute: str) -> Any:
+        if attribute in ("_jsparkSession", "_jvm"):
+            raise AttributeError(attribute)
+        return getattr(self._spark, attribute)
+
+
+def test_without_a_jvm_handle_the_lookup_describes_with_the_same_result(clean_spark, made):
+    classic, connect = Engine(clean_spark), Engine(_ConnectLike(clean_spark))
+    for key, name in made.items():
+        assert connect.lookup(name) == classic.lookup(name), key
+
+
+def test_a_statement_scope_reuses_a_lookup_until_the_name_is_forgotten(clean_spark, made, monkeypatch):
+    engine = Engine(clean_spark)
+    reads: list[TableName] = []
+    real = lookups.read_jvm_table
+
+    def counting(jsession: Any, jvm: Any, name: TableName) -> Any:
+        reads.append(name)
+        return real(jsession, jvm, name)
+
+    monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
+    name, free = made["plain_ctas"], TableName("default", "free_name")
+    with lookup_scope.reuse_lookups():
+        first = engine.lookup(name)
+        assert engine.lookup(name) == first
+        assert engine.lookup(free) is None and not engine.occupied(free) and engine.describe(free) is None
+        assert reads == [name, free]
+        engine.forget(name)
+        assert engine.lookup(name) == first
+        assert reads == [name, free, name]
+    engine.lookup(name)
+    engine.lookup(name)
+    assert reads == [name, free, name, name, name]  # outside a statement nothing is kept
+
+
+def test_drop_by_a_statement_checks_identity_from_its_own_lookup(clean_spark, made, tmp_path, monkeypatch):
+    reads: list[TableName] = []
+    real = lookups.read_jvm_table
+
+    def counting(jsession: Any, jvm: Any, name: TableName) -> Any:
+        reads.append(name)
+        return real(jsession, jvm, name)
+
+    monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
+    with AtomicDDL(spark=clean_spark, home=tmp_path / "home") as ddl:
+        ddl.drop_tables(["default.plain_ctas", "default.partitioned"])
+    assert reads == [made["plain_ctas"], made["partitioned"]]
+    assert not clean_spark.catalog.tableExists("default.plain_ctas")
+    assert not clean_spark.catalog.tableExists("default.partitioned")
+
+
+def test_rename_looks_up_each_name_once(clean_spark, made, tmp_path, monkeypatch):
+    reads: list[TableName] = []
+    real = lookups.read_jvm_table
+
+    def counting(jsession: Any, jvm: Any, name: TableName) -> Any:
+        reads.append(name)
+        return real(jsession, jvm, name)
+
+    monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
+    tables_before = clean_spark.catalog.tableExists
+    with AtomicDDL(spark=clean_spark, home=tmp_path / "home") as ddl:
+        ddl.rename_tables([("default.plain_ctas", "default.renamed")])
+    assert reads == [made["plain_ctas"], TableName("default", "renamed")]
+    assert tables_before("default.renamed") and not tables_before("default.plain_ctas")
+
+
+def test_a_table_logged_before_the_change_is_still_recognised_by_recovery_identity(clean_spark, made):
+    """What a log written by the DESCRIBE-based version recorded is what the lookup reports now."""
+    engine = Engine(clean_spark)
+    recorded = {key: _described_identity(engine, name) for key, name in made.items()}
+    with lookup_scope.reuse_lookups():
+        assert {key: engine.lookup(name).identity for key, name in made.items()} == recorded  # type: ignore[union-attr]
