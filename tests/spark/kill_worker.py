@@ -19,6 +19,8 @@ from tests.spark.sweep_support import table_dirs, table_state, user_tables, ware
 
 OLD = "CREATE TABLE t USING parquet AS SELECT CAST(id AS INT) AS a, concat('x', id % 3) AS b FROM range(500)"
 NEW = "SELECT id AS n, 'new' AS w FROM range(3000)"
+GRACE = 0.0
+"""The old files are due at once: the kills reach their deletion too."""
 
 
 def inspect(home: Path, ddl: AtomicDDL) -> AtomicDDL:
@@ -33,7 +35,7 @@ def inspect(home: Path, ddl: AtomicDDL) -> AtomicDDL:
     }
     report["table_dirs"] = sorted(table_dirs(ddl.spark, set(report["tables"])))
     ddl.close()
-    again = AtomicDDL(home=home)
+    again = AtomicDDL(home=home, grace_seconds=GRACE)
     report["second_recovery_nothing_to_do"] = again.last_recovery.nothing_to_do
     print(json.dumps(report), flush=True)
     return again
@@ -51,7 +53,7 @@ def run(ddl: AtomicDDL, crash_at: str) -> None:
 
 
 def main(home: Path, steps: list[str]) -> int:
-    ddl = AtomicDDL(home=home, grace_seconds=0)  # the old files are due at once: the kills sweep their deletion too
+    ddl = AtomicDDL(home=home, grace_seconds=GRACE)
     if steps[:1] == ["inspect"]:
         ddl = inspect(home, ddl)
         steps = steps[1:]

@@ -138,6 +138,7 @@ class SparkCatalog:
     def rename(self, old: TableName, new: TableName) -> None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.rename`; a managed table away from its default
         location (a swapped one) is renamed by :meth:`storage.catalogs.spark.swap.SparkSwap.rename_in_place`."""
+        self._engine.forget(old, new)
         if not self._swap.rename_in_place(old, new):
             self._tables.rename(old, new)
 
