@@ -20,7 +20,6 @@ import hashlib
 import importlib
 import json
 import re
-import zlib
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -121,20 +120,6 @@ def select_sql(select: str, name: TableName | None) -> str:
     if not text:
         raise InvalidDefinitionError(f"empty SELECT for {new_table_label(name)}", object_label(name))
     return f"SELECT * FROM (\n{text}\n) AS {quote_ident(RESERVED_PREFIX + 'select')}"
-
-
-def encode_text(data: Any) -> str:
-    """JSON, compressed, as hex: only ``0-9a-f``, which no redaction pattern of Spark's default matches (Spark shows
-    a property whose key or value matches ``spark.redaction.regex`` as ``*********(redacted)``)."""
-    return zlib.compress(json.dumps(data, ensure_ascii=False, sort_keys=True).encode(), 9).hex()
-
-
-def decode_text(text: str) -> Any:
-    """The inverse of :func:`encode_text`; raises ValueError for anything else."""
-    try:
-        return json.loads(zlib.decompress(bytes.fromhex(text)))
-    except zlib.error as error:
-        raise ValueError(str(error)) from None
 
 
 # ---------------------------------------------------------------------- engine errors

@@ -31,8 +31,6 @@ from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     Engine,
     Failure,
-    decode_text,
-    encode_text,
     engine_error,
     fingerprint,
     inspect_error,
@@ -41,6 +39,7 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
+from storage.catalogs.spark.text_codec import decode_text, encode_text
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -52,7 +51,7 @@ from storage.errors import (
 
 VIEW_RECORD = "spark_ddl_log.view"
 """View property holding the definition ``create_view`` was given: query, the View Text Spark stored for it, explicit
-columns (:func:`~storage.catalogs.spark.engine.encode_text`: hex, so that Spark's redaction of properties never hides
+columns (:func:`~storage.catalogs.spark.text_codec.encode_text`: hex, so that Spark's redaction of properties never hides
 it)."""
 
 _PROBE_PREFIX = RESERVED_PREFIX + "view_"
