@@ -27,7 +27,8 @@ def undo_swap_table(action: ActionEntry, ctx: ActionContext) -> None:
     again, TMP leaves the catalog without its files (they are ORIG's); TMP's own undo then removes the new files.
 
     ORIG with the new definition but no holder is refused (raised, so the chain stays for an operator): TMP's undo
-    would otherwise remove the files ORIG reads."""
+    would otherwise remove the files ORIG reads. So is another table under ORIG's name while TMP holds the old
+    definition: neither is touched."""
     orig, tmp = _names(action)
     payload = payload_of(action, SwapTablePayload)
     catalog = ctx.catalog
@@ -39,6 +40,11 @@ def undo_swap_table(action: ActionEntry, ctx: ActionContext) -> None:
     if catalog.identity(orig) == action.tag:
         UNDO_SWAP_BEFORE_FORGET()
         catalog.forget_table(tmp, expect=payload.holder_tag)
+    elif catalog.identity(tmp) == payload.holder_tag:
+        # Another table took ORIG's name after the crash: it is left alone, and so is the old table's definition
+        # in TMP (its only way to the old data), until an operator decides (the chain is retried, then abandoned).
+        raise CatalogError(f"cannot undo the swap of {orig}: another table has that name now; the old table's "
+                           f"definition stays in {tmp}", str(orig))
 
 
 def forward_forget_table(action: ActionEntry, ctx: ActionContext) -> None:

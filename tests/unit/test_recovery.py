@@ -177,6 +177,22 @@ def test_a_failure_between_the_two_swap_calls_puts_the_old_definition_back(tmp_p
     assert set(world.catalog.tables) == {T} and world.catalog.swap.orphans == set()
 
 
+def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old_definition_is_kept(tmp_path):
+    world = World(str(tmp_path), binlog=True)
+    assert crashkit.crash_at(world.open, replace_statement, "replace.exchange.after", 1)
+    del world.catalog.tables[T]
+    world.catalog.add_user_table(T, ("newcomer",), [("someone else",)])
+    newcomer = world.catalog.identity(T)
+    for _ in range(4):  # every try refuses; then the chain is abandoned and reported, never dropped silently
+        world.open().close()
+    assert world.catalog.identity(T) == newcomer and world.catalog.tables[T].rows == [("someone else",)]
+    [holder] = [name for name in world.catalog.tables if name != T]
+    assert world.catalog.tables[holder].rows == OLD_ROWS and world.catalog.tables[holder].held is not None
+    ddl = world.open()
+    assert [chain.statement for chain in ddl.abandoned_chains()] != []
+    ddl.close()
+
+
 def test_undo_never_drops_a_table_it_did_not_create(tmp_path):
     world = World(str(tmp_path), binlog=True)
     ddl = world.open()
