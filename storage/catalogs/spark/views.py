@@ -51,8 +51,8 @@ from storage.errors import (
 
 VIEW_RECORD = "spark_ddl_log.view"
 """View property holding the definition ``create_view`` was given: query, the View Text Spark stored for it, explicit
-columns (:func:`~storage.catalogs.spark.text_codec.encode_text`: hex, so that Spark's redaction of properties never hides
-it)."""
+columns (:func:`~storage.catalogs.spark.text_codec.encode_text`: hex, so that Spark's redaction of properties never
+hides it)."""
 
 _PROBE_PREFIX = RESERVED_PREFIX + "view_"
 _GLOBAL_TEMP_CONF = "spark.sql.globalTempDatabase"
