@@ -16,7 +16,7 @@ from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, open_log
 from ddl_log.dispatch import HANDLERS
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
-from ddl_log.recovery import ChainOutcome, RecoveryReport, recover, run_due_deletions
+from ddl_log.recovery import ChainOutcome, RecoveryReport, delete_versions_of_dropped, recover, run_due_deletions
 from ddl_log.statements.alter import alter_table
 from ddl_log.statements.alter_ops import AlterOp, alter_table_text
 from ddl_log.statements.driver import Parts
@@ -152,8 +152,7 @@ class AtomicDDL:
 
     def active_chains(self) -> list[ExecuteEntry]:
         """Chains of statements in flight or interrupted; not-yet-due deletions are :meth:`pending_deletions`."""
-        now = time.time()
-        return [chain for chain in self.log.active_chains() if not is_waiting(self.log, chain, now)]
+        return [chain for chain in self.log.active_chains() if not is_waiting(self.log, chain, time.time())]
 
     def pending_deletions(self) -> list[PendingDeletion]:
         """Old table directories kept for readers until their grace period is over, soonest first."""
@@ -188,6 +187,7 @@ class AtomicDDL:
                 spec = self._copy_spec(target)  # needs no check_create: the machine checks that the table exists
             elif spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
                 self.catalog.check_create(spec)
+            delete_versions_of_dropped(self.log, self.binlog, self.catalog, target)  # they hold its directory
             return ReplaceTable(self.log, self.binlog, self.catalog, target, spec, statement, verb=verb,
                                 orig_must_exist=orig_must_exist, fill=fill, grace_seconds=self.grace_seconds).run()
 

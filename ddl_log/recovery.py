@@ -29,7 +29,7 @@ from actions.errors import ActionFailedError
 from actions.replay import replay_chain
 from chains.binlog import Binlog
 from chains.commit import binlogged
-from chains.deletions import due_deletions, is_waiting
+from chains.deletions import due_deletions, is_waiting, pending_deletions
 from chains.entries import ActionEntry, ChainKind, ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
@@ -145,6 +145,15 @@ def run_due_deletions(log: DDLLog, binlog: Binlog | None, catalog: Catalog,
                 continue
         outcomes.append(ChainOutcome(chain.position, chain.statement, "finished", "old table files deleted"))
     return outcomes
+
+
+def delete_versions_of_dropped(log: DDLLog, binlog: Binlog | None, catalog: Catalog, name: TableName) -> None:
+    """Before a table is created under ``name``: when the table that had the name was dropped (by any driver, plain
+    Spark included) while its old versions wait for their grace period, delete them now (their readers read a
+    dropped table; one of them may hold ``<database>/<name>``, which the new table needs). The caller holds the
+    name's lock. Nothing to do, and no catalog call, when no deletion of ``name`` is pending."""
+    if any(pending.table == name for pending in pending_deletions(log)) and not catalog.exists(name):
+        run_due_deletions(log, binlog, catalog, dropped=frozenset({name}))
 
 
 def _recover_chain(log: DDLLog, context: Callable[[], ActionContext], position: int,

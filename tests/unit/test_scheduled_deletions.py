@@ -78,3 +78,13 @@ def test_a_crash_inside_the_deletion_is_finished_by_the_next_recovery(tmp_path, 
     with opener() as recovered:
         assert catalog.swap.orphans == set() and recovered.pending_deletions() == []
         assert recovered.active_chains() == []
+
+
+def test_a_table_dropped_outside_the_project_gives_its_name_back_to_a_new_table_at_once(tmp_path):
+    catalog = world_with_old_table()
+    with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=600) as ddl:
+        replace(ddl)
+        catalog.tables.pop(T)  # a plain DROP TABLE by another user: the old version still waits for its deletion
+        ddl.create_table("t", schema="z INT")
+        assert catalog.swap.orphans == set() and ddl.pending_deletions() == []
+        assert catalog.identity(T) is not None
