@@ -25,6 +25,11 @@ def default_location(name: TableName) -> str:
     return f"memory:/{name.db}/{name.name}"
 
 
+def location_of(name: TableName, table: MemoryTable) -> str:
+    """Where the rows of the table ``name`` live: its own location after a swap, else the name's default one."""
+    return table.location or default_location(name)
+
+
 class MemorySwap:
     """Mixed into :class:`~storage.catalogs.memory.MemoryCatalog` (which provides ``tables`` and ``_check``)."""
 
@@ -57,12 +62,12 @@ class MemorySwap:
                              between: Callable[[], None]) -> str:
         self._check("exchange", orig)
         old, new = self._table_or_missing(orig), self._table_or_missing(tmp)
-        old_location = old.location or default_location(orig)
+        old_location = location_of(orig, old)
         self.tables[tmp] = attrs.evolve(old, identity=holder_tag, external=True, held=old.identity,
                                         location=old_location)
         between()
         self._check("install", orig)
-        self.tables[orig] = attrs.evolve(new, location=new.location or default_location(tmp))
+        self.tables[orig] = attrs.evolve(new, location=location_of(tmp, new))
         return old_location
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
@@ -78,17 +83,15 @@ class MemorySwap:
         if table is None or table.identity != expect:
             return False
         del self.tables[name]
-        location = table.location or default_location(name)
-        if all((other.location or default_location(other_name)) != location
-               for other_name, other in self.tables.items()):
+        location = location_of(name, table)
+        if all(location_of(other_name, other) != location for other_name, other in self.tables.items()):
             self.swap.orphans.add(location)
         return True
 
     def delete_data(self, location: str, owner: TableName) -> bool:
         self._check("delete_data", owner)
         table = self.tables.get(owner)
-        if (table is not None and (table.location or default_location(owner)) == location) \
-                or location not in self.swap.orphans:
+        if (table is not None and location_of(owner, table) == location) or location not in self.swap.orphans:
             return False
         self.swap.orphans.discard(location)
         return True

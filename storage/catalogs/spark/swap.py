@@ -126,11 +126,6 @@ class SparkSwap:
         self._client.forget(name)
         return True
 
-    def location(self, name: TableName) -> str | None:
-        """The location the metastore records for ``name`` (None when missing). One metastore call."""
-        table = self._client.get(name)
-        return None if table is None else location_of(table)
-
     def refresh(self, name: TableName) -> None:
         """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
         try:
