@@ -8,7 +8,8 @@ STAMP := $(VENV)/.installed-stamp
 SOAK_ITERATIONS ?= 50
 PYTEST_ARGS ?=
 
-.PHONY: install test test-fast lint bench demo soak clean
+.PHONY: install system-deps test test-fast lint bench demo soak clean
+SYSTEM_PACKAGES := postgresql libpostgresql-jdbc-java
 
 install: $(STAMP)
 
@@ -18,7 +19,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-test: install
+# Debian packages of the production setup (PostgreSQL server, its JDBC driver for the metastore service); a no-op
+# when they are installed. Java 17 is the machine's.
+system-deps:
+	@dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1 || { apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends $(SYSTEM_PACKAGES); }
+
+test: install system-deps
 	$(PY) -m pytest -q -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 test-fast: install

@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 
 SPARK_MARKER = "spark: needs a local Spark session (a JVM; the first test pays ~5-10 s of start-up)"
+SERVERS_MARKER = "servers: starts real servers (PostgreSQL, the metastore service); skip with -m 'not servers'"
+SERVER_FIXTURES = frozenset({"postgres_server", "postgres_url"})
+pytest_plugins = ["tests.servers.postgres"]
 
 TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 """JVM options for every Spark JVM the tests start: this process's session and, through the inherited environment,
@@ -27,12 +30,15 @@ os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", SPARK_MARKER)
+    config.addinivalue_line("markers", SERVERS_MARKER)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.servers)
 
 
 @pytest.fixture(scope="session")
