@@ -42,11 +42,9 @@ from ddl_log.statements.views import (
 )
 from replace_table.machine import DEFAULT_GRACE_SECONDS, ReplaceResult, ReplaceTable
 from storage.catalogs.interface import (
-    TAG_PROPERTY,
     Catalog,
     Fill,
     FunctionDefinition,
-    TableMetadata,
     TableSpec,
     ViewDefinition,
 )
@@ -184,7 +182,7 @@ class AtomicDDL:
             keys.append(object_key(spec.like.db, spec.like.name))
         with self._statement(keys, shared=[database_key(target.db)]):
             if spec is None:
-                spec = self._copy_spec(target)  # needs no check_create: the machine checks that the table exists
+                spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
             elif spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
                 self.catalog.check_create(spec)
             delete_versions_of_dropped(self.log, self.binlog, self.catalog, target)  # they hold its directory
@@ -270,18 +268,9 @@ class AtomicDDL:
             if plan.skip:
                 return None
             text = statement or overwrite_text(target, plan.fill, if_not_exists=if_not_exists)
-            return ReplaceTable(self.log, self.binlog, self.catalog, target, self._copy_spec(target, metadata),
-                                text, verb="INSERT OVERWRITE", orig_must_exist=True, fill=plan.fill,
-                                grace_seconds=self.grace_seconds).run()
-
-    def _copy_spec(self, target: TableName, metadata: TableMetadata | None = None) -> TableSpec:
-        """An empty copy of ``target`` (LIKE), keeping its table properties and comment as Spark's own TRUNCATE and
-        INSERT OVERWRITE do (LIKE alone copies neither)."""
-        metadata = metadata or self.catalog.table_metadata(target)
-        if metadata is None:
-            return TableSpec(like=target)  # the statement reports the missing table
-        properties = tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY)
-        return TableSpec(like=target, properties=properties, comment=metadata.comment)
+            copy = TableSpec(like=target, copy=True)  # an empty copy, properties and comment kept as Spark keeps them
+            return ReplaceTable(self.log, self.binlog, self.catalog, target, copy, text, verb="INSERT OVERWRITE",
+                                orig_must_exist=True, fill=plan.fill, grace_seconds=self.grace_seconds).run()
 
     def rename_tables(self, pairs: Iterable[tuple[str | TableName, str | TableName]], *,
                       statement: str | None = None) -> BinlogEvent | None:

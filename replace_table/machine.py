@@ -4,7 +4,7 @@ never removes the name where the engine can change a whole table definition in o
 Chains: C (undo, position p) and roll-forward chains linked to C (they run only once C is closed, and are cancelled
 when C is replayed). The new table is always built under the TMP name while ORIG stays readable (steps 1-3).
 
-Swap path (ORIG exists and ``Catalog.swap_refusal`` finds nothing against ORIG and TMP):
+Swap path (ORIG exists and, once TMP is built, ``Catalog.swap_refusal`` finds nothing against the two):
 
 ====  ===========================  =========================================================================
 step  trigger                      effect
@@ -284,14 +284,11 @@ class ReplaceTable:
         if self.orig_must_exist is False and self.orig_exists:
             raise ObjectExistsError(f"table {self.orig} already exists", str(self.orig))
         path: Path = "create"
-        if self.orig_exists:
-            self.swap_refused = self.catalog.swap_refusal(self.orig)
-            path = "swap" if self.swap_refused is None else "rename"
         try:
             for trigger in BUILD:
                 self._step(trigger)
-            if path == "swap":
-                self.swap_refused = self.catalog.swap_refusal(self.tmp, like=self.orig)
+            if self.orig_exists:  # the path is chosen once both definitions are there: one look at each
+                self.swap_refused = self.catalog.swap_refusal(self.orig, self.tmp)
                 path = "swap" if self.swap_refused is None else "rename"
             plan = {"swap": SWAP_PLAN, "rename": RENAME_PLAN, "create": CREATE_PLAN}[path]
             for trigger in plan[len(BUILD):]:

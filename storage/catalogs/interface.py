@@ -62,6 +62,16 @@ class TableSpec:
     partitioned_by: tuple[str, ...] = ()
     properties: tuple[tuple[str, str], ...] = ()
     comment: str | None = None
+    copy: bool = False
+    """With ``like``: an empty copy of the source's whole definition, its table properties (the log's tag aside)
+    and comment included, as Spark's TRUNCATE and INSERT OVERWRITE keep them (``properties``/``comment`` unused)."""
+
+    def copied(self, metadata: TableMetadata | None) -> TableSpec:
+        """This copy spec as a plain LIKE spec that names the source's properties and comment (``metadata``)."""
+        if not self.copy or metadata is None:
+            return attrs.evolve(self, copy=False)
+        properties = tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY)
+        return attrs.evolve(self, copy=False, properties=properties, comment=metadata.comment)
 
     @property
     def form(self) -> str:
@@ -314,10 +324,10 @@ class Catalog(Protocol):
 
     # -- the definition swap: a replace that never removes the name (see :mod:`replace_table.machine`)
 
-    def swap_refusal(self, name: TableName, like: TableName | None = None) -> str | None:
-        """Why the table ``name`` cannot take part in :meth:`exchange_definitions` (None when it can): the engine
-        cannot change a whole definition in one call, the table's definition does not hold all of it, or (``like``:
-        the table whose place it is to take) the two differ in what the engine cannot change (partition keys)."""
+    def swap_refusal(self, orig: TableName, tmp: TableName) -> str | None:
+        """Why ``orig`` and ``tmp`` cannot take part in :meth:`exchange_definitions` (None when they can): the engine
+        cannot change a whole definition in one call, a table's definition does not hold all of it, or the two
+        differ in what the engine cannot change (partition keys)."""
         ...
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,

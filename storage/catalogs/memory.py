@@ -104,6 +104,8 @@ class MemoryCatalog(MemorySwap):
         block it unless it is one of the log's names; partition columns go last (as Hive stores them)."""
         self._check("create", name)
         check_name(name)
+        if spec.copy:
+            spec = spec.copied(self.table_metadata(spec.like) if spec.like is not None else None)
         self.check_create(spec, name)
         if name in self.tables or name in self.views:
             raise ObjectExistsError(f"{name} already exists", str(name))

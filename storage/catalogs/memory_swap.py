@@ -45,17 +45,17 @@ class MemorySwap:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         return table
 
-    def swap_refusal(self, name: TableName, like: TableName | None = None) -> str | None:
+    def swap_refusal(self, orig: TableName, tmp: TableName) -> str | None:
         if not self.swap.enabled:
             return "this in-memory catalog refuses definition swaps"
-        table = self.tables.get(name)
-        if table is None:
-            return f"{name} does not exist"
-        if table.external:
-            return f"{name} is not a managed table"
-        other = None if like is None else self.tables.get(like)
-        if other is not None and other.partitioned_by != table.partitioned_by:
-            return f"the partition columns of {like} change (the metastore cannot change a table's partition keys)"
+        for name in (orig, tmp):
+            table = self.tables.get(name)
+            if table is None:
+                return f"{name} does not exist"
+            if table.external:
+                return f"{name} is not a managed table"
+        if self.tables[orig].partitioned_by != self.tables[tmp].partitioned_by:
+            return f"the partition columns of {tmp} change (the metastore cannot change a table's partition keys)"
         return None
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,

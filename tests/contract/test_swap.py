@@ -21,7 +21,7 @@ def build(catalog: Catalog, engine: Engine, db: str) -> tuple[TableName, TableNa
 def test_an_exchange_gives_orig_the_new_table_and_tmp_the_old_definition(catalog: Catalog, engine: Engine,
                                                                          db: str) -> None:
     orig, tmp = build(catalog, engine, db)
-    assert catalog.swap_refusal(orig) is None and catalog.swap_refusal(tmp, like=orig) is None
+    assert catalog.swap_refusal(orig, tmp) is None
     calls = []
     catalog.exchange_definitions(orig, tmp, "new-tag:holder", between=lambda: calls.append(catalog.identity(orig)))
     assert calls == ["old-tag"], "between the two calls ORIG is still the old table"
@@ -46,6 +46,5 @@ def test_a_change_of_partition_columns_is_refused(catalog: Catalog, db: str) -> 
     orig, tmp = TableName(db, "t"), TableName(db, "ddllog_2_abcdef_tmp")
     catalog.create(orig, TableSpec(columns=(Column("a", "int"), Column("k", "string")), partitioned_by=("k",)), "o")
     catalog.create(tmp, TableSpec(columns=(Column("a", "int"), Column("j", "string")), partitioned_by=("j",)), "n")
-    assert catalog.swap_refusal(orig) is None
-    refusal = catalog.swap_refusal(tmp, like=orig)
+    refusal = catalog.swap_refusal(orig, tmp)
     assert refusal is not None and "partition" in refusal

@@ -156,9 +156,9 @@ class SparkCatalog:
 
     # ------------------------------------------------------------------ definition swap (storage.catalogs.spark.swap)
 
-    def swap_refusal(self, name: TableName, like: TableName | None = None) -> str | None:
+    def swap_refusal(self, orig: TableName, tmp: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.swap_refusal`."""
-        return self._swap.swap_refusal(name, like)
+        return self._swap.swap_refusal(orig, tmp)
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,
                              between: Callable[[], None]) -> str:
@@ -187,7 +187,12 @@ class SparkCatalog:
         self._create.check_create(spec)
 
     def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
-        """See :meth:`storage.catalogs.spark.create.SparkTableCreate.create`."""
+        """See :meth:`storage.catalogs.spark.create.SparkTableCreate.create`; an empty copy (``spec.copy``) of a
+        managed data source table is one metastore call instead (:meth:`SparkSwap.clone_empty`)."""
+        if spec.copy and spec.like is not None:
+            if self._swap.clone_empty(spec.like, name, tag):
+                return
+            spec = spec.copied(self.table_metadata(spec.like))
         self._create.create(name, spec, tag)
 
     # ------------------------------------------------------------------ leftovers (storage.catalogs.spark.leftovers)

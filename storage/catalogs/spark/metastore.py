@@ -19,12 +19,13 @@ Only on a classic session (a JVM handle) with Hive support; :meth:`MetastoreClie
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
-from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError
+from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 MANAGED = "MANAGED_TABLE"
 EXTERNAL = "EXTERNAL_TABLE"
@@ -32,6 +33,10 @@ PROVIDER_PROPERTY = "spark.sql.sources.provider"
 """Where Spark keeps a data source table's provider; a Hive serde table has none (or ``hive``)."""
 PARTITION_PROVIDER_PROPERTY = "spark.sql.partitionProvider"
 """``catalog`` when Spark reads a table's partitions from the metastore (else it lists the table's directory)."""
+STATISTICS = frozenset({"numFiles", "numRows", "rawDataSize", "totalSize", "COLUMN_STATS_ACCURATE",
+                        "transient_lastDdlTime", "numFilesErasureCoded"})
+"""Table parameters the metastore keeps as statistics of a table's files: an empty copy starts without them."""
+SPARK_STATISTICS = "spark.sql.statistics."
 EMPTY_DIRECTORY = "_ddllog_no_rows"
 """A path under a table's directory that never exists: a partition pointing there has no rows (Spark lists a
 missing partition directory as empty; the leading ``_`` hides it from partition discovery)."""
@@ -103,6 +108,38 @@ class MetastoreClient:
                 client.alter_table(name.db, name.name, table)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot install the new definition of {name}", name) from None
+
+    def create(self, name: TableName, table: Any) -> None:
+        """Create ``table`` (a ``Table`` record naming ``name``); the metastore makes a managed table's directory."""
+        with self._lock:
+            try:
+                self._msc().createTable(table)
+            except ENGINE_ERRORS as error:
+                if _java_class(error).endswith("AlreadyExistsException"):
+                    raise ObjectExistsError(f"{name} already exists", str(name)) from None
+                raise self._error(error, f"cannot create {name}", name) from None
+
+    def default_location(self, name: TableName) -> str | None:
+        """``<database location>/<name>`` as the metastore puts a managed table; None when the database is missing."""
+        with self._lock:
+            try:
+                database = self._msc().getDatabase(name.db)
+            except ENGINE_ERRORS as error:
+                if _java_class(error).endswith("NoSuchObjectException"):
+                    return None
+                raise self._error(error, f"cannot look up database {name.db}", name) from None
+        return f"{str(database.getLocationUri()).rstrip('/')}/{name.name.lower()}"
+
+    def directory_in_use(self, location: str) -> bool:
+        """Whether ``location`` exists and holds anything (through Hadoop's file system, as the metastore sees it)."""
+        jvm = self._engine.spark._jvm
+        try:
+            path = jvm.org.apache.hadoop.fs.Path(location)
+            file_system = path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration())
+            return bool(file_system.exists(path)) and len(file_system.listStatus(path)) > 0
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
+                                       error) from None
 
     def partitions(self, name: TableName) -> list[Any]:
         """The metastore's ``Partition`` records of ``name``."""
@@ -182,6 +219,25 @@ def renamed(table: Any, name: TableName) -> Any:
     copy = table.deepCopy()
     copy.setDbName(name.db)
     copy.setTableName(name.name)
+    return copy
+
+
+def empty_copy(table: Any, name: TableName, tag: str, location: str) -> Any:
+    """An empty table with ``table``'s whole definition under ``name`` at ``location``, tagged ``tag``: what Spark's
+    TRUNCATE leaves (properties and comment kept, statistics gone)."""
+    copy = renamed(table, name)
+    parameters = copy.getParameters()
+    for key in [str(key) for key in parameters.keySet()]:
+        if key in STATISTICS or key.startswith(SPARK_STATISTICS):
+            parameters.remove(key)
+    parameters.put(TAG_PROPERTY, tag)
+    storage = copy.getSd()
+    storage.setLocation(location)
+    serde = storage.getSerdeInfo().getParameters() if storage.getSerdeInfo() is not None else None
+    if serde is not None and serde.containsKey("path"):
+        serde.put("path", location)
+    copy.setCreateTime(int(time.time()))
+    copy.setLastAccessTime(0)
     return copy
 
 

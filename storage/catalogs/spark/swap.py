@@ -30,6 +30,7 @@ from storage.catalogs.spark.metastore import (
     as_holder,
     as_restored,
     discovering,
+    empty_copy,
     keys_refusal,
     location_of,
     renamed,
@@ -46,18 +47,31 @@ class SparkSwap:
         self._engine = engine
         self._client = client
 
-    def swap_refusal(self, name: TableName, like: TableName | None = None) -> str | None:
-        """Why ``name`` cannot be swapped: no metastore client, a table whose definition does not hold all of it
-        (Hive serde, external), or (``like`` given: the table whose definition it is to take) other partition keys.
-        One metastore call per table."""
+    def swap_refusal(self, orig: TableName, tmp: TableName) -> str | None:
+        """Why ORIG cannot take TMP's definition: no metastore client, a table whose definition does not hold all
+        of it (Hive serde, external), or other partition keys. One metastore call per table."""
         refusal = self._client.refusal()
         if refusal is not None:
             return refusal
-        table = self._client.get(name)
-        refusal = swap_refusal(table, name)
-        if refusal is not None or like is None:
-            return refusal
-        return keys_refusal(self._client.get(like), table, like)
+        old, new = self._client.get(orig), self._client.get(tmp)
+        return swap_refusal(old, orig) or swap_refusal(new, tmp) or keys_refusal(old, new, tmp)
+
+    def clone_empty(self, source: TableName, name: TableName, tag: str) -> bool:
+        """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
+        statistics or partitions) in one metastore call, tagged ``tag``, at ``name``'s default directory, and
+        return True; False (nothing done) when the copy is not one the metastore alone can make: no client, a
+        Hive serde or external source, or files already at the directory (Spark's CREATE handles those)."""
+        if self._client.refusal() is not None:
+            return False
+        table = self._client.get(source)
+        if table is None or swap_refusal(table, source) is not None:
+            return False
+        location = self._client.default_location(name)
+        if location is None or self._client.directory_in_use(location):
+            return False
+        self._client.create(name, empty_copy(table, name, tag, location))
+        self._engine.forget(name)
+        return True
 
     def rename_in_place(self, old: TableName, new: TableName) -> bool:
         """Rename a managed table that is not at its default location (a swapped one) in one metastore call that
