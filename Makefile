@@ -54,3 +54,14 @@ READER_STATEMENTS ?= 50
 .PHONY: readers
 readers: install
 	$(PY) -m tests.readers.run --statements $(READER_STATEMENTS)
+
+# The production shape (issue 15): a Hive metastore service on a local PostgreSQL cluster, shared by every driver
+# given the settings it prints. METASTORE_DIR: its directory; METASTORE_ARGS: e.g. --postgres-url URL, --backend derby.
+METASTORE_DIR ?=
+METASTORE_ARGS ?=
+.PHONY: metastore metastore-stop
+metastore: install system-deps
+	$(PY) -m ddl_log metastore start $(if $(METASTORE_DIR),--dir $(METASTORE_DIR)) $(METASTORE_ARGS)
+
+metastore-stop: install
+	$(PY) -m ddl_log metastore stop $(if $(METASTORE_DIR),--dir $(METASTORE_DIR))

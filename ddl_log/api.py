@@ -7,7 +7,6 @@ import os
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chains.binlog import Binlog, BinlogEvent, open_binlog
@@ -15,6 +14,7 @@ from chains.deletions import PendingDeletion, due_deletions, is_waiting, pending
 from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, open_log
 from ddl_log.dispatch import HANDLERS
+from ddl_log.driver_session import SessionChoice, driver_session
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
 from ddl_log.recovery import ChainOutcome, RecoveryReport, delete_versions_of_dropped, recover, run_due_deletions
 from ddl_log.statements.alter import alter_table
@@ -61,6 +61,7 @@ class AtomicDDL:
     """Atomic, crash-safe DDL for one home (log, binlog and, by default, an embedded Spark + Derby metastore).
 
     ``spark``: a SparkSession (classic or Connect) to use; default: the embedded session under ``home``.
+    ``metastore_uri`` (``thrift://host:port``), ``warehouse``: instead, a session on that shared metastore service.
     ``catalog``: any :class:`Catalog` instead of Spark (unit tests of the log).
     ``binlog``: write committed statements to the binlog (the commit point); off: closing the chain commits.
     """
@@ -70,6 +71,7 @@ class AtomicDDL:
         spark: Any = None,
         home: str | os.PathLike[str] | None = None,
         *,
+        metastore_uri: str | None = None, warehouse: str | os.PathLike[str] | None = None,
         binlog: bool = True,
         catalog: Catalog | None = None,
         file_ops: FileOps = REAL_FILE_OPS,
@@ -78,6 +80,7 @@ class AtomicDDL:
         wait_seconds: float = 0.0,
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
     ) -> None:
+        self._session_choice = SessionChoice.of(spark, metastore_uri, warehouse)
         self.home = Home.open(home, wait_seconds=wait_seconds)
         try:
             self.log = open_log(self.home.log_dir, ops=file_ops, compact_bytes=compact_bytes)
@@ -107,10 +110,7 @@ class AtomicDDL:
 
     @property
     def spark(self) -> Any:
-        if self._spark is None:
-            from storage.catalogs.spark.session import embedded_session
-
-            self._spark = embedded_session(Path(self.home.path))
+        self._spark = self._spark if self._spark is not None else driver_session(self.home.path, self._session_choice)
         return self._spark
 
     @property

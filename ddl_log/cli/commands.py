@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from ddl_log.cli.crash_points import cmd_crash_points
 from ddl_log.cli.forensics import cmd_binlog, cmd_dump, cmd_status
+from ddl_log.cli.metastore import add_metastore_parser, add_service_options, cmd_metastore
 from ddl_log.cli.output import EXIT_FAILED, EXIT_USAGE
 from ddl_log.cli.run import cmd_recover, cmd_sql
 from ddl_log.errors import CommandFailed, StatementFailed, UsageError
@@ -60,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     points = commands.add_parser("crash-points", parents=[common], help="every crash point name, one per line")
     points.add_argument("-v", "--describe", action="store_true", help="add what each point means")
+    add_service_options(sql)
+    add_service_options(recover)
+    add_metastore_parser(commands)
     for command in commands.choices.values():
         command.set_defaults(subparser=command)
     return parser
@@ -120,4 +124,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "dump": cmd_dump,
     "binlog": cmd_binlog,
     "crash-points": cmd_crash_points,
+    "metastore": cmd_metastore,
 }

@@ -90,7 +90,8 @@ def open_home(args: argparse.Namespace) -> Iterator[AtomicDDL]:
     """Open the home (lock, log, binlog) and run recovery; stop the Spark session at the end if one started."""
     from ddl_log.api import AtomicDDL
 
-    ddl = AtomicDDL(home=home_path(args), binlog=not getattr(args, "no_binlog", False))
+    ddl = AtomicDDL(home=home_path(args), binlog=not getattr(args, "no_binlog", False),
+                    metastore_uri=args.metastore_uri, warehouse=args.warehouse)
     try:
         yield ddl
     finally:

@@ -9,7 +9,9 @@ Everything the session writes lives under one ``home`` directory::
     home/log4j2.properties the logging setup the JVM is started with
 
 Embedded Derby lets one JVM open a metastore at a time: two processes cannot share a ``home`` (the second fails to
-boot the database). The DDL log holds its home lock; keep one Spark home per DDL log home.
+boot the database). The DDL log holds its home lock; keep one Spark home per DDL log home. Drivers that share a
+catalog use :func:`service_session` instead: the catalog is a Hive metastore service (``ddl-log metastore start``),
+and ``home`` keeps only this driver's logs and scratch space.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from pathlib import Path
 
 from pyspark.logger import PySparkLogger
 from pyspark.sql import SparkSession
+
+from storage.catalogs.spark.service import service_settings
 
 APP_NAME = "spark-ddl-log"
 
@@ -105,6 +109,34 @@ def embedded_session(home: Path) -> SparkSession:
     spark.sparkContext.setLogLevel("ERROR")
     quiet_pyspark_error_loggers()
     return spark
+
+
+def service_session(home: Path, uri: str, warehouse: str | Path | None = None) -> SparkSession:
+    """A local Spark session like :func:`embedded_session`, whose catalog is the metastore service at ``uri``
+    (``thrift://host:port``) instead of a Derby database under ``home``: every driver given the same ``uri`` sees
+    the same databases and tables. ``warehouse``: where new databases' (and ``default``'s) managed tables go; give
+    the service's, so that every driver writes to the same place. An active session is returned as it is."""
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    builder = SparkSession.builder.master("local[2]").appName(APP_NAME)
+    for key, value in service_session_settings(home, uri, warehouse).items():
+        builder = builder.config(key, value)
+    spark = builder.enableHiveSupport().getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    quiet_pyspark_error_loggers()
+    return spark
+
+
+def service_session_settings(home: Path, uri: str, warehouse: str | Path | None = None) -> dict[str, str]:
+    """The settings of :func:`service_session`: those of :func:`embedded_session` without its Derby database,
+    with the service's address and warehouse (:func:`storage.catalogs.spark.service.service_settings`)."""
+    settings = embedded_settings(home)
+    del settings["spark.hadoop.javax.jdo.option.ConnectionURL"]
+    if warehouse is None:
+        del settings["spark.sql.warehouse.dir"]
+    settings.update(service_settings(uri, warehouse))
+    return settings
 
 
 def embedded_settings(home: Path) -> dict[str, str]:
