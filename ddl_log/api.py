@@ -10,10 +10,10 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chains.binlog import Binlog, BinlogEvent, open_binlog
+from chains.binlog import Binlog, BinlogEvent
 from chains.deletions import PendingDeletion, due_deletions, is_waiting, pending_deletions
 from chains.entries import ActionEntry, ExecuteEntry
-from chains.log import DEFAULT_COMPACT_BYTES, open_log
+from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
 from ddl_log.dispatch import HANDLERS
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
 from ddl_log.recovery import ChainOutcome, RecoveryReport, delete_versions_of_dropped, recover, run_due_deletions
@@ -53,7 +53,7 @@ from storage.catalogs.interface import (
 from storage.catalogs.names import TableName, check_identifier, quote_ident
 from storage.errors import InvalidNameError
 from storage.records.fileops import REAL_FILE_OPS, FileOps
-from storage.records.home import Home
+from storage.records.home import open_home
 
 if TYPE_CHECKING:
     from ddl_log.sql import SqlResult
@@ -80,11 +80,11 @@ class AtomicDDL:
         wait_seconds: float = 0.0,
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
     ) -> None:
-        self.home = Home.open(home, wait_seconds=wait_seconds)
+        self.home = open_home(home, wait_seconds=wait_seconds)  # a directory, or postgresql://...?home=ID
         try:
-            self.log = open_log(self.home.log_dir, ops=file_ops, compact_bytes=compact_bytes)
+            self.log = DDLLog(self.home.log_store(file_ops), compact_bytes=compact_bytes)
             segment_options = {} if binlog_segment_bytes is None else {"segment_bytes": binlog_segment_bytes}
-            self.binlog_file = open_binlog(self.home.path, ops=file_ops, **segment_options)
+            self.binlog_file = Binlog(self.home.binlog_store(file_ops), **segment_options)
             self.log.reserve_ids(self.binlog_file.max_xid + 1)
         except BaseException:
             self.home.release()
@@ -112,7 +112,7 @@ class AtomicDDL:
         if self._spark is None:
             from storage.catalogs.spark.session import embedded_session
 
-            self._spark = embedded_session(Path(self.home.path))
+            self._spark = embedded_session(Path(self.home.spark_directory()))
         return self._spark
 
     @property
