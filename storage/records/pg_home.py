@@ -66,6 +66,7 @@ class DatabaseHome:
     home_id: str
     lock_connection: psycopg.Connection[tuple[object, ...]] | None = None
     stores: list[PgRecordStore] = attrs.Factory(list)
+    lock_key: tuple[int, int] = (0, 0)
 
     @property
     def location(self) -> str:
@@ -88,6 +89,7 @@ class DatabaseHome:
             while True:
                 row = connection.execute("SELECT pg_try_advisory_lock(%s, %s)", key).fetchone()
                 if row is not None and row[0]:
+                    home.lock_key = key
                     break
                 if time.monotonic() >= deadline:
                     raise HomeLockedError(home.location)
@@ -129,9 +131,17 @@ class DatabaseHome:
         for store in self.stores:
             store.close()
         self.stores.clear()
-        if self.lock_connection is not None:
-            self.lock_connection.close()
-            self.lock_connection = None
+        connection, self.lock_connection = self.lock_connection, None
+        if connection is None:
+            return
+        try:
+            # Unlock first: a closed connection's backend lets go of its locks only when it has exited, a moment
+            # after close() returns, and an opener in that moment would be refused.
+            connection.execute("SELECT pg_advisory_unlock(%s, %s)", self.lock_key)
+        except psycopg.Error:
+            pass  # the session is gone, and its lock with it
+        finally:
+            connection.close()
 
 
 def read_only_stores(location: str, home_id: str | None = None) -> tuple[PgRecordStore, PgRecordStore]:

@@ -35,13 +35,22 @@ SCHEMA = (
 )
 
 
+_ready: set[tuple[str, int, str]] = set()
+"""Databases (host, port, name) whose tables this process has seen or made: checked once per process."""
+
+
 def ensure_schema(connection: psycopg.Connection[tuple[object, ...]]) -> None:
     """Create the tables unless they exist, in one transaction under :data:`SCHEMA_LOCK` (``CREATE TABLE IF NOT
     EXISTS`` alone can fail with a duplicate-type error when two sessions run it at the same instant)."""
+    info = connection.info
+    database = (info.host, info.port, info.dbname)
+    if database in _ready:
+        return
     with connection.transaction():
         connection.execute("SELECT pg_advisory_xact_lock(%s, %s)", SCHEMA_LOCK)
         for statement in SCHEMA:
             connection.execute(statement)
+    _ready.add(database)
 
 
 def home_number(connection: psycopg.Connection[tuple[object, ...]], home: str) -> int:

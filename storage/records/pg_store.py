@@ -73,7 +73,6 @@ class PgRecordStore:
         self.guard = guard
         self.lock = threading.RLock()
         self._connection: Connection | None = None
-        self._schema_ready = False
 
     @property
     def location(self) -> str:
@@ -92,9 +91,7 @@ class PgRecordStore:
             self.guard()
         try:
             connection: Connection = psycopg.connect(self.url, autocommit=True)
-            if not self._schema_ready:
-                ensure_schema(connection)
-                self._schema_ready = True
+            ensure_schema(connection)
         except psycopg.Error as exc:
             raise StorageError(f"{self.location}: cannot connect: {exc}") from exc
         self._connection = connection
