@@ -19,7 +19,6 @@ import psycopg
 
 from storage.errors import HomeLockedError, HomeLockLostError, InvalidHomeError, NoLocalDirectoryError
 from storage.records.fileops import FileOps
-from storage.records.home import is_database_url as is_database_url
 from storage.records.pg_schema import HOME_LOCK_CLASS, ensure_schema, home_number
 from storage.records.pg_store import PgRecordStore, redact
 
