@@ -12,7 +12,7 @@ import fcntl
 import os
 import stat
 import time
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import attrs
 
@@ -20,9 +20,6 @@ from storage.errors import HomeLockedError, InvalidHomeError, StorageError, Unsa
 from storage.records.file_store import FileRecordStore
 from storage.records.fileops import REAL_FILE_OPS, FileOps
 from storage.records.store import RecordStore
-
-if TYPE_CHECKING:
-    from storage.records.pg_home import DatabaseHome
 
 DEFAULT_HOME = "./ddl_home"
 HOME_ENV = "DDL_LOG_HOME"
@@ -55,7 +52,7 @@ class AnyHome(Protocol):
 
 
 def open_home(location: str | os.PathLike[str] | None = None, *, home_id: str | None = None,
-              wait_seconds: float = 0.0) -> Home | DatabaseHome:
+              wait_seconds: float = 0.0) -> AnyHome:
     """Open and lock the home at ``location``: a directory (default :func:`default_home`), or a database URL
     ``postgresql://.../db?home=ID`` (``home_id`` may name the id instead; a directory has none)."""
     resolved = default_home() if location is None else os.fspath(location)

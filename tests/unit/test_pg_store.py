@@ -9,6 +9,7 @@ import time
 import psycopg
 import pytest
 
+from chains.binlog import Binlog, list_segments
 from chains.entries import ActionType, ChainKind
 from chains.log import LOG_FILE, LOG_MAGIC, DDLLog
 from ddl_log import AtomicDDL
@@ -231,3 +232,24 @@ def test_the_cli_reports_a_damaged_row_as_an_error(postgres_url, capsys):
         admin.execute("UPDATE ddl_log_records SET data = set_byte(data, 10, get_byte(data, 10) # 1)")
     assert main(["status", "--home", location]) == 1
     assert "corrupt record" in capsys.readouterr().err
+
+
+def test_defect9_analogue_a_binlog_whose_commit_failed_refuses_events_even_in_a_new_segment_until_reopened(
+        postgres_url):
+    store = PgRecordStore(postgres_url, "h", "binlog")
+    binlog = Binlog(store)
+    binlog.append("committed", xid=1)
+    terminate(postgres_url, store.connection())
+    with pytest.raises(LogWriteFailedError):
+        binlog.append("failed", xid=2)
+    binlog.segment_bytes = 0  # the next event would rotate into a fresh segment
+    with pytest.raises(LogWriteFailedError, match="reopen"):
+        binlog.append("refused", xid=3)
+    with pytest.raises(LogWriteFailedError, match="reopen"):
+        binlog.append_many([("refused too", 4, ())])
+    binlog.close()
+    assert list_segments(store) == [1]
+    reopened = Binlog(store)
+    assert reopened.append("after reopen", xid=5).seq == 2
+    assert [(e.seq, e.statement) for e in reopened.events()] == [(1, "committed"), (2, "after reopen")]
+    store.close()
