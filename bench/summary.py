@@ -143,7 +143,7 @@ def _item_cell(item: dict[str, Any] | None) -> str:
 
 def versions() -> str:
     found = []
-    for module in ("pyspark", "msgpack", "transitions"):
+    for module in ("pyspark", "msgpack", "transitions", "psycopg"):
         try:
             found.append(f"{module} {__import__(module).__version__}")
         except (ImportError, AttributeError):

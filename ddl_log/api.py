@@ -9,10 +9,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from chains.binlog import Binlog, BinlogEvent, open_binlog
+from chains.binlog import Binlog, BinlogEvent
 from chains.deletions import PendingDeletion, due_deletions, is_waiting, pending_deletions
 from chains.entries import ActionEntry, ExecuteEntry
-from chains.log import DEFAULT_COMPACT_BYTES, open_log
+from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
 from ddl_log.dispatch import HANDLERS
 from ddl_log.driver_session import SessionChoice, driver_session
 from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
@@ -51,7 +51,7 @@ from storage.catalogs.interface import (
 from storage.catalogs.names import TableName, check_identifier, quote_ident
 from storage.errors import InvalidNameError
 from storage.records.fileops import REAL_FILE_OPS, FileOps
-from storage.records.home import Home
+from storage.records.home import open_home
 
 if TYPE_CHECKING:
     from ddl_log.sql import SqlResult
@@ -81,11 +81,11 @@ class AtomicDDL:
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
     ) -> None:
         self._session_choice = SessionChoice.of(spark, metastore_uri, warehouse)
-        self.home = Home.open(home, wait_seconds=wait_seconds)
+        self.home = open_home(home, wait_seconds=wait_seconds)  # a directory, or postgresql://...?home=ID
         try:
-            self.log = open_log(self.home.log_dir, ops=file_ops, compact_bytes=compact_bytes)
+            self.log = DDLLog(self.home.log_store(file_ops), compact_bytes=compact_bytes)
             segment_options = {} if binlog_segment_bytes is None else {"segment_bytes": binlog_segment_bytes}
-            self.binlog_file = open_binlog(self.home.path, ops=file_ops, **segment_options)
+            self.binlog_file = Binlog(self.home.binlog_store(file_ops), **segment_options)
             self.log.reserve_ids(self.binlog_file.max_xid + 1)
         except BaseException:
             self.home.release()
@@ -110,7 +110,7 @@ class AtomicDDL:
 
     @property
     def spark(self) -> Any:
-        self._spark = self._spark if self._spark is not None else driver_session(self.home.path, self._session_choice)
+        self._spark = self._spark if self._spark is not None else driver_session(self.home, self._session_choice)
         return self._spark
 
     @property

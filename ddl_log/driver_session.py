@@ -4,13 +4,15 @@ metastore and warehouse under the home) or one on a shared metastore service, wh
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from storage.catalogs.spark.service import service_settings
-from storage.errors import CatalogError
+from storage.errors import CatalogError, NoLocalDirectoryError
+from storage.records.home import AnyHome
 
 
 @attrs.frozen
@@ -38,12 +40,18 @@ class SessionChoice:
         return cls(metastore_uri, None if warehouse is None else str(warehouse))
 
 
-def driver_session(home: str | os.PathLike[str], choice: SessionChoice) -> Any:
-    """The session ``choice`` asks for; logs and scratch space under ``home`` either way."""
+def driver_session(home: AnyHome, choice: SessionChoice) -> Any:
+    """The session ``choice`` asks for. Embedded: metastore, warehouse and Spark's logs under the home directory (a
+    database home has none: :class:`NoLocalDirectoryError`). On a service: Spark's logs and scratch space under the
+    home directory, or a private temporary one for a database home."""
     if choice.metastore_uri is None:
         from storage.catalogs.spark.session import embedded_session
 
-        return embedded_session(Path(home))
+        return embedded_session(Path(home.spark_directory()))
     from storage.catalogs.spark.session import service_session
 
-    return service_session(Path(home), choice.metastore_uri, choice.warehouse)
+    try:
+        scratch = home.spark_directory()
+    except NoLocalDirectoryError:
+        scratch = tempfile.mkdtemp(prefix="ddl-log-driver-")
+    return service_session(Path(scratch), choice.metastore_uri, choice.warehouse)

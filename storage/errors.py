@@ -115,3 +115,28 @@ class LeftoverFilesError(CatalogError):
     def __init__(self, message: str, name: str | None = None, location: str | None = None) -> None:
         super().__init__(message, name)
         self.location = location
+
+
+class InvalidHomeError(StorageError):
+    """A home location that cannot be used: a database URL without a home id, two different home ids, a bad id."""
+
+    def __init__(self, location: str, reason: str) -> None:
+        super().__init__(f"{location}: {reason}")
+        self.location = location
+
+
+class NoLocalDirectoryError(StorageError):
+    """Something needs the home's directory (the embedded Spark session and metastore) but the home is a database."""
+
+    def __init__(self, location: str, needed_for: str) -> None:
+        super().__init__(f"{location}: the home is a database and has no directory for {needed_for}; pass spark= "
+                         "(a session that uses the shared metastore) or catalog=")
+        self.location = location
+
+
+class HomeLockLostError(StorageError):
+    """The connection holding a database home's lock is gone: another driver may hold the home now."""
+
+    def __init__(self, location: str, reason: str) -> None:
+        super().__init__(f"{location}: the home's lock was lost ({reason}); open the home again")
+        self.location = location

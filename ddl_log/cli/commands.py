@@ -20,9 +20,10 @@ from storage.records.home import DEFAULT_HOME, HOME_ENV
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS,
+    common.add_argument("--home", metavar="DIR|URL", default=argparse.SUPPRESS,
                         help=f"the DDL log home: metastore, warehouse, log and binlog (env {HOME_ENV}, "
-                             f"default {DEFAULT_HOME})")
+                             f"default {DEFAULT_HOME}); or postgresql://HOST:PORT/DB?home=ID for a log and "
+                             "binlog kept in a database under the driver's home id")
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show tracebacks on errors")
     common.add_argument("--no-binlog", action="store_true", default=argparse.SUPPRESS,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ddl_log.cli.output import EXIT_ABANDONED, EXIT_FAILED, EXIT_OK, dumps, field, home_path, out, summary, warn
 from ddl_log.errors import UsageError
 from storage.errors import CorruptLogError
-from storage.records.home import LOG_DIR
+from storage.records.home import LOG_DIR, home_stores, is_database_url
 
 if TYPE_CHECKING:
     from chains.entries import ActionEntry, ExecuteEntry
@@ -22,10 +22,9 @@ if TYPE_CHECKING:
 def cmd_status(args: argparse.Namespace) -> int:
     from chains.deletions import waits
     from chains.entries import ChainState
-    from chains.log import LOG_FILE, LOG_MAGIC
 
     home = home_path(args)
-    records, problems, _, _ = scan_file(os.path.join(home, LOG_DIR, LOG_FILE), LOG_MAGIC)
+    records, problems, _, _ = scan_log(home)
     state = log_state(records, problems)
     chains = [state.chains[p] for p in sorted(state.chains)]
     now = time.time()
@@ -142,10 +141,11 @@ def print_chain(chain: ExecuteEntry, state: LogState, *, plan: bool = False) -> 
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
-    from chains.log import LOG_FILE, LOG_MAGIC
+    from chains.log import LOG_FILE
 
-    path = os.path.join(home_path(args), LOG_DIR, LOG_FILE)
-    records, problems, _, size = scan_file(path, LOG_MAGIC)
+    home = home_path(args)
+    path = home_stores(home)[0].location_of(LOG_FILE)
+    records, problems, _, size = scan_log(home)
     if not args.json:
         out(f"{path}: {len(records)} records, {size} bytes")
     for offset, record in records:
@@ -157,6 +157,23 @@ def cmd_dump(args: argparse.Namespace) -> int:
     for problem in problems:
         warn(problem)
     return EXIT_FAILED if any(p.startswith("error:") for p in problems) else EXIT_OK
+
+
+def scan_log(home: str) -> tuple[list[tuple[int, Any]], list[str], int, int]:
+    """The DDL log of a home, read-only: a record file, or a database stream (whose rows are whole: damage is an
+    ``error:`` and nothing is listed)."""
+    from chains.log import LOG_FILE, LOG_MAGIC
+
+    if not is_database_url(home):
+        return scan_file(os.path.join(home, LOG_DIR, LOG_FILE), LOG_MAGIC)
+    store = home_stores(home)[0]
+    if not store.exists(LOG_FILE):
+        return [], [], 0, 0
+    try:
+        records, end, size = store.read(LOG_FILE, LOG_MAGIC)
+    except CorruptLogError as exc:
+        return [], [f"error: {exc}"], exc.offset, exc.offset
+    return records, [], end, size
 
 
 def scan_file(path: str, magic: bytes) -> tuple[list[tuple[int, Any]], list[str], int, int]:
@@ -201,11 +218,11 @@ def scan_file(path: str, magic: bytes) -> tuple[list[tuple[int, Any]], list[str]
 
 
 def cmd_binlog(args: argparse.Namespace) -> int:
-    from chains.binlog import read_events
+    from chains.binlog import events_in
 
     if args.since < 0:
         raise UsageError("--since must be 0 or more")
-    for event in read_events(home_path(args), args.since):
+    for event in events_in(home_stores(home_path(args))[1], args.since):
         if args.json:
             out(dumps(event.as_dict()))
             continue

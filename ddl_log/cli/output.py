@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from storage.records.home import default_home
+from storage.records.home import default_home, is_database_url
 
 if TYPE_CHECKING:
     import argparse
@@ -24,7 +24,9 @@ SUMMARY_WIDTH = 72
 
 
 def home_path(args: argparse.Namespace) -> str:
-    return os.path.abspath(getattr(args, "home", None) or default_home())
+    """The home given (a directory, made absolute, or a database URL with its home id)."""
+    home: str = getattr(args, "home", None) or default_home()
+    return home if is_database_url(home) else os.path.abspath(home)
 
 
 def summary(statement: str, width: int = SUMMARY_WIDTH) -> str:

@@ -159,3 +159,16 @@ def scan_records(path: str, data: bytes, start: int = HEADER_SIZE) -> tuple[list
         records.append((offset, record))
         offset += RECORD_HEAD_SIZE + length
     return records, offset
+
+
+def decode_record(location: str, offset: int, chunk: bytes) -> Any:
+    """Decode one whole record (what :func:`encode_record` made) stored on its own, e.g. as a database row.
+
+    A store that keeps every record whole has no torn tail: any damage, anywhere, is :class:`CorruptLogError`."""
+    length = _valid_record_at(chunk, 0)
+    if length < 0 or RECORD_HEAD_SIZE + length != len(chunk):
+        raise CorruptLogError(location, offset, "damaged record (length or checksum does not match)")
+    try:
+        return msgpack.unpackb(chunk[RECORD_HEAD_SIZE:], raw=False, strict_map_key=False)
+    except (ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
+        raise CorruptLogError(location, offset, f"checksum matches but payload does not decode: {exc}") from exc

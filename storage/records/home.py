@@ -1,7 +1,8 @@
-"""The DDL log home: one private directory holding log, binlog, and (embedded default) metastore and warehouse.
+"""The DDL log home: one private directory holding log, binlog, and (embedded default) metastore and warehouse;
+or a PostgreSQL database URL naming a home id (:mod:`storage.records.pg_home`), where many drivers keep their logs.
 
 Opening it takes an exclusive lock so two processes never interleave writes to one log; it refuses a home that
-is a symlink or belongs to another user.
+is a symlink or belongs to another user. A home gives the record stores of its log and its binlog.
 """
 
 from __future__ import annotations
@@ -11,15 +12,67 @@ import fcntl
 import os
 import stat
 import time
+from typing import Protocol
 
 import attrs
 
-from storage.errors import HomeLockedError, StorageError, UnsafePathError
+from storage.errors import HomeLockedError, InvalidHomeError, StorageError, UnsafePathError
+from storage.records.file_store import FileRecordStore
+from storage.records.fileops import REAL_FILE_OPS, FileOps
+from storage.records.store import RecordStore
 
 DEFAULT_HOME = "./ddl_home"
 HOME_ENV = "DDL_LOG_HOME"
 LOCK_FILE = "home.lock"
 LOG_DIR = "ddl_log"
+BINLOG_DIR = "binlog"
+DATABASE_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_database_url(location: object) -> bool:
+    """Whether a home location names a database (psycopg is imported only for those)."""
+    return isinstance(location, str) and location.startswith(DATABASE_SCHEMES)
+
+
+class AnyHome(Protocol):
+    """What the DDL log needs of a home, wherever it is."""
+
+    @property
+    def location(self) -> str:
+        """Where the home is, for messages (a path, or a database URL with the home id, no password)."""
+
+    def log_store(self, ops: FileOps = REAL_FILE_OPS) -> RecordStore: ...
+
+    def binlog_store(self, ops: FileOps = REAL_FILE_OPS) -> RecordStore: ...
+
+    def spark_directory(self) -> str:
+        """The directory of the embedded Spark session and metastore (raises for a database home)."""
+
+    def release(self) -> None: ...
+
+
+def open_home(location: str | os.PathLike[str] | None = None, *, home_id: str | None = None,
+              wait_seconds: float = 0.0) -> AnyHome:
+    """Open and lock the home at ``location``: a directory (default :func:`default_home`), or a database URL
+    ``postgresql://.../db?home=ID`` (``home_id`` may name the id instead; a directory has none)."""
+    resolved = default_home() if location is None else os.fspath(location)
+    if is_database_url(resolved):
+        from storage.records.pg_home import DatabaseHome
+
+        return DatabaseHome.open(resolved, home_id=home_id, wait_seconds=wait_seconds)
+    if home_id is not None:
+        raise InvalidHomeError(resolved, "a home id names a log in a database; a directory home has none")
+    return Home.open(resolved, wait_seconds=wait_seconds)
+
+
+def home_stores(location: str) -> tuple[RecordStore, RecordStore]:
+    """The log and binlog stores of a home, read without its lock (``ddl-log status``, ``dump``, ``binlog``)."""
+    if is_database_url(location):
+        from storage.records.pg_home import read_only_stores
+
+        return read_only_stores(location)
+    path = os.path.abspath(location)
+    return FileRecordStore(os.path.join(path, LOG_DIR)), FileRecordStore(os.path.join(path, BINLOG_DIR))
 
 
 def default_home() -> str:
@@ -49,6 +102,19 @@ class Home:
     @property
     def log_dir(self) -> str:
         return os.path.join(self.path, LOG_DIR)
+
+    @property
+    def location(self) -> str:
+        return self.path
+
+    def log_store(self, ops: FileOps = REAL_FILE_OPS) -> FileRecordStore:
+        return FileRecordStore(self.log_dir, ops=ops)
+
+    def binlog_store(self, ops: FileOps = REAL_FILE_OPS) -> FileRecordStore:
+        return FileRecordStore(os.path.join(self.path, BINLOG_DIR), ops=ops)
+
+    def spark_directory(self) -> str:
+        return self.path
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, *, wait_seconds: float = 0.0) -> Home:

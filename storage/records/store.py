@@ -1,7 +1,8 @@
 """The seam between the log and where its records live: a record store holds named append-only streams.
 
-``chains/`` (the DDL log and the binlog) talks only to these two protocols, so a second store (a database, next to
-the file store of :mod:`storage.records.file_store`) is one new module here, not a fork of the log. A store keeps the
+``chains/`` (the DDL log and the binlog) talks only to these two protocols, so the second store (PostgreSQL,
+:mod:`storage.records.pg_store`, next to the file store of :mod:`storage.records.file_store`) is a module here,
+not a fork of the log. A store keeps the
 file store's semantics wherever they apply: an append is durable on return and all-or-nothing per call (one call is
 one group commit), a stream is created complete or not at all, and a failed write refuses every later write until
 the stream is reopened. Offsets are opaque positions: a stream hands them out and accepts them back, nothing else

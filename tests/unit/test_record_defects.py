@@ -37,6 +37,7 @@ from storage.errors import CorruptLogError, StorageError
 from storage.records.fileops import FileOps
 from storage.records.files import RecordFile, read_records
 from storage.records.format import HEADER_SIZE, RECORD_HEAD_SIZE, encode_header, encode_record
+from tests.stores import StoreKit
 
 MAGIC = b"TESTREC"
 SEGMENT_BYTES = 200
@@ -49,9 +50,9 @@ def events_of(home: str) -> list[int]:
 # ------------------------------------------------------------------ defect 7: a new segment appears only complete
 
 
-def fill_first_segment(home: str) -> Binlog:
+def fill_first_segment(store: StoreKit, home: str) -> Binlog:
     """A binlog whose next append starts a new segment."""
-    binlog = open_binlog(home, segment_bytes=SEGMENT_BYTES)
+    binlog = store.open_binlog(home, segment_bytes=SEGMENT_BYTES)
     xid = 100
     while binlog._file.size < SEGMENT_BYTES:
         binlog.append(f"statement {xid}", xid=xid)
@@ -59,21 +60,21 @@ def fill_first_segment(home: str) -> Binlog:
     return binlog
 
 
-def rotation_instants(tmp_path: Path) -> list[tuple[str, int]]:
-    binlog = fill_first_segment(str(tmp_path / "probe"))
+def rotation_instants(store: StoreKit) -> list[tuple[str, int]]:
+    binlog = fill_first_segment(store, "probe")
     with crashpoints.recording() as passed:
         binlog.append("first of the new segment", xid=999)
     binlog.close()
     return crashpoints.occurrences(passed)
 
 
-def test_defect7_a_crash_at_any_instant_of_a_segment_rotation_never_repeats_a_sequence_number(tmp_path):
-    instants = rotation_instants(tmp_path)
+def test_defect7_a_crash_at_any_instant_of_a_segment_rotation_never_repeats_a_sequence_number(store):
+    instants = rotation_instants(store)
     assert ("binlog.before_rotate", 1) in instants
     for point, nth in instants:
-        home = str(tmp_path / f"{point}-{nth}")
-        binlog = fill_first_segment(home)
-        before = events_of(home)
+        home = f"{point}-{nth}"
+        binlog = fill_first_segment(store, home)
+        before = [e.seq for e in store.events(home)]
         noted = binlog.position()
         crashpoints.arm(point, nth)
         try:
@@ -83,38 +84,37 @@ def test_defect7_a_crash_at_any_instant_of_a_segment_rotation_never_repeats_a_se
         finally:
             crashpoints.disarm_all()
             binlog.close()
-        reopened = open_binlog(home, segment_bytes=SEGMENT_BYTES)
+        reopened = store.open_binlog(home, segment_bytes=SEGMENT_BYTES)
         assert reopened.last_seq >= before[-1], (point, nth)
         assert reopened.max_xid >= 100 + len(before) - 1, (point, nth)
         later = reopened.append("after the crash", xid=1000)
         reopened.append("and one more", xid=1001)
         reopened.close()
-        seqs = events_of(home)
+        seqs = [e.seq for e in store.events(home)]
         assert seqs == sorted(set(seqs)) and seqs[: len(before)] == before, (point, nth, seqs)
         assert later.seq == seqs[-2]
         for since in range(len(seqs) + 1):
-            assert [e.seq for e in read_events(home, since_seq=since)] == [s for s in seqs if s > since], since
+            assert [e.seq for e in store.events(home, since)] == [s for s in seqs if s > since], since
         assert {1000, 1001} <= reopened.xids_since(noted)
 
 
-def test_defect7_a_rotation_publishes_the_new_segment_with_its_start_record_or_not_at_all(tmp_path):
+def test_defect7_a_rotation_publishes_the_new_segment_with_its_start_record_or_not_at_all(store):
     for point in ("binlog.rotate_before_rename", "binlog.rotate_after_rename"):
-        home = str(tmp_path / point)
-        binlog = fill_first_segment(home)
+        binlog = fill_first_segment(store, point)
         with crashpoints.armed(point), pytest.raises(SimulatedCrash):
             binlog.append("first of the new segment", xid=999)
         binlog.close()
-        directory = os.path.join(home, BINLOG_DIR)
-        for number in list_segments(binlog_store(home)):
-            records, _, _ = read_records(os.path.join(directory, segment_name(number)), BINLOG_MAGIC)
+        segments = store.binlog_store(point)
+        for number in list_segments(segments):
+            records, _, _ = segments.read(segment_name(number), BINLOG_MAGIC)
             assert number == 1 or records[0][1]["op"] == "start", (point, number)
-        assert len(list_segments(binlog_store(home))) == (1 if point == "binlog.rotate_before_rename" else 2)
+        assert len(list_segments(segments)) == (1 if point == "binlog.rotate_before_rename" else 2)
 
 
 @pytest.mark.parametrize("leftover", ["header only", "empty", "torn header"])
 def test_defect7_a_header_only_or_empty_newest_segment_of_an_older_version_is_not_there(tmp_path, leftover):
     home = str(tmp_path)
-    binlog = fill_first_segment(home)
+    binlog = fill_first_segment(StoreKit("file", tmp_path, None), "")
     last_seq, max_xid = binlog.last_seq, binlog.max_xid
     binlog.close()
     stub = {"header only": encode_header(BINLOG_MAGIC), "empty": b"", "torn header": encode_header(BINLOG_MAGIC)[:7]}

@@ -1,18 +1,21 @@
-"""The record file: durable appends, torn tails cut, corruption reported with file and offset, never skipped."""
+"""Record streams on both stores: durable appends, torn tails cut (a file) or never there (PostgreSQL), corruption
+reported with location and offset, never skipped."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import struct
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from storage.errors import CorruptLogError, UnsafePathError, UnsupportedFormatError
 from storage.records.files import RecordFile, read_records
 from storage.records.format import HEADER_SIZE, encode_header
+from tests.stores import StoreKit
 
 MAGIC = b"TESTREC"
 
@@ -30,26 +33,40 @@ def reopen(path: str) -> list[object]:
     return [record for _, record in records]
 
 
-def test_records_come_back_in_order_after_reopen(tmp_path):
-    path = str(tmp_path / "f")
-    write_file(path, [{"a": 1}, [1, 2, 3], "text", b"bytes"])
-    assert reopen(path) == [{"a": 1}, [1, 2, 3], "text", b"bytes"]
+def write_stream(store: StoreKit, records: list[object], home: str = "home") -> list[int]:
+    """Append ``records`` as one batch to stream ``f``; return their offsets and the end."""
+    stream, _ = store.log_store(home).open("f", MAGIC)
+    try:
+        offsets = stream.append_batch(records)
+        return [*offsets, stream.size]
+    finally:
+        stream.close()
 
 
-def test_appends_after_reopen_continue_the_file(tmp_path):
-    path = str(tmp_path / "f")
-    write_file(path, [1])
-    write_file(path, [2, 3])
-    assert reopen(path) == [1, 2, 3]
+def reopen_stream(store: StoreKit, home: str = "home") -> list[object]:
+    stream, records = store.log_store(home).open("f", MAGIC)
+    stream.close()
+    return [record for _, record in records]
 
 
-def test_a_batch_costs_one_fsync(tmp_path):
-    file, _ = RecordFile.open(str(tmp_path / "f"), MAGIC)
-    with file:
-        file.append_batch(list(range(100)))
-        file.append(100)
-        assert file.syncs == 2
-        assert file.records_written == 101
+def test_records_come_back_in_order_after_reopen(store):
+    write_stream(store, [{"a": 1}, [1, 2, 3], "text", b"bytes"])
+    assert reopen_stream(store) == [{"a": 1}, [1, 2, 3], "text", b"bytes"]
+
+
+def test_appends_after_reopen_continue_the_file(store):
+    write_stream(store, [1])
+    write_stream(store, [2, 3])
+    assert reopen_stream(store) == [1, 2, 3]
+
+
+def test_a_batch_costs_one_fsync(store):
+    stream, _ = store.log_store().open("f", MAGIC)
+    stream.append_batch(list(range(100)))
+    stream.append(100)
+    assert stream.syncs == 2
+    assert stream.records_written == 101  # type: ignore[attr-defined]
+    stream.close()
 
 
 def test_new_files_are_private(tmp_path):
@@ -67,53 +84,63 @@ def test_a_symlinked_file_is_refused(tmp_path):
         RecordFile.open(str(link), MAGIC)
 
 
-@pytest.mark.parametrize("cut", ["every"])
-def test_a_cut_at_any_byte_keeps_exactly_the_complete_records(tmp_path, cut):
-    path = str(tmp_path / "f")
+def test_a_cut_at_any_byte_keeps_exactly_the_complete_records(store):
+    """A file keeps a torn tail, which the open cuts off durably; in PostgreSQL a record cut by a crash was never
+    committed. Either way the stream reopens with exactly the complete records, ending on their boundary."""
     records = [{"n": n, "pad": "x" * n} for n in range(6)]
-    boundaries = write_file(path, records)
-    data = Path(path).read_bytes()
-    for size in range(HEADER_SIZE, len(data) + 1):
-        trial = str(tmp_path / f"cut{size}")
-        with open(trial, "wb") as handle:
-            handle.write(data[:size])
+    boundaries = write_stream(store, records)
+    source = store.log_store()
+    for size in range(HEADER_SIZE, boundaries[-1] + 1):
+        trial = f"cut{size}"
+        target = store.log_store(trial)
+        store.copy(source, target, "f", size)
         complete = sum(1 for end in boundaries[1:] if end <= size)
-        assert reopen(trial) == records[:complete], size
-        # the torn tail was cut durably: the file now ends on a record boundary
-        assert os.path.getsize(trial) == ([HEADER_SIZE, *boundaries[1:]])[complete]
+        assert reopen_stream(store, trial) == records[:complete], size
+        assert store.end(target, "f") == ([HEADER_SIZE, *boundaries[1:]])[complete]
+        store.remove_home(trial)
 
 
-def test_a_flipped_bit_before_valid_records_is_corruption_with_file_and_offset(tmp_path):
-    path = str(tmp_path / "f")
-    boundaries = write_file(path, [{"n": n} for n in range(5)])
-    data = bytearray(Path(path).read_bytes())
-    victim = boundaries[2] + 9  # inside the payload of the third record
-    data[victim] ^= 0x10
-    Path(path).write_bytes(bytes(data))
+def test_a_flipped_bit_before_valid_records_is_corruption_with_file_and_offset(store):
+    boundaries = write_stream(store, [{"n": n} for n in range(5)])
+    log_store = store.log_store()
+    store.flip(log_store, "f", boundaries[2] + 9, 0x10)  # inside the payload of the third record
     with pytest.raises(CorruptLogError) as raised:
-        reopen(path)
-    assert raised.value.path == path
+        reopen_stream(store)
+    assert raised.value.path == log_store.location_of("f")
     assert raised.value.offset == boundaries[2]
     assert f"offset {boundaries[2]}" in str(raised.value)
 
 
-def test_every_single_bit_flip_is_detected_never_silently_skipped(tmp_path):
-    path = str(tmp_path / "f")
+def test_every_single_bit_flip_is_detected_never_silently_skipped(store):
+    """A file may read damage to its last record as a torn tail (losing that record alone); a PostgreSQL row is
+    never torn, so there every flip is corruption."""
     records = [{"n": n} for n in range(4)]
-    write_file(path, records)
-    data = Path(path).read_bytes()
-    for position in range(HEADER_SIZE, len(data)):
+    boundaries = write_stream(store, records)
+    source = store.log_store()
+    for position in range(HEADER_SIZE, boundaries[-1]):
         for bit in (0x01, 0x80):
-            damaged = bytearray(data)
-            damaged[position] ^= bit
-            trial = str(tmp_path / "flip")
-            Path(trial).write_bytes(bytes(damaged))
+            trial = store.log_store("flip")
+            store.copy(source, trial, "f")
+            store.flip(trial, "f", position, bit)
             try:
-                got = reopen(trial)
+                got = reopen_stream(store, "flip")
             except CorruptLogError:
                 continue
-            # Only damage to the very last record may read as a torn tail, losing that record alone.
+            finally:
+                store.remove_home("flip")
+            assert not store.is_postgres, (position, bit)
             assert got == records[:-1], (position, bit)
+
+
+def test_a_deleted_row_in_the_middle_is_corruption_never_a_gap(store):
+    if not store.is_postgres:
+        pytest.skip("a file has no rows to lose")
+    boundaries = write_stream(store, ["a", "b", "c"])
+    admin = store.admin()
+    admin.execute("DELETE FROM ddl_log_records WHERE pos = %s", (boundaries[1],))
+    with pytest.raises(CorruptLogError, match="record missing") as raised:
+        reopen_stream(store)
+    assert raised.value.offset == boundaries[1]
 
 
 def test_a_file_of_a_newer_format_version_is_refused(tmp_path):
@@ -154,25 +181,25 @@ record_values = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+_homes = itertools.count()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(batches=st.lists(st.lists(record_values, min_size=1, max_size=4), min_size=1, max_size=5), cut=st.floats(0, 1))
-def test_property_any_cut_reads_back_a_prefix_of_whole_records(tmp_path_factory, batches, cut):
-    directory = tmp_path_factory.mktemp("prop")
-    path = str(directory / "f")
-    file, _ = RecordFile.open(path, MAGIC)
-    ends = []
+def test_property_any_cut_reads_back_a_prefix_of_whole_records(store, batches, cut):
+    home = f"prop{next(_homes)}"
+    stream, _ = store.log_store(home).open("f", MAGIC)
     flat: list[object] = []
-    with file:
-        for batch in batches:
-            file.append_batch(batch)
-            for record in batch:
-                flat.append(record)
-            ends.append(file.size)
-    data = Path(path).read_bytes()
-    size = HEADER_SIZE + int((len(data) - HEADER_SIZE) * cut)
-    Path(path).write_bytes(data[:size])
-    got = reopen(path)
+    ends = [stream.size]
+    for batch in batches:
+        stream.append_batch(batch)
+        flat.extend(batch)
+        ends.append(stream.size)
+    stream.close()
+    size = HEADER_SIZE + int((ends[-1] - HEADER_SIZE) * cut)
+    store.cut(store.log_store(home), "f", size)
+    got = reopen_stream(store, home)
     assert got == flat[: len(got)]
-    # every record that was entirely before the cut survives
-    _, boundaries, _ = read_records(path, MAGIC)
-    assert boundaries <= size
+    # every batch that was entirely before the cut survives
+    assert len(got) >= sum(len(batch) for batch, end in zip(batches, ends[1:], strict=True) if end <= size)
+    assert store.end(store.log_store(home), "f") <= size
