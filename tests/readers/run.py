@@ -57,10 +57,10 @@ def same_session(workdir: Path, kinds: list[str], statements: int, rows: int, pl
     return bad
 
 
-def other_driver(workdir: Path, kinds: list[str], statements: int, rows: int) -> int:
+def other_driver(workdir: Path, kinds: list[str], statements: int, rows: int, refresh_every: int) -> int:
     from tests.readers.services import run_two_drivers
 
-    result = run_two_drivers(workdir, kinds=kinds, statements=statements, rows=rows)
+    result = run_two_drivers(workdir, kinds=kinds, statements=statements, rows=rows, refresh_every=refresh_every)
     print(result.report())
     return result.bad
 
@@ -73,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain", action="store_true", help="also measure Spark's own statements")
     parser.add_argument("--no-other-driver", action="store_true")
     parser.add_argument("--no-same-session", action="store_true")
+    parser.add_argument("--refresh-every", type=int, default=3,
+                        help="the other driver's reader refreshes the table before every n-th read (1: each read "
+                             "resolves the table anew, the most exposure to a metastore read during a swap)")
     parser.add_argument("--dir", type=Path, default=None)
     args = parser.parse_args(argv)
     kinds = [k for k in args.kinds.split(",") if k]
@@ -83,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_same_session:
         bad += same_session(workdir / "same", kinds, args.statements, args.rows, args.plain)
     if not args.no_other_driver:
-        bad += other_driver(workdir / "other", kinds, args.statements, args.rows)
+        bad += other_driver(workdir / "other", kinds, args.statements, args.rows, args.refresh_every)
     print(f"\nbad reads in atomic runs: {bad}   ({time.monotonic() - started:.0f} s)")
     if args.dir is None:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -149,15 +149,16 @@ def killed_statement(writer_out: Path, recovery_out: Path) -> tuple[list[Event],
 
 
 def run_two_drivers(workdir: Path, *, kinds: list[str], statements: int, rows: int, kill: bool = False,
-                    readers: int = 2, service: MetastoreService | None = None) -> TwoDrivers:
+                    readers: int = 2, service: MetastoreService | None = None, refresh_every: int = 3) -> TwoDrivers:
     """Start a service (unless given), one reader driver and the writer driver; with ``kill``, afterwards a
     second writer on tables of its own that is SIGKILLed in the middle of its second statement, and a recovery
-    writer on the same home that goes on with one statement. The reader driver reads throughout."""
+    writer on the same home that goes on with one statement. The reader driver reads throughout, refreshing the
+    table before every ``refresh_every``-th read (1: every read resolves the table anew)."""
     workdir.mkdir(parents=True, exist_ok=True)
     if service is None:
         with metastore_service(workdir / "metastore") as started:
             return run_two_drivers(workdir, kinds=kinds, statements=statements, rows=rows, kill=kill,
-                                   readers=readers, service=started)
+                                   readers=readers, service=started, refresh_every=refresh_every)
     control, stop, go = workdir / "control.json", workdir / "stop", workdir / "go"
     common = ["--uri", service.uri, "--warehouse", str(service.warehouse)]
     reader_out, writer_out = workdir / "reader.jsonl", workdir / "writer.jsonl"
@@ -166,7 +167,8 @@ def run_two_drivers(workdir: Path, *, kinds: list[str], statements: int, rows: i
     with drivers() as started:
         reader = Driver("tests.readers.reader_process",
                         [*common, "--home", str(workdir / "reader-home"), "--control", str(control), "--out",
-                         str(reader_out), "--stop-file", str(stop)], workdir / "reader.log")
+                         str(reader_out), "--stop-file", str(stop), "--refresh-every", str(refresh_every)],
+                        workdir / "reader.log")
         started.append(reader)
         writer_args = [*common, "--home", str(workdir / "writer-home"), "--control", str(control),
                        "--statements", str(statements), "--rows", str(rows), "--readers", str(readers),
