@@ -17,10 +17,12 @@ lists, so a read that mixes two adjacent steps is whole); the figure that matter
 from __future__ import annotations
 
 import argparse
+import contextlib
 import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +54,26 @@ def definitions(jvm: Any, table: Any, bridge: bool) -> list[Any]:
             state("A", False)]
 
 
-def probe(seconds: float, readers: int, bridge: bool) -> Counter[str]:
+@contextlib.contextmanager
+def postgres_service(root: Path) -> Iterator[Any]:
+    """The product's service on a local PostgreSQL cluster (the production shape), stopped afterwards."""
+    from ddl_log.services import metastore
+
+    root.chmod(0o755)  # the user PostgreSQL runs as must reach it
+    try:
+        yield metastore.start(root / "service")
+    finally:
+        metastore.stop(root / "service")
+
+
+def probe(seconds: float, readers: int, bridge: bool, backend: str = "derby") -> Counter[str]:
     from tests.readers.drivers import service_session
     from tests.servers.metastore import metastore_service
 
     root = Path(tempfile.mkdtemp(prefix="torn-probe-"))
     counts: Counter[str] = Counter()
-    with metastore_service(root / "metastore") as service:
+    running = postgres_service(root) if backend == "postgres" else metastore_service(root / "metastore")
+    with running as service:
         spark = service_session(service.uri, service.warehouse, root / "home")
         spark.sql("CREATE DATABASE IF NOT EXISTS probe")
         spark.sql("CREATE TABLE probe.t USING parquet AS SELECT id AS a, CAST(0 AS INT) AS v FROM range(10)")
@@ -111,8 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--readers", type=int, default=3)
     parser.add_argument("--bridge", action="store_true")
+    parser.add_argument("--backend", choices=("derby", "postgres"), default="derby")
     args = parser.parse_args(argv)
-    counts = probe(args.seconds, args.readers, args.bridge)
+    counts = probe(args.seconds, args.readers, args.bridge, args.backend)
     print(dict(counts))
     return 1 if counts["schema/path torn"] else 0
 
