@@ -160,7 +160,7 @@ def test_sweep_on_the_service_leaves_the_old_or_the_new_table_whole(steps: dict[
         assert_clean(case)
         committed = case["new_events"] != []
         assert case["state"] == ("new" if committed else "old"), case
-        assert case["new_events"] in ([], [case["new_events"][0]]) and all(REPLACE in s for s in case["new_events"])
+        assert len(case["new_events"]) <= 1 and all(REPLACE in s for s in case["new_events"]), case
     states = [case["state"] for case in cases]
     assert states == sorted(states, key=lambda s: s == "new") and "old" in states and "new" in states, states
     print(f"\n[measured] sweep of {len(cases)} points on the service: {report['seconds']} s "
