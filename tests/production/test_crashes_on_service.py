@@ -38,6 +38,7 @@ from tests.production.conftest import (
     worker_env,
 )
 
+pytestmark = [pytest.mark.servers, pytest.mark.xdist_group("production_service")]
 REPLACE = "CREATE OR REPLACE TABLE `prod`.`t`"
 FAIL_WITHIN = 30.0
 """Seconds a statement may take to fail once the service or its database died (measured: about 10 s on a busy
