@@ -128,13 +128,22 @@ def schema_naming() -> dict[str, str]:
     }
 
 
+DATABASE_RETRIES = {"hive.hmshandler.retry.attempts": "3", "hive.hmshandler.retry.interval": "1000ms"}
+"""How long one metastore call retries while its database is unreachable: 3 tries 1 s apart. Hive's default (10
+tries 2 s apart, 20 s per call) made a statement whose PostgreSQL died fail only after about 60 s (three calls:
+the failing step, and the two reads of its rollback), measured on this setup; now it fails in seconds and leaves its
+chain to recovery, while a database restart of a second or two is still ridden through."""
+
+
 def service_settings(database: dict[str, str], warehouse: Path) -> dict[str, str]:
     """Everything in the service's ``hive-site.xml``: the database, the warehouse, no schema version check (the
-    schema is DataNucleus's, not made by Hive's schema scripts, so it records no version to check)."""
+    schema is DataNucleus's, not made by Hive's schema scripts, so it records no version to check), and
+    :data:`DATABASE_RETRIES`."""
     return {
         **database,
         "hive.metastore.warehouse.dir": str(warehouse),
         "hive.metastore.schema.verification": "false",
+        **DATABASE_RETRIES,
     }
 
 

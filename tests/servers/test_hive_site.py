@@ -57,6 +57,14 @@ def test_the_service_never_creates_the_postgres_schema_lazily() -> None:
     assert settings["javax.jdo.option.ConnectionURL"] == "jdbc:postgresql://h/d?user=u"
 
 
+def test_a_dead_database_fails_a_metastore_call_in_seconds_not_twenty() -> None:
+    """Hive's default (10 tries 2 s apart per call) held a statement for about 60 s after PostgreSQL died; the
+    production tests (tests/production) measure the statement failing within seconds with these."""
+    text = hive_site_xml(service_settings(postgres_settings(PostgresDatabase.of("postgresql://u@h/d")), Path("/w")))
+    settings = {p.findtext("name"): p.findtext("value") for p in ET.fromstring(text).iter("property")}
+    assert (settings["hive.hmshandler.retry.attempts"], settings["hive.hmshandler.retry.interval"]) == ("3", "1000ms")
+
+
 def test_a_driver_joins_a_service_by_uri_and_warehouse() -> None:
     assert spark_settings("thrift://127.0.0.1:9083", "/w") == {
         "spark.sql.catalogImplementation": "hive", "spark.hadoop.hive.metastore.uris": "thrift://127.0.0.1:9083",
