@@ -1,8 +1,8 @@
 """The production shape for crash proofs: one Hive metastore service on a local PostgreSQL cluster per test process,
 shared by every test of this folder (they run on one xdist worker), and drivers in separate processes.
 
-Where a driver's DDL log lives is chosen by :func:`shared_home` alone: a directory today; a database home (a
-``postgresql://`` URL) is a one-line change there.
+Where a driver's DDL log lives is chosen by :func:`shared_home` alone: a database home (a ``postgresql://`` URL) on
+the test process's own PostgreSQL cluster (``postgres_server``), apart from the metastore's.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import pytest
 from ddl_log.services import metastore, postgres
 from ddl_log.services.metastore import MetastoreService
 from ddl_log.services.metastore_schema import JAVA_OPTIONS_ENV
+from ddl_log.services.postgres import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICE_JVM = "-Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
@@ -39,9 +40,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group("production_service"))
 
 
-def shared_home(tmp_path: Path, name: str = "home") -> str:
-    """Where a driver of these tests keeps its DDL log and binlog; every process of one test is given the same."""
-    return str(tmp_path / name)
+def shared_home(log_server: PostgresServer, name: str = "home") -> str:
+    """Where a driver of these tests keeps its DDL log and binlog, every process of one test the same: a database
+    home (the production shape's record store) on a PostgreSQL cluster of its own, so that killing the metastore's
+    database leaves the log's alone."""
+    return f"{postgres.create_database(log_server, 'ddl_homes')}?home={name}"
 
 
 @pytest.fixture(scope="session")

@@ -27,6 +27,7 @@ import pytest
 
 from ddl_log.services import postgres
 from ddl_log.services.metastore import MetastoreService
+from ddl_log.services.postgres import PostgresServer
 from tests.production.conftest import (
     json_lines,
     kill_service,
@@ -96,9 +97,10 @@ def paused_run(home: str, service: MetastoreService, point: str, go: Path, kill:
 
 
 @pytest.fixture(scope="module")
-def steps(service: MetastoreService, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Step]]:
+def steps(service: MetastoreService, postgres_server: PostgresServer,
+          tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Step]]:
     scratch = tmp_path_factory.mktemp("production")
-    home = shared_home(scratch)
+    home = shared_home(postgres_server)
     done: dict[str, Step] = {}
     done["sweep"] = timed("sweep + SIGKILL at replace.exchange.between",
                           lambda: worker(home, service, "sweep", "run", "replace.exchange.between"))
