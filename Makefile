@@ -26,7 +26,7 @@ system-deps:
 		apt-get install -y -q --no-install-recommends $(SYSTEM_PACKAGES); }
 
 test: install system-deps
-	$(PY) -m pytest -q -n 2 --dist loadgroup $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=40 $(PYTEST_ARGS)
 
 test-fast: install
 	$(PY) -m pytest -q -m "not spark" $(PYTEST_ARGS)

@@ -48,6 +48,7 @@ from storage.catalogs.interface import (
     TableSpec,
     ViewDefinition,
 )
+from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, check_identifier, quote_ident
 from storage.errors import InvalidNameError
 from storage.records.fileops import REAL_FILE_OPS, FileOps
@@ -185,9 +186,10 @@ class AtomicDDL:
                 spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
             elif spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
                 self.catalog.check_create(spec)
-            delete_versions_of_dropped(self.log, self.binlog, self.catalog, target)  # they hold its directory
-            return ReplaceTable(self.log, self.binlog, self.catalog, target, spec, statement, verb=verb,
-                                orig_must_exist=orig_must_exist, fill=fill, grace_seconds=self.grace_seconds).run()
+            with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
+                delete_versions_of_dropped(self.log, self.binlog, self.catalog, target)  # they hold its directory
+                return ReplaceTable(self.log, self.binlog, self.catalog, target, spec, statement, verb=verb,
+                                    orig_must_exist=orig_must_exist, fill=fill, grace_seconds=self.grace_seconds).run()
 
     def create_or_replace_table(
         self,
@@ -269,8 +271,9 @@ class AtomicDDL:
                 return None
             text = statement or overwrite_text(target, plan.fill, if_not_exists=if_not_exists)
             copy = TableSpec(like=target, copy=True)  # an empty copy, properties and comment kept as Spark keeps them
-            return ReplaceTable(self.log, self.binlog, self.catalog, target, copy, text, verb="INSERT OVERWRITE",
-                                orig_must_exist=True, fill=plan.fill, grace_seconds=self.grace_seconds).run()
+            with reuse_lookups():
+                return ReplaceTable(self.log, self.binlog, self.catalog, target, copy, text, verb="INSERT OVERWRITE",
+                                    orig_must_exist=True, fill=plan.fill, grace_seconds=self.grace_seconds).run()
 
     def rename_tables(self, pairs: Iterable[tuple[str | TableName, str | TableName]], *,
                       statement: str | None = None) -> BinlogEvent | None:

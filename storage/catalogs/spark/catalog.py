@@ -189,6 +189,7 @@ class SparkCatalog:
     def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.create`; an empty copy (``spec.copy``) of a
         managed data source table is one metastore call instead (:meth:`SparkSwap.clone_empty`)."""
+        self._engine.forget(name)  # a lookup of this statement found it free
         if spec.copy and spec.like is not None:
             if self._swap.clone_empty(spec.like, name, tag):
                 return

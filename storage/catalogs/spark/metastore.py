@@ -22,6 +22,7 @@ import threading
 import time
 from typing import Any
 
+from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
@@ -82,17 +83,26 @@ class MetastoreClient:
         return self._client
 
     def get(self, name: TableName) -> Any | None:
-        """The metastore's ``Table`` record of ``name`` (None when missing)."""
+        """The metastore's ``Table`` record of ``name`` (None when missing). Inside
+        :func:`~storage.catalogs.lookup_scope.reuse_lookups` a second read of ``name`` reuses the first, until this
+        client changes ``name`` (every write forgets the names it touches). Callers never change a record in place:
+        every write goes through a copy (:func:`renamed`)."""
+        known = lookup_scope.cached(self, name)
+        if known is not lookup_scope.MISSING_ENTRY:
+            return known
         with self._lock:
             try:
-                return self._msc().getTable(name.db, name.name)
+                table = self._msc().getTable(name.db, name.name)
             except ENGINE_ERRORS as error:
-                if _java_class(error).endswith("NoSuchObjectException"):
-                    return None
-                raise self._error(error, f"cannot read the definition of {name}", name) from None
+                if not _java_class(error).endswith("NoSuchObjectException"):
+                    raise self._error(error, f"cannot read the definition of {name}", name) from None
+                table = None
+        lookup_scope.remember(self, name, table)
+        return table
 
     def install(self, name: TableName, table: Any) -> None:
         """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``."""
+        lookup_scope.forget(self, name)
         with self._lock:
             client = self._msc()
             try:
@@ -111,6 +121,7 @@ class MetastoreClient:
 
     def create(self, name: TableName, table: Any) -> None:
         """Create ``table`` (a ``Table`` record naming ``name``); the metastore makes a managed table's directory."""
+        lookup_scope.forget(self, name)
         with self._lock:
             try:
                 self._msc().createTable(table)
@@ -183,6 +194,7 @@ class MetastoreClient:
 
     def forget(self, name: TableName) -> None:
         """Remove ``name`` from the metastore, never its files (``deleteData`` off, whatever the table's kind)."""
+        lookup_scope.forget(self, name)
         with self._lock:
             try:
                 self._msc().dropTable(name.db, name.name, False, True)

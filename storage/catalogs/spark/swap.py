@@ -93,6 +93,7 @@ class SparkSwap:
         if self._client.get(new) is not None:
             raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
         self.refresh(old)
+        self._engine.forget(old, new)
         self._client.install(old, renamed(table, new))
         return True
 
@@ -106,6 +107,7 @@ class SparkSwap:
             raise NoSuchObjectError(f"table {tmp} does not exist", str(tmp))
         old_partitions = self._client.partitions(orig) if old.getPartitionKeysSize() else []
         new_partitions = self._client.partitions(tmp) if new.getPartitionKeysSize() else []
+        self._engine.forget(orig, tmp)
         self._install(tmp, as_holder(old, tmp, holder_tag), old_partitions)
         between()
         self._install(orig, renamed(new, orig), new_partitions)
@@ -129,6 +131,7 @@ class SparkSwap:
         if kept is None:
             raise NoSuchObjectError(f"table {holder} does not exist", str(holder))
         partitions = self._client.partitions(holder) if kept.getPartitionKeysSize() else []
+        self._engine.forget(orig, holder)
         self._install(orig, as_restored(kept, orig, orig_tag), partitions)
         self.refresh(orig)
 
@@ -137,6 +140,7 @@ class SparkSwap:
         table = self._client.get(name)
         if table is None or tag_of(table) != expect:
             return False
+        self._engine.forget(name)
         self._client.forget(name)
         return True
 
