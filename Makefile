@@ -39,6 +39,8 @@ lint: install
 bench: install
 	$(PY) -m pytest bench -q --benchmark-only --benchmark-json=bench/results.json -p no:randomly
 	$(PY) -m bench.summary bench/results.json bench/RESULTS.md
+	BENCH_SERVICE=1 $(PY) -m pytest bench/service -q --benchmark-only --benchmark-json=bench/results-service.json -p no:randomly
+	$(PY) -m bench.summary bench/results-service.json bench/RESULTS-service.md
 
 demo: install
 	$(PY) -m ddl_log.demo

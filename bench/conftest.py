@@ -21,6 +21,9 @@ SELECT = "SELECT id, id*2 AS v, concat('r', id) AS s FROM range({rows})"
 
 _LOAD_AT_START: tuple[float, float, float] | None = None
 
+collect_ignore = [] if os.environ.get("BENCH_SERVICE") else ["service"]
+"""bench/service runs on a metastore service, in a pytest process of its own (one SparkContext per process)."""
+
 
 def pytest_configure(config: pytest.Config) -> None:
     global _LOAD_AT_START

@@ -34,11 +34,30 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    keep_groups_together(config, items)
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.servers)
+
+
+def keep_groups_together(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Make ``--dist loadgroup`` send every test of one ``xdist_group`` to one worker under pytest 9.
+
+    pytest-xdist 3.8 marks a test's group by appending ``@<group>`` to ``item._nodeid``; pytest 9 keeps the node id
+    in ``item._id`` (a :class:`_pytest.nodeid.NodeId`), so the suffix is lost and a group's tests spread over both
+    workers: every module-scoped server fixture then ran twice (measured: the production module's 2m50s of setup
+    twice, the SIGKILL replace module's twice). Same suffix, set where pytest 9 reads it."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        names = sorted({str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+                        for mark in item.iter_markers("xdist_group")})
+        if names and "@" not in item.nodeid:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")
 
 
 @pytest.fixture(scope="session")
