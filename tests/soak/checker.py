@@ -291,6 +291,17 @@ def check_directory(violate: Any, where: str, expected: set[str], observed: dict
         violate("atomicity", f"stray files in {where}", None, files=observed["files"])
 
 
+def pending_by_database(locations: Iterable[str]) -> dict[str, set[str]]:
+    """The directories of old versions still waiting for deletion, per database (``default`` for the warehouse's
+    own): an old version waits in its table's database directory, never in another database's."""
+    pending: dict[str, set[str]] = {}
+    for location in locations:
+        parent, _, directory = location.rstrip("/").rpartition("/")
+        db = parent.rpartition("/")[2].lower().removesuffix(".db") if parent.endswith(".db") else "default"
+        pending.setdefault(db, set()).add(directory.lower())
+    return pending
+
+
 def directories(expected: Iterable[str], seen: dict[str, Any], pending: set[str]) -> set[str]:
     """The directories a database should hold: each expected table's (its name, or after a swap its former TMP
     directory), and the old versions whose scheduled deletion is not due yet."""
@@ -306,7 +317,7 @@ def check(ddl: Any, home: Path, state: dict[str, Any], journal: Path | None) -> 
     statement) and what recovery did.
     """
     violations: list[Violation] = []
-    pending = {p.location.rstrip("/").rpartition("/")[2].lower() for p in ddl.pending_deletions()}
+    pending = pending_by_database(deletion.location for deletion in ddl.pending_deletions())
 
     def violate(kind: str, what: str, obj: str | None = None, **detail: Any) -> None:
         violations.append({"kind": kind, "what": what, "object": obj, "detail": detail})
@@ -459,8 +470,9 @@ def check(ddl: Any, home: Path, state: dict[str, Any], journal: Path | None) -> 
             if not rows_match(expected, seen) or (seen and seen.get("error")):
                 violate("atomicity", "table in a soak database differs from the model", f"{db}.{name}",
                         expected=describe_state(expected), observed=seen)
-        check_directory(violate, f"{db}.db", directories(expected_db["tables"], seen_db["tables"], pending), seen_db)
-    expected_dirs = (directories(model["tables"], observed["tables"], pending)
+        check_directory(violate, f"{db}.db", directories(expected_db["tables"], seen_db["tables"],
+                                                         pending.get(db.lower(), set())), seen_db)
+    expected_dirs = (directories(model["tables"], observed["tables"], pending.get("default", set()))
                      | {f"{db}.db" for db in model["databases"]})
     check_directory(violate, "the warehouse", expected_dirs, observed, tables=set(observed["tables"]))
 
