@@ -319,8 +319,8 @@ def check(ddl: Any, home: Path, state: dict[str, Any], journal: Path | None) -> 
     violations: list[Violation] = []
     pending = pending_by_database(deletion.location for deletion in ddl.pending_deletions())
 
-    def violate(kind: str, what: str, obj: str | None = None, **detail: Any) -> None:
-        violations.append({"kind": kind, "what": what, "object": obj, "detail": detail})
+    def violate(category: str, what: str, obj: str | None = None, **detail: Any) -> None:
+        violations.append({"kind": category, "what": what, "object": obj, "detail": detail})
 
     report = ddl.last_recovery
     recovery = [outcome.as_dict() for outcome in report.outcomes]

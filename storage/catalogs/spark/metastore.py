@@ -22,7 +22,6 @@ import threading
 import time
 from typing import Any
 
-from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
@@ -83,26 +82,19 @@ class MetastoreClient:
         return self._client
 
     def get(self, name: TableName) -> Any | None:
-        """The metastore's ``Table`` record of ``name`` (None when missing). Inside
-        :func:`~storage.catalogs.lookup_scope.reuse_lookups` a second read of ``name`` reuses the first, until this
-        client changes ``name`` (every write forgets the names it touches). Callers never change a record in place:
-        every write goes through a copy (:func:`renamed`)."""
-        known = lookup_scope.cached(self, name)
-        if known is not lookup_scope.MISSING_ENTRY:
-            return known
+        """The metastore's ``Table`` record of ``name`` (None when missing), read afresh every time: Spark's own
+        statements (a RENAME through Spark SQL) change names behind this client, so an answer kept for the statement
+        went stale (found by the soak: RENAME t4 TO t5, t1 TO t4 refused "t4 already exists")."""
         with self._lock:
             try:
-                table = self._msc().getTable(name.db, name.name)
+                return self._msc().getTable(name.db, name.name)
             except ENGINE_ERRORS as error:
-                if not _java_class(error).endswith("NoSuchObjectException"):
-                    raise self._error(error, f"cannot read the definition of {name}", name) from None
-                table = None
-        lookup_scope.remember(self, name, table)
-        return table
+                if _java_class(error).endswith("NoSuchObjectException"):
+                    return None
+                raise self._error(error, f"cannot read the definition of {name}", name) from None
 
     def install(self, name: TableName, table: Any) -> None:
         """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``."""
-        lookup_scope.forget(self, name)
         with self._lock:
             client = self._msc()
             try:
@@ -121,7 +113,6 @@ class MetastoreClient:
 
     def create(self, name: TableName, table: Any) -> None:
         """Create ``table`` (a ``Table`` record naming ``name``); the metastore makes a managed table's directory."""
-        lookup_scope.forget(self, name)
         with self._lock:
             try:
                 self._msc().createTable(table)
@@ -194,7 +185,6 @@ class MetastoreClient:
 
     def forget(self, name: TableName) -> None:
         """Remove ``name`` from the metastore, never its files (``deleteData`` off, whatever the table's kind)."""
-        lookup_scope.forget(self, name)
         with self._lock:
             try:
                 self._msc().dropTable(name.db, name.name, False, True)
