@@ -33,7 +33,37 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", SERVERS_MARKER)
 
 
+SLOWEST_FIRST = (
+    "tests/production/",
+    "tests/soak_cluster/",
+    "tests/soak/",
+    "tests/readers/test_readers_other_driver.py",
+    "tests/spark/test_replace_kill.py",
+    "tests/spark/test_replace_sweep.py",
+    "tests/spark/test_statement_sweeps.py",
+    "tests/cli/test_cli_spark.py",
+    "tests/servers/",
+    "tests/readers/",
+)
+"""Where the longest tests live, longest first. Two workers share the suite; a long group that starts last keeps one
+worker busy while the other idles, so the long ones go first and the many short ones fill the gaps at the end."""
+
+
+def run_slowest_first(items: list[pytest.Item]) -> None:
+    """Reorder ``items`` (stable: a module's tests keep their order and stay together) by :data:`SLOWEST_FIRST`."""
+    root = Path(__file__).resolve().parent.parent
+
+    def rank(item: pytest.Item) -> int:
+        path = Path(str(item.path)).resolve()
+        relative = path.relative_to(root).as_posix() if root in path.parents else path.as_posix()
+        return next((index for index, prefix in enumerate(SLOWEST_FIRST) if relative.startswith(prefix)),
+                    len(SLOWEST_FIRST))
+
+    items.sort(key=rank)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    run_slowest_first(items)
     keep_groups_together(config, items)
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
