@@ -67,3 +67,11 @@ metastore: install system-deps
 
 metastore-stop: install
 	$(PY) -m ddl_log metastore stop $(if $(METASTORE_DIR),--dir $(METASTORE_DIR))
+
+# Cluster soak (issue 16): 3 drivers on one PostgreSQL-backed metastore service, the same tables, SIGKILLs of random
+# drivers replaced by new ones, a reader process; zero violations. SOAK_CLUSTER_ARGS: e.g. --seed S --disjoint --json.
+SOAK_CLUSTER_SECONDS ?= 600
+SOAK_CLUSTER_ARGS ?=
+.PHONY: soak-cluster
+soak-cluster: install system-deps
+	$(PY) -m tests.soak_cluster.run --seconds $(SOAK_CLUSTER_SECONDS) --drivers 3 $(SOAK_CLUSTER_ARGS)

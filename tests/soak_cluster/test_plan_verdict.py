@@ -1,0 +1,85 @@
+"""The cluster soak's model without servers: statements' effects replayed in commit order, the binlog checks and
+the reader's classification (the parts the soak's verdict rests on)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from tests.readers.model import Read
+from tests.soak.readers import ABSENT, content
+from tests.soak_cluster import verdict
+from tests.soak_cluster.plan import NotApplicableError, apply, plan
+
+POOL = ("t0", "t1", "t2", "t3")
+
+
+def statement(home: str, begin: dict, *, outcome: str | None = "ok", start: float = 0.0, end: float = 1.0):
+    begin = {**begin, "start": start}
+    return verdict.Statement(home, begin, None if outcome is None else {"outcome": outcome, "end": end})
+
+
+def test_plans_only_statements_the_seen_tables_allow():
+    rng = random.Random(7)
+    for _ in range(200):
+        begin = plan(rng, "d1s0", POOL, ["t0"])
+        effect = begin["effect"]
+        if effect["op"] == "rename":
+            assert len(effect["pairs"]) == 1 and effect["pairs"][0][0] == "t0"
+        if effect["op"] in ("overwrite", "truncate"):
+            assert effect["table"] == "t0"
+        if effect["op"] == "create":
+            assert effect["table"] != "t0"
+        assert begin["text"].endswith("/* soak:d1s0 */")
+
+
+def test_a_swap_exchanges_two_tables_contents():
+    state = {"a": [[0, 1, "x"]], "b": [[5, 9, "y"]]}
+    after = apply(state, {"op": "rename", "pairs": [["a", "c"], ["b", "a"], ["c", "b"]]})
+    assert after == {"a": [[5, 9, "y"]], "b": [[0, 1, "x"]]}
+
+
+def test_a_statement_that_could_not_have_run_in_commit_order_names_why():
+    with pytest.raises(NotApplicableError, match="CREATE TABLE a: it existed"):
+        apply({"a": []}, {"op": "create", "table": "a", "seg": [[0, 1, "s"]]})
+
+
+def test_binlog_check_finds_a_returned_statement_missing_and_a_failed_one_committed():
+    begin = plan(random.Random(1), "d1s0", POOL, [])
+    failed = plan(random.Random(2), "d2s0", POOL, [])
+    statements = {"d1s0": statement("d1", begin), "d2s0": statement("d2", failed, outcome="failed")}
+    events = [{"seq": 1, "statement": failed["text"], "driver": "d2"}]
+    found = verdict.Verdict()
+    verdict.check_binlog(found, statements, "per-home", events)
+    assert sorted(v["what"] for v in found.violations) == [
+        "statement failed but is in the binlog", "statement returned but is not in the binlog"]
+
+
+def test_a_killed_statement_may_be_committed_once_or_not_at_all():
+    begin = plan(random.Random(1), "d1s0", POOL, [])
+    statements = {"d1s0": statement("d1", begin, outcome=None)}
+    found = verdict.Verdict()
+    assert verdict.check_binlog(found, statements, "catalog", []) == []
+    twice = [{"seq": 1, "statement": begin["text"], "driver": "d1"}, {"seq": 2, "statement": begin["text"],
+                                                                      "driver": "d3"}]
+    verdict.check_binlog(found, statements, "catalog", twice)
+    assert [v["what"] for v in found.violations] == ["statement is in the binlog 2 times"]
+
+
+def test_reads_of_the_old_or_new_version_are_good_and_a_mix_is_not():
+    replace = {"op": "begin", "sid": "d1s0", "kind": "cor_select", "text": "x /* soak:d1s0 */",
+               "effect": {"op": "replace", "table": "t0", "seg": [[0, 10, "d1s0"]]}}
+    second = {**replace, "sid": "d1s1", "effect": {"op": "replace", "table": "t0", "seg": [[0, 5, "d1s1"]]}}
+    statements = {"d1s0": statement("d1", replace, start=1, end=2), "d1s1": statement("d1", second, start=3, end=4)}
+    committed = [({"seq": 1}, statements["d1s0"]), ({"seq": 2}, statements["d1s1"])]
+    found = verdict.Verdict()
+    replayed = verdict.replay(found, committed, statements, soak_end=10)
+    old, new = content({"seg": [[0, 10, "d1s0"]]}), content({"seg": [[0, 5, "d1s1"]]})
+    mixed = content({"seg": [[0, 10, "d1s0"], [0, 5, "d1s1"]]})
+    reads = [Read("r", "t0", 0.5, 0.6, ABSENT), Read("r", "t0", 3.2, 3.5, old), Read("r", "t0", 3.2, 3.5, new),
+             Read("r", "t0", 3.2, 3.5, mixed)]
+    verdict.check_reads(found, reads, replayed)
+    assert found.counts["reads"]["bad"] == 1 and found.violations[0]["kind"] == "reader"
+    assert replayed.versions["t0"][0].earliest == -math.inf

@@ -1,0 +1,33 @@
+"""The short cluster soak in ``make test``: 3 drivers on the same tables of one PostgreSQL-backed metastore service,
+60 s of workload with 2 SIGKILLs of a random driver (JVM included), each replaced by a driver with a new home; the
+survivors take the dead homes over. Zero violations: every committed statement in the catalog binlog once, every
+table as the binlog says, nothing left behind, no lock held by a dead driver, no active chain, every read whole."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+
+import pytest
+
+from tests.soak_cluster.compat import has_takeover
+from tests.soak_cluster.run import render, run_cluster_soak
+
+pytestmark = [pytest.mark.spark, pytest.mark.servers, pytest.mark.xdist_group("soak_cluster"),
+              pytest.mark.timeout(900)]
+
+
+def test_short_cluster_soak():
+    if not has_takeover():
+        pytest.skip("AtomicDDL has no take_over_dead yet (issue 16 parts 1-3): overlapping drivers are expected to "
+                    "violate; `python -m tests.soak_cluster.run --disjoint` proves the harness meanwhile")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java runtime: the soak needs one")
+    out = io.StringIO()
+    summary = run_cluster_soak(seconds=60, drivers=3, kills=2, out=out)
+    report = out.getvalue() + "\n" + render(summary)
+    print(report)
+    assert summary["kills"] == 2, report
+    assert summary["commits"] > 0 and summary["reads"] > 0, report
+    assert summary["violations"] == 0, report
