@@ -1,4 +1,4 @@
-"""A driver process for the takeover tests: ``python -m tests.production.takeover_worker HOME URI WAREHOUSE STEP [ARG]``.
+"""A driver for the takeover tests: ``python -m tests.production.takeover_worker HOME URI WAREHOUSE STEP [ARG]``.
 
 Every driver runs with a short lease (:data:`LEASE`) on the shared metastore service (tests/production/worker.py's
 statement and old table). Steps:
@@ -106,10 +106,11 @@ def main(home: str, uri: str, warehouse: str, step: str, arg: str | None) -> int
     elif step == "watch" and arg:
         watch(driver, float(arg))
     else:
-        raise SystemExit(f"usage: takeover_worker HOME URI WAREHOUSE stop|kill POINT|takeover|watch SECONDS, not {step}")
+        raise SystemExit(f"usage: takeover_worker HOME URI WAREHOUSE stop|kill POINT|takeover|watch SECONDS, "
+                         f"not {step}")
     driver.ddl.close()
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5] if len(sys.argv) > 5 else None))
+    raise SystemExit(main(*sys.argv[1:5], sys.argv[5] if len(sys.argv) > 5 else None))
