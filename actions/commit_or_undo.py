@@ -12,13 +12,17 @@ from actions.context import ActionContext
 from actions.errors import StatementFailedError
 from actions.replay import roll_back
 from chains.commit import is_committed
+from storage.errors import HomeFencedError
 
 
 def undo_unless_committed(context: ActionContext, position: int, cause: Exception, *, verb: str, subject: str,
                           cancel: Iterable[int] = ()) -> StatementFailedError | None:
     """After ``cause`` broke the statement of undo chain ``position``: None if it had committed already, else
     replay the chain (closing the chains in ``cancel`` first) and return the error to raise. What cannot be undone
-    now stays logged for recovery and is named in the error (``rollback_error``)."""
+    now stays logged for recovery and is named in the error (``rollback_error``). A fenced driver undoes nothing:
+    the driver that took its home over owns the chain now, so :class:`HomeFencedError` is raised as it is."""
+    if isinstance(cause, HomeFencedError):
+        raise cause
     if is_committed(context.log, context.binlog, position):
         return None
     try:

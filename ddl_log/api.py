@@ -40,14 +40,9 @@ from ddl_log.statements.views import (
     drop_views,
     rename_view,
 )
+from ddl_log.takeover import TakeoverReport, note_takeover, start_takeover, stop_takeover, take_over_dead
 from replace_table.machine import DEFAULT_GRACE_SECONDS, ReplaceResult, ReplaceTable
-from storage.catalogs.interface import (
-    Catalog,
-    Fill,
-    FunctionDefinition,
-    TableSpec,
-    ViewDefinition,
-)
+from storage.catalogs.interface import Catalog, Fill, FunctionDefinition, TableSpec, ViewDefinition
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, check_identifier, quote_ident
 from storage.errors import InvalidNameError
@@ -65,6 +60,7 @@ class AtomicDDL:
     ``metastore_uri`` (``thrift://host:port``), ``warehouse``: instead, a session on that shared metastore service.
     ``catalog``: any :class:`Catalog` instead of Spark (unit tests of the log).
     ``binlog``: write committed statements to the binlog (the commit point); off: closing the chain commits.
+    ``lease_seconds``, ``takeover_interval``: a database home's lease, and how often dead drivers' homes are taken over.
     """
 
     def __init__(
@@ -80,9 +76,10 @@ class AtomicDDL:
         binlog_segment_bytes: int | None = None,
         wait_seconds: float = 0.0,
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
+        lease_seconds: float | None = None, takeover_interval: float | None = None,
     ) -> None:
         self._session_choice = SessionChoice.of(spark, metastore_uri, warehouse)
-        self.home = open_home(home, wait_seconds=wait_seconds)  # a directory, or postgresql://...?home=ID
+        self.home = open_home(home, wait_seconds=wait_seconds, lease_seconds=lease_seconds)  # a dir or a database
         try:
             self.log = DDLLog(self.home.log_store(file_ops), compact_bytes=compact_bytes)
             segment_options = {} if binlog_segment_bytes is None else {"segment_bytes": binlog_segment_bytes}
@@ -97,10 +94,15 @@ class AtomicDDL:
         self._catalog = catalog
         self.locks = MetadataLocks()
         try:
-            self.last_recovery = self.recover()
+            self.last_recovery = note_takeover(self.home, self.recover())
         except BaseException:
             self.close()  # a dying process lets go of its files and lock too
             raise
+        self.takeover = start_takeover(self.home, lambda: self.catalog, self._lock_chain, binlog, takeover_interval)
+
+    def take_over_dead(self) -> TakeoverReport:
+        """Recover the interrupted statements of every dead driver's database home now (ddl_log/takeover.py)."""
+        return take_over_dead(self.takeover)
 
     # ------------------------------------------------------------------ parts
 
@@ -426,6 +428,7 @@ class AtomicDDL:
 
     def close(self) -> None:
         """Release files and the home lock (the Spark session is left to its owner)."""
+        stop_takeover(self)
         self.log.close_file()
         self.binlog_file.close()
         self.home.release()

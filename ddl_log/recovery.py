@@ -62,6 +62,8 @@ class RecoveryReport:
     outcomes: tuple[ChainOutcome, ...] = ()
     abandoned: tuple[ExecuteEntry, ...] = ()
     compacted: bool = False
+    note: str | None = None
+    """Set when the home was taken over by another driver since its last holder (``ddl_log.takeover``)."""
 
     @property
     def nothing_to_do(self) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 
 import attrs
@@ -48,6 +48,7 @@ _hits: dict[str, int] = {}
 _recording: list[str] | None = None
 _env_target: tuple[str, int] | None = None
 _env_hits = 0
+_step_guard: Callable[[], None] | None = None
 
 
 def declare(name: str, doc: str) -> CrashPoint:
@@ -85,9 +86,19 @@ def reload_environment() -> None:
     _env_hits = 0
 
 
+def set_step_guard(guard: Callable[[], None] | None) -> None:
+    """Call ``guard`` before every crash point (None: no more): a named point precedes every catalog call and log
+    write, so a fenced driver (:class:`~storage.errors.HomeFencedError`) stops there before it touches anything."""
+    global _step_guard
+    _step_guard = guard
+
+
 def hit(name: str) -> None:
     """Pass a crash point. Cheap when nothing is armed: one dict lookup and one comparison."""
     global _env_hits
+    guard = _step_guard
+    if guard is not None:
+        guard()
     if _recording is not None:
         _recording.append(name)
     if _env_target is not None and _env_target[0] == name:

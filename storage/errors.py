@@ -140,3 +140,13 @@ class HomeLockLostError(StorageError):
     def __init__(self, location: str, reason: str) -> None:
         super().__init__(f"{location}: the home's lock was lost ({reason}); open the home again")
         self.location = location
+
+
+class HomeFencedError(StorageError):
+    """This process's claim on its database home ended (its lease ran out, or another driver took the home over and
+    bumped its epoch): it must stop and touch nothing, since the taker is recovering its statements."""
+
+    def __init__(self, location: str, reason: str) -> None:
+        super().__init__(f"{location}: fenced off ({reason}); this driver must stop, open the home again to go on")
+        self.location = location
+        self.reason = reason

@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     recover.add_argument("--json", action="store_true")
     recover.add_argument("--retry-abandoned", action="store_true",
                          help="give abandoned chains new tries (after fixing what made them fail; see `status`)")
+    recover.add_argument("--all", action="store_true",
+                         help="then take over every dead driver's home in the database home's database (its "
+                              "advisory lock free or its lease over) and recover its statements")
 
     status = commands.add_parser("status", parents=[common], help="active and abandoned chains (read-only)")
     status.add_argument("--json", action="store_true")

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ddl_log.api import AtomicDDL
     from ddl_log.recovery import RecoveryReport
     from ddl_log.sql import PlannedStatement
+    from ddl_log.takeover import HomeTakeover
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
@@ -108,22 +109,38 @@ def cmd_recover(args: argparse.Namespace) -> int:
         report = ddl.last_recovery
         if args.retry_abandoned and ddl.abandoned_chains():
             report = ddl.recover(retry_abandoned=True)
+        takeovers = ddl.take_over_dead().homes if getattr(args, "all", False) else ()
         if args.json:
             out(dumps({"outcomes": [item.as_dict() for item in report.outcomes],
                        "abandoned": [chain_dict(chain, None) for chain in report.abandoned],
-                       "compacted": report.compacted}))
-        elif report.nothing_to_do:
-            out("nothing to recover")
+                       "compacted": report.compacted, "note": report.note,
+                       "takeovers": [takeover_dict(item) for item in takeovers]}))
         else:
-            report_recovery(report, to_stderr=False)
-    if report.abandoned:
+            if report.nothing_to_do:
+                out(report.note or "nothing to recover")
+            else:
+                report_recovery(report, to_stderr=False)
+            for item in takeovers:
+                out(f"takeover: {item.home}: {item.outcome}" + (f"  -- {item.detail}" if item.detail else ""))
+                if item.recovery is not None:
+                    report_recovery(item.recovery, to_stderr=False)
+    failed = [item for item in takeovers if item.outcome == "failed" or (item.recovery and item.recovery.of("failed"))]
+    if report.abandoned or any(item.recovery and item.recovery.abandoned for item in takeovers):
         return EXIT_ABANDONED
-    return EXIT_FAILED if report.of("failed") else EXIT_OK
+    return EXIT_FAILED if report.of("failed") or failed else EXIT_OK
+
+
+def takeover_dict(item: HomeTakeover) -> dict[str, object]:
+    recovery = item.recovery
+    return {"home": item.home, "outcome": item.outcome, "detail": item.detail, "seconds": dict(item.seconds),
+            "outcomes": [] if recovery is None else [outcome.as_dict() for outcome in recovery.outcomes]}
 
 
 def report_recovery(report: RecoveryReport, *, to_stderr: bool) -> bool:
     """Print what recovery did (nothing when it had nothing to do); True when abandoned chains remain."""
     emit = warn if to_stderr else out
+    if report.note is not None:
+        emit(f"recovery: {report.note}")
     for item in report.outcomes:
         line = f"recovery: {item.outcome:<9} #{item.position}  {summary(item.statement, 60)}"
         emit(line + (f"  -- {item.detail}" if item.detail else ""))

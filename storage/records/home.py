@@ -52,14 +52,16 @@ class AnyHome(Protocol):
 
 
 def open_home(location: str | os.PathLike[str] | None = None, *, home_id: str | None = None,
-              wait_seconds: float = 0.0) -> AnyHome:
+              wait_seconds: float = 0.0, lease_seconds: float | None = None) -> AnyHome:
     """Open and lock the home at ``location``: a directory (default :func:`default_home`), or a database URL
-    ``postgresql://.../db?home=ID`` (``home_id`` may name the id instead; a directory has none)."""
+    ``postgresql://.../db?home=ID`` (``home_id`` may name the id instead; a directory has none). ``lease_seconds``:
+    a database home's lease (default 30 s); a directory's lock needs none."""
     resolved = default_home() if location is None else os.fspath(location)
     if is_database_url(resolved):
         from storage.records.pg_home import DatabaseHome
 
-        return DatabaseHome.open(resolved, home_id=home_id, wait_seconds=wait_seconds)
+        lease = {} if lease_seconds is None else {"lease_seconds": lease_seconds}
+        return DatabaseHome.open(resolved, home_id=home_id, wait_seconds=wait_seconds, **lease)
     if home_id is not None:
         raise InvalidHomeError(resolved, "a home id names a log in a database; a directory home has none")
     return Home.open(resolved, wait_seconds=wait_seconds)

@@ -17,8 +17,10 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import attrs
 import psycopg
 
+from storage import crashpoints
 from storage.errors import HomeLockedError, HomeLockLostError, InvalidHomeError, NoLocalDirectoryError
 from storage.records.fileops import FileOps
+from storage.records.pg_lease import DEFAULT_LEASE_SECONDS, Claim, Lease, application_name, claim
 from storage.records.pg_schema import HOME_LOCK_CLASS, ensure_schema, home_number
 from storage.records.pg_store import PgRecordStore, redact
 
@@ -66,19 +68,29 @@ class DatabaseHome:
     lock_connection: psycopg.Connection[tuple[object, ...]] | None = None
     stores: list[PgRecordStore] = attrs.Factory(list)
     lock_key: tuple[int, int] = (0, 0)
+    lease: Lease | None = None
+    claimed: Claim | None = None
+    """What the open found: the epoch, and the takeover since the last holder (if any)."""
 
     @property
     def location(self) -> str:
         return f"{redact(self.url)}?home={self.home_id}"
 
+    @property
+    def application_name(self) -> str:
+        """Every connection of this home says so in ``pg_stat_activity``: ``ddl-log:<home id>``."""
+        return application_name(self.home_id)
+
     @classmethod
-    def open(cls, location: str, *, home_id: str | None = None, wait_seconds: float = 0.0) -> DatabaseHome:
-        """Take the home's advisory lock on a connection of its own; waits up to ``wait_seconds`` for its holder."""
+    def open(cls, location: str, *, home_id: str | None = None, wait_seconds: float = 0.0,
+             lease_seconds: float = DEFAULT_LEASE_SECONDS) -> DatabaseHome:
+        """Take the home's advisory lock on a connection of its own (waits up to ``wait_seconds`` for its holder),
+        then claim it: a new epoch and a lease, renewed by a heartbeat until :meth:`release`."""
         url, chosen = split_home_url(location, home_id)
         home = cls(url, chosen)
         try:
             connection: psycopg.Connection[tuple[object, ...]] = psycopg.connect(
-                with_options(url, KEEPALIVES), autocommit=True)
+                with_options(url, KEEPALIVES), autocommit=True, application_name=home.application_name)
         except psycopg.Error as exc:
             raise InvalidHomeError(home.location, f"cannot connect: {exc}") from exc
         try:
@@ -93,11 +105,23 @@ class DatabaseHome:
                 if time.monotonic() >= deadline:
                     raise HomeLockedError(home.location)
                 time.sleep(POLL_SECONDS)
+            sent = time.monotonic()
+            home.claimed = claim(connection, chosen, lease_seconds)
         except BaseException:
             connection.close()
             raise
         home.lock_connection = connection
+        home.lease = Lease(connection, home.location, chosen, home.claimed.epoch, lease_seconds, sent)
+        home.lease.start()
+        _fenced_homes.append(home)
+        crashpoints.set_step_guard(_check_every_home)
         return home
+
+    def check_fence(self) -> None:
+        """Raise :class:`~storage.errors.HomeFencedError` when this process's claim on the home may have ended
+        (local and cheap: called before every log write and every catalog step)."""
+        if self.lease is not None:
+            self.lease.check()
 
     def check_held(self) -> None:
         """Refuse to go on when the lock's session is gone (a server restart ends it, and another driver may have
@@ -118,7 +142,8 @@ class DatabaseHome:
         return self._store(BINLOG_SPACE)
 
     def _store(self, space: str) -> PgRecordStore:
-        store = PgRecordStore(self.url, self.home_id, space, guard=self.check_held)
+        store = PgRecordStore(self.url, self.home_id, space, guard=self.check_held, fence=self.check_fence,
+                              application_name=self.application_name)
         self.stores.append(store)
         return store
 
@@ -126,7 +151,13 @@ class DatabaseHome:
         raise NoLocalDirectoryError(self.location, "an embedded Spark session and metastore")
 
     def release(self) -> None:
-        """Close the stores' connections, then the lock's: PostgreSQL drops the session's advisory lock with it."""
+        """Stop the heartbeat, close the stores' connections, then the lock's: PostgreSQL drops the session's
+        advisory lock with it."""
+        if self.lease is not None:
+            self.lease.stop()
+        if self in _fenced_homes:
+            _fenced_homes.remove(self)
+            crashpoints.set_step_guard(_check_every_home if _fenced_homes else None)
         for store in self.stores:
             store.close()
         self.stores.clear()
@@ -141,6 +172,15 @@ class DatabaseHome:
             pass  # the session is gone, and its lock with it
         finally:
             connection.close()
+
+
+_fenced_homes: list[DatabaseHome] = []
+"""The open database homes of this process: every crash point (before every catalog step) checks their fences."""
+
+
+def _check_every_home() -> None:
+    for home in list(_fenced_homes):
+        home.check_fence()
 
 
 def read_only_stores(location: str, home_id: str | None = None) -> tuple[PgRecordStore, PgRecordStore]:

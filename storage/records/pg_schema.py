@@ -3,7 +3,8 @@
 ``ddl_log_streams`` names every stream by (home id, space, name); ``space`` separates a home's DDL log from its
 binlog as their two directories do in the file store. ``ddl_log_records`` holds each record as one row: the bytes
 :func:`storage.records.format.encode_record` makes (length and CRC32C included), keyed by the stream and the record's
-offset. ``ddl_log_homes`` gives each home id a small number, the exact key of its advisory lock.
+offset. ``ddl_log_homes`` gives each home id a small number, the exact key of its advisory lock, and holds its
+lease (epoch, lease end, last takeover).
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ SCHEMA = (
         pos bigint NOT NULL,
         data bytea NOT NULL,
         PRIMARY KEY (stream, pos))""",
+    # Leases and fencing (storage/records/pg_lease.py): the open home's epoch, how long its claim holds, who took
+    # it over last and when.
+    "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS epoch bigint NOT NULL DEFAULT 0",
+    "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS lease_until timestamptz",
+    "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS taken_over_by text",
+    "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS taken_over_at timestamptz",
 )
 
 

@@ -64,13 +64,17 @@ class PgRecordStore:
     """A :class:`~storage.records.store.RecordStore` of one home's space (``ddl_log`` or ``binlog``) in a database.
 
     One connection per store, used under a lock; it is re-established when a stream is reopened after a failure,
-    after ``guard`` (the home's check that its lock is still held) agrees."""
+    after ``guard`` (the home's check that its lock is still held) agrees. ``fence`` (the home's lease check) runs
+    before every write; ``application_name`` names the driver in ``pg_stat_activity``."""
 
-    def __init__(self, url: str, home: str, space: str, *, guard: Callable[[], None] | None = None) -> None:
+    def __init__(self, url: str, home: str, space: str, *, guard: Callable[[], None] | None = None,
+                 fence: Callable[[], None] | None = None, application_name: str | None = None) -> None:
         self.url = url
         self.home = home
         self.space = space
         self.guard = guard
+        self.fence = fence
+        self.application_name = application_name
         self.lock = threading.RLock()
         self._connection: Connection | None = None
 
@@ -90,7 +94,8 @@ class PgRecordStore:
         if self.guard is not None:
             self.guard()
         try:
-            connection: Connection = psycopg.connect(self.url, autocommit=True)
+            named: dict[str, Any] = {} if self.application_name is None else {"application_name": self.application_name}
+            connection: Connection = psycopg.connect(self.url, autocommit=True, **named)
             ensure_schema(connection)
         except psycopg.Error as exc:
             raise StorageError(f"{self.location}: cannot connect: {exc}") from exc
@@ -98,8 +103,11 @@ class PgRecordStore:
         return connection
 
     @contextmanager
-    def transaction(self, what: str) -> Iterator[Connection]:
-        """One transaction on the store's connection; a database error becomes a :class:`StorageError`."""
+    def transaction(self, what: str, *, write: bool = False) -> Iterator[Connection]:
+        """One transaction on the store's connection; a database error becomes a :class:`StorageError`. A write
+        is refused (:class:`~storage.errors.HomeFencedError`) once the home's claim may have ended."""
+        if write and self.fence is not None:
+            self.fence()
         with self.lock:
             connection = self.connection()
             try:
@@ -132,7 +140,7 @@ class PgRecordStore:
         return None if row is None else int(row[0])
 
     def open(self, name: str, magic: bytes) -> tuple[PgRecordStream, Records]:
-        with self.transaction("creating a stream") as connection:
+        with self.transaction("creating a stream", write=True) as connection:
             connection.execute("INSERT INTO ddl_log_streams (home, space, name, header) VALUES (%s, %s, %s, %s) "
                                "ON CONFLICT (home, space, name) DO NOTHING",
                                (self.home, self.space, name, encode_header(magic)))
@@ -170,7 +178,7 @@ class PgRecordStore:
     def create(self, name: str, magic: bytes, records: Iterable[Any] = (), *,
                before_publish: Callable[[], None] | None = None) -> None:
         encoded = [encode_record(record) for record in records]
-        with self.transaction(f"creating {name}") as connection:
+        with self.transaction(f"creating {name}", write=True) as connection:
             row = connection.execute(
                 "INSERT INTO ddl_log_streams (home, space, name, header) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (home, space, name) DO NOTHING RETURNING id",
@@ -184,7 +192,7 @@ class PgRecordStore:
     def replace(self, name: str, magic: bytes, records: Iterable[Any], *, keep_previous_as: str | None = None) -> None:
         encoded = [encode_record(record) for record in records]
         key = (self.home, self.space)
-        with self.transaction(f"replacing {name}") as connection:
+        with self.transaction(f"replacing {name}", write=True) as connection:
             if keep_previous_as is not None:
                 connection.execute("DELETE FROM ddl_log_streams WHERE home = %s AND space = %s AND name = %s",
                                    (*key, keep_previous_as))
@@ -199,7 +207,7 @@ class PgRecordStore:
             insert_records(connection, int(row[0]), offsets_of(HEADER_SIZE, encoded)[0], encoded)
 
     def remove(self, name: str) -> None:
-        with self.transaction(f"removing {name}") as connection:
+        with self.transaction(f"removing {name}", write=True) as connection:
             gone = connection.execute("DELETE FROM ddl_log_streams WHERE home = %s AND space = %s AND name = %s",
                                       (self.home, self.space, name)).rowcount
         if not gone:
@@ -252,6 +260,8 @@ class PgRecordStream:
         if not encoded:
             return []
         offsets, end = offsets_of(self._size, encoded)
+        if self.store.fence is not None:
+            self.store.fence()
         BEFORE_WRITE()
         with self.store.lock:
             try:
@@ -292,8 +302,10 @@ class PgRecordStream:
         self._check_writable()
         if not HEADER_SIZE <= offset <= self._size:
             raise StorageError(f"{self.location}: cannot truncate to {offset}")
+        if self.store.fence is not None:
+            self.store.fence()
         try:
-            with self.store.transaction("truncating") as connection:
+            with self.store.transaction("truncating", write=True) as connection:
                 connection.execute("DELETE FROM ddl_log_records WHERE stream = %s AND pos >= %s",
                                    (self.stream_id, offset))
         except StorageError as exc:
