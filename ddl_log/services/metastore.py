@@ -39,6 +39,7 @@ from typing import Any
 import attrs
 
 from ddl_log.services import postgres
+from ddl_log.services.errors import ServiceError
 from ddl_log.services.hive_site import (
     PostgresDatabase,
     derby_settings,
@@ -50,7 +51,6 @@ from ddl_log.services.hive_site import (
 from ddl_log.services.metastore_schema import ensure_schema, java_options, jdbc_jar
 from ddl_log.services.postgres import free_port, log_tail
 from storage.catalogs.spark.service import service_settings as spark_service_settings
-from storage.errors import DDLLogError
 
 MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
 BACKENDS = ("postgres", "derby")
@@ -65,14 +65,15 @@ START_TIMEOUT = 180.0
 STOP_GRACE = 20.0
 
 
-class MetastoreServiceError(DDLLogError):
-    """The metastore service could not start, or died; names its directory and ends with its log's tail."""
+class MetastoreServiceError(ServiceError):
+    """The metastore service could not start, or died."""
+
+    server = "metastore service in"
+    log_name = "service log"
 
     def __init__(self, root: Path, reason: str, log_tail: str = "") -> None:
-        tail = f"\n--- service log tail ---\n{log_tail}" if log_tail else ""
-        super().__init__(f"metastore service in {root}: {reason}{tail}")
+        super().__init__(str(root), reason, log_tail)
         self.root = root
-        self.reason = reason
 
 
 def _path(value: Any) -> Path:

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ddl_log.services.errors import ServiceError
 from ddl_log.services.hive_site import POSTGRES_DRIVER, PostgresDatabase, schema_naming, write_private
 from ddl_log.services.postgres import log_tail
-from storage.errors import DDLLogError
 
 if TYPE_CHECKING:
     import psycopg
@@ -41,14 +41,15 @@ JAVA_OPTIONS_ENV = "DDL_LOG_METASTORE_JAVA_OPTS"
 DEFAULT_JAVA_OPTIONS = "-Xmx512m"
 
 
-class MetastoreSchemaError(DDLLogError):
-    """The metastore schema could not be checked or created; names the database and shows the tool's log tail."""
+class MetastoreSchemaError(ServiceError):
+    """The metastore schema could not be checked or created."""
+
+    server = "metastore schema in"
+    log_name = "schema tool log"
 
     def __init__(self, database: str, reason: str, log_tail: str = "") -> None:
-        tail = f"\n--- schema tool log tail ---\n{log_tail}" if log_tail else ""
-        super().__init__(f"metastore schema in {database}: {reason}{tail}")
+        super().__init__(database, reason, log_tail)
         self.database = database
-        self.reason = reason
 
 
 def java_options() -> list[str]:

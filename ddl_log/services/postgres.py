@@ -23,7 +23,7 @@ from pathlib import Path
 
 import attrs
 
-from storage.errors import DDLLogError
+from ddl_log.services.errors import ServiceError
 
 SUPERUSER = "postgres"
 """The cluster's superuser role (initdb -U), whatever OS user runs it."""
@@ -32,14 +32,15 @@ STOP_TIMEOUT = 30.0
 RUN_AS_CANDIDATES = ("postgres", "nobody")
 
 
-class PostgresServerError(DDLLogError):
-    """The local PostgreSQL cluster could not be created, started or stopped; names its directory and log tail."""
+class PostgresServerError(ServiceError):
+    """The local PostgreSQL cluster could not be created, started or stopped."""
+
+    server = "PostgreSQL cluster in"
+    log_name = "server log"
 
     def __init__(self, root: Path, reason: str, log_tail: str = "") -> None:
-        tail = f"\n--- server log tail ---\n{log_tail}" if log_tail else ""
-        super().__init__(f"PostgreSQL cluster in {root}: {reason}{tail}")
+        super().__init__(str(root), reason, log_tail)
         self.root = root
-        self.reason = reason
 
 
 @attrs.frozen
