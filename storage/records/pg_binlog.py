@@ -147,8 +147,11 @@ class PgBinlog:
 
     def new_xid(self) -> int:
         """A fresh XID, unique across every driver of the catalog."""
-        with self.transaction("allocating an XID") as connection:
-            row = connection.execute("SELECT nextval('ddl_xid_seq')").fetchone()
+        with self.lock:  # one statement on the autocommit connection: one round trip, no BEGIN/COMMIT
+            try:
+                row = self.connection().execute("SELECT nextval('ddl_xid_seq')").fetchone()
+            except psycopg.Error as exc:
+                raise StorageError(f"{self.location}: allocating an XID failed: {exc}") from exc
         assert row is not None
         return int(str(row[0]))
 
