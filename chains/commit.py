@@ -82,9 +82,14 @@ def is_committed(log: DDLLog, binlog: BinlogLike | None, position: int) -> bool:
 
 def binlogged(binlog: BinlogLike, chains: Iterable[ExecuteEntry]) -> set[int]:
     """The positions of ``chains`` whose XID is in the binlog: the one place that decides "did it commit?". Reads
-    the binlog once, from the earliest position a chain noted when it stored its XID (the event cannot be before)."""
+    the binlog once, from the earliest position a chain noted when it stored its XID (the event cannot be before).
+    Positions in the catalog's binlog (segment 0) and in a home's own segments are read apart: a database home's
+    chain noted before it moved to the catalog's binlog is decided in its own segments."""
     noted = [chain for chain in chains if chain.xid is not None and chain.binlog_pos is not None]
-    if not noted:
-        return set()
-    committed = binlog.xids_since(min(chain.binlog_pos for chain in noted if chain.binlog_pos is not None))
-    return {chain.position for chain in noted if chain.xid in committed}
+    found: set[int] = set()
+    for in_catalog in (True, False):
+        starts = [c.binlog_pos for c in noted if c.binlog_pos is not None and (c.binlog_pos.segment == 0) == in_catalog]
+        if starts:
+            committed = binlog.xids_since(min(starts))
+            found |= {c.position for c in noted if c.xid in committed and c.binlog_pos in starts}
+    return found

@@ -274,7 +274,7 @@ def test_statements_of_two_homes_commit_to_the_catalog_binlog_and_the_cli_shows_
 
 def test_a_chain_noted_in_the_home_s_own_binlog_before_the_catalog_binlog_is_decided_from_it(postgres_url):
     """A database home written before the catalog binlog kept its XIDs in its own segments: a chain noted there is
-    still decided there (read-only), not from the catalog's seq."""
+    still decided there (read-only), even beside a chain noted in the catalog's binlog (each read from its own)."""
     log_store = PgRecordStore(postgres_url, "old", LOG_SPACE)
     own_store = PgRecordStore(postgres_url, "old", BINLOG_SPACE)
     log, own = DDLLog(log_store), Binlog(own_store)
@@ -283,10 +283,14 @@ def test_a_chain_noted_in_the_home_s_own_binlog_before_the_catalog_binlog_is_dec
     xid = log.allocate_id()
     log.set_xid(position, xid, own.position())
     own.append("CREATE TABLE gone", xid=xid)
+    later = log.new_chain(ChainKind.UNDO, "CREATE TABLE later")  # noted in the catalog's binlog, never committed
+    log.add_action(later, ActionType.CREATE_TABLE, name=TableName("default", "later"))
+    log.set_xid(later, xid + 1000, BinlogPosition(0, 1))
     for store in (log_store, own_store):
         store.close()
     ddl = AtomicDDL(home=f"{postgres_url}?home=old", catalog=MemoryCatalog())
-    assert [o.outcome for o in ddl.last_recovery.outcomes] == ["committed"]
+    assert {(o.position, o.outcome) for o in ddl.last_recovery.outcomes} == {(position, "committed"),
+                                                                             (later, "undone")}
     ddl.close()
 
 
