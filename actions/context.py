@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import attrs
 
-from chains.binlog import Binlog
+from chains.binlog import BinlogLike
 from chains.log import DDLLog
 from storage.catalogs.interface import Catalog
 
@@ -13,5 +13,5 @@ class ActionContext:
 
     catalog: Catalog
     log: DDLLog
-    binlog: Binlog | None
+    binlog: BinlogLike | None
     in_recovery: bool = False

@@ -6,6 +6,8 @@ XID, so it reads the binlog's tail, never its history. Segments (``binlog.000001
 bound so that opening scans only the last one. Every segment after the first begins with a "start" record carrying
 the counters, and appears only complete, with that record (:meth:`storage.records.store.RecordStore.create`).
 Segments are streams of a :class:`~storage.records.store.RecordStore` (files under ``<home>/binlog`` by default).
+:class:`BinlogLike` is what its users need; a database home's drivers share the catalog's one binlog instead
+(:mod:`chains.catalog_binlog`), whose events name their driver.
 
 It sits in ``chains/`` (not ``ddl_log/``) because actions replayed at recovery write events too (a roll-forward
 DROP binlogs what it dropped) and imports only go downward.
@@ -17,8 +19,8 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
 
 import attrs
 
@@ -53,9 +55,11 @@ class BinlogEvent:
     objects: tuple[str, ...] = ()
     timestamp: float = 0.0
     generated_by_recovery: bool = False
+    driver: str | None = None
+    """The home id of the driver that committed it (the catalog binlog); None in a home's own binlog."""
 
     def to_wire(self) -> dict[str, Any]:
-        return {
+        wire = {
             "op": "event",
             "seq": self.seq,
             "xid": self.xid,
@@ -64,6 +68,9 @@ class BinlogEvent:
             "ts": self.timestamp,
             "gen": self.generated_by_recovery,
         }
+        if self.driver is not None:  # optional: a home's own binlog stays byte for byte as before
+            wire["driver"] = self.driver
+        return wire
 
     @classmethod
     def from_wire(cls, record: dict[str, Any]) -> BinlogEvent:
@@ -74,6 +81,7 @@ class BinlogEvent:
             objects=tuple(record["objs"]),
             timestamp=record["ts"],
             generated_by_recovery=record["gen"],
+            driver=record.get("driver"),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -84,7 +92,41 @@ class BinlogEvent:
             "objects": list(self.objects),
             "timestamp": self.timestamp,
             "generated_by_recovery": self.generated_by_recovery,
+            "driver": self.driver,
         }
+
+
+class BinlogLike(Protocol):
+    """What the DDL log's users need of a binlog: a home's segmented :class:`Binlog`, or the catalog's one binlog
+    (:class:`chains.catalog_binlog.CatalogBinlog`). Appends are durable on return and are the commit point."""
+
+    last_seq: int
+    """The last seq seen: the whole binlog's for a home's own, this process's view for the catalog's."""
+    max_xid: int
+
+    def position(self) -> BinlogPosition:
+        """A position at or before the next event: an XID noted with it is found by :meth:`xids_since` it."""
+
+    def append(self, statement: str, *, xid: int | None, objects: tuple[str, ...] = (),
+               generated_by_recovery: bool = False) -> BinlogEvent: ...
+
+    def append_many(self, items: list[tuple[str, int | None, tuple[str, ...]]]) -> list[BinlogEvent]:
+        """Group commit: several events in one durable write, consecutive seqs."""
+
+    def new_xid(self) -> int:
+        """A fresh XID for a statement committed to this binlog."""
+
+    def xids_since(self, start: BinlogPosition) -> set[int]: ...
+
+    def events_since(self, start: BinlogPosition) -> Iterator[BinlogEvent]: ...
+
+    def events(self, since_seq: int = 0) -> Iterator[BinlogEvent]: ...
+
+    @property
+    def syncs(self) -> int:
+        """Durable writes made so far."""
+
+    def close(self) -> None: ...
 
 
 def segment_name(number: int) -> str:
@@ -107,11 +149,16 @@ def open_binlog(home: str, *, ops: FileOps = REAL_FILE_OPS, segment_bytes: int =
 
 
 class Binlog:
-    """The open binlog. Appends are serialised by a lock and durable on return."""
+    """The open binlog. Appends are serialised by a lock and durable on return.
 
-    def __init__(self, store: RecordStore, *, segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> None:
+    ``ids``: where XIDs come from, the DDL log's id counter (:meth:`chains.log.DDLLog.allocate_id`): durable with
+    the chains that hold them, and kept above every XID here by :meth:`~chains.log.DDLLog.reserve_ids`."""
+
+    def __init__(self, store: RecordStore, *, segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+                 ids: Callable[[], int] | None = None) -> None:
         self.store = store
         self.segment_bytes = segment_bytes
+        self.ids = ids
         self._lock = threading.Lock()
         self._failed: LogWriteFailedError | None = None
         segments = list_segments(store) or [1]
@@ -216,6 +263,11 @@ class Binlog:
         self._file = new_file
         self._segment = next_segment
 
+    def new_xid(self) -> int:
+        if self.ids is None:
+            raise StorageError(f"{self.store.location}: this binlog was opened without an XID source (ids=...)")
+        return self.ids()
+
     def xids_since(self, start: BinlogPosition) -> set[int]:
         """XIDs of events at or after ``start``: the only part of the binlog that can hold an active chain's XID."""
         return {event.xid for event in self.events_since(start) if event.xid is not None}
@@ -223,15 +275,7 @@ class Binlog:
     def events_since(self, start: BinlogPosition) -> Iterator[BinlogEvent]:
         with self._lock:
             last = self._segment
-        for segment in range(start.segment, last + 1):
-            offset = start.offset if segment == start.segment else None
-            name = segment_name(segment)
-            if not self.store.exists(name):
-                continue
-            records, _, _ = self.store.read(name, BINLOG_MAGIC, offset)
-            for _, record in records:
-                if record["op"] == "event":
-                    yield BinlogEvent.from_wire(record)
+        yield from events_from(self.store, start, last)
 
     def events(self, since_seq: int = 0) -> Iterator[BinlogEvent]:
         """Every event with ``seq > since_seq``, oldest first (for ``ddl-log binlog``)."""
@@ -243,6 +287,21 @@ class Binlog:
 
     def close(self) -> None:
         self._file.close()
+
+
+def events_from(store: RecordStore, start: BinlogPosition, last: int | None = None) -> Iterator[BinlogEvent]:
+    """Events at or after ``start`` in segments up to ``last`` (default: the newest), read-only."""
+    if last is None:
+        last = max(list_segments(store), default=start.segment)
+    for segment in range(start.segment, last + 1):
+        offset = start.offset if segment == start.segment else None
+        name = segment_name(segment)
+        if not store.exists(name):
+            continue
+        records, _, _ = store.read(name, BINLOG_MAGIC, offset)
+        for _, record in records:
+            if record["op"] == "event":
+                yield BinlogEvent.from_wire(record)
 
 
 def read_events(home: str, since_seq: int = 0) -> Iterator[BinlogEvent]:

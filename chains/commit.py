@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from chains.binlog import Binlog, BinlogEvent
+from chains.binlog import BinlogEvent, BinlogLike
 from chains.entries import ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
@@ -20,7 +20,7 @@ AFTER_BINLOG = crashpoints.declare("commit.after_binlog", "the binlog event is d
 AFTER_CLOSE = crashpoints.declare("commit.after_close", "the committed chain is closed in the log")
 
 
-def commit_chain(log: DDLLog, binlog: Binlog | None, position: int, statement: str,
+def commit_chain(log: DDLLog, binlog: BinlogLike | None, position: int, statement: str,
                  objects: tuple[str, ...], *, xid: int | None = None) -> BinlogEvent | None:
     """Commit the statement whose undo chain is ``position``; returns its binlog event (None with binlog off).
 
@@ -38,7 +38,7 @@ def commit_chain(log: DDLLog, binlog: Binlog | None, position: int, statement: s
     return event
 
 
-def binlog_once(log: DDLLog, binlog: Binlog, position: int, statement: str, objects: tuple[str, ...], *,
+def binlog_once(log: DDLLog, binlog: BinlogLike, position: int, statement: str, objects: tuple[str, ...], *,
                 generated_by_recovery: bool, xid: int | None = None) -> bool:
     """Write the chain's binlog event unless its XID is already there (a replay after a crash); True if written."""
     chain = log.chain(position)
@@ -48,14 +48,14 @@ def binlog_once(log: DDLLog, binlog: Binlog, position: int, statement: str, obje
         xid = chain.xid
     else:
         BEFORE_XID()
-        xid = log.allocate_id() if xid is None else xid
+        xid = binlog.new_xid() if xid is None else xid
         log.set_xid(position, xid, binlog.position())
     BEFORE_BINLOG()
     binlog.append(statement, xid=xid, objects=objects, generated_by_recovery=generated_by_recovery)
     return True
 
 
-def _last_event_for(binlog: Binlog, log: DDLLog, position: int) -> BinlogEvent | None:
+def _last_event_for(binlog: BinlogLike, log: DDLLog, position: int) -> BinlogEvent | None:
     chain = log.chain(position)
     if chain.binlog_pos is None:
         return None
@@ -65,12 +65,12 @@ def _last_event_for(binlog: Binlog, log: DDLLog, position: int) -> BinlogEvent |
     return None
 
 
-def committed_event(log: DDLLog, binlog: Binlog | None, position: int) -> BinlogEvent | None:
+def committed_event(log: DDLLog, binlog: BinlogLike | None, position: int) -> BinlogEvent | None:
     """The binlog event of a committed chain (None with the binlog off)."""
     return None if binlog is None else _last_event_for(binlog, log, position)
 
 
-def is_committed(log: DDLLog, binlog: Binlog | None, position: int) -> bool:
+def is_committed(log: DDLLog, binlog: BinlogLike | None, position: int) -> bool:
     """Whether the statement of chain ``position`` reached its commit point (used when a step after it fails)."""
     if position < 0 or not log.is_written(position):
         return False
@@ -80,11 +80,16 @@ def is_committed(log: DDLLog, binlog: Binlog | None, position: int) -> bool:
     return bool(binlogged(binlog, [chain]))
 
 
-def binlogged(binlog: Binlog, chains: Iterable[ExecuteEntry]) -> set[int]:
+def binlogged(binlog: BinlogLike, chains: Iterable[ExecuteEntry]) -> set[int]:
     """The positions of ``chains`` whose XID is in the binlog: the one place that decides "did it commit?". Reads
-    the binlog once, from the earliest position a chain noted when it stored its XID (the event cannot be before)."""
+    the binlog once, from the earliest position a chain noted when it stored its XID (the event cannot be before).
+    Positions in the catalog's binlog (segment 0) and in a home's own segments are read apart: a database home's
+    chain noted before it moved to the catalog's binlog is decided in its own segments."""
     noted = [chain for chain in chains if chain.xid is not None and chain.binlog_pos is not None]
-    if not noted:
-        return set()
-    committed = binlog.xids_since(min(chain.binlog_pos for chain in noted if chain.binlog_pos is not None))
-    return {chain.position for chain in noted if chain.xid in committed}
+    found: set[int] = set()
+    for in_catalog in (True, False):
+        starts = [c.binlog_pos for c in noted if c.binlog_pos is not None and (c.binlog_pos.segment == 0) == in_catalog]
+        if starts:
+            committed = binlog.xids_since(min(starts))
+            found |= {c.position for c in noted if c.xid in committed and c.binlog_pos in starts}
+    return found

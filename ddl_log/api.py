@@ -9,7 +9,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
-from chains.binlog import Binlog, BinlogEvent
+from chains.binlog import BinlogEvent, BinlogLike
+from chains.catalog_binlog import home_binlog
 from chains.deletions import PendingDeletion, due_deletions, is_waiting, pending_deletions
 from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
@@ -83,7 +84,7 @@ class AtomicDDL:
         try:
             self.log = DDLLog(self.home.log_store(file_ops), compact_bytes=compact_bytes)
             segment_options = {} if binlog_segment_bytes is None else {"segment_bytes": binlog_segment_bytes}
-            self.binlog_file = Binlog(self.home.binlog_store(file_ops), **segment_options)
+            self.binlog_file = home_binlog(self.home, self.log.allocate_id, file_ops, **segment_options)
             self.log.reserve_ids(self.binlog_file.max_xid + 1)
         except BaseException:
             self.home.release()
@@ -107,7 +108,7 @@ class AtomicDDL:
     # ------------------------------------------------------------------ parts
 
     @property
-    def binlog(self) -> Binlog | None:
+    def binlog(self) -> BinlogLike | None:
         """The binlog statements write to; None when the binlog is off."""
         return self.binlog_file if self.binlog_enabled else None
 

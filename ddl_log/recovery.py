@@ -27,7 +27,7 @@ import attrs
 from actions.context import ActionContext
 from actions.errors import ActionFailedError
 from actions.replay import replay_chain
-from chains.binlog import Binlog
+from chains.binlog import BinlogLike
 from chains.commit import binlogged
 from chains.deletions import due_deletions, is_waiting, pending_deletions
 from chains.entries import ActionEntry, ChainKind, ChainState, ExecuteEntry
@@ -77,7 +77,7 @@ def _no_lock(actions: list[ActionEntry]) -> AbstractContextManager[None]:
     return nullcontext()
 
 
-def recover(log: DDLLog, binlog: Binlog | None, catalog: Callable[[], Catalog], *,
+def recover(log: DDLLog, binlog: BinlogLike | None, catalog: Callable[[], Catalog], *,
             write_binlog: bool = True, max_retries: int = MAX_RETRIES,
             lock_chain: Callable[[list[ActionEntry]], AbstractContextManager[None]] = _no_lock,
             retry_abandoned: bool = False) -> RecoveryReport:
@@ -132,7 +132,7 @@ def recover(log: DDLLog, binlog: Binlog | None, catalog: Callable[[], Catalog], 
     return RecoveryReport(tuple(outcomes), tuple(log.abandoned_chains()), compacted)
 
 
-def run_due_deletions(log: DDLLog, binlog: Binlog | None, catalog: Catalog,
+def run_due_deletions(log: DDLLog, binlog: BinlogLike | None, catalog: Catalog,
                       lock_chain: Callable[[list[ActionEntry]], AbstractContextManager[None]] = _no_lock,
                       dropped: frozenset[TableName] = frozenset()) -> list[ChainOutcome]:
     """Delete the old table directories whose grace period is over, and those of the ``dropped`` tables (each chain
@@ -149,7 +149,7 @@ def run_due_deletions(log: DDLLog, binlog: Binlog | None, catalog: Catalog,
     return outcomes
 
 
-def delete_versions_of_dropped(log: DDLLog, binlog: Binlog | None, catalog: Catalog, name: TableName) -> None:
+def delete_versions_of_dropped(log: DDLLog, binlog: BinlogLike | None, catalog: Catalog, name: TableName) -> None:
     """Before a table is created under ``name``: when the table that had the name was dropped (by any driver, plain
     Spark included) while its old versions wait for their grace period, delete them now (their readers read a
     dropped table; one of them may hold ``<database>/<name>``, which the new table needs). The caller holds the

@@ -33,7 +33,7 @@ from storage.errors import DDLLogError, HomeFencedError, StorageError
 if TYPE_CHECKING:
     import psycopg
 
-    from chains.binlog import Binlog
+    from chains.binlog import BinlogLike
     from storage.records.pg_home import DatabaseHome
     from storage.records.pg_lease import OtherHome
     from storage.records.pg_store import PgRecordStore
@@ -201,7 +201,7 @@ class Takeover:
         stores = [PgRecordStore(self.home.url, home_id, space, guard=still_held, fence=self.home.check_fence,
                                 application_name=self.home.application_name) for space in (LOG_SPACE, BINLOG_SPACE)]
         log: DDLLog | None = None
-        binlog: Binlog | None = None
+        binlog: BinlogLike | None = None
         try:
             log = DDLLog(stores[0])
             binlog = self.binlog_of(stores[1])
@@ -215,12 +215,13 @@ class Takeover:
             for store in stores:
                 store.close()
 
-    def binlog_of(self, store: PgRecordStore) -> Binlog:
-        """The binlog that decides whether a taken home's statements committed, and receives their events: today
-        the dead home's own binlog (``store``); the one catalog binlog when there is one."""
-        from chains.binlog import Binlog
+    def binlog_of(self, store: PgRecordStore) -> BinlogLike:
+        """The binlog that decides whether a taken home's statements committed, and receives the events its
+        recovery writes: the catalog's one binlog (the dead home's own segments, ``store``, for chains noted there
+        by an earlier version), appended to as this driver and fenced by this driver's own epoch."""
+        from chains.catalog_binlog import CatalogBinlog
 
-        return Binlog(store)
+        return CatalogBinlog(self.home.catalog_binlog(), legacy=store)
 
 
 def start_takeover(home: object, catalog: Callable[[], Catalog], lock_chain: LockChain, write_binlog: bool,

@@ -56,7 +56,7 @@ from actions.commit_or_undo import undo_unless_committed
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
 from actions.replay import replay_chain
-from chains.binlog import Binlog, BinlogEvent
+from chains.binlog import BinlogEvent, BinlogLike
 from chains.commit import commit_chain
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
@@ -163,7 +163,7 @@ class ReplaceTable:
     trigger: Callable[..., bool]
     mark_rolled_back: Callable[[], bool]
 
-    def __init__(self, log: DDLLog, binlog: Binlog | None, catalog: Catalog, name: TableName, spec: TableSpec,
+    def __init__(self, log: DDLLog, binlog: BinlogLike | None, catalog: Catalog, name: TableName, spec: TableSpec,
                  statement: str, *, verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
                  fill: Fill | None = None, grace_seconds: float = DEFAULT_GRACE_SECONDS) -> None:
         """``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE),
@@ -179,7 +179,7 @@ class ReplaceTable:
         self.orig_must_exist = orig_must_exist
         self.fill = fill
         self.grace_seconds = grace_seconds
-        self.xid = log.allocate_id()
+        self.xid = log.allocate_id() if binlog is None else binlog.new_xid()
         self.tmp, self.backup = work_names(name, self.xid)
         self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
         self.holder_tag = f"{self.tag}:holder"

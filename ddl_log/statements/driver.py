@@ -16,7 +16,7 @@ from actions.context import ActionContext
 from actions.errors import CommittedWithPendingWorkWarning, StatementFailedError
 from actions.replay import replay_chain
 from actions.table_actions import dropped_object_name
-from chains.binlog import Binlog, BinlogEvent
+from chains.binlog import BinlogEvent, BinlogLike
 from chains.commit import commit_chain, committed_event
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
@@ -33,7 +33,7 @@ class Parts:
     """What a statement runs against."""
 
     log: DDLLog
-    binlog: Binlog | None
+    binlog: BinlogLike | None
     catalog: Catalog
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     """How long a swap keeps the replaced table's old files (see :mod:`replace_table.machine`)."""

@@ -20,6 +20,7 @@ import psycopg
 from storage import crashpoints
 from storage.errors import HomeLockedError, HomeLockLostError, InvalidHomeError, NoLocalDirectoryError
 from storage.records.fileops import FileOps
+from storage.records.pg_binlog import PgBinlog
 from storage.records.pg_lease import DEFAULT_LEASE_SECONDS, Claim, Lease, application_name, claim
 from storage.records.pg_schema import HOME_LOCK_CLASS, ensure_schema, home_number
 from storage.records.pg_store import PgRecordStore, redact
@@ -66,7 +67,7 @@ class DatabaseHome:
     url: str
     home_id: str
     lock_connection: psycopg.Connection[tuple[object, ...]] | None = None
-    stores: list[PgRecordStore] = attrs.Factory(list)
+    stores: list[PgRecordStore | PgBinlog] = attrs.Factory(list)
     lock_key: tuple[int, int] = (0, 0)
     lease: Lease | None = None
     claimed: Claim | None = None
@@ -147,6 +148,14 @@ class DatabaseHome:
         self.stores.append(store)
         return store
 
+    def catalog_binlog(self) -> PgBinlog:
+        """The catalog's one binlog, shared by every home in this database; this home's events name it."""
+        table = PgBinlog(self.url, self.home_id, guard=self.check_held, fence=self.check_fence,
+                         session_name=self.application_name,
+                         epoch=None if self.claimed is None else self.claimed.epoch)
+        self.stores.append(table)
+        return table
+
     def spark_directory(self) -> str:
         raise NoLocalDirectoryError(self.location, "an embedded Spark session and metastore")
 
@@ -187,3 +196,9 @@ def read_only_stores(location: str, home_id: str | None = None) -> tuple[PgRecor
     """The log and binlog stores of a database home without its lock (``ddl-log status``/``dump``/``binlog``)."""
     url, chosen = split_home_url(location, home_id)
     return PgRecordStore(url, chosen, LOG_SPACE), PgRecordStore(url, chosen, BINLOG_SPACE)
+
+
+def read_only_binlog(location: str, home_id: str | None = None) -> PgBinlog:
+    """The catalog's binlog, read without the home's lock (``ddl-log binlog``)."""
+    url, chosen = split_home_url(location, home_id)
+    return PgBinlog(url, chosen, session_name="ddl-log:reader")

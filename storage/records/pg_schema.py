@@ -4,7 +4,9 @@
 binlog as their two directories do in the file store. ``ddl_log_records`` holds each record as one row: the bytes
 :func:`storage.records.format.encode_record` makes (length and CRC32C included), keyed by the stream and the record's
 offset. ``ddl_log_homes`` gives each home id a small number, the exact key of its advisory lock, and holds its
-lease (epoch, lease end, last takeover).
+lease (epoch, lease end, last takeover). ``ddl_binlog`` is the catalog's one binlog (every driver's committed
+statements in commit order, :mod:`storage.records.pg_binlog`) and ``ddl_xid_seq`` hands out XIDs unique across
+drivers.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ SCHEMA_LOCK = (0x5DD1, 0)
 """Advisory transaction lock taken while creating the tables, so two drivers starting at once do not race."""
 HOME_LOCK_CLASS = 0x5DD1
 """First key of every home's session lock; the second is the home's number in ``ddl_log_homes``."""
+BINLOG_LOCK = (0x5DDB, 0)
+"""Advisory transaction lock every append to ``ddl_binlog`` takes first, so that seq order is commit order."""
 
 SCHEMA = (
     """CREATE TABLE IF NOT EXISTS ddl_log_homes (
@@ -39,6 +43,13 @@ SCHEMA = (
     "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS lease_until timestamptz",
     "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS taken_over_by text",
     "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS taken_over_at timestamptz",
+    """CREATE TABLE IF NOT EXISTS ddl_binlog (
+        seq bigint PRIMARY KEY,
+        xid bigint UNIQUE,
+        home text NOT NULL,
+        data bytea NOT NULL,
+        committed_at timestamptz NOT NULL DEFAULT now())""",
+    "CREATE SEQUENCE IF NOT EXISTS ddl_xid_seq",
 )
 
 

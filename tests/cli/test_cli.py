@@ -68,7 +68,8 @@ def test_status_and_recover_on_a_fresh_home(cli: Runner, home: Path) -> None:
 
     recover = cli("recover")
     assert (recover.returncode, recover.stdout, recover.stderr) == (0, "nothing to recover\n", "")
-    assert json.loads(cli("recover", "--json").stdout) == {"outcomes": [], "abandoned": [], "compacted": False}
+    assert json.loads(cli("recover", "--json").stdout) == {"outcomes": [], "abandoned": [], "compacted": False,
+                                                      "note": None, "takeovers": []}
     assert json.loads(cli("status", "--json").stdout) == {"home": str(home), "active": [], "abandoned": [],
                                                           "pending_deletions": [], "problems": []}
 

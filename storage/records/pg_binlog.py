@@ -1,0 +1,197 @@
+"""The catalog's one binlog in PostgreSQL: table ``ddl_binlog``, every driver's committed statements in commit order.
+
+Why one table and not each home's segments: recovery of any driver (a takeover of another's home included) decides
+"did it commit?" from one place, and ``seq`` is the catalog's commit order. An append is one transaction that first
+takes the advisory transaction lock :data:`~storage.records.pg_schema.BINLOG_LOCK`, then numbers its rows from
+``max(seq) + 1``: the next appender waits for the lock until this transaction has committed and then sees its rows,
+so seqs have no gaps and follow commit order across drivers. A group is one transaction with consecutive seqs.
+Each row holds the bytes :func:`~storage.records.format.encode_record` makes (length and CRC32C included): a damaged
+row, a row whose columns disagree with its record, or a missing seq is :class:`CorruptLogError`.
+
+Crash points keep their meaning of :mod:`storage.records.pg_store`: ``record.before_write`` before the transaction,
+``record.torn_write`` and ``record.before_sync`` after the INSERT and before COMMIT (dying there leaves nothing),
+``record.after_sync`` after it. A failed append refuses every later one until the binlog is opened again; the error
+says when COMMIT was sent and no answer came back (the event may or may not be there: the next read decides).
+
+XIDs come from the sequence ``ddl_xid_seq``, unique across drivers. A value handed out is made durable by the next
+commit in the cluster (its WAL record precedes it), and the chain that stores the XID is such a commit, so a server
+crash never hands out again an XID a chain holds.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+
+from storage.errors import CorruptLogError, HomeFencedError, LogWriteFailedError, StorageError
+from storage.records.files import AFTER_SYNC, BEFORE_SYNC, BEFORE_WRITE, TORN_WRITE
+from storage.records.format import decode_record, encode_record
+from storage.records.pg_lease import application_name
+from storage.records.pg_schema import BINLOG_LOCK, ensure_schema
+from storage.records.pg_store import Connection, redact
+
+_INSERT = """INSERT INTO ddl_binlog (seq, xid, home, data)
+             SELECT unnest(%s::int8[]), unnest(%s::int8[]), %s, unnest(%s::bytea[])"""
+_ROWS = "SELECT seq, xid, home, data FROM ddl_binlog WHERE seq >= %s ORDER BY seq"
+
+
+class PgBinlog:
+    """``ddl_binlog`` as seen by one home: its appends name the home; its reads see every home's events.
+
+    One connection, used under a lock; re-established after a failure only when ``guard`` (the home's check that it
+    still holds its home) agrees."""
+
+    def __init__(self, url: str, home: str, *, guard: Callable[[], None] | None = None,
+                 session_name: str | None = None, fence: Callable[[], None] | None = None,
+                 epoch: int | None = None) -> None:
+        self.url = url
+        self.home = home
+        self.guard = guard
+        self.fence = fence
+        self.epoch = epoch
+        """The home's epoch when this process claimed it: an append commits only while it is still the home's, so a
+        driver that was taken over can never commit a statement its taker has already decided (a fencing token
+        checked in the committing transaction itself, under the home row's lock)."""
+        self.session_name = session_name or application_name(home)
+        self.lock = threading.RLock()
+        self.syncs = 0
+        self._connection: Connection | None = None
+        self._poisoned: LogWriteFailedError | None = None
+
+    @property
+    def location(self) -> str:
+        return f"{redact(self.url)}#ddl_binlog"
+
+    @property
+    def failed(self) -> LogWriteFailedError | None:
+        return self._poisoned
+
+    def connection(self) -> Connection:
+        if self._connection is not None and not self._connection.closed and not self._connection.broken:
+            return self._connection
+        if self.guard is not None:
+            self.guard()
+        try:
+            connection: Connection = psycopg.connect(self.url, autocommit=True, application_name=self.session_name)
+            ensure_schema(connection)
+        except psycopg.Error as exc:
+            raise StorageError(f"{self.location}: cannot connect: {exc}") from exc
+        self._connection = connection
+        return connection
+
+    @contextmanager
+    def transaction(self, what: str) -> Iterator[Connection]:
+        with self.lock:
+            connection = self.connection()
+            try:
+                with connection.transaction():
+                    yield connection
+            except psycopg.Error as exc:
+                raise StorageError(f"{self.location}: {what} failed: {exc}") from exc
+
+    def close(self) -> None:
+        with self.lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    # ----------------------------------------------------------------- writing
+
+    def append(self, records: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Commit ``records`` (each with its ``xid``, None allowed) in one transaction; each is stored with the seq
+        it gets (key ``seq``). Returns the seqs, consecutive."""
+        self._check_writable()
+        if not records:
+            return []
+        if self.fence is not None:
+            self.fence()
+        BEFORE_WRITE()
+        with self.lock:
+            try:
+                connection = self.connection()
+            except StorageError as exc:
+                raise self._poison(f"append failed: {exc}; nothing of it was kept") from exc
+            committing = False
+            try:
+                with connection.transaction():
+                    connection.execute("SELECT pg_advisory_xact_lock(%s, %s)", BINLOG_LOCK)
+                    self._check_epoch(connection)
+                    row = connection.execute("SELECT coalesce(max(seq), 0) FROM ddl_binlog").fetchone()
+                    first = int(str(row[0])) + 1 if row is not None else 1
+                    seqs = list(range(first, first + len(records)))
+                    wires = [{**record, "seq": seq} for seq, record in zip(seqs, records, strict=True)]
+                    connection.execute(_INSERT, (seqs, [wire.get("xid") for wire in wires], self.home,
+                                                 [encode_record(wire) for wire in wires]))
+                    TORN_WRITE()
+                    BEFORE_SYNC()
+                    committing = True
+            except psycopg.Error as exc:
+                raise self._fail(exc, connection, committing) from exc
+        self.syncs += 1
+        AFTER_SYNC()
+        return seqs
+
+    def _check_epoch(self, connection: Connection) -> None:
+        """Refuse the commit when the home's epoch moved on (a takeover); ``FOR SHARE`` holds a taker's epoch
+        compare-and-swap back until this transaction ends, so the taker sees this event or this event never was."""
+        if self.epoch is None:
+            return
+        row = connection.execute("SELECT epoch FROM ddl_log_homes WHERE home = %s FOR SHARE", (self.home,)).fetchone()
+        if row is None or int(row[0]) != self.epoch:
+            found = "gone" if row is None else f"now {row[0]}"
+            raise HomeFencedError(self.location, f"home {self.home} was taken over (its epoch was {self.epoch}, "
+                                  f"{found}): this statement is not committed, its taker decides it")
+
+    def _fail(self, exc: psycopg.Error, connection: Connection, committing: bool) -> LogWriteFailedError:
+        if committing and (connection.broken or connection.closed):
+            return self._poison(f"append failed: {exc}; the connection was lost during COMMIT, so whether its events "
+                                "were committed is unknown: the next read decides", fate_unknown=True)
+        return self._poison(f"append failed: {exc}; the transaction was rolled back, nothing of it was kept")
+
+    def _poison(self, reason: str, *, fate_unknown: bool = False) -> LogWriteFailedError:
+        self._poisoned = LogWriteFailedError(self.location, reason, fate_unknown=fate_unknown)
+        return self._poisoned
+
+    def _check_writable(self) -> None:
+        if self._poisoned is not None:
+            raise LogWriteFailedError(
+                self.location, f"refusing to write after a failed write ({self._poisoned.reason}); reopen to go on")
+
+    def new_xid(self) -> int:
+        """A fresh XID, unique across every driver of the catalog."""
+        with self.lock:  # one statement on the autocommit connection: one round trip, no BEGIN/COMMIT
+            try:
+                row = self.connection().execute("SELECT nextval('ddl_xid_seq')").fetchone()
+            except psycopg.Error as exc:
+                raise StorageError(f"{self.location}: allocating an XID failed: {exc}") from exc
+        assert row is not None
+        return int(str(row[0]))
+
+    # ----------------------------------------------------------------- reading
+
+    def maxima(self) -> tuple[int, int]:
+        """``(max seq, max xid)``, 0 when there is none."""
+        with self.transaction("reading the binlog's end") as connection:
+            row = connection.execute("SELECT coalesce(max(seq), 0), coalesce(max(xid), 0) FROM ddl_binlog").fetchone()
+        assert row is not None
+        return int(str(row[0])), int(str(row[1]))
+
+    def rows(self, since_seq: int = 1) -> list[tuple[str, Any]]:
+        """``(home, record)`` of every event with ``seq >= since_seq``, in seq order; any damage raises."""
+        with self.transaction("reading") as connection:
+            rows = connection.execute(_ROWS, (since_seq,)).fetchall()
+        expected = max(since_seq, 1)
+        found: list[tuple[str, Any]] = []
+        for seq, xid, home, data in rows:
+            if seq != expected:
+                raise CorruptLogError(self.location, expected, f"event {expected} is missing (the next is {seq})")
+            record = decode_record(self.location, seq, bytes(data))
+            if not isinstance(record, dict) or record.get("seq") != seq or record.get("xid") != xid:
+                raise CorruptLogError(self.location, seq, "the row's seq or xid does not match its record")
+            found.append((str(home), record))
+            expected += 1
+        return found
