@@ -19,6 +19,7 @@ import psycopg
 
 from storage.errors import HomeLockedError, HomeLockLostError, InvalidHomeError, NoLocalDirectoryError
 from storage.records.fileops import FileOps
+from storage.records.pg_locks import ClusterLocks
 from storage.records.pg_schema import HOME_LOCK_CLASS, ensure_schema, home_number
 from storage.records.pg_store import PgRecordStore, redact
 
@@ -66,10 +67,23 @@ class DatabaseHome:
     lock_connection: psycopg.Connection[tuple[object, ...]] | None = None
     stores: list[PgRecordStore] = attrs.Factory(list)
     lock_key: tuple[int, int] = (0, 0)
+    cluster: list[ClusterLocks] = attrs.Factory(list)
 
     @property
     def location(self) -> str:
         return f"{redact(self.url)}?home={self.home_id}"
+
+    @property
+    def application_name(self) -> str:
+        """How this home's sessions show in ``pg_stat_activity``: a lock timeout names its holder by it."""
+        return f"ddl-log:{self.home_id}"
+
+    def cluster_locks(self, wait_seconds: float) -> ClusterLocks:
+        """Metadata locks shared with every driver on this database (closed with the home)."""
+        locks = ClusterLocks(with_options(self.url, KEEPALIVES), self.application_name, wait_seconds=wait_seconds,
+                             location=self.location, guard=self.check_held)
+        self.cluster.append(locks)
+        return locks
 
     @classmethod
     def open(cls, location: str, *, home_id: str | None = None, wait_seconds: float = 0.0) -> DatabaseHome:
@@ -130,6 +144,9 @@ class DatabaseHome:
         for store in self.stores:
             store.close()
         self.stores.clear()
+        for locks in self.cluster:
+            locks.close()
+        self.cluster.clear()
         connection, self.lock_connection = self.lock_connection, None
         if connection is None:
             return
