@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from chains.entries import ActionType, ChainKind
 from ddl_log import AtomicDDL
 from ddl_log.locks import MetadataLocks, database_key, function_key, metadata_locks, object_key
 from storage.catalogs.memory import MemoryCatalog
@@ -312,3 +313,23 @@ def test_a_statement_on_a_database_home_times_out_on_another_drivers_lock_having
         assert advisory_locks_of(postgres_url, "ddl-log:driver2") == 0, "released when the statement ended"
     finally:
         ddl.close()
+
+
+def test_recovery_replays_a_chain_under_the_cross_driver_locks_of_its_objects(postgres_url, holders):
+    location = f"{postgres_url}?home=driver2"
+    crashed = AtomicDDL(home=location, catalog=MemoryCatalog())
+    position = crashed.log.new_chain(ChainKind.UNDO, "CREATE TABLE t")
+    crashed.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    crashed.abandon()
+    first = Holder(postgres_url, "driver1", "x:table:default.t")
+    holders.append(first)
+    assert first.next()["event"] == "held"
+    with pytest.raises(MetadataLockTimeoutError, match=r"on default\.t held by ddl-log:driver1"):
+        AtomicDDL(home=location, catalog=MemoryCatalog(), lock_wait_seconds=0.3)  # its recovery waits, then fails
+    first.release()
+    assert first.finish() == 0
+    reopened = AtomicDDL(home=location, catalog=MemoryCatalog())
+    try:
+        assert [o.outcome for o in reopened.last_recovery.outcomes] == ["undone"]
+    finally:
+        reopened.close()
