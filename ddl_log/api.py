@@ -16,7 +16,7 @@ from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
 from ddl_log.dispatch import HANDLERS
 from ddl_log.driver_session import SessionChoice, driver_session
-from ddl_log.locks import MetadataLocks, chain_keys, database_key, function_key, object_key
+from ddl_log.locks import DEFAULT_LOCK_WAIT_SECONDS, chain_keys, database_key, function_key, metadata_locks, object_key
 from ddl_log.recovery import ChainOutcome, RecoveryReport, delete_versions_of_dropped, recover, run_due_deletions
 from ddl_log.statements.alter import alter_table
 from ddl_log.statements.alter_ops import AlterOp, alter_table_text
@@ -62,6 +62,7 @@ class AtomicDDL:
     ``catalog``: any :class:`Catalog` instead of Spark (unit tests of the log).
     ``binlog``: write committed statements to the binlog (the commit point); off: closing the chain commits.
     ``lease_seconds``, ``takeover_interval``: a database home's lease, and how often dead drivers' homes are taken over.
+    ``lock_wait_seconds``: on a database home, how long a statement waits for another driver's metadata locks.
     """
 
     def __init__(
@@ -78,6 +79,7 @@ class AtomicDDL:
         wait_seconds: float = 0.0,
         grace_seconds: float = DEFAULT_GRACE_SECONDS,
         lease_seconds: float | None = None, takeover_interval: float | None = None,
+        lock_wait_seconds: float = DEFAULT_LOCK_WAIT_SECONDS,
     ) -> None:
         self._session_choice = SessionChoice.of(spark, metastore_uri, warehouse)
         self.home = open_home(home, wait_seconds=wait_seconds, lease_seconds=lease_seconds)  # a dir or a database
@@ -93,7 +95,7 @@ class AtomicDDL:
         self.grace_seconds = grace_seconds
         self._spark = spark
         self._catalog = catalog
-        self.locks = MetadataLocks()
+        self.locks = metadata_locks(self.home, lock_wait_seconds)
         try:
             self.last_recovery = note_takeover(self.home, self.recover())
         except BaseException:

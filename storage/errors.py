@@ -150,3 +150,17 @@ class HomeFencedError(StorageError):
         super().__init__(f"{location}: fenced off ({reason}); this driver must stop, open the home again to go on")
         self.location = location
         self.reason = reason
+
+
+class MetadataLockTimeoutError(StorageError):
+    """A statement waited its limit for a metadata lock another driver (or thread) holds; it has written nothing.
+
+    ``object_name`` is ``db.name``, ``function db.name`` or ``database db``; ``holder`` the holding sessions'
+    application names (``ddl-log:<home id>``)."""
+
+    def __init__(self, object_name: str, holder: str, waited_seconds: float) -> None:
+        super().__init__(f"timed out after {waited_seconds:.1f} s waiting for the metadata lock on {object_name} "
+                         f"held by {holder}")
+        self.object_name = object_name
+        self.holder = holder
+        self.waited_seconds = waited_seconds

@@ -22,6 +22,7 @@ from storage.errors import HomeLockedError, HomeLockLostError, InvalidHomeError,
 from storage.records.fileops import FileOps
 from storage.records.pg_binlog import PgBinlog
 from storage.records.pg_lease import DEFAULT_LEASE_SECONDS, Claim, Lease, application_name, claim
+from storage.records.pg_locks import ClusterLocks
 from storage.records.pg_schema import HOME_LOCK_CLASS, ensure_schema, home_number
 from storage.records.pg_store import PgRecordStore, redact
 
@@ -72,6 +73,7 @@ class DatabaseHome:
     lease: Lease | None = None
     claimed: Claim | None = None
     """What the open found: the epoch, and the takeover since the last holder (if any)."""
+    cluster: list[ClusterLocks] = attrs.Factory(list)
 
     @property
     def location(self) -> str:
@@ -81,6 +83,13 @@ class DatabaseHome:
     def application_name(self) -> str:
         """Every connection of this home says so in ``pg_stat_activity``: ``ddl-log:<home id>``."""
         return application_name(self.home_id)
+
+    def cluster_locks(self, wait_seconds: float) -> ClusterLocks:
+        """Metadata locks shared with every driver on this database (closed with the home)."""
+        locks = ClusterLocks(with_options(self.url, KEEPALIVES), self.application_name, wait_seconds=wait_seconds,
+                             location=self.location, guard=self.check_held)
+        self.cluster.append(locks)
+        return locks
 
     @classmethod
     def open(cls, location: str, *, home_id: str | None = None, wait_seconds: float = 0.0,
@@ -170,6 +179,9 @@ class DatabaseHome:
         for store in self.stores:
             store.close()
         self.stores.clear()
+        for locks in self.cluster:
+            locks.close()
+        self.cluster.clear()
         connection, self.lock_connection = self.lock_connection, None
         if connection is None:
             return
