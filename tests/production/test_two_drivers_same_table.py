@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
 from chains.binlog import BinlogEvent
@@ -24,6 +23,7 @@ from chains.catalog_binlog import read_catalog_events
 from ddl_log.services.metastore import MetastoreService
 from ddl_log.services.postgres import PostgresServer
 from tests.production.conftest import ROOT, shared_home, worker_env
+from tests.servers.postgres import advisory_locks_of
 
 pytestmark = [pytest.mark.servers, pytest.mark.xdist_group("production_service")]
 READY_LIMIT = 300.0
@@ -81,14 +81,6 @@ def drivers() -> Iterator[list[Driver]]:
     yield started
     for driver in started:
         driver.stop()
-
-
-def advisory_locks_of(url: str, application_name: str) -> int:
-    with psycopg.connect(url, autocommit=True) as admin:
-        row = admin.execute("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-                            "WHERE l.locktype = 'advisory' AND a.application_name = %s", (application_name,)).fetchone()
-    assert row is not None
-    return int(row[0])
 
 
 def test_two_drivers_replacing_the_same_table_at_once_run_one_after_the_other(

@@ -41,3 +41,16 @@ def postgres_url(postgres_server: PostgresServer, request: pytest.FixtureRequest
     """libpq URL of a database of its own for this test (no state leaks between tests)."""
     name = f"t{next(_databases)}_{''.join(c for c in request.node.name.lower() if c.isalnum())[:40]}"
     return postgres.create_database(postgres_server, name)
+
+
+def advisory_locks_of(url: str, application_name: str, *, metadata_only: bool = False) -> int:
+    """How many advisory locks the sessions named ``application_name`` hold; ``metadata_only``: the cross-driver
+    metadata locks alone (one-bigint keys, ``objsubid`` 1), not the home's own lock (two-int key)."""
+    import psycopg
+
+    query = ("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+             "WHERE l.locktype = 'advisory' AND l.granted AND a.application_name = %s")
+    with psycopg.connect(url, autocommit=True) as admin:
+        row = admin.execute(query + (" AND l.objsubid = 1" if metadata_only else ""), (application_name,)).fetchone()
+    assert row is not None
+    return int(row[0])

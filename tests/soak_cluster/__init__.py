@@ -4,5 +4,5 @@ every read, and a final check of the catalog, the binlog, the logs and the locks
 
 ``run`` is the parent (servers, drivers, reader, killer), ``driver`` and ``reader`` the subprocesses, ``plan`` the
 statements and their effects, ``final`` the checker process (takeover of dead homes, then what Spark sees),
-``verdict`` the comparison, ``compat`` the one place that asks what today's code can do.
+``verdict`` the comparison, ``cluster_state`` what is read of the shared state (options, catalog binlog, homes, logs).
 """

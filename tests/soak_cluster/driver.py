@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.soak.workload import Journal, emit, execute, returned_event
-from tests.soak_cluster.compat import ddl_options, home_url
+from tests.soak_cluster.cluster_state import ddl_options, home_url
 from tests.soak_cluster.plan import plan
 
 FENCED = "HomeFencedError"

@@ -17,7 +17,7 @@ from typing import Any
 
 from storage.catalogs.names import RESERVED_PREFIX
 from tests.soak.checker import observe_tables
-from tests.soak_cluster.compat import ddl_options, has_takeover, home_url
+from tests.soak_cluster.cluster_state import ddl_options, home_url
 
 CHECKER_HOME = "checker"
 
@@ -34,19 +34,10 @@ def outcomes(report: Any) -> list[dict[str, Any]]:
     return [{"report": repr(report)[:2000]}]
 
 
-def recover(ddl: Any, url: str, dead: list[str], lease: float) -> dict[str, Any]:
+def recover(ddl: Any) -> dict[str, Any]:
+    """Take over every dead home now (the checker is a live driver like the others)."""
     began = time.time()
-    if has_takeover():
-        return {"how": "take_over_dead", "outcomes": outcomes(ddl.take_over_dead()), "secs": time.time() - began}
-    from ddl_log import AtomicDDL
-
-    recovered = []
-    for home in dead:
-        opened = AtomicDDL(ddl.spark, home=home_url(url, home), wait_seconds=60.0,
-                           **ddl_options(lease_seconds=lease))
-        recovered += [{"home": home, **o} for o in outcomes(opened.last_recovery)]
-        opened.close()
-    return {"how": "open each dead home", "outcomes": recovered, "secs": time.time() - began}
+    return {"how": "take_over_dead", "outcomes": outcomes(ddl.take_over_dead()), "secs": time.time() - began}
 
 
 def observe(spark: Any, warehouse: Path) -> dict[str, Any]:
@@ -67,19 +58,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--url", required=True)
     parser.add_argument("--uri", required=True)
     parser.add_argument("--warehouse", required=True, type=Path)
-    parser.add_argument("--dead", default="", help="comma-separated home ids of the killed drivers")
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--lease", type=float, default=3.0)
     args = parser.parse_args(argv)
 
     from ddl_log import AtomicDDL
 
-    dead = [home for home in args.dead.split(",") if home]
     options = ddl_options(lease_seconds=args.lease, lock_wait_seconds=60.0, takeover_interval=args.lease)
     ddl = AtomicDDL(home=home_url(args.url, CHECKER_HOME), metastore_uri=args.uri, warehouse=str(args.warehouse),
                     wait_seconds=30.0, **options)
     try:
-        result = {"recovery": recover(ddl, args.url, dead, args.lease),
+        result = {"recovery": recover(ddl),
                   "checker_open": outcomes(ddl.last_recovery), "observed": observe(ddl.spark, args.warehouse)}
     finally:
         ddl.close()

@@ -37,7 +37,7 @@ from tests.conftest import TEST_JVM_OPTIONS
 from tests.production.conftest import SERVICE_JVM
 from tests.readers.harness import records
 from tests.soak.run import Worker
-from tests.soak_cluster import compat, verdict
+from tests.soak_cluster import cluster_state, verdict
 from tests.soak_cluster.final import CHECKER_HOME
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -286,7 +286,7 @@ class ClusterSoak:
         out = self.workdir / "final.json"
         worker = self.spawn("tests.soak_cluster.final", "final", [
             "--url", self.url, "--uri", self.service.uri, "--warehouse", str(self.service.warehouse),
-            "--dead", ",".join(dead), "--out", str(out), "--lease", str(self.lease)])
+            "--out", str(out), "--lease", str(self.lease)])
         try:
             code = worker.proc.wait(timeout=FINAL_TIMEOUT)
         finally:
@@ -304,7 +304,7 @@ class ClusterSoak:
         import psycopg
 
         with psycopg.connect(self.url, autocommit=True) as connection:
-            rows = compat.home_rows(connection)
+            rows = cluster_state.home_rows(connection)
         if not rows or "taken_over_by" not in rows[0]:
             return None
         return sum(1 for row in rows if row["taken_over_by"])
@@ -325,10 +325,10 @@ class ClusterSoak:
         homes = [p.home for p in self.processes]
         dead = [p.home for p in self.processes if p.killed_at is not None]
         statements, torn = verdict.load_statements({home: self.journals / f"{home}.jsonl" for home in homes})
-        mode, events = compat.binlog_events(self.url, homes)
+        mode, events = cluster_state.binlog_events(self.url, homes)
         committed = verdict.check_binlog(result, statements, mode, events)
         replayed = verdict.replay(result, committed, statements, soak_end)
-        logs = {home: compat.home_log(compat.home_url(self.url, home)) for home in [*homes, CHECKER_HOME]}
+        logs = {home: cluster_state.home_log(cluster_state.home_url(self.url, home)) for home in [*homes, CHECKER_HOME]}
         pending = [location for log in logs.values() for location in log["pending"]]
         verdict.check_catalog(result, replayed.state, final["observed"], pending, statements)
         verdict.check_logs(result, logs)
@@ -337,7 +337,7 @@ class ClusterSoak:
                 result.violate("recovery", f"final recovery {outcome['outcome']} a chain", outcome.get("home"),
                                outcome=outcome)
         locks = self.advisory_locks()
-        dead_names = {compat.application_name(home): home for home in dead}
+        dead_names = {cluster_state.application_name(home): home for home in dead}
         for lock in locks:
             if lock["application_name"] in dead_names:
                 result.violate("locks", "advisory lock held by a dead driver's session",
@@ -353,9 +353,9 @@ class ClusterSoak:
         takeovers_after = self.takeovers()
         return {
             "seed": self.seed, "workdir": str(self.workdir), "drivers": self.drivers, "disjoint": self.disjoint,
-            "seconds": self.seconds, "binlog": mode, "options": compat.ddl_options(
+            "seconds": self.seconds, "binlog": mode, "options": cluster_state.ddl_options(
                 lease_seconds=self.lease, lock_wait_seconds=60.0, takeover_interval=self.lease),
-            "take_over_dead": compat.has_takeover(), "homes": homes, "dead": dead,
+            "homes": homes, "dead": dead,
             "statements": result.counts.get("statements", 0), "commits": result.counts.get("commits", 0),
             "outcomes": result.counts.get("outcomes", {}), "binlog_events": result.counts.get("events", 0),
             "events_by_another_driver": result.counts.get("events_by_another_driver"),

@@ -11,7 +11,6 @@ import shutil
 
 import pytest
 
-from tests.soak_cluster.compat import has_takeover
 from tests.soak_cluster.run import render, run_cluster_soak
 
 pytestmark = [pytest.mark.spark, pytest.mark.servers, pytest.mark.xdist_group("soak_cluster"),
@@ -19,9 +18,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.servers, pytest.mark.xdist_group("s
 
 
 def test_short_cluster_soak():
-    if not has_takeover():
-        pytest.skip("AtomicDDL has no take_over_dead yet (issue 16 parts 1-3): overlapping drivers are expected to "
-                    "violate; `python -m tests.soak_cluster.run --disjoint` proves the harness meanwhile")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: the soak needs one")
     out = io.StringIO()

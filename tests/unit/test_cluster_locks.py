@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
 from chains.entries import ActionType, ChainKind
@@ -28,6 +27,7 @@ from storage.errors import MetadataLockTimeoutError
 from storage.records.home import open_home
 from storage.records.pg_home import DatabaseHome
 from storage.records.pg_locks import ClusterLocks, lock_number, object_name
+from tests.servers.postgres import advisory_locks_of
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = object_key("db", "t")
@@ -97,14 +97,6 @@ def sessions(postgres_url: str) -> Iterator[Any]:
         locks.close()
 
 
-def advisory_locks_of(url: str, application_name: str) -> int:
-    with psycopg.connect(url, autocommit=True) as admin:
-        row = admin.execute("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-                            "WHERE l.locktype = 'advisory' AND a.application_name = %s", (application_name,)).fetchone()
-    assert row is not None
-    return int(row[0])
-
-
 # ----------------------------------------------------------------- keys
 
 
@@ -123,9 +115,9 @@ def test_a_database_home_names_its_sessions_after_its_home_id(postgres_url):
     assert isinstance(home, DatabaseHome) and home.application_name == "ddl-log:driver7"
     locks = home.cluster_locks(5.0)
     locks.acquire(TABLE, True)
-    assert advisory_locks_of(postgres_url, "ddl-log:driver7") == 1
+    assert advisory_locks_of(postgres_url, "ddl-log:driver7", metadata_only=True) == 1
     home.release()  # closes the metadata locks' sessions: nothing stays held
-    assert advisory_locks_of(postgres_url, "ddl-log:driver7") == 0
+    assert advisory_locks_of(postgres_url, "ddl-log:driver7", metadata_only=True) == 0
 
 
 # ----------------------------------------------------------------- two drivers
@@ -176,7 +168,7 @@ def test_a_timeout_names_the_object_and_its_holder_and_leaves_nothing_held(postg
     error = raised.value
     assert (error.object_name, error.holder) == ("db.t", "ddl-log:driver1") and error.waited_seconds >= 0.3
     assert str(error).startswith("timed out after 0.4 s waiting for the metadata lock on db.t held by ddl-log:driver1")
-    assert advisory_locks_of(postgres_url, "ddl-log:driver2") == 0
+    assert advisory_locks_of(postgres_url, "ddl-log:driver2", metadata_only=True) == 0
     first.release()
     assert first.finish() == 0
     sessions("driver3", wait=0).acquire(TABLE, True)  # free: the timed-out wait took nothing
@@ -310,7 +302,8 @@ def test_a_statement_on_a_database_home_times_out_on_another_drivers_lock_having
         assert first.finish() == 0
         ddl.create_table("t", schema="a INT")
         assert catalog.exists(TableName("default", "t"))
-        assert advisory_locks_of(postgres_url, "ddl-log:driver2") == 0, "released when the statement ended"
+        assert advisory_locks_of(postgres_url, "ddl-log:driver2", metadata_only=True) == 0, \
+            "released when the statement ended"
     finally:
         ddl.close()
 

@@ -1,16 +1,10 @@
-"""What today's code can do, asked in one place, so that the soak runs before and after issue 16's parts merge.
-
-* :func:`ddl_options`: the AtomicDDL keyword arguments of the cluster (lease, lock wait, takeover interval) that
-  its signature accepts;
-* :func:`has_takeover`: whether AtomicDDL can take over dead homes (``take_over_dead``);
-* :func:`binlog_events`: the committed statements of every home, from the catalog binlog (events name their
-  ``driver``) or, today, from each home's own binlog (tagged with the home here);
-* :func:`home_rows`: the homes registered in the shared database, with their takeover columns when they exist.
+"""What the cluster soak reads of the shared state, in one place: the AtomicDDL options of its drivers, the catalog
+binlog (every driver's committed statements in commit order), the homes registered in the shared database with
+their takeover columns, and each home's DDL log read without its lock.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import subprocess
@@ -19,21 +13,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-CLUSTER_OPTIONS = ("lease_seconds", "lock_wait_seconds", "takeover_interval")
 
 
 def ddl_options(**wanted: float | None) -> dict[str, float]:
-    """The options among ``wanted`` (None: not wanted) that ``AtomicDDL.__init__`` accepts."""
-    from ddl_log import AtomicDDL
-
-    accepted = inspect.signature(AtomicDDL.__init__).parameters
-    return {name: value for name, value in wanted.items() if value is not None and name in accepted}
-
-
-def has_takeover() -> bool:
-    from ddl_log import AtomicDDL
-
-    return callable(getattr(AtomicDDL, "take_over_dead", None))
+    """The AtomicDDL keyword arguments among ``wanted`` that are set (lease, lock wait, takeover interval)."""
+    return {name: value for name, value in wanted.items() if value is not None}
 
 
 def home_url(url: str, home: str) -> str:
@@ -56,20 +40,11 @@ def binlog_of(location: str) -> list[dict[str, Any]]:
 
 
 def binlog_events(url: str, homes: list[str]) -> tuple[str, list[dict[str, Any]]]:
-    """``("catalog" | "per-home", events in commit order)``, each event with ``driver``.
-
-    The catalog binlog (issue 16 part 3) shows the same history from any home, its events naming their driver and
-    ordered by ``seq``, the commit order across drivers. Today each home has its own binlog; their events get the
-    home as ``driver`` and are merged by timestamp (the commit order only when the statements did not overlap)."""
+    """``("catalog", events in commit order)``: the one catalog binlog, read through any home (its seq is the commit
+    order across drivers, and each event names its driver)."""
     if not homes:
-        return "per-home", []
-    first = binlog_of(home_url(url, homes[0]))
-    if any("driver" in event for event in first):
-        return "catalog", sorted(first, key=lambda event: event["seq"])
-    events = [{**event, "driver": homes[0]} for event in first]
-    for home in homes[1:]:
-        events += [{**event, "driver": home} for event in binlog_of(home_url(url, home))]
-    return "per-home", sorted(events, key=lambda event: (event["timestamp"], event["driver"], event["seq"]))
+        return "catalog", []
+    return "catalog", sorted(binlog_of(home_url(url, homes[0])), key=lambda event: event["seq"])
 
 
 def home_rows(connection: Any) -> list[dict[str, Any]]:
