@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from chains.deletions import waits
+from chains.deletions import pending_deletions, waits
 from chains.entries import ActionEntry
 from chains.log import LOG_FILE, LOG_MAGIC, DDLLog
 from ddl_log.recovery import RecoveryReport, recover
@@ -238,10 +238,26 @@ def start_takeover(home: object, catalog: Callable[[], Catalog], lock_chain: Loc
 
 
 def stop_takeover(owner: object) -> None:
-    """Stop the takeover thread of ``owner`` (an AtomicDDL, maybe half made) if it has one."""
+    """Stop the takeover thread of ``owner`` (an AtomicDDL, maybe half made) if it has one, and tell takers how
+    long its home needs none (:func:`leave_quiet`)."""
     takeover = getattr(owner, "takeover", None)
     if takeover is not None:
         takeover.stop()
+        leave_quiet(takeover.home, getattr(owner, "log", None))
+
+
+def leave_quiet(home: DatabaseHome, log: DDLLog | None) -> None:
+    """A clean close: with no chain left to run, the home needs no taker until its first scheduled deletion falls
+    due (never, without one); takers then skip it without reading its log. A chain still to run leaves it open to
+    them (as a crash does)."""
+    if log is None or home.lease is None:
+        return
+    now = time.time()
+    actions = [(chain, log.actions_of(chain.position)) for chain in log.active_chains()]
+    if any(not waits(chain_actions, now) for _, chain_actions in actions):
+        return
+    dues = [deletion.due for deletion in pending_deletions(log)]
+    home.lease.leave_quiet(min(dues) if dues else None)
 
 
 def take_over_dead(takeover: Takeover | None) -> TakeoverReport:

@@ -12,6 +12,7 @@ already, even when it was paused and has not run a line since.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from datetime import datetime
@@ -30,7 +31,7 @@ MARGIN_SHARE = 0.1
 """The local deadline ends this share of the lease before the server's ``lease_until``."""
 
 _CLAIM = """UPDATE ddl_log_homes h SET epoch = h.epoch + 1, lease_until = now() + make_interval(secs => %s),
-                taken_over_by = NULL, taken_over_at = NULL
+                taken_over_by = NULL, taken_over_at = NULL, quiet_until = NULL
             FROM (SELECT home, taken_over_by, taken_over_at FROM ddl_log_homes WHERE home = %s FOR UPDATE) old
             WHERE h.home = old.home RETURNING h.epoch, old.taken_over_by, old.taken_over_at"""
 _RENEW = "UPDATE ddl_log_homes SET lease_until = now() + make_interval(secs => %s) WHERE home = %s AND epoch = %s"
@@ -38,7 +39,11 @@ _OTHERS = """SELECT h.home, h.id, h.epoch, coalesce(h.lease_until < now(), false
                     EXISTS (SELECT 1 FROM pg_locks l JOIN pg_database d ON d.oid = l.database
                             WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()
                               AND l.classid::int8 = %s AND l.objid::int8 = h.id AND l.objsubid = 2)
-             FROM ddl_log_homes h WHERE h.home <> %s ORDER BY h.home"""
+             FROM ddl_log_homes h WHERE h.home <> %s AND (h.quiet_until IS NULL OR h.quiet_until <= now())
+             ORDER BY h.home"""
+_QUIET = """UPDATE ddl_log_homes SET quiet_until = CASE WHEN %s::float8 IS NULL THEN 'infinity'::timestamptz
+                                                    ELSE to_timestamp(%s::float8) END
+            WHERE home = %s AND epoch = %s"""
 _TAKE = """UPDATE ddl_log_homes SET epoch = epoch + 1, taken_over_by = %s, taken_over_at = now()
            WHERE home = %s AND epoch = %s RETURNING epoch, taken_over_at"""
 
@@ -106,6 +111,13 @@ class Lease:
             self.deadline = sent + self.lease_seconds * (1 - MARGIN_SHARE)
             self.renewals += 1
         return True
+
+    def leave_quiet(self, until: float | None) -> None:
+        """Say, as this driver closes its home cleanly, that nothing in its log needs a taker before ``until``
+        (seconds since the epoch; None: never), so takers skip it without reading its log. Best effort: a home
+        without the mark is read, as after a crash."""
+        with contextlib.suppress(psycopg.Error):
+            self.connection.execute(_QUIET, (until, until, self.home, self.epoch))
 
     def start(self) -> None:
         thread = threading.Thread(target=self._beat, name=f"ddl-log-lease-{self.home}", daemon=True)

@@ -412,8 +412,7 @@ def render(summary: dict[str, Any]) -> str:
         f"cluster soak (seed {summary['seed']}, {summary['drivers']} drivers"
         f"{', disjoint tables' if summary['disjoint'] else ', shared tables'}, {summary['seconds']:.0f} s, "
         f"work directory {summary['workdir']})",
-        f"cluster options passed: {summary['options'] or 'none (this build has none)'}; take_over_dead: "
-        f"{summary['take_over_dead']}; binlog: {summary['binlog']}",
+        f"cluster options: {summary['options']}; binlog: {summary['binlog']}",
         f"statements: {summary['statements']}  commits: {summary['commits']}  outcomes: {summary['outcomes']}  "
         f"binlog events: {summary['binlog_events']}",
         f"kills: {summary['kills']}  ("

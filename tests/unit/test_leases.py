@@ -232,3 +232,24 @@ def test_a_paused_holder_past_its_lease_is_taken_over_and_its_sessions_are_ended
         os.kill(process.pid, signal.SIGKILL)
         os.kill(process.pid, signal.SIGCONT)
         process.wait(timeout=30)
+
+
+def test_a_home_closed_cleanly_is_skipped_by_takers_until_its_first_scheduled_deletion_is_due(postgres_url):
+    """Takers read no log of a home its driver closed with nothing to run (jobs come and go: a database collects
+    many such homes); a scheduled deletion brings the home back to them when it falls due; a crash (no close) never
+    marks it."""
+    catalog = MemoryCatalog()
+    catalog.add_user_table(T, ("a",), [(1,)])
+    with AtomicDDL(home=f"{postgres_url}?home=idle", catalog=catalog, lease_seconds=LEASE, takeover_interval=3600):
+        pass
+    with AtomicDDL(home=f"{postgres_url}?home=grace", catalog=catalog, lease_seconds=LEASE, takeover_interval=3600,
+                   grace_seconds=2.0) as ddl:
+        ddl.create_or_replace_table("t", schema="b INT")  # the old version's files wait 2 s for readers
+        assert ddl.pending_deletions()
+    interrupted_replace(postgres_url, catalog, "crashed")
+    with psycopg.connect(postgres_url, autocommit=True) as connection:
+        candidates = {other.home for other in other_homes(connection, "taker")}
+        assert candidates == {"crashed"}, "closed homes are skipped, the crashed one is not"
+        time.sleep(2.5)
+        candidates = {other.home for other in other_homes(connection, "taker")}
+        assert candidates == {"crashed", "grace"}, "the deletion fell due: a taker runs it"
