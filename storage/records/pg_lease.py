@@ -41,8 +41,9 @@ _OTHERS = """SELECT h.home, h.id, h.epoch, coalesce(h.lease_until < now(), false
                               AND l.classid::int8 = %s AND l.objid::int8 = h.id AND l.objsubid = 2)
              FROM ddl_log_homes h WHERE h.home <> %s AND (h.quiet_until IS NULL OR h.quiet_until <= now())
              ORDER BY h.home"""
-_QUIET = """UPDATE ddl_log_homes SET quiet_until = CASE WHEN %s::float8 IS NULL THEN 'infinity'::timestamptz
-                                                    ELSE to_timestamp(%s::float8) END
+NEVER = "9999-12-31 00:00:00+00"
+"""``quiet_until`` of a home with nothing scheduled (not 'infinity', which Python's datetime cannot hold)."""
+_QUIET = """UPDATE ddl_log_homes SET quiet_until = coalesce(to_timestamp(%s::float8), %s::timestamptz)
             WHERE home = %s AND epoch = %s"""
 _TAKE = """UPDATE ddl_log_homes SET epoch = epoch + 1, taken_over_by = %s, taken_over_at = now()
            WHERE home = %s AND epoch = %s RETURNING epoch, taken_over_at"""
@@ -117,7 +118,7 @@ class Lease:
         (seconds since the epoch; None: never), so takers skip it without reading its log. Best effort: a home
         without the mark is read, as after a crash."""
         with contextlib.suppress(psycopg.Error):
-            self.connection.execute(_QUIET, (until, until, self.home, self.epoch))
+            self.connection.execute(_QUIET, (until, NEVER, self.home, self.epoch))
 
     def start(self) -> None:
         thread = threading.Thread(target=self._beat, name=f"ddl-log-lease-{self.home}", daemon=True)

@@ -43,8 +43,8 @@ SCHEMA = (
     "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS lease_until timestamptz",
     "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS taken_over_by text",
     "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS taken_over_at timestamptz",
-    # Set when a driver closes its home cleanly: until then nothing in its log needs a taker (infinity: nothing at
-    # all; else its first scheduled deletion's time). NULL while it is open, and after a crash.
+    # Set when a driver closes its home cleanly: until then nothing in its log needs a taker (year 9999: nothing
+    # at all; else its first scheduled deletion's time). NULL while it is open, and after a crash.
     "ALTER TABLE ddl_log_homes ADD COLUMN IF NOT EXISTS quiet_until timestamptz",
     """CREATE TABLE IF NOT EXISTS ddl_binlog (
         seq bigint PRIMARY KEY,

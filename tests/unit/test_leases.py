@@ -250,6 +250,7 @@ def test_a_home_closed_cleanly_is_skipped_by_takers_until_its_first_scheduled_de
     with psycopg.connect(postgres_url, autocommit=True) as connection:
         candidates = {other.home for other in other_homes(connection, "taker")}
         assert candidates == {"crashed"}, "closed homes are skipped, the crashed one is not"
+        assert connection.execute("SELECT * FROM ddl_log_homes").fetchall(), "every value loads in Python"
         time.sleep(2.5)
         candidates = {other.home for other in other_homes(connection, "taker")}
         assert candidates == {"crashed", "grace"}, "the deletion fell due: a taker runs it"
