@@ -23,21 +23,22 @@ CHECKER_HOME = "checker"
 
 
 def outcomes(report: Any) -> list[dict[str, Any]]:
-    """A recovery report (or whatever ``take_over_dead`` returns) as JSON."""
-    if report is None:
-        return []
-    if isinstance(report, list | tuple):
-        return [item for entry in report for item in outcomes(entry)]
-    found = getattr(report, "outcomes", None)
-    if found is not None:
-        return [outcome.as_dict() for outcome in found]
-    return [{"report": repr(report)[:2000]}]
+    """A recovery report as JSON, one dict per chain outcome."""
+    return [] if report is None else [outcome.as_dict() for outcome in report.outcomes]
+
+
+def takeovers(report: Any) -> list[dict[str, Any]]:
+    """A takeover report as JSON: one dict per other home (its outcome, and its chains' when it was recovered)."""
+    return [{"home": item.home, "outcome": item.outcome, "detail": item.detail, "chains": outcomes(item.recovery)}
+            for item in report.homes]
 
 
 def recover(ddl: Any) -> dict[str, Any]:
     """Take over every dead home now (the checker is a live driver like the others)."""
     began = time.time()
-    return {"how": "take_over_dead", "outcomes": outcomes(ddl.take_over_dead()), "secs": time.time() - began}
+    found = takeovers(ddl.take_over_dead())
+    chains = [{"home": item["home"], **chain} for item in found for chain in item["chains"]]
+    return {"how": "take_over_dead", "homes": found, "outcomes": chains, "secs": time.time() - began}
 
 
 def observe(spark: Any, warehouse: Path) -> dict[str, Any]:
