@@ -165,7 +165,7 @@ class Takeover:
         if not needed:
             return HomeTakeover(other.home, "nothing to do")
         detected = time.monotonic()
-        ended = terminate_backends(connection, other.home)
+        ended = terminate_backends(connection, other.home, other.epoch) if other.held else 0
         if not try_lock(connection, other.number, LOCK_WAIT_SECONDS if ended else 0.0):
             return HomeTakeover(other.home, "busy", "its lock is held")
         try:

@@ -168,11 +168,14 @@ def other_homes(connection: Connection, me: str) -> list[OtherHome]:
     return [OtherHome(str(r[0]), int(r[1]), int(r[2]), bool(r[3]), bool(r[4])) for r in rows]
 
 
-def terminate_backends(connection: Connection, home: str) -> int:
-    """End every session of ``home``'s driver (its lock, its stores, its cross-driver locks): how many."""
-    row = connection.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                             "WHERE application_name = %s AND pid <> pg_backend_pid()",
-                             (application_name(home),)).fetchone()
+def terminate_backends(connection: Connection, home: str, seen_epoch: int) -> int:
+    """End every session of ``home``'s driver (its lock, its stores, its cross-driver locks): how many. Only while
+    the home is still at ``seen_epoch`` with its lease over, checked in the same statement: a driver that has just
+    (re)opened the home under that id has a new epoch and a fresh lease, and its sessions are left alone."""
+    row = connection.execute(
+        "SELECT count(pg_terminate_backend(a.pid)) FROM pg_stat_activity a WHERE a.application_name = %s "
+        "AND a.pid <> pg_backend_pid() AND EXISTS (SELECT 1 FROM ddl_log_homes h WHERE h.home = %s "
+        "AND h.epoch = %s AND h.lease_until < now())", (application_name(home), home, seen_epoch)).fetchone()
     return 0 if row is None else int(row[0])
 
 

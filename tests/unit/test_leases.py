@@ -254,3 +254,21 @@ def test_a_home_closed_cleanly_is_skipped_by_takers_until_its_first_scheduled_de
         time.sleep(2.5)
         candidates = {other.home for other in other_homes(connection, "taker")}
         assert candidates == {"crashed", "grace"}, "the deletion fell due: a taker runs it"
+
+
+def test_a_taker_with_a_stale_view_never_ends_the_sessions_of_a_driver_that_has_just_reopened_the_home(postgres_url):
+    """The taker saw home x dead at epoch e; before it acts, a new driver opens x (epoch e + 1, fresh lease): the
+    taker's session ending, checked against the epoch and the lease in the same statement, leaves it alone."""
+    from storage.records.pg_lease import terminate_backends
+
+    first = database_home(postgres_url, "x")
+    seen = first.claimed.epoch if first.claimed is not None else -1
+    first.release()
+    reopened = database_home(postgres_url, "x")
+    try:
+        with psycopg.connect(postgres_url, autocommit=True) as taker:
+            assert terminate_backends(taker, "x", seen) == 0
+        reopened.check_held()
+        reopened.check_fence()
+    finally:
+        reopened.release()
