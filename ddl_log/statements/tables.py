@@ -4,17 +4,19 @@ DROP_INIT / DROP_TABLE / DROP_DB actions."""
 
 from __future__ import annotations
 
+import time
 from functools import partial
 from typing import Any
 
 from chains.binlog import BinlogEvent
+from chains.deletions import pending_deletions
 from chains.entries import ActionType
 from chains.payloads import CreateDatabasePayload, DropFunctionPayload, DropInitPayload, DropViewPayload
 from ddl_log.statements.driver import Parts, StatementPoints, UndoStatement, run_forward_chain
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName
-from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
+from storage.errors import CatalogError, InvalidNameError, LeftoverFilesError, NoSuchObjectError, ObjectExistsError
 
 RENAME_POINTS = StatementPoints.declare("rename")
 DROP_TABLES_POINTS = StatementPoints.declare("drop_tables")
@@ -61,11 +63,29 @@ def _rename_tables(parts: Parts, pairs: list[tuple[TableName, TableName]], state
 
     def body(run: UndoStatement) -> tuple[str, ...]:
         for old, new, tag in plan:
-            run.logged(ActionType.RENAME_TABLE, partial(parts.catalog.rename, old, new),
+            run.logged(ActionType.RENAME_TABLE, partial(rename_table, parts, old, new),
                        from_name=old, name=new, tag=tag)
         return tuple(str(name) for old, new, _ in plan for name in (old, new))
 
     return UndoStatement(parts, "RENAME TABLE", subject, statement, RENAME_POINTS).run(body)
+
+
+def rename_table(parts: Parts, old: TableName, new: TableName) -> None:
+    """One rename of a RENAME TABLE statement. Refused as Spark refuses it when ``new``'s default directory exists;
+    when that directory is a replaced version this log keeps for its readers, the error says so and until when
+    (not "left by a failed operation": it is neither garbage nor to be removed by hand)."""
+    try:
+        parts.catalog.rename(old, new)
+    except LeftoverFilesError as exc:
+        held = [deletion for deletion in pending_deletions(parts.log)
+                if exc.location is not None and deletion.location.rstrip("/") == exc.location.rstrip("/")]
+        if not held:
+            raise
+        due = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(held[0].due))
+        raise LeftoverFilesError(
+            f"cannot rename {old} to {new}: its directory {exc.location} holds a replaced version of "
+            f"{held[0].table or new} kept for readers until {due} (grace_seconds); rename after that or to another "
+            "name", str(new), exc.location) from None
 
 
 def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:

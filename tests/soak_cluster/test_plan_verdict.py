@@ -83,3 +83,20 @@ def test_reads_of_the_old_or_new_version_are_good_and_a_mix_is_not():
     verdict.check_reads(found, reads, replayed)
     assert found.counts["reads"]["bad"] == 1 and found.violations[0]["kind"] == "reader"
     assert replayed.versions["t0"][0].earliest == -math.inf
+
+
+def test_a_read_failing_on_a_missing_file_while_its_table_is_dropped_is_not_bad_at_any_other_time_it_is():
+    """DROP TABLE deletes the files at once, as Spark's own DROP does (only replaces keep the old version for
+    readers): a query reading the table in another driver at that instant may fail on a missing file."""
+    create = {"op": "begin", "sid": "d1s0", "kind": "create_select", "text": "x /* soak:d1s0 */",
+              "effect": {"op": "create", "table": "t0", "seg": [[0, 10, "d1s0"]]}}
+    drop = {"op": "begin", "sid": "d2s0", "kind": "drop", "text": "DROP TABLE t0 /* soak:d2s0 */",
+            "effect": {"op": "drop", "tables": ["t0"]}}
+    statements = {"d1s0": statement("d1", create, start=1, end=2), "d2s0": statement("d2", drop, start=5, end=6)}
+    committed = [({"seq": 1}, statements["d1s0"]), ({"seq": 2}, statements["d2s0"])]
+    found = verdict.Verdict()
+    replayed = verdict.replay(found, committed, statements, soak_end=10)
+    gone = "FAILED_READ_FILE.FILE_NOT_EXIST: ... File does not exist."
+    reads = [Read("r", "t0", 5.2, 5.8, None, gone), Read("r", "t0", 3.0, 3.5, None, gone)]
+    verdict.check_reads(found, reads, replayed)
+    assert found.counts["reads"]["dropped_mid_read"] == 1 and found.counts["reads"]["bad"] == 1

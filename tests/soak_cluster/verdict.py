@@ -19,6 +19,7 @@ from tests.soak_cluster.plan import NotApplicableError, State, apply, touched
 ABSENT_ERRORS = ("TABLE_OR_VIEW_NOT_FOUND", "REFRESH TABLE_OR_VIEW_NOT_FOUND")
 """A read of a name no table has: the model's ``absent`` version, not a failure."""
 EXAMPLES = 8
+FILE_GONE = "FAILED_READ_FILE.FILE_NOT_EXIST"
 
 
 @attrs.define
@@ -121,6 +122,9 @@ class Replayed:
     unpromised: list[tuple[str, float, float]]
     """(table, start, end) of statements during which a name may vanish by design (swaps), or whose visible
     states cannot be told (a killed rename)."""
+    dropping: list[tuple[str, float, float]] = attrs.field(factory=list)
+    """(table, start, end) of every DROP TABLE: it deletes the table's files at once, as Spark's own DROP does, so
+    a query reading the table in another driver at that instant may fail on a missing file."""
 
 
 def replay(verdict: Verdict, committed: list[tuple[dict[str, Any], Statement]], statements: dict[str, Statement],
@@ -164,7 +168,10 @@ def replay(verdict: Verdict, committed: list[tuple[dict[str, Any], Statement]], 
         for index, (held, start, _, kind) in enumerate(steps):
             made.append(Version(held, start, steps[index + 1][2] if index + 1 < len(steps) else math.inf, kind))
         versions[table] = made + maybe.get(table, [])
-    return Replayed(state, versions, unpromised)
+    dropping = [(table, float(statement.begin["start"]), statement.finished(soak_end))
+                for statement in statements.values() if statement.begin["effect"]["op"] == "drop"
+                for table in touched(statement.begin["effect"])]
+    return Replayed(state, versions, unpromised, dropping)
 
 
 def _state(state: State, table: str) -> dict[str, Any] | None:
@@ -217,6 +224,11 @@ def check_reads(verdict: Verdict, reads: list[Read], replayed: Replayed) -> None
         counts["reads"] += 1
         counts[verdict_of] += 1
         if verdict_of in (GOOD, STALE):
+            continue
+        if verdict_of == FAILED and (read.error or "").startswith(FILE_GONE) and any(
+                table == read.table and start <= read.end and end >= read.start
+                for table, start, end in replayed.dropping):
+            counts["dropped_mid_read"] += 1  # the table was dropped while the query read it (not a replace)
             continue
         excused = any(table == read.table and start <= read.end and end >= read.start
                       for table, start, end in replayed.unpromised)

@@ -87,9 +87,12 @@ def sweep(spark: Any, warehouse: Any, tmp_path: Any, statement: Callable[[Atomic
     return outcomes
 
 
-@pytest.mark.parametrize("binlog", [True, False], ids=["binlog", "no-binlog"])
-@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize(("form", "binlog"), [("columns", True), ("like", True), ("select", True), ("select", False)],
+                         ids=["columns-binlog", "like-binlog", "select-binlog", "select-no-binlog"])
 def test_crash_at_every_point_leaves_old_or_new_table(spark, warehouse, tmp_path, clean_spark, form, binlog):
+    """Binlog off changes only the commit point (closing the chain commits), which is engine-independent: every form
+    x binlog on/off is swept at every point on the in-memory catalog; on Spark, every form with the binlog and one
+    without it."""
     sweep(spark, warehouse, tmp_path, FORMS[form], binlog=binlog)
 
 
