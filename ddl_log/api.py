@@ -41,7 +41,7 @@ from ddl_log.statements.views import (
     drop_views,
     rename_view,
 )
-from ddl_log.takeover import TakeoverReport, note_takeover, start_takeover, stop_takeover, take_over_dead
+from ddl_log.takeover import TakeoverReport, check_objects, note_takeover, start_takeover, stop_takeover, take_over_dead
 from replace_table.machine import DEFAULT_GRACE_SECONDS, ReplaceResult, ReplaceTable
 from storage.catalogs.interface import Catalog, Fill, FunctionDefinition, TableSpec, ViewDefinition
 from storage.catalogs.lookup_scope import reuse_lookups
@@ -145,12 +145,13 @@ class AtomicDDL:
         return self.locks.hold(exclusive, shared=shared)
 
     @contextmanager
-    def _statement(self, exclusive: Iterable[str], shared: Iterable[str] = ()) -> Iterator[None]:
+    def _statement(self, exclusive: list[str], shared: Iterable[str] = ()) -> Iterator[None]:
         """Run a statement: its metadata locks held, and the chains it creates marked as its own, so that a
         recover() on another thread never replays them under it. Refused (nothing written) while the session's
         current catalog is not the one the statement's ``db.name`` objects live in."""
         self.catalog.check_current_catalog()
         with self.locks.hold(exclusive, shared=shared), self.log.owning():
+            check_objects(self.takeover, exclusive)  # a dead driver's half-changed object waits for its takeover
             yield
         self.run_due_deletions()
 

@@ -11,6 +11,17 @@ class InvalidSchemaError(InvalidNameError):
     """A column list that does not parse or uses an unsupported column option."""
 
 
+class ObjectInRecoveryError(DDLLogError):
+    """A statement's object has an interrupted statement of a dead (or paused) driver that takeover has not recovered
+    yet: the statement did nothing, so that it never works on a half-changed object; retry once takeover is done."""
+
+    def __init__(self, object_name: str, driver: str) -> None:
+        super().__init__(f"{object_name} has an interrupted statement of driver {driver} (dead or past its lease) that "
+                         "takeover has not recovered yet; nothing was done, retry shortly")
+        self.object_name = object_name
+        self.driver = driver
+
+
 class SqlParseError(DDLLogError):
     """The SQL text does not parse. ``line`` and ``column`` (1-based) point at the start of ``text``."""
 

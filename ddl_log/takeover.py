@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from chains.deletions import pending_deletions, waits
+from chains.deletions import deletion_of, pending_deletions, waits
 from chains.entries import ActionEntry
 from chains.log import LOG_FILE, LOG_MAGIC, DDLLog
+from ddl_log.errors import ObjectInRecoveryError
+from ddl_log.locks import chain_keys
 from ddl_log.recovery import RecoveryReport, recover
 from storage.catalogs.interface import Catalog
 from storage.errors import DDLLogError, HomeFencedError, StorageError
@@ -78,8 +80,16 @@ def note_takeover(home: object, report: RecoveryReport) -> RecoveryReport:
     return attrs.evolve(report, note=note + (": nothing left to do" if report.nothing_to_do else ""))
 
 
-def needs_takeover(url: str, home: str, now: float) -> bool:
-    """Whether ``home``'s log has a chain to run now (read without its lock: one query)."""
+@attrs.frozen
+class Outlook:
+    """What a home's log holds for a taker (read without its lock): the metadata-lock keys of the objects its chains
+    still to run touch (none: nothing to take over), and when its first scheduled deletion falls due."""
+
+    keys: frozenset[str] = frozenset()
+    next_due: float | None = None
+
+
+def outlook(url: str, home: str, now: float) -> Outlook:
     from chains.state import replay_records
     from storage.records.pg_home import LOG_SPACE
     from storage.records.pg_store import PgRecordStore
@@ -87,13 +97,34 @@ def needs_takeover(url: str, home: str, now: float) -> bool:
     store = PgRecordStore(url, home, LOG_SPACE)
     try:
         if LOG_FILE not in store.names():
-            return False
+            return Outlook()
         records, _, _ = store.read(LOG_FILE, LOG_MAGIC)
     finally:
         store.close()
     state, _ = replay_records(records)
-    return any(chain.active and not waits(state.chain_actions(position), now)
-               for position, chain in state.chains.items())
+    keys: set[str] = set()
+    dues: list[float] = []
+    for position, chain in state.chains.items():
+        if not chain.active:
+            continue
+        actions = state.chain_actions(position)
+        if waits(actions, now):
+            deletion = deletion_of(actions)
+            dues += [deletion[1].due] if deletion is not None else []
+        else:
+            keys.update(chain_keys(actions)[0] or [f"chain {position}"])
+    return Outlook(frozenset(keys), min(dues) if dues else None)
+
+
+def interrupted_keys(url: str, home: str, now: float) -> frozenset[str]:
+    """The metadata-lock keys of the objects ``home``'s chains still to run touch."""
+    return outlook(url, home, now).keys
+
+
+def check_objects(takeover: Takeover | None, keys: list[str]) -> None:
+    """:meth:`Takeover.check_objects` for a driver that has takeovers (a database home); nothing for a file home."""
+    if takeover is not None:
+        takeover.check_objects(set(keys))
 
 
 @attrs.define
@@ -109,6 +140,32 @@ class Takeover:
     _stop: threading.Event = attrs.Factory(threading.Event)
     _thread: threading.Thread | None = None
     _run_lock: threading.Lock = attrs.Factory(threading.Lock)
+    _wake: threading.Event = attrs.Factory(threading.Event)
+    _check_lock: threading.Lock = attrs.Factory(threading.Lock)
+    _check_connection: Any = None
+
+    def check_objects(self, keys: set[str]) -> None:
+        """Refuse (:class:`ObjectInRecoveryError`) a statement on an object that a dead or paused driver's
+        interrupted chain touches, and wake the takeover: the dead driver's metadata locks ended with its session,
+        so nothing else keeps a statement from working on its half-changed object before takeover recovers it.
+        One query when every other driver is alive; their logs are read only when one is not."""
+        import psycopg
+
+        from storage.records.pg_lease import other_homes
+
+        with self._check_lock:
+            connection = self._check_connection
+            if connection is None or connection.closed or connection.broken:
+                connection = self._check_connection = psycopg.connect(
+                    self.home.url, autocommit=True, application_name=self.home.application_name)
+            others = [other for other in other_homes(connection, self.home.home_id) if other.candidate or other.taken]
+        for other in others:
+            touched = keys & interrupted_keys(self.home.url, other.home, time.time())
+            if touched:
+                from storage.records.pg_locks import object_name
+
+                self.wake()
+                raise ObjectInRecoveryError(object_name(min(touched)), f"ddl-log:{other.home}")
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name=f"ddl-log-takeover-{self.home.home_id}",
@@ -118,12 +175,21 @@ class Takeover:
     def stop(self) -> None:
         """End the thread (waits for a takeover under way to finish or be interrupted)."""
         self._stop.set()
+        self._wake.set()
         thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
             thread.join()
 
+    def wake(self) -> None:
+        """Run a takeover round now rather than at the next interval."""
+        self._wake.set()
+
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
+        while not self._stop.is_set():
+            self._wake.wait(self.interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             try:
                 self.run_once()
             except HomeFencedError:
@@ -153,16 +219,18 @@ class Takeover:
             return self.last
 
     def _take_over(self, connection: psycopg.Connection[tuple[Any, ...]], other: OtherHome) -> HomeTakeover:
-        from storage.records.pg_lease import lease_left, take, terminate_backends, try_lock, unlock
+        from storage.records.pg_lease import lease_left, mark_quiet, take, terminate_backends, try_lock, unlock
 
         if not other.candidate:
             return HomeTakeover(other.home, "alive")
         began = time.monotonic()
         try:
-            needed = needs_takeover(self.home.url, other.home, time.time())
+            seen = outlook(self.home.url, other.home, time.time())
         except StorageError as exc:
             return HomeTakeover(other.home, "failed", f"reading its log: {exc}")
-        if not needed:
+        if not seen.keys:
+            if not other.held:  # dead and done: takers skip it until its first scheduled deletion is due
+                mark_quiet(connection, other.home, other.epoch, seen.next_due)
             return HomeTakeover(other.home, "nothing to do")
         detected = time.monotonic()
         ended = terminate_backends(connection, other.home, other.epoch) if other.held else 0
@@ -183,6 +251,9 @@ class Takeover:
             except DDLLogError as exc:
                 return HomeTakeover(other.home, "failed", str(exc))
             done = time.monotonic()
+            left = outlook(self.home.url, other.home, time.time())
+            if not left.keys:  # recovered: takers skip it until its first scheduled deletion is due
+                mark_quiet(connection, other.home, other.epoch + 1, left.next_due)
         finally:
             unlock(connection, other.number)
         parts = (("detect", detected - began), ("lock", locked - detected), ("lease", leased - locked),
@@ -243,6 +314,8 @@ def stop_takeover(owner: object) -> None:
     takeover = getattr(owner, "takeover", None)
     if takeover is not None:
         takeover.stop()
+        if takeover._check_connection is not None:
+            takeover._check_connection.close()
         leave_quiet(takeover.home, getattr(owner, "log", None))
 
 

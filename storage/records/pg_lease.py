@@ -35,7 +35,7 @@ _CLAIM = """UPDATE ddl_log_homes h SET epoch = h.epoch + 1, lease_until = now() 
             FROM (SELECT home, taken_over_by, taken_over_at FROM ddl_log_homes WHERE home = %s FOR UPDATE) old
             WHERE h.home = old.home RETURNING h.epoch, old.taken_over_by, old.taken_over_at"""
 _RENEW = "UPDATE ddl_log_homes SET lease_until = now() + make_interval(secs => %s) WHERE home = %s AND epoch = %s"
-_OTHERS = """SELECT h.home, h.id, h.epoch, coalesce(h.lease_until < now(), false),
+_OTHERS = """SELECT h.home, h.id, h.epoch, coalesce(h.lease_until < now(), false), h.taken_over_by IS NOT NULL,
                     EXISTS (SELECT 1 FROM pg_locks l JOIN pg_database d ON d.oid = l.database
                             WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()
                               AND l.classid::int8 = %s AND l.objid::int8 = h.id AND l.objsubid = 2)
@@ -117,8 +117,7 @@ class Lease:
         """Say, as this driver closes its home cleanly, that nothing in its log needs a taker before ``until``
         (seconds since the epoch; None: never), so takers skip it without reading its log. Best effort: a home
         without the mark is read, as after a crash."""
-        with contextlib.suppress(psycopg.Error):
-            self.connection.execute(_QUIET, (until, NEVER, self.home, self.epoch))
+        mark_quiet(self.connection, self.home, self.epoch, until)
 
     def start(self) -> None:
         thread = threading.Thread(target=self._beat, name=f"ddl-log-lease-{self.home}", daemon=True)
@@ -156,6 +155,8 @@ class OtherHome:
     """Its lease ended on the server's clock (never set: not expired)."""
     held: bool
     """Some session holds its advisory lock."""
+    taken: bool = False
+    """Another driver took it over (and may be recovering it now, its lock held, the old lease not yet over)."""
 
     @property
     def candidate(self) -> bool:
@@ -165,7 +166,14 @@ class OtherHome:
 
 def other_homes(connection: Connection, me: str) -> list[OtherHome]:
     rows = connection.execute(_OTHERS, (HOME_LOCK_CLASS, me)).fetchall()
-    return [OtherHome(str(r[0]), int(r[1]), int(r[2]), bool(r[3]), bool(r[4])) for r in rows]
+    return [OtherHome(str(r[0]), int(r[1]), int(r[2]), bool(r[3]), bool(r[5]), bool(r[4])) for r in rows]
+
+
+def mark_quiet(connection: Connection, home: str, epoch: int, until: float | None) -> None:
+    """``home`` (still at ``epoch``) needs no taker before ``until`` (seconds since the epoch; None: never). Best
+    effort: an unmarked home is only read again by takers."""
+    with contextlib.suppress(psycopg.Error):
+        connection.execute(_QUIET, (until, NEVER, home, epoch))
 
 
 def terminate_backends(connection: Connection, home: str, seen_epoch: int) -> int:
