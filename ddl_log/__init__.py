@@ -8,7 +8,7 @@ one is re-exported here.
 from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
 from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.api import AtomicDDL
-from ddl_log.errors import InvalidSchemaError, SqlParseError, UnsupportedStatementError
+from ddl_log.errors import InvalidSchemaError, ObjectInRecoveryError, SqlParseError, UnsupportedStatementError
 from ddl_log.recovery import RecoveryReport
 from ddl_log.sql import SqlResult
 from storage.crashpoints import SimulatedCrash
@@ -17,6 +17,7 @@ from storage.errors import (
     CorruptLogError,
     DDLLogError,
     EngineOperationError,
+    HomeFencedError,
     HomeLockedError,
     HomeLockLostError,
     InvalidDefinitionError,
@@ -24,6 +25,7 @@ from storage.errors import (
     InvalidNameError,
     LeftoverFilesError,
     LogWriteFailedError,
+    MetadataLockTimeoutError,
     NoLocalDirectoryError,
     NoSuchObjectError,
     ObjectExistsError,
@@ -41,6 +43,7 @@ __all__ = [
     "CorruptLogError",
     "DDLLogError",
     "EngineOperationError",
+    "HomeFencedError",
     "HomeLockLostError",
     "HomeLockedError",
     "InvalidDefinitionError",
@@ -50,9 +53,11 @@ __all__ = [
     "LeftoverFilesError",
     "LogStateError",
     "LogWriteFailedError",
+    "MetadataLockTimeoutError",
     "NoLocalDirectoryError",
     "NoSuchObjectError",
     "ObjectExistsError",
+    "ObjectInRecoveryError",
     "PayloadError",
     "RecoveryReport",
     "SimulatedCrash",
