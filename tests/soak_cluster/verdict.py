@@ -123,8 +123,9 @@ class Replayed:
     """(table, start, end) of statements during which a name may vanish by design (swaps), or whose visible
     states cannot be told (a killed rename)."""
     dropping: list[tuple[str, float, float]] = attrs.field(factory=list)
-    """(table, start, end) of every DROP TABLE: it deletes the table's files at once, as Spark's own DROP does, so
-    a query reading the table in another driver at that instant may fail on a missing file."""
+    """(table, start, end) of every DROP TABLE and RENAME: a DROP deletes the table's files at once and a RENAME of a
+    table at its default directory moves them, as Spark's own statements do, so a query reading the table in another
+    driver at that instant may fail on a missing file (renames are not reader-atomic, README)."""
 
 
 def replay(verdict: Verdict, committed: list[tuple[dict[str, Any], Statement]], statements: dict[str, Statement],
@@ -169,7 +170,7 @@ def replay(verdict: Verdict, committed: list[tuple[dict[str, Any], Statement]], 
             made.append(Version(held, start, steps[index + 1][2] if index + 1 < len(steps) else math.inf, kind))
         versions[table] = made + maybe.get(table, [])
     dropping = [(table, float(statement.begin["start"]), statement.finished(soak_end))
-                for statement in statements.values() if statement.begin["effect"]["op"] == "drop"
+                for statement in statements.values() if statement.begin["effect"]["op"] in ("drop", "rename")
                 for table in touched(statement.begin["effect"])]
     return Replayed(state, versions, unpromised, dropping)
 
