@@ -100,3 +100,18 @@ def test_a_read_failing_on_a_missing_file_while_its_table_is_dropped_is_not_bad_
     reads = [Read("r", "t0", 5.2, 5.8, None, gone), Read("r", "t0", 3.0, 3.5, None, gone)]
     verdict.check_reads(found, reads, replayed)
     assert found.counts["reads"]["dropped_mid_read"] == 1 and found.counts["reads"]["bad"] == 1
+
+
+def test_a_replaced_versions_directory_dropped_with_its_table_by_another_driver_is_not_missing():
+    """Seed 2857324205: driver d2 replaced t2 (its old version waits at <warehouse>/t2 in d2's log), driver d1 later
+    dropped t2, and DROP deletes the name's default directory with the table; d2's scheduled deletion then finds
+    nothing. A pending directory of a name no DROP touched must still be there."""
+    drop = {"op": "begin", "sid": "d1s0", "kind": "drop", "text": "DROP TABLE t2 /* soak:d1s0 */",
+            "effect": {"op": "drop", "tables": ["t2"]}}
+    statements = {"d1s0": statement("d1", drop, start=1, end=2)}
+    observed = {"tables": {}, "reserved": [], "dirs": [], "files": []}
+    found = verdict.Verdict()
+    verdict.check_catalog(found, {}, observed, ["file:/w/t2"], statements)
+    assert found.violations == []
+    verdict.check_catalog(found, {}, observed, ["file:/w/t3"], statements)
+    assert [v["object"] for v in found.violations] == ["t3"]
