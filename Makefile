@@ -25,7 +25,12 @@ system-deps:
 	@dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1 || { apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends $(SYSTEM_PACKAGES); }
 
-test: install system-deps
+# Class archive for the tests' Spark JVMs (tests/jvm_archive.py: about 40 % less CPU per JVM start); rebuilt with .venv.
+SPARK_CLASS_ARCHIVE := $(VENV)/spark-classes.jsa
+$(SPARK_CLASS_ARCHIVE): $(STAMP) tests/jvm_archive.py
+	$(PY) -m tests.jvm_archive $@
+
+test: install system-deps $(SPARK_CLASS_ARCHIVE)
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=40 $(PYTEST_ARGS)
 
 test-fast: install

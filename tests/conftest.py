@@ -14,17 +14,18 @@ from typing import Any
 
 import pytest
 
+from tests.jvm_archive import spark_jvm_options
+
 SPARK_MARKER = "spark: needs a local Spark session (a JVM; the first test pays ~5-10 s of start-up)"
 SERVERS_MARKER = "servers: starts real servers (PostgreSQL, the metastore service); skip with -m 'not servers'"
 SERVER_FIXTURES = frozenset({"postgres_server", "postgres_url"})
 pytest_plugins = ["tests.servers.postgres"]
 
-TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+TEST_JVM_OPTIONS = spark_jvm_options()
 """JVM options for every Spark JVM the tests start: this process's session and, through the inherited environment,
 those of the workers, CLI runs and soak workers they spawn (spark-submit adds ``SPARK_SUBMIT_OPTS`` to the driver
-JVM). Test JVMs are short-lived and run small jobs: the C1 compiler alone and the serial collector spend far less
-CPU on compiling and collecting than the defaults do (the Spark half of tests/contract: 138 -> 79 CPU-seconds),
-and change no behaviour. A ``SPARK_SUBMIT_OPTS`` already set is kept as it is."""
+JVM): the C1 compiler alone, the serial collector, and the class archive ``make test`` builds
+(:mod:`tests.jvm_archive` says why). A ``SPARK_SUBMIT_OPTS`` already set is kept as it is."""
 os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
 
 
