@@ -116,11 +116,6 @@ def outlook(url: str, home: str, now: float) -> Outlook:
     return Outlook(frozenset(keys), min(dues) if dues else None)
 
 
-def interrupted_keys(url: str, home: str, now: float) -> frozenset[str]:
-    """The metadata-lock keys of the objects ``home``'s chains still to run touch."""
-    return outlook(url, home, now).keys
-
-
 def check_objects(takeover: Takeover | None, keys: list[str]) -> None:
     """:meth:`Takeover.check_objects` for a driver that has takeovers (a database home); nothing for a file home."""
     if takeover is not None:
@@ -160,7 +155,7 @@ class Takeover:
                     self.home.url, autocommit=True, application_name=self.home.application_name)
             others = [other for other in other_homes(connection, self.home.home_id) if other.candidate or other.taken]
         for other in others:
-            touched = keys & interrupted_keys(self.home.url, other.home, time.time())
+            touched = keys & outlook(self.home.url, other.home, time.time()).keys
             if touched:
                 from storage.records.pg_locks import object_name
 
@@ -179,6 +174,14 @@ class Takeover:
         thread, self._thread = self._thread, None
         if thread is not None and thread is not threading.current_thread():
             thread.join()
+
+    def close(self) -> None:
+        """:meth:`stop`, then close the connection :meth:`check_objects` keeps."""
+        self.stop()
+        with self._check_lock:
+            connection, self._check_connection = self._check_connection, None
+        if connection is not None:
+            connection.close()
 
     def wake(self) -> None:
         """Run a takeover round now rather than at the next interval."""
@@ -313,9 +316,7 @@ def stop_takeover(owner: object) -> None:
     long its home needs none (:func:`leave_quiet`)."""
     takeover = getattr(owner, "takeover", None)
     if takeover is not None:
-        takeover.stop()
-        if takeover._check_connection is not None:
-            takeover._check_connection.close()
+        takeover.close()
         leave_quiet(takeover.home, getattr(owner, "log", None))
 
 

@@ -20,26 +20,24 @@ crash never hands out again an XID a chain holds.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import psycopg
 
-from storage.errors import CorruptLogError, HomeFencedError, LogWriteFailedError, StorageError
-from storage.records.files import AFTER_SYNC, BEFORE_SYNC, BEFORE_WRITE, TORN_WRITE
+from storage.errors import CorruptLogError, HomeFencedError, StorageError
 from storage.records.format import decode_record, encode_record
 from storage.records.pg_lease import application_name
-from storage.records.pg_schema import BINLOG_LOCK, ensure_schema
-from storage.records.pg_store import Connection, redact
+from storage.records.pg_schema import BINLOG_LOCK
+from storage.records.pg_session import Connection, PgSession, PgWriter
+from storage.records.pg_store import redact
 
 _INSERT = """INSERT INTO ddl_binlog (seq, xid, home, data)
              SELECT unnest(%s::int8[]), unnest(%s::int8[]), %s, unnest(%s::bytea[])"""
 _ROWS = "SELECT seq, xid, home, data FROM ddl_binlog WHERE seq >= %s ORDER BY seq"
 
 
-class PgBinlog:
+class PgBinlog(PgSession, PgWriter):
     """``ddl_binlog`` as seen by one home: its appends name the home; its reads see every home's events.
 
     One connection, used under a lock; re-established after a failure only when ``guard`` (the home's check that it
@@ -48,56 +46,22 @@ class PgBinlog:
     def __init__(self, url: str, home: str, *, guard: Callable[[], None] | None = None,
                  session_name: str | None = None, fence: Callable[[], None] | None = None,
                  epoch: int | None = None) -> None:
-        self.url = url
+        super().__init__(url, guard=guard, fence=fence, application_name=session_name or application_name(home))
         self.home = home
-        self.guard = guard
-        self.fence = fence
         self.epoch = epoch
         """The home's epoch when this process claimed it: an append commits only while it is still the home's, so a
         driver that was taken over can never commit a statement its taker has already decided (a fencing token
         checked in the committing transaction itself, under the home row's lock)."""
-        self.session_name = session_name or application_name(home)
-        self.lock = threading.RLock()
-        self.syncs = 0
-        self._connection: Connection | None = None
-        self._poisoned: LogWriteFailedError | None = None
+
+    WRITTEN = "events"
+    DECIDED_BY = "the next read"
 
     @property
     def location(self) -> str:
         return f"{redact(self.url)}#ddl_binlog"
 
-    @property
-    def failed(self) -> LogWriteFailedError | None:
-        return self._poisoned
-
-    def connection(self) -> Connection:
-        if self._connection is not None and not self._connection.closed and not self._connection.broken:
-            return self._connection
-        if self.guard is not None:
-            self.guard()
-        try:
-            connection: Connection = psycopg.connect(self.url, autocommit=True, application_name=self.session_name)
-            ensure_schema(connection)
-        except psycopg.Error as exc:
-            raise StorageError(f"{self.location}: cannot connect: {exc}") from exc
-        self._connection = connection
-        return connection
-
-    @contextmanager
-    def transaction(self, what: str) -> Iterator[Connection]:
-        with self.lock:
-            connection = self.connection()
-            try:
-                with connection.transaction():
-                    yield connection
-            except psycopg.Error as exc:
-                raise StorageError(f"{self.location}: {what} failed: {exc}") from exc
-
-    def close(self) -> None:
-        with self.lock:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
+    def _session(self) -> PgSession:
+        return self
 
     # ----------------------------------------------------------------- writing
 
@@ -107,33 +71,19 @@ class PgBinlog:
         self._check_writable()
         if not records:
             return []
-        if self.fence is not None:
-            self.fence()
-        BEFORE_WRITE()
-        with self.lock:
-            try:
-                connection = self.connection()
-            except StorageError as exc:
-                raise self._poison(f"append failed: {exc}; nothing of it was kept") from exc
-            committing = False
-            try:
-                with connection.transaction():
-                    connection.execute("SELECT pg_advisory_xact_lock(%s, %s)", BINLOG_LOCK)
-                    self._check_epoch(connection)
-                    row = connection.execute("SELECT coalesce(max(seq), 0) FROM ddl_binlog").fetchone()
-                    first = int(str(row[0])) + 1 if row is not None else 1
-                    seqs = list(range(first, first + len(records)))
-                    wires = [{**record, "seq": seq} for seq, record in zip(seqs, records, strict=True)]
-                    connection.execute(_INSERT, (seqs, [wire.get("xid") for wire in wires], self.home,
-                                                 [encode_record(wire) for wire in wires]))
-                    TORN_WRITE()
-                    BEFORE_SYNC()
-                    committing = True
-            except psycopg.Error as exc:
-                raise self._fail(exc, connection, committing) from exc
-        self.syncs += 1
-        AFTER_SYNC()
-        return seqs
+
+        def insert(connection: Connection) -> list[int]:
+            connection.execute("SELECT pg_advisory_xact_lock(%s, %s)", BINLOG_LOCK)
+            self._check_epoch(connection)
+            row = connection.execute("SELECT coalesce(max(seq), 0) FROM ddl_binlog").fetchone()
+            first = int(str(row[0])) + 1 if row is not None else 1
+            seqs = list(range(first, first + len(records)))
+            wires = [{**record, "seq": seq} for seq, record in zip(seqs, records, strict=True)]
+            connection.execute(_INSERT, (seqs, [wire.get("xid") for wire in wires], self.home,
+                                         [encode_record(wire) for wire in wires]))
+            return seqs
+
+        return self._commit(insert)
 
     def _check_epoch(self, connection: Connection) -> None:
         """Refuse the commit when the home's epoch moved on (a takeover); ``FOR SHARE`` holds a taker's epoch
@@ -145,21 +95,6 @@ class PgBinlog:
             found = "gone" if row is None else f"now {row[0]}"
             raise HomeFencedError(self.location, f"home {self.home} was taken over (its epoch was {self.epoch}, "
                                   f"{found}): this statement is not committed, its taker decides it")
-
-    def _fail(self, exc: psycopg.Error, connection: Connection, committing: bool) -> LogWriteFailedError:
-        if committing and (connection.broken or connection.closed):
-            return self._poison(f"append failed: {exc}; the connection was lost during COMMIT, so whether its events "
-                                "were committed is unknown: the next read decides", fate_unknown=True)
-        return self._poison(f"append failed: {exc}; the transaction was rolled back, nothing of it was kept")
-
-    def _poison(self, reason: str, *, fate_unknown: bool = False) -> LogWriteFailedError:
-        self._poisoned = LogWriteFailedError(self.location, reason, fate_unknown=fate_unknown)
-        return self._poisoned
-
-    def _check_writable(self) -> None:
-        if self._poisoned is not None:
-            raise LogWriteFailedError(
-                self.location, f"refusing to write after a failed write ({self._poisoned.reason}); reopen to go on")
 
     def new_xid(self) -> int:
         """A fresh XID, unique across every driver of the catalog."""

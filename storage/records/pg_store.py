@@ -18,21 +18,14 @@ the outcome is unknown when COMMIT was sent and no answer came back.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
-
-from storage.errors import CorruptLogError, LogWriteFailedError, StorageError
-from storage.records.files import AFTER_SYNC, BEFORE_SYNC, BEFORE_WRITE, TORN_WRITE
+from storage.errors import CorruptLogError, StorageError
 from storage.records.format import HEADER_SIZE, check_header, decode_record, encode_header, encode_record
-from storage.records.pg_schema import ensure_schema
+from storage.records.pg_session import Connection, PgSession, PgWriter
 from storage.records.store import Records
-
-Connection = psycopg.Connection[tuple[Any, ...]]
 
 _INSERT_ONE = "INSERT INTO ddl_log_records (stream, pos, data) VALUES (%s, %s, %s)"
 _INSERT_MANY = "INSERT INTO ddl_log_records (stream, pos, data) SELECT %s, unnest(%s::int8[]), unnest(%s::bytea[])"
@@ -60,23 +53,17 @@ def offsets_of(start: int, encoded: Sequence[bytes]) -> tuple[list[int], int]:
     return offsets, start
 
 
-class PgRecordStore:
+class PgRecordStore(PgSession):
     """A :class:`~storage.records.store.RecordStore` of one home's space (``ddl_log`` or ``binlog``) in a database.
 
-    One connection per store, used under a lock; it is re-established when a stream is reopened after a failure,
-    after ``guard`` (the home's check that its lock is still held) agrees. ``fence`` (the home's lease check) runs
-    before every write; ``application_name`` names the driver in ``pg_stat_activity``."""
+    One connection per store (:class:`~storage.records.pg_session.PgSession`), re-established when a stream is
+    reopened after a failure, after ``guard`` agrees; ``fence`` runs before every write."""
 
     def __init__(self, url: str, home: str, space: str, *, guard: Callable[[], None] | None = None,
                  fence: Callable[[], None] | None = None, application_name: str | None = None) -> None:
-        self.url = url
+        super().__init__(url, guard=guard, fence=fence, application_name=application_name)
         self.home = home
         self.space = space
-        self.guard = guard
-        self.fence = fence
-        self.application_name = application_name
-        self.lock = threading.RLock()
-        self._connection: Connection | None = None
 
     @property
     def location(self) -> str:
@@ -84,43 +71,6 @@ class PgRecordStore:
 
     def location_of(self, name: str) -> str:
         return f"{self.location}/{name}"
-
-    # ----------------------------------------------------------------- connection
-
-    def connection(self) -> Connection:
-        """The store's connection, (re)connected when there is none or it broke."""
-        if self._connection is not None and not self._connection.closed and not self._connection.broken:
-            return self._connection
-        if self.guard is not None:
-            self.guard()
-        try:
-            named: dict[str, Any] = {} if self.application_name is None else {"application_name": self.application_name}
-            connection: Connection = psycopg.connect(self.url, autocommit=True, **named)
-            ensure_schema(connection)
-        except psycopg.Error as exc:
-            raise StorageError(f"{self.location}: cannot connect: {exc}") from exc
-        self._connection = connection
-        return connection
-
-    @contextmanager
-    def transaction(self, what: str, *, write: bool = False) -> Iterator[Connection]:
-        """One transaction on the store's connection; a database error becomes a :class:`StorageError`. A write
-        is refused (:class:`~storage.errors.HomeFencedError`) once the home's claim may have ended."""
-        if write and self.fence is not None:
-            self.fence()
-        with self.lock:
-            connection = self.connection()
-            try:
-                with connection.transaction():
-                    yield connection
-            except psycopg.Error as exc:
-                raise StorageError(f"{self.location}: {what} failed: {exc}") from exc
-
-    def close(self) -> None:
-        with self.lock:
-            if self._connection is not None:
-                self._connection.close()
-                self._connection = None
 
     # ----------------------------------------------------------------- the RecordStore protocol
 
@@ -222,7 +172,7 @@ def insert_records(connection: Connection, stream_id: int, offsets: list[int], e
         connection.execute(_INSERT_MANY, (stream_id, offsets, list(encoded)))
 
 
-class PgRecordStream:
+class PgRecordStream(PgWriter):
     """One open stream of a :class:`PgRecordStore`; every append is one committed transaction."""
 
     def __init__(self, store: PgRecordStore, name: str, stream_id: int, size: int) -> None:
@@ -230,7 +180,6 @@ class PgRecordStream:
         self.name = name
         self.stream_id = stream_id
         self._size = size
-        self._poisoned: LogWriteFailedError | None = None
         self._closed = False
         self.records_written = 0
         self.syncs = 0
@@ -243,9 +192,8 @@ class PgRecordStream:
     def size(self) -> int:
         return self._size
 
-    @property
-    def failed(self) -> LogWriteFailedError | None:
-        return self._poisoned
+    def _session(self) -> PgSession:
+        return self.store
 
     def append(self, record: Any) -> int:
         return self.append_batch([record])[0]
@@ -254,47 +202,16 @@ class PgRecordStream:
         return self.append_encoded([encode_record(record) for record in records])
 
     def append_encoded(self, encoded: Sequence[bytes]) -> list[int]:
-        """INSERT the records and COMMIT, in one transaction. A database error poisons the stream; see
-        :meth:`_fail`. Any other exception (a simulated crash) rolls back: a dying process never commits."""
+        """INSERT the records and COMMIT, in one transaction (:meth:`~storage.records.pg_session.PgWriter._commit`:
+        a database error poisons the stream, a dying process never commits)."""
         self._check_writable()
         if not encoded:
             return []
         offsets, end = offsets_of(self._size, encoded)
-        if self.store.fence is not None:
-            self.store.fence()
-        BEFORE_WRITE()
-        with self.store.lock:
-            try:
-                connection = self.store.connection()
-            except StorageError as exc:
-                raise self._poison(f"append failed: {exc}; nothing of it was kept") from exc
-            committing = False
-            try:
-                with connection.transaction():
-                    insert_records(connection, self.stream_id, offsets, encoded)
-                    TORN_WRITE()
-                    BEFORE_SYNC()
-                    committing = True
-            except psycopg.Error as exc:
-                raise self._fail(exc, connection, committing) from exc
+        self._commit(lambda connection: insert_records(connection, self.stream_id, offsets, encoded))
         self._size = end
         self.records_written += len(encoded)
-        self.syncs += 1
-        AFTER_SYNC()
         return offsets
-
-    def _fail(self, exc: psycopg.Error, connection: Connection, committing: bool) -> LogWriteFailedError:
-        """Poison the stream. Before COMMIT, or when the server answered COMMIT with an error, the transaction is
-        rolled back: its records are surely not there. A connection lost while COMMIT was under way leaves their
-        fate to the server (it may have committed before the connection died): the next open decides."""
-        if committing and (connection.broken or connection.closed):
-            return self._poison(f"append failed: {exc}; the connection was lost during COMMIT, so whether its records "
-                                "were committed is unknown: the next open decides", fate_unknown=True)
-        return self._poison(f"append failed: {exc}; the transaction was rolled back, nothing of it was kept")
-
-    def _poison(self, reason: str, *, fate_unknown: bool = False) -> LogWriteFailedError:
-        self._poisoned = LogWriteFailedError(self.location, reason, fate_unknown=fate_unknown)
-        return self._poisoned
 
     def truncate_to(self, offset: int) -> None:
         """Delete the records from ``offset`` on, in one transaction (never needed for a torn write here: a
@@ -315,9 +232,7 @@ class PgRecordStream:
     def _check_writable(self) -> None:
         if self._closed:
             raise StorageError(f"{self.location}: the stream is closed")
-        if self._poisoned is not None:
-            raise LogWriteFailedError(
-                self.location, f"refusing to write after a failed write ({self._poisoned.reason}); reopen to go on")
+        super()._check_writable()
 
     def close(self) -> None:
         """Forget the stream (the store's connection stays with the store; nothing is written)."""

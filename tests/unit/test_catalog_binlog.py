@@ -24,7 +24,7 @@ from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from storage.errors import CorruptLogError, LogWriteFailedError, StorageError
-from storage.records import pg_binlog
+from storage.records import pg_session
 from storage.records.file_store import FileRecordStore
 from storage.records.pg_home import BINLOG_SPACE, LOG_SPACE, DatabaseHome
 from storage.records.pg_store import PgRecordStore
@@ -193,7 +193,7 @@ def test_a_connection_lost_during_commit_says_the_fate_is_unknown_and_refuses_ev
     def kill_session() -> None:
         admin_execute(postgres_url, "SELECT pg_terminate_backend(%s)", (binlog.table.connection().info.backend_pid,))
 
-    monkeypatch.setattr(pg_binlog, "BEFORE_SYNC", kill_session)
+    monkeypatch.setattr(pg_session, "BEFORE_SYNC", kill_session)
     with pytest.raises(LogWriteFailedError) as raised:
         binlog.append("maybe", xid=binlog.new_xid())
     assert raised.value.fate_unknown and "unknown" in str(raised.value)

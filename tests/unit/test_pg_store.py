@@ -26,7 +26,7 @@ from storage.errors import (
     NoLocalDirectoryError,
     StorageError,
 )
-from storage.records import pg_store
+from storage.records import pg_session
 from storage.records.home import open_home
 from storage.records.pg_home import DatabaseHome, split_home_url
 from storage.records.pg_schema import ensure_schema
@@ -66,7 +66,7 @@ def test_a_connection_lost_during_commit_says_the_fate_is_unknown_and_the_next_o
     store = store_of(postgres_url)
     stream, _ = store.open("f", MAGIC)
     stream.append("durable")
-    monkeypatch.setattr(pg_store, "BEFORE_SYNC", lambda: terminate(postgres_url, store.connection()))
+    monkeypatch.setattr(pg_session, "BEFORE_SYNC", lambda: terminate(postgres_url, store.connection()))
     with pytest.raises(LogWriteFailedError) as raised:
         stream.append("maybe")
     assert raised.value.fate_unknown and "unknown" in str(raised.value)
