@@ -10,6 +10,8 @@ import pytest
 
 from ddl_log import AtomicDDL
 
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spare_shared")]
+
 DEFINITIONS = {
     "properties_and_comment": "(a INT, b STRING) USING parquet COMMENT 'hello \\'quoted\\'' "
                               "TBLPROPERTIES ('team' = 'etl', 'odd' = 'tab\\there')",
@@ -36,21 +38,35 @@ def statistics(spark: Any, name: str) -> str | None:
     return next((row[1] for row in rows if row[0] == "Statistics"), None)
 
 
+def make(spark: Any, name: str, shape: str) -> None:
+    """A table of ``shape`` with one row and computed statistics."""
+    spark.sql(f"CREATE TABLE {name} {DEFINITIONS[shape]}")
+    spark.sql(f"INSERT INTO {name} VALUES (1, 2.5)" if "decimal" in DEFINITIONS[shape].lower() else
+              f"INSERT INTO {name} SELECT * FROM VALUES (1, 'x') AS v(a, b)")
+    spark.sql(f"ANALYZE TABLE {name} COMPUTE STATISTICS")
+
+
+@pytest.fixture(scope="module")
+def sources(spark: Any, shared_db: str) -> dict[str, str]:
+    """For each shape, the table INSERT OVERWRITE selects from: made once for the module, only read."""
+    names = {shape: f"{shared_db}.{shape}" for shape in DEFINITIONS}
+    for shape, name in names.items():
+        make(spark, name, shape)
+    return names
+
+
 @pytest.mark.parametrize("shape", sorted(DEFINITIONS))
 @pytest.mark.parametrize("statement", ["truncate", "insert_overwrite"])
-def test_the_copy_is_defined_as_after_sparks_own_statement(spark, tmp_path, clean_spark, shape, statement):
-    for name in ("plain", "ours", "source"):
-        spark.sql(f"CREATE TABLE {name} {DEFINITIONS[shape]}")
-        spark.sql(f"INSERT INTO {name} VALUES (1, 2.5)" if "decimal" in DEFINITIONS[shape].lower() else
-                  f"INSERT INTO {name} SELECT * FROM VALUES (1, 'x') AS v(a, b)")
-        spark.sql(f"ANALYZE TABLE {name} COMPUTE STATISTICS")
+def test_the_copy_is_defined_as_after_sparks_own_statement(spark, tmp_path, sources, shape, statement):
+    for name in ("plain", "ours"):
+        make(spark, name, shape)
     ddl = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
     if statement == "truncate":
         spark.sql("TRUNCATE TABLE plain")
         ddl.truncate_table("ours")
     else:
-        spark.sql("INSERT OVERWRITE TABLE plain SELECT * FROM source")
-        ddl.insert_overwrite("ours", as_select="SELECT * FROM source")
+        spark.sql(f"INSERT OVERWRITE TABLE plain SELECT * FROM {sources[shape]}")
+        ddl.insert_overwrite("ours", as_select=f"SELECT * FROM {sources[shape]}")
     ddl.close()
     assert definition(spark, "ours") == definition(spark, "plain")
     assert sorted(map(tuple, spark.table("ours").collect())) == sorted(map(tuple, spark.table("plain").collect()))
@@ -58,7 +74,7 @@ def test_the_copy_is_defined_as_after_sparks_own_statement(spark, tmp_path, clea
         assert statistics(spark, "ours") == statistics(spark, "plain")
 
 
-def test_the_empty_copy_of_a_managed_data_source_table_is_made_by_the_metastore_alone(spark, tmp_path, clean_spark):
+def test_the_empty_copy_of_a_managed_data_source_table_is_made_by_the_metastore_alone(spark, tmp_path):
     """No CREATE TABLE LIKE through Spark (and no DESCRIBE for the properties): one metastore call."""
     spark.sql(f"CREATE TABLE t {DEFINITIONS['properties_and_comment']}")
     ddl = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)

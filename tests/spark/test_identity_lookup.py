@@ -4,6 +4,7 @@ table), serve a statement's later lookups of the same name, and fall back to DES
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from storage.catalogs.names import TableName
 from storage.catalogs.spark import lookups
 from storage.catalogs.spark.engine import Engine, identity_of, object_kind
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spare_shared")]
 
 TABLES = {
     "plain_ctas": "CREATE TABLE {t} USING parquet AS SELECT id, id * 2 AS v, concat('r', id) AS s FROM range(3)",
@@ -48,25 +49,37 @@ def _described_identity(engine: Engine, name: TableName) -> str | None:
     return None if object_kind(info) == "VIEW" else identity_of(info)
 
 
-@pytest.fixture
-def made(clean_spark: Any, tmp_path: Path) -> dict[str, TableName]:
+def _make(spark: Any, db: str, keys: Iterable[str], directory: Path) -> dict[str, TableName]:
     names = {}
-    for key, statement in TABLES.items():
-        name = TableName("default", key)
-        clean_spark.sql(statement.format(t=name.quoted, dir=tmp_path))
+    for key in keys:
+        name = TableName(db, key)
+        spark.sql(TABLES[key].format(t=name.quoted, dir=directory))
         names[key] = name
-    clean_spark.sql("INSERT INTO `default`.`partitioned` VALUES (1, 'b', 'p1')")
+    if "partitioned" in names:
+        spark.sql(f"INSERT INTO {names['partitioned'].quoted} VALUES (1, 'b', 'p1')")
     return names
 
 
-def test_one_call_identity_equals_the_described_identity(clean_spark, made):
-    engine = Engine(clean_spark)
+@pytest.fixture(scope="module")
+def made(spark: Any, shared_db: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, TableName]:
+    """Every kind of table, made once for the module: the tests that use it only read these tables."""
+    return _make(spark, shared_db, TABLES, tmp_path_factory.mktemp("identity"))
+
+
+@pytest.fixture
+def changed(spark: Any, tmp_path: Path) -> dict[str, TableName]:
+    """The two tables a DROP or RENAME below changes, made for each test."""
+    return _make(spark, "default", ("plain_ctas", "partitioned"), tmp_path)
+
+
+def test_one_call_identity_equals_the_described_identity(spark, made):
+    engine = Engine(spark)
     jvm_read = {}
     for key, name in made.items():
         found = engine.lookup(name)
         assert found is not None, key
         assert found.identity == _described_identity(engine, name), key
-        table = lookups.read_jvm_table(clean_spark._jsparkSession, clean_spark._jvm, name)
+        table = lookups.read_jvm_table(spark._jsparkSession, spark._jvm, name)
         assert table is not None
         jvm_read[key] = table.tag is not None or table.material is not None
     assert {key for key, read in jvm_read.items() if not read} == FALLS_BACK
@@ -74,8 +87,8 @@ def test_one_call_identity_equals_the_described_identity(clean_spark, made):
     assert engine.lookup(made["plain_ctas"]).identity.startswith("fp:")  # type: ignore[union-attr]
 
 
-def test_one_call_lookup_reads_kind_and_decoded_location_as_describe_does(clean_spark, made):
-    engine = Engine(clean_spark)
+def test_one_call_lookup_reads_kind_and_decoded_location_as_describe_does(spark, made):
+    engine = Engine(spark)
     for key, name in made.items():
         info = engine.describe(name)
         found = engine.lookup(name)
@@ -85,9 +98,9 @@ def test_one_call_lookup_reads_kind_and_decoded_location_as_describe_does(clean_
         assert found.location == expected, key
 
 
-def test_a_view_has_no_table_identity_and_a_free_name_no_lookup(clean_spark):
-    clean_spark.sql("CREATE VIEW `default`.`v` AS SELECT 1 AS x")
-    engine = Engine(clean_spark)
+def test_a_view_has_no_table_identity_and_a_free_name_no_lookup(spark):
+    spark.sql("CREATE VIEW `default`.`v` AS SELECT 1 AS x")
+    engine = Engine(spark)
     view = engine.lookup(TableName("default", "v"))
     assert view is not None and view.kind == "VIEW" and view.identity is None
     assert engine.lookup(TableName("default", "nothing_here")) is None
@@ -106,14 +119,14 @@ class _ConnectLike:
         return getattr(self._spark, attribute)
 
 
-def test_without_a_jvm_handle_the_lookup_describes_with_the_same_result(clean_spark, made):
-    classic, connect = Engine(clean_spark), Engine(_ConnectLike(clean_spark))
+def test_without_a_jvm_handle_the_lookup_describes_with_the_same_result(spark, made):
+    classic, connect = Engine(spark), Engine(_ConnectLike(spark))
     for key, name in made.items():
         assert connect.lookup(name) == classic.lookup(name), key
 
 
-def test_a_statement_scope_reuses_a_lookup_until_the_name_is_forgotten(clean_spark, made, monkeypatch):
-    engine = Engine(clean_spark)
+def test_a_statement_scope_reuses_a_lookup_until_the_name_is_forgotten(spark, made, monkeypatch):
+    engine = Engine(spark)
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
@@ -136,7 +149,7 @@ def test_a_statement_scope_reuses_a_lookup_until_the_name_is_forgotten(clean_spa
     assert reads == [name, free, name, name, name]  # outside a statement nothing is kept
 
 
-def test_drop_by_a_statement_checks_identity_from_its_own_lookup(clean_spark, made, tmp_path, monkeypatch):
+def test_drop_by_a_statement_checks_identity_from_its_own_lookup(spark, changed, tmp_path, monkeypatch):
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
@@ -145,14 +158,14 @@ def test_drop_by_a_statement_checks_identity_from_its_own_lookup(clean_spark, ma
         return real(jsession, jvm, name)
 
     monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
-    with AtomicDDL(spark=clean_spark, home=tmp_path / "home") as ddl:
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
         ddl.drop_tables(["default.plain_ctas", "default.partitioned"])
-    assert reads == [made["plain_ctas"], made["partitioned"]]
-    assert not clean_spark.catalog.tableExists("default.plain_ctas")
-    assert not clean_spark.catalog.tableExists("default.partitioned")
+    assert reads == [changed["plain_ctas"], changed["partitioned"]]
+    assert not spark.catalog.tableExists("default.plain_ctas")
+    assert not spark.catalog.tableExists("default.partitioned")
 
 
-def test_rename_looks_up_each_name_once(clean_spark, made, tmp_path, monkeypatch):
+def test_rename_looks_up_each_name_once(spark, changed, tmp_path, monkeypatch):
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
@@ -161,16 +174,16 @@ def test_rename_looks_up_each_name_once(clean_spark, made, tmp_path, monkeypatch
         return real(jsession, jvm, name)
 
     monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
-    tables_before = clean_spark.catalog.tableExists
-    with AtomicDDL(spark=clean_spark, home=tmp_path / "home") as ddl:
+    tables_before = spark.catalog.tableExists
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
         ddl.rename_tables([("default.plain_ctas", "default.renamed")])
-    assert reads == [made["plain_ctas"], TableName("default", "renamed")]
+    assert reads == [changed["plain_ctas"], TableName("default", "renamed")]
     assert tables_before("default.renamed") and not tables_before("default.plain_ctas")
 
 
-def test_a_table_logged_before_the_change_is_still_recognised_by_recovery_identity(clean_spark, made):
+def test_a_table_logged_before_the_change_is_still_recognised_by_recovery_identity(spark, made):
     """What a log written by the DESCRIBE-based version recorded is what the lookup reports now."""
-    engine = Engine(clean_spark)
+    engine = Engine(spark)
     recorded = {key: _described_identity(engine, name) for key, name in made.items()}
     with lookup_scope.reuse_lookups():
         assert {key: engine.lookup(name).identity for key, name in made.items()} == recorded  # type: ignore[union-attr]

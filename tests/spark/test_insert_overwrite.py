@@ -50,7 +50,7 @@ CASES: list[tuple[str, str, str]] = [
 
 
 @pytest.fixture
-def session(spark, clean_spark) -> Iterator[Any]:
+def session(spark, spare_shared) -> Iterator[Any]:
     """The shared session, its partition overwrite mode put back afterwards."""
     old = spark.conf.get(MODE)
     yield spark
@@ -64,9 +64,12 @@ def make(spark: Any, kind: str, name: str) -> None:
         spark.sql(statement.format(t=name))
 
 
-def by_partition(spark: Any, name: str, columns: list[str]) -> dict[tuple[Any, ...], list[tuple[Any, ...]]]:
+Partitions = dict[tuple[Any, ...], list[tuple[Any, ...]]]
+
+
+def by_partition(spark: Any, name: str, columns: list[str]) -> Partitions:
     """Every partition (the metastore's, empty ones too) with its sorted rows."""
-    result: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+    result: Partitions = {}
     for row in spark.sql(f"SHOW PARTITIONS {name}").collect():
         result[tuple(part.split("=", 1)[1] for part in str(row[0]).split("/"))] = []
     for row in spark.table(name).collect():
@@ -79,18 +82,32 @@ def by_partition(spark: Any, name: str, columns: list[str]) -> dict[tuple[Any, .
 PARTITION_COLUMNS = {"p": ["k"], "r": ["a", "b"]}
 
 
+@pytest.fixture(scope="module")
+def sources(spark, shared_db) -> Iterator[dict[str, tuple[str, Partitions]]]:
+    """For each kind of table, one made once for the module (the ``{s}`` the statements read, never written) and
+    its partitions: each case makes its own tables the same way, so these are also theirs before the statement."""
+    made = {}
+    for kind, columns in PARTITION_COLUMNS.items():
+        name = f"{shared_db}.src_{kind}"
+        make(spark, kind, name)
+        made[kind] = (name, by_partition(spark, name, columns))
+    yield made
+    for kind, (name, partitions) in made.items():
+        assert by_partition(spark, name, PARTITION_COLUMNS[kind]) == partitions, f"{name} was written"
+
+
 @pytest.mark.parametrize(("mode", "kind", "statement"), CASES, ids=[f"{m}: {s}" for m, _, s in CASES])
-def test_same_rows_and_partitions_as_plain_spark(session, tmp_path, mode, kind, statement):
+def test_same_rows_and_partitions_as_plain_spark(session, sources, tmp_path, mode, kind, statement):
     spark = session
     columns = PARTITION_COLUMNS[kind]
-    for name in ("plain", kind, "src"):
+    source, before = sources[kind]
+    for name in ("plain", kind):
         make(spark, kind, name)
-    before = by_partition(spark, kind, columns)
     spark.conf.set(MODE, mode)
-    spark.sql(statement.format(t="plain", s="src"))
+    spark.sql(statement.format(t="plain", s=source))
     expected = by_partition(spark, "plain", columns)
     ddl = AtomicDDL(spark=spark, home=tmp_path)
-    ddl.sql(statement.format(t=kind, s="src"))
+    ddl.sql(statement.format(t=kind, s=source))
     assert ddl.active_chains() == []
     ddl.close()
     got = by_partition(spark, kind, columns)

@@ -1,11 +1,10 @@
-"""SparkCatalog views, persistent functions and databases (storage.catalogs.spark: views, functions,
-databases) against the embedded Spark 4 + Hive metastore."""
+"""SparkCatalog views and persistent functions (storage.catalogs.spark: views, functions) against the embedded
+Spark 4 + Hive metastore. (Databases: test_spark_databases.py.)"""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,8 +34,8 @@ def T(name: str, db: str = "default") -> TableName:  # noqa: N802 - reads like a
 
 
 @pytest.fixture
-def catalog(clean_spark: Any) -> SparkCatalog:
-    return SparkCatalog(clean_spark)
+def catalog(tidy_spark: Any) -> SparkCatalog:
+    return SparkCatalog(tidy_spark)
 
 
 @pytest.fixture
@@ -54,11 +53,11 @@ def table(catalog: SparkCatalog) -> TableName:
 
 
 @pytest.fixture
-def temp_function(clean_spark: Any) -> Iterator[str]:
+def temp_function(tidy_spark: Any) -> Iterator[str]:
     """A temporary function ``tf`` (session state the shared clean-up does not know about)."""
-    clean_spark.sql(f"CREATE TEMPORARY FUNCTION tf AS '{ABS}'")
+    tidy_spark.sql(f"CREATE TEMPORARY FUNCTION tf AS '{ABS}'")
     yield "tf"
-    clean_spark.sql("DROP TEMPORARY FUNCTION IF EXISTS tf")
+    tidy_spark.sql("DROP TEMPORARY FUNCTION IF EXISTS tf")
 
 
 def assert_short(error: BaseException) -> None:
@@ -97,10 +96,10 @@ def test_view_definition_round_trips_exactly(catalog: SparkCatalog, table: Table
     assert catalog.list_objects("default").views == tuple(T(f"v{i}") for i in range(len(VIEW_DEFINITIONS)))
 
 
-def test_view_definition_of_views_made_elsewhere(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
-    clean_spark.sql("CREATE VIEW `default`.`v1` (x, `y z`) COMMENT 'c' AS  SELECT a, `b c` FROM `default`.`t1` ;")
-    clean_spark.sql("CREATE VIEW `default`.`v2` (a, `b c`) AS SELECT * FROM `default`.`t1`")
-    clean_spark.sql("CREATE VIEW `default`.`v3` AS SELECT '${spark.app.name}' AS app")
+def test_view_definition_of_views_made_elsewhere(catalog: SparkCatalog, table: TableName, tidy_spark: Any) -> None:
+    tidy_spark.sql("CREATE VIEW `default`.`v1` (x, `y z`) COMMENT 'c' AS  SELECT a, `b c` FROM `default`.`t1` ;")
+    tidy_spark.sql("CREATE VIEW `default`.`v2` (a, `b c`) AS SELECT * FROM `default`.`t1`")
+    tidy_spark.sql("CREATE VIEW `default`.`v3` AS SELECT '${spark.app.name}' AS app")
     v1 = catalog.view_definition(T("v1"))
     assert v1 == ViewDefinition("SELECT a, `b c` FROM `default`.`t1`", "c", ("x", "y z"))
     assert catalog.view_definition(T("v2")) == ViewDefinition("SELECT * FROM `default`.`t1`"), (
@@ -114,27 +113,27 @@ def test_view_definition_of_views_made_elsewhere(catalog: SparkCatalog, table: T
         assert catalog.view_definition(name) == before
     # A record no longer describing the view (ALTER VIEW made outside the log keeps properties) is not used.
     catalog.create_view(T("v4"), ViewDefinition(" SELECT 1 AS one "), replace=False)
-    clean_spark.sql("ALTER VIEW `default`.`v4` AS SELECT 2 AS two")
+    tidy_spark.sql("ALTER VIEW `default`.`v4` AS SELECT 2 AS two")
     assert catalog.view_definition(T("v4")) == ViewDefinition("SELECT 2 AS two")
     # The definition is read without analysing the query: it survives the loss of the table it reads.
     catalog.drop(table)
     assert catalog.view_definition(T("v1")) == v1
 
 
-def test_view_records_only_when_needed(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
+def test_view_records_only_when_needed(catalog: SparkCatalog, table: TableName, tidy_spark: Any) -> None:
     catalog.create_view(T("v1"), ViewDefinition("SELECT a FROM `default`.`t1`"), replace=False)
     catalog.create_view(T("v2"), ViewDefinition("SELECT a FROM `default`.`t1`;"), replace=False)
     properties = {
-        name: {row[0] for row in clean_spark.sql(f"SHOW TBLPROPERTIES `default`.`{name}`").collect()}
+        name: {row[0] for row in tidy_spark.sql(f"SHOW TBLPROPERTIES `default`.`{name}`").collect()}
         for name in ("v1", "v2")
     }
     assert VIEW_RECORD not in properties["v1"] and VIEW_RECORD in properties["v2"]
     catalog.create_view(T("v2"), ViewDefinition("SELECT 1 AS x"), replace=True)
     assert catalog.view_definition(T("v2")) == ViewDefinition("SELECT 1 AS x")
-    assert VIEW_RECORD not in {row[0] for row in clean_spark.sql("SHOW TBLPROPERTIES `default`.`v2`").collect()}
+    assert VIEW_RECORD not in {row[0] for row in tidy_spark.sql("SHOW TBLPROPERTIES `default`.`v2`").collect()}
 
 
-def test_create_view_errors(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
+def test_create_view_errors(catalog: SparkCatalog, table: TableName, tidy_spark: Any) -> None:
     catalog.create_view(T("v1"), ViewDefinition("SELECT 1 AS x"), replace=False)
     cases: list[tuple[TableName, ViewDefinition, bool, type[CatalogError], str | None]] = [
         (T("v1"), ViewDefinition("SELECT 2 AS x"), False, ObjectExistsError, "default.v1"),
@@ -155,15 +154,15 @@ def test_create_view_errors(catalog: SparkCatalog, table: TableName, clean_spark
             catalog.create_view(name, definition, replace=replace)
         assert raised.value.name == label, (name, definition)
         assert_short(raised.value)
-    clean_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
+    tidy_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
     with pytest.raises(InvalidDefinitionError, match="INVALID_TEMP_OBJ_REFERENCE"):
         catalog.create_view(T("v2"), ViewDefinition("SELECT * FROM tv"), replace=False)
     assert catalog.view_definition(T("v1")) == ViewDefinition("SELECT 1 AS x"), "untouched"
     assert catalog.list_objects("default") == DatabaseObjects(tables=(T("t1"),), views=(T("v1"),))
-    assert not [row for row in clean_spark.sql("SHOW VIEWS").collect() if row["viewName"].startswith("ddllog_")]
+    assert not [row for row in tidy_spark.sql("SHOW VIEWS").collect() if row["viewName"].startswith("ddllog_")]
 
 
-def test_rename_and_drop_view(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
+def test_rename_and_drop_view(catalog: SparkCatalog, table: TableName, tidy_spark: Any) -> None:
     definition = ViewDefinition(" SELECT a AS x FROM `default`.`t1` ", HOSTILE, ("X",))
     catalog.create_view(T("v1"), definition, replace=False)
     catalog.create_view(T("v2"), ViewDefinition("SELECT 2 AS y"), replace=False)
@@ -191,9 +190,9 @@ def test_rename_and_drop_view(catalog: SparkCatalog, table: TableName, clean_spa
     assert catalog.view_definition(T("v3")) is None
 
 
-def test_temporary_views_are_not_persistent_views(catalog: SparkCatalog, clean_spark: Any) -> None:
-    clean_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
-    clean_spark.sql("CREATE OR REPLACE GLOBAL TEMPORARY VIEW gv AS SELECT 1 AS x")
+def test_temporary_views_are_not_persistent_views(catalog: SparkCatalog, tidy_spark: Any) -> None:
+    tidy_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
+    tidy_spark.sql("CREATE OR REPLACE GLOBAL TEMPORARY VIEW gv AS SELECT 1 AS x")
     try:
         assert catalog.view_definition(T("tv")) is None
         assert catalog.view_definition(T("gv", db="global_temp")) is None
@@ -204,15 +203,15 @@ def test_temporary_views_are_not_persistent_views(catalog: SparkCatalog, clean_s
         with pytest.raises(NoSuchObjectError):
             catalog.rename_view(T("gv", db="global_temp"), T("gv2", db="global_temp"))
         assert catalog.list_objects("default") == DatabaseObjects()
-        assert clean_spark.catalog.tableExists("global_temp.gv"), "untouched"
+        assert tidy_spark.catalog.tableExists("global_temp.gv"), "untouched"
     finally:
-        clean_spark.catalog.dropGlobalTempView("gv")
+        tidy_spark.catalog.dropGlobalTempView("gv")
 
 
 # ---------------------------------------------------------------------- functions
 
 
-def test_class_function_with_resources_round_trips(catalog: SparkCatalog, fdb: str, clean_spark: Any) -> None:
+def test_class_function_with_resources_round_trips(catalog: SparkCatalog, fdb: str, tidy_spark: Any) -> None:
     definition = FunctionDefinition(
         class_name=ABS,
         resources=(("jar", "file:///no/such/dir/udf.jar"), ("FILE", f"file:///tmp/{HOSTILE}"), ("archive", "a.zip")),
@@ -226,20 +225,20 @@ def test_class_function_with_resources_round_trips(catalog: SparkCatalog, fdb: s
     plain = FunctionDefinition(class_name=ABS)
     catalog.create_function(T("f2", fdb), plain, replace=False)
     assert catalog.function_definition(T("f2", fdb)) == plain
-    assert clean_spark.sql(f"SELECT `{fdb}`.`f2`(-3) AS v").first()["v"] == 3, "the function works"
+    assert tidy_spark.sql(f"SELECT `{fdb}`.`f2`(-3) AS v").first()["v"] == 3, "the function works"
     replacement = FunctionDefinition(class_name=UPPER, resources=(("jar", "file:///other.jar"),))
     catalog.create_function(T("f1", fdb), replacement, replace=True)
     assert catalog.function_definition(T("f1", fdb)) == replacement
     catalog.create_function(T("f1", fdb), definition, replace=True)  # undo of the replace
     assert catalog.function_definition(T("f1", fdb)) == definition
     # Replaced outside the log by another class: the record no longer applies, Spark's view is reported.
-    clean_spark.sql(f"CREATE OR REPLACE FUNCTION `{fdb}`.`f1` AS '{UPPER}'")
+    tidy_spark.sql(f"CREATE OR REPLACE FUNCTION `{fdb}`.`f1` AS '{UPPER}'")
     assert catalog.function_definition(T("f1", fdb)) == FunctionDefinition(class_name=UPPER)
     assert catalog.list_objects(fdb).functions == (T("f1", fdb), T("f2", fdb), T("get_token", fdb))
     catalog.drop_function(T("get_token", fdb))
     catalog.drop_function(T("f1", fdb))
     assert catalog.function_definition(T("f1", fdb)) is None
-    assert RECORD_PREFIX not in database_properties(clean_spark, fdb), "the record went with the function"
+    assert RECORD_PREFIX not in database_properties(tidy_spark, fdb), "the record went with the function"
 
 
 def database_properties(spark: Any, db: str) -> str:
@@ -275,9 +274,9 @@ def test_sql_function_round_trips_exactly(catalog: SparkCatalog, fdb: str) -> No
 
 
 def test_sql_functions_made_elsewhere_and_replacing_class_functions(
-    catalog: SparkCatalog, fdb: str, clean_spark: Any
+    catalog: SparkCatalog, fdb: str, tidy_spark: Any
 ) -> None:
-    clean_spark.sql(
+    tidy_spark.sql(
         f"CREATE FUNCTION `{fdb}`.`s1`(x int comment 'p', y string default 'd') RETURNS string "
         "NOT DETERMINISTIC READS SQL DATA SQL SECURITY DEFINER COMMENT 'it\\'s ${spark.app.name}' RETURN y || x"
     )
@@ -289,7 +288,7 @@ def test_sql_functions_made_elsewhere_and_replacing_class_functions(
     ), "Spark's normalised form; the characteristics it keeps are part of returns"
     catalog.create_function(T("s1", fdb), reported, replace=True)  # type: ignore[arg-type]
     assert catalog.function_definition(T("s1", fdb)) == reported
-    assert clean_spark.sql(f"SELECT `{fdb}`.`s1`(1) AS v").first()["v"] == "d1"
+    assert tidy_spark.sql(f"SELECT `{fdb}`.`s1`(1) AS v").first()["v"] == "d1"
     # A class function cannot be replaced by a SQL one in Spark; create_function drops it first.
     catalog.create_function(
         T("f1", fdb), FunctionDefinition(class_name=ABS, resources=(("jar", "x.jar"),)), replace=False
@@ -305,17 +304,17 @@ def test_sql_functions_made_elsewhere_and_replacing_class_functions(
     )
 
 
-def test_long_sql_function_records_are_chunked(catalog: SparkCatalog, fdb: str, clean_spark: Any) -> None:
+def test_long_sql_function_records_are_chunked(catalog: SparkCatalog, fdb: str, tidy_spark: Any) -> None:
     rng = random.Random(7)
     words = [f"'{rng.getrandbits(64):016x}'" for _ in range(800)]  # incompressible: ~15 kB of record
     definition = FunctionDefinition(params="x int", returns="string", body=f"concat_ws(',', x, {', '.join(words)})")
     catalog.create_function(T("s1", fdb), definition, replace=False)
     assert catalog.function_definition(T("s1", fdb)) == definition
-    properties = database_properties(clean_spark, fdb)
+    properties = database_properties(tidy_spark, fdb)
     assert f"{RECORD_PREFIX}{record_id('s1')}.3," in properties, "split below the metastore's 4000-character limit"
     catalog.create_function(T("s1", fdb), FunctionDefinition(params="x int", returns="int", body="x"), replace=True)
     assert catalog.function_definition(T("s1", fdb)) == FunctionDefinition(params="x int", returns="int", body="x")
-    properties = database_properties(clean_spark, fdb)
+    properties = database_properties(tidy_spark, fdb)
     assert f"{record_id('s1')}.0," in properties and f"{record_id('s1')}.1," not in properties, "stale chunks removed"
 
 
@@ -388,89 +387,3 @@ def test_function_errors(catalog: SparkCatalog, fdb: str, temp_function: str) ->
     assert catalog.function_definition(T("abs")) is None, "builtins are not persistent functions"
     assert catalog.list_objects("default").functions == (), "nor are temporary functions"
     assert catalog.list_objects(fdb).functions == (T("f1", fdb), T("f3", fdb))
-
-
-# ---------------------------------------------------------------------- databases
-
-
-def test_database_lifecycle(catalog: SparkCatalog, warehouse: Path, clean_spark: Any) -> None:
-    assert catalog.database_exists("default")
-    assert not catalog.database_exists("d1") and not catalog.database_exists("${x}")
-    catalog.create_database("d1", comment=HOSTILE, properties=(("k'1", HOSTILE),))
-    assert catalog.database_exists("d1") and catalog.database_exists("D1")
-    with pytest.raises(ObjectExistsError):
-        catalog.create_database("d1")
-    for bad in ("a b", "ü", "${x}"):
-        with pytest.raises(InvalidNameError):
-            catalog.create_database(bad)
-    with pytest.raises(InvalidDefinitionError):
-        catalog.create_database("d2", properties=(("k", "x" * 4001),))
-    with pytest.raises(InvalidDefinitionError):
-        catalog.create_database("d2", properties=(("location", "/tmp/elsewhere"),))
-    assert not catalog.database_exists("d2")
-    assert catalog.list_objects("d1") == DatabaseObjects()
-    catalog.create(T("t1", "d1"), TableSpec(columns=(Column("a", "int"),)), "tag")
-    clean_spark.sql("INSERT INTO `d1`.`t1` VALUES (1)")
-    catalog.create_view(T("v1", "d1"), ViewDefinition("SELECT a FROM `d1`.`t1`"), replace=False)
-    catalog.create_function(
-        T("f1", "d1"), FunctionDefinition(class_name=ABS, resources=(("jar", "x.jar"),)), replace=False
-    )
-    clean_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
-    assert catalog.list_objects("d1") == DatabaseObjects((T("t1", "d1"),), (T("v1", "d1"),), (T("f1", "d1"),))
-    assert (warehouse / "d1.db" / "t1").is_dir()
-    for step in (lambda: catalog.drop(T("t1", "d1")), lambda: catalog.drop_view(T("v1", "d1"))):
-        with pytest.raises(CatalogError, match="not empty") as raised:
-            catalog.drop_database("d1")
-        assert raised.value.name == "d1"
-        step()
-    with pytest.raises(CatalogError, match="not empty"):
-        catalog.drop_database("d1")  # the function is left
-    catalog.drop_function(T("f1", "d1"))
-    (warehouse / "d1.db" / "junk").mkdir()  # files without a table
-    catalog.drop_database("d1")
-    assert not catalog.database_exists("d1")
-    assert not (warehouse / "d1.db").exists(), "the database directory is gone"
-    for call in (lambda: catalog.drop_database("d1"), lambda: catalog.list_objects("d1")):
-        with pytest.raises(NoSuchObjectError) as missing:
-            call()
-        assert missing.value.name == "d1"
-    with pytest.raises(CatalogError) as default:
-        catalog.drop_database("default")
-    assert default.value.name == "default"
-    assert_short(default.value)
-
-
-# ---------------------------------------------------------------------- identities recovery checks before it drops
-
-
-def test_a_view_created_anew_under_the_name_has_another_identity_even_with_the_same_text(catalog: SparkCatalog) -> None:
-    import time
-
-    name = T("ident_v")
-    catalog.create_view(name, ViewDefinition("SELECT 1 AS one"), replace=False)
-    first = catalog.view_identity(name)
-    assert first is not None and catalog.identity(name) is None, "a view has a view identity, not a table one"
-    catalog.rename_view(name, T("ident_w"))
-    assert catalog.view_identity(T("ident_w")) == first, "a rename keeps the identity"
-    catalog.rename_view(T("ident_w"), name)
-    catalog.drop_view(name)
-    time.sleep(1.1)  # the metastore keeps creation times in seconds
-    catalog.create_view(name, ViewDefinition("SELECT 1 AS one"), replace=False)
-    assert catalog.view_identity(name) not in (None, first)
-    assert catalog.view_identity(T("no_such_view")) is None
-
-
-def test_a_database_tag_is_kept_in_its_properties_and_a_new_database_has_none(catalog: SparkCatalog,
-                                                                             clean_spark: Any) -> None:
-    catalog.create_database("tagdb")
-    assert catalog.database_identity("tagdb") is None
-    tag = catalog.tag_database("tagdb")
-    assert tag.startswith("db:") and catalog.database_identity("tagdb") == tag
-    assert catalog.tag_database("tagdb") == tag, "tagging twice keeps the first tag"
-    catalog.drop_database("tagdb")
-    catalog.create_database("tagdb")
-    assert catalog.database_identity("tagdb") is None
-    catalog.drop_database("tagdb")
-    assert catalog.database_identity("tagdb") is None
-    with pytest.raises(NoSuchObjectError):
-        catalog.tag_database("tagdb")
