@@ -60,7 +60,7 @@ def state(spark: Any, warehouse: Any) -> tuple[Any, ...]:
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_failure_is_typed_and_has_no_side_effect(spark, warehouse, tmp_path, tidy_spark, case):
+def test_failure_is_typed_and_has_no_side_effect(spark, warehouse, tmp_path, clean_spark, case):
     statement, error, mentions = CASES[case]
     spark.sql("CREATE TABLE t USING parquet AS SELECT CAST(id AS INT) AS a, 'x' AS b FROM range(10)")
     spark.sql("CREATE TABLE u USING parquet AS SELECT 1 AS one")
@@ -80,7 +80,7 @@ def test_failure_is_typed_and_has_no_side_effect(spark, warehouse, tmp_path, tid
     reopened.close()
 
 
-def test_truncate_and_insert_overwrite_keep_table_properties_and_comment(spark, tmp_path, tidy_spark):
+def test_truncate_and_insert_overwrite_keep_table_properties_and_comment(spark, tmp_path, clean_spark):
     """As Spark's own TRUNCATE / INSERT OVERWRITE do (found by the soak: LIKE alone copies neither)."""
     spark.sql("CREATE TABLE t (a INT, b STRING) USING parquet COMMENT 'hello' TBLPROPERTIES ('team' = 'etl')")
     spark.sql("INSERT INTO t VALUES (1, 'x')")

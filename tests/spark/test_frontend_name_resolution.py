@@ -19,7 +19,7 @@ import pytest
 
 from ddl_log.api import AtomicDDL
 from ddl_log.sql import UnsupportedStatementError
-from tests.spark.conftest import reset_catalog
+from tests.spark.conftest import reset_spark
 
 pytestmark = pytest.mark.spark
 
@@ -94,7 +94,7 @@ def run_both(spark: Any, warehouse: Path, home: Path, case: Case, **options: Any
     """(plain Spark's outcome and state, the front end's outcome and state), each from a clean catalog."""
     results = []
     for through_front_end in (False, True):
-        reset_catalog(spark, warehouse)
+        reset_spark(spark, warehouse)
         with fresh_session(spark) as session:
             for statement in case.setup:
                 session.sql(statement)
@@ -104,7 +104,7 @@ def run_both(spark: Any, warehouse: Path, home: Path, case: Case, **options: Any
             else:
                 done = outcome(lambda: session.sql(case.statement).collect())
             results.append((done, snapshot(session, case.probes)))
-    reset_catalog(spark, warehouse)
+    reset_spark(spark, warehouse)
     return results[0], results[1]
 
 
@@ -147,7 +147,7 @@ def test_defect3_names_resolve_in_the_current_catalog_as_in_spark(
 def test_defect3_a_multi_object_statement_mixing_catalogs_is_refused_naming_the_object(
     spark: Any, warehouse: Path, tmp_path: Path
 ) -> None:
-    reset_catalog(spark, warehouse)
+    reset_spark(spark, warehouse)
     try:
         with fresh_session(spark) as session, AtomicDDL(spark=session, home=tmp_path / "home") as ddl:
             for statement in (*OTHER_NS, *HIVE_T):
@@ -161,7 +161,7 @@ def test_defect3_a_multi_object_statement_mixing_catalogs_is_refused_naming_the_
                 ddl.sql("CREATE TABLE t2 LIKE t")  # Spark's v1 command: the session catalog's current database
             assert not session.catalog.tableExists("spark_catalog.default.t2")
     finally:
-        reset_catalog(spark, warehouse)
+        reset_spark(spark, warehouse)
 
 
 def test_defect3_a_session_catalog_object_while_another_catalog_is_current_is_refused_or_matches_spark(
@@ -170,7 +170,7 @@ def test_defect3_a_session_catalog_object_while_another_catalog_is_current_is_re
     """The DDL log's own steps name ``db.t``, which Spark resolves in the current catalog: they would act on
     ``other.db.t``. Refused (USE spark_catalog first); with allow_non_atomic it goes to Spark as written."""
     case = Case((*OTHER_NS, *HIVE_NS_T, "USE other.ns"), "DROP TABLE spark_catalog.ns.t", ("other.ns.t",))
-    reset_catalog(spark, warehouse)
+    reset_spark(spark, warehouse)
     try:
         with fresh_session(spark) as session, AtomicDDL(spark=session, home=tmp_path / "home") as ddl:
             for statement in case.setup:
@@ -179,7 +179,7 @@ def test_defect3_a_session_catalog_object_while_another_catalog_is_current_is_re
                 ddl.sql(case.statement)
             assert session.catalog.tableExists("other.ns.t") and session.catalog.tableExists("spark_catalog.ns.t")
     finally:
-        reset_catalog(spark, warehouse)
+        reset_spark(spark, warehouse)
     assert assert_parity(spark, warehouse, tmp_path / "allowed", case, allow_non_atomic=True)[0] == "ok"
 
 
@@ -228,7 +228,7 @@ def test_defect4_temporary_views_and_functions_resolve_as_in_spark(
 def test_defect4_create_table_like_a_temporary_view_is_refused_or_matches_spark(
     spark: Any, warehouse: Path, tmp_path: Path
 ) -> None:
-    reset_catalog(spark, warehouse)
+    reset_spark(spark, warehouse)
     try:
         with fresh_session(spark) as session, AtomicDDL(spark=session, home=tmp_path / "home") as ddl:
             for statement in TEMP_T:
@@ -237,7 +237,7 @@ def test_defect4_create_table_like_a_temporary_view_is_refused_or_matches_spark(
                 ddl.sql("CREATE TABLE t2 LIKE t")
             assert not session.catalog.tableExists("spark_catalog.default.t2")
     finally:
-        reset_catalog(spark, warehouse)
+        reset_spark(spark, warehouse)
     assert assert_parity(spark, warehouse, tmp_path / "allowed", Case(TEMP_T, "CREATE TABLE t2 LIKE t"),
                          allow_non_atomic=True)[0] == "ok"
 
@@ -272,7 +272,7 @@ def test_the_api_refuses_to_act_while_another_catalog_is_current(spark: Any, war
     (naming the catalog, writing nothing) instead of acting on another catalog's table of that name."""
     from storage.errors import CatalogError
 
-    reset_catalog(spark, warehouse)
+    reset_spark(spark, warehouse)
     try:
         with fresh_session(spark) as session, AtomicDDL(spark=session, home=tmp_path / "home") as ddl:
             for statement in (*OTHER_NS, *HIVE_T):
@@ -286,4 +286,4 @@ def test_the_api_refuses_to_act_while_another_catalog_is_current(spark: Any, war
             ddl.drop_tables(["default.t"])
             assert not session.catalog.tableExists("spark_catalog.default.t")
     finally:
-        reset_catalog(spark, warehouse)
+        reset_spark(spark, warehouse)

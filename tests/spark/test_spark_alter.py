@@ -25,8 +25,8 @@ def T(name: str, db: str = "default") -> TableName:  # noqa: N802 - reads like a
 
 
 @pytest.fixture
-def catalog(tidy_spark: Any) -> SparkCatalog:
-    return SparkCatalog(tidy_spark)
+def catalog(clean_spark: Any) -> SparkCatalog:
+    return SparkCatalog(clean_spark)
 
 
 def make(
@@ -92,16 +92,16 @@ def test_table_metadata_reports_columns_types_comments_partitioning_properties(c
     assert catalog.table_metadata(T("t3")).comment == ""  # type: ignore[union-attr]
 
 
-def test_table_metadata_of_missing_objects_views_and_hive_tables(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_table_metadata_of_missing_objects_views_and_hive_tables(catalog: SparkCatalog, clean_spark: Any) -> None:
     assert catalog.table_metadata(T("nope")) is None
     assert catalog.table_metadata(T("t", db="nodb")) is None
     assert catalog.table_metadata(T("x${y}")) is None
-    tidy_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     assert catalog.table_metadata(T("v1")) is None, "a view is not a table"
-    tidy_spark.sql(
+    clean_spark.sql(
         "CREATE TABLE `default`.`h1` (a CHAR(3) COMMENT 'x', b INT) PARTITIONED BY (p STRING) STORED AS parquet"
     )
-    tidy_spark.sql("INSERT INTO `default`.`h1` PARTITION (p='1') VALUES ('abc', 1)")
+    clean_spark.sql("INSERT INTO `default`.`h1` PARTITION (p='1') VALUES ('abc', 1)")
     metadata = catalog.table_metadata(T("h1"))
     assert metadata == TableMetadata(
         columns=(Column("a", "char(3)", "x"), Column("b", "int"), Column("p", "string")),
@@ -157,8 +157,8 @@ def test_set_properties_refuses_reserved_keys(catalog: SparkCatalog) -> None:
     assert catalog.table_metadata(T("t1")) == before, "nothing set"
 
 
-def test_property_and_column_changes_on_missing_tables_and_views(catalog: SparkCatalog, tidy_spark: Any) -> None:
-    tidy_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+def test_property_and_column_changes_on_missing_tables_and_views(catalog: SparkCatalog, clean_spark: Any) -> None:
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     calls = [
         lambda name: catalog.set_properties(name, {"k": "v"}),
         lambda name: catalog.set_properties(name, {}),
@@ -210,9 +210,9 @@ def test_set_column_comment_and_remove_it_exactly(catalog: SparkCatalog) -> None
         catalog.set_column_comment(T("t1"), "${x}", "c")
 
 
-def test_add_columns(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_add_columns(catalog: SparkCatalog, clean_spark: Any) -> None:
     make(catalog, T("t1"), Column("a", "int"), Column("p", "string"), partitioned_by=("p",))
-    tidy_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x')")
+    clean_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x')")
     catalog.add_columns(
         T("t1"), (Column("b c", "decimal(10,2)", comment=HOSTILE), Column("s", "struct<`q r`: array<int>>"))
     )
@@ -224,7 +224,7 @@ def test_add_columns(catalog: SparkCatalog, tidy_spark: Any) -> None:
         ("s", "STRUCT<`q r`: ARRAY<int>>", None),
         ("p", "string", None),
     ], "new columns go before the partition columns"
-    assert tidy_spark.table("`default`.`t1`").collect()[0].asDict() == {"a": 1, "b c": None, "s": None, "p": "x"}
+    assert clean_spark.table("`default`.`t1`").collect()[0].asDict() == {"a": 1, "b c": None, "s": None, "p": "x"}
     with pytest.raises(ObjectExistsError) as raised:
         catalog.add_columns(T("t1"), (Column("new", "int"), Column("A", "int")))
     assert raised.value.name.lower() == "a"  # type: ignore[union-attr]
@@ -247,7 +247,7 @@ def test_parse_partition_unescapes_hive_paths() -> None:
         parse_partition("garbage")
 
 
-def test_partitions_add_list_drop(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
+def test_partitions_add_list_drop(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
     make(catalog, T("t1"), Column("v", "int"), Column("p", "string"), Column("q", "int"), partitioned_by=("p", "q"))
     hostile_values = ["a/b=c", "x y%", 'it\'s \\ "q"', "${spark.app.name}", "ü 漢字 #?*[]{}"]
     for i, value in enumerate(hostile_values):
@@ -255,12 +255,12 @@ def test_partitions_add_list_drop(catalog: SparkCatalog, tidy_spark: Any, wareho
     catalog.add_partition(T("t1"), {"P": hostile_values[0], "Q": "0"})  # exists: left alone; any case
     listed = catalog.list_partitions(T("t1"))
     assert sorted(listed, key=lambda s: s["q"]) == [{"p": v, "q": str(i)} for i, v in enumerate(hostile_values)]
-    tidy_spark.sql("INSERT INTO `default`.`t1` PARTITION (p='data', q=9) VALUES (1), (2)")
+    clean_spark.sql("INSERT INTO `default`.`t1` PARTITION (p='data', q=9) VALUES (1), (2)")
     assert {"p": "data", "q": "9"} in catalog.list_partitions(T("t1"))
     assert (warehouse / "t1" / "p=data" / "q=9").is_dir()
     catalog.drop_partition(T("t1"), {"p": "data", "q": "9"})
     assert not (warehouse / "t1" / "p=data").exists(), "the dropped partition's data directory is gone"
-    assert tidy_spark.table("`default`.`t1`").count() == 0
+    assert clean_spark.table("`default`.`t1`").count() == 0
     catalog.drop_partition(T("t1"), {"p": "data", "q": "9"})  # missing: ignored
     for i, value in enumerate(hostile_values):
         catalog.drop_partition(T("t1"), {"p": value, "q": str(i)})

@@ -27,8 +27,8 @@ pytestmark = pytest.mark.spark
 
 
 @pytest.fixture
-def catalog(tidy_spark: Any) -> SparkCatalog:
-    return SparkCatalog(tidy_spark)
+def catalog(clean_spark: Any) -> SparkCatalog:
+    return SparkCatalog(clean_spark)
 
 
 # ---------------------------------------------------------------------- literals and the protocol
@@ -96,14 +96,14 @@ def test_local_path_does_not_parse_decoded_locations_as_uris() -> None:
 # ---------------------------------------------------------------------- exists / identity
 
 
-def test_exists(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_exists(catalog: SparkCatalog, clean_spark: Any) -> None:
     assert not catalog.exists(T("t1"))
     catalog.create(T("t1"), SIMPLE, "tag-1")
     assert catalog.exists(T("t1"))
-    tidy_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     assert not catalog.exists(T("v1")), "a view is not a table"
     assert catalog.identity(T("v1")) is None
-    tidy_spark.range(1).createOrReplaceTempView("tv")
+    clean_spark.range(1).createOrReplaceTempView("tv")
     assert not catalog.exists(T("tv")), "temporary views are not in the catalog"
     assert not catalog.exists(T("t1", db="nodb"))
     for hostile in ("t1`", "t1` OR 1=1 --", "a b", "ü", "t1.t1", "`t1`"):
@@ -119,24 +119,24 @@ def test_identity_is_the_tag_and_follows_renames(catalog: SparkCatalog) -> None:
     assert catalog.identity(T("t1", db="nodb")) is None
 
 
-def test_identity_fingerprint_of_untagged_tables(catalog: SparkCatalog, tidy_spark: Any) -> None:
-    tidy_spark.sql("CREATE TABLE `default`.`u1` (a INT) USING parquet")
+def test_identity_fingerprint_of_untagged_tables(catalog: SparkCatalog, clean_spark: Any) -> None:
+    clean_spark.sql("CREATE TABLE `default`.`u1` (a INT) USING parquet")
     first = catalog.identity(T("u1"))
     assert first is not None and first.startswith("fp:")
     assert catalog.identity(T("u1")) == first, "stable"
     catalog.rename(T("u1"), T("u2"))
     assert catalog.identity(T("u2")) == first, "survives a rename"
     time.sleep(1.1)  # creation time has a one-second resolution: same-shape tables within a second share a print
-    tidy_spark.sql("CREATE TABLE `default`.`u1` (a INT) USING parquet")
+    clean_spark.sql("CREATE TABLE `default`.`u1` (a INT) USING parquet")
     assert catalog.identity(T("u1")) not in (None, first)
-    tidy_spark.sql("CREATE TABLE `default`.`u3` (a BIGINT) USING parquet")
+    clean_spark.sql("CREATE TABLE `default`.`u3` (a BIGINT) USING parquet")
     assert catalog.identity(T("u3")) not in (None, first, catalog.identity(T("u1")))
 
 
 # ---------------------------------------------------------------------- create: columns
 
 
-def test_create_columns_with_hostile_names_comments_and_properties(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_create_columns_with_hostile_names_comments_and_properties(catalog: SparkCatalog, clean_spark: Any) -> None:
     hostile = "it's \\ a \"test\" ${env:HOME} -- /* \n ü ' \\"
     spec = TableSpec(
         columns=(
@@ -150,21 +150,21 @@ def test_create_columns_with_hostile_names_comments_and_properties(catalog: Spar
         comment=hostile,
     )
     catalog.create(T("t1"), spec, "tag'\\${x}")
-    info = describe(tidy_spark, T("t1"))
+    info = describe(clean_spark, T("t1"))
     assert [column["name"] for column in info["columns"]] == ["a`b", "c d", "ü", "x.y", "'q'"]
     assert info["columns"][0]["comment"] == hostile
     assert info["columns"][2]["comment"] == "\\"
     assert info["comment"] == hostile
     assert info["provider"] == "parquet"
-    props = properties(tidy_spark, T("t1"))
+    props = properties(clean_spark, T("t1"))
     assert props["k'1"] == hostile and props["k\\2"] == "\\" and props["k$3"] == "${spark.app.name}"
     assert props[TAG_PROPERTY] == "tag'\\${x}"
     assert catalog.identity(T("t1")) == "tag'\\${x}"
-    tidy_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x', 2, 3.0, true)")
-    assert tidy_spark.table("`default`.`t1`").count() == 1
+    clean_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x', 2, 3.0, true)")
+    assert clean_spark.table("`default`.`t1`").count() == 1
 
 
-def test_create_complex_types(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_create_complex_types(catalog: SparkCatalog, clean_spark: Any) -> None:
     types = {
         "s": "struct<`x y`: string, `q``r`: map<string, array<decimal(10,2)>> COMMENT 'it\\'s \\\\', n: int NOT NULL>",
         "c": "struct<plain: char(3), from: array<varchar(4)>, `1a`: map<int, char(1)>>",
@@ -180,9 +180,9 @@ def test_create_complex_types(catalog: SparkCatalog, tidy_spark: Any) -> None:
     spec = TableSpec(columns=columns(*types.items()), using="parquet", partitioned_by=("p",))
     catalog.create(T("t1"), spec, "tag")
     assert catalog.exists(T("t1"))
-    stored = {field["name"]: field for field in describe(tidy_spark, T("t1"))["columns"]}
+    stored = {field["name"]: field for field in describe(clean_spark, T("t1"))["columns"]}
     assert stored["s"]["type"]["fields"][1]["comment"] == "it's \\"
-    schema = tidy_spark.table("`default`.`t1`").schema
+    schema = clean_spark.table("`default`.`t1`").schema
     for field in schema.fields:
         expected = DataType.fromDDL(f"{quote_ident(field.name)} {types[field.name]}").fields[0].dataType
         if field.name in ("c", "m"):  # Spark reads CHAR/VARCHAR columns back as STRING
@@ -206,11 +206,11 @@ def test_create_refuses_types_spark_could_not_read_back(catalog: SparkCatalog, t
     assert catalog.list_tables("default") == []
 
 
-def test_create_partitioned_columns_table(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
+def test_create_partitioned_columns_table(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
     spec = TableSpec(columns=columns(("a", "int"), ("p", "string"), ("q", "int")), partitioned_by=("p", "q"))
     catalog.create(T("t1"), spec, "tag")
-    assert describe(tidy_spark, T("t1"))["partition_columns"] == ["p", "q"]
-    tidy_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x', 1), (2, 'y', 2)")
+    assert describe(clean_spark, T("t1"))["partition_columns"] == ["p", "q"]
+    clean_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x', 1), (2, 'y', 2)")
     assert {"p=x/q=1", "p=y/q=2"} <= set(tree(warehouse / "t1"))
     assert catalog.table_location(T("t1")) == catalog.default_location(T("t1"))
 
@@ -266,13 +266,13 @@ def test_create_rejects_bad_definitions(catalog: SparkCatalog, warehouse: Path, 
     assert tree(warehouse) == []
 
 
-def test_create_existing_name(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_create_existing_name(catalog: SparkCatalog, clean_spark: Any) -> None:
     catalog.create(T("t1"), SIMPLE, "tag-1")
     with pytest.raises(ObjectExistsError) as raised:
         catalog.create(T("t1"), TableSpec(as_select="SELECT 1 AS z"), "tag-2")
     assert raised.value.name == "default.t1"
     assert catalog.identity(T("t1")) == "tag-1", "the existing table is untouched"
-    tidy_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     with pytest.raises(ObjectExistsError):
         catalog.create(T("v1"), SIMPLE, "tag-3")
 
@@ -287,7 +287,7 @@ def test_create_in_missing_database(catalog: SparkCatalog) -> None:
 @pytest.mark.parametrize(
     "hostile", ["a b", "a`b", "ü", "a.b", "a/b", "..", "x'y", 'x"y', "t` (a int) USING parquet --", "a\\b", "#x"]
 )
-def test_create_refuses_names_spark_cannot_hold(catalog: SparkCatalog, tidy_spark: Any, hostile: str) -> None:
+def test_create_refuses_names_spark_cannot_hold(catalog: SparkCatalog, clean_spark: Any, hostile: str) -> None:
     with pytest.raises(InvalidNameError) as raised:
         catalog.create(T(hostile), SIMPLE, "tag")
     assert raised.value.name == f"default.{hostile}"
@@ -312,7 +312,7 @@ def test_names_with_variable_substitution_are_refused(catalog: SparkCatalog) -> 
 # ---------------------------------------------------------------------- create: like
 
 
-def test_create_like_copies_shape_but_not_properties(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_create_like_copies_shape_but_not_properties(catalog: SparkCatalog, clean_spark: Any) -> None:
     source = TableSpec(
         columns=columns(("a", "int"), ("p", "string")),
         using="orc",
@@ -321,11 +321,11 @@ def test_create_like_copies_shape_but_not_properties(catalog: SparkCatalog, tidy
     )
     catalog.create(T("src"), source, "tag-src")
     catalog.create(T("copy"), TableSpec(like=T("src"), properties=(("k", "v"),)), "tag-copy")
-    info = describe(tidy_spark, T("copy"))
+    info = describe(clean_spark, T("copy"))
     assert [column["name"] for column in info["columns"]] == ["a", "p"]
     assert info["provider"] == "orc"
     assert info["partition_columns"] == ["p"]
-    props = properties(tidy_spark, T("copy"))
+    props = properties(clean_spark, T("copy"))
     assert props[TAG_PROPERTY] == "tag-copy" and props["k"] == "v" and "owner_note" not in props
 
 

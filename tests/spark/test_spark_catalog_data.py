@@ -27,31 +27,31 @@ pytestmark = pytest.mark.spark
 
 
 @pytest.fixture
-def catalog(tidy_spark: Any) -> SparkCatalog:
-    return SparkCatalog(tidy_spark)
+def catalog(clean_spark: Any) -> SparkCatalog:
+    return SparkCatalog(clean_spark)
 
 
 # ---------------------------------------------------------------------- create: as select / DataFrame
 
 
-def test_create_as_select_partitioned(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
+def test_create_as_select_partitioned(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
     select = "-- leading comment\nSELECT id, id % 3 AS k FROM range(10) -- trailing comment\n ; "
     spec = TableSpec(as_select=select, partitioned_by=("k",), comment="from a query", properties=(("a", "b"),))
     catalog.create(T("t1"), spec, "tag")
-    assert tidy_spark.table("`default`.`t1`").count() == 10
-    info = describe(tidy_spark, T("t1"))
+    assert clean_spark.table("`default`.`t1`").count() == 10
+    info = describe(clean_spark, T("t1"))
     assert info["partition_columns"] == ["k"] and info["comment"] == "from a query"
     assert {"k=0", "k=1", "k=2"} <= set(tree(warehouse / "t1"))
     assert catalog.identity(T("t1")) == "tag"
 
 
-def test_create_as_select_with_cte_and_values(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_create_as_select_with_cte_and_values(catalog: SparkCatalog, clean_spark: Any) -> None:
     catalog.create(T("t1"), TableSpec(as_select="WITH q AS (SELECT 1 AS a) SELECT * FROM q"), "tag1")
     catalog.create(T("t2"), TableSpec(as_select="VALUES (1, 'a'), (2, 'b')"), "tag2")
-    assert tidy_spark.table("`default`.`t2`").count() == 2
+    assert clean_spark.table("`default`.`t2`").count() == 2
 
 
-def test_create_as_select_errors(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
+def test_create_as_select_errors(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
     with pytest.raises(InvalidDefinitionError) as bad_sql:
         catalog.create(T("t1"), TableSpec(as_select="SELEC 1"), "tag")
     assert_short(bad_sql.value)
@@ -105,25 +105,25 @@ def test_failed_ctas_with_assert_true(catalog: SparkCatalog, warehouse: Path) ->
     assert tree(warehouse) == []
 
 
-def test_create_from_dataframe(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
-    df = tidy_spark.range(20).selectExpr("id", "id % 2 AS `we``ird k`", "'x' AS `c d`")
+def test_create_from_dataframe(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
+    df = clean_spark.range(20).selectExpr("id", "id % 2 AS `we``ird k`", "'x' AS `c d`")
     spec = TableSpec(df=df, partitioned_by=("we`ird k",), comment="it's", properties=(("p", "${x}"),))
     catalog.create(T("t1"), spec, "tag")
-    assert tidy_spark.table("`default`.`t1`").count() == 20
-    info = describe(tidy_spark, T("t1"))
+    assert clean_spark.table("`default`.`t1`").count() == 20
+    info = describe(clean_spark, T("t1"))
     assert info["partition_columns"] == ["we`ird k"] and info["comment"] == "it's"
-    assert properties(tidy_spark, T("t1"))["p"] == "${x}"
-    assert not [row for row in tidy_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
+    assert properties(clean_spark, T("t1"))["p"] == "${x}"
+    assert not [row for row in clean_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
 
 
-def test_failed_dataframe_create_cleans_up(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
-    df = tidy_spark.range(10000).selectExpr("CASE WHEN id = 7000 THEN raise_error('df boom') ELSE id END AS v")
+def test_failed_dataframe_create_cleans_up(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
+    df = clean_spark.range(10000).selectExpr("CASE WHEN id = 7000 THEN raise_error('df boom') ELSE id END AS v")
     with pytest.raises(EngineOperationError) as raised:
         catalog.create(T("t1"), TableSpec(df=df), "tag")
     assert "df boom" in str(raised.value)
     assert not catalog.exists(T("t1"))
     assert tree(warehouse) == []
-    assert not [row for row in tidy_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
+    assert not [row for row in clean_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
     with pytest.raises(InvalidDefinitionError):
         catalog.create(T("t1"), TableSpec(df="not a dataframe"), "tag")
 
@@ -150,17 +150,17 @@ def test_create_over_leftover_files(catalog: SparkCatalog, warehouse: Path) -> N
 # ---------------------------------------------------------------------- insert
 
 
-def test_insert(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
+def test_insert(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
     spec = TableSpec(columns=columns(("a", "bigint"), ("k", "bigint")), partitioned_by=("k",))
     catalog.create(T("t1"), spec, "tag")
     catalog.insert(T("t1"), Fill(as_select="SELECT id, id % 2 FROM range(6);"))
-    catalog.insert(T("t1"), Fill(df=tidy_spark.range(4).selectExpr("id AS x", "7 AS y")))
-    rows = tidy_spark.table("`default`.`t1`")
+    catalog.insert(T("t1"), Fill(df=clean_spark.range(4).selectExpr("id AS x", "7 AS y")))
+    rows = clean_spark.table("`default`.`t1`")
     assert rows.count() == 10 and rows.where("k = 7").count() == 4
-    assert not [row for row in tidy_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
+    assert not [row for row in clean_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
 
 
-def test_insert_errors(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
+def test_insert_errors(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
     with pytest.raises(NoSuchObjectError) as missing:
         catalog.insert(T("nope"), Fill(as_select="SELECT 1"))
     assert missing.value.name == "default.nope"
@@ -177,11 +177,11 @@ def test_insert_errors(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) 
         catalog.insert(T("t1"), Fill(as_select=BOOM_SELECT))
     assert "boom" in str(failed.value)
     assert_short(failed.value)
-    assert tidy_spark.table("`default`.`t1`").count() == 1, "a failed insert adds no rows"
+    assert clean_spark.table("`default`.`t1`").count() == 1, "a failed insert adds no rows"
     assert [path for path in tree(warehouse / "t1") if "_temporary" not in path] == before, "nor data files"
     with pytest.raises(InvalidDefinitionError):
         catalog.insert(T("t1"), Fill())
-    tidy_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     with pytest.raises(NoSuchObjectError):
         catalog.insert(T("v1"), Fill(as_select="SELECT 1"))
 
@@ -189,18 +189,18 @@ def test_insert_errors(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) 
 # ---------------------------------------------------------------------- rename
 
 
-def test_rename_moves_the_directory(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
+def test_rename_moves_the_directory(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
     catalog.create(T("t1"), TableSpec(as_select="SELECT id, id % 2 AS k FROM range(6)", partitioned_by=("k",)), "tag")
     before = [path for path in tree(warehouse / "t1") if "_temporary" not in path]
     catalog.rename(T("t1"), T("t2"))
     assert not (warehouse / "t1").exists()
     assert tree(warehouse / "t2") == before
-    assert tidy_spark.table("`default`.`t2`").count() == 6
+    assert clean_spark.table("`default`.`t2`").count() == 6
     assert catalog.table_location(T("t2")) == catalog.default_location(T("t2"))
     assert catalog.identity(T("t2")) == "tag" and not catalog.exists(T("t1"))
 
 
-def test_rename_errors(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_rename_errors(catalog: SparkCatalog, clean_spark: Any) -> None:
     with pytest.raises(NoSuchObjectError) as missing:
         catalog.rename(T("nope"), T("t9"))
     assert missing.value.name == "default.nope"
@@ -211,10 +211,10 @@ def test_rename_errors(catalog: SparkCatalog, tidy_spark: Any) -> None:
         catalog.rename(T("t1"), T("t2"))
     assert exists.value.name == "default.t2"
     assert (catalog.identity(T("t1")), catalog.identity(T("t2"))) == ("tag-1", "tag-2")
-    tidy_spark.sql("CREATE DATABASE other")
+    clean_spark.sql("CREATE DATABASE other")
     with pytest.raises(CatalogError, match="within a database"):
         catalog.rename(T("t1"), T("t1", db="other"))
-    tidy_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     with pytest.raises(NoSuchObjectError, match="view"):
         catalog.rename(T("v1"), T("v2"))
     with pytest.raises(ObjectExistsError):
@@ -260,43 +260,43 @@ def test_drop_with_an_expected_identity_leaves_any_other_table_alone(catalog: Sp
     assert touched == ["before"] and not catalog.exists(T("t1")) and tree(warehouse) == []
 
 
-def test_lookups_of_free_names_never_fail_inside_the_engine(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_lookups_of_free_names_never_fail_inside_the_engine(catalog: SparkCatalog, clean_spark: Any) -> None:
     """A failing DESCRIBE costs about 80 ms; a free name is answered by ``tableExists`` alone (issue 7)."""
     statements: list[str] = []
-    real_sql = tidy_spark.sql
+    real_sql = clean_spark.sql
 
     def spy(text: str, *args: Any, **kwargs: Any) -> Any:
         statements.append(text)
         return real_sql(text, *args, **kwargs)
 
-    tidy_spark.sql = spy
+    clean_spark.sql = spy
     try:
         assert catalog.identity(T("nope")) is None
         assert not catalog.exists(T("nope"))
         assert catalog.view_definition(T("nope")) is None
         assert catalog.default_location(T("nope")) is not None
     finally:
-        del tidy_spark.sql
+        del clean_spark.sql
     assert [text for text in statements if text.startswith("DESCRIBE")] == []
 
 
-def test_drop_errors(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_drop_errors(catalog: SparkCatalog, clean_spark: Any) -> None:
     with pytest.raises(NoSuchObjectError) as missing:
         catalog.drop(T("nope"))
     assert missing.value.name == "default.nope"
     assert_short(missing.value)
     with pytest.raises(NoSuchObjectError):
         catalog.drop(T("t1", db="nodb"))
-    tidy_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     with pytest.raises(NoSuchObjectError, match="view"):
         catalog.drop(T("v1"))
-    assert tidy_spark.catalog.tableExists("`default`.`v1`"), "the view is still there"
+    assert clean_spark.catalog.tableExists("`default`.`v1`"), "the view is still there"
 
 
-def test_drop_external_table_keeps_its_data(catalog: SparkCatalog, tidy_spark: Any, tmp_path: Path) -> None:
+def test_drop_external_table_keeps_its_data(catalog: SparkCatalog, clean_spark: Any, tmp_path: Path) -> None:
     location = tmp_path / "external data"
-    tidy_spark.range(3).write.parquet(str(location))
-    tidy_spark.sql(f"CREATE TABLE `default`.`ext` USING parquet LOCATION {sql_string_literal(str(location))}")
+    clean_spark.range(3).write.parquet(str(location))
+    clean_spark.sql(f"CREATE TABLE `default`.`ext` USING parquet LOCATION {sql_string_literal(str(location))}")
     catalog.drop(T("ext"))
     assert not catalog.exists(T("ext"))
     assert any(name.endswith(".parquet") for name in tree(location))

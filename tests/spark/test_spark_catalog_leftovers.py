@@ -25,20 +25,20 @@ pytestmark = pytest.mark.spark
 
 
 @pytest.fixture
-def catalog(tidy_spark: Any) -> SparkCatalog:
-    return SparkCatalog(tidy_spark)
+def catalog(clean_spark: Any) -> SparkCatalog:
+    return SparkCatalog(clean_spark)
 
 
 # ---------------------------------------------------------------------- list_tables
 
 
-def test_list_tables_lists_tables_only(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_list_tables_lists_tables_only(catalog: SparkCatalog, clean_spark: Any) -> None:
     for name in ("t2", "t1", "ddllog_tmp_9"):
         catalog.create(T(name), SIMPLE, name)
-    tidy_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
-    tidy_spark.range(1).createOrReplaceTempView("tv")
+    clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
+    clean_spark.range(1).createOrReplaceTempView("tv")
     assert catalog.list_tables("default") == [T("ddllog_tmp_9"), T("t1"), T("t2")]
-    tidy_spark.sql("CREATE DATABASE other")
+    clean_spark.sql("CREATE DATABASE other")
     assert catalog.list_tables("other") == []
     catalog.create(T("o1", db="other"), SIMPLE, "o1")
     assert catalog.list_tables("other") == [T("o1", db="other")]
@@ -50,7 +50,7 @@ def test_list_tables_lists_tables_only(catalog: SparkCatalog, tidy_spark: Any) -
 # ---------------------------------------------------------------------- clean_leftovers
 
 
-def test_clean_leftovers(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path) -> None:
+def test_clean_leftovers(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
     assert not catalog.clean_leftovers(T("t1"))
     (warehouse / "t1" / "_temporary" / "0").mkdir(parents=True)
     (warehouse / "t1" / "_temporary" / "0" / "part").write_text("x")
@@ -58,7 +58,7 @@ def test_clean_leftovers(catalog: SparkCatalog, tidy_spark: Any, warehouse: Path
     assert not (warehouse / "t1").exists()
     catalog.create(T("t2"), TableSpec(as_select="SELECT 1 AS a"), "tag")
     assert not catalog.clean_leftovers(T("t2")), "a live table's files are never removed"
-    assert tidy_spark.table("`default`.`t2`").count() == 1
+    assert clean_spark.table("`default`.`t2`").count() == 1
     assert not catalog.clean_leftovers(T("t1", db="nodb"))
 
 
@@ -72,10 +72,10 @@ def test_clean_leftovers_never_leaves_the_database_directory(catalog: SparkCatal
 
 
 def test_clean_leftovers_in_a_database_with_an_odd_location(
-    catalog: SparkCatalog, tidy_spark: Any, tmp_path: Path
+    catalog: SparkCatalog, clean_spark: Any, tmp_path: Path
 ) -> None:
     home = tmp_path / "odd dir #1 %41 ?x"
-    tidy_spark.sql(f"CREATE DATABASE odd LOCATION {sql_string_literal(str(home))}")
+    clean_spark.sql(f"CREATE DATABASE odd LOCATION {sql_string_literal(str(home))}")
     name = T("t1", db="odd")
     with pytest.raises(EngineOperationError):
         catalog.create(name, TableSpec(as_select=BOOM_SELECT, partitioned_by=("k",)), "tag")
@@ -90,8 +90,8 @@ def test_clean_leftovers_in_a_database_with_an_odd_location(
     assert not (home / "t1").exists()
 
 
-def test_clean_leftovers_through_the_metastore(tidy_spark: Any, warehouse: Path) -> None:
-    catalog = SparkCatalog(tidy_spark, leftovers="metastore")
+def test_clean_leftovers_through_the_metastore(clean_spark: Any, warehouse: Path) -> None:
+    catalog = SparkCatalog(clean_spark, leftovers="metastore")
     assert not catalog.clean_leftovers(T("t1"))
     (warehouse / "t1" / "_temporary" / "0").mkdir(parents=True)
     (warehouse / "t1" / "_temporary" / "0" / "part").write_text("x")
@@ -104,21 +104,21 @@ def test_clean_leftovers_through_the_metastore(tidy_spark: Any, warehouse: Path)
     assert catalog.list_tables("default") == []
 
 
-def test_stale_helper_table_never_deletes_a_live_table(tidy_spark: Any, warehouse: Path) -> None:
-    catalog = SparkCatalog(tidy_spark, leftovers="metastore")
+def test_stale_helper_table_never_deletes_a_live_table(clean_spark: Any, warehouse: Path) -> None:
+    catalog = SparkCatalog(clean_spark, leftovers="metastore")
     catalog.create(T("live"), TableSpec(as_select="SELECT id FROM range(5)"), "live")
     location = catalog.default_location(T("live"))
     assert location is not None
     # What a crash between ADD PARTITION and DROP TABLE leaves, with a table living at that location since.
     helper = T("ddllog_gc_0123456789abcdef")
-    tidy_spark.sql(
+    clean_spark.sql(
         f"CREATE TABLE {helper.quoted} (`x` INT, `p` INT) USING parquet PARTITIONED BY (`p`) "
         f"TBLPROPERTIES ('spark_ddl_log.gc_target'={sql_string_literal(location)})"
     )
-    tidy_spark.sql(f"ALTER TABLE {helper.quoted} ADD PARTITION (`p`=1) LOCATION {sql_string_literal(location)}")
+    clean_spark.sql(f"ALTER TABLE {helper.quoted} ADD PARTITION (`p`=1) LOCATION {sql_string_literal(location)}")
     catalog.drop(helper)
     assert not catalog.exists(helper)
-    assert tidy_spark.table("`default`.`live`").count() == 5
+    assert clean_spark.table("`default`.`live`").count() == 5
     assert not (warehouse / helper.name).exists()
 
 
@@ -134,13 +134,13 @@ def _torn_rename(catalog: SparkCatalog, warehouse: Path, partitioned: bool = Fal
 
 @pytest.mark.parametrize("partitioned", [False, True])
 def test_settle_rename_moves_the_data_back(
-    catalog: SparkCatalog, tidy_spark: Any, warehouse: Path, partitioned: bool
+    catalog: SparkCatalog, clean_spark: Any, warehouse: Path, partitioned: bool
 ) -> None:
     _torn_rename(catalog, warehouse, partitioned)
     catalog.settle_rename(T("t1"), T("t2"))
     assert (warehouse / "t1").is_dir() and not (warehouse / "t2").exists()
-    tidy_spark.catalog.refreshTable("`default`.`t1`")
-    assert tidy_spark.table("`default`.`t1`").count() == 7
+    clean_spark.catalog.refreshTable("`default`.`t1`")
+    assert clean_spark.table("`default`.`t1`").count() == 7
     catalog.settle_rename(T("t1"), T("t2"))  # nothing torn: a no-op
     catalog.rename(T("t1"), T("t2"))
     catalog.settle_rename(T("t1"), T("t2"))  # a finished rename: a no-op
@@ -148,13 +148,13 @@ def test_settle_rename_moves_the_data_back(
 
 
 @pytest.mark.parametrize("partitioned", [False, True])
-def test_settle_rename_through_the_metastore(tidy_spark: Any, warehouse: Path, partitioned: bool) -> None:
-    catalog = SparkCatalog(tidy_spark, leftovers="metastore")
+def test_settle_rename_through_the_metastore(clean_spark: Any, warehouse: Path, partitioned: bool) -> None:
+    catalog = SparkCatalog(clean_spark, leftovers="metastore")
     _torn_rename(catalog, warehouse, partitioned)
     catalog.settle_rename(T("t1"), T("t2"))
     assert catalog.table_location(T("t1")) == catalog.default_location(T("t2"))
-    tidy_spark.catalog.refreshTable("`default`.`t1`")
-    assert tidy_spark.table("`default`.`t1`").count() == 7
+    clean_spark.catalog.refreshTable("`default`.`t1`")
+    assert clean_spark.table("`default`.`t1`").count() == 7
     assert catalog.identity(T("t1")) == "tag"
     catalog.drop(T("t1"))
     assert tree(warehouse) == []
@@ -164,7 +164,7 @@ def test_settle_rename_through_the_metastore(tidy_spark: Any, warehouse: Path, p
 
 
 def test_check_create_accepts_good_specs_without_side_effects(
-    catalog: SparkCatalog, tidy_spark: Any, warehouse: Path
+    catalog: SparkCatalog, clean_spark: Any, warehouse: Path
 ) -> None:
     catalog.create(T("src"), SIMPLE, "src")
     before = tree(warehouse)
@@ -173,12 +173,12 @@ def test_check_create_accepts_good_specs_without_side_effects(
         TableSpec(like=T("src")),
         TableSpec(as_select="SELECT a, b FROM `default`.`src`", partitioned_by=("b",)),
         TableSpec(as_select="SELECT CASE WHEN id = 1 THEN raise_error('not run') END AS x, id FROM range(3)"),
-        TableSpec(df=tidy_spark.range(3).selectExpr("id", "id AS k"), partitioned_by=("k",)),
+        TableSpec(df=clean_spark.range(3).selectExpr("id", "id AS k"), partitioned_by=("k",)),
     ):
         catalog.check_create(spec)
     assert catalog.list_tables("default") == [T("src")]
     assert tree(warehouse) == before
-    assert not [row for row in tidy_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
+    assert not [row for row in clean_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
 
 
 @pytest.mark.parametrize(
@@ -202,9 +202,9 @@ def test_check_create_rejects_what_create_would(catalog: SparkCatalog, spec: Tab
     assert_short(raised.value)
 
 
-def test_check_create_rejects_bad_dataframes(catalog: SparkCatalog, tidy_spark: Any) -> None:
+def test_check_create_rejects_bad_dataframes(catalog: SparkCatalog, clean_spark: Any) -> None:
     with pytest.raises(InvalidDefinitionError):
-        catalog.check_create(TableSpec(df=tidy_spark.range(3), partitioned_by=("nope",)))
+        catalog.check_create(TableSpec(df=clean_spark.range(3), partitioned_by=("nope",)))
     with pytest.raises(InvalidDefinitionError):
         catalog.check_create(TableSpec(df=object()))
 

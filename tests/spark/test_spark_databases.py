@@ -30,8 +30,8 @@ def T(name: str, db: str = "default") -> TableName:  # noqa: N802 - reads like a
 
 
 @pytest.fixture
-def catalog(tidy_spark: Any) -> SparkCatalog:
-    return SparkCatalog(tidy_spark)
+def catalog(clean_spark: Any) -> SparkCatalog:
+    return SparkCatalog(clean_spark)
 
 
 def assert_short(error: BaseException) -> None:
@@ -44,7 +44,7 @@ def assert_short(error: BaseException) -> None:
 # ---------------------------------------------------------------------- databases
 
 
-def test_database_lifecycle(catalog: SparkCatalog, warehouse: Path, tidy_spark: Any) -> None:
+def test_database_lifecycle(catalog: SparkCatalog, warehouse: Path, clean_spark: Any) -> None:
     assert catalog.database_exists("default")
     assert not catalog.database_exists("d1") and not catalog.database_exists("${x}")
     catalog.create_database("d1", comment=HOSTILE, properties=(("k'1", HOSTILE),))
@@ -61,12 +61,12 @@ def test_database_lifecycle(catalog: SparkCatalog, warehouse: Path, tidy_spark: 
     assert not catalog.database_exists("d2")
     assert catalog.list_objects("d1") == DatabaseObjects()
     catalog.create(T("t1", "d1"), TableSpec(columns=(Column("a", "int"),)), "tag")
-    tidy_spark.sql("INSERT INTO `d1`.`t1` VALUES (1)")
+    clean_spark.sql("INSERT INTO `d1`.`t1` VALUES (1)")
     catalog.create_view(T("v1", "d1"), ViewDefinition("SELECT a FROM `d1`.`t1`"), replace=False)
     catalog.create_function(
         T("f1", "d1"), FunctionDefinition(class_name=ABS, resources=(("jar", "x.jar"),)), replace=False
     )
-    tidy_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
+    clean_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
     assert catalog.list_objects("d1") == DatabaseObjects((T("t1", "d1"),), (T("v1", "d1"),), (T("f1", "d1"),))
     assert (warehouse / "d1.db" / "t1").is_dir()
     for step in (lambda: catalog.drop(T("t1", "d1")), lambda: catalog.drop_view(T("v1", "d1"))):
@@ -112,7 +112,7 @@ def test_a_view_created_anew_under_the_name_has_another_identity_even_with_the_s
 
 
 def test_a_database_tag_is_kept_in_its_properties_and_a_new_database_has_none(catalog: SparkCatalog,
-                                                                             tidy_spark: Any) -> None:
+                                                                             clean_spark: Any) -> None:
     catalog.create_database("tagdb")
     assert catalog.database_identity("tagdb") is None
     tag = catalog.tag_database("tagdb")

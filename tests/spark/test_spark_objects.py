@@ -34,8 +34,8 @@ def T(name: str, db: str = "default") -> TableName:  # noqa: N802 - reads like a
 
 
 @pytest.fixture
-def catalog(tidy_spark: Any) -> SparkCatalog:
-    return SparkCatalog(tidy_spark)
+def catalog(clean_spark: Any) -> SparkCatalog:
+    return SparkCatalog(clean_spark)
 
 
 @pytest.fixture
@@ -53,11 +53,11 @@ def table(catalog: SparkCatalog) -> TableName:
 
 
 @pytest.fixture
-def temp_function(tidy_spark: Any) -> Iterator[str]:
+def temp_function(clean_spark: Any) -> Iterator[str]:
     """A temporary function ``tf`` (session state the shared clean-up does not know about)."""
-    tidy_spark.sql(f"CREATE TEMPORARY FUNCTION tf AS '{ABS}'")
+    clean_spark.sql(f"CREATE TEMPORARY FUNCTION tf AS '{ABS}'")
     yield "tf"
-    tidy_spark.sql("DROP TEMPORARY FUNCTION IF EXISTS tf")
+    clean_spark.sql("DROP TEMPORARY FUNCTION IF EXISTS tf")
 
 
 def assert_short(error: BaseException) -> None:
@@ -96,10 +96,10 @@ def test_view_definition_round_trips_exactly(catalog: SparkCatalog, table: Table
     assert catalog.list_objects("default").views == tuple(T(f"v{i}") for i in range(len(VIEW_DEFINITIONS)))
 
 
-def test_view_definition_of_views_made_elsewhere(catalog: SparkCatalog, table: TableName, tidy_spark: Any) -> None:
-    tidy_spark.sql("CREATE VIEW `default`.`v1` (x, `y z`) COMMENT 'c' AS  SELECT a, `b c` FROM `default`.`t1` ;")
-    tidy_spark.sql("CREATE VIEW `default`.`v2` (a, `b c`) AS SELECT * FROM `default`.`t1`")
-    tidy_spark.sql("CREATE VIEW `default`.`v3` AS SELECT '${spark.app.name}' AS app")
+def test_view_definition_of_views_made_elsewhere(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
+    clean_spark.sql("CREATE VIEW `default`.`v1` (x, `y z`) COMMENT 'c' AS  SELECT a, `b c` FROM `default`.`t1` ;")
+    clean_spark.sql("CREATE VIEW `default`.`v2` (a, `b c`) AS SELECT * FROM `default`.`t1`")
+    clean_spark.sql("CREATE VIEW `default`.`v3` AS SELECT '${spark.app.name}' AS app")
     v1 = catalog.view_definition(T("v1"))
     assert v1 == ViewDefinition("SELECT a, `b c` FROM `default`.`t1`", "c", ("x", "y z"))
     assert catalog.view_definition(T("v2")) == ViewDefinition("SELECT * FROM `default`.`t1`"), (
@@ -113,27 +113,27 @@ def test_view_definition_of_views_made_elsewhere(catalog: SparkCatalog, table: T
         assert catalog.view_definition(name) == before
     # A record no longer describing the view (ALTER VIEW made outside the log keeps properties) is not used.
     catalog.create_view(T("v4"), ViewDefinition(" SELECT 1 AS one "), replace=False)
-    tidy_spark.sql("ALTER VIEW `default`.`v4` AS SELECT 2 AS two")
+    clean_spark.sql("ALTER VIEW `default`.`v4` AS SELECT 2 AS two")
     assert catalog.view_definition(T("v4")) == ViewDefinition("SELECT 2 AS two")
     # The definition is read without analysing the query: it survives the loss of the table it reads.
     catalog.drop(table)
     assert catalog.view_definition(T("v1")) == v1
 
 
-def test_view_records_only_when_needed(catalog: SparkCatalog, table: TableName, tidy_spark: Any) -> None:
+def test_view_records_only_when_needed(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
     catalog.create_view(T("v1"), ViewDefinition("SELECT a FROM `default`.`t1`"), replace=False)
     catalog.create_view(T("v2"), ViewDefinition("SELECT a FROM `default`.`t1`;"), replace=False)
     properties = {
-        name: {row[0] for row in tidy_spark.sql(f"SHOW TBLPROPERTIES `default`.`{name}`").collect()}
+        name: {row[0] for row in clean_spark.sql(f"SHOW TBLPROPERTIES `default`.`{name}`").collect()}
         for name in ("v1", "v2")
     }
     assert VIEW_RECORD not in properties["v1"] and VIEW_RECORD in properties["v2"]
     catalog.create_view(T("v2"), ViewDefinition("SELECT 1 AS x"), replace=True)
     assert catalog.view_definition(T("v2")) == ViewDefinition("SELECT 1 AS x")
-    assert VIEW_RECORD not in {row[0] for row in tidy_spark.sql("SHOW TBLPROPERTIES `default`.`v2`").collect()}
+    assert VIEW_RECORD not in {row[0] for row in clean_spark.sql("SHOW TBLPROPERTIES `default`.`v2`").collect()}
 
 
-def test_create_view_errors(catalog: SparkCatalog, table: TableName, tidy_spark: Any) -> None:
+def test_create_view_errors(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
     catalog.create_view(T("v1"), ViewDefinition("SELECT 1 AS x"), replace=False)
     cases: list[tuple[TableName, ViewDefinition, bool, type[CatalogError], str | None]] = [
         (T("v1"), ViewDefinition("SELECT 2 AS x"), False, ObjectExistsError, "default.v1"),
@@ -154,15 +154,15 @@ def test_create_view_errors(catalog: SparkCatalog, table: TableName, tidy_spark:
             catalog.create_view(name, definition, replace=replace)
         assert raised.value.name == label, (name, definition)
         assert_short(raised.value)
-    tidy_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
+    clean_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
     with pytest.raises(InvalidDefinitionError, match="INVALID_TEMP_OBJ_REFERENCE"):
         catalog.create_view(T("v2"), ViewDefinition("SELECT * FROM tv"), replace=False)
     assert catalog.view_definition(T("v1")) == ViewDefinition("SELECT 1 AS x"), "untouched"
     assert catalog.list_objects("default") == DatabaseObjects(tables=(T("t1"),), views=(T("v1"),))
-    assert not [row for row in tidy_spark.sql("SHOW VIEWS").collect() if row["viewName"].startswith("ddllog_")]
+    assert not [row for row in clean_spark.sql("SHOW VIEWS").collect() if row["viewName"].startswith("ddllog_")]
 
 
-def test_rename_and_drop_view(catalog: SparkCatalog, table: TableName, tidy_spark: Any) -> None:
+def test_rename_and_drop_view(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
     definition = ViewDefinition(" SELECT a AS x FROM `default`.`t1` ", HOSTILE, ("X",))
     catalog.create_view(T("v1"), definition, replace=False)
     catalog.create_view(T("v2"), ViewDefinition("SELECT 2 AS y"), replace=False)
@@ -190,9 +190,9 @@ def test_rename_and_drop_view(catalog: SparkCatalog, table: TableName, tidy_spar
     assert catalog.view_definition(T("v3")) is None
 
 
-def test_temporary_views_are_not_persistent_views(catalog: SparkCatalog, tidy_spark: Any) -> None:
-    tidy_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
-    tidy_spark.sql("CREATE OR REPLACE GLOBAL TEMPORARY VIEW gv AS SELECT 1 AS x")
+def test_temporary_views_are_not_persistent_views(catalog: SparkCatalog, clean_spark: Any) -> None:
+    clean_spark.sql("CREATE TEMPORARY VIEW tv AS SELECT 1 AS x")
+    clean_spark.sql("CREATE OR REPLACE GLOBAL TEMPORARY VIEW gv AS SELECT 1 AS x")
     try:
         assert catalog.view_definition(T("tv")) is None
         assert catalog.view_definition(T("gv", db="global_temp")) is None
@@ -203,15 +203,15 @@ def test_temporary_views_are_not_persistent_views(catalog: SparkCatalog, tidy_sp
         with pytest.raises(NoSuchObjectError):
             catalog.rename_view(T("gv", db="global_temp"), T("gv2", db="global_temp"))
         assert catalog.list_objects("default") == DatabaseObjects()
-        assert tidy_spark.catalog.tableExists("global_temp.gv"), "untouched"
+        assert clean_spark.catalog.tableExists("global_temp.gv"), "untouched"
     finally:
-        tidy_spark.catalog.dropGlobalTempView("gv")
+        clean_spark.catalog.dropGlobalTempView("gv")
 
 
 # ---------------------------------------------------------------------- functions
 
 
-def test_class_function_with_resources_round_trips(catalog: SparkCatalog, fdb: str, tidy_spark: Any) -> None:
+def test_class_function_with_resources_round_trips(catalog: SparkCatalog, fdb: str, clean_spark: Any) -> None:
     definition = FunctionDefinition(
         class_name=ABS,
         resources=(("jar", "file:///no/such/dir/udf.jar"), ("FILE", f"file:///tmp/{HOSTILE}"), ("archive", "a.zip")),
@@ -225,20 +225,20 @@ def test_class_function_with_resources_round_trips(catalog: SparkCatalog, fdb: s
     plain = FunctionDefinition(class_name=ABS)
     catalog.create_function(T("f2", fdb), plain, replace=False)
     assert catalog.function_definition(T("f2", fdb)) == plain
-    assert tidy_spark.sql(f"SELECT `{fdb}`.`f2`(-3) AS v").first()["v"] == 3, "the function works"
+    assert clean_spark.sql(f"SELECT `{fdb}`.`f2`(-3) AS v").first()["v"] == 3, "the function works"
     replacement = FunctionDefinition(class_name=UPPER, resources=(("jar", "file:///other.jar"),))
     catalog.create_function(T("f1", fdb), replacement, replace=True)
     assert catalog.function_definition(T("f1", fdb)) == replacement
     catalog.create_function(T("f1", fdb), definition, replace=True)  # undo of the replace
     assert catalog.function_definition(T("f1", fdb)) == definition
     # Replaced outside the log by another class: the record no longer applies, Spark's view is reported.
-    tidy_spark.sql(f"CREATE OR REPLACE FUNCTION `{fdb}`.`f1` AS '{UPPER}'")
+    clean_spark.sql(f"CREATE OR REPLACE FUNCTION `{fdb}`.`f1` AS '{UPPER}'")
     assert catalog.function_definition(T("f1", fdb)) == FunctionDefinition(class_name=UPPER)
     assert catalog.list_objects(fdb).functions == (T("f1", fdb), T("f2", fdb), T("get_token", fdb))
     catalog.drop_function(T("get_token", fdb))
     catalog.drop_function(T("f1", fdb))
     assert catalog.function_definition(T("f1", fdb)) is None
-    assert RECORD_PREFIX not in database_properties(tidy_spark, fdb), "the record went with the function"
+    assert RECORD_PREFIX not in database_properties(clean_spark, fdb), "the record went with the function"
 
 
 def database_properties(spark: Any, db: str) -> str:
@@ -274,9 +274,9 @@ def test_sql_function_round_trips_exactly(catalog: SparkCatalog, fdb: str) -> No
 
 
 def test_sql_functions_made_elsewhere_and_replacing_class_functions(
-    catalog: SparkCatalog, fdb: str, tidy_spark: Any
+    catalog: SparkCatalog, fdb: str, clean_spark: Any
 ) -> None:
-    tidy_spark.sql(
+    clean_spark.sql(
         f"CREATE FUNCTION `{fdb}`.`s1`(x int comment 'p', y string default 'd') RETURNS string "
         "NOT DETERMINISTIC READS SQL DATA SQL SECURITY DEFINER COMMENT 'it\\'s ${spark.app.name}' RETURN y || x"
     )
@@ -288,7 +288,7 @@ def test_sql_functions_made_elsewhere_and_replacing_class_functions(
     ), "Spark's normalised form; the characteristics it keeps are part of returns"
     catalog.create_function(T("s1", fdb), reported, replace=True)  # type: ignore[arg-type]
     assert catalog.function_definition(T("s1", fdb)) == reported
-    assert tidy_spark.sql(f"SELECT `{fdb}`.`s1`(1) AS v").first()["v"] == "d1"
+    assert clean_spark.sql(f"SELECT `{fdb}`.`s1`(1) AS v").first()["v"] == "d1"
     # A class function cannot be replaced by a SQL one in Spark; create_function drops it first.
     catalog.create_function(
         T("f1", fdb), FunctionDefinition(class_name=ABS, resources=(("jar", "x.jar"),)), replace=False
@@ -304,17 +304,17 @@ def test_sql_functions_made_elsewhere_and_replacing_class_functions(
     )
 
 
-def test_long_sql_function_records_are_chunked(catalog: SparkCatalog, fdb: str, tidy_spark: Any) -> None:
+def test_long_sql_function_records_are_chunked(catalog: SparkCatalog, fdb: str, clean_spark: Any) -> None:
     rng = random.Random(7)
     words = [f"'{rng.getrandbits(64):016x}'" for _ in range(800)]  # incompressible: ~15 kB of record
     definition = FunctionDefinition(params="x int", returns="string", body=f"concat_ws(',', x, {', '.join(words)})")
     catalog.create_function(T("s1", fdb), definition, replace=False)
     assert catalog.function_definition(T("s1", fdb)) == definition
-    properties = database_properties(tidy_spark, fdb)
+    properties = database_properties(clean_spark, fdb)
     assert f"{RECORD_PREFIX}{record_id('s1')}.3," in properties, "split below the metastore's 4000-character limit"
     catalog.create_function(T("s1", fdb), FunctionDefinition(params="x int", returns="int", body="x"), replace=True)
     assert catalog.function_definition(T("s1", fdb)) == FunctionDefinition(params="x int", returns="int", body="x")
-    properties = database_properties(tidy_spark, fdb)
+    properties = database_properties(clean_spark, fdb)
     assert f"{record_id('s1')}.0," in properties and f"{record_id('s1')}.1," not in properties, "stale chunks removed"
 
 
