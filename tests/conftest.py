@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.jvm_archive import spark_jvm_options
+from tests.ramdisk import use_ram_for_temporary_files
 
 SPARK_MARKER = "spark: needs a local Spark session (a JVM; the first test pays ~5-10 s of start-up)"
 SERVERS_MARKER = "servers: starts real servers (PostgreSQL, the metastore service); skip with -m 'not servers'"
@@ -27,6 +28,7 @@ those of the workers, CLI runs and soak workers they spawn (spark-submit adds ``
 JVM): the C1 compiler alone, the serial collector, and the class archive ``make test`` builds
 (:mod:`tests.jvm_archive` says why). A ``SPARK_SUBMIT_OPTS`` already set is kept as it is."""
 os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
+use_ram_for_temporary_files()  # tests/ramdisk.py: fsyncs cost nothing on tmpfs and prove the same
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -24,7 +24,6 @@ from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from storage.records.file_store import FileRecordStore
 from tests.cli.conftest import Runner, clean_env, command
-from tests.ramdisk import tmp_path as tmp_path  # homes on tmpfs: see tests/ramdisk.py
 
 STATEMENTS = ["CREATE TABLE t (a INT)", "RENAME TABLE t TO u"]
 
