@@ -298,6 +298,7 @@ def test_unsupported_ddl_is_refused_plainly(cli: Runner) -> None:
     assert "LOCATION" in done.stderr and "would not be atomic" in done.stderr and "--allow-non-atomic" in done.stderr
 
 
+@pytest.mark.spark  # `ddl-log sql` asks Spark how a name resolves (another catalog's names are not reserved)
 def test_reserved_names_are_refused(cli: Runner, home: Path) -> None:
     done = cli("sql", "CREATE TABLE default.ddllog_x (a INT)")
     assert done.returncode == 1
