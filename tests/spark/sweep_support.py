@@ -5,8 +5,12 @@ exhaustively on the in-memory catalog; between a step's ``after`` and the next s
 from __future__ import annotations
 
 import hashlib
+import re
+import shutil
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from ddl_log import AtomicDDL
 
@@ -28,9 +32,10 @@ def spark_worthy(points: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 def table_state(spark: Any, name: str) -> tuple[str, int, Any] | None:
     """Schema, row count and a checksum of the rows; None when no such table."""
-    if not spark.catalog.tableExists(name):
-        return None
-    frame = spark.table(name)
+    return frame_state(spark.table(name)) if spark.catalog.tableExists(name) else None
+
+
+def frame_state(frame: Any) -> tuple[str, int, Any]:
     rows = sorted(tuple(str(v) for v in row) for row in frame.collect())
     digest = hashlib.sha256(repr(rows).encode()).hexdigest()[:16]  # stable across processes, unlike hash()
     return frame.schema.simpleString(), len(rows), digest
@@ -78,3 +83,132 @@ def catalog_points(points: list[tuple[str, int]]) -> list[tuple[str, int]]:
                 or (name.endswith(".log.after") and parts[0].startswith(("drop_", "alter_table_forward")))):
             kept.append((name, nth))
     return kept
+
+
+Key = tuple[str, str, str]
+"""An object of the catalog: ("table" | "view" | "function", database, name), ("database", name, ""), or one of the
+two singletons :data:`TEMPORARY_FUNCTIONS` and :data:`WAREHOUSE`."""
+TEMPORARY_FUNCTIONS: Key = ("temporary functions", "", "")
+WAREHOUSE: Key = ("warehouse directories", "", "")
+SWAPPED_DIR = re.compile(r"^ddllog_\d+_[0-9a-f]{6}_tmp$")
+SEPARATOR = "\x00"
+HIDDEN_PROPERTIES = ("transient_", "spark_ddl_log", "spark.sql.")
+DROP_ORDER = ("function", "view", "table", "database")
+
+
+@attrs.frozen
+class Snapshot:
+    """What the catalog and the warehouse hold. Two snapshots are equal when ``objects`` are: every database; every
+    table's kind, provider, comment, properties (but the metastore's and the DDL log's own), partitions, schema and
+    rows; every view's text; every function's class; the temporary functions; the warehouse's directory names (a
+    swapped table lives in its former work directory, named after the statement's XID and a random token: those names
+    are compared without XID and token). ``dirs`` and ``locations`` are the raw names, ``tree`` every directory in the
+    warehouse (a stray one inside a table's or a database's directory included)."""
+
+    objects: dict[Key, Any]
+    dirs: frozenset[str] = attrs.field(eq=False)
+    locations: dict[Key, str] = attrs.field(eq=False)
+    tree: frozenset[str] = attrs.field(eq=False)
+
+    def rows(self, name: str, db: str = "default") -> Any:
+        """Schema, row count and checksum of a table's rows (as :func:`table_state` says them); None if no table."""
+        table = self.objects.get(("table", db, name))
+        return None if table is None else table[-1]
+
+    def names(self, db: str = "default") -> set[str]:
+        """The tables and views of ``db`` (as :func:`user_tables` says them)."""
+        return {key[2] for key in self.objects if key[0] in ("table", "view") and key[1] == db}
+
+    def table_dirs(self, names: set[str], db: str = "default") -> set[str]:
+        return {self.locations[("table", db, name)] for name in names}
+
+    def kind(self, name: str, db: str = "default") -> str:
+        return str(self.objects[("table", db, name)][0])
+
+
+def snapshot(spark: Any, warehouse: Path) -> Snapshot:
+    """The metadata from the external catalog (a few metastore calls through py4j, no SQL statement), the rows as
+    :func:`table_state` reads them (one job per table: cheaper than one job over their union)."""
+    external = spark._jsparkSession.sharedState().externalCatalog()
+
+    def strings(scala: Any) -> list[str]:  # a Scala collection in one py4j call (iterating one costs one per item)
+        text = str(scala.mkString(SEPARATOR))
+        return text.split(SEPARATOR) if text else []
+
+    def option(scala: Any) -> Any:
+        return scala.get() if scala.isDefined() else None
+
+    objects: dict[Key, Any] = {}
+    locations: dict[Key, str] = {}
+    for db in strings(external.listDatabases()):
+        objects[("database", db, "")] = "database"
+        for name in strings(external.listTables(db)):
+            table = external.getTable(db, name)
+            kind = str(table.tableType().name())
+            if kind == "VIEW":
+                objects[("view", db, name)] = option(table.viewText())
+                continue
+            properties = sorted((k, v) for k, v in zip(strings(table.properties().keys()),
+                                                       strings(table.properties().values()), strict=True)
+                                if not k.startswith(HIDDEN_PROPERTIES))
+            partitions = None
+            if table.partitionColumnNames().nonEmpty():
+                partitions = sorted(strings(external.listPartitionNames(db, name, spark._jvm.scala.Option.empty())))
+            key: Key = ("table", db, name)
+            objects[key] = (kind, option(table.provider()), option(table.comment()), properties, partitions,
+                            frame_state(spark.table(f"`{db}`.`{name}`")))
+            locations[key] = str(option(table.storage().locationUri()).toString()).rstrip("/").rpartition("/")[2]
+        for function in strings(external.listFunctions(db, "*")):
+            objects[("function", db, function)] = external.getFunction(db, function).className()
+    temporary = spark._jsparkSession.sessionState().catalog().listTemporaryFunctions()
+    objects[TEMPORARY_FUNCTIONS] = sorted(strings(temporary))
+    dirs = frozenset(warehouse_dirs(warehouse))
+    objects[WAREHOUSE] = sorted(SWAPPED_DIR.sub("ddllog_<xid>_tmp", d) for d in dirs)
+    tree = frozenset(str(path.relative_to(warehouse)) for path in warehouse.rglob("*") if path.is_dir())
+    return Snapshot(objects, dirs, locations, tree)
+
+
+def setup_key(statement: str) -> Key:
+    """The object a SETUP statement (``CREATE TABLE|VIEW|FUNCTION [db.]name ...`` or ``CREATE DATABASE name``)
+    makes."""
+    match = re.match(r"CREATE (TABLE|VIEW|FUNCTION|DATABASE) (?:(\w+)\.)?(\w+)", statement)
+    assert match, statement
+    kind, db, name = match.group(1).lower(), match.group(2) or "default", match.group(3)
+    return (kind, name, "") if kind == "database" else (kind, db, name)
+
+
+def restore(spark: Any, warehouse: Path, setup: list[str], before: Snapshot, state: Snapshot) -> None:
+    """Bring the catalog from ``state`` back to ``before`` (what ``setup`` made on an empty catalog): drop each
+    object that differs, run again only the setup statements that made those, remove the directories ``before`` has
+    not; then the whole snapshot and every directory must be as in ``before``, else everything is dropped and
+    ``setup`` runs from scratch. (Much cheaper than from scratch: a crash sweep's statement changes one or two
+    objects.)"""
+    from tests.conftest import reset_spark
+
+    if state == before:
+        return
+    differing = {key for key in before.objects.keys() | state.objects.keys()
+                 if before.objects.get(key) != state.objects.get(key)} - {WAREHOUSE}
+    remade = [statement for statement in setup if setup_key(statement) in differing]
+    try:
+        for function in set(state.objects[TEMPORARY_FUNCTIONS]) - set(before.objects[TEMPORARY_FUNCTIONS]):
+            spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS `{function}`")
+        for kind, db, name in sorted(differing & state.objects.keys() - {TEMPORARY_FUNCTIONS},
+                                     key=lambda key: DROP_ORDER.index(key[0])):
+            quoted = f"`{db}`.`{name}`"
+            spark.sql({"function": f"DROP FUNCTION IF EXISTS {quoted}", "view": f"DROP VIEW IF EXISTS {quoted}",
+                       "table": f"DROP TABLE IF EXISTS {quoted} PURGE",
+                       "database": f"DROP DATABASE IF EXISTS `{db}` CASCADE"}[kind])
+        for statement in remade:
+            spark.sql(statement)
+        for stray in warehouse_dirs(warehouse) - before.dirs:
+            shutil.rmtree(warehouse / stray)
+        restored = snapshot(spark, warehouse)
+        if restored == before and restored.tree == before.tree:
+            return
+    except Exception:  # noqa: BLE001 - from scratch below
+        pass
+    reset_spark(spark, warehouse)
+    for statement in setup:
+        spark.sql(statement)
+    assert snapshot(spark, warehouse) == before, "setup on an empty catalog made another state"

@@ -12,15 +12,7 @@ import pytest
 
 from ddl_log import AtomicDDL
 from tests import crashkit
-from tests.spark.sweep_support import (
-    assert_clean_log,
-    spark_worthy,
-    table_dirs,
-    table_kind,
-    table_state,
-    user_tables,
-    warehouse_dirs,
-)
+from tests.spark.sweep_support import assert_clean_log, restore, snapshot, spark_worthy, table_state
 
 pytestmark = pytest.mark.spark
 
@@ -35,53 +27,47 @@ PARTITIONED = lambda d: d.create_or_replace_table(  # noqa: E731
     "t", as_select="SELECT id AS n, concat('p', id % 4) AS w FROM range(40)", partitioned_by=["w"])
 
 
-def prepare(spark: Any, partitioned: bool) -> None:
-    spark.sql(OLD.format(part="PARTITIONED BY (b)" if partitioned else ""))
-    spark.sql("CREATE TABLE src (s DOUBLE, z STRING) USING parquet")
+SRC = "CREATE TABLE src (s DOUBLE, z STRING) USING parquet"
 
 
 def sweep(spark: Any, warehouse: Any, tmp_path: Any, statement: Callable[[AtomicDDL], Any], *, binlog: bool,
           partitioned: bool = False) -> list[str]:
-    from tests.conftest import reset_spark
-
     def world(label: str) -> Callable[[], AtomicDDL]:
         return lambda: AtomicDDL(spark=spark, home=tmp_path / label, binlog=binlog, compact_bytes=0, grace_seconds=0)
 
-    prepare(spark, partitioned)
-    old = table_state(spark, "t")
+    setup = [OLD.format(part="PARTITIONED BY (b)" if partitioned else ""), SRC]
+    for sql in setup:
+        spark.sql(sql)
+    before = snapshot(spark, warehouse)
     trace = crashkit.trace(world("trace"), statement)
-    new = table_state(spark, "t")
+    after = snapshot(spark, warehouse)
+    old, new = before.rows("t"), after.rows("t")
     assert new != old
-    reset_spark(spark, warehouse)
+    restore(spark, warehouse, setup, before, after)
     outcomes = []
-    prepared = False
     for index, (point, nth) in enumerate(spark_worthy(trace)):
-        if not prepared:
-            prepare(spark, partitioned)
         opener = world(f"case{index}")
         assert crashkit.crash_at(opener, statement, point, nth), (point, nth)
         ddl = opener()
         assert_clean_log(ddl)
         events = ddl.binlog_events()
         ddl.close()
-        state = table_state(spark, "t")
+        state = snapshot(spark, warehouse)
         if binlog:
             assert len(events) <= 1
-            assert state == (new if events else old), (point, nth)
+            assert state.rows("t") == (new if events else old), (point, nth)
         else:
-            assert events == [] and state in (old, new), (point, nth)
-        outcomes.append("new" if state == new else "old")
-        assert user_tables(spark) == {"t", "src"}, (point, nth)
-        assert warehouse_dirs(warehouse) == table_dirs(spark, {"t", "src"}), (point, nth)
-        assert table_kind(spark, "t") == "MANAGED", (point, nth)
+            assert events == [] and state.rows("t") in (old, new), (point, nth)
+        outcomes.append("new" if state.rows("t") == new else "old")
+        assert state.names() == {"t", "src"}, (point, nth)
+        assert state.dirs == state.table_dirs({"t", "src"}), (point, nth)
+        assert state.kind("t") == "MANAGED", (point, nth)
         second = opener()
         assert second.last_recovery.nothing_to_do
         second.close()
-        assert table_state(spark, "t") == state
-        # The old table whole in its own directory and nothing else: the next point starts from here.
-        prepared = state == old and warehouse_dirs(warehouse) == {"t", "src"}
-        if not prepared:
-            reset_spark(spark, warehouse)
+        assert table_state(spark, "t") == state.rows("t")
+        # The next point starts from exactly the prepared state (the whole snapshot says so).
+        restore(spark, warehouse, setup, before, state)
     assert outcomes == sorted(outcomes, key=lambda o: o == "new"), outcomes
     assert "old" in outcomes and "new" in outcomes
     return outcomes

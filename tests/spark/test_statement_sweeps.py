@@ -5,7 +5,6 @@ a second recovery changes nothing. The exhaustive sweep of every crash point run
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -21,10 +20,9 @@ from ddl_log.statements.alter_ops import (
     SetProperties,
 )
 from tests import crashkit
-from tests.spark.sweep_support import assert_clean_log, catalog_points, table_state, warehouse_dirs
+from tests.spark.sweep_support import assert_clean_log, catalog_points, restore, snapshot
 
 pytestmark = pytest.mark.spark
-SWAPPED_DIR = re.compile(r"^ddllog_\d+_[0-9a-f]{6}_tmp$")
 
 SETUP = [
     "CREATE TABLE a USING parquet AS SELECT CAST(id AS INT) AS x, concat('a', id) AS y FROM range(20)",
@@ -65,42 +63,8 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
 }
 
 
-def snapshot(spark: Any, warehouse: Any) -> tuple[Any, ...]:
-    """Tables with schema and rows, views with their text, functions, databases, table properties, partitions."""
-    databases = sorted(row[0] for row in spark.sql("SHOW DATABASES").collect())
-    objects: dict[str, Any] = {}
-    for db in databases:
-        views = {r["viewName"] for r in spark.sql(f"SHOW VIEWS IN `{db}`").collect() if not r["isTemporary"]}
-        for row in spark.sql(f"SHOW TABLES IN `{db}`").collect():
-            if row["isTemporary"]:
-                continue
-            name = f"`{db}`.`{row['tableName']}`"
-            if row["tableName"] in views:
-                text = [r for r in spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect() if r[0] == "View Text"]
-                objects[name] = ("view", text[0][1] if text else None)
-            else:
-                props = sorted((r[0], r[1]) for r in spark.sql(f"SHOW TBLPROPERTIES {name}").collect()
-                               if not r[0].startswith(("transient_", "spark_ddl_log", "spark.sql.")))
-                parts = None
-                if "PARTITIONED" in " ".join(str(r[0]) for r in spark.sql(f"DESCRIBE {name}").collect()).upper() \
-                        or row["tableName"] == "p":
-                    parts = sorted(r[0] for r in spark.sql(f"SHOW PARTITIONS {name}").collect())
-                objects[name] = ("table", table_state(spark, name), props, parts)
-        functions = sorted(r[0] for r in spark.sql(f"SHOW USER FUNCTIONS IN `{db}`").collect())
-        objects[f"functions:{db}"] = functions
-    # a swapped table lives in its former work directory, whose name has the statement's XID and a random token
-    return tuple(databases), objects, sorted(SWAPPED_DIR.sub("ddllog_<xid>_tmp", d) for d in warehouse_dirs(warehouse))
-
-
-def prepare(spark: Any) -> None:
-    for statement in SETUP:
-        spark.sql(statement)
-
-
 @pytest.mark.parametrize("name", sorted(STATEMENTS))
 def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, warehouse, tmp_path, clean_spark, name):
-    from tests.conftest import reset_spark
-
     statement = STATEMENTS[name]
 
     def world(label: str) -> Callable[[], AtomicDDL]:
@@ -111,14 +75,11 @@ def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, ware
     points = crashkit.trace(world("trace"), statement)
     after = snapshot(spark, warehouse)
     assert before != after
-    reset_spark(spark, warehouse)
+    restore(spark, warehouse, SETUP, before, after)
     chosen = catalog_points(points)
     assert chosen, points
     outcomes = []
-    prepared = False
     for index, (point, nth) in enumerate(chosen):
-        if not prepared:
-            prepare(spark)
         opener = world(f"case{index}")
         assert crashkit.crash_at(opener, statement, point, nth), (point, nth)
         ddl = opener()
@@ -133,8 +94,42 @@ def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, ware
         assert second.last_recovery.nothing_to_do
         second.close()
         outcomes.append(outcome)
-        # Left exactly as prepared (the whole snapshot says so): the next point starts from here, not from scratch.
-        prepared = outcome == "before"
-        if not prepared:
-            reset_spark(spark, warehouse)
+        # The next point starts from exactly the prepared state (the whole snapshot says so).
+        restore(spark, warehouse, SETUP, before, state)
     assert outcomes == sorted(outcomes, key=lambda o: o == "after"), outcomes
+
+
+def prepare(spark: Any) -> None:
+    for statement in SETUP:
+        spark.sql(statement)
+
+
+MUTATIONS = {
+    "view text": "ALTER VIEW v1 AS SELECT x FROM a WHERE x < 6",
+    "property": "ALTER TABLE a SET TBLPROPERTIES ('team' = 'etl')",
+    "partition": "ALTER TABLE p ADD PARTITION (day = 'd9')",
+    "schema": "ALTER TABLE b ADD COLUMNS (w STRING)",
+    "row": "INSERT INTO b VALUES (99)",
+    "new function": "CREATE FUNCTION f3 AS 'org.apache.hadoop.hive.ql.udf.generic.GenericUDFAbs'",
+    "dropped function": "DROP FUNCTION d2.f",
+    "temporary function": "CREATE TEMPORARY FUNCTION tf AS 'org.apache.hadoop.hive.ql.udf.generic.GenericUDFAbs'",
+    "new table": "CREATE TABLE e (q INT) USING parquet",
+    "dropped database": "DROP DATABASE d2 CASCADE",
+}
+
+
+def test_the_snapshot_sees_every_kind_of_change_and_restore_undoes_it(spark, warehouse, clean_spark):
+    """The sweep's proof rests on the snapshot (before, after, or neither) and on restore (each point starts from
+    exactly the prepared state): each change below is seen, and restore brings back exactly the prepared state."""
+    prepare(spark)
+    before = snapshot(spark, warehouse)
+    for label, sql in MUTATIONS.items():
+        spark.sql(sql)
+        changed = snapshot(spark, warehouse)
+        assert changed != before, label
+        restore(spark, warehouse, SETUP, before, changed)  # verifies, else from scratch and asserts
+    (warehouse / "stray").mkdir()
+    changed = snapshot(spark, warehouse)
+    assert changed != before
+    restore(spark, warehouse, SETUP, before, changed)
+    assert not (warehouse / "stray").exists()
