@@ -1,4 +1,5 @@
-"""Helpers of the SparkCatalog tests (test_spark_catalog*.py): names, specs, and what a table or directory holds."""
+"""Helpers of the SparkCatalog tests (test_spark_catalog*.py, test_spark_objects/databases/alter.py): names,
+hostile user text, specs, and what a table or directory holds."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from typing import Any
 from storage.catalogs.interface import Column, TableSpec
 from storage.catalogs.names import TableName
 
+HOSTILE = "it's \\ a \"test\" ${env:HOME} ${spark.app.name} -- /* \n ü 漢字 🙂 ' \\"
+"""User text with every kind of byte that could break quoting, substitution or a log line."""
+ABS = "org.apache.hadoop.hive.ql.udf.generic.GenericUDFAbs"
+UPPER = "org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper"
 BOOM_SELECT = "SELECT CASE WHEN id = 5000 THEN raise_error('boom') ELSE id END AS v, id % 3 AS k FROM range(10000)"
 
 

@@ -1,5 +1,6 @@
-"""Spark test fixtures: a database of read-only tables that a module builds once and shares among its tests (the
-per-test clean-up, ``tests.conftest.reset_spark``, spares it)."""
+"""Spark test fixtures: ``catalog`` (a SparkCatalog on the shared session, cleaned up after each test), and a
+database of read-only tables that a module builds once and shares among its tests (the per-test clean-up,
+``tests.conftest.reset_spark``, spares it)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from storage.catalogs.spark.catalog import SparkCatalog
 from tests.conftest import reset_spark
 
 SHARED_DB = "shared_ro"
@@ -21,6 +23,12 @@ def _warehouse_of(spark: Any) -> Path:
     path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
     assert path is not None, "the test warehouse is local"
     return path
+
+
+@pytest.fixture
+def catalog(clean_spark: Any) -> SparkCatalog:
+    """A SparkCatalog on the shared session, cleaned up after the test."""
+    return SparkCatalog(clean_spark)
 
 
 @pytest.fixture(scope="module")

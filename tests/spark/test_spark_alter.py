@@ -14,36 +14,15 @@ from storage.catalogs.spark.alter import parse_partition
 from storage.catalogs.spark.catalog import SparkCatalog
 from storage.catalogs.spark.engine import REDACTED
 from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
+from tests.spark.catalog_support import HOSTILE, T, assert_short, tree
 
 pytestmark = pytest.mark.spark
-
-HOSTILE = "it's \\ a \"test\" ${env:HOME} ${spark.app.name} -- /* \n ü 漢字 🙂 ' \\"
-
-
-def T(name: str, db: str = "default") -> TableName:  # noqa: N802 - reads like a constructor
-    return TableName(db, name)
-
-
-@pytest.fixture
-def catalog(clean_spark: Any) -> SparkCatalog:
-    return SparkCatalog(clean_spark)
 
 
 def make(
     catalog: SparkCatalog, name: TableName, *columns: Column, partitioned_by: tuple[str, ...] = (), **kw: Any
 ) -> None:
     catalog.create(name, TableSpec(columns=columns, partitioned_by=partitioned_by, **kw), "tag-1")
-
-
-def assert_short(error: BaseException) -> None:
-    text = str(error)
-    assert "\n" not in text and "JVM stacktrace" not in text and "\tat " not in text, text
-    assert len(text) < 500, text
-    assert error.__cause__ is None
-
-
-def tree(path: Path) -> list[str]:
-    return sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.exists() else []
 
 
 # ---------------------------------------------------------------------- table_metadata

@@ -26,11 +26,6 @@ from tests.spark.catalog_support import SIMPLE, T, assert_short, columns, descri
 pytestmark = pytest.mark.spark
 
 
-@pytest.fixture
-def catalog(clean_spark: Any) -> SparkCatalog:
-    return SparkCatalog(clean_spark)
-
-
 # ---------------------------------------------------------------------- literals and the protocol
 
 

@@ -24,11 +24,6 @@ from tests.spark.catalog_support import BOOM_SELECT, SIMPLE, T, assert_short, co
 pytestmark = pytest.mark.spark
 
 
-@pytest.fixture
-def catalog(clean_spark: Any) -> SparkCatalog:
-    return SparkCatalog(clean_spark)
-
-
 # ---------------------------------------------------------------------- list_tables
 
 

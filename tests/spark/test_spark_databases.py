@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from storage.catalogs.interface import Column, DatabaseObjects, FunctionDefinition, TableSpec, ViewDefinition
-from storage.catalogs.names import TableName
 from storage.catalogs.spark.catalog import SparkCatalog
 from storage.errors import (
     CatalogError,
@@ -18,27 +17,9 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
+from tests.spark.catalog_support import ABS, HOSTILE, T, assert_short
 
 pytestmark = pytest.mark.spark
-
-HOSTILE = "it's \\ a \"test\" ${env:HOME} ${spark.app.name} -- /* \n ü 漢字 🙂 ' \\"
-ABS = "org.apache.hadoop.hive.ql.udf.generic.GenericUDFAbs"
-
-
-def T(name: str, db: str = "default") -> TableName:  # noqa: N802 - reads like a constructor
-    return TableName(db, name)
-
-
-@pytest.fixture
-def catalog(clean_spark: Any) -> SparkCatalog:
-    return SparkCatalog(clean_spark)
-
-
-def assert_short(error: BaseException) -> None:
-    text = str(error)
-    assert "\n" not in text and "JVM stacktrace" not in text and "\tat " not in text, text
-    assert len(text) < 500, text
-    assert error.__cause__ is None
 
 
 # ---------------------------------------------------------------------- databases

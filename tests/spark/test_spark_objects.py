@@ -21,21 +21,9 @@ from storage.errors import (
     NoSuchObjectError,
     ObjectExistsError,
 )
+from tests.spark.catalog_support import ABS, HOSTILE, UPPER, T, assert_short
 
 pytestmark = pytest.mark.spark
-
-HOSTILE = "it's \\ a \"test\" ${env:HOME} ${spark.app.name} -- /* \n ü 漢字 🙂 ' \\"
-ABS = "org.apache.hadoop.hive.ql.udf.generic.GenericUDFAbs"
-UPPER = "org.apache.hadoop.hive.ql.udf.generic.GenericUDFUpper"
-
-
-def T(name: str, db: str = "default") -> TableName:  # noqa: N802 - reads like a constructor
-    return TableName(db, name)
-
-
-@pytest.fixture
-def catalog(clean_spark: Any) -> SparkCatalog:
-    return SparkCatalog(clean_spark)
 
 
 @pytest.fixture
@@ -58,13 +46,6 @@ def temp_function(clean_spark: Any) -> Iterator[str]:
     clean_spark.sql(f"CREATE TEMPORARY FUNCTION tf AS '{ABS}'")
     yield "tf"
     clean_spark.sql("DROP TEMPORARY FUNCTION IF EXISTS tf")
-
-
-def assert_short(error: BaseException) -> None:
-    text = str(error)
-    assert "\n" not in text and "JVM stacktrace" not in text and "\tat " not in text, text
-    assert len(text) < 500, text
-    assert error.__cause__ is None
 
 
 def test_spark_catalog_is_a_catalog(spark: Any) -> None:
