@@ -7,12 +7,14 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from ddl_log import AtomicDDL
+from tests import crashkit
 
 ENGINE_INDEPENDENT = ("record.",)
 
@@ -67,6 +69,19 @@ def table_kind(spark: Any, name: str, db: str = "default") -> str:
 def assert_clean_log(ddl: AtomicDDL) -> None:
     assert ddl.active_chains() == [], "recovery left an active chain"
     assert ddl.abandoned_chains() == [], "recovery abandoned a chain"
+
+
+def crash_then_recover(opener: Callable[[], AtomicDDL], statement: Callable[[AtomicDDL], Any], point: str,
+                       nth: int) -> list[Any]:
+    """Crash ``statement`` at the ``nth`` hit of ``point``, reopen the home (recovery), require a clean log;
+    the binlog's events after recovery."""
+    assert crashkit.crash_at(opener, statement, point, nth), (point, nth)
+    ddl = opener()
+    try:
+        assert_clean_log(ddl)
+        return list(ddl.binlog_events())
+    finally:
+        ddl.close()
 
 
 CATALOG_STEPS = ("create_tmp", "fill_tmp", "exchange", "retire", "move_orig", "install", "drop_backup")

@@ -12,7 +12,7 @@ import pytest
 
 from ddl_log import AtomicDDL
 from tests import crashkit
-from tests.spark.sweep_support import assert_clean_log, restore, snapshot, spark_worthy, table_state
+from tests.spark.sweep_support import crash_then_recover, restore, snapshot, spark_worthy, table_state
 
 pytestmark = pytest.mark.spark
 
@@ -47,11 +47,7 @@ def sweep(spark: Any, warehouse: Any, tmp_path: Any, statement: Callable[[Atomic
     outcomes = []
     for index, (point, nth) in enumerate(spark_worthy(trace)):
         opener = world(f"case{index}")
-        assert crashkit.crash_at(opener, statement, point, nth), (point, nth)
-        ddl = opener()
-        assert_clean_log(ddl)
-        events = ddl.binlog_events()
-        ddl.close()
+        events = crash_then_recover(opener, statement, point, nth)
         state = snapshot(spark, warehouse)
         if binlog:
             assert len(events) <= 1

@@ -20,7 +20,7 @@ from ddl_log.statements.alter_ops import (
     SetProperties,
 )
 from tests import crashkit
-from tests.spark.sweep_support import assert_clean_log, catalog_points, restore, snapshot
+from tests.spark.sweep_support import catalog_points, crash_then_recover, restore, snapshot
 
 pytestmark = pytest.mark.spark
 
@@ -81,11 +81,7 @@ def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, ware
     outcomes = []
     for index, (point, nth) in enumerate(chosen):
         opener = world(f"case{index}")
-        assert crashkit.crash_at(opener, statement, point, nth), (point, nth)
-        ddl = opener()
-        assert_clean_log(ddl)
-        events = ddl.binlog_events()
-        ddl.close()
+        events = crash_then_recover(opener, statement, point, nth)
         state = snapshot(spark, warehouse)
         assert state in (before, after), (point, nth, state)
         outcome = "after" if state == after else "before"
