@@ -108,6 +108,11 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture
 def warehouse(spark: Any) -> Path:
     """The local directory of the warehouse (the ``default`` database's location)."""
+    return warehouse_of(spark)
+
+
+def warehouse_of(spark: Any) -> Path:
+    """The local directory of ``spark``'s warehouse (for fixtures of a wider scope than :func:`warehouse`)."""
     from storage.catalogs.spark.engine import local_path
 
     path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
@@ -130,6 +135,7 @@ def reset_spark(spark: Any, warehouse: Path, keep: Iterable[str] = ()) -> None:
     through the JVM session catalog (a few py4j calls, ~15 ms) rather than five SHOW statements (~250 ms idle, several
     times that under load, even with nothing to drop); they are dropped with the same SQL statements."""
     from storage.catalogs.names import quote_ident
+    from tests.spark.sweep_support import scala_strings
 
     kept = {name.lower() for name in keep}
     failures: list[BaseException] = []
@@ -165,8 +171,3 @@ def reset_spark(spark: Any, warehouse: Path, keep: Iterable[str] = ()) -> None:
                 entry.unlink()
     if failures:
         raise failures[0]
-
-
-def scala_strings(seq: Any) -> list[str]:
-    """A Scala ``Seq[String]`` (through py4j) as a list."""
-    return [str(seq.apply(index)) for index in range(seq.size())]

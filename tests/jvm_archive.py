@@ -26,6 +26,9 @@ ARCHIVE = ROOT / ".venv" / "spark-classes.jsa"
 BASE_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 """Test JVMs are short-lived and run small jobs: the C1 compiler alone and the serial collector spend far less CPU
 on compiling and collecting than the defaults do (the Spark half of tests/contract: 138 -> 79 CPU-seconds)."""
+SERVICE_JVM_OPTIONS = f"-Xmx512m {BASE_JVM_OPTIONS}"
+"""For the metastore services the tests start (``DDL_LOG_METASTORE_JAVA_OPTS``): short-lived too, so they start
+sooner; their class path is not Spark's, so the archive would not apply."""
 QUIET_CDS = "-Xlog:cds=off -Xlog:cds+dynamic=off"
 
 WORKLOAD = [

@@ -25,10 +25,9 @@ from ddl_log.services import metastore, postgres
 from ddl_log.services.metastore import MetastoreService
 from ddl_log.services.metastore_schema import JAVA_OPTIONS_ENV
 from ddl_log.services.postgres import PostgresServer
+from tests.jvm_archive import SERVICE_JVM_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVICE_JVM = "-Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-"""The service's JVM is short-lived here: the C1 compiler alone and the serial collector start it sooner."""
 WORKER = "tests.production.worker"
 
 
@@ -55,7 +54,7 @@ def service() -> Iterator[MetastoreService]:
     root = Path(tempfile.mkdtemp(prefix="ddl-log-test-prod-"))
     root.chmod(0o755)
     previous = os.environ.get(JAVA_OPTIONS_ENV)
-    os.environ[JAVA_OPTIONS_ENV] = SERVICE_JVM
+    os.environ[JAVA_OPTIONS_ENV] = SERVICE_JVM_OPTIONS
     try:
         began = time.monotonic()
         started = metastore.start(root / "service")

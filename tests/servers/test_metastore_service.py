@@ -26,16 +26,15 @@ from ddl_log.services.hive_site import PostgresDatabase
 from ddl_log.services.metastore import MetastoreService, MetastoreServiceError
 from ddl_log.services.metastore_schema import JAVA_OPTIONS_ENV, MetastoreSchemaError, ensure_schema
 from ddl_log.services.postgres import PostgresServerError, free_port, run_as
+from tests.jvm_archive import SERVICE_JVM_OPTIONS
 
 pytestmark = [pytest.mark.servers, pytest.mark.xdist_group("metastore_service")]
 
-FAST_JVM = "-Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-"""Test JVMs are short-lived: the C1 compiler alone and the serial collector start them sooner."""
 
 
 def ddl_log(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ddl_log", *args], capture_output=True, text=True, timeout=timeout,
-                          check=False, env={**os.environ, JAVA_OPTIONS_ENV: FAST_JVM})
+                          check=False, env={**os.environ, JAVA_OPTIONS_ENV: SERVICE_JVM_OPTIONS})
 
 
 def scratch_dir(prefix: str) -> Path:
@@ -51,7 +50,7 @@ def service() -> Iterator[MetastoreService]:
     """The module's service, started through the product API on a local PostgreSQL cluster it starts itself."""
     root = scratch_dir("ddl-log-test-ms-")
     previous = os.environ.get(JAVA_OPTIONS_ENV)
-    os.environ[JAVA_OPTIONS_ENV] = FAST_JVM
+    os.environ[JAVA_OPTIONS_ENV] = SERVICE_JVM_OPTIONS
     try:
         began = time.monotonic()
         started = metastore.start(root / "service")

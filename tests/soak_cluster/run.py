@@ -33,8 +33,7 @@ from typing import Any
 
 from ddl_log.services import metastore, postgres
 from ddl_log.services.metastore_schema import JAVA_OPTIONS_ENV
-from tests.conftest import TEST_JVM_OPTIONS
-from tests.production.conftest import SERVICE_JVM
+from tests.jvm_archive import SERVICE_JVM_OPTIONS, spark_jvm_options
 from tests.readers.harness import records
 from tests.soak.run import Worker
 from tests.soak_cluster import cluster_state, verdict
@@ -100,7 +99,7 @@ class ClusterSoak:
     def env(self) -> dict[str, str]:
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                "TMPDIR": str(self.workdir / "tmp")}
-        env.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)  # short-lived JVMs: start sooner, as in the tests
+        env.setdefault("SPARK_SUBMIT_OPTS", spark_jvm_options())  # short-lived JVMs: start sooner, as in the tests
         env.pop("DDL_LOG_CRASH_AT", None)
         return env
 
@@ -193,7 +192,7 @@ class ClusterSoak:
 
     def start_servers(self) -> None:
         previous = os.environ.get(JAVA_OPTIONS_ENV)
-        os.environ[JAVA_OPTIONS_ENV] = SERVICE_JVM
+        os.environ[JAVA_OPTIONS_ENV] = SERVICE_JVM_OPTIONS
         try:
             began = time.monotonic()
             self.service = metastore.start(self.workdir / "service")

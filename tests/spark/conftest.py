@@ -11,18 +11,10 @@ from typing import Any
 import pytest
 
 from storage.catalogs.spark.catalog import SparkCatalog
-from tests.conftest import reset_spark
+from tests.conftest import reset_spark, warehouse_of
 
 SHARED_DB = "shared_ro"
 """The database of a module's shared read-only tables (see :func:`shared_db`)."""
-
-
-def _warehouse_of(spark: Any) -> Path:
-    from storage.catalogs.spark.engine import local_path
-
-    path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
-    assert path is not None, "the test warehouse is local"
-    return path
 
 
 @pytest.fixture
@@ -35,7 +27,7 @@ def catalog(clean_spark: Any) -> SparkCatalog:
 def shared_db(spark: Any) -> Iterator[str]:
     """An empty database for one module's read-only tables (the module's own module-scoped fixture fills it); after
     the module's last test everything is dropped. Tests that use it clean up with :func:`spare_shared`."""
-    warehouse = _warehouse_of(spark)
+    warehouse = warehouse_of(spark)
     reset_spark(spark, warehouse)
     spark.sql(f"CREATE DATABASE {SHARED_DB}")
     yield SHARED_DB

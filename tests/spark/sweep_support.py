@@ -61,11 +61,6 @@ def table_dirs(spark: Any, names: set[str], db: str = "default") -> set[str]:
     return dirs
 
 
-def table_kind(spark: Any, name: str, db: str = "default") -> str:
-    rows = spark.sql(f"DESCRIBE TABLE EXTENDED `{db}`.`{name}`").collect()
-    return str(next(row["data_type"] for row in rows if row["col_name"] == "Type"))
-
-
 def assert_clean_log(ddl: AtomicDDL) -> None:
     assert ddl.active_chains() == [], "recovery left an active chain"
     assert ddl.abandoned_chains() == [], "recovery abandoned a chain"
@@ -141,42 +136,46 @@ class Snapshot:
         return str(self.objects[("table", db, name)][0])
 
 
+def scala_strings(scala: Any) -> list[str]:
+    """A Scala collection of strings (through py4j) as a list, in one call (iterating one costs a call per item);
+    the separator is NUL, which no catalog name holds."""
+    text = str(scala.mkString(SEPARATOR))
+    return text.split(SEPARATOR) if text else []
+
+
 def snapshot(spark: Any, warehouse: Path) -> Snapshot:
     """The metadata from the external catalog (a few metastore calls through py4j, no SQL statement), the rows as
     :func:`table_state` reads them (one job per table: cheaper than one job over their union)."""
     external = spark._jsparkSession.sharedState().externalCatalog()
-
-    def strings(scala: Any) -> list[str]:  # a Scala collection in one py4j call (iterating one costs one per item)
-        text = str(scala.mkString(SEPARATOR))
-        return text.split(SEPARATOR) if text else []
 
     def option(scala: Any) -> Any:
         return scala.get() if scala.isDefined() else None
 
     objects: dict[Key, Any] = {}
     locations: dict[Key, str] = {}
-    for db in strings(external.listDatabases()):
+    for db in scala_strings(external.listDatabases()):
         objects[("database", db, "")] = "database"
-        for name in strings(external.listTables(db)):
+        for name in scala_strings(external.listTables(db)):
             table = external.getTable(db, name)
             kind = str(table.tableType().name())
             if kind == "VIEW":
                 objects[("view", db, name)] = option(table.viewText())
                 continue
-            properties = sorted((k, v) for k, v in zip(strings(table.properties().keys()),
-                                                       strings(table.properties().values()), strict=True)
+            properties = sorted((k, v) for k, v in zip(scala_strings(table.properties().keys()),
+                                                       scala_strings(table.properties().values()), strict=True)
                                 if not k.startswith(HIDDEN_PROPERTIES))
             partitions = None
             if table.partitionColumnNames().nonEmpty():
-                partitions = sorted(strings(external.listPartitionNames(db, name, spark._jvm.scala.Option.empty())))
+                every = spark._jvm.scala.Option.empty()
+                partitions = sorted(scala_strings(external.listPartitionNames(db, name, every)))
             key: Key = ("table", db, name)
             objects[key] = (kind, option(table.provider()), option(table.comment()), properties, partitions,
                             frame_state(spark.table(f"`{db}`.`{name}`")))
             locations[key] = str(option(table.storage().locationUri()).toString()).rstrip("/").rpartition("/")[2]
-        for function in strings(external.listFunctions(db, "*")):
+        for function in scala_strings(external.listFunctions(db, "*")):
             objects[("function", db, function)] = external.getFunction(db, function).className()
     temporary = spark._jsparkSession.sessionState().catalog().listTemporaryFunctions()
-    objects[TEMPORARY_FUNCTIONS] = sorted(strings(temporary))
+    objects[TEMPORARY_FUNCTIONS] = sorted(scala_strings(temporary))
     dirs = frozenset(warehouse_dirs(warehouse))
     objects[WAREHOUSE] = sorted(SWAPPED_DIR.sub("ddllog_<xid>_tmp", d) for d in dirs)
     tree = frozenset(str(path.relative_to(warehouse)) for path in warehouse.rglob("*") if path.is_dir())
