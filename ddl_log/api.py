@@ -22,7 +22,7 @@ from ddl_log.statements.alter import alter_table
 from ddl_log.statements.alter_ops import AlterOp, alter_table_text
 from ddl_log.statements.driver import Parts
 from ddl_log.statements.overwrite import overwrite_text, plan_overwrite, resolve_mode
-from ddl_log.statements.schema import SchemaLike, parse_schema
+from ddl_log.statements.schema import SchemaLike, table_spec
 from ddl_log.statements.tables import create_database, drop_database, drop_tables, rename_tables
 from ddl_log.statements.texts import (
     create_table_text,
@@ -43,10 +43,10 @@ from ddl_log.statements.views import (
 )
 from ddl_log.takeover import TakeoverReport, check_objects, note_takeover, start_takeover, stop_takeover, take_over_dead
 from replace_table.machine import DEFAULT_GRACE_SECONDS, ReplaceResult, ReplaceTable
-from storage.catalogs.interface import Catalog, Fill, FunctionDefinition, TableSpec, ViewDefinition
+from storage.catalogs.interface import Catalog, CreateText, Fill, FunctionDefinition, TableSpec, ViewDefinition
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, check_identifier, quote_ident
-from storage.errors import InvalidNameError
+from storage.errors import InvalidNameError, ObjectExistsError
 from storage.records.fileops import REAL_FILE_OPS, FileOps
 from storage.records.home import open_home
 
@@ -190,8 +190,10 @@ class AtomicDDL:
         with self._statement(keys, shared=[database_key(target.db)]):
             if spec is None:
                 spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
-            elif spec.columns is not None or spec.like is not None or spec.as_select is not None or spec.df is not None:
-                self.catalog.check_create(spec)
+            else:
+                if orig_must_exist is not True and self.catalog.view_definition(target) is not None:
+                    raise ObjectExistsError(f"{target} is a view, not a table", str(target))
+                self.catalog.check_create(spec, target)
             with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
                 delete_versions_of_dropped(self.log, self.binlog, self.catalog, target)  # they hold its directory
                 return ReplaceTable(self.log, self.binlog, self.catalog, target, spec, statement, verb=verb,
@@ -205,19 +207,24 @@ class AtomicDDL:
         like: str | TableName | None = None,
         as_select: str | None = None,
         df: Any = None,
-        using: str = "parquet",
+        using: str | None = None,
         partitioned_by: Iterable[str] = (),
         properties: dict[str, str] | None = None,
         comment: str | None = None,
         statement: str | None = None,
+        must_exist: bool = False,
+        text: CreateText | None = None,
     ) -> ReplaceResult:
         """CREATE OR REPLACE TABLE ``name``: the old table stays readable and intact until the new one is complete
-        and the statement is binlogged; any failure or crash before that leaves exactly the old table."""
-        spec = self._spec(schema=schema, like=like, as_select=as_select, df=df, using=using,
-                          partitioned_by=partitioned_by, properties=properties, comment=comment)
+        and the statement is binlogged; any failure or crash before that leaves exactly the old table. ``using``
+        None: the session's default data source, as in Spark. ``must_exist``: REPLACE TABLE (no table, no change).
+        ``text``: the statement as written (the SQL front end's), which Spark then runs under the TMP name."""
+        spec = table_spec(schema=schema, like=like, as_select=as_select, df=df, using=using,
+                          partitioned_by=partitioned_by, properties=properties, comment=comment, text=text)
         target = TableName.of(name)
-        text = statement or create_table_text(target, spec, or_replace=True)
-        return self._table_statement(target, spec, text, verb="CREATE OR REPLACE TABLE", orig_must_exist=None)
+        text_ = statement or create_table_text(target, spec, or_replace=True)
+        verb = "REPLACE TABLE" if must_exist else "CREATE OR REPLACE TABLE"
+        return self._table_statement(target, spec, text_, verb=verb, orig_must_exist=True if must_exist else None)
 
     def create_table(
         self,
@@ -228,24 +235,25 @@ class AtomicDDL:
         like: str | TableName | None = None,
         as_select: str | None = None,
         df: Any = None,
-        using: str = "parquet",
+        using: str | None = None,
         partitioned_by: Iterable[str] = (),
         properties: dict[str, str] | None = None,
         comment: str | None = None,
         statement: str | None = None,
+        text: CreateText | None = None,
     ) -> ReplaceResult | None:
         """CREATE TABLE [IF NOT EXISTS] (column list, LIKE, AS SELECT or a DataFrame), atomic: it is built under a
         TMP name and renamed in, so no reader ever sees it partly filled and a failure or crash leaves no table, no
         files and no binlog event. With IF NOT EXISTS an existing table is left alone (None is returned)."""
-        spec = self._spec(schema=schema, like=like, as_select=as_select, df=df, using=using,
-                          partitioned_by=partitioned_by, properties=properties, comment=comment)
+        spec = table_spec(schema=schema, like=like, as_select=as_select, df=df, using=using,
+                          partitioned_by=partitioned_by, properties=properties, comment=comment, text=text)
         target = TableName.of(name)
-        text = statement or create_table_text(target, spec, or_replace=False, if_not_exists=if_not_exists)
+        text_ = statement or create_table_text(target, spec, or_replace=False, if_not_exists=if_not_exists)
         if if_not_exists:
             with self._statement([object_key(target.db, target.name)]):
-                if self.catalog.exists(target):
-                    return None
-        return self._table_statement(target, spec, text, verb="CREATE TABLE", orig_must_exist=False)
+                if self.catalog.exists(target) or self.catalog.view_definition(target) is not None:
+                    return None  # a view holds the name: Spark's CREATE TABLE IF NOT EXISTS does nothing too
+        return self._table_statement(target, spec, text_, verb="CREATE TABLE", orig_must_exist=False)
 
     def truncate_table(self, name: str | TableName, *, statement: str | None = None) -> ReplaceResult:
         """TRUNCATE TABLE: an empty copy (LIKE) swapped in; a failure or crash before the commit keeps the old rows."""
@@ -406,27 +414,6 @@ class AtomicDDL:
         text = statement or drop_text("FUNCTION", [target], if_exists=if_exists)
         with self._statement([function_key(target)], shared=[database_key(target.db)]):
             return drop_function(self._parts(), target, if_exists=if_exists, statement=text)
-
-    @staticmethod
-    def _spec(*, schema: SchemaLike | None, like: str | TableName | None, as_select: str | None, df: Any,
-              using: str, partitioned_by: Iterable[str], properties: dict[str, str] | None,
-              comment: str | None) -> TableSpec:
-        given = [label for label, value in (("schema", schema), ("like", like), ("as_select", as_select),
-                                            ("df", df)) if value is not None]
-        if len(given) != 1:
-            raise InvalidNameError(f"give exactly one of schema, like, as_select, df (got {given or 'none'})", "")
-        if as_select is not None and not as_select.strip():
-            raise InvalidNameError("as_select is empty", "")
-        return TableSpec(
-            columns=parse_schema(schema) if schema is not None else None,
-            like=TableName.of(like) if like is not None else None,
-            as_select=as_select,
-            df=df,
-            using=using,
-            partitioned_by=tuple(partitioned_by),
-            properties=tuple(sorted((properties or {}).items())),
-            comment=comment,
-        )
 
     # ------------------------------------------------------------------ life cycle
 

@@ -33,18 +33,21 @@ from ddl_log.statements.typed import (
     Statement,
     TruncateTable,
 )
+from storage.catalogs.interface import CreateText
 
 
 class StatementMethods(Protocol):
     """The :class:`~ddl_log.api.AtomicDDL` methods the statements run through, as the handlers call them."""
 
     def create_or_replace_table(self, name: str, *, schema: str | None, like: str | None, as_select: str | None,
-                                using: str, partitioned_by: Iterable[str], properties: dict[str, str] | None,
-                                comment: str | None, statement: str | None) -> object: ...
+                                using: str | None, partitioned_by: Iterable[str], properties: dict[str, str] | None,
+                                comment: str | None, statement: str | None, must_exist: bool,
+                                text: CreateText | None) -> object: ...
 
     def create_table(self, name: str, *, if_not_exists: bool, schema: str | None, like: str | None,
-                     as_select: str | None, using: str, partitioned_by: Iterable[str],
-                     properties: dict[str, str] | None, comment: str | None, statement: str | None) -> object: ...
+                     as_select: str | None, using: str | None, partitioned_by: Iterable[str],
+                     properties: dict[str, str] | None, comment: str | None, statement: str | None,
+                     text: CreateText | None) -> object: ...
 
     def truncate_table(self, name: str, *, statement: str | None) -> object: ...
 
@@ -90,13 +93,13 @@ class Handler:
 def _create_or_replace_table(ddl: StatementMethods, s: CreateOrReplaceTable[str]) -> object:
     return ddl.create_or_replace_table(s.name, schema=s.schema, like=s.like, as_select=s.as_select, using=s.using,
                                        partitioned_by=s.partitioned_by, properties=s.properties, comment=s.comment,
-                                       statement=s.statement)
+                                       statement=s.statement, must_exist=s.must_exist, text=s.text)
 
 
 def _create_table(ddl: StatementMethods, s: CreateTable[str]) -> object:
     return ddl.create_table(s.name, if_not_exists=s.if_not_exists, schema=s.schema, like=s.like,
                             as_select=s.as_select, using=s.using, partitioned_by=s.partitioned_by,
-                            properties=s.properties, comment=s.comment, statement=s.statement)
+                            properties=s.properties, comment=s.comment, statement=s.statement, text=s.text)
 
 
 def _insert_overwrite(ddl: StatementMethods, s: InsertOverwrite[str]) -> object:

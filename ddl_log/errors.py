@@ -25,13 +25,15 @@ class ObjectInRecoveryError(DDLLogError):
 class SqlParseError(DDLLogError):
     """The SQL text does not parse. ``line`` and ``column`` (1-based) point at the start of ``text``."""
 
-    def __init__(self, reason: str, *, line: int, column: int, text: str) -> None:
+    def __init__(self, reason: str, *, line: int, column: int, text: str, condition: str | None = None) -> None:
         near = f" near {text!r}" if text else ""
         super().__init__(f"syntax error at line {line}, column {column}{near}: {reason}")
         self.reason = reason
         self.line = line
         self.column = column
         self.text = text
+        self.condition = condition
+        """Spark's error condition when Spark's own parser refused the text (``PARSE_SYNTAX_ERROR`` ...)."""
 
 
 class UnsupportedStatementError(DDLLogError):

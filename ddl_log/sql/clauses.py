@@ -8,9 +8,10 @@ from sqlglot.tokenizer_core import TokenType
 from ddl_log.errors import Unsupported
 from ddl_log.sql.cursor import Cursor
 from ddl_log.sql.plan import Name
-from ddl_log.sql.tokens import QUERY_STARTS, TEXT_STRINGS, source_text
+from ddl_log.sql.tokens import TEXT_STRINGS, source_text
 from ddl_log.sql.validate import is_data_type
 from ddl_log.statements import alter_ops
+from storage.catalogs.create_text import QUERY_STARTS
 
 PASS_THROUGH_CLAUSES = {
     "LOCATION": "LOCATION (an external table: its files live outside the warehouse)",
@@ -41,14 +42,20 @@ class ClauseReader:
         return repr(source_text(c.script, token)) if token is not None else "more clauses"
 
     def partition_columns(self) -> list[str]:
+        """The column of each item of ``PARTITIONED BY (a, b INT COMMENT 'x', ...)``: a Hive column's type and
+        comment, like anything else in the clause, go to Spark as written (which refuses what it does not take)."""
         inner = self.c.group("partition columns")
         columns: list[str] = []
         while True:
             columns.append(inner.ident("a partition column"))
+            while not inner.done and not inner.is_kind(TokenType.COMMA):
+                if inner.is_kind(TokenType.L_PAREN):
+                    inner.group("a partition column's type")
+                else:
+                    inner.i += 1
             if inner.done:
                 return columns
-            if not inner.take_kind(TokenType.COMMA):
-                raise Unsupported("PARTITIONED BY with column types or transforms (only column names)")
+            inner.take_kind(TokenType.COMMA)
 
     def properties(self) -> dict[str, str]:
         inner = self.c.group("properties")

@@ -11,7 +11,7 @@ import attrs
 from ddl_log.errors import UnsupportedStatementError
 from ddl_log.sql.names import NoSparkFacts, SessionFacts, SparkFacts
 from ddl_log.sql.plan import Name, PlannedStatement, SqlResult
-from ddl_log.sql.router import plan_script
+from ddl_log.sql.router import SparkParser, plan_script
 from ddl_log.statements.typed import Statement
 
 
@@ -30,7 +30,7 @@ class StatementRunner(Protocol):
 def run_sql(ddl: StatementRunner, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
     """Run every statement of ``text`` in order and return their results. The whole script is parsed and checked
     first: a syntax error or an unsupported statement anywhere runs nothing."""
-    plans = plan_script(text, allow_non_atomic=allow_non_atomic)
+    plans = plan_script(text, allow_non_atomic=allow_non_atomic, parser=_spark_parser(ddl))
     plans = check_available(ddl, plans, allow_non_atomic=allow_non_atomic)
     return list(execute(ddl, plans))
 
@@ -50,6 +50,19 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
             yield SqlResult(plan.text, "query", result)
             continue
         yield SqlResult(plan.text, "ddl", ddl.execute(statement))
+
+
+def _spark_parser(ddl: StatementRunner) -> SparkParser | None:
+    """Spark's own parser, when the statements run on a classic Spark session (Connect has none in this process; a
+    custom catalog without a session is not made to start one): then Spark decides what parses."""
+    if getattr(ddl, "_spark", None) is None and getattr(ddl, "_catalog", None) is not None:
+        return None
+    spark = ddl.spark
+    if getattr(spark, "_jsparkSession", None) is None:
+        return None
+    from storage.catalogs.spark.analysis import parse_failure  # Spark's modules only where Spark runs
+
+    return lambda statement: parse_failure(spark, statement)
 
 
 def _session_facts(ddl: StatementRunner) -> SessionFacts:

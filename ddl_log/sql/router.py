@@ -3,16 +3,17 @@ atomic DDL form for :class:`AtomicDDL`, or a statement for ``spark.sql``); nothi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 from sqlglot.tokenizer_core import TokenType
 
-from ddl_log.errors import Unsupported, UnsupportedStatementError
+from ddl_log.errors import SqlParseError, Unsupported, UnsupportedStatementError
 from ddl_log.sql.clauses import ClauseReader
 from ddl_log.sql.cursor import Cursor
 from ddl_log.sql.plan import Name, PlannedStatement
-from ddl_log.sql.tokens import QUERY_STARTS, Piece, slice_text, split_script
+from ddl_log.sql.tokens import Piece, line_col, slice_text, split_script
 from ddl_log.sql.validate import is_data_type, validate
 from ddl_log.statements.typed import (
     AlterTable,
@@ -32,24 +33,67 @@ from ddl_log.statements.typed import (
     RenameView,
     TruncateTable,
 )
+from storage.catalogs.create_text import GROUP_CLAUSES, QUERY_STARTS, create_text
+from storage.catalogs.interface import ParseFailure
+
+SparkParser = Callable[[str], ParseFailure | None]
+"""Spark's own parser on one statement's text: why it refuses it, or None (:mod:`storage.catalogs.spark.analysis`)."""
 
 
-def plan_script(text: str, *, allow_non_atomic: bool = False) -> list[PlannedStatement]:
-    """Tokenize, split, parse and route every statement of ``text``; run nothing."""
-    return [plan_statement(text, piece, allow_non_atomic=allow_non_atomic) for piece in split_script(text)]
+def plan_script(text: str, *, allow_non_atomic: bool = False,
+                parser: SparkParser | None = None) -> list[PlannedStatement]:
+    """Tokenize, split, parse and route every statement of ``text``; run nothing. ``parser``: Spark's, when a
+    session is there to ask (else sqlglot's Spark parser checks the syntax)."""
+    return [plan_statement(text, piece, allow_non_atomic=allow_non_atomic, parser=parser)
+            for piece in split_script(text)]
 
 
-def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False) -> PlannedStatement:
-    """Route one statement of ``script`` (a piece from :func:`split_script`)."""
-    validate(script, piece.raw)
+def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False,
+                   parser: SparkParser | None = None) -> PlannedStatement:
+    """Route one statement of ``script`` (a piece from :func:`split_script`).
+
+    With Spark's parser, Spark decides what parses: a statement it refuses is refused with its reason (unless it is
+    a form of this project's own, ``RENAME TABLE a TO b, c TO d`` or ``DROP TABLE a, b``, which sqlglot checks), and
+    one it parses is never refused as a syntax error here (one the router cannot read is an unsupported form)."""
     cursor = Cursor(script, piece.tokens)
+    refusal = parser(cursor.statement) if parser is not None else None
+    if parser is None:
+        validate(script, piece.raw)
     try:
         plan = Router(cursor).route()
-        return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.statement else plan
     except Unsupported as unsupported:
+        if refusal is not None:
+            raise _spark_parse_error(script, piece, refusal) from None
         if not allow_non_atomic:
             raise UnsupportedStatementError(unsupported.what, line=cursor.line, statement=cursor.statement) from None
         return cursor.query()
+    except SqlParseError as error:
+        if parser is None or refusal is not None:
+            raise error if refusal is None else _spark_parse_error(script, piece, refusal) from None
+        if not allow_non_atomic:  # Spark reads it, the router cannot: a form the DDL log does not run
+            raise UnsupportedStatementError(f"this form ({error.reason})", line=cursor.line,
+                                            statement=cursor.statement) from None
+        return cursor.query()
+    if refusal is not None:
+        if plan.spark_sql:
+            raise _spark_parse_error(script, piece, refusal)
+        validate(script, piece.raw)  # a form Spark does not know: sqlglot checks its syntax
+    return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.statement else plan
+
+
+def _spark_parse_error(script: str, piece: Piece, refusal: ParseFailure) -> SqlParseError:
+    """Spark's refusal at its position in the script (Spark counts within the statement)."""
+    start_line, start_column = line_col(script, piece.tokens[0].start)
+    line = start_line + refusal.line - 1
+    column = start_column + refusal.column - 1 if refusal.line == 1 else refusal.column
+    offset = piece.tokens[0].start + _offset(piece.text(script), refusal.line, refusal.column)
+    return SqlParseError(refusal.reason, line=line, column=column, text=script[offset:offset + 20].split("\n")[0],
+                         condition=refusal.condition)
+
+
+def _offset(text: str, line: int, column: int) -> int:
+    lines = text.split("\n")
+    return sum(len(lines[i]) + 1 for i in range(min(line - 1, len(lines)))) + column - 1
 
 
 class Router(ClauseReader):
@@ -121,14 +165,17 @@ class Router(ClauseReader):
         raise Unsupported(f"CREATE {c.word() or '...'}")
 
     def create_table(self, *, or_replace: bool, verb: str) -> PlannedStatement:
+        """Every form Spark accepts: the statement's own text goes to Spark (:mod:`ddl_log.sql.create_text`), which
+        decides what it says or leaves to the session; the clauses read here only describe it (and refuse a
+        LOCATION, whose files would live outside the warehouse)."""
         c = self.c
         if_not_exists = c.at("IF", "NOT", "EXISTS")
         if if_not_exists and or_replace:
             raise c.error("OR REPLACE and IF NOT EXISTS cannot be used together")
         c.take("IF", "NOT", "EXISTS")
         name = c.name("a table name")
-        kwargs: dict[str, Any] = {}
-        if c.is_kind(TokenType.L_PAREN):
+        kwargs: dict[str, Any] = {"text": create_text(c.script, c.tokens[c.i:])}
+        if c.is_kind(TokenType.L_PAREN) and not (c.words(1) and c.words(1)[0] in QUERY_STARTS):
             columns = c.group("column list")
             if columns.done:
                 raise columns.error("empty column list")
@@ -136,36 +183,37 @@ class Router(ClauseReader):
         seen: set[str] = set()
         while not c.done:
             clause = c.word()
-            if clause in seen:
-                raise c.error(f"{clause} given twice")
-            seen.add(clause)
+            if clause in ("USING", "PARTITIONED BY", "PARTITIONED", "COMMENT", "TBLPROPERTIES", "LIKE"):
+                if clause in seen:
+                    raise c.error(f"{clause} given twice")
+                seen.add(clause)
             if c.take("USING"):
                 kwargs["using"] = ".".join(c.name("a data source").parts)
             elif c.take("PARTITIONED", "BY"):
                 kwargs["partitioned_by"] = self.partition_columns()
-            elif c.take("COMMENT"):
+            elif c.take("COMMENT") and c.is_kind(TokenType.STRING):
                 kwargs["comment"] = c.string("a comment string")
             elif c.take("TBLPROPERTIES"):
                 kwargs["properties"] = self.properties()
             elif c.take("LIKE"):
                 kwargs["like"] = c.name("a table name")
-            elif c.at("AS"):
+            elif c.at("LOCATION"):
+                raise Unsupported(f"{verb} with {self.clause_name()}")
+            elif (c.at("AS") and c.words(-1) != ("STORED",)) or c.at_any(*QUERY_STARTS) or (
+                    c.is_kind(TokenType.L_PAREN) and not (c.words(-1) and c.words(-1)[-1] in GROUP_CLAUSES)):
                 if "schema" in kwargs:
                     raise c.error("AS SELECT cannot be combined with a column list")
-                c.i += 1
-                if not c.at_any(*QUERY_STARTS) and not c.is_kind(TokenType.L_PAREN):
-                    raise c.error("expected a query after AS")
-                kwargs["as_select"] = c.rest()
+                c.take("AS")
+                kwargs["as_select"] = self.query_text()
+            elif c.is_kind(TokenType.L_PAREN):
+                c.group("clause")
             else:
-                raise Unsupported(f"{verb} with {self.clause_name()}")
-        if "like" in kwargs and len(kwargs) > 1:
-            raise Unsupported(f"{verb} ... LIKE with other clauses")
-        if not ({"schema", "like", "as_select"} & kwargs.keys()):
-            raise Unsupported(f"{verb} without a column list, LIKE or AS SELECT")
+                c.i += 1  # a clause Spark reads (OPTIONS, CLUSTERED BY, STORED AS, ...): its text goes as written
         if "like" in kwargs:  # Spark's CREATE TABLE LIKE is a v1 command: its names resolve the v1 way
             name, kwargs["like"] = name.as_kind("v1"), kwargs["like"].as_kind("v1_relation")
         if or_replace:  # Spark knows no [CREATE OR] REPLACE TABLE ... LIKE
-            return c.ddl(verb, CreateOrReplaceTable(name=name, **kwargs), spark_sql="like" not in kwargs)
+            statement = CreateOrReplaceTable(name=name, must_exist=verb == "REPLACE TABLE", **kwargs)
+            return c.ddl(verb, statement, spark_sql="like" not in kwargs)
         return c.ddl(verb, CreateTable(name=name, if_not_exists=if_not_exists, **kwargs))
 
     def create_view(self, or_replace: bool) -> PlannedStatement:

@@ -21,7 +21,6 @@ _STRING_TYPES = frozenset(
 )
 TEXT_STRINGS = frozenset({TokenType.STRING, TokenType.RAW_STRING})
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*")
-QUERY_STARTS = frozenset({"SELECT", "WITH", "VALUES", "FROM", "TABLE", "MAP", "REDUCE"})
 
 
 def split_statements(text: str) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 import attrs
 
 from ddl_log.statements.alter_ops import AlterOp
+from storage.catalogs.interface import CreateText
 
 N = TypeVar("N")
 
@@ -46,15 +47,19 @@ class TableDefinition(Statement[N]):
     schema: str | None = None
     like: N | None = None
     as_select: str | None = None
-    using: str = "parquet"
+    using: str | None = None
     partitioned_by: tuple[str, ...] = attrs.field(default=(), converter=_strings)
     properties: dict[str, str] | None = None
     comment: str | None = None
+    text: CreateText | None = None
+    """The statement as written: what Spark runs (the fields above describe it for checks and other engines)."""
 
 
 @attrs.frozen(kw_only=True)
 class CreateOrReplaceTable(TableDefinition[N]):
     method: ClassVar[str] = "create_or_replace_table"
+    must_exist: bool = False
+    """``REPLACE TABLE`` (without ``CREATE OR``): the table must exist, as Spark requires."""
 
 
 @attrs.frozen(kw_only=True)

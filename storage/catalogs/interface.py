@@ -48,20 +48,63 @@ class Column:
 
 
 @attrs.frozen
+class ParseFailure:
+    """An engine's parser refused a statement: its one-line reason and where (1-based, within the statement)."""
+
+    reason: str
+    line: int
+    column: int
+    condition: str | None = None
+    """The engine's error condition (``PARSE_SYNTAX_ERROR`` ...), when it names one."""
+
+
+@attrs.frozen
+class CreateText:
+    """A CREATE TABLE statement as its author wrote it, to run under another name with the log's tag added: what
+    follows the table name (``body``: column list, clauses, query), exactly as written, so that Spark decides
+    everything the statement says or leaves to the session (the default data source, types, NOT NULL, DEFAULT,
+    OPTIONS, bucketing, ...) exactly as it would for the original statement.
+
+    The tag goes in at a token boundary of ``body`` (never inside a comment or a literal): into the statement's own
+    ``TBLPROPERTIES`` group when it has one (``in_group``; ``group_empty`` when it holds nothing yet), else as a clause
+    of its own (Spark takes CREATE TABLE clauses in any order; after ``LIKE`` the clause comes last)."""
+
+    body: str
+    insert_at: int
+    in_group: bool = False
+    group_empty: bool = False
+    escaped: bool = False
+    """Built here with escaped literals (the Python API's forms): they read back right only while Spark's
+    ``spark.sql.parser.escapedStringLiterals`` is off. A statement as its author wrote it reads as it does in Spark."""
+
+    def render(self, name_sql: str, tag_pair_sql: str) -> str:
+        """``CREATE TABLE <name_sql> <body>`` with ``tag_pair_sql`` (``'key'='value'``) among its properties."""
+        if self.in_group:
+            insertion = tag_pair_sql if self.group_empty else f", {tag_pair_sql}"
+        else:
+            insertion = f" TBLPROPERTIES ({tag_pair_sql}) "
+        body = self.body[:self.insert_at] + insertion + self.body[self.insert_at:]
+        return f"CREATE TABLE {name_sql} {body}"
+
+
+@attrs.frozen
 class TableSpec:
     """What to create: exactly one of ``columns``, ``like``, ``as_select`` or ``df`` says where the shape comes from.
 
-    ``df`` is a DataFrame (classic or Spark Connect); it is never persisted in the log, only used live.
+    ``df`` is a DataFrame (classic or Spark Connect); it is never persisted in the log, only used live. ``text``: the
+    statement as written (:class:`CreateText`); an engine that runs SQL runs it, the other fields describe it for
+    the rest (the in-memory catalog, the checks). ``using`` None: the session's default data source.
     """
 
     columns: tuple[Column, ...] | None = None
     like: TableName | None = None
     as_select: str | None = None
     df: Any = attrs.field(default=None, eq=False, repr=False)
-    using: str = "parquet"
+    using: str | None = None
     partitioned_by: tuple[str, ...] = ()
     properties: tuple[tuple[str, str], ...] = ()
     comment: str | None = None
+    text: CreateText | None = None
     copy: bool = False
     """With ``like``: an empty copy of the source's whole definition, its table properties (the log's tag aside)
     and comment included, as Spark's TRUNCATE and INSERT OVERWRITE keep them (``properties``/``comment`` unused)."""
@@ -311,9 +354,9 @@ class Catalog(Protocol):
         other.ns`` or ``SET CATALOG``) would run them there."""
         ...
 
-    def check_create(self, spec: TableSpec) -> None:
-        """Raise the error ``create`` would raise for a bad definition (missing LIKE source, bad column type,
-        unknown partition column, a SELECT that does not analyse), without any side effect."""
+    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
+        """Raise the error ``create`` would raise for a bad definition of ``name`` (None: any name): a missing LIKE
+        source, a bad column type, an unknown partition column, a SELECT that does not analyse. No side effect."""
         ...
 
     def settle_rename(self, old: TableName, new: TableName) -> None:

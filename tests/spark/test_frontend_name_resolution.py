@@ -56,7 +56,9 @@ def outcome(run: Any) -> str:
         run()
     except Exception as error:  # noqa: BLE001 - the outcome is compared, not handled
         condition = getattr(error, "getCondition", None)
-        return f"error {condition() if callable(condition) else type(error).__name__}"
+        if callable(condition):
+            return f"error {condition()}"
+        return f"error {getattr(error, 'condition', None) or type(error).__name__}"  # Spark's, as SqlParseError says
     return "ok"
 
 

@@ -182,9 +182,9 @@ class SparkCatalog:
 
     # ------------------------------------------------------------------ create (storage.catalogs.spark.create)
 
-    def check_create(self, spec: TableSpec) -> None:
+    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.check_create`."""
-        self._create.check_create(spec)
+        self._create.check_create(spec, name)
 
     def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.create`; an empty copy (``spec.copy``) of a
