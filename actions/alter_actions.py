@@ -39,8 +39,8 @@ def replay_alter_table(action: ActionEntry, ctx: ActionContext) -> None:
         metadata = catalog.table_metadata(name)
         present = {c.name.lower() for c in metadata.columns} if metadata else set()
         wanted = tuple(c for c in change.columns if c.name.lower() not in present)
-        if wanted:
-            catalog.add_columns(name, wanted)
+        if wanted:  # all of them (one ALTER adds all or none): the statement's own text when it was kept
+            catalog.add_columns(name, wanted, text=change.text if len(wanted) == len(change.columns) else None)
     elif isinstance(change, PartitionChange):
         if change.add:
             catalog.add_partition(name, dict(change.spec))

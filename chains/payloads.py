@@ -266,6 +266,9 @@ class RestoreColumnComment:
 @attrs.frozen
 class AddColumnsChange:
     columns: tuple[Column, ...]
+    text: str | None = None
+    """The column list as the statement wrote it (what Spark runs; ``columns`` names what it adds). None in logs
+    written before it was kept, and for the Python API's parsed columns."""
 
 
 @attrs.frozen
@@ -301,6 +304,7 @@ class AlterTablePayload:
             data.update(column=change.column, old=change.old)
         elif isinstance(change, AddColumnsChange):
             data["columns"] = [[c.name, c.type, c.comment] for c in change.columns]
+            data["text"] = change.text
         else:
             data["spec"] = [list(pair) for pair in change.spec]
         return data
@@ -315,7 +319,8 @@ class AlterTablePayload:
         elif kind == "column_comment":
             change = RestoreColumnComment(str(_require(data, "column", what)), _require(data, "old", what))
         elif kind == "add_columns":
-            change = AddColumnsChange(tuple(Column(str(n), str(t), c) for n, t, c in _require(data, "columns", what)))
+            columns = tuple(Column(str(n), str(t), c) for n, t, c in _require(data, "columns", what))
+            change = AddColumnsChange(columns, data.get("text"))  # absent from logs written before it was kept
         elif kind in ("add_partition", "drop_partition"):
             change = PartitionChange(kind == "add_partition",
                                      tuple((str(k), str(v)) for k, v in _require(data, "spec", what)))

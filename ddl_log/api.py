@@ -21,7 +21,7 @@ from ddl_log.recovery import ChainOutcome, RecoveryReport, delete_versions_of_dr
 from ddl_log.statements.alter import alter_table
 from ddl_log.statements.alter_ops import AlterOp, alter_table_text
 from ddl_log.statements.driver import Parts
-from ddl_log.statements.overwrite import overwrite_text, plan_overwrite, resolve_mode
+from ddl_log.statements.overwrite import check_rewritable, overwrite_text, plan_overwrite, resolve_mode
 from ddl_log.statements.schema import SchemaLike, table_spec
 from ddl_log.statements.tables import create_database, drop_database, drop_tables, rename_tables
 from ddl_log.statements.texts import (
@@ -189,6 +189,7 @@ class AtomicDDL:
             keys.append(object_key(spec.like.db, spec.like.name))
         with self._statement(keys, shared=[database_key(target.db)]):
             if spec is None:
+                check_rewritable(target, self.catalog.table_metadata(target), verb)
                 spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
             else:
                 if orig_must_exist is not True and self.catalog.view_definition(target) is not None:
@@ -279,6 +280,7 @@ class AtomicDDL:
         with self._statement(keys, shared=[database_key(target.db)]):
             mode = resolve_mode(self.catalog, overwrite_mode, target)
             metadata = self.catalog.table_metadata(target)
+            check_rewritable(target, metadata, "INSERT OVERWRITE")
             plan = plan_overwrite(self.catalog, target, metadata, as_select=as_select, df=df, partition=partition,
                                   mode=mode, if_not_exists=if_not_exists)
             if plan.skip:

@@ -13,6 +13,7 @@ from ddl_log.sql.names import NoSparkFacts, SessionFacts, SparkFacts
 from ddl_log.sql.plan import Name, PlannedStatement, SqlResult
 from ddl_log.sql.router import SparkParser, plan_script
 from ddl_log.statements.typed import Statement
+from storage.errors import NotAtomicError
 
 
 class StatementRunner(Protocol):
@@ -49,7 +50,15 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
             facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
             yield SqlResult(plan.text, "query", result)
             continue
-        yield SqlResult(plan.text, "ddl", ddl.execute(statement))
+        try:
+            result = ddl.execute(statement)
+        except NotAtomicError:
+            if not plan.allow_non_atomic:
+                raise
+            facts = None
+            yield SqlResult(plan.text, "query", ddl.spark.sql(plan.text))  # Spark's own statement, as asked
+            continue
+        yield SqlResult(plan.text, "ddl", result)
 
 
 def _spark_parser(ddl: StatementRunner) -> SparkParser | None:

@@ -26,11 +26,12 @@ from ddl_log.statements.alter_ops import (
     UnsetProperties,
 )
 from ddl_log.statements.driver import Parts, StatementPoints, UndoStatement, run_forward_chain
-from ddl_log.statements.schema import check_type, parse_schema
+from ddl_log.statements.schema import check_column_list, check_type, parse_schema
+from ddl_log.statements.texts import sql_string
 from replace_table.machine import ReplaceTable
-from storage.catalogs.interface import TAG_PROPERTY, TableMetadata, TableSpec
+from storage.catalogs.interface import TAG_PROPERTY, ColumnChange, Fill, TableMetadata, TableSpec
 from storage.catalogs.names import TableName, quote_ident
-from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
+from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, NotAtomicError, ObjectExistsError
 
 ALTER_TABLE_POINTS = StatementPoints.declare("alter_table")
 ALTER_TABLE_FORWARD_POINTS = StatementPoints.declare("alter_table_forward")
@@ -66,10 +67,12 @@ def alter_table(parts: Parts, name: TableName, op: AlterOp, *, statement: str) -
         return UndoStatement(parts, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
     if isinstance(op, AddColumns):
         added = parse_schema(op.columns)
+        check_column_list(op.columns)
         for new_column in added:
             if metadata.column(new_column.name) is not None:
                 raise ObjectExistsError(f"column {new_column.name!r} already exists in {name}", new_column.name)
-        return _forward(parts, name, tag, statement, AddColumnsChange(tuple(added)))
+        catalog.check_alter(name, op.clause())  # what Spark refuses in the column list, refused before the log
+        return _forward(parts, name, tag, statement, AddColumnsChange(tuple(added), op.columns))
     if isinstance(op, AddPartition | DropPartition):
         spec = _partition_spec(metadata, name, op.spec)
         exists = spec in catalog.list_partitions(name)
@@ -136,34 +139,56 @@ def _partition_spec(metadata: TableMetadata, name: TableName, spec: dict[str, st
 
 def _rebuild(parts: Parts, name: TableName, metadata: TableMetadata, op: ChangeColumnType | DropColumns,
              statement: str) -> object:
-    """Rebuild into TMP from the old rows (CAST in ANSI mode: a value that does not convert fails the statement)
-    and swap it in; a failure or crash before the commit leaves the old table."""
+    """Rebuild into TMP and swap it in; a failure or crash before the commit leaves the old table.
+
+    TMP is a copy of the table's whole definition with only the named column changed (:class:`ColumnChange`:
+    bucketing, OPTIONS, comments, defaults, the table kind all stay), filled from the old rows. A retyped column is
+    converted strictly whatever ``spark.sql.ansi.enabled`` says: :func:`strict_cast` fails the statement on the
+    first value that does not convert (where a plain CAST with ANSI off would make it NULL)."""
+    if metadata.external:
+        what = "ALTER COLUMN ... TYPE" if isinstance(op, ChangeColumnType) else "DROP COLUMNS"
+        raise NotAtomicError(f"ALTER TABLE ... {what} of the external table {name} cannot be atomic: its files live "
+                             "at the table's own location, which a rebuilt version cannot replace in one step",
+                             str(name))
     selected: list[str] = []
     if isinstance(op, ChangeColumnType):
         target = _column(metadata, name, op.column)
         check_type(op.type, target)
+        change = ColumnChange(retype=(target, op.type))
         for column in metadata.columns:
             ident = quote_ident(column.name)
-            selected.append(f"CAST({ident} AS {op.type}) AS {ident}" if column.name == target else ident)
+            selected.append(f"{strict_cast(name, column.name, op.type)} AS {ident}" if column.name == target
+                            else ident)
     else:
-        dropped = set()
+        dropped: dict[str, None] = {}
         for column_name in op.columns:
             if metadata.column(column_name) is None:
                 if op.if_exists:
                     continue
                 raise NoSuchObjectError(f"column {column_name!r} does not exist in {name}", column_name)
-            dropped.add(_column(metadata, name, column_name).lower())
+            dropped[_column(metadata, name, column_name)] = None
         if not dropped:
             return None
-        if dropped & {p.lower() for p in metadata.partitioned_by}:
+        lowered = {column.lower() for column in dropped}
+        if lowered & {p.lower() for p in metadata.partitioned_by}:
             raise CatalogError(f"cannot drop a partition column of {name}", str(name))
-        selected = [quote_ident(c.name) for c in metadata.columns if c.name.lower() not in dropped]
+        selected = [quote_ident(c.name) for c in metadata.columns if c.name.lower() not in lowered]
         if not selected:
             raise CatalogError(f"cannot drop every column of {name}", str(name))
+        change = ColumnChange(drop=tuple(dropped))
     query = f"SELECT {', '.join(selected)} FROM {name.quoted}"
-    properties = tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY)
-    spec = TableSpec(as_select=query, using=metadata.provider, partitioned_by=metadata.partitioned_by,
-                     properties=properties, comment=metadata.comment)
-    return ReplaceTable(parts.log, parts.binlog, parts.catalog, name, spec, statement, verb="ALTER TABLE",
-                        grace_seconds=parts.grace_seconds,
+    parts.catalog.check_create(TableSpec(as_select=query), name)  # the new type, analysed by the engine
+    copy = TableSpec(like=name, copy=True, alter=change)
+    return ReplaceTable(parts.log, parts.binlog, parts.catalog, name, copy, statement, verb="ALTER TABLE",
+                        fill=Fill(as_select=query, partitions_of=name), grace_seconds=parts.grace_seconds,
                         orig_must_exist=True).run()
+
+
+def strict_cast(table: TableName, column: str, type_text: str) -> str:
+    """``column`` converted to ``type_text``, failing on a value that does not convert whatever the session's ANSI
+    setting: ``try_cast`` (ANSI rules, NULL instead of an error) and ``raise_error`` when it gave NULL for a value."""
+    ident = quote_ident(column)
+    converted = f"try_cast({ident} AS {type_text})"
+    message = sql_string(f"ALTER TABLE {table}: a value of column {column} does not convert to {type_text}: ")
+    return (f"CASE WHEN {ident} IS NULL THEN NULL WHEN {converted} IS NULL THEN raise_error(concat({message}, "
+            f"CAST({ident} AS STRING))) ELSE {converted} END")

@@ -38,13 +38,8 @@ class AddColumns:
     columns: str
 
     def clause(self) -> str:
-        from ddl_log.statements.schema import parse_schema
-
-        rendered = ", ".join(
-            f"{quote_ident(c.name)} {c.type}" + (f" COMMENT {sql_string(c.comment)}" if c.comment else "")
-            for c in parse_schema(self.columns)
-        )
-        return f"ADD COLUMNS ({rendered})"
+        """As written: Spark reads the column list itself (its types, NOT NULL, DEFAULT ...)."""
+        return f"ADD COLUMNS ({self.columns})"
 
 
 @attrs.frozen

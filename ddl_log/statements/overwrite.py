@@ -24,7 +24,7 @@ import attrs
 from ddl_log.statements.texts import sql_string
 from storage.catalogs.interface import Catalog, Fill, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
-from storage.errors import InvalidDefinitionError
+from storage.errors import InvalidDefinitionError, NotAtomicError, OperationNotAllowedError
 
 MODES = ("static", "dynamic")
 DEFAULT_PARTITION_VALUE = "__HIVE_DEFAULT_PARTITION__"
@@ -35,6 +35,20 @@ class OverwritePlan:
     fill: Fill
     skip: bool = False
     """IF NOT EXISTS and the partition exists: the statement does nothing."""
+
+
+def check_rewritable(name: TableName, metadata: TableMetadata | None, verb: str) -> None:
+    """TRUNCATE and INSERT OVERWRITE build a new version of the table and swap it in: an external table's files live
+    at its own location, which the new version cannot take over. Spark refuses TRUNCATE there
+    (:class:`OperationNotAllowedError`, as Spark says it); an INSERT OVERWRITE, which Spark runs by rewriting the
+    files in place, cannot be made atomic (:class:`NotAtomicError`). A missing table is left to the statement."""
+    if metadata is None or not metadata.external:
+        return
+    if verb == "TRUNCATE TABLE":
+        raise OperationNotAllowedError(f"Operation not allowed: TRUNCATE TABLE on external tables: {name}", str(name))
+    raise NotAtomicError(f"{verb} of the external table {name} cannot be atomic: its files live at the table's own "
+                         "location, which a new version cannot replace in one step (allow_non_atomic=True or "
+                         "--allow-non-atomic runs Spark's own statement)", str(name))
 
 
 def resolve_mode(catalog: Catalog, explicit: str | None, name: TableName) -> str:

@@ -88,6 +88,15 @@ class CreateText:
 
 
 @attrs.frozen
+class ColumnChange:
+    """What an ALTER TABLE rebuild changes in a copy of a table's definition: ``retype`` (column, new type as the
+    statement writes it) and the columns ``drop`` removes; everything else is kept exactly."""
+
+    retype: tuple[str, str] | None = None
+    drop: tuple[str, ...] = ()
+
+
+@attrs.frozen
 class TableSpec:
     """What to create: exactly one of ``columns``, ``like``, ``as_select`` or ``df`` says where the shape comes from.
 
@@ -105,6 +114,8 @@ class TableSpec:
     properties: tuple[tuple[str, str], ...] = ()
     comment: str | None = None
     text: CreateText | None = None
+    alter: ColumnChange | None = None
+    """With ``copy``: the copy's definition with this change (an ALTER TABLE rebuild)."""
     copy: bool = False
     """With ``like``: an empty copy of the source's whole definition, its table properties (the log's tag aside)
     and comment included, as Spark's TRUNCATE and INSERT OVERWRITE keep them (``properties``/``comment`` unused)."""
@@ -167,6 +178,9 @@ class Fill:
     partition: tuple[tuple[str, str | None], ...] = ()
     keep: TableName | None = None
     replaces: Literal["written", "matching"] = "matching"
+    partitions_of: TableName | None = None
+    """After the rows, register every partition of this table that no row went to (an empty one ``ADD
+    PARTITION`` made): an ALTER TABLE rebuild copies all rows and must keep empty partitions too."""
 
     @property
     def static(self) -> dict[str, str]:
@@ -184,6 +198,8 @@ class TableMetadata:
     properties: tuple[tuple[str, str], ...] = ()
     provider: str = "parquet"
     comment: str | None = None
+    external: bool = False
+    """An external table: its files live at a location of its own, which DROP leaves alone."""
 
     def column(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name.lower() == name.lower()), None)
@@ -276,7 +292,10 @@ class Catalog(Protocol):
         """Set a column comment; an empty ``comment`` removes it (so undo restores "no comment" exactly)."""
         ...
 
-    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None: ...
+    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
+        """Add ``columns``; ``text``: the same column list as a statement wrote it, which an engine that runs SQL
+        runs as written (its types, NOT NULL, DEFAULT ... are the engine's to accept or refuse)."""
+        ...
 
     def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         """The partitions of ``name`` (values as the metastore stores them, NULL as ``__HIVE_DEFAULT_PARTITION__``);
@@ -352,6 +371,11 @@ class Catalog(Protocol):
         """Raise :class:`CatalogError` unless the engine resolves ``db.name`` in the catalog this one manages: the
         statements name objects as ``db.name``, and a session whose current catalog is another one (after ``USE
         other.ns`` or ``SET CATALOG``) would run them there."""
+        ...
+
+    def check_alter(self, name: TableName, clause: str) -> None:
+        """Raise what ``ALTER TABLE name <clause>`` would raise before it runs (an engine that runs SQL analyses it
+        without running it); no side effect."""
         ...
 
     def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:

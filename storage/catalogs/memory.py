@@ -121,6 +121,12 @@ class MemoryCatalog(MemorySwap):
         elif spec.like is not None:
             source = self._table(spec.like)
             columns, types, partitioned_by = source.columns, dict(source.types), source.partitioned_by
+            if spec.alter is not None:  # an ALTER TABLE rebuild's copy: one column retyped, some dropped
+                dropped = {column.lower() for column in spec.alter.drop}
+                columns = tuple(column for column in columns if column.lower() not in dropped)
+                if spec.alter.retype is not None:
+                    retyped, new_type = spec.alter.retype
+                    types[next(c for c in columns if c.lower() == retyped.lower())] = new_type.lower()
         elif isinstance(spec.df, MemoryTable):
             columns, rows, types = spec.df.columns, list(spec.df.rows), dict(spec.df.types)
         if partitioned_by and spec.like is None:
@@ -168,6 +174,9 @@ class MemoryCatalog(MemorySwap):
         if fill.keep is not None:
             KEEP_POINT()
             self._keep(table, self._table(fill.keep), fill, written)
+        if fill.partitions_of is not None:
+            for partition in self._table(fill.partitions_of).partitions:
+                _register(table, partition)
 
     def _keep(self, table: MemoryTable, source: MemoryTable, fill: Fill, written: set[tuple[str, ...]]) -> None:
         static = fill.static
@@ -230,6 +239,9 @@ class MemoryCatalog(MemorySwap):
         if spec.like is not None and spec.like not in self.tables:
             raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
 
+    def check_alter(self, name: TableName, clause: str) -> None:
+        return None  # the in-memory catalog reads no SQL: its statements check their own operands
+
     def settle_rename(self, old: TableName, new: TableName) -> None:
         return None
 
@@ -247,7 +259,7 @@ class MemoryCatalog(MemorySwap):
             return None
         columns = tuple(Column(c, table.types.get(c, "INT"), table.comments.get(c)) for c in table.columns)
         properties = {**table.properties, TAG_PROPERTY: table.identity}
-        return TableMetadata(columns, table.partitioned_by, tuple(sorted(properties.items())))
+        return TableMetadata(columns, table.partitioned_by, tuple(sorted(properties.items())), external=table.external)
 
     def set_properties(self, name: TableName, properties: dict[str, str]) -> None:
         self._check("set_properties", name)
@@ -270,7 +282,7 @@ class MemoryCatalog(MemorySwap):
         else:
             self._table(name).comments.pop(column, None)
 
-    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
+    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
         self._check("add_columns", name)
         table = self._table(name)
         existing = {column.lower(): column for column in table.columns}

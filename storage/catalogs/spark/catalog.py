@@ -182,6 +182,10 @@ class SparkCatalog:
 
     # ------------------------------------------------------------------ create (storage.catalogs.spark.create)
 
+    def check_alter(self, name: TableName, clause: str) -> None:
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.check_alter`."""
+        self._alter.check_alter(name, clause)
+
     def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.check_create`."""
         self._create.check_create(spec, name)
@@ -190,6 +194,9 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.create`; an empty copy (``spec.copy``) of a
         managed data source table is one metastore call instead (:meth:`SparkSwap.clone_empty`)."""
         self._engine.forget(name)  # a lookup of this statement found it free
+        if spec.copy and spec.like is not None and spec.alter is not None:
+            self._swap.clone_altered(spec.like, name, tag, spec.alter)
+            return
         if spec.copy and spec.like is not None:
             if self._swap.clone_empty(spec.like, name, tag):
                 return
@@ -220,9 +227,9 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.set_column_comment`."""
         self._alter.set_column_comment(name, column, comment)
 
-    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
+    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.add_columns`."""
-        self._alter.add_columns(name, columns)
+        self._alter.add_columns(name, columns, text=text)
 
     def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.list_partitions`."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from storage.catalogs.interface import SWITCHING_PARTITIONS
+from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.metastore import (
@@ -37,6 +37,7 @@ from storage.catalogs.spark.metastore import (
     swap_refusal,
     tag_of,
 )
+from storage.catalogs.spark.schema_edit import altered
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 
@@ -72,6 +73,27 @@ class SparkSwap:
         self._client.create(name, empty_copy(table, name, tag, location))
         self._engine.forget(name)
         return True
+
+    def clone_altered(self, source: TableName, name: TableName, tag: str, change: ColumnChange) -> None:
+        """Create ``name`` as an empty copy of ``source``'s whole definition with ``change`` applied (see
+        :mod:`storage.catalogs.spark.schema_edit`), in one metastore call, at ``name``'s default directory. An
+        ALTER TABLE rebuild needs the metastore client (a classic session): anything else a definition holds would be
+        lost by a CREATE TABLE that describes only part of it."""
+        refusal = self._client.refusal()
+        if refusal is not None:
+            raise CatalogError(f"cannot rebuild {source} keeping its whole definition: {refusal}", str(source))
+        table = self._client.get(source)
+        if table is None:
+            raise NoSuchObjectError(f"table {source} does not exist", str(source))
+        if str(table.getTableType()) != MANAGED:
+            raise CatalogError(f"cannot rebuild {source}: it is an external table, whose files live at its own "
+                               "location (the change would rewrite them in place, which cannot be atomic)", str(source))
+        location = self._client.default_location(name)
+        if location is None:
+            raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
+        copy = altered(self._engine.spark, table, change, source)
+        self._client.create(name, empty_copy(copy, name, tag, location))
+        self._engine.forget(name)
 
     def rename_in_place(self, old: TableName, new: TableName) -> bool:
         """Rename a managed table that is not at its default location (a swapped one) in one metastore call that

@@ -141,6 +141,8 @@ class SparkTables:
             if view is not None:
                 self._engine.drop_temp_view(view)
         self._keep.keep(name, fill)
+        if fill.partitions_of is not None:
+            self._keep.add_empty(name, fill.partitions_of)
 
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
