@@ -14,6 +14,7 @@ from chains.payloads import (
     CreateFunctionPayload,
     CreateViewPayload,
     DropFunctionPayload,
+    DropPayload,
     DropViewPayload,
     RenameViewPayload,
     payload_of,
@@ -79,7 +80,8 @@ def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
         if ctx.catalog.database_identity(db) != action.tag:
             return
         DROP_DB_BEFORE()
-        ctx.catalog.drop_database(db)  # its directory goes with it
+        # Its directory goes with it, unless kept for the readers of its dropped tables (deleted by a later chain).
+        ctx.catalog.drop_database(db, keep_files=payload_of(action, DropPayload).keep_files)
     else:
         ctx.catalog.clean_database_leftovers(db)  # a drop cut between the metastore commit and the directory delete
 

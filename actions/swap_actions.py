@@ -55,9 +55,12 @@ def forward_forget_table(action: ActionEntry, ctx: ActionContext) -> None:
 
 
 def forward_delete_data(action: ActionEntry, ctx: ActionContext) -> None:
-    """Delete ORIG's old directory (run only once due): kept when a table holds it now."""
+    """Delete an old table version's directory (run only once due), unless the catalog finds it in use: then it is
+    kept, and why is noted in the log (``ddl-log status`` shows it)."""
     if action.name is None:
         raise CatalogError(f"delete action {action.id} lacks its table name")
     payload = payload_of(action, DeleteDataPayload)
     DELETE_BEFORE()
-    ctx.catalog.delete_data(payload.location, action.name)
+    kept = ctx.catalog.delete_data(payload.location, action.name)
+    if kept is not None:  # something uses the directory now (another table took it over): it is not ours any more
+        ctx.log.note(action.id, f"kept {payload.location}: {kept}")

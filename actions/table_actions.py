@@ -7,7 +7,7 @@ from actions.context import ActionContext
 from chains.binlog import GENERATED_COMMENT
 from chains.commit import binlog_once
 from chains.entries import ActionEntry, ActionType
-from chains.payloads import CreateTablePayload, DropInitPayload, RenameTablePayload, payload_of
+from chains.payloads import CreateTablePayload, DropInitPayload, DropPayload, RenameTablePayload, payload_of
 from storage import crashpoints
 from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName, quote_ident
@@ -72,11 +72,13 @@ def undo_rename_table(action: ActionEntry, ctx: ActionContext) -> None:
 
 
 def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
-    """Drop the table if it is the one logged (by identity, when one was recorded), then its leftover files."""
+    """Drop the table if it is the one logged (by identity, when one was recorded), then its leftover files; or,
+    when its files are kept for readers, only the table (a DELETE_DATA chain of the statement deletes them)."""
     catalog = ctx.catalog
     name = _name(action)
+    keep_files = payload_of(action, DropPayload).keep_files  # their deletion is a chain of its own, due later
     try:
-        dropped = catalog.drop(name, expect=action.tag, before=DROP_BEFORE)  # removes the files too
+        dropped = catalog.drop(name, expect=action.tag, before=DROP_BEFORE, keep_files=keep_files)
     except NoSuchObjectError:
         catalog.clean_leftovers(name)  # the table is gone; a drop cut between metastore and files left them
         return

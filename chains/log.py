@@ -271,6 +271,15 @@ class DDLLog:
     def set_phase(self, action_id: int, phase: int) -> None:
         self._emit({"op": "phase", "id": action_id, "phase": phase})
 
+    def note(self, action_id: int, text: str) -> None:
+        """Record what replaying an action found (a scheduled deletion that kept its directory, and why): kept with
+        the action until the log is compacted, shown by ``ddl-log status``."""
+        self._emit({"op": "note", "id": action_id, "text": text})
+
+    def note_of(self, action_id: int) -> str | None:
+        with self._lock:
+            return self._state.notes.get(action_id)
+
     def set_xid(self, position: int, xid: int, binlog_pos: BinlogPosition) -> None:
         """Durably store the XID (and where the binlog ended) before the statement's binlog event is written."""
         self._emit({"op": "xid", "pos": position, "xid": xid, "bseg": binlog_pos.segment, "boff": binlog_pos.offset})
@@ -345,8 +354,11 @@ class DDLLog:
             records: list[dict[str, Any]] = [{"op": "base", "next": self._state.next_id}]
             for chain in self.chains():
                 if chain.active or chain.state is ChainState.ABANDONED:
-                    records.extend(action_to_wire(action) for action in self._state.chain_actions(chain.position))
+                    actions = self._state.chain_actions(chain.position)
+                    records.extend(action_to_wire(action) for action in actions)
                     records.append(execute_to_wire(chain))
+                    records.extend({"op": "note", "id": action.id, "text": self._state.notes[action.id]}
+                                   for action in actions if action.id in self._state.notes)
             BEFORE_COMPACT()
             try:
                 self.store.replace(LOG_FILE, LOG_MAGIC, records, keep_previous_as=BACKUP_FILE)

@@ -145,8 +145,24 @@ class DropInitPayload:
 
 
 @attrs.frozen
+class DropPayload:
+    """DROP_TABLE and DROP_DB: ``keep_files``: the object leaves the catalog but its files stay, for readers that
+    resolved it just before (their deletion is a DELETE_DATA chain of the same statement, due after the grace
+    period); else they go with it (``DROP TABLE ... PURGE``)."""
+
+    keep_files: bool = False
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"keep_files": self.keep_files}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> DropPayload:
+        return cls(bool(_require(data, "keep_files", "DROP")))
+
+
+@attrs.frozen
 class NoPayload:
-    """DROP_TABLE, DROP_DB and FORGET_TABLE carry all they need in the entry's name and identity tag."""
+    """FORGET_TABLE carries all it needs in the entry's name and identity tag."""
 
     def to_wire(self) -> dict[str, Any]:
         return {}
@@ -267,8 +283,8 @@ class RestoreColumnComment:
 class AddColumnsChange:
     columns: tuple[Column, ...]
     text: str | None = None
-    """The column list as the statement wrote it (what Spark runs; ``columns`` names what it adds). None in logs
-    written before it was kept, and for the Python API's parsed columns."""
+    """The column list as the statement wrote it (what Spark runs; ``columns`` names what it adds); None: only the
+    parsed columns (then rendered from ``columns``)."""
 
 
 @attrs.frozen
@@ -320,7 +336,7 @@ class AlterTablePayload:
             change = RestoreColumnComment(str(_require(data, "column", what)), _require(data, "old", what))
         elif kind == "add_columns":
             columns = tuple(Column(str(n), str(t), c) for n, t, c in _require(data, "columns", what))
-            change = AddColumnsChange(columns, data.get("text"))  # absent from logs written before it was kept
+            change = AddColumnsChange(columns, _require(data, "text", what))
         elif kind in ("add_partition", "drop_partition"):
             change = PartitionChange(kind == "add_partition",
                                      tuple((str(k), str(v)) for k, v in _require(data, "spec", what)))
@@ -329,7 +345,7 @@ class AlterTablePayload:
         return cls(change)
 
 
-Payload = (CreateTablePayload | RenameTablePayload | DropInitPayload | NoPayload | DropViewPayload
+Payload = (CreateTablePayload | RenameTablePayload | DropInitPayload | DropPayload | NoPayload | DropViewPayload
            | DropFunctionPayload | CreateViewPayload | RenameViewPayload | CreateFunctionPayload
            | CreateDatabasePayload | AlterTablePayload | SwapTablePayload | DeleteDataPayload)
 
@@ -337,10 +353,10 @@ PAYLOAD_TYPES: dict[ActionType, type[Any]] = {
     ActionType.CREATE_TABLE: CreateTablePayload,
     ActionType.RENAME_TABLE: RenameTablePayload,
     ActionType.DROP_INIT: DropInitPayload,
-    ActionType.DROP_TABLE: NoPayload,
+    ActionType.DROP_TABLE: DropPayload,
     ActionType.DROP_VIEW: DropViewPayload,
     ActionType.DROP_FUNCTION: DropFunctionPayload,
-    ActionType.DROP_DB: NoPayload,
+    ActionType.DROP_DB: DropPayload,
     ActionType.CREATE_VIEW: CreateViewPayload,
     ActionType.RENAME_VIEW: RenameViewPayload,
     ActionType.CREATE_FUNCTION: CreateFunctionPayload,

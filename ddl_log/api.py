@@ -301,15 +301,14 @@ class AtomicDDL:
         with self._statement(keys, shared=[database_key(n.db) for pair in names for n in pair]):
             return rename_tables(self._parts(), names, statement or rename_tables_text(names))
 
-    def drop_tables(self, names: Iterable[str | TableName], *, if_exists: bool = False,
+    def drop_tables(self, names: Iterable[str | TableName], *, if_exists: bool = False, purge: bool = False,
                     statement: str | None = None) -> list[TableName]:
-        """DROP TABLE a, b: all names checked first (nothing dropped on a missing one); then rolls forward."""
+        """DROP TABLE a, b: all names checked first (nothing dropped on a missing one); then rolls forward. A managed
+        table's files stay for the grace period (a reader that resolved it reads it whole), ``purge``: not."""
         targets = [TableName.of(n) for n in names]
-        text = statement or drop_text("TABLE", targets, if_exists=if_exists)
+        text = statement or drop_text("TABLE", targets, if_exists=if_exists) + (" PURGE" if purge else "")
         with self._statement([object_key(n.db, n.name) for n in targets], shared=[database_key(n.db) for n in targets]):
-            dropped = drop_tables(self._parts(), targets, if_exists=if_exists, statement=text)
-        self.run_due_deletions(dropped)  # a dropped table's old versions go with it, as its files do
-        return dropped
+            return drop_tables(self._parts(), targets, if_exists=if_exists, statement=text, purge=purge)
 
     def create_database(self, name: str, *, if_not_exists: bool = False, comment: str | None = None,
                         properties: dict[str, str] | None = None, statement: str | None = None) -> bool:

@@ -56,7 +56,7 @@ class StatementMethods(Protocol):
 
     def rename_tables(self, pairs: Iterable[tuple[str, str]], *, statement: str | None) -> object: ...
 
-    def drop_tables(self, names: Iterable[str], *, if_exists: bool, statement: str | None) -> object: ...
+    def drop_tables(self, names: Iterable[str], *, if_exists: bool, purge: bool, statement: str | None) -> object: ...
 
     def alter_table(self, name: str, op: AlterOp, *, statement: str | None) -> object: ...
 
@@ -136,7 +136,7 @@ def _rename_tables(ddl: StatementMethods, s: RenameTables[str]) -> object:
 
 
 def _drop_tables(ddl: StatementMethods, s: DropTables[str]) -> object:
-    return ddl.drop_tables(s.names, if_exists=s.if_exists, statement=s.statement)
+    return ddl.drop_tables(s.names, if_exists=s.if_exists, purge=s.purge, statement=s.statement)
 
 
 def _alter_table(ddl: StatementMethods, s: AlterTable[str]) -> object:

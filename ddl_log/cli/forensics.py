@@ -32,10 +32,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     active = [c for c in chains if c.state is ChainState.ACTIVE and c.position not in waiting]
     abandoned = [c for c in chains if c.state is ChainState.ABANDONED]
     deletions = [pending_dict(c, state) for c in chains if c.position in waiting]
+    kept = [{"chain": c.position, "statement": c.statement, "why": state.notes[a.id]} for c in chains
+            for a in actions_of(c, state) if a.id in state.notes]
     if args.json:
         out(dumps({"home": home, "active": [chain_dict(c, state) for c in active],
                    "abandoned": [chain_dict(c, state) for c in abandoned], "pending_deletions": deletions,
-                   "problems": problems}))
+                   "kept_directories": kept, "problems": problems}))
     else:
         out(f"home: {home}")
         if not active and not abandoned:
@@ -46,6 +48,10 @@ def cmd_status(args: argparse.Namespace) -> int:
             for deletion in sorted(deletions, key=lambda d: d["due"]):
                 out(f"  chain {deletion['chain']}: {deletion['location']} (was {deletion['table']}), due "
                     f"{deletion['due_at']} (in {deletion['due_in_seconds']:.0f} s)")
+        if kept:
+            out(f"kept directories ({len(kept)}; due for deletion, but something uses them now):")
+            for entry in kept:
+                out(f"  chain {entry['chain']}: {entry['why']}")
         if active:
             out(f"active chains ({len(active)}; the next `ddl-log recover` or `ddl-log sql` recovers them):")
             for chain in active:

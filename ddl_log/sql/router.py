@@ -372,12 +372,11 @@ class Router(ClauseReader):
             c.expect_end()
             return c.ddl("DROP FUNCTION", DropFunction(name=function, if_exists=if_exists))
         names = [name.as_kind("relation") for name in c.names(f"a {kind.lower()} name")]
-        if kind == "TABLE" and c.at("PURGE"):
-            raise Unsupported("DROP TABLE ... PURGE")
+        purge = kind == "TABLE" and c.take("PURGE")
         c.expect_end()
         single = len(names) == 1  # Spark drops one object per statement
         if kind == "TABLE":
-            return c.ddl("DROP TABLE", DropTables(names=names, if_exists=if_exists), spark_sql=single)
+            return c.ddl("DROP TABLE", DropTables(names=names, if_exists=if_exists, purge=purge), spark_sql=single)
         return c.ddl("DROP VIEW", DropViews(names=names, if_exists=if_exists), spark_sql=single)
 
     def truncate(self) -> PlannedStatement:

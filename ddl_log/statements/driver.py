@@ -5,8 +5,9 @@ too."""
 
 from __future__ import annotations
 
+import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -20,7 +21,7 @@ from chains.binlog import BinlogEvent, BinlogLike
 from chains.commit import commit_chain, committed_event
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
-from chains.payloads import Payload
+from chains.payloads import DeleteDataPayload, Payload
 from replace_table.machine import DEFAULT_GRACE_SECONDS
 from storage import crashpoints
 from storage.catalogs.interface import Catalog
@@ -109,18 +110,25 @@ class UndoStatement:
 
 
 def run_forward_chain(parts: Parts, statement: str, actions: list[tuple[ActionType, dict[str, Any]]],
-                      points: StatementPoints, *, verb: str) -> None:
+                      points: StatementPoints, *, verb: str,
+                      kept_files: Sequence[tuple[TableName, str]] = ()) -> None:
     """Log a roll-forward chain in one durable write (its commit point), then replay it live.
 
     Once logged it always completes: if the process dies, recovery finishes it and binlogs it as generated. An
     object the engine refuses to drop is given up on: the others are dropped, the binlog names only those, and
-    :class:`StatementFailedError` (with ``completed``) tells the caller.
+    :class:`StatementFailedError` (with ``completed``) tells the caller. ``kept_files``: (object, directory) whose
+    files the chain leaves for readers; their deletion chains (DELETE_DATA, due after the grace period, each
+    proving when it runs that nothing uses the directory) are logged in the same write.
     """
     before, after = points.log
     log = parts.log
     position = log.new_chain(ChainKind.FORWARD, statement)
+    due = time.time() + parts.grace_seconds
     before()
     with log.batch():
+        for owner, location in kept_files:
+            deletion = log.new_chain(ChainKind.FORWARD, statement)
+            log.add_action(deletion, ActionType.DELETE_DATA, name=owner, payload=DeleteDataPayload(location, due))
         for action_type, fields in actions:
             log.add_action(position, action_type, **fields)
     after()

@@ -11,7 +11,13 @@ from typing import Any
 from chains.binlog import BinlogEvent
 from chains.deletions import pending_deletions
 from chains.entries import ActionType
-from chains.payloads import CreateDatabasePayload, DropFunctionPayload, DropInitPayload, DropViewPayload
+from chains.payloads import (
+    CreateDatabasePayload,
+    DropFunctionPayload,
+    DropInitPayload,
+    DropPayload,
+    DropViewPayload,
+)
 from ddl_log.statements.driver import Parts, StatementPoints, UndoStatement, run_forward_chain
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
@@ -88,15 +94,21 @@ def rename_table(parts: Parts, old: TableName, new: TableName) -> None:
             "name", str(new), exc.location) from None
 
 
-def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:
+def drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str,
+                purge: bool = False) -> list[TableName]:
     """Check every name first: a missing table without IF EXISTS is an error and nothing is dropped. Returns the
     names dropped. Once logged, the drop rolls forward (recovery finishes it and binlogs it as generated); the live
-    drop reuses the check's lookup of each table (:func:`reuse_lookups`) to compare identities."""
+    drop reuses the check's lookup of each table (:func:`reuse_lookups`) to compare identities.
+
+    A managed table's files stay for the grace period, their deletion a chain of their own: the name goes first, so
+    a reader that resolved the table just before reads its rows whole, never an empty directory. ``purge`` (``DROP
+    TABLE ... PURGE``): the files go with the table."""
     with reuse_lookups():
-        return _drop_tables(parts, names, if_exists=if_exists, statement=statement)
+        return _drop_tables(parts, names, if_exists=if_exists, statement=statement, purge=purge)
 
 
-def _drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str) -> list[TableName]:
+def _drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, statement: str,
+                 purge: bool) -> list[TableName]:
     targets: list[tuple[TableName, str]] = []
     for name in dict.fromkeys(names):
         identity = parts.catalog.identity(name)
@@ -113,9 +125,18 @@ def _drop_tables(parts: Parts, names: list[TableName], *, if_exists: bool, state
     actions: list[tuple[ActionType, dict[str, Any]]] = [
         (ActionType.DROP_INIT, {"payload": DropInitPayload(statement, objects)})
     ]
-    actions += [(ActionType.DROP_TABLE, {"name": name, "tag": identity}) for name, identity in targets]
-    run_forward_chain(parts, statement, actions, DROP_TABLES_POINTS, verb="DROP TABLE")
+    keep = not purge
+    actions += [(ActionType.DROP_TABLE, {"name": name, "tag": identity, "payload": DropPayload(keep)})
+                for name, identity in targets]
+    run_forward_chain(parts, statement, actions, DROP_TABLES_POINTS, verb="DROP TABLE",
+                      kept_files=kept_table_files(parts, [name for name, _ in targets]) if keep else ())
     return [name for name, _ in targets]
+
+
+def kept_table_files(parts: Parts, names: list[TableName]) -> list[tuple[TableName, str]]:
+    """(table, directory) of the managed ones of ``names``: the files a drop that keeps them leaves for readers."""
+    located = [(name, parts.catalog.table_location(name)) for name in names]
+    return [(name, location) for name, location in located if location is not None]
 
 
 def drop_database(parts: Parts, db: str, *, if_exists: bool, cascade: bool, statement: str) -> bool:
@@ -150,10 +171,18 @@ def _drop_database(parts: Parts, db: str, *, if_exists: bool, cascade: bool, sta
         if view is not None:
             actions.append((ActionType.DROP_VIEW, {"name": name, "tag": catalog.view_identity(name),
                                                    "payload": DropViewPayload(view)}))
-    actions += [(ActionType.DROP_TABLE, {"name": name, "tag": catalog.identity(name)}) for name in objects.tables]
-    # The database's identity: recovery drops this database, never one created anew under the name.
-    actions.append((ActionType.DROP_DB, {"name": TableName(db, "*"), "tag": catalog.tag_database(db)}))
-    run_forward_chain(parts, statement, actions, DROP_DATABASE_POINTS, verb="DROP DATABASE")
+    actions += [(ActionType.DROP_TABLE, {"name": name, "tag": catalog.identity(name), "payload": DropPayload(True)})
+                for name in objects.tables]
+    # The database's identity: recovery drops this database, never one created anew under the name. Its directory
+    # stays with its tables' files for their readers, deleted after the grace period once nothing uses it.
+    database = TableName(db, "*")
+    actions.append((ActionType.DROP_DB, {"name": database, "tag": catalog.tag_database(db),
+                                         "payload": DropPayload(True)}))
+    kept = kept_table_files(parts, list(objects.tables))
+    location = catalog.database_location(db)
+    if location is not None and db != "default":
+        kept.append((database, location))
+    run_forward_chain(parts, statement, actions, DROP_DATABASE_POINTS, verb="DROP DATABASE", kept_files=kept)
     return True
 
 

@@ -94,6 +94,7 @@ class DropTables(Statement[N]):
     method: ClassVar[str] = "drop_tables"
     names: tuple[N, ...] = attrs.field(converter=_items)
     if_exists: bool = False
+    purge: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -266,12 +266,19 @@ class Catalog(Protocol):
         """``static`` or ``dynamic``: the session's ``spark.sql.sources.partitionOverwriteMode`` now (lower case)."""
         ...
 
-    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
+             keep_files: bool = False) -> bool:
         """Drop the table ``name`` and its files; :class:`NoSuchObjectError` when no table has that name.
 
         With ``expect``, only if its identity is ``expect`` (False, and nothing done, otherwise): one lookup serves
         the identity check and the drop. ``before`` runs between that check and the drop (a crash point).
+        ``keep_files``: a managed table leaves the catalog without its files (the name goes before the files do; the
+        caller has scheduled their deletion), so a reader that resolved it just before reads its rows whole.
         """
+        ...
+
+    def table_location(self, name: TableName) -> str | None:
+        """Where the files of the managed table ``name`` live (None: no such table, a view, or an external one)."""
         ...
 
     def list_tables(self, db: str) -> list[TableName]: ...
@@ -353,8 +360,13 @@ class Catalog(Protocol):
     def create_database(self, db: str, *, comment: str | None = None,
                         properties: tuple[tuple[str, str], ...] = ()) -> None: ...
 
-    def drop_database(self, db: str) -> None:
-        """Drop an empty database (RESTRICT); raises if it still holds objects."""
+    def drop_database(self, db: str, *, keep_files: bool = False) -> None:
+        """Drop an empty database (RESTRICT); raises if it still holds objects. ``keep_files``: its directory stays
+        (the dropped tables' files in it wait for their scheduled deletion)."""
+        ...
+
+    def database_location(self, db: str) -> str | None:
+        """The location of ``db`` (None when missing)."""
         ...
 
     def database_leftovers_exist(self, db: str) -> bool:
@@ -415,8 +427,10 @@ class Catalog(Protocol):
         True if removed."""
         ...
 
-    def delete_data(self, location: str, owner: TableName) -> bool:
-        """Delete a table version's directory no table uses any more (the old data of a swap, after its grace
-        period): ``location`` is the default location of a table name in ``owner``'s database, and is kept when a
-        table of that name exists or ``owner`` is located there. True if something was removed."""
+    def delete_data(self, location: str, owner: TableName) -> str | None:
+        """Delete a table version's directory once nothing uses it (the old data of a swap, a dropped table's files,
+        after the grace period), proving ownership first: the directory must lie under ``owner``'s database
+        location, and no database may be located at or under it, no table or partition at, under or above it (a
+        table someone registered there since, in any database). Returns why it was kept; None when it was deleted
+        (or was gone already)."""
         ...

@@ -25,7 +25,7 @@ from storage.catalogs.interface import (
     ViewDefinition,
     new_database_tag,
 )
-from storage.catalogs.memory_swap import MemorySwap, SwapState
+from storage.catalogs.memory_swap import MemorySwap, SwapState, database_location, location_of
 from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
@@ -204,7 +204,8 @@ class MemoryCatalog(MemorySwap):
         self._clear_location(new, f"rename {old} to")
         self.tables[new] = self.tables.pop(old)
 
-    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
+             keep_files: bool = False) -> bool:
         table = self.tables.get(name)
         if table is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
@@ -214,7 +215,16 @@ class MemoryCatalog(MemorySwap):
             before()
         self._check("drop", name)
         del self.tables[name]
+        if keep_files and not table.external:
+            self.swap.orphans.add(location_of(name, table))
         return True
+
+    def table_location(self, name: TableName) -> str | None:
+        table = self.tables.get(name)
+        return None if table is None or table.external else location_of(name, table)
+
+    def database_location(self, db: str) -> str | None:
+        return database_location(db) if db in self.databases else None
 
     def list_tables(self, db: str) -> list[TableName]:
         self._require_database(db)
@@ -407,7 +417,7 @@ class MemoryCatalog(MemorySwap):
         if tag is not None and DATABASE_TAG.fullmatch(tag):  # Spark's catalog reads back only a tag's shape
             self.database_tags[db] = tag
 
-    def drop_database(self, db: str) -> None:
+    def drop_database(self, db: str, *, keep_files: bool = False) -> None:
         self._check("drop_database", TableName(db, "*"))
         self._require_database(db)
         if db == DEFAULT_DATABASE:
@@ -415,8 +425,19 @@ class MemoryCatalog(MemorySwap):
         if not self.list_objects(db).empty:
             raise CatalogError(f"database {db} is not empty", db)
         self.databases.discard(db)
-        self.database_dirs.discard(db)
+        if keep_files:
+            self.swap.orphans.add(database_location(db))
+        else:
+            self.database_dirs.discard(db)
         self.database_tags.pop(db, None)
+
+    def live_databases(self) -> set[str]:
+        return set(self.databases)
+
+    def forget_database_directory(self, location: str) -> None:
+        """A kept directory of a dropped database was deleted."""
+        self.database_dirs = {db for db in self.database_dirs
+                              if db in self.databases or database_location(db) != location}
 
     def database_leftovers_exist(self, db: str) -> bool:
         return db not in self.databases and db in self.database_dirs

@@ -170,7 +170,8 @@ class FakeDDL:
     def rename_tables(self, pairs: Any, *, statement: Any = None) -> None: ...
 
     @recorded
-    def drop_tables(self, names: Any, *, if_exists: bool = False, statement: Any = None) -> None: ...
+    def drop_tables(self, names: Any, *, if_exists: bool = False, purge: bool = False,
+                    statement: Any = None) -> None: ...
 
     @recorded
     def drop_database(
@@ -309,6 +310,7 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
     # --- DROP TABLE, TRUNCATE, INSERT OVERWRITE, DROP DATABASE
     ("DROP TABLE IF EXISTS a, db.b", "drop_tables", (["`default`.`a`", "`db`.`b`"],), {"if_exists": True}),
     ("DROP TABLE t", "drop_tables", ([T],), {"if_exists": False}),
+    ("DROP TABLE t PURGE", "drop_tables", ([T],), {"if_exists": False, "purge": True}),
     ("TRUNCATE TABLE db.t", "truncate_table", ("`db`.`t`",), {}),
     (
         "INSERT OVERWRITE TABLE t SELECT * FROM s WHERE x = ';'",
@@ -514,7 +516,6 @@ UNSUPPORTED = [
     ("INSERT OVERWRITE t (a) SELECT 1", "column list"),
     ("WITH x AS (SELECT 1) INSERT OVERWRITE TABLE t SELECT * FROM x", "INSERT OVERWRITE"),
     ("FROM s INSERT OVERWRITE TABLE t SELECT *", "INSERT OVERWRITE"),
-    ("DROP TABLE t PURGE", "PURGE"),
     ("MSCK REPAIR TABLE t", "MSCK"),
     ("LOAD DATA INPATH '/x' OVERWRITE INTO TABLE t", "LOAD DATA"),
     ("EXECUTE IMMEDIATE 'DROP TABLE t'", "EXECUTE IMMEDIATE"),
@@ -658,9 +659,9 @@ def test_alter_ops_render_canonical_quoted_clauses() -> None:
         alter_ops.alter_table_text("`db`.`t`", alter_ops.SetProperties({"a'b": "c"}))
         == "ALTER TABLE `db`.`t` SET TBLPROPERTIES ('a\\'b' = 'c')"
     )
-    assert (
+    assert (  # the column list as written: Spark reads its types and options itself
         alter_ops.AddColumns("c INT COMMENT 'x', `d e` STRING").clause()
-        == "ADD COLUMNS (`c` INT COMMENT 'x', `d e` STRING)"
+        == "ADD COLUMNS (c INT COMMENT 'x', `d e` STRING)"
     )
     assert alter_ops.UnsetProperties(["a"], if_exists=True).clause() == "UNSET TBLPROPERTIES IF EXISTS ('a')"
     assert alter_ops.ColumnComment("c", "n").clause() == "ALTER COLUMN `c` COMMENT 'n'"

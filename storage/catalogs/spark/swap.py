@@ -166,6 +166,30 @@ class SparkSwap:
         self._client.forget(name)
         return True
 
+    def client_refusal(self) -> str | None:
+        """Why this session has no metastore client of the catalog's own (None when it has one)."""
+        return self._client.refusal()
+
+    def drop_keeping_files(self, name: TableName) -> None:
+        """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``
+        off): this session first forgets its cached relation, file listing and cached data, as Spark's DROP does."""
+        try:
+            if self._engine.spark.catalog.isCached(name.quoted):
+                self._engine.spark.catalog.uncacheTable(name.quoted)
+        except ENGINE_ERRORS:
+            pass  # nothing cached to drop
+        self.refresh(name)
+        self._engine.forget(name)
+        self._client.forget(name)
+
+    def drop_database_keeping_files(self, db: str) -> None:
+        """Drop the empty database ``db`` from the metastore, its directory left (see :meth:`drop_keeping_files`)."""
+        self._client.drop_database(db)
+
+    def user_of(self, location: str) -> str | None:
+        """See :meth:`storage.catalogs.spark.metastore.MetastoreClient.user_of`."""
+        return self._client.user_of(location)
+
     def refresh(self, name: TableName) -> None:
         """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
         try:
