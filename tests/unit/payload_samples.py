@@ -40,7 +40,8 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.CREATE_VIEW: CreateViewPayload(VIEW, ViewDefinition("SELECT 2")),
         ActionType.RENAME_VIEW: RenameViewPayload(VIEW),
         ActionType.CREATE_FUNCTION: CreateFunctionPayload(None, FUNCTION),
-        ActionType.ALTER_TABLE: AlterTablePayload(AddColumnsChange((Column("c", "INT", "note"),), "c INT COMMENT 'note'")),
+        ActionType.ALTER_TABLE: AlterTablePayload(
+            AddColumnsChange((Column("c", "INT", "note"),), "c INT COMMENT 'note'")),
         ActionType.CREATE_DB: CreateDatabasePayload(owns_location=False),
         ActionType.SWAP_TABLE: SwapTablePayload("x1-new", "x1-new:holder", "x0-old"),
         ActionType.FORGET_TABLE: NoPayload(),
