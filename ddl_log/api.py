@@ -362,14 +362,15 @@ class AtomicDDL:
     # ------------------------------------------------------------------ views and functions
 
     def create_view(self, name: str | TableName, *, as_select: str, or_replace: bool = False,
-                    comment: str | None = None, columns: Iterable[str] = (),
+                    comment: str | None = None, columns: Iterable[str] = (), if_not_exists: bool = False,
                     statement: str | None = None) -> BinlogEvent | None:
         target = TableName.of(name)
         definition = ViewDefinition(as_select, comment, tuple(columns))
         text = statement or view_text(target, as_select, or_replace=or_replace, comment=comment,
                                       columns=definition.columns)
         with self._statement([object_key(target.db, target.name)], shared=[database_key(target.db)]):
-            return create_view(self._parts(), target, definition, or_replace=or_replace, statement=text)
+            return create_view(self._parts(), target, definition, or_replace=or_replace, statement=text,
+                               if_not_exists=if_not_exists)
 
     def alter_view(self, name: str | TableName, *, as_select: str, statement: str | None = None) -> BinlogEvent | None:
         target = TableName.of(name)
@@ -394,21 +395,24 @@ class AtomicDDL:
 
     def create_function(self, name: str | TableName, *, class_name: str,
                         resources: Iterable[tuple[str, str]] = (), or_replace: bool = False,
-                        statement: str | None = None) -> BinlogEvent | None:
+                        if_not_exists: bool = False, statement: str | None = None) -> BinlogEvent | None:
         target = TableName.of(name)
         definition = FunctionDefinition(class_name=class_name, resources=tuple((k.lower(), u) for k, u in resources))
         text = statement or function_text(target, class_name, definition.resources, or_replace=or_replace)
         with self._statement([function_key(target)], shared=[database_key(target.db)]):
-            return create_function(self._parts(), target, definition, or_replace=or_replace, statement=text)
+            return create_function(self._parts(), target, definition, or_replace=or_replace, statement=text,
+                                   if_not_exists=if_not_exists)
 
     def create_sql_function(self, name: str | TableName, *, params: str, returns: str, body: str,
-                            or_replace: bool = False, statement: str | None = None) -> BinlogEvent | None:
+                            or_replace: bool = False, if_not_exists: bool = False,
+                            statement: str | None = None) -> BinlogEvent | None:
         target = TableName.of(name)
         definition = FunctionDefinition(params=params, returns=returns, body=body)
         head = "CREATE OR REPLACE FUNCTION" if or_replace else "CREATE FUNCTION"
         text = statement or f"{head} {target.quoted}({params}) RETURNS {returns} RETURN {body}"
         with self._statement([function_key(target)], shared=[database_key(target.db)]):
-            return create_function(self._parts(), target, definition, or_replace=or_replace, statement=text)
+            return create_function(self._parts(), target, definition, or_replace=or_replace, statement=text,
+                                   if_not_exists=if_not_exists)
 
     def drop_function(self, name: str | TableName, *, if_exists: bool = False, statement: str | None = None) -> bool:
         target = TableName.of(name)

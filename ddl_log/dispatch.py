@@ -66,7 +66,7 @@ class StatementMethods(Protocol):
     def drop_database(self, name: str, *, if_exists: bool, cascade: bool, statement: str | None) -> object: ...
 
     def create_view(self, name: str, *, as_select: str, or_replace: bool, comment: str | None,
-                    columns: Iterable[str], statement: str | None) -> object: ...
+                    columns: Iterable[str], if_not_exists: bool, statement: str | None) -> object: ...
 
     def alter_view(self, name: str, *, as_select: str, statement: str | None) -> object: ...
 
@@ -75,10 +75,10 @@ class StatementMethods(Protocol):
     def drop_views(self, names: Iterable[str], *, if_exists: bool, statement: str | None) -> object: ...
 
     def create_function(self, name: str, *, class_name: str, resources: Iterable[tuple[str, str]],
-                        or_replace: bool, statement: str | None) -> object: ...
+                        or_replace: bool, if_not_exists: bool, statement: str | None) -> object: ...
 
     def create_sql_function(self, name: str, *, params: str, returns: str, body: str, or_replace: bool,
-                            statement: str | None) -> object: ...
+                            if_not_exists: bool, statement: str | None) -> object: ...
 
     def drop_function(self, name: str, *, if_exists: bool, statement: str | None) -> object: ...
 
@@ -114,17 +114,17 @@ def _create_database(ddl: StatementMethods, s: CreateDatabase[str]) -> object:
 
 def _create_view(ddl: StatementMethods, s: CreateView[str]) -> object:
     return ddl.create_view(s.name, as_select=s.as_select, or_replace=s.or_replace, comment=s.comment,
-                           columns=s.columns, statement=s.statement)
+                           columns=s.columns, if_not_exists=s.if_not_exists, statement=s.statement)
 
 
 def _create_function(ddl: StatementMethods, s: CreateFunction[str]) -> object:
     return ddl.create_function(s.name, class_name=s.class_name, resources=s.resources, or_replace=s.or_replace,
-                               statement=s.statement)
+                               if_not_exists=s.if_not_exists, statement=s.statement)
 
 
 def _create_sql_function(ddl: StatementMethods, s: CreateSqlFunction[str]) -> object:
     return ddl.create_sql_function(s.name, params=s.params, returns=s.returns, body=s.body, or_replace=s.or_replace,
-                                   statement=s.statement)
+                                   if_not_exists=s.if_not_exists, statement=s.statement)
 
 
 def _truncate_table(ddl: StatementMethods, s: TruncateTable[str]) -> object:
@@ -173,12 +173,12 @@ HANDLERS: Mapping[type[Statement[Any]], Handler] = {
     AlterTable: Handler(_alter_table),
     CreateDatabase: Handler(_create_database, frozenset({"comment", "properties"})),
     DropDatabase: Handler(_drop_database),
-    CreateView: Handler(_create_view, frozenset({"columns"})),
+    CreateView: Handler(_create_view, frozenset({"columns", "if_not_exists"})),
     AlterView: Handler(_alter_view),
     RenameView: Handler(_rename_view),
     DropViews: Handler(_drop_views),
-    CreateFunction: Handler(_create_function),
-    CreateSqlFunction: Handler(_create_sql_function),
+    CreateFunction: Handler(_create_function, frozenset({"if_not_exists"})),
+    CreateSqlFunction: Handler(_create_sql_function, frozenset({"if_not_exists"})),
     DropFunction: Handler(_drop_function),
 }
 """Every statement type and its handler (a test checks that none is missing)."""

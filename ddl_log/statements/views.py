@@ -33,7 +33,10 @@ def _not_a_table(parts: Parts, name: TableName) -> None:
 
 
 def create_view(parts: Parts, name: TableName, definition: ViewDefinition, *, or_replace: bool,
-                statement: str, verb: str = "CREATE VIEW") -> BinlogEvent | None:
+                statement: str, verb: str = "CREATE VIEW", if_not_exists: bool = False) -> BinlogEvent | None:
+    """``if_not_exists``: a view or a table holding the name makes it do nothing (None), as in Spark."""
+    if if_not_exists and (parts.catalog.view_definition(name) is not None or parts.catalog.identity(name)):
+        return None
     _not_a_table(parts, name)
     old = parts.catalog.view_definition(name)
     if old is not None and not or_replace:
@@ -98,8 +101,11 @@ def drop_views(parts: Parts, names: list[TableName], *, if_exists: bool, stateme
 
 
 def create_function(parts: Parts, name: TableName, definition: FunctionDefinition, *, or_replace: bool,
-                    statement: str) -> BinlogEvent | None:
+                    statement: str, if_not_exists: bool = False) -> BinlogEvent | None:
+    """``if_not_exists``: an existing function of that name makes it do nothing (None), as in Spark."""
     old = parts.catalog.function_definition(name)
+    if old is not None and if_not_exists:
+        return None
     if old is not None and not or_replace:
         raise ObjectExistsError(f"function {name} already exists", str(name))
 

@@ -198,6 +198,7 @@ class FakeDDL:
         or_replace: bool = False,
         comment: Any = None,
         columns: Any = (),
+        if_not_exists: bool = False,
         statement: Any = None,
     ) -> None: ...
 
@@ -212,12 +213,14 @@ class FakeDDL:
 
     @recorded
     def create_function(
-        self, name: str, *, class_name: str, resources: Any = (), or_replace: bool = False, statement: Any = None
+        self, name: str, *, class_name: str, resources: Any = (), or_replace: bool = False,
+        if_not_exists: bool = False, statement: Any = None
     ) -> None: ...
 
     @recorded
     def create_sql_function(
-        self, name: str, *, params: str, returns: str, body: str, or_replace: bool = False, statement: Any = None
+        self, name: str, *, params: str, returns: str, body: str, or_replace: bool = False,
+        if_not_exists: bool = False, statement: Any = None
     ) -> None: ...
 
     @recorded
