@@ -71,7 +71,8 @@ def test_status_and_recover_on_a_fresh_home(cli: Runner, home: Path) -> None:
     assert json.loads(cli("recover", "--json").stdout) == {"outcomes": [], "abandoned": [], "compacted": False,
                                                       "note": None, "takeovers": []}
     assert json.loads(cli("status", "--json").stdout) == {"home": str(home), "active": [], "abandoned": [],
-                                                          "pending_deletions": [], "problems": []}
+                                                          "pending_deletions": [], "kept_directories": [],
+                                                          "problems": []}
 
 
 def test_home_comes_from_the_environment_then_the_default(cli: Runner, home: Path, tmp_path: Path) -> None:
