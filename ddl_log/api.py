@@ -15,7 +15,7 @@ from chains.deletions import PendingDeletion, due_deletions, is_waiting, pending
 from chains.entries import ActionEntry, ExecuteEntry
 from chains.log import DEFAULT_COMPACT_BYTES, DDLLog
 from ddl_log.dispatch import HANDLERS
-from ddl_log.driver_session import SessionChoice, driver_session
+from ddl_log.driver_session import SessionChoice, close_catalog, driver_session
 from ddl_log.locks import DEFAULT_LOCK_WAIT_SECONDS, chain_keys, database_key, function_key, metadata_locks, object_key
 from ddl_log.recovery import ChainOutcome, RecoveryReport, delete_versions_of_dropped, recover, run_due_deletions
 from ddl_log.statements.alter import alter_table
@@ -428,6 +428,7 @@ class AtomicDDL:
         self.log.close_file()
         self.binlog_file.close()
         self.home.release()
+        close_catalog(self._catalog)  # its own metastore client; a session it was given stays open
 
     def abandon(self) -> None:
         """Drop every file handle without writing anything: what the kernel does when the process dies.

@@ -4,6 +4,7 @@ metastore and warehouse under the home) or one on a shared metastore service, wh
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -55,3 +56,12 @@ def driver_session(home: AnyHome, choice: SessionChoice) -> Any:
     except NoLocalDirectoryError:
         scratch = tempfile.mkdtemp(prefix="ddl-log-driver-")
     return service_session(Path(scratch), choice.metastore_uri, choice.warehouse)
+
+
+def close_catalog(catalog: object) -> None:
+    """Close what a :class:`~storage.catalogs.spark.catalog.SparkCatalog` opened beside its session (its own Hive
+    metastore client: one Thrift connection the service keeps until it is closed), never the session. Any other
+    catalog is left alone; with Spark never imported there is no such catalog (and Spark stays unloaded)."""
+    spark_catalog = sys.modules.get("storage.catalogs.spark.catalog")
+    if spark_catalog is not None and isinstance(catalog, spark_catalog.SparkCatalog):
+        catalog.close()

@@ -222,7 +222,16 @@ class Takeover:
             return self.last
 
     def _take_over(self, connection: psycopg.Connection[tuple[Any, ...]], other: OtherHome) -> HomeTakeover:
-        from storage.records.pg_lease import lease_left, mark_quiet, take, terminate_backends, try_lock, unlock
+        from storage.records.pg_fate import end_unfinished_writes
+        from storage.records.pg_lease import (
+            application_name,
+            lease_left,
+            mark_quiet,
+            take,
+            terminate_backends,
+            try_lock,
+            unlock,
+        )
 
         if not other.candidate:
             return HomeTakeover(other.home, "alive")
@@ -243,6 +252,10 @@ class Takeover:
             taken_at = take(connection, other.home, other.epoch, self.home.home_id)
             if taken_at is None:
                 return HomeTakeover(other.home, "taken by another", "its epoch moved on")
+            try:  # before its log is read: a write its driver sent may still commit
+                end_unfinished_writes(connection, application_name(other.home), other.home)
+            except StorageError as exc:
+                return HomeTakeover(other.home, "failed", str(exc))
             locked = time.monotonic()
             if self._stop.wait(lease_left(connection, other.home)):
                 return HomeTakeover(other.home, "interrupted", "this driver is closing")

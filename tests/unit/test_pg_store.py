@@ -62,17 +62,25 @@ def test_a_connection_killed_before_commit_poisons_the_stream_and_nothing_of_it_
     store.close()
 
 
-def test_a_connection_lost_during_commit_says_the_fate_is_unknown_and_the_next_open_decides(postgres_url, monkeypatch):
+def test_a_connection_lost_during_commit_is_decided_once_it_can_no_longer_commit(postgres_url, monkeypatch):
     store = store_of(postgres_url)
     stream, _ = store.open("f", MAGIC)
     stream.append("durable")
     monkeypatch.setattr(pg_session, "BEFORE_SYNC", lambda: terminate(postgres_url, store.connection()))
     with pytest.raises(LogWriteFailedError) as raised:
         stream.append("maybe")
-    assert raised.value.fate_unknown and "unknown" in str(raised.value)
+    assert not raised.value.fate_unknown and "the transaction was rolled back" in str(raised.value)
     monkeypatch.undo()
     _, records = store.open("f", MAGIC)
-    assert [r for _, r in records] == ["durable"]  # COMMIT never reached the server: the next open says so
+    assert [r for _, r in records] == ["durable"]  # COMMIT never reached the server
+    store.close()
+
+
+def test_a_stream_made_on_a_connection_lost_at_commit_fails_once_it_can_no_longer_commit(postgres_url):
+    store = store_of(postgres_url)
+    with pytest.raises(StorageError, match="lost during COMMIT, and the transaction was rolled back"):
+        store.create("seg", MAGIC, ["start"], before_publish=lambda: terminate(postgres_url, store.connection()))
+    assert not store.exists("seg")
     store.close()
 
 

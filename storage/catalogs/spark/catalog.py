@@ -94,7 +94,13 @@ class SparkCatalog:
         self._views = SparkViews(engine)
         self._functions = SparkFunctions(engine)
         self._databases = SparkDatabases(engine)
-        self._swap = SparkSwap(engine, MetastoreClient(engine))
+        self._metastore = MetastoreClient(engine)
+        self._swap = SparkSwap(engine, self._metastore)
+
+    def close(self) -> None:
+        """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
+        open, it is its owner's."""
+        self._metastore.close()
 
     @property
     def spark(self) -> Any:

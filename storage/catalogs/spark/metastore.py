@@ -18,6 +18,7 @@ Only on a classic session (a JVM handle) with Hive support; :meth:`MetastoreClie
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import Any
@@ -76,11 +77,24 @@ class MetastoreClient:
     def _msc(self) -> Any:
         jsession = self._engine.spark._jsparkSession
         if self._client is None or self._session is not jsession:
+            self._close_client()  # another session: its client goes with it
             hive = jsession.sharedState().externalCatalog().unwrapped().client()
             jvm = self._engine.spark._jvm
             self._client = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(hive.conf())
             self._session = jsession
         return self._client
+
+    def close(self) -> None:
+        """Close the metastore client this object opened (on a service: its Thrift connection, which the service
+        keeps until the client closes it); a later call opens a new one. The Spark session is not touched."""
+        with self._lock:
+            self._close_client()
+
+    def _close_client(self) -> None:
+        client, self._client, self._session = self._client, None, None
+        if client is not None:
+            with contextlib.suppress(*ENGINE_ERRORS):  # a stopped JVM or a gone service: nothing is left open
+                client.close()
 
     def get(self, name: TableName) -> Any | None:
         """The metastore's ``Table`` record of ``name`` (None when missing), read afresh every time: Spark's own
