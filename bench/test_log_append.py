@@ -85,8 +85,8 @@ def test_bench_records_have_the_size_of_real_entries():
 
 
 def _sample_action():  # type: ignore[no-untyped-def]
+    from actions.kinds.create_table import CreateTablePayload
     from chains.entries import ActionEntry
-    from chains.payloads import CreateTablePayload
 
     return ActionEntry(1, 1, ActionType.CREATE_TABLE, name=TableName("default", "t"), tag="x1-0123456789abcdef",
                        payload=CreateTablePayload())

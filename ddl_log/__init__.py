@@ -6,11 +6,14 @@ one is re-exported here.
 """
 
 from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
+from actions.recovery import RecoveryReport
+from actions.results import StatementResult
 from chains.errors import BinlogError, LogStateError, PayloadError
-from ddl_log.api import AtomicDDL
 from ddl_log.errors import InvalidSchemaError, ObjectInRecoveryError, SqlParseError, UnsupportedStatementError
-from ddl_log.recovery import RecoveryReport
-from ddl_log.sql import SqlResult
+from ddl_log.frontends.python import AtomicDDL
+from ddl_log.frontends.sql import SqlResult
+from ddl_log.settings import InvalidSettingError, Settings
+from replace_table.machine import ReplaceResult
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
     CatalogError,
@@ -52,6 +55,7 @@ __all__ = [
     "InvalidHomeError",
     "InvalidNameError",
     "InvalidSchemaError",
+    "InvalidSettingError",
     "LeftoverFilesError",
     "LogStateError",
     "LogWriteFailedError",
@@ -64,10 +68,13 @@ __all__ = [
     "OperationNotAllowedError",
     "PayloadError",
     "RecoveryReport",
+    "ReplaceResult",
+    "Settings",
     "SimulatedCrash",
     "SqlParseError",
     "SqlResult",
     "StatementFailedError",
+    "StatementResult",
     "StorageError",
     "UnsafePathError",
     "UnsupportedFormatError",

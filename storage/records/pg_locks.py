@@ -5,7 +5,7 @@ TCP keepalives bound how long a vanished machine's session lingers), so no heart
 they need no table of their own. (Hive's lock API needs the metastore's ACID transaction tables and heartbeats; a
 compare-and-swap on a table parameter needs a newer metastore than the Hive 2.3 client Spark ships.)
 
-A key string (the in-process lock's, :mod:`ddl_log.locks`) becomes one bigint: the first 8 bytes of its BLAKE2b
+A key string (the in-process lock's, :mod:`ddl_log.cluster.locks`) becomes one bigint: the first 8 bytes of its BLAKE2b
 digest. The single-bigint form of an advisory lock never meets the two-int form of the home locks. Each thread
 locks on a connection of its own, so a thread waiting for one key never holds up another thread's lock calls; a
 wait is bounded by ``lock_timeout`` and then names the holder, ``ddl-log:<home id>`` (read back from its
@@ -29,7 +29,7 @@ from storage.records.pg_lease import driver_of
 Connection = psycopg.Connection[tuple[Any, ...]]
 
 FUNCTION_PREFIX = "function:"
-"""How :func:`ddl_log.locks.function_key` marks a function's key; an object key is ``db NUL name``, a database's
+"""How :func:`ddl_log.cluster.locks.function_key` marks a function's key; an object key is ``db NUL name``, a database's
 key is its name."""
 
 _HOLDERS = """SELECT DISTINCT coalesce(nullif(a.application_name, ''), 'pid ' || a.pid) FROM pg_locks l

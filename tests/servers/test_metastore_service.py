@@ -21,11 +21,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from ddl_log.services import metastore
-from ddl_log.services.hive_site import PostgresDatabase
-from ddl_log.services.metastore import MetastoreService, MetastoreServiceError
-from ddl_log.services.metastore_schema import JAVA_OPTIONS_ENV, MetastoreSchemaError, ensure_schema
-from ddl_log.services.postgres import PostgresServerError, free_port, run_as
+from ddl_log.ops import metastore
+from ddl_log.ops.hive_site import PostgresDatabase
+from ddl_log.ops.metastore import MetastoreService, MetastoreServiceError
+from ddl_log.ops.metastore_schema import JAVA_OPTIONS_ENV, MetastoreSchemaError, ensure_schema
+from ddl_log.ops.postgres import PostgresServerError, free_port, run_as
 from tests.jvm_archive import SERVICE_JVM_OPTIONS
 
 pytestmark = [pytest.mark.servers, pytest.mark.xdist_group("metastore_service")]
@@ -95,7 +95,7 @@ def test_two_driver_processes_see_each_others_tables(service: MetastoreService, 
     assert first.returncode == 0, first.stderr
     second_job = textwrap.dedent(f"""
         import json, time
-        from ddl_log.api import AtomicDDL
+        from ddl_log import AtomicDDL
         with AtomicDDL(home={str(tmp_path / 'driver2')!r}, metastore_uri={service.uri!r},
                        warehouse={str(service.warehouse)!r}) as ddl:
             began = time.monotonic()
@@ -189,7 +189,7 @@ def test_a_directory_the_postgres_user_cannot_reach_is_refused_before_initdb(tmp
 
 CONNECTION_PROBE = textwrap.dedent("""
     import json, os, sys
-    from ddl_log.api import AtomicDDL
+    from ddl_log import AtomicDDL
 
     def connections(port):
         '''Established TCP connections of the driver's JVM to the service's port.'''

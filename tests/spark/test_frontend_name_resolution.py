@@ -17,8 +17,8 @@ from typing import Any
 import attrs
 import pytest
 
-from ddl_log.api import AtomicDDL
-from ddl_log.sql import UnsupportedStatementError
+from ddl_log import AtomicDDL
+from ddl_log.frontends.sql import UnsupportedStatementError
 from tests.spark.conftest import reset_spark
 
 pytestmark = pytest.mark.spark

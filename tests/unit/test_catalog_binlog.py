@@ -18,7 +18,7 @@ from chains.catalog_binlog import CatalogBinlog
 from chains.entries import ActionType, BinlogPosition, ChainKind
 from chains.log import DDLLog
 from ddl_log import AtomicDDL
-from ddl_log.cli.commands import main
+from ddl_log.frontends.cli.commands import main
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName

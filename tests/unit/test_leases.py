@@ -20,7 +20,7 @@ import pytest
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from ddl_log import AtomicDDL
-from ddl_log.cli import main
+from ddl_log.frontends.cli import main
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName

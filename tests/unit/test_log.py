@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from actions.kinds.drop_init import DropInitPayload
 from actions.replay import replay_order
 from chains.entries import FINAL, ActionType, BinlogPosition, ChainKind, ChainState
 from chains.errors import LogStateError
 from chains.log import BACKUP_FILE, LOG_FILE, DDLLog
-from chains.payloads import DropInitPayload
 from storage.catalogs.names import TableName
 from storage.errors import CorruptLogError
 

@@ -13,7 +13,7 @@ from chains.binlog import Binlog, list_segments
 from chains.entries import ActionType, ChainKind
 from chains.log import LOG_FILE, LOG_MAGIC, DDLLog
 from ddl_log import AtomicDDL
-from ddl_log.cli.commands import main
+from ddl_log.frontends.cli.commands import main
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from actions.kinds.drop_init import DropInitPayload
+from actions.kinds.rename_table import log_rename_table
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType, ChainKind, ChainState
-from chains.payloads import DropInitPayload
 from ddl_log import AtomicDDL, StatementFailedError
 from storage.catalogs.interface import TableSpec
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
@@ -232,7 +233,7 @@ def crash_after_a_rename(world: World) -> int:
     """A RENAME TABLE t TO u that ran, then the process died before its commit; renames back fail from now on."""
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.UNDO, "RENAME TABLE t TO u")
-    ddl.log.add_action(position, ActionType.RENAME_TABLE, from_name=T, name=MOVED, tag=world.catalog.identity(T))
+    log_rename_table(ddl.log, position, T, MOVED, world.catalog.identity(T))
     world.catalog.rename(T, MOVED)
     ddl.abandon()
     world.catalog.fail_on = lambda operation, name: operation == "rename"
