@@ -9,10 +9,23 @@ from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, S
 from actions.recovery import RecoveryReport
 from actions.results import StatementResult
 from chains.errors import BinlogError, LogStateError, PayloadError
-from ddl_log.errors import InvalidSchemaError, ObjectInRecoveryError, SqlParseError, UnsupportedStatementError
+from ddl_log.errors import (
+    InvalidSchemaError,
+    InvalidSettingError,
+    ObjectInRecoveryError,
+    SqlParseError,
+    UnsupportedStatementError,
+)
 from ddl_log.frontends.python import AtomicDDL
 from ddl_log.frontends.sql import SqlResult
-from ddl_log.settings import InvalidSettingError, Settings
+from ddl_log.ops.errors import (
+    MetastoreSchemaError,
+    MetastoreServiceError,
+    PostgresServerError,
+    PostgresUrlError,
+    ServiceError,
+)
+from ddl_log.settings import Settings
 from replace_table.machine import ReplaceResult
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
@@ -60,6 +73,8 @@ __all__ = [
     "LogStateError",
     "LogWriteFailedError",
     "MetadataLockTimeoutError",
+    "MetastoreSchemaError",
+    "MetastoreServiceError",
     "NoLocalDirectoryError",
     "NoSuchObjectError",
     "NotAtomicError",
@@ -67,8 +82,11 @@ __all__ = [
     "ObjectInRecoveryError",
     "OperationNotAllowedError",
     "PayloadError",
+    "PostgresServerError",
+    "PostgresUrlError",
     "RecoveryReport",
     "ReplaceResult",
+    "ServiceError",
     "Settings",
     "SimulatedCrash",
     "SqlParseError",

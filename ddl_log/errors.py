@@ -78,3 +78,11 @@ class StatementFailed(Exception):  # noqa: N818 - carries the statement's own er
 
 class UsageError(Exception):
     """Bad arguments found after parsing: exit code 2."""
+
+
+class InvalidSettingError(DDLLogError):
+    """A setting with a value it cannot take (``.name`` the setting)."""
+
+    def __init__(self, name: str, value: object, reason: str) -> None:
+        super().__init__(f"setting {name}={value!r}: {reason}")
+        self.name = name

@@ -17,17 +17,11 @@ import attrs
 from actions.context import DEFAULT_GRACE_SECONDS
 from chains.log import DEFAULT_COMPACT_BYTES
 from ddl_log.cluster.locks import DEFAULT_LOCK_WAIT_SECONDS
-from storage.errors import DDLLogError
+from ddl_log.errors import InvalidSettingError
 
 ENV_PREFIX = "DDL_LOG_"
 
 
-class InvalidSettingError(DDLLogError):
-    """A setting with a value it cannot take (``.name`` the setting)."""
-
-    def __init__(self, name: str, value: object, reason: str) -> None:
-        super().__init__(f"setting {name}={value!r}: {reason}")
-        self.name = name
 
 
 def _non_negative(instance: object, attribute: attrs.Attribute[Any], value: float | None) -> None:

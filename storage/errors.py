@@ -175,3 +175,7 @@ class MetadataLockTimeoutError(StorageError):
         self.object_name = object_name
         self.holder = holder
         self.waited_seconds = waited_seconds
+
+
+class UnrenderedSchemaError(ValueError):  # internal signal, not a DDLLogError: never leaves storage/catalogs/spark
+    """A schema :func:`describe_columns` does not render; internal: the caller falls back to DESCRIBE."""

@@ -1,6 +1,8 @@
-"""The one error of the production setup's servers: which server, where, why, and the tail of its log."""
+"""The errors of the production setup: a server (which one, where, why, and the tail of its log), a URL."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from storage.errors import DDLLogError
 
@@ -18,3 +20,45 @@ class ServiceError(DDLLogError):
         super().__init__(f"{self.server} {where}: {reason}{tail}")
         self.where = where
         self.reason = reason
+
+
+class PostgresServerError(ServiceError):
+    """The local PostgreSQL cluster could not be created, started or stopped."""
+
+    server = "PostgreSQL cluster in"
+    log_name = "server log"
+
+    def __init__(self, root: Path, reason: str, log_tail: str = "") -> None:
+        super().__init__(str(root), reason, log_tail)
+        self.root = root
+
+
+class MetastoreServiceError(ServiceError):
+    """The metastore service could not start, or died."""
+
+    server = "metastore service in"
+    log_name = "service log"
+
+    def __init__(self, root: Path, reason: str, log_tail: str = "") -> None:
+        super().__init__(str(root), reason, log_tail)
+        self.root = root
+
+
+class MetastoreSchemaError(ServiceError):
+    """The metastore schema could not be checked or created."""
+
+    server = "metastore schema in"
+    log_name = "schema tool log"
+
+    def __init__(self, database: str, reason: str, log_tail: str = "") -> None:
+        super().__init__(database, reason, log_tail)
+        self.database = database
+
+
+class PostgresUrlError(DDLLogError):
+    """A PostgreSQL URL this project cannot turn into a JDBC one (or back). ``url`` comes with its password already
+    hidden (``hide_password``): an error message must never carry one."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"PostgreSQL URL {url!r}: {reason}")
+        self.url = url

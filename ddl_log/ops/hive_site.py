@@ -15,18 +15,12 @@ from xml.sax.saxutils import escape
 
 import attrs
 
-from storage.errors import DDLLogError
+from ddl_log.ops.errors import PostgresUrlError
 
 POSTGRES_DRIVER = "org.postgresql.Driver"
 DERBY_DRIVER = "org.apache.derby.jdbc.EmbeddedDriver"
 
 
-class PostgresUrlError(DDLLogError):
-    """A PostgreSQL URL this project cannot turn into a JDBC one (or back); names the URL (password hidden)."""
-
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"PostgreSQL URL {hide_password(url)!r}: {reason}")
-        self.url = hide_password(url)
 
 
 @attrs.frozen
@@ -43,7 +37,7 @@ class PostgresDatabase:
             return cls(libpq_url=_libpq_from_jdbc(url), jdbc_url=url)
         if url.startswith(("postgresql://", "postgres://")):
             return cls(libpq_url=url, jdbc_url=_jdbc_from_libpq(url))
-        raise PostgresUrlError(url, "not a postgresql:// (libpq) or jdbc:postgresql:// (JDBC) URL")
+        raise PostgresUrlError(hide_password(url), "not a postgresql:// (libpq) or jdbc:postgresql:// (JDBC) URL")
 
     @property
     def shown(self) -> str:
@@ -53,10 +47,10 @@ class PostgresDatabase:
 def _jdbc_from_libpq(url: str) -> str:
     parts = urlsplit(url)
     if not parts.hostname or "," in parts.netloc:
-        raise PostgresUrlError(url, "JDBC needs one TCP host (no socket directory, no host list)")
+        raise PostgresUrlError(hide_password(url), "JDBC needs one TCP host (no socket directory, no host list)")
     database = parts.path.lstrip("/")
     if not database:
-        raise PostgresUrlError(url, "no database name")
+        raise PostgresUrlError(hide_password(url), "no database name")
     query = parse_qsl(parts.query, keep_blank_values=True)
     if parts.username:
         query.append(("user", unquote(parts.username)))
@@ -70,7 +64,7 @@ def _jdbc_from_libpq(url: str) -> str:
 def _libpq_from_jdbc(url: str) -> str:
     parts = urlsplit(url.removeprefix("jdbc:"))
     if not parts.hostname or not parts.path.lstrip("/"):
-        raise PostgresUrlError(url, "needs a host and a database name")
+        raise PostgresUrlError(hide_password(url), "needs a host and a database name")
     return urlunsplit(("postgresql", parts.netloc, parts.path, parts.query, ""))
 
 

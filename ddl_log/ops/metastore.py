@@ -39,7 +39,7 @@ from typing import Any
 import attrs
 
 from ddl_log.ops import postgres
-from ddl_log.ops.errors import ServiceError
+from ddl_log.ops.errors import MetastoreServiceError
 from ddl_log.ops.hive_site import (
     PostgresDatabase,
     derby_settings,
@@ -65,15 +65,6 @@ START_TIMEOUT = 180.0
 STOP_GRACE = 20.0
 
 
-class MetastoreServiceError(ServiceError):
-    """The metastore service could not start, or died."""
-
-    server = "metastore service in"
-    log_name = "service log"
-
-    def __init__(self, root: Path, reason: str, log_tail: str = "") -> None:
-        super().__init__(str(root), reason, log_tail)
-        self.root = root
 
 
 def _path(value: Any) -> Path:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ddl_log.ops.errors import ServiceError
+from ddl_log.ops.errors import MetastoreSchemaError
 from ddl_log.ops.hive_site import POSTGRES_DRIVER, PostgresDatabase, schema_naming, write_private
 from ddl_log.ops.postgres import log_tail
 
@@ -41,15 +41,6 @@ JAVA_OPTIONS_ENV = "DDL_LOG_METASTORE_JAVA_OPTS"
 DEFAULT_JAVA_OPTIONS = "-Xmx512m"
 
 
-class MetastoreSchemaError(ServiceError):
-    """The metastore schema could not be checked or created."""
-
-    server = "metastore schema in"
-    log_name = "schema tool log"
-
-    def __init__(self, database: str, reason: str, log_tail: str = "") -> None:
-        super().__init__(database, reason, log_tail)
-        self.database = database
 
 
 def java_options() -> list[str]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import attrs
 
-from ddl_log.ops.errors import ServiceError
+from ddl_log.ops.errors import PostgresServerError
 
 SUPERUSER = "postgres"
 """The cluster's superuser role (initdb -U), whatever OS user runs it."""
@@ -32,15 +32,6 @@ STOP_TIMEOUT = 30.0
 RUN_AS_CANDIDATES = ("postgres", "nobody")
 
 
-class PostgresServerError(ServiceError):
-    """The local PostgreSQL cluster could not be created, started or stopped."""
-
-    server = "PostgreSQL cluster in"
-    log_name = "server log"
-
-    def __init__(self, root: Path, reason: str, log_tail: str = "") -> None:
-        super().__init__(str(root), reason, log_tail)
-        self.root = root
 
 
 @attrs.frozen

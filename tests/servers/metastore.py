@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ddl_log.ops.metastore import MetastoreService, MetastoreServiceError, running
+from ddl_log.ops.errors import MetastoreServiceError
+from ddl_log.ops.metastore import MetastoreService, running
 from storage.catalogs.spark.service import service_settings
 
 __all__ = ["MetastoreService", "MetastoreServiceError", "metastore_service", "settings_for", "spark_settings"]

@@ -22,10 +22,11 @@ import psycopg
 import pytest
 
 from ddl_log.ops import metastore
+from ddl_log.ops.errors import MetastoreSchemaError, MetastoreServiceError, PostgresServerError
 from ddl_log.ops.hive_site import PostgresDatabase
-from ddl_log.ops.metastore import MetastoreService, MetastoreServiceError
-from ddl_log.ops.metastore_schema import JAVA_OPTIONS_ENV, MetastoreSchemaError, ensure_schema
-from ddl_log.ops.postgres import PostgresServerError, free_port, run_as
+from ddl_log.ops.metastore import MetastoreService
+from ddl_log.ops.metastore_schema import JAVA_OPTIONS_ENV, ensure_schema
+from ddl_log.ops.postgres import free_port, run_as
 from tests.jvm_archive import SERVICE_JVM_OPTIONS
 
 pytestmark = [pytest.mark.servers, pytest.mark.xdist_group("metastore_service")]

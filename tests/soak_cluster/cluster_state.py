@@ -66,7 +66,7 @@ def home_log(location: str) -> dict[str, Any]:
     any problem reading it."""
     import time
 
-    from chains.deletions import deletion_of, waits
+    from actions.deletions import deletion_of, waits
     from chains.entries import ChainState
     from ddl_log.frontends.cli.forensics import actions_of, log_state, scan_log
 

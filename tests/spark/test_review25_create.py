@@ -62,7 +62,7 @@ def test_defect6_create_table_if_not_exists_over_a_view_does_nothing_as_in_spark
     spark = ddl.spark
     spark.sql("CREATE VIEW v AS SELECT 1 AS x")
     before, size = warehouse_dirs(warehouse), ddl.log.size
-    assert ddl.create_table("v", schema="a INT", if_not_exists=True) is None
+    assert ddl.create_table("v", schema="a INT", if_not_exists=True).done is False
     ddl.sql("CREATE TABLE IF NOT EXISTS v (a INT) USING parquet")
     assert warehouse_dirs(warehouse) == before and ddl.log.size == size, "no TMP table was built"
     assert [tuple(r) for r in spark.table("v").collect()] == [(1,)]

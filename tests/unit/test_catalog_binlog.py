@@ -13,6 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
 from chains.binlog import Binlog, BinlogEvent
 from chains.catalog_binlog import CatalogBinlog
 from chains.entries import ActionType, BinlogPosition, ChainKind
@@ -279,12 +280,12 @@ def test_a_chain_noted_in_the_home_s_own_binlog_before_the_catalog_binlog_is_dec
     own_store = PgRecordStore(postgres_url, "old", BINLOG_SPACE)
     log, own = DDLLog(log_store), Binlog(own_store)
     position = log.new_chain(ChainKind.UNDO, "CREATE TABLE gone")
-    log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "gone"))
+    log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "gone"), payload=CreateTablePayload())
     xid = log.allocate_id()
     log.set_xid(position, xid, own.position())
     own.append("CREATE TABLE gone", xid=xid)
     later = log.new_chain(ChainKind.UNDO, "CREATE TABLE later")  # noted in the catalog's binlog, never committed
-    log.add_action(later, ActionType.CREATE_TABLE, name=TableName("default", "later"))
+    log.add_action(later, ActionType.CREATE_TABLE, name=TableName("default", "later"), payload=CreateTablePayload())
     log.set_xid(later, xid + 1000, BinlogPosition(0, 1))
     for store in (log_store, own_store):
         store.close()

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
 from actions.locking import database_key, function_key
 from actions.locking import object_key as locking_object_key
 from chains.entries import ActionType, ChainKind
@@ -320,7 +321,12 @@ def test_recovery_replays_a_chain_under_the_cross_driver_locks_of_its_objects(po
     location = f"{postgres_url}?home=driver2"
     crashed = AtomicDDL(home=location, catalog=MemoryCatalog())
     position = crashed.log.new_chain(ChainKind.UNDO, "CREATE TABLE t")
-    crashed.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    crashed.log.add_action(
+        position,
+        ActionType.CREATE_TABLE,
+        name=TableName("default", "t"),
+        payload=CreateTablePayload(),
+    )
     crashed.abandon()
     first = Holder(postgres_url, "driver1", "x:table:default.t")
     holders.append(first)

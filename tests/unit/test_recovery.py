@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.drop_init import DropInitPayload
+from actions.kinds.drop_table import DropTablePayload
 from actions.kinds.rename_table import log_rename_table
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType, ChainKind, ChainState
@@ -220,7 +222,7 @@ def test_undo_never_drops_a_table_it_did_not_create(store):
     world = World(store.home(), binlog=True)
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.UNDO, "test")
-    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=T, tag="someone-else")
+    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=T, tag="someone-else", payload=CreateTablePayload())
     ddl.abandon()
     world.open().close()
     assert world.catalog.tables[T].rows == OLD_ROWS
@@ -275,7 +277,13 @@ def test_a_roll_forward_drop_that_keeps_failing_gives_up_on_its_last_try_and_bin
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE t")
     ddl.log.add_action(position, ActionType.DROP_INIT, payload=DropInitPayload("DROP TABLE t", ("default.t",)))
-    ddl.log.add_action(position, ActionType.DROP_TABLE, name=T, tag=world.catalog.identity(T))
+    ddl.log.add_action(
+        position,
+        ActionType.DROP_TABLE,
+        name=T,
+        tag=world.catalog.identity(T),
+        payload=DropTablePayload(keep_files=False),
+    )
     ddl.abandon()
     world.catalog.fail_on = lambda operation, name: operation == "drop"
     outcomes = []
@@ -297,7 +305,7 @@ def test_an_action_without_its_execute_entry_never_runs(store):
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE t")
     with pytest.raises(RuntimeError), ddl.log.batch():
-        ddl.log.add_action(position, ActionType.DROP_TABLE, name=T)
+        ddl.log.add_action(position, ActionType.DROP_TABLE, name=T, payload=DropTablePayload(keep_files=False))
         raise RuntimeError("crash before the batch reached the disk")
     ddl.abandon()
     world.open().close()
