@@ -28,10 +28,14 @@ from storage.errors import InvalidNameError, ObjectExistsError
 def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None, statement: str, *, verb: str,
                   orig_must_exist: bool | None, fill: Fill | None = None) -> ReplaceResult:
     """Build and install a new version of ``target`` (``spec`` None: an empty copy of the table itself, whose
-    definition is then read under the statement's lock). The caller holds the statement's locks."""
+    definition is then read under the statement's lock, with its partitions registered and empty as Spark's
+    TRUNCATE keeps them). The caller holds the statement's locks."""
     if spec is None:
-        check_rewritable(target, ctx.catalog.table_metadata(target), verb)
+        metadata = ctx.catalog.table_metadata(target)
+        check_rewritable(target, metadata, verb)
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
+        if metadata is not None and metadata.partitioned_by:
+            fill = Fill(partitions_of=target)
     else:
         if orig_must_exist is not True and ctx.catalog.view_definition(target) is not None:
             raise ObjectExistsError(f"{target} is a view, not a table", str(target))
@@ -175,8 +179,8 @@ class InsertOverwrite(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         catalog = ctx.catalog
-        mode = resolve_mode(catalog, self.overwrite_mode, self.name)
         metadata = catalog.table_metadata(self.name)
+        mode = resolve_mode(catalog, self.overwrite_mode, self.name, metadata)
         check_rewritable(self.name, metadata, self.label)
         plan = plan_overwrite(catalog, self.name, metadata, as_select=self.as_select, df=self.df,
                               partition=self.partition, mode=mode, if_not_exists=self.if_not_exists)

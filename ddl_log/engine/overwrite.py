@@ -51,11 +51,16 @@ def check_rewritable(name: TableName, metadata: TableMetadata | None, verb: str)
                          "--allow-non-atomic runs Spark's own statement)", str(name))
 
 
-def resolve_mode(catalog: Catalog, explicit: str | None, name: TableName) -> str:
-    """The explicit mode, else the session's ``spark.sql.sources.partitionOverwriteMode`` now."""
+def resolve_mode(catalog: Catalog, explicit: str | None, name: TableName,
+                 metadata: TableMetadata | None = None) -> str:
+    """The explicit mode, else the session's ``spark.sql.sources.partitionOverwriteMode`` now. A Hive serde table
+    (``STORED AS ...``) is always overwritten dynamically, whatever the mode says, as Spark's Hive insert does (Hive
+    replaces the partitions the rows go to, and a fully static partition)."""
     mode = (explicit if explicit is not None else catalog.partition_overwrite_mode()).strip().lower()
     if mode not in MODES:
         raise InvalidDefinitionError(f"partition overwrite mode must be static or dynamic, not {mode!r}", str(name))
+    if metadata is not None and metadata.provider.lower() == "hive":
+        return "dynamic"
     return mode
 
 

@@ -180,7 +180,9 @@ class Fill:
     replaces: Literal["written", "matching"] = "matching"
     partitions_of: TableName | None = None
     """After the rows, register every partition of this table that no row went to (an empty one ``ADD
-    PARTITION`` made): an ALTER TABLE rebuild copies all rows and must keep empty partitions too."""
+    PARTITION`` made): an ALTER TABLE rebuild copies all rows and must keep empty partitions too. With neither
+    ``as_select`` nor ``df`` the fill adds no rows, only these partitions: TRUNCATE keeps a partitioned table's
+    partitions registered and empty, as Spark's does."""
 
     @property
     def static(self) -> dict[str, str]:

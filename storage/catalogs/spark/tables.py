@@ -115,9 +115,13 @@ class SparkTables:
         query that fails adds no rows; a task Spark was still cancelling may leave an (ignored) ``_temporary/``
         directory behind, which is not removed here since other writers may be using it. Metastore calls: the
         INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
-        becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``.
+        becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
+        (neither SELECT nor DataFrame) that names ``partitions_of`` only registers those partitions, empty.
         """
         given = [value for value in (fill.as_select, fill.df) if value is not None]
+        if not given and fill.partitions_of is not None and fill.keep is None:
+            self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
+            return
         if len(given) != 1:
             raise InvalidDefinitionError("a Fill needs exactly one of as_select, df", str(name))
         self._engine.check_literal_mode()
