@@ -21,7 +21,7 @@ import attrs
 from hypothesis import event, reject
 
 from ddl_log import AtomicDDL, DDLLogError
-from tests.definitions import Definition, partitions, rows, table_definition
+from tests.definitions import Definition, PartitionStorage, partition_storage, partitions, rows, table_definition
 from tests.preservation.shapes import Shape
 
 DB = "default"
@@ -48,6 +48,7 @@ class Snapshot:
     rows: tuple[tuple[str, ...], ...] = ()
     partitions: tuple[str, ...] = ()
     files: tuple[tuple[str, int], ...] = ()
+    partition_storage: tuple[PartitionStorage, ...] = ()
 
 
 @attrs.frozen
@@ -94,6 +95,12 @@ def differences(expected: Snapshot, actual: Snapshot, *, files: bool = False) ->
         found.append(f"rows: expected {list(expected.rows)!r}; project left {list(actual.rows)!r}")
     if expected.partitions != actual.partitions:
         found.append(f"partitions: expected {list(expected.partitions)!r}; project left {list(actual.partitions)!r}")
+    if expected.partitions == actual.partitions and expected.partition_storage != actual.partition_storage:
+        for want, got in zip(expected.partition_storage, actual.partition_storage, strict=True):
+            for attribute in ("location", "serde", "input_format", "output_format", "options"):
+                if getattr(want, attribute) != getattr(got, attribute):
+                    found.append(f"partition {want.name} {attribute}: expected {getattr(want, attribute)!r}; "
+                                 f"project left {getattr(got, attribute)!r}")
     if files and expected.files != actual.files:
         found.append(f"files: expected {list(expected.files)!r}; project left {list(actual.files)!r}")
     return found
@@ -161,7 +168,6 @@ class Example:
         self.prefix = f"pv{number}"
         self.home = bench.root / "homes" / self.prefix
         self._ddl: AtomicDDL | None = None
-        self._settings: dict[str, str | None] = {}
         self.own_locations: dict[str, str | None] = {}
 
     def name(self, role: str) -> str:
@@ -230,7 +236,7 @@ class Example:
         except Exception as error:  # noqa: BLE001 - a table plain Spark cannot read is a difference to report
             held = ((f"<unreadable: {str(error).splitlines()[0][:200]}>",),)
         return Snapshot(normal(definition, own), held, partitions(self.spark, DB, name),
-                        files_at(self.raw_location(name)))
+                        files_at(self.raw_location(name)), partition_storage(self.spark, DB, name))
 
     def raw_location(self, name: str) -> str:
         """Where ``name``'s data lives (a managed table's directory too, which its definition only calls

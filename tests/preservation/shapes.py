@@ -182,6 +182,14 @@ class Shape:
                             rows=tuple(tuple(row[i] for i in keep) for row in self.rows))
 
 
+def hive_bucketed_by_mixed_case(shape: Shape) -> bool:
+    """A Hive serde table whose bucket or sort columns have upper-case letters: the Hive metastore checks them against
+    its lower-cased columns in a direct create or rename ("Bucket columns ... is not part of the table columns";
+    plain Spark's ALTER TABLE ... RENAME TO fails the same way), which the project's copy and rename paths run into."""
+    names = () if shape.buckets is None else (*shape.buckets.columns, *shape.buckets.sort)
+    return shape.hive and any(name != name.lower() for name in names)
+
+
 def pairs(items: Iterable[tuple[str, str]]) -> str:
     return ", ".join(f"{sql_string(k)} = {sql_string(v)}" for k, v in items)
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.preservation.cases import InsertOverwrite, Truncate, insert_overwrites, truncates
 from tests.preservation.conftest import budget
 from tests.preservation.harness import RECORD, Bench, Example, Outcome, judge, note_route, space
+from tests.preservation.shapes import HIVE_FORMATS, hive_bucketed_by_mixed_case
 
 pytestmark = pytest.mark.spark
 MODE = "spark.sql.sources.partitionOverwriteMode"
@@ -47,7 +49,14 @@ def run_project(example: Example, case: Truncate | InsertOverwrite, table: str) 
         return example.run(lambda: ddl.sql(script))
 
 
-@given(case=truncates(**space(external=False, partitions=(0, 0))))
+def unless_known(case: Truncate | InsertOverwrite) -> bool:
+    """Not a case of a known defect (each has its own property below), unless in a discovery run."""
+    known = hive_bucketed_by_mixed_case(case.shape) or (isinstance(case, InsertOverwrite)
+                                                        and hive_static_overwrite(case))
+    return bool(RECORD) or not known
+
+
+@given(case=truncates(**space(external=False, partitions=(0, 0))).filter(unless_known))
 @budget(6)
 def test_truncate_leaves_what_sparks_truncate_leaves(bench: Bench, case: Truncate) -> None:
     run_differential(bench, case)
@@ -61,8 +70,7 @@ def hive_static_overwrite(case: InsertOverwrite) -> bool:
     return case.shape.hive and bool(case.shape.partition_columns) and case.mode != "dynamic" and not full
 
 
-@given(case=insert_overwrites(**space(external=False)).filter(lambda case: bool(RECORD)
-                                                                 or not hive_static_overwrite(case)))
+@given(case=insert_overwrites(**space(external=False)).filter(unless_known))
 @budget(10)
 def test_insert_overwrite_leaves_what_sparks_insert_overwrite_leaves(bench: Bench, case: InsertOverwrite) -> None:
     run_differential(bench, case)
@@ -106,4 +114,19 @@ def test_insert_overwrite_of_an_external_table_keeps_it_external_at_its_location
 @budget(3)
 def test_static_insert_overwrite_of_a_partitioned_hive_table_replaces_what_spark_replaces(
         bench: Bench, case: InsertOverwrite) -> None:
+    run_differential(bench, case)
+
+
+HIVE_BUCKETED = {"formats": tuple(HIVE_FORMATS), "bucketed": True, "external": False, "partitions": (0, 0)}
+
+
+@pytest.mark.xfail(strict=True, reason="defect: TRUNCATE and INSERT OVERWRITE fail on a Hive serde table bucketed by "
+                                       "a mixed-case column (the metastore refuses the project's copy and rename: "
+                                       "'Bucket columns X is not part of the table columns'), where plain Spark's "
+                                       "statements succeed")
+@given(case=st.one_of(truncates(**HIVE_BUCKETED), insert_overwrites(**HIVE_BUCKETED)).filter(
+    lambda case: hive_bucketed_by_mixed_case(case.shape)))
+@budget(3)
+def test_truncate_and_insert_overwrite_of_a_hive_table_bucketed_by_a_mixed_case_column(
+        bench: Bench, case: Truncate | InsertOverwrite) -> None:
     run_differential(bench, case)
