@@ -11,7 +11,13 @@ failure message prints the whole reproduction anyway). Environment variables wid
 * ``PRESERVATION_EXAMPLES=N``: N examples per property, randomized, with hypothesis' example database;
 * ``PRESERVATION_SHRINK=1``: shrink a failing example to a minimal one;
 * ``PRESERVATION_RECORD=file.jsonl``: a discovery run, which records every difference instead of failing and puts
-  back into each property what it leaves out for a known defect (see :func:`tests.preservation.harness.space`).
+  back into each property what it leaves out for a known defect (see :func:`tests.preservation.harness.space`);
+  ``python -m tests.preservation.report file.jsonl`` groups what it found into classes, smallest example first.
+
+A long discovery run of the six general properties (about 30 minutes on 2 cores)::
+
+    PRESERVATION_RECORD=/tmp/found.jsonl PRESERVATION_EXAMPLES=100 pytest tests/preservation \
+        -k "leaves_what or changes_that or removes_those" --hypothesis-show-statistics
 """
 
 from __future__ import annotations

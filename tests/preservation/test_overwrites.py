@@ -4,6 +4,10 @@ Plain Spark runs these statements itself, so the expectation is differential: th
 Spark runs the statement on one table and the project on the other, and the two are compared (definition, rows,
 partitions). Where plain Spark refuses the statement (TRUNCATE of an EXTERNAL table, a dynamic partition insert into
 a Hive table in strict mode, ...), the project must refuse it too, naming the table, and change nothing at all.
+
+The two general properties leave out the cases of known defects and limitations (EXTERNAL tables, TRUNCATE of
+partitioned tables, static overwrites of partitioned Hive tables, Hive tables bucketed by a mixed-case column); each
+has a strict xfail property of its own below, which turns red when it is fixed.
 """
 
 from __future__ import annotations
