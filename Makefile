@@ -48,7 +48,7 @@ bench: install
 	$(PY) -m bench.summary bench/results-service.json bench/RESULTS-service.md
 
 demo: install
-	$(PY) -m ddl_log.demo
+	$(PY) -m ddl_log.frontends.demo
 
 soak: install
 	$(PY) -m tests.soak.run --iterations $(SOAK_ITERATIONS)

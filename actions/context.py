@@ -1,17 +1,30 @@
+"""What every statement and every replayed action runs against, one record for both (the catalog, the log, the
+binlog, and how long a replaced or dropped table's files stay for their readers)."""
+
 from __future__ import annotations
 
 import attrs
 
-from chains.binlog import BinlogLike
+from chains.binlog import BinlogEvent, BinlogLike
 from chains.log import DDLLog
 from storage.catalogs.interface import Catalog
+
+DEFAULT_GRACE_SECONDS = 3600.0
+"""How long a replaced or dropped table's old files stay: a query that listed them just before (in this driver or
+any other) must finish with them. One hour, longer than the queries of most platforms; set it to the longest query
+you expect."""
 
 
 @attrs.define
 class ActionContext:
-    """What an executor may use: the catalog it acts on, the log (for phases), the binlog (None when off)."""
+    """``binlog`` None: the binlog is off. ``in_recovery``: recovery replays (its binlog events are marked as
+    generated). ``grace_seconds``: see :data:`DEFAULT_GRACE_SECONDS`."""
 
     catalog: Catalog
     log: DDLLog
     binlog: BinlogLike | None
     in_recovery: bool = False
+    grace_seconds: float = DEFAULT_GRACE_SECONDS
+    events: list[BinlogEvent] = attrs.field(factory=list)
+    """Binlog events the actions replayed with this context wrote (a roll-forward chain commits in one of them):
+    the statement returns its event as written, without reading the binlog back."""

@@ -10,8 +10,9 @@ import attrs
 
 from actions.context import ActionContext
 from actions.errors import ActionFailedError
-from actions.executors import executor_for
+from actions.kinds import kind_of
 from chains.entries import FINAL, SKIPPED, ActionEntry, ActionType, ChainKind, ChainState
+from chains.errors import PayloadError
 from storage import crashpoints
 from storage.errors import CatalogError
 
@@ -19,8 +20,9 @@ BEFORE_ACTION = crashpoints.declare("replay.before_action", "replay is about to 
 AFTER_ACTION = crashpoints.declare("replay.after_action", "an action ran; its FINAL phase is not logged yet")
 AFTER_CHAIN = crashpoints.declare("replay.after_chain", "every action ran; the chain is not marked executed yet")
 
-ACTION_ERRORS = (CatalogError, OSError)
-"""What an executor raises when the engine or the catalog refuses: counted as the action failing."""
+ACTION_ERRORS = (CatalogError, OSError, PayloadError)
+"""What an executor raises when the engine or the catalog refuses, or the logged payload cannot be read: counted as
+the action failing (retried, then abandoned and reported)."""
 
 
 @attrs.frozen
@@ -32,7 +34,8 @@ class ReplayOutcome:
 
 def replay_order(kind: ChainKind, actions: list[ActionEntry]) -> list[ActionEntry]:
     ordered = list(reversed(actions)) if kind is ChainKind.UNDO else list(actions)
-    return [a for a in ordered if not a.type.runs_last] + [a for a in ordered if a.type.runs_last]
+    return ([a for a in ordered if not kind_of(a.type).runs_last]
+            + [a for a in ordered if kind_of(a.type).runs_last])
 
 
 def replay_chain(ctx: ActionContext, position: int, *, skip_failures: bool = False) -> ReplayOutcome:
@@ -52,7 +55,7 @@ def replay_chain(ctx: ActionContext, position: int, *, skip_failures: bool = Fal
     for index, action in enumerate(pending):
         BEFORE_ACTION()
         try:
-            executor_for(action.type)(action, ctx)
+            kind_of(action.type).execute(action, ctx)
         except ACTION_ERRORS as exc:
             failure = ActionFailedError(action, exc)
             if not skip or action.type is ActionType.DROP_INIT:

@@ -13,9 +13,11 @@ from typing import Any
 import psycopg
 import pytest
 
+from actions.locking import database_key, object_key
 from ddl_log import AtomicDDL
-from ddl_log.locks import MetadataLocks, database_key, object_key
+from ddl_log.cluster.locks import MetadataLocks
 from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.names import TableName
 from storage.records.pg_locks import ClusterLocks
 from tests.servers.postgres import postgres_server as postgres_server
 from tests.servers.postgres import postgres_url as postgres_url
@@ -100,7 +102,7 @@ def test_select_one(benchmark: Any, raw: psycopg.Connection[tuple[object, ...]])
 def test_lock_and_unlock_of_a_table_and_its_database(benchmark: Any, cluster: ClusterLocks) -> None:
     """What a statement on one table adds: its object exclusively and its database shared, each lock and unlock
     one round trip: four per statement (``entries`` counts round trips, as the baseline's do)."""
-    keys = [(database_key("db"), False), (object_key("db", "t"), True)]
+    keys = [(database_key("db"), False), (object_key(TableName("db", "t")), True)]
 
     def loop() -> None:
         for _ in range(ROUND_TRIPS // 4):

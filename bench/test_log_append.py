@@ -6,6 +6,7 @@ import os
 
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
 from chains.codec import action_to_wire
 from chains.entries import FINAL, ActionType, ChainKind
 from chains.log import open_log
@@ -24,7 +25,12 @@ def phase_record(action_id: int) -> dict[str, int | str]:
 def log_with_action(tmp_path):
     log = open_log(str(tmp_path), compact_bytes=1 << 40)
     position = log.new_chain(ChainKind.UNDO, "bench")
-    action = log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    action = log.add_action(
+        position,
+        ActionType.CREATE_TABLE,
+        name=TableName("default", "t"),
+        payload=CreateTablePayload(),
+    )
     yield log, action.id
     log.close_file()
 
@@ -85,8 +91,8 @@ def test_bench_records_have_the_size_of_real_entries():
 
 
 def _sample_action():  # type: ignore[no-untyped-def]
+    from actions.kinds.create_table import CreateTablePayload
     from chains.entries import ActionEntry
-    from chains.payloads import CreateTablePayload
 
     return ActionEntry(1, 1, ActionType.CREATE_TABLE, name=TableName("default", "t"), tag="x1-0123456789abcdef",
                        payload=CreateTablePayload())

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
 from chains.entries import FINAL, ActionType, ChainKind
 from chains.log import DDLLog
 from storage.catalogs.names import TableName
@@ -31,7 +32,12 @@ def pg_log(postgres_url: str) -> Iterator[tuple[DDLLog, int]]:
     store = PgRecordStore(postgres_url, "bench", "ddl_log")
     log = DDLLog(store, compact_bytes=1 << 40)
     position = log.new_chain(ChainKind.UNDO, "bench")
-    action = log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    action = log.add_action(
+        position,
+        ActionType.CREATE_TABLE,
+        name=TableName("default", "t"),
+        payload=CreateTablePayload(),
+    )
     yield log, action.id
     log.close_file()
     store.close()

@@ -9,6 +9,7 @@ import tracemalloc
 
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
 from chains.binlog import binlog_store, list_segments, open_binlog, segment_name
 from chains.entries import ActionType, ChainKind
 from ddl_log import AtomicDDL
@@ -35,7 +36,13 @@ def build_home(path: str, history: int, active: int) -> None:
     ddl = AtomicDDL(home=path, catalog=MemoryCatalog())
     for n in range(active):
         position = ddl.log.new_chain(ChainKind.UNDO, f"interrupted {n}")
-        ddl.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", f"ddllog_{n}_tmp"), tag="t")
+        ddl.log.add_action(
+            position,
+            ActionType.CREATE_TABLE,
+            name=TableName("default", f"ddllog_{n}_tmp"),
+            tag="t",
+            payload=CreateTablePayload(),
+        )
         xid = ddl.log.allocate_id()
         ddl.log.set_xid(position, xid, ddl.binlog_file.position())
         if n % 2 == 0:

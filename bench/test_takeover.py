@@ -34,7 +34,7 @@ DYING = textwrap.dedent(
     home = open_home(sys.argv[1], lease_seconds=float(sys.argv[2]))
     log = DDLLog(home.log_store())
     position = log.new_chain(ChainKind.UNDO, "CREATE TABLE t")
-    log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"), payload=CreateTablePayload())
     print("ready", flush=True)
     time.sleep(300)
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chains.entries import ActionEntry, ActionType, BinlogPosition, ChainKind, ChainState, ExecuteEntry
-from chains.payloads import payload_from_wire, payload_to_wire
+from chains.errors import PayloadError
 from storage.catalogs.names import TableName
 
 
@@ -27,7 +27,7 @@ def action_to_wire(action: ActionEntry) -> dict[str, Any]:
         "name": name_to_wire(action.name),
         "from": name_to_wire(action.from_name),
         "tag": action.tag,
-        "extra": payload_to_wire(action.type, action.payload),
+        "extra": dict(action.payload),
     }
 
 
@@ -41,8 +41,14 @@ def action_from_wire(record: dict[str, Any]) -> ActionEntry:
         name=name_from_wire(record["name"]),
         from_name=name_from_wire(record["from"]),
         tag=record["tag"],
-        payload=payload_from_wire(action_type, record["extra"]),
+        payload=_payload_map(action_type, record["extra"]),
     )
+
+
+def _payload_map(action_type: ActionType, data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise PayloadError(f"the {action_type.value} payload is not a map")
+    return data
 
 
 def execute_to_wire(chain: ExecuteEntry) -> dict[str, Any]:

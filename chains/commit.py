@@ -28,9 +28,10 @@ def commit_chain(log: DDLLog, binlog: BinlogLike | None, position: int, statemen
     """
     event = None
     if binlog is not None:
-        binlog_once(log, binlog, position, statement, objects, generated_by_recovery=False, xid=xid)
+        event = binlog_once(log, binlog, position, statement, objects, generated_by_recovery=False, xid=xid)
         AFTER_BINLOG()
-        event = _last_event_for(binlog, log, position)
+        if event is None:  # binlogged before (a replay of a committed statement): read back, the rare way
+            event = _last_event_for(binlog, log, position)
     else:
         BEFORE_XID()
     log.close(position)
@@ -39,20 +40,20 @@ def commit_chain(log: DDLLog, binlog: BinlogLike | None, position: int, statemen
 
 
 def binlog_once(log: DDLLog, binlog: BinlogLike, position: int, statement: str, objects: tuple[str, ...], *,
-                generated_by_recovery: bool, xid: int | None = None) -> bool:
-    """Write the chain's binlog event unless its XID is already there (a replay after a crash); True if written."""
+                generated_by_recovery: bool, xid: int | None = None) -> BinlogEvent | None:
+    """Write the chain's binlog event unless its XID is already there (a replay after a crash); the event written,
+    as the append returned it (no read back), or None when it was there already."""
     chain = log.chain(position)
     if chain.xid is not None and chain.binlog_pos is not None:
         if binlogged(binlog, [chain]):
-            return False
+            return None
         xid = chain.xid
     else:
         BEFORE_XID()
         xid = binlog.new_xid() if xid is None else xid
         log.set_xid(position, xid, binlog.position())
     BEFORE_BINLOG()
-    binlog.append(statement, xid=xid, objects=objects, generated_by_recovery=generated_by_recovery)
-    return True
+    return binlog.append(statement, xid=xid, objects=objects, generated_by_recovery=generated_by_recovery)
 
 
 def _last_event_for(binlog: BinlogLike, log: DDLLog, position: int) -> BinlogEvent | None:

@@ -6,6 +6,7 @@ Everything here is an attrs frozen record; the log file stores them as msgpack m
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import attrs
@@ -14,10 +15,11 @@ from storage.catalogs.names import TableName
 
 
 class ActionPayload(Protocol):
-    """What an action carries for its type. The classes, one per type, are in :mod:`chains.payloads`, which builds
-    on this module (so this one names only what every payload does)."""
+    """What an action carries for its type when it is logged: its own map of fields (the classes, one per type, are
+    in :mod:`actions.kinds`, which reads them back; the log stores and returns the map as it is)."""
 
     def to_wire(self) -> dict[str, Any]: ...
+
 
 FINAL = 0xFF
 """Phase of an action that is done; replay skips it."""
@@ -47,7 +49,8 @@ class ChainState(enum.Enum):
 
 
 class ActionType(enum.Enum):
-    """Every action the log can replay, with the ordered phases it passes through (FINAL is implicit)."""
+    """Every action the log can replay; what each one is (its phases, payload, executor ...) lives in
+    :mod:`actions.kinds`, one module per type."""
 
     CREATE_TABLE = "create_table"
     RENAME_TABLE = "rename_table"
@@ -65,49 +68,13 @@ class ActionType(enum.Enum):
     FORGET_TABLE = "forget_table"
     DELETE_DATA = "delete_data"
 
-    @property
-    def phases(self) -> tuple[str, ...]:
-        return _PHASES[self]
-
-    @property
-    def runs_last(self) -> bool:
-        """DROP_INIT is logged first in a drop chain but replays after the drops (it binlogs what was dropped)."""
-        return self is ActionType.DROP_INIT
-
-    def phase_value(self, phase: str) -> int:
-        return self.phases.index(phase)
-
-    def phase_name(self, value: int) -> str:
-        if value == SKIPPED:
-            return "SKIPPED"
-        return "FINAL" if value == FINAL else self.phases[value]
-
-
-_PHASES: dict[ActionType, tuple[str, ...]] = {
-    ActionType.CREATE_TABLE: ("INIT",),
-    ActionType.RENAME_TABLE: ("TABLE",),
-    ActionType.DROP_INIT: ("INIT", "BINLOG"),
-    ActionType.DROP_TABLE: ("TABLE", "FILES"),
-    ActionType.DROP_VIEW: ("VIEW",),
-    ActionType.DROP_FUNCTION: ("FUNCTION",),
-    ActionType.DROP_DB: ("DATABASE",),
-    ActionType.CREATE_VIEW: ("VIEW",),
-    ActionType.RENAME_VIEW: ("VIEW",),
-    ActionType.CREATE_FUNCTION: ("FUNCTION",),
-    ActionType.ALTER_TABLE: ("METADATA",),
-    ActionType.CREATE_DB: ("DATABASE",),
-    ActionType.SWAP_TABLE: ("DEFINITION",),
-    ActionType.FORGET_TABLE: ("TABLE",),
-    ActionType.DELETE_DATA: ("FILES",),
-}
-
 
 @attrs.frozen
 class ActionEntry:
     """One replayable step. ``name`` is the object acted on; ``from_name`` the source of a rename.
 
     ``tag`` is the identity the object must have for the action to touch it (see ``Catalog.identity``);
-    ``payload`` is the type's own data (:mod:`chains.payloads`: a statement text to binlog, an old view definition).
+    ``payload`` is the type's own data (a statement text to binlog, an old view definition: :mod:`actions.kinds`).
     """
 
     id: int
@@ -117,7 +84,8 @@ class ActionEntry:
     name: TableName | None = None
     from_name: TableName | None = None
     tag: str | None = None
-    payload: ActionPayload = attrs.field(default=None, kw_only=True)
+    payload: Mapping[str, Any] = attrs.field(factory=dict, kw_only=True)
+    """The type's own fields, as logged (read back by :func:`actions.kinds.kind.payload_of`)."""
 
     @property
     def done(self) -> bool:
@@ -133,9 +101,6 @@ class ActionEntry:
         return ActionEntry(self.id, self.chain, self.type, phase, self.name, self.from_name, self.tag,
                            payload=self.payload)
 
-    @property
-    def phase_name(self) -> str:
-        return self.type.phase_name(self.phase)
 
 
 @attrs.frozen(order=True)

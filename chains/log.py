@@ -20,6 +20,7 @@ import attrs
 from chains.codec import action_to_wire, execute_to_wire
 from chains.entries import (
     ActionEntry,
+    ActionPayload,
     ActionType,
     BinlogPosition,
     ChainKind,
@@ -27,7 +28,6 @@ from chains.entries import (
     ExecuteEntry,
 )
 from chains.errors import LogStateError
-from chains.payloads import Payload, check_payload, default_payload
 from chains.state import LogState, replay_records
 from storage import crashpoints
 from storage.catalogs.names import TableName
@@ -237,12 +237,11 @@ class DDLLog:
         name: TableName | None = None,
         from_name: TableName | None = None,
         tag: str | None = None,
-        payload: Payload | None = None,
+        payload: ActionPayload | None = None,
     ) -> ActionEntry:
-        """Log one action and the chain head that makes it visible, in one durable write. ``payload`` None: the
-        type's payload with its defaults (an error where the type has required fields)."""
-        payload = default_payload(action_type) if payload is None else payload
-        check_payload(action_type, payload)
+        """Log one action and the chain head that makes it visible, in one durable write. ``payload``: the type's
+        own fields (written as its map; :mod:`actions.kinds` has each type's class and the helper that logs it)."""
+        fields = {} if payload is None else payload.to_wire()
         with self._lock:
             head = self._head(position)
             if not head.active:
@@ -254,7 +253,7 @@ class DDLLog:
                 name=name,
                 from_name=from_name,
                 tag=tag,
-                payload=payload,
+                payload=fields,
             )
             new_head = attrs.evolve(head, actions=(*head.actions, action.id))
             self._emit(action_to_wire(action), execute_to_wire(new_head))
@@ -270,6 +269,15 @@ class DDLLog:
 
     def set_phase(self, action_id: int, phase: int) -> None:
         self._emit({"op": "phase", "id": action_id, "phase": phase})
+
+    def note(self, action_id: int, text: str) -> None:
+        """Record what replaying an action found (a scheduled deletion that kept its directory, and why): kept with
+        the action until the log is compacted, shown by ``ddl-log status``."""
+        self._emit({"op": "note", "id": action_id, "text": text})
+
+    def note_of(self, action_id: int) -> str | None:
+        with self._lock:
+            return self._state.notes.get(action_id)
 
     def set_xid(self, position: int, xid: int, binlog_pos: BinlogPosition) -> None:
         """Durably store the XID (and where the binlog ended) before the statement's binlog event is written."""
@@ -345,8 +353,11 @@ class DDLLog:
             records: list[dict[str, Any]] = [{"op": "base", "next": self._state.next_id}]
             for chain in self.chains():
                 if chain.active or chain.state is ChainState.ABANDONED:
-                    records.extend(action_to_wire(action) for action in self._state.chain_actions(chain.position))
+                    actions = self._state.chain_actions(chain.position)
+                    records.extend(action_to_wire(action) for action in actions)
                     records.append(execute_to_wire(chain))
+                    records.extend({"op": "note", "id": action.id, "text": self._state.notes[action.id]}
+                                   for action in actions if action.id in self._state.notes)
             BEFORE_COMPACT()
             try:
                 self.store.replace(LOG_FILE, LOG_MAGIC, records, keep_previous_as=BACKUP_FILE)

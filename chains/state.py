@@ -19,6 +19,8 @@ class LogState:
     def __init__(self) -> None:
         self.chains: dict[int, ExecuteEntry] = {}
         self.actions: dict[int, ActionEntry] = {}
+        self.notes: dict[int, str] = {}
+        """What an executor recorded about an action it ran (why a scheduled deletion kept its directory)."""
         self.next_id = 1
 
     def reserve(self, at_least: int) -> None:
@@ -57,6 +59,8 @@ class LogState:
             self._evolve(record["pos"], state=ChainState(record["state"]))
         elif op == "link":
             self._evolve(record["pos"], master=record["master"])
+        elif op == "note":
+            self.notes[record["id"]] = str(record["text"])
         else:
             raise ValueError(f"unknown log record op {op!r}")
 

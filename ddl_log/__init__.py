@@ -6,11 +6,27 @@ one is re-exported here.
 """
 
 from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
+from actions.recovery import RecoveryReport
+from actions.results import StatementResult
 from chains.errors import BinlogError, LogStateError, PayloadError
-from ddl_log.api import AtomicDDL
-from ddl_log.errors import InvalidSchemaError, ObjectInRecoveryError, SqlParseError, UnsupportedStatementError
-from ddl_log.recovery import RecoveryReport
-from ddl_log.sql import SqlResult
+from ddl_log.errors import (
+    InvalidSchemaError,
+    InvalidSettingError,
+    ObjectInRecoveryError,
+    SqlParseError,
+    UnsupportedStatementError,
+)
+from ddl_log.frontends.python import AtomicDDL
+from ddl_log.frontends.sql import SqlResult
+from ddl_log.ops.errors import (
+    MetastoreSchemaError,
+    MetastoreServiceError,
+    PostgresServerError,
+    PostgresUrlError,
+    ServiceError,
+)
+from ddl_log.settings import Settings
+from replace_table.machine import ReplaceResult
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
     CatalogError,
@@ -28,7 +44,9 @@ from storage.errors import (
     MetadataLockTimeoutError,
     NoLocalDirectoryError,
     NoSuchObjectError,
+    NotAtomicError,
     ObjectExistsError,
+    OperationNotAllowedError,
     StorageError,
     UnsafePathError,
     UnsupportedFormatError,
@@ -50,20 +68,31 @@ __all__ = [
     "InvalidHomeError",
     "InvalidNameError",
     "InvalidSchemaError",
+    "InvalidSettingError",
     "LeftoverFilesError",
     "LogStateError",
     "LogWriteFailedError",
     "MetadataLockTimeoutError",
+    "MetastoreSchemaError",
+    "MetastoreServiceError",
     "NoLocalDirectoryError",
     "NoSuchObjectError",
+    "NotAtomicError",
     "ObjectExistsError",
     "ObjectInRecoveryError",
+    "OperationNotAllowedError",
     "PayloadError",
+    "PostgresServerError",
+    "PostgresUrlError",
     "RecoveryReport",
+    "ReplaceResult",
+    "ServiceError",
+    "Settings",
     "SimulatedCrash",
     "SqlParseError",
     "SqlResult",
     "StatementFailedError",
+    "StatementResult",
     "StorageError",
     "UnsafePathError",
     "UnsupportedFormatError",

@@ -2,6 +2,6 @@
 
 import sys
 
-from ddl_log.cli import main
+from ddl_log.frontends.cli import main
 
 sys.exit(main())

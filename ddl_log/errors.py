@@ -25,13 +25,15 @@ class ObjectInRecoveryError(DDLLogError):
 class SqlParseError(DDLLogError):
     """The SQL text does not parse. ``line`` and ``column`` (1-based) point at the start of ``text``."""
 
-    def __init__(self, reason: str, *, line: int, column: int, text: str) -> None:
+    def __init__(self, reason: str, *, line: int, column: int, text: str, condition: str | None = None) -> None:
         near = f" near {text!r}" if text else ""
         super().__init__(f"syntax error at line {line}, column {column}{near}: {reason}")
         self.reason = reason
         self.line = line
         self.column = column
         self.text = text
+        self.condition = condition
+        """Spark's error condition when Spark's own parser refused the text (``PARSE_SYNTAX_ERROR`` ...)."""
 
 
 class UnsupportedStatementError(DDLLogError):
@@ -76,3 +78,11 @@ class StatementFailed(Exception):  # noqa: N818 - carries the statement's own er
 
 class UsageError(Exception):
     """Bad arguments found after parsing: exit code 2."""
+
+
+class InvalidSettingError(DDLLogError):
+    """A setting with a value it cannot take (``.name`` the setting)."""
+
+    def __init__(self, name: str, value: object, reason: str) -> None:
+        super().__init__(f"setting {name}={value!r}: {reason}")
+        self.name = name

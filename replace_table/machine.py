@@ -55,27 +55,21 @@ from transitions import Machine
 from actions.commit_or_undo import undo_unless_committed
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
+from actions.kinds.create_table import log_create_table
+from actions.kinds.delete_data import log_delete_data
+from actions.kinds.drop_table import log_drop_table
+from actions.kinds.forget_table import log_forget_table
+from actions.kinds.rename_table import log_rename_table
+from actions.kinds.swap_table import SwapTablePayload, log_swap_table
 from actions.replay import replay_chain
-from chains.binlog import BinlogEvent, BinlogLike
+from actions.results import StatementResult
+from chains.binlog import BinlogEvent
 from chains.commit import commit_chain
-from chains.entries import ActionType, ChainKind
-from chains.log import DDLLog
-from chains.payloads import (
-    CreateTablePayload,
-    DeleteDataPayload,
-    NoPayload,
-    RenameTablePayload,
-    SwapTablePayload,
-)
+from chains.entries import ChainKind
 from storage import crashpoints
-from storage.catalogs.interface import Catalog, Fill, TableSpec
+from storage.catalogs.interface import Fill, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.errors import DDLLogError, NoSuchObjectError, ObjectExistsError
-
-DEFAULT_GRACE_SECONDS = 3600.0
-"""How long a replaced table's old files stay after the swap: a query that listed them just before it (in this
-driver or any other) must finish with them. One hour, longer than the queries of most platforms; set it to the
-longest query you expect."""
 
 STATES = [
     "start",
@@ -139,12 +133,14 @@ def work_names(orig: TableName, xid: int) -> tuple[TableName, TableName]:
     return (orig.sibling(f"{RESERVED_PREFIX}{xid}_{token}_tmp"), orig.sibling(f"{RESERVED_PREFIX}{xid}_{token}_bak"))
 
 
-@attrs.frozen
-class ReplaceResult:
+@attrs.frozen(kw_only=True)
+class ReplaceResult(StatementResult):
+    """The result of a statement that builds a new table version (CREATE [OR REPLACE], TRUNCATE, INSERT OVERWRITE,
+    ALTER TABLE rebuilds)."""
+
     name: TableName
     replaced: bool
     """False when ORIG did not exist (an atomic create)."""
-    event: BinlogEvent | None
     backup_pending: bool = False
     """The new table is committed but retiring the old one failed; recovery finishes it."""
     path: Path = "create"
@@ -155,6 +151,13 @@ class ReplaceResult:
     old_data: str | None = None
     """Swap path: ORIG's old directory, deleted once the grace period is over (``AtomicDDL.pending_deletions``)."""
 
+    def describe(self) -> str:
+        if not self.replaced:
+            return "created"
+        if self.path == "swap":
+            return "replaced the old table: definition swap, old files kept for readers"
+        return f"replaced the old table: rename swap ({self.swap_refused})"
+
 
 class ReplaceTable:
     """One CREATE OR REPLACE TABLE statement. Drive it with :meth:`run`; ``state`` tells how far it got."""
@@ -163,23 +166,24 @@ class ReplaceTable:
     trigger: Callable[..., bool]
     mark_rolled_back: Callable[[], bool]
 
-    def __init__(self, log: DDLLog, binlog: BinlogLike | None, catalog: Catalog, name: TableName, spec: TableSpec,
-                 statement: str, *, verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
-                 fill: Fill | None = None, grace_seconds: float = DEFAULT_GRACE_SECONDS) -> None:
+    def __init__(self, ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
+                 verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
+                 fill: Fill | None = None) -> None:
         """``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE),
         False for CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP.
-        ``grace_seconds``: how long ORIG's old files outlive a swap."""
-        self.log = log
-        self.binlog = binlog
-        self.catalog = catalog
+        ``ctx.grace_seconds``: how long ORIG's old files outlive a swap."""
+        self.ctx = ctx
+        self.log = ctx.log
+        self.binlog = ctx.binlog
+        self.catalog = ctx.catalog
         self.orig = name
         self.spec = spec
         self.statement = statement
         self.verb = verb
         self.orig_must_exist = orig_must_exist
         self.fill = fill
-        self.grace_seconds = grace_seconds
-        self.xid = log.allocate_id() if binlog is None else binlog.new_xid()
+        self.grace_seconds = ctx.grace_seconds
+        self.xid = ctx.log.allocate_id() if ctx.binlog is None else ctx.binlog.new_xid()
         self.tmp, self.backup = work_names(name, self.xid)
         self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
         self.holder_tag = f"{self.tag}:holder"
@@ -199,8 +203,7 @@ class ReplaceTable:
 
     def do_log_tmp(self) -> None:
         self.create_chain = self.log.new_chain(ChainKind.UNDO, self.statement)
-        self.log.add_action(self.create_chain, ActionType.CREATE_TABLE, name=self.tmp, tag=self.tag,
-                            payload=CreateTablePayload(owns_location=True))
+        log_create_table(self.log, self.create_chain, self.tmp, self.tag, owns_location=True)
 
     def do_create_tmp(self) -> None:
         self.catalog.create(self.tmp, self.spec, self.tag)
@@ -213,11 +216,9 @@ class ReplaceTable:
         orig_tag = None if self.orig_identity is None or self.orig_identity.startswith("fp:") else self.orig_identity
         with self.log.batch():
             self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            self.log.add_action(self.drop_chain, ActionType.FORGET_TABLE, name=self.tmp, tag=self.holder_tag,
-                                payload=NoPayload())
-            self.log.add_action(self.create_chain, ActionType.SWAP_TABLE, name=self.orig, from_name=self.tmp,
-                                tag=self.orig_identity,
-                                payload=SwapTablePayload(self.tag, self.holder_tag, orig_tag))
+            log_forget_table(self.log, self.drop_chain, self.tmp, self.holder_tag)
+            log_swap_table(self.log, self.create_chain, self.orig, self.tmp, self.orig_identity,
+                           SwapTablePayload(self.tag, self.holder_tag, orig_tag))
 
     def do_exchange(self) -> None:
         self.old_location = self.catalog.exchange_definitions(self.orig, self.tmp, self.holder_tag,
@@ -228,22 +229,21 @@ class ReplaceTable:
         due = time.time() + self.grace_seconds
         with self.log.batch():
             self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            self.log.add_action(self.delete_chain, ActionType.DELETE_DATA, name=self.orig,
-                                payload=DeleteDataPayload(self.old_location, due))
+            log_delete_data(self.log, self.delete_chain, self.orig, self.old_location, due)
 
     def do_log_rename(self) -> None:
         with self.log.batch():
             self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            self.log.add_action(self.drop_chain, ActionType.DROP_TABLE, name=self.backup, tag=self.orig_identity)
-            self.log.add_action(self.create_chain, ActionType.RENAME_TABLE, from_name=self.orig, name=self.backup,
-                                tag=self.orig_identity, payload=RenameTablePayload(owns_location=True))
+            log_drop_table(self.log, self.drop_chain, self.backup, self.orig_identity, keep_files=False)
+            log_rename_table(self.log, self.create_chain, self.orig, self.backup, self.orig_identity,
+                             owns_location=True)
 
     def do_move_orig(self) -> None:
         self.catalog.rename(self.orig, self.backup)
 
     def do_log_orig_create(self) -> None:
-        self.log.add_action(self.create_chain, ActionType.CREATE_TABLE, name=self.orig, tag=self.tag,
-                            payload=CreateTablePayload(owns_location=self.orig_exists, renamed_from=self.tmp))
+        log_create_table(self.log, self.create_chain, self.orig, self.tag, owns_location=self.orig_exists,
+                         renamed_from=self.tmp)
 
     def do_install(self) -> None:
         self.catalog.rename(self.tmp, self.orig)
@@ -264,7 +264,7 @@ class ReplaceTable:
         if position is None or self.backup_pending:
             return
         try:
-            replay_chain(ActionContext(self.catalog, self.log, self.binlog), position)
+            replay_chain(self.ctx, position)
         except DDLLogError:  # committed already; the chain stays active and recovery finishes it
             self.backup_pending = True
 
@@ -306,14 +306,15 @@ class ReplaceTable:
         return self._result(path, backup_pending=self.backup_pending)
 
     def _result(self, path: Path, *, backup_pending: bool) -> ReplaceResult:
-        return ReplaceResult(self.orig, self.orig_exists, self.event, backup_pending, path, self.swap_refused,
-                             self.old_location)
+        return ReplaceResult(objects=(str(self.orig),), event=self.event, name=self.orig, replaced=self.orig_exists,
+                             backup_pending=backup_pending, path=path, swap_refused=self.swap_refused,
+                             old_data=self.old_location)
 
     def _roll_back(self, cause: Exception) -> StatementFailedError | None:
         """Error: None if the statement committed already; else cancel the linked chains, replay C and return the
         error to raise. What cannot be undone now stays logged for recovery."""
         cancel = tuple(chain for chain in (self.drop_chain, self.delete_chain) if chain is not None)
-        error = undo_unless_committed(ActionContext(self.catalog, self.log, self.binlog), self.create_chain, cause,
+        error = undo_unless_committed(self.ctx, self.create_chain, cause,
                                       verb=self.verb, subject=str(self.orig), cancel=cancel)
         if error is not None and error.rollback_error is None:
             self.mark_rolled_back()

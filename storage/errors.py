@@ -95,6 +95,17 @@ class InvalidDefinitionError(CatalogError):
         self.cause = cause
 
 
+class OperationNotAllowedError(CatalogError):
+    """Spark itself refuses this operation on this object (``TRUNCATE TABLE`` of an external table, ...): refused as
+    Spark refuses it, nothing done."""
+
+
+class NotAtomicError(CatalogError):
+    """The statement cannot be made atomic for this object, so it was not run (nothing done): an INSERT OVERWRITE of
+    an external table would rewrite the files at the table's own location, which no swap can make atomic. The SQL
+    front end hands such a statement to Spark instead when ``allow_non_atomic`` is set."""
+
+
 class EngineOperationError(CatalogError):
     """The engine accepted a statement but it failed while running (e.g. the SELECT of a CTAS raised, an I/O error).
 
@@ -164,3 +175,7 @@ class MetadataLockTimeoutError(StorageError):
         self.object_name = object_name
         self.holder = holder
         self.waited_seconds = waited_seconds
+
+
+class UnrenderedSchemaError(ValueError):  # internal signal, not a DDLLogError: never leaves storage/catalogs/spark
+    """A schema :func:`describe_columns` does not render; internal: the caller falls back to DESCRIBE."""

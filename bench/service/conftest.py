@@ -30,7 +30,7 @@ def service_root() -> Iterator[Path]:
 def spark(service_root: Path) -> Iterator[Any]:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: the statement benchmarks need Spark")
-    from ddl_log.services import metastore
+    from ddl_log.ops import metastore
     from storage.catalogs.spark.session import service_session
 
     service = metastore.start(service_root / "service")
@@ -46,7 +46,7 @@ def spark(service_root: Path) -> Iterator[Any]:
 def ddl(spark: Any, service_root: Path) -> Iterator[Any]:
     """The AtomicDDL of the run, its log in a PostgreSQL database home on the service's own cluster, warmed up."""
     from ddl_log import AtomicDDL
-    from ddl_log.services import metastore, postgres
+    from ddl_log.ops import metastore, postgres
 
     service = metastore.status(service_root / "service")
     assert service is not None and service.postgres_root is not None

@@ -48,20 +48,74 @@ class Column:
 
 
 @attrs.frozen
+class ParseFailure:
+    """An engine's parser refused a statement: its one-line reason and where (1-based, within the statement)."""
+
+    reason: str
+    line: int
+    column: int
+    condition: str | None = None
+    """The engine's error condition (``PARSE_SYNTAX_ERROR`` ...), when it names one."""
+
+
+@attrs.frozen
+class CreateText:
+    """A CREATE TABLE statement as its author wrote it, to run under another name with the log's tag added: what
+    follows the table name (``body``: column list, clauses, query), exactly as written, so that Spark decides
+    everything the statement says or leaves to the session (the default data source, types, NOT NULL, DEFAULT,
+    OPTIONS, bucketing, ...) exactly as it would for the original statement.
+
+    The tag goes in at a token boundary of ``body`` (never inside a comment or a literal): into the statement's own
+    ``TBLPROPERTIES`` group when it has one (``in_group``; ``group_empty`` when it holds nothing yet), else as a clause
+    of its own (Spark takes CREATE TABLE clauses in any order; after ``LIKE`` the clause comes last)."""
+
+    body: str
+    insert_at: int
+    in_group: bool = False
+    group_empty: bool = False
+    escaped: bool = False
+    """Built here with escaped literals (the Python API's forms): they read back right only while Spark's
+    ``spark.sql.parser.escapedStringLiterals`` is off. A statement as its author wrote it reads as it does in Spark."""
+
+    def render(self, name_sql: str, tag_pair_sql: str) -> str:
+        """``CREATE TABLE <name_sql> <body>`` with ``tag_pair_sql`` (``'key'='value'``) among its properties."""
+        if self.in_group:
+            insertion = tag_pair_sql if self.group_empty else f", {tag_pair_sql}"
+        else:
+            insertion = f" TBLPROPERTIES ({tag_pair_sql}) "
+        body = self.body[:self.insert_at] + insertion + self.body[self.insert_at:]
+        return f"CREATE TABLE {name_sql} {body}"
+
+
+@attrs.frozen
+class ColumnChange:
+    """What an ALTER TABLE rebuild changes in a copy of a table's definition: ``retype`` (column, new type as the
+    statement writes it) and the columns ``drop`` removes; everything else is kept exactly."""
+
+    retype: tuple[str, str] | None = None
+    drop: tuple[str, ...] = ()
+
+
+@attrs.frozen
 class TableSpec:
     """What to create: exactly one of ``columns``, ``like``, ``as_select`` or ``df`` says where the shape comes from.
 
-    ``df`` is a DataFrame (classic or Spark Connect); it is never persisted in the log, only used live.
+    ``df`` is a DataFrame (classic or Spark Connect); it is never persisted in the log, only used live. ``text``: the
+    statement as written (:class:`CreateText`); an engine that runs SQL runs it, the other fields describe it for
+    the rest (the in-memory catalog, the checks). ``using`` None: the session's default data source.
     """
 
     columns: tuple[Column, ...] | None = None
     like: TableName | None = None
     as_select: str | None = None
     df: Any = attrs.field(default=None, eq=False, repr=False)
-    using: str = "parquet"
+    using: str | None = None
     partitioned_by: tuple[str, ...] = ()
     properties: tuple[tuple[str, str], ...] = ()
     comment: str | None = None
+    text: CreateText | None = None
+    alter: ColumnChange | None = None
+    """With ``copy``: the copy's definition with this change (an ALTER TABLE rebuild)."""
     copy: bool = False
     """With ``like``: an empty copy of the source's whole definition, its table properties (the log's tag aside)
     and comment included, as Spark's TRUNCATE and INSERT OVERWRITE keep them (``properties``/``comment`` unused)."""
@@ -124,6 +178,9 @@ class Fill:
     partition: tuple[tuple[str, str | None], ...] = ()
     keep: TableName | None = None
     replaces: Literal["written", "matching"] = "matching"
+    partitions_of: TableName | None = None
+    """After the rows, register every partition of this table that no row went to (an empty one ``ADD
+    PARTITION`` made): an ALTER TABLE rebuild copies all rows and must keep empty partitions too."""
 
     @property
     def static(self) -> dict[str, str]:
@@ -141,6 +198,8 @@ class TableMetadata:
     properties: tuple[tuple[str, str], ...] = ()
     provider: str = "parquet"
     comment: str | None = None
+    external: bool = False
+    """An external table: its files live at a location of its own, which DROP leaves alone."""
 
     def column(self, name: str) -> Column | None:
         return next((c for c in self.columns if c.name.lower() == name.lower()), None)
@@ -207,12 +266,19 @@ class Catalog(Protocol):
         """``static`` or ``dynamic``: the session's ``spark.sql.sources.partitionOverwriteMode`` now (lower case)."""
         ...
 
-    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
+             keep_files: bool = False) -> bool:
         """Drop the table ``name`` and its files; :class:`NoSuchObjectError` when no table has that name.
 
         With ``expect``, only if its identity is ``expect`` (False, and nothing done, otherwise): one lookup serves
         the identity check and the drop. ``before`` runs between that check and the drop (a crash point).
+        ``keep_files``: a managed table leaves the catalog without its files (the name goes before the files do; the
+        caller has scheduled their deletion), so a reader that resolved it just before reads its rows whole.
         """
+        ...
+
+    def table_location(self, name: TableName) -> str | None:
+        """Where the files of the managed table ``name`` live (None: no such table, a view, or an external one)."""
         ...
 
     def list_tables(self, db: str) -> list[TableName]: ...
@@ -233,7 +299,10 @@ class Catalog(Protocol):
         """Set a column comment; an empty ``comment`` removes it (so undo restores "no comment" exactly)."""
         ...
 
-    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None: ...
+    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
+        """Add ``columns``; ``text``: the same column list as a statement wrote it, which an engine that runs SQL
+        runs as written (its types, NOT NULL, DEFAULT ... are the engine's to accept or refuse)."""
+        ...
 
     def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         """The partitions of ``name`` (values as the metastore stores them, NULL as ``__HIVE_DEFAULT_PARTITION__``);
@@ -291,8 +360,13 @@ class Catalog(Protocol):
     def create_database(self, db: str, *, comment: str | None = None,
                         properties: tuple[tuple[str, str], ...] = ()) -> None: ...
 
-    def drop_database(self, db: str) -> None:
-        """Drop an empty database (RESTRICT); raises if it still holds objects."""
+    def drop_database(self, db: str, *, keep_files: bool = False) -> None:
+        """Drop an empty database (RESTRICT); raises if it still holds objects. ``keep_files``: its directory stays
+        (the dropped tables' files in it wait for their scheduled deletion)."""
+        ...
+
+    def database_location(self, db: str) -> str | None:
+        """The location of ``db`` (None when missing)."""
         ...
 
     def database_leftovers_exist(self, db: str) -> bool:
@@ -311,9 +385,14 @@ class Catalog(Protocol):
         other.ns`` or ``SET CATALOG``) would run them there."""
         ...
 
-    def check_create(self, spec: TableSpec) -> None:
-        """Raise the error ``create`` would raise for a bad definition (missing LIKE source, bad column type,
-        unknown partition column, a SELECT that does not analyse), without any side effect."""
+    def check_alter(self, name: TableName, clause: str) -> None:
+        """Raise what ``ALTER TABLE name <clause>`` would raise before it runs (an engine that runs SQL analyses it
+        without running it); no side effect."""
+        ...
+
+    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
+        """Raise the error ``create`` would raise for a bad definition of ``name`` (None: any name): a missing LIKE
+        source, a bad column type, an unknown partition column, a SELECT that does not analyse. No side effect."""
         ...
 
     def settle_rename(self, old: TableName, new: TableName) -> None:
@@ -348,8 +427,10 @@ class Catalog(Protocol):
         True if removed."""
         ...
 
-    def delete_data(self, location: str, owner: TableName) -> bool:
-        """Delete a table version's directory no table uses any more (the old data of a swap, after its grace
-        period): ``location`` is the default location of a table name in ``owner``'s database, and is kept when a
-        table of that name exists or ``owner`` is located there. True if something was removed."""
+    def delete_data(self, location: str, owner: TableName) -> str | None:
+        """Delete a table version's directory once nothing uses it (the old data of a swap, a dropped table's files,
+        after the grace period), proving ownership first: the directory must lie under ``owner``'s database
+        location, and no database may be located at or under it, no table or partition at, under or above it (a
+        table someone registered there since, in any database). Returns why it was kept; None when it was deleted
+        (or was gone already)."""
         ...

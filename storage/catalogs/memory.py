@@ -25,7 +25,7 @@ from storage.catalogs.interface import (
     ViewDefinition,
     new_database_tag,
 )
-from storage.catalogs.memory_swap import MemorySwap, SwapState
+from storage.catalogs.memory_swap import MemorySwap, SwapState, database_location, location_of
 from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
@@ -121,6 +121,12 @@ class MemoryCatalog(MemorySwap):
         elif spec.like is not None:
             source = self._table(spec.like)
             columns, types, partitioned_by = source.columns, dict(source.types), source.partitioned_by
+            if spec.alter is not None:  # an ALTER TABLE rebuild's copy: one column retyped, some dropped
+                dropped = {column.lower() for column in spec.alter.drop}
+                columns = tuple(column for column in columns if column.lower() not in dropped)
+                if spec.alter.retype is not None:
+                    retyped, new_type = spec.alter.retype
+                    types[next(c for c in columns if c.lower() == retyped.lower())] = new_type.lower()
         elif isinstance(spec.df, MemoryTable):
             columns, rows, types = spec.df.columns, list(spec.df.rows), dict(spec.df.types)
         if partitioned_by and spec.like is None:
@@ -168,6 +174,9 @@ class MemoryCatalog(MemorySwap):
         if fill.keep is not None:
             KEEP_POINT()
             self._keep(table, self._table(fill.keep), fill, written)
+        if fill.partitions_of is not None:
+            for partition in self._table(fill.partitions_of).partitions:
+                _register(table, partition)
 
     def _keep(self, table: MemoryTable, source: MemoryTable, fill: Fill, written: set[tuple[str, ...]]) -> None:
         static = fill.static
@@ -195,7 +204,8 @@ class MemoryCatalog(MemorySwap):
         self._clear_location(new, f"rename {old} to")
         self.tables[new] = self.tables.pop(old)
 
-    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
+             keep_files: bool = False) -> bool:
         table = self.tables.get(name)
         if table is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
@@ -205,7 +215,16 @@ class MemoryCatalog(MemorySwap):
             before()
         self._check("drop", name)
         del self.tables[name]
+        if keep_files and not table.external:
+            self.swap.orphans.add(location_of(name, table))
         return True
+
+    def table_location(self, name: TableName) -> str | None:
+        table = self.tables.get(name)
+        return None if table is None or table.external else location_of(name, table)
+
+    def database_location(self, db: str) -> str | None:
+        return database_location(db) if db in self.databases else None
 
     def list_tables(self, db: str) -> list[TableName]:
         self._require_database(db)
@@ -230,6 +249,9 @@ class MemoryCatalog(MemorySwap):
         if spec.like is not None and spec.like not in self.tables:
             raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
 
+    def check_alter(self, name: TableName, clause: str) -> None:
+        return None  # the in-memory catalog reads no SQL: its statements check their own operands
+
     def settle_rename(self, old: TableName, new: TableName) -> None:
         return None
 
@@ -247,7 +269,7 @@ class MemoryCatalog(MemorySwap):
             return None
         columns = tuple(Column(c, table.types.get(c, "INT"), table.comments.get(c)) for c in table.columns)
         properties = {**table.properties, TAG_PROPERTY: table.identity}
-        return TableMetadata(columns, table.partitioned_by, tuple(sorted(properties.items())))
+        return TableMetadata(columns, table.partitioned_by, tuple(sorted(properties.items())), external=table.external)
 
     def set_properties(self, name: TableName, properties: dict[str, str]) -> None:
         self._check("set_properties", name)
@@ -270,7 +292,7 @@ class MemoryCatalog(MemorySwap):
         else:
             self._table(name).comments.pop(column, None)
 
-    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
+    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
         self._check("add_columns", name)
         table = self._table(name)
         existing = {column.lower(): column for column in table.columns}
@@ -395,7 +417,7 @@ class MemoryCatalog(MemorySwap):
         if tag is not None and DATABASE_TAG.fullmatch(tag):  # Spark's catalog reads back only a tag's shape
             self.database_tags[db] = tag
 
-    def drop_database(self, db: str) -> None:
+    def drop_database(self, db: str, *, keep_files: bool = False) -> None:
         self._check("drop_database", TableName(db, "*"))
         self._require_database(db)
         if db == DEFAULT_DATABASE:
@@ -403,8 +425,19 @@ class MemoryCatalog(MemorySwap):
         if not self.list_objects(db).empty:
             raise CatalogError(f"database {db} is not empty", db)
         self.databases.discard(db)
-        self.database_dirs.discard(db)
+        if keep_files:
+            self.swap.orphans.add(database_location(db))
+        else:
+            self.database_dirs.discard(db)
         self.database_tags.pop(db, None)
+
+    def live_databases(self) -> set[str]:
+        return set(self.databases)
+
+    def forget_database_directory(self, location: str) -> None:
+        """A kept directory of a dropped database was deleted."""
+        self.database_dirs = {db for db in self.database_dirs
+                              if db in self.databases or database_location(db) != location}
 
     def database_leftovers_exist(self, db: str) -> bool:
         return db not in self.databases and db in self.database_dirs

@@ -25,6 +25,10 @@ def default_location(name: TableName) -> str:
     return f"memory:/{name.db}/{name.name}"
 
 
+def database_location(db: str) -> str:
+    return f"memory:/{db}"
+
+
 def location_of(name: TableName, table: MemoryTable) -> str:
     """Where the rows of the table ``name`` live: its own location after a swap, else the name's default one."""
     return table.location or default_location(name)
@@ -88,10 +92,24 @@ class MemorySwap:
             self.swap.orphans.add(location)
         return True
 
-    def delete_data(self, location: str, owner: TableName) -> bool:
+    def delete_data(self, location: str, owner: TableName) -> str | None:
+        """As Spark's: kept while any table's location is at, under or above it, or a database's at or under it."""
         self._check("delete_data", owner)
-        table = self.tables.get(owner)
-        if (table is not None and location_of(owner, table) == location) or location not in self.swap.orphans:
-            return False
-        self.swap.orphans.discard(location)
-        return True
+        for name, table in self.tables.items():
+            where = location_of(name, table)
+            if where == location or where.startswith(location + "/") or location.startswith(where + "/"):
+                return f"table {name} is located at {where}"
+        for db in self.live_databases():
+            where = database_location(db)
+            if where == location or where.startswith(location + "/"):
+                return f"database {db} is located at {where}"
+        self.swap.orphans = {kept for kept in self.swap.orphans
+                             if kept != location and not kept.startswith(location + "/")}
+        self.forget_database_directory(location)
+        return None
+
+    def live_databases(self) -> set[str]:
+        raise NotImplementedError  # MemoryCatalog's
+
+    def forget_database_directory(self, location: str) -> None:
+        raise NotImplementedError  # MemoryCatalog's

@@ -10,8 +10,10 @@ row, a row whose columns disagree with its record, or a missing seq is :class:`C
 
 Crash points keep their meaning of :mod:`storage.records.pg_store`: ``record.before_write`` before the transaction,
 ``record.torn_write`` and ``record.before_sync`` after the INSERT and before COMMIT (dying there leaves nothing),
-``record.after_sync`` after it. A failed append refuses every later one until the binlog is opened again; the error
-says when COMMIT was sent and no answer came back (the event may or may not be there: the next read decides).
+``record.after_sync`` after it. A failed append refuses every later one until the binlog is opened again. When COMMIT
+was sent and no answer came back, the append is decided once it can no longer commit (:mod:`storage.records.pg_fate`):
+committed, it stands (the statement committed); rolled back, it failed; unknown (the server cannot be asked), the
+error says so and nothing is read from the binlog before it can be.
 
 XIDs come from the sequence ``ddl_xid_seq``, unique across drivers. A value handed out is made durable by the next
 commit in the cluster (its WAL record precedes it), and the chain that stores the XID is such a commit, so a server
@@ -54,7 +56,6 @@ class PgBinlog(PgSession, PgWriter):
         checked in the committing transaction itself, under the home row's lock)."""
 
     WRITTEN = "events"
-    DECIDED_BY = "the next read"
 
     @property
     def location(self) -> str:
@@ -72,16 +73,18 @@ class PgBinlog(PgSession, PgWriter):
         if not records:
             return []
 
-        def insert(connection: Connection) -> list[int]:
+        def insert(connection: Connection) -> tuple[list[int], str]:
             connection.execute("SELECT pg_advisory_xact_lock(%s, %s)", BINLOG_LOCK)
             self._check_epoch(connection)
-            row = connection.execute("SELECT coalesce(max(seq), 0) FROM ddl_binlog").fetchone()
-            first = int(str(row[0])) + 1 if row is not None else 1
+            row = connection.execute("SELECT coalesce(max(seq), 0), pg_current_xact_id()::text "
+                                     "FROM ddl_binlog").fetchone()
+            assert row is not None
+            first = int(str(row[0])) + 1
             seqs = list(range(first, first + len(records)))
             wires = [{**record, "seq": seq} for seq, record in zip(seqs, records, strict=True)]
             connection.execute(_INSERT, (seqs, [wire.get("xid") for wire in wires], self.home,
                                          [encode_record(wire) for wire in wires]))
-            return seqs
+            return seqs, str(row[1])
 
         return self._commit(insert)
 

@@ -21,6 +21,7 @@ from storage import crashpoints
 from storage.errors import HomeLockedError, HomeLockLostError, InvalidHomeError, NoLocalDirectoryError
 from storage.records.fileops import FileOps
 from storage.records.pg_binlog import PgBinlog
+from storage.records.pg_fate import end_unfinished_writes
 from storage.records.pg_lease import DEFAULT_LEASE_SECONDS, Claim, Lease, application_name, claim
 from storage.records.pg_locks import ClusterLocks
 from storage.records.pg_schema import HOME_LOCK_CLASS, ensure_schema, home_number
@@ -115,6 +116,7 @@ class DatabaseHome:
                 if time.monotonic() >= deadline:
                     raise HomeLockedError(home.location)
                 time.sleep(POLL_SECONDS)
+            end_unfinished_writes(connection, home.application_name, home.location)  # before recovery reads
             sent = time.monotonic()
             home.claimed = claim(connection, chosen, lease_seconds)
         except BaseException:
@@ -213,4 +215,4 @@ def read_only_stores(location: str, home_id: str | None = None) -> tuple[PgRecor
 def read_only_binlog(location: str, home_id: str | None = None) -> PgBinlog:
     """The catalog's binlog, read without the home's lock (``ddl-log binlog``)."""
     url, chosen = split_home_url(location, home_id)
-    return PgBinlog(url, chosen, session_name="ddl-log:reader")
+    return PgBinlog(url, chosen, session_name="ddl-log-reader")  # never a home's name (those are ddl-log:...)

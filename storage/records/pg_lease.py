@@ -13,6 +13,7 @@ already, even when it was paused and has not run a line since.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
 import time
 from datetime import datetime
@@ -49,9 +50,40 @@ _TAKE = """UPDATE ddl_log_homes SET epoch = epoch + 1, taken_over_by = %s, taken
            WHERE home = %s AND epoch = %s RETURNING epoch, taken_over_at"""
 
 
+NAME_PREFIX = "ddl-log:"
+NAME_BYTES = 63
+"""How much of an ``application_name`` PostgreSQL keeps (NAMEDATALEN - 1); it cuts the rest without a word."""
+DIGEST_CHARS = 16
+
+
 def application_name(home_id: str) -> str:
-    """The ``application_name`` of every connection of ``home_id``'s driver: a taker finds its backends by it."""
-    return f"ddl-log:{home_id}"
+    """The ``application_name`` of every connection of ``home_id``'s driver: a taker finds its backends by it, so it
+    must reach the server whole. ``ddl-log:<home id>`` when that fits in :data:`NAME_BYTES`; a longer id keeps its
+    head, then ``~`` and 16 hex digits of its SHA-256: unique per home, and never another home's plain name (no home
+    id holds a ``~``)."""
+    name = driver_name(home_id)
+    if len(name.encode()) <= NAME_BYTES:
+        return name
+    digest = hashlib.sha256(home_id.encode()).hexdigest()[:DIGEST_CHARS]
+    return f"{NAME_PREFIX}{home_id[:NAME_BYTES - len(NAME_PREFIX) - DIGEST_CHARS - 1]}~{digest}"
+
+
+def driver_name(home_id: str) -> str:
+    """How messages name a home's driver: ``ddl-log:<home id>``, the id whole."""
+    return f"{NAME_PREFIX}{home_id}"
+
+
+def driver_of(connection: Connection, name: str) -> str:
+    """The :func:`driver_name` of the home whose sessions are named ``name`` (``name`` itself for a plain name, or a
+    session of no home this database knows)."""
+    head, _, digest = name.removeprefix(NAME_PREFIX).partition("~")
+    if not name.startswith(NAME_PREFIX) or not digest:
+        return name
+    try:
+        rows = connection.execute("SELECT home FROM ddl_log_homes WHERE starts_with(home, %s)", (head,)).fetchall()
+    except psycopg.Error:
+        return name
+    return next((driver_name(str(row[0])) for row in rows if application_name(str(row[0])) == name), name)
 
 
 @attrs.frozen
@@ -208,7 +240,7 @@ def take(connection: Connection, home: str, seen_epoch: int, taker: str) -> date
     """The compare-and-swap of a takeover: bump ``home``'s epoch if it is still ``seen_epoch``; when it was taken
     (None: another driver, or the home's owner, got there first)."""
     with connection.transaction():
-        row = connection.execute(_TAKE, (application_name(taker), home, seen_epoch)).fetchone()
+        row = connection.execute(_TAKE, (driver_name(taker), home, seen_epoch)).fetchone()
     return None if row is None else row[1]  # type: ignore[no-any-return]
 
 

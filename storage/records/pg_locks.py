@@ -5,10 +5,11 @@ TCP keepalives bound how long a vanished machine's session lingers), so no heart
 they need no table of their own. (Hive's lock API needs the metastore's ACID transaction tables and heartbeats; a
 compare-and-swap on a table parameter needs a newer metastore than the Hive 2.3 client Spark ships.)
 
-A key string (the in-process lock's, :mod:`ddl_log.locks`) becomes one bigint: the first 8 bytes of its BLAKE2b
+A key string (the in-process lock's, :mod:`ddl_log.cluster.locks`) becomes one bigint: the first 8 bytes of its BLAKE2b
 digest. The single-bigint form of an advisory lock never meets the two-int form of the home locks. Each thread
 locks on a connection of its own, so a thread waiting for one key never holds up another thread's lock calls; a
-wait is bounded by ``lock_timeout`` and then names the holder (its ``application_name``, ``ddl-log:<home id>``).
+wait is bounded by ``lock_timeout`` and then names the holder, ``ddl-log:<home id>`` (read back from its
+``application_name``, which holds a digest instead of the id's tail when the id is long).
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import psycopg
 import psycopg.errors
 
 from storage.errors import MetadataLockTimeoutError, StorageError
+from storage.records.pg_lease import driver_of
 
 Connection = psycopg.Connection[tuple[Any, ...]]
 
 FUNCTION_PREFIX = "function:"
-"""How :func:`ddl_log.locks.function_key` marks a function's key; an object key is ``db NUL name``, a database's
+"""How :func:`ddl_log.cluster.locks.function_key` marks a function's key; an object key is ``db NUL name``, a database's
 key is its name."""
 
 _HOLDERS = """SELECT DISTINCT coalesce(nullif(a.application_name, ''), 'pid ' || a.pid) FROM pg_locks l
@@ -155,10 +157,10 @@ class ClusterLocks:
             self._drop_connection()
 
     def _holders(self, connection: Connection, number: int) -> str:
-        """Who holds the lock ``number`` now: the sessions' application names (a ``ddl-log:<home id>`` each)."""
+        """Who holds the lock ``number`` now: a ``ddl-log:<home id>`` per driver (else a session's name or pid)."""
         high, low = (number >> 32) & 0xFFFFFFFF, number & 0xFFFFFFFF
         try:
-            rows = connection.execute(_HOLDERS, (high, low)).fetchall()
+            names = [driver_of(connection, str(row[0])) for row in connection.execute(_HOLDERS, (high, low))]
         except psycopg.Error:
             return "an unknown holder"
-        return ", ".join(str(row[0]) for row in rows) or "a holder that has let go since"
+        return ", ".join(sorted(set(names))) or "a holder that has let go since"

@@ -12,8 +12,10 @@ Creating and replacing a stream are one transaction each. Crash points keep thei
 before the transaction, ``record.before_sync`` after the INSERT and before COMMIT, ``record.after_sync`` after it.
 ``record.torn_write`` fires at the same instant as ``record.before_sync``: dying inside a transaction leaves nothing.
 
-A failed append poisons its stream until it is reopened (as a failed fsync does in the file store); the error says
-the outcome is unknown when COMMIT was sent and no answer came back.
+A failed append poisons its stream until it is reopened (as a failed fsync does in the file store). When COMMIT was
+sent and no answer came back, the append is decided once it can no longer commit (:mod:`storage.records.pg_fate`):
+committed, it stands; rolled back, it failed; unknown, the error says so and the store reads nothing (a reopen
+neither) before it can be known.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from storage.errors import CorruptLogError, StorageError
 from storage.records.format import HEADER_SIZE, check_header, decode_record, encode_header, encode_record
+from storage.records.pg_fate import current_xact
 from storage.records.pg_session import Connection, PgSession, PgWriter
 from storage.records.store import Records
 
-_INSERT_ONE = "INSERT INTO ddl_log_records (stream, pos, data) VALUES (%s, %s, %s)"
-_INSERT_MANY = "INSERT INTO ddl_log_records (stream, pos, data) SELECT %s, unnest(%s::int8[]), unnest(%s::bytea[])"
+_XACT = " RETURNING pg_current_xact_id()::text"
+_INSERT_ONE = "INSERT INTO ddl_log_records (stream, pos, data) VALUES (%s, %s, %s)" + _XACT
+_INSERT_MANY = ("INSERT INTO ddl_log_records (stream, pos, data) SELECT %s, unnest(%s::int8[]), unnest(%s::bytea[])"
+                + _XACT)
 _ROWS = """SELECT s.id, s.header, r.pos, r.data FROM ddl_log_streams s
            LEFT JOIN ddl_log_records r ON r.stream = s.id AND r.pos >= %s
            WHERE s.home = %s AND s.space = %s AND s.name = %s ORDER BY r.pos"""
@@ -164,12 +169,17 @@ class PgRecordStore(PgSession):
             raise StorageError(f"{self.location_of(name)}: no such stream")
 
 
-def insert_records(connection: Connection, stream_id: int, offsets: list[int], encoded: Sequence[bytes]) -> None:
-    """One statement for any number of records (one round trip)."""
+def insert_records(connection: Connection, stream_id: int, offsets: list[int], encoded: Sequence[bytes]) -> str:
+    """One statement for any number of records (one round trip); returns the transaction's id, which decides the
+    write's fate if its COMMIT gets no answer (:mod:`storage.records.pg_fate`)."""
+    if not encoded:
+        return current_xact(connection)
     if len(encoded) == 1:
-        connection.execute(_INSERT_ONE, (stream_id, offsets[0], encoded[0]))
-    elif encoded:
-        connection.execute(_INSERT_MANY, (stream_id, offsets, list(encoded)))
+        row = connection.execute(_INSERT_ONE, (stream_id, offsets[0], encoded[0])).fetchone()
+    else:
+        row = connection.execute(_INSERT_MANY, (stream_id, offsets, list(encoded))).fetchone()
+    assert row is not None
+    return str(row[0])
 
 
 class PgRecordStream(PgWriter):
@@ -208,7 +218,7 @@ class PgRecordStream(PgWriter):
         if not encoded:
             return []
         offsets, end = offsets_of(self._size, encoded)
-        self._commit(lambda connection: insert_records(connection, self.stream_id, offsets, encoded))
+        self._commit(lambda connection: (None, insert_records(connection, self.stream_id, offsets, encoded)))
         self._size = end
         self.records_written += len(encoded)
         return offsets

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from chains.entries import ActionType, ChainKind
+from actions.kinds.create_table import log_create_table
+from chains.entries import ChainKind
 from chains.log import LOG_FILE, dump_records, open_log
-from ddl_log.api import AtomicDDL
-from ddl_log.sql import run_sql
+from ddl_log import AtomicDDL
+from ddl_log.frontends.sql import run_sql
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName
@@ -50,7 +51,7 @@ def abandon_a_chain(home: Path) -> int:
     log = open_log(str(home / "ddl_log"))
     try:
         position = log.new_chain(ChainKind.UNDO, "CREATE TABLE stuck (a INT)")
-        log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "ddllog_tmp_stuck"), tag="x")
+        log_create_table(log, position, TableName("default", "ddllog_tmp_stuck"), "x", owns_location=True)
         log.abandon(position)
         return position
     finally:
@@ -71,7 +72,8 @@ def test_status_and_recover_on_a_fresh_home(cli: Runner, home: Path) -> None:
     assert json.loads(cli("recover", "--json").stdout) == {"outcomes": [], "abandoned": [], "compacted": False,
                                                       "note": None, "takeovers": []}
     assert json.loads(cli("status", "--json").stdout) == {"home": str(home), "active": [], "abandoned": [],
-                                                          "pending_deletions": [], "problems": []}
+                                                          "pending_deletions": [], "kept_directories": [],
+                                                          "problems": []}
 
 
 def test_home_comes_from_the_environment_then_the_default(cli: Runner, home: Path, tmp_path: Path) -> None:
@@ -313,7 +315,7 @@ def test_reserved_names_are_refused(cli: Runner, home: Path) -> None:
 
 PROBE = textwrap.dedent("""
     import json, os, sys
-    from ddl_log.cli import main
+    from ddl_log.frontends.cli import main
     code = main(sys.argv[1:])
     me = str(os.getpid())
     children = []

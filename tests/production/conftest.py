@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from ddl_log.services import metastore, postgres
-from ddl_log.services.metastore import MetastoreService
-from ddl_log.services.metastore_schema import JAVA_OPTIONS_ENV
-from ddl_log.services.postgres import PostgresServer
+from ddl_log.ops import metastore, postgres
+from ddl_log.ops.metastore import MetastoreService
+from ddl_log.ops.metastore_schema import JAVA_OPTIONS_ENV
+from ddl_log.ops.postgres import PostgresServer
 from tests.jvm_archive import SERVICE_JVM_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]

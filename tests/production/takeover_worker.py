@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ddl_log import AtomicDDL
-from ddl_log.takeover import TakeoverReport
+from ddl_log.cluster.takeover import TakeoverReport
 from storage import crashpoints
 from tests.production.worker import GRACE, TABLE, Driver
 from tests.spark.sweep_support import table_state

@@ -25,9 +25,9 @@ from typing import Any
 import attrs
 import pytest
 
-from ddl_log.services import postgres
-from ddl_log.services.metastore import MetastoreService
-from ddl_log.services.postgres import PostgresServer
+from ddl_log.ops import postgres
+from ddl_log.ops.metastore import MetastoreService
+from ddl_log.ops.postgres import PostgresServer
 from tests.production.conftest import (
     json_lines,
     kill_service,

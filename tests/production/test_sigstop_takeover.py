@@ -21,9 +21,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from ddl_log.services import postgres
-from ddl_log.services.metastore import MetastoreService
-from ddl_log.services.postgres import PostgresServer
+from ddl_log.ops import postgres
+from ddl_log.ops.metastore import MetastoreService
+from ddl_log.ops.postgres import PostgresServer
 from tests.production.conftest import ROOT, json_lines, last_with, worker_env
 from tests.production.takeover_worker import INTERVAL, LEASE
 

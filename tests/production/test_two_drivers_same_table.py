@@ -20,8 +20,8 @@ import pytest
 
 from chains.binlog import BinlogEvent
 from chains.catalog_binlog import read_catalog_events
-from ddl_log.services.metastore import MetastoreService
-from ddl_log.services.postgres import PostgresServer
+from ddl_log.ops.metastore import MetastoreService
+from ddl_log.ops.postgres import PostgresServer
 from tests.production.conftest import ROOT, shared_home, worker_env
 from tests.servers.postgres import advisory_locks_of
 

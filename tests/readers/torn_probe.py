@@ -57,7 +57,7 @@ def definitions(jvm: Any, table: Any, bridge: bool) -> list[Any]:
 @contextlib.contextmanager
 def postgres_service(root: Path) -> Iterator[Any]:
     """The product's service on a local PostgreSQL cluster (the production shape), stopped afterwards."""
-    from ddl_log.services import metastore
+    from ddl_log.ops import metastore
 
     root.chmod(0o755)  # the user PostgreSQL runs as must reach it
     try:

@@ -12,7 +12,7 @@ Version ``i`` of a table holds ``SELECT id AS a, CAST(i AS INT) AS v FROM range(
 * ``insert_overwrite_partition``: INSERT OVERWRITE TABLE t PARTITION (p = k) SELECT ... on a table partitioned by
   ``p`` (3 partitions): only partition k changes, the model's content is per partition;
 * ``alter_rebuild``: ALTER TABLE t ALTER COLUMN v TYPE BIGINT / INT (alternately), which rebuilds the table
-  (:func:`ddl_log.statements.alter._rebuild`): the rows stay, so only a failed or partial read shows. Spark cannot
+  (:func:`ddl_log.engine.alter._rebuild`): the rows stay, so only a failed or partial read shows. Spark cannot
   do it for parquet tables: no plain form.
 
 The kinds whose new version is empty alternate with a whole-table INSERT OVERWRITE that fills the table again
@@ -155,7 +155,7 @@ def set_up(spark: Any, plan: Plan) -> Event:
 def run_atomic(ddl: Any, step: Step) -> object:
     method, args, kwargs = step.atomic
     if method == "alter_column_type":
-        from ddl_log.statements.alter_ops import ChangeColumnType
+        from ddl_log.engine.alter_ops import ChangeColumnType
 
         table, column, new_type = args
         return ddl.alter_table(table, ChangeColumnType(column, new_type))

@@ -1,4 +1,4 @@
-"""The metastore service for tests: the product's (:mod:`ddl_log.services.metastore`), Derby-backed by default
+"""The metastore service for tests: the product's (:mod:`ddl_log.ops.metastore`), Derby-backed by default
 (no PostgreSQL needed, one service per test), PostgreSQL-backed with ``backend="postgres"``.
 
 Several Spark drivers on one service share one catalog, which is what a reader in another driver needs: the test
@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ddl_log.services.metastore import MetastoreService, MetastoreServiceError, running
+from ddl_log.ops.errors import MetastoreServiceError
+from ddl_log.ops.metastore import MetastoreService, running
 from storage.catalogs.spark.service import service_settings
 
 __all__ = ["MetastoreService", "MetastoreServiceError", "metastore_service", "settings_for", "spark_settings"]

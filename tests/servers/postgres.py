@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ddl_log.services import postgres
-from ddl_log.services.postgres import PostgresServer
+from ddl_log.ops import postgres
+from ddl_log.ops.postgres import PostgresServer
 
 _databases = itertools.count(1)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ddl_log.driver_session import SessionChoice
-from ddl_log.services.hive_site import (
+from ddl_log.cluster.driver_session import SessionChoice
+from ddl_log.ops.hive_site import (
     PostgresDatabase,
     PostgresUrlError,
     hide_password,
@@ -86,7 +86,7 @@ def test_contradictory_session_choices_are_refused_before_anything_starts(spark:
 def test_the_postgres_backed_service_reads_each_definition_from_one_snapshot() -> None:
     """Under read-committed a definition read overlapping a swap can mix two versions (tests/readers/torn_probe.py
     measured 66 of 992 reads on PostgreSQL, 0 of 1,531 with repeatable-read)."""
-    from ddl_log.services.hive_site import postgres_settings
+    from ddl_log.ops.hive_site import postgres_settings
 
     database = PostgresDatabase.of("postgresql://postgres@127.0.0.1:5432/metastore")
     assert postgres_settings(database)["datanucleus.transactionIsolation"] == "repeatable-read"

@@ -21,11 +21,12 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from ddl_log.services import metastore
-from ddl_log.services.hive_site import PostgresDatabase
-from ddl_log.services.metastore import MetastoreService, MetastoreServiceError
-from ddl_log.services.metastore_schema import JAVA_OPTIONS_ENV, MetastoreSchemaError, ensure_schema
-from ddl_log.services.postgres import PostgresServerError, free_port, run_as
+from ddl_log.ops import metastore
+from ddl_log.ops.errors import MetastoreSchemaError, MetastoreServiceError, PostgresServerError
+from ddl_log.ops.hive_site import PostgresDatabase
+from ddl_log.ops.metastore import MetastoreService
+from ddl_log.ops.metastore_schema import JAVA_OPTIONS_ENV, ensure_schema
+from ddl_log.ops.postgres import free_port, run_as
 from tests.jvm_archive import SERVICE_JVM_OPTIONS
 
 pytestmark = [pytest.mark.servers, pytest.mark.xdist_group("metastore_service")]
@@ -95,7 +96,7 @@ def test_two_driver_processes_see_each_others_tables(service: MetastoreService, 
     assert first.returncode == 0, first.stderr
     second_job = textwrap.dedent(f"""
         import json, time
-        from ddl_log.api import AtomicDDL
+        from ddl_log import AtomicDDL
         with AtomicDDL(home={str(tmp_path / 'driver2')!r}, metastore_uri={service.uri!r},
                        warehouse={str(service.warehouse)!r}) as ddl:
             began = time.monotonic()
@@ -185,3 +186,59 @@ def test_a_directory_the_postgres_user_cannot_reach_is_refused_before_initdb(tmp
     with pytest.raises(PostgresServerError, match="cannot enter"):
         metastore.start(tmp_path / "ms")
     assert not (tmp_path / "ms" / "postgres" / "data").exists()
+
+
+CONNECTION_PROBE = textwrap.dedent("""
+    import json, os, sys
+    from ddl_log import AtomicDDL
+
+    def connections(port):
+        '''Established TCP connections of the driver's JVM to the service's port.'''
+        fds = f"/proc/{spark._jvm.java.lang.ProcessHandle.current().pid()}/fd"
+        mine = set()
+        for fd in os.listdir(fds):
+            try:
+                mine.add(os.readlink(f"{fds}/{fd}"))
+            except OSError:
+                pass  # closed meanwhile
+        found = 0
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for line in open(table).read().splitlines()[1:]:
+                fields = line.split()
+                remote_port, state, inode = int(fields[2].rsplit(":", 1)[1], 16), fields[3], fields[9]
+                found += remote_port == port and state == "01" and f"socket:[{inode}]" in mine
+        return found
+
+    uri, warehouse, scratch = sys.argv[1:4]
+    port = int(uri.rsplit(":", 1)[1])
+    first = AtomicDDL(home=f"{scratch}/first", metastore_uri=uri, warehouse=warehouse)
+    spark = first.spark
+    spark.sql("CREATE TABLE leak_probe (a INT) USING parquet")  # Spark's own clients, not the catalog's
+    before = connections(port)
+    first.truncate_table("leak_probe")  # an empty copy made by the catalog's own metastore client
+    during = connections(port)
+    first.close()
+    counts = [connections(port)]
+    for n in range(8):
+        ddl = AtomicDDL(spark=spark, home=f"{scratch}/driver{n}")
+        ddl.truncate_table("leak_probe")
+        ddl.close()
+        counts.append(connections(port))
+    spark.sql("SELECT 1").collect()  # the session given to them is still open
+    print(json.dumps({"before": before, "during": during, "after_each_close": counts}))
+""")
+
+
+def test_closing_atomic_ddl_objects_closes_their_metastore_clients_and_leaves_the_session(
+        service: MetastoreService, tmp_path: Path) -> None:
+    """Each AtomicDDL's catalog opens a Hive metastore client of its own (one Thrift connection to the service);
+    closing the AtomicDDL closes it. Before, 8 closed objects on one session left 8 more connections open."""
+    began = time.monotonic()
+    job = subprocess.run([sys.executable, "-c", CONNECTION_PROBE, service.uri, str(service.warehouse), str(tmp_path)],
+                         capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    print(f"\n[measured] the connection probe's driver: {time.monotonic() - began:.1f} s")
+    assert job.returncode == 0, job.stderr
+    seen = json.loads(job.stdout.strip().splitlines()[-1])
+    assert seen["during"] == seen["before"] + 1, "the probe sees the catalog's own client while it is open"
+    assert max(seen["after_each_close"]) <= seen["before"], seen  # Spark's own clients may close one meanwhile

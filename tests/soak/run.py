@@ -44,7 +44,7 @@ CLASSES = ("ok", "failed", "error", "committed", "finished_by_recovery", "rolled
 
 
 def crash_points() -> list[str]:
-    from ddl_log.cli import load_crash_points
+    from ddl_log.frontends.cli import load_crash_points
     from storage import crashpoints
 
     load_crash_points()

@@ -589,7 +589,7 @@ def execute(ddl: Any, statement: dict[str, Any]) -> Any:
     op, args, kw = call["op"], list(call["args"]), dict(call["kw"])
     kw["statement"] = statement["text"]
     if op == "alter_table":
-        from ddl_log.statements.alter_ops import (
+        from ddl_log.engine.alter_ops import (
             AddColumns,
             AddPartition,
             DropColumns,

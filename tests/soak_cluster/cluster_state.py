@@ -66,9 +66,9 @@ def home_log(location: str) -> dict[str, Any]:
     any problem reading it."""
     import time
 
-    from chains.deletions import deletion_of, waits
+    from actions.deletions import deletion_of, waits
     from chains.entries import ChainState
-    from ddl_log.cli.forensics import actions_of, log_state, scan_log
+    from ddl_log.frontends.cli.forensics import actions_of, log_state, scan_log
 
     records, problems, _, _ = scan_log(location)
     state = log_state(records, problems)

@@ -1,6 +1,6 @@
 """``make soak-cluster``: ``python -m tests.soak_cluster.run --seconds N --seed S --drivers 3 [--json]``.
 
-Starts a local PostgreSQL cluster with a PostgreSQL-backed metastore service on it (ddl_log.services.metastore) and
+Starts a local PostgreSQL cluster with a PostgreSQL-backed metastore service on it (ddl_log.ops.metastore) and
 a ``ddl_homes`` database for the drivers' DDL logs, a reader process and ``--drivers`` driver processes
 (:mod:`tests.soak_cluster.driver`) on the same few tables. Once every driver is ready the workload runs for
 ``--seconds``; meanwhile the killer SIGKILLs a random driver's process group (its Spark JVM included) at random
@@ -31,8 +31,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ddl_log.services import metastore, postgres
-from ddl_log.services.metastore_schema import JAVA_OPTIONS_ENV
+from ddl_log.ops import metastore, postgres
+from ddl_log.ops.metastore_schema import JAVA_OPTIONS_ENV
 from tests.jvm_archive import SERVICE_JVM_OPTIONS, spark_jvm_options
 from tests.readers.harness import records
 from tests.soak.run import Worker

@@ -17,8 +17,8 @@ from typing import Any
 import attrs
 import pytest
 
-from ddl_log.api import AtomicDDL
-from ddl_log.sql import UnsupportedStatementError
+from ddl_log import AtomicDDL
+from ddl_log.frontends.sql import UnsupportedStatementError
 from tests.spark.conftest import reset_spark
 
 pytestmark = pytest.mark.spark
@@ -56,7 +56,9 @@ def outcome(run: Any) -> str:
         run()
     except Exception as error:  # noqa: BLE001 - the outcome is compared, not handled
         condition = getattr(error, "getCondition", None)
-        return f"error {condition() if callable(condition) else type(error).__name__}"
+        if callable(condition):
+            return f"error {condition()}"
+        return f"error {getattr(error, 'condition', None) or type(error).__name__}"  # Spark's, as SqlParseError says
     return "ok"
 
 

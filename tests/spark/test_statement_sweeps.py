@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL
-from ddl_log.statements.alter_ops import (
+from ddl_log.engine.alter_ops import (
     AddColumns,
     AddPartition,
     ChangeColumnType,

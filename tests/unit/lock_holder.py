@@ -13,7 +13,8 @@ import json
 import sys
 import time
 
-from ddl_log.locks import MetadataLocks, database_key, function_key, object_key
+from actions.locking import database_key, function_key, object_key
+from ddl_log.cluster.locks import MetadataLocks
 from storage.catalogs.names import TableName
 from storage.errors import MetadataLockTimeoutError
 from storage.records.pg_locks import ClusterLocks
@@ -23,7 +24,7 @@ def key_of(kind: str, name: str) -> str:
     if kind == "db":
         return database_key(name)
     table = TableName.of(name)
-    return function_key(table) if kind == "function" else object_key(table.db, table.name)
+    return function_key(table) if kind == "function" else object_key(table)
 
 
 def say(event: str, **details: object) -> None:

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+from actions.kinds.alter_table import AddColumnsChange, AlterTablePayload
+from actions.kinds.create_db import CreateDatabasePayload
+from actions.kinds.create_function import CreateFunctionPayload
+from actions.kinds.create_table import CreateTablePayload
+from actions.kinds.create_view import CreateViewPayload
+from actions.kinds.delete_data import DeleteDataPayload
+from actions.kinds.drop_db import DropDatabasePayload
+from actions.kinds.drop_function import DropFunctionPayload
+from actions.kinds.drop_init import DropInitPayload
+from actions.kinds.drop_table import DropTablePayload
+from actions.kinds.drop_view import DropViewPayload
+from actions.kinds.forget_table import ForgetTablePayload
+from actions.kinds.kind import Payload
+from actions.kinds.rename_table import RenameTablePayload
+from actions.kinds.rename_view import RenameViewPayload
+from actions.kinds.swap_table import SwapTablePayload
 from chains.entries import ActionType
-from chains.payloads import (
-    AddColumnsChange,
-    AlterTablePayload,
-    CreateDatabasePayload,
-    CreateFunctionPayload,
-    CreateTablePayload,
-    CreateViewPayload,
-    DeleteDataPayload,
-    DropFunctionPayload,
-    DropInitPayload,
-    DropViewPayload,
-    NoPayload,
-    Payload,
-    RenameTablePayload,
-    RenameViewPayload,
-    SwapTablePayload,
-)
 from storage.catalogs.interface import Column, FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
 
@@ -32,17 +31,18 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.CREATE_TABLE: CreateTablePayload(owns_location=True, renamed_from=TableName("d", "tmp")),
         ActionType.RENAME_TABLE: RenameTablePayload(owns_location=True),
         ActionType.DROP_INIT: DropInitPayload("DROP TABLE t", ("default.t",)),
-        ActionType.DROP_TABLE: NoPayload(),
+        ActionType.DROP_TABLE: DropTablePayload(keep_files=True),
         ActionType.DROP_VIEW: DropViewPayload(VIEW),
         ActionType.DROP_FUNCTION: DropFunctionPayload(FUNCTION),
-        ActionType.DROP_DB: NoPayload(),
+        ActionType.DROP_DB: DropDatabasePayload(keep_files=True),
         ActionType.CREATE_VIEW: CreateViewPayload(VIEW, ViewDefinition("SELECT 2")),
         ActionType.RENAME_VIEW: RenameViewPayload(VIEW),
         ActionType.CREATE_FUNCTION: CreateFunctionPayload(None, FUNCTION),
-        ActionType.ALTER_TABLE: AlterTablePayload(AddColumnsChange((Column("c", "INT", "note"),))),
+        ActionType.ALTER_TABLE: AlterTablePayload(
+            AddColumnsChange((Column("c", "INT", "note"),), "c INT COMMENT 'note'")),
         ActionType.CREATE_DB: CreateDatabasePayload(owns_location=False),
         ActionType.SWAP_TABLE: SwapTablePayload("x1-new", "x1-new:holder", "x0-old"),
-        ActionType.FORGET_TABLE: NoPayload(),
+        ActionType.FORGET_TABLE: ForgetTablePayload(),
         ActionType.DELETE_DATA: DeleteDataPayload("file:/warehouse/t", 1795434777.5),
     }
     return samples[action_type]

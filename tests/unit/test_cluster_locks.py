@@ -18,9 +18,12 @@ from typing import Any
 
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
+from actions.locking import database_key, function_key
+from actions.locking import object_key as locking_object_key
 from chains.entries import ActionType, ChainKind
 from ddl_log import AtomicDDL
-from ddl_log.locks import MetadataLocks, database_key, function_key, metadata_locks, object_key
+from ddl_log.cluster.locks import MetadataLocks, metadata_locks
 from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName
 from storage.errors import MetadataLockTimeoutError
@@ -30,7 +33,13 @@ from storage.records.pg_locks import ClusterLocks, lock_number, object_name
 from tests.servers.postgres import advisory_locks_of
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLE = object_key("db", "t")
+
+
+def object_key_of(db: str, name: str) -> str:
+    return locking_object_key(TableName(db, name))
+
+
+TABLE = object_key_of("db", "t")
 DATABASE = database_key("db")
 EVENT_LIMIT = 30.0
 
@@ -101,10 +110,10 @@ def sessions(postgres_url: str) -> Iterator[Any]:
 
 
 def test_keys_read_as_the_objects_they_lock_and_map_to_distinct_bigints():
-    assert object_name(object_key("db", "t")) == "db.t"
+    assert object_name(object_key_of("db", "t")) == "db.t"
     assert object_name(database_key("db")) == "database db"
     assert object_name(function_key(TableName("db", "f"))) == "function db.f"
-    keys = [object_key("db", "t"), database_key("db"), function_key(TableName("db", "t")), object_key("d", "bt")]
+    keys = [object_key_of("db", "t"), database_key("db"), function_key(TableName("db", "t")), object_key_of("d", "bt")]
     numbers = [lock_number(key) for key in keys]
     assert len(set(numbers)) == len(keys) and all(-(2**63) <= n < 2**63 for n in numbers)
     assert lock_number("db") == lock_number("db")
@@ -224,7 +233,7 @@ def test_a_thread_waiting_for_one_key_does_not_hold_up_another_thread_on_another
     waiting.start()
     time.sleep(0.3)
     began = time.monotonic()
-    with mine.hold([object_key("db", "u")], shared=[DATABASE]):
+    with mine.hold([object_key_of("db", "u")], shared=[DATABASE]):
         pass
     assert time.monotonic() - began < 1.0 and not got
     first.release()
@@ -312,7 +321,12 @@ def test_recovery_replays_a_chain_under_the_cross_driver_locks_of_its_objects(po
     location = f"{postgres_url}?home=driver2"
     crashed = AtomicDDL(home=location, catalog=MemoryCatalog())
     position = crashed.log.new_chain(ChainKind.UNDO, "CREATE TABLE t")
-    crashed.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    crashed.log.add_action(
+        position,
+        ActionType.CREATE_TABLE,
+        name=TableName("default", "t"),
+        payload=CreateTablePayload(),
+    )
     crashed.abandon()
     first = Holder(postgres_url, "driver1", "x:table:default.t")
     holders.append(first)

@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD = textwrap.dedent(
     """
     import subprocess, sys, time
+    from actions.kinds.create_table import CreateTablePayload
     from chains.entries import ActionType, ChainKind
     from chains.log import open_log
     from storage.catalogs.names import TableName
@@ -28,7 +29,12 @@ CHILD = textwrap.dedent(
     log = open_log(sys.argv[1])
     for n in range(10):
         position = log.new_chain(ChainKind.UNDO, f"s{n}")
-        log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", f"t{n}"))
+        log.add_action(
+            position,
+            ActionType.CREATE_TABLE,
+            name=TableName("default", f"t{n}"),
+            payload=CreateTablePayload(),
+        )
     helper.kill()
     print("survived", flush=True)
     """

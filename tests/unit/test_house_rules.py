@@ -39,3 +39,39 @@ def test_no_private_name_is_imported_from_another_file(path: Path) -> None:
         if alias.name.startswith("_") and not alias.name.startswith("__")
     ]
     assert private == [], f"{path.relative_to(ROOT)} imports private names {private}"
+
+
+FOREIGN_PRIVATE = frozenset({"_jsparkSession", "_jvm", "_jsc", "_origin"})
+"""PySpark's and Py4J's own handles (the only way to a session's JVM): not names of this project."""
+
+
+@pytest.mark.parametrize("path", project_files(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_no_module_reads_another_objects_private_attribute_through_getattr(path: Path) -> None:
+    """``getattr(obj, "_name")`` hides a reach into another object's private state from the rule above."""
+    tree = ast.parse(path.read_text())
+    reached = [
+        node.args[1].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+        and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+        and node.args[1].value.startswith("_") and not node.args[1].value.startswith("__")
+        and node.args[1].value not in FOREIGN_PRIVATE
+    ]
+    assert reached == [], f"{path.relative_to(ROOT)} reads private attributes {reached} through getattr"
+
+
+def error_classes(path: Path) -> list[str]:
+    """Classes of ``path`` whose base names say they are errors (``...Error``, ``Exception``). A simulated crash
+    (``BaseException``, so that no ``except Exception`` swallows it) is not an error: it lives with the crash points."""
+    tree = ast.parse(path.read_text())
+    return [node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+            and any(isinstance(base, ast.Name) and (base.id.endswith("Error") or base.id == "Exception")
+                    for base in node.bases)]
+
+
+@pytest.mark.parametrize("path", project_files(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_error_class_lives_in_an_errors_module(path: Path) -> None:
+    """README: each layer keeps its errors in its errors.py (found in one place, re-exported from ddl_log)."""
+    if path.name == "errors.py":
+        return
+    assert error_classes(path) == [], f"{path.relative_to(ROOT)} defines errors outside an errors.py"

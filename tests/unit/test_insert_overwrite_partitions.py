@@ -93,7 +93,7 @@ def test_if_not_exists_does_nothing_when_the_partition_exists_even_empty(world):
     log_size = ddl.log.size
     for value in ("1", "5"):
         assert ddl.insert_overwrite("q", df=MemoryTable("", ("v",), [(10,)]), partition={"k": value},
-                                    if_not_exists=True) is None
+                                    if_not_exists=True).done is False
     assert ddl.log.size == log_size and ddl.binlog_events() == []
     ddl.insert_overwrite("q", df=MemoryTable("", ("v",), [(10,)]), partition={"k": "7"}, if_not_exists=True)
     assert (10, "7") in memory.tables[Q].rows and (1, "1") in memory.tables[Q].rows

@@ -17,10 +17,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
 from ddl_log import AtomicDDL
-from ddl_log.cli import main
+from ddl_log.frontends.cli import main
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName
@@ -100,7 +101,7 @@ def test_a_home_past_its_local_deadline_is_fenced_before_any_write_or_step(postg
         home.check_fence()
     with pytest.raises(HomeFencedError):
         log.new_chain(ChainKind.UNDO, "s")
-        log.add_action(1, ActionType.CREATE_TABLE, name=T)
+        log.add_action(1, ActionType.CREATE_TABLE, name=T, payload=CreateTablePayload())
     with pytest.raises(HomeFencedError):
         crashpoints.hit("replace.exchange.before")  # the step guard: before every catalog call
     home.release()
@@ -194,12 +195,13 @@ HOLDER = textwrap.dedent(
     from storage.records.home import open_home
     home = open_home(sys.argv[1], lease_seconds=float(sys.argv[2]))
     log_store = home.log_store()
+    from actions.kinds.create_table import CreateTablePayload
     from chains.entries import ActionType, ChainKind
     from chains.log import DDLLog
     from storage.catalogs.names import TableName
     log = DDLLog(log_store)
     position = log.new_chain(ChainKind.UNDO, "CREATE TABLE u")
-    log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "u"))
+    log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "u"), payload=CreateTablePayload())
     print("ready", flush=True)
     time.sleep(120)
     """

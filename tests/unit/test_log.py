@@ -9,11 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from actions.kinds.create_table import CreateTablePayload
+from actions.kinds.drop_init import DropInitPayload
+from actions.kinds.drop_table import DropTablePayload
+from actions.kinds.rename_table import RenameTablePayload
 from actions.replay import replay_order
 from chains.entries import FINAL, ActionType, BinlogPosition, ChainKind, ChainState
 from chains.errors import LogStateError
 from chains.log import BACKUP_FILE, LOG_FILE, DDLLog
-from chains.payloads import DropInitPayload
 from storage.catalogs.names import TableName
 from storage.errors import CorruptLogError
 
@@ -41,7 +44,7 @@ def test_a_chain_is_invisible_until_its_first_action_is_logged(store):
     log = store.open_log()
     position = log.new_chain(ChainKind.UNDO, "stmt")
     assert log.chains() == []
-    log.add_action(position, ActionType.CREATE_TABLE, name=table("t"), tag="x")
+    log.add_action(position, ActionType.CREATE_TABLE, name=table("t"), tag="x", payload=CreateTablePayload())
     log.close_file()
     reopened = store.open_log()
     assert [c.position for c in reopened.active_chains()] == [position]
@@ -51,11 +54,11 @@ def test_undo_chains_replay_newest_first_and_drop_chains_in_call_order_with_drop
     log = store.open_log()
     undo = log.new_chain(ChainKind.UNDO)
     for name in ("a", "b", "c"):
-        log.add_action(undo, ActionType.CREATE_TABLE, name=table(name))
+        log.add_action(undo, ActionType.CREATE_TABLE, name=table(name), payload=CreateTablePayload())
     forward = log.new_chain(ChainKind.FORWARD)
     log.add_action(forward, ActionType.DROP_INIT, payload=DropInitPayload("DROP TABLE a", ("a",)))
     for name in ("a", "b", "c"):
-        log.add_action(forward, ActionType.DROP_TABLE, name=table(name))
+        log.add_action(forward, ActionType.DROP_TABLE, name=table(name), payload=DropTablePayload(keep_files=False))
     assert [str(a.name) for a in replay_order(ChainKind.UNDO, log.actions_of(undo))] == [
         "default.c",
         "default.b",
@@ -72,9 +75,9 @@ def test_undo_chains_replay_newest_first_and_drop_chains_in_call_order_with_drop
 def test_marking_a_chain_executed_cancels_the_chains_linked_to_it_in_one_write(store):
     log = store.open_log()
     create = log.new_chain(ChainKind.UNDO)
-    log.add_action(create, ActionType.CREATE_TABLE, name=table("tmp"))
+    log.add_action(create, ActionType.CREATE_TABLE, name=table("tmp"), payload=CreateTablePayload())
     drop = log.new_chain(ChainKind.FORWARD, master=create)
-    log.add_action(drop, ActionType.DROP_TABLE, name=table("bak"))
+    log.add_action(drop, ActionType.DROP_TABLE, name=table("bak"), payload=DropTablePayload(keep_files=False))
     syncs = log.syncs
     log.mark_executed(create)
     assert log.syncs == syncs + 1
@@ -84,9 +87,9 @@ def test_marking_a_chain_executed_cancels_the_chains_linked_to_it_in_one_write(s
 def test_closing_a_master_leaves_its_linked_chain_runnable(store):
     log = store.open_log()
     create = log.new_chain(ChainKind.UNDO)
-    log.add_action(create, ActionType.CREATE_TABLE, name=table("tmp"))
+    log.add_action(create, ActionType.CREATE_TABLE, name=table("tmp"), payload=CreateTablePayload())
     drop = log.new_chain(ChainKind.FORWARD, master=create)
-    log.add_action(drop, ActionType.DROP_TABLE, name=table("bak"))
+    log.add_action(drop, ActionType.DROP_TABLE, name=table("bak"), payload=DropTablePayload(keep_files=False))
     log.close(create)
     assert log.chain(drop).active and log.chain(drop).master == create
 
@@ -94,10 +97,10 @@ def test_closing_a_master_leaves_its_linked_chain_runnable(store):
 def test_no_action_can_join_a_closed_chain(store):
     log = store.open_log()
     position = log.new_chain(ChainKind.UNDO)
-    log.add_action(position, ActionType.CREATE_TABLE, name=table("t"))
+    log.add_action(position, ActionType.CREATE_TABLE, name=table("t"), payload=CreateTablePayload())
     log.close(position)
     with pytest.raises(LogStateError, match="closed"):
-        log.add_action(position, ActionType.CREATE_TABLE, name=table("u"))
+        log.add_action(position, ActionType.CREATE_TABLE, name=table("u"), payload=CreateTablePayload())
 
 
 def test_a_batch_is_one_fsync_and_an_abandoned_batch_leaves_nothing(store):
@@ -105,8 +108,8 @@ def test_a_batch_is_one_fsync_and_an_abandoned_batch_leaves_nothing(store):
     position = log.new_chain(ChainKind.UNDO)
     syncs = log.syncs
     with log.batch():
-        log.add_action(position, ActionType.CREATE_TABLE, name=table("a"))
-        log.add_action(position, ActionType.CREATE_TABLE, name=table("b"))
+        log.add_action(position, ActionType.CREATE_TABLE, name=table("a"), payload=CreateTablePayload())
+        log.add_action(position, ActionType.CREATE_TABLE, name=table("b"), payload=CreateTablePayload())
     assert log.syncs == syncs + 1
     with pytest.raises(RuntimeError), log.batch():
         log.set_phase(log.actions_of(position)[0].id, FINAL)
@@ -119,10 +122,10 @@ def test_a_batch_is_one_fsync_and_an_abandoned_batch_leaves_nothing(store):
 def test_compaction_keeps_active_and_abandoned_chains_and_a_backup_of_the_old_file(store):
     log = store.open_log()
     done = log.new_chain(ChainKind.UNDO)
-    log.add_action(done, ActionType.CREATE_TABLE, name=table("a"))
+    log.add_action(done, ActionType.CREATE_TABLE, name=table("a"), payload=CreateTablePayload())
     log.close(done)
     stuck = log.new_chain(ChainKind.UNDO)
-    log.add_action(stuck, ActionType.CREATE_TABLE, name=table("b"), tag="t")
+    log.add_action(stuck, ActionType.CREATE_TABLE, name=table("b"), tag="t", payload=CreateTablePayload())
     log.set_xid(stuck, 77, BinlogPosition(1, 16))
     log.abandon(stuck)
     before = view(log)
@@ -140,7 +143,7 @@ def test_compaction_keeps_active_and_abandoned_chains_and_a_backup_of_the_old_fi
 def test_no_compaction_while_a_chain_is_active(store):
     log = store.open_log()
     position = log.new_chain(ChainKind.UNDO)
-    log.add_action(position, ActionType.CREATE_TABLE, name=table("a"))
+    log.add_action(position, ActionType.CREATE_TABLE, name=table("a"), payload=CreateTablePayload())
     assert not log.maybe_compact(force=True)
 
 
@@ -170,13 +173,20 @@ def apply_random(log: DDLLog, op: str, pick: int, name: str) -> bool:
             ActionType.DROP_TABLE if kind is ChainKind.FORWARD else ActionType.CREATE_TABLE,
             name=table(name),
             tag=f"tag-{name}",
+            payload=DropTablePayload(keep_files=False) if kind is ChainKind.FORWARD else CreateTablePayload(),
         )
         return True
     if not active:
         return False
     position = active[pick % len(active)]
     if op == "add":
-        log.add_action(position, ActionType.RENAME_TABLE, name=table(name), from_name=table(name + "0"))
+        log.add_action(
+            position,
+            ActionType.RENAME_TABLE,
+            name=table(name),
+            from_name=table(name + "0"),
+            payload=RenameTablePayload(),
+        )
     elif op == "phase":
         actions = log.actions_of(position)
         log.set_phase(actions[pick % len(actions)].id, FINAL if pick % 2 else 1)
@@ -225,7 +235,7 @@ def test_a_flipped_bit_in_the_log_is_reported_and_nothing_is_loaded(store):
     log = store.open_log()
     for name in "abcd":
         position = log.new_chain(ChainKind.UNDO)
-        log.add_action(position, ActionType.CREATE_TABLE, name=table(name))
+        log.add_action(position, ActionType.CREATE_TABLE, name=table(name), payload=CreateTablePayload())
     log.close_file()
     store.flip(log.store, LOG_FILE, log.size // 2, 0x04)
     with pytest.raises(CorruptLogError, match=r"ddl_log\.log"):

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 APPENDER = textwrap.dedent(
     """
     import sys
+    from actions.kinds.create_table import CreateTablePayload
     from chains.entries import ActionType, ChainKind
     from chains.log import DDLLog
     from storage.catalogs.names import TableName
@@ -30,7 +31,12 @@ APPENDER = textwrap.dedent(
     log = DDLLog(home.log_store())
     for n in range(10):
         position = log.new_chain(ChainKind.UNDO, f"s{n}")
-        log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", f"t{n}"))
+        log.add_action(
+            position,
+            ActionType.CREATE_TABLE,
+            name=TableName("default", f"t{n}"),
+            payload=CreateTablePayload(),
+        )
     print("survived", flush=True)
     """
 )

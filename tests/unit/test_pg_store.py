@@ -9,11 +9,12 @@ import time
 import psycopg
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
 from chains.binlog import Binlog, list_segments
 from chains.entries import ActionType, ChainKind
 from chains.log import LOG_FILE, LOG_MAGIC, DDLLog
 from ddl_log import AtomicDDL
-from ddl_log.cli.commands import main
+from ddl_log.frontends.cli.commands import main
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName
@@ -62,17 +63,25 @@ def test_a_connection_killed_before_commit_poisons_the_stream_and_nothing_of_it_
     store.close()
 
 
-def test_a_connection_lost_during_commit_says_the_fate_is_unknown_and_the_next_open_decides(postgres_url, monkeypatch):
+def test_a_connection_lost_during_commit_is_decided_once_it_can_no_longer_commit(postgres_url, monkeypatch):
     store = store_of(postgres_url)
     stream, _ = store.open("f", MAGIC)
     stream.append("durable")
     monkeypatch.setattr(pg_session, "BEFORE_SYNC", lambda: terminate(postgres_url, store.connection()))
     with pytest.raises(LogWriteFailedError) as raised:
         stream.append("maybe")
-    assert raised.value.fate_unknown and "unknown" in str(raised.value)
+    assert not raised.value.fate_unknown and "the transaction was rolled back" in str(raised.value)
     monkeypatch.undo()
     _, records = store.open("f", MAGIC)
-    assert [r for _, r in records] == ["durable"]  # COMMIT never reached the server: the next open says so
+    assert [r for _, r in records] == ["durable"]  # COMMIT never reached the server
+    store.close()
+
+
+def test_a_stream_made_on_a_connection_lost_at_commit_fails_once_it_can_no_longer_commit(postgres_url):
+    store = store_of(postgres_url)
+    with pytest.raises(StorageError, match="lost during COMMIT, and the transaction was rolled back"):
+        store.create("seg", MAGIC, ["start"], before_publish=lambda: terminate(postgres_url, store.connection()))
+    assert not store.exists("seg")
     store.close()
 
 
@@ -109,11 +118,11 @@ def test_replace_keeps_the_previous_stream_and_a_ddl_log_write_failure_reloads_f
     store = store_of(postgres_url)
     log = DDLLog(store)
     kept = log.new_chain(ChainKind.UNDO)
-    log.add_action(kept, ActionType.CREATE_TABLE, name=TableName("default", "a"))
+    log.add_action(kept, ActionType.CREATE_TABLE, name=TableName("default", "a"), payload=CreateTablePayload())
     terminate(postgres_url, store.connection())
     failed = log.new_chain(ChainKind.UNDO)
     with pytest.raises(LogWriteFailedError):
-        log.add_action(failed, ActionType.CREATE_TABLE, name=TableName("default", "b"))
+        log.add_action(failed, ActionType.CREATE_TABLE, name=TableName("default", "b"), payload=CreateTablePayload())
     assert [c.position for c in log.chains()] == [kept]
     log.close(kept)  # the log reopened its stream on a new connection: writes go on
     size = log.size
@@ -197,7 +206,7 @@ def test_a_lost_lock_connection_refuses_to_reconnect(postgres_url):
     terminate(postgres_url, home.stores[0].connection())
     position = log.new_chain(ChainKind.UNDO)
     with pytest.raises((LogWriteFailedError, HomeLockLostError)):
-        log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "a"))
+        log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "a"), payload=CreateTablePayload())
     with pytest.raises(HomeLockLostError, match="lock was lost"):
         home.log_store().open(LOG_FILE, LOG_MAGIC)
     home.release()
@@ -209,7 +218,7 @@ def test_atomic_ddl_on_a_database_home_needs_a_session_and_another_driver_reads_
     with pytest.raises(NoLocalDirectoryError, match="spark="):
         _ = ddl.spark
     position = ddl.log.new_chain(ChainKind.UNDO, "CREATE TABLE t")
-    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"), payload=CreateTablePayload())
     ddl.binlog_file.append("CREATE TABLE u", xid=7)
     ddl.abandon()  # the driver died; its log stays in the database
     assert main(["status", "--home", location]) == 0
@@ -226,7 +235,7 @@ def test_the_cli_reports_a_damaged_row_as_an_error(postgres_url, capsys):
     location = f"{postgres_url}?home=a"
     ddl = AtomicDDL(home=location, catalog=MemoryCatalog())
     position = ddl.log.new_chain(ChainKind.UNDO, "s")
-    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"), payload=CreateTablePayload())
     ddl.close()
     with psycopg.connect(postgres_url, autocommit=True) as admin:
         admin.execute("UPDATE ddl_log_records SET data = set_byte(data, 10, get_byte(data, 10) # 1)")

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from actions.kinds.create_table import CreateTablePayload
 from chains.binlog import (
     BINLOG_DIR,
     BINLOG_MAGIC,
@@ -137,7 +138,7 @@ def test_defect7_a_log_file_with_a_torn_header_of_an_older_version_opens_as_empt
     reopened = open_log(str(tmp_path))
     assert reopened.chains() == []
     position = reopened.new_chain(ChainKind.UNDO)
-    reopened.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"))
+    reopened.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"), payload=CreateTablePayload())
     reopened.close_file()
     assert [c.position for c in open_log(str(tmp_path)).chains()] == [position]
 
@@ -190,13 +191,13 @@ def test_defect7_a_compaction_whose_directory_fsync_fails_keeps_writing_to_the_l
     disk = FlakyDisk()
     log = open_log(str(tmp_path), ops=disk)
     done = log.new_chain(ChainKind.UNDO)
-    log.add_action(done, ActionType.CREATE_TABLE, name=TableName("default", "a"))
+    log.add_action(done, ActionType.CREATE_TABLE, name=TableName("default", "a"), payload=CreateTablePayload())
     log.close(done)
     disk.fail.add("fsync_dir")
     with pytest.raises(StorageError):
         log.compact()
     position = log.new_chain(ChainKind.UNDO)
-    log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "b"))
+    log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "b"), payload=CreateTablePayload())
     log.close_file()
     assert [c.position for c in open_log(str(tmp_path)).active_chains()] == [position]
 
@@ -406,11 +407,11 @@ def test_defect9_the_ddl_log_reloads_after_a_failed_write_and_keeps_only_what_th
     disk = FlakyDisk()
     log = open_log(str(tmp_path), ops=disk)
     kept = log.new_chain(ChainKind.UNDO)
-    log.add_action(kept, ActionType.CREATE_TABLE, name=TableName("default", "a"))
+    log.add_action(kept, ActionType.CREATE_TABLE, name=TableName("default", "a"), payload=CreateTablePayload())
     failed = log.new_chain(ChainKind.UNDO)
     disk.fail.add("fsync")
     with pytest.raises(storage_errors.LogWriteFailedError):
-        log.add_action(failed, ActionType.CREATE_TABLE, name=TableName("default", "b"))
+        log.add_action(failed, ActionType.CREATE_TABLE, name=TableName("default", "b"), payload=CreateTablePayload())
     assert [c.position for c in log.chains()] == [kept]
     log.close(kept)  # the log reopened its file: writes go on
     log.close_file()

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from actions.kinds.create_table import CreateTablePayload
+from actions.kinds.drop_init import DropInitPayload
+from actions.kinds.drop_table import DropTablePayload
+from actions.kinds.rename_table import log_rename_table
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType, ChainKind, ChainState
-from chains.payloads import DropInitPayload
 from ddl_log import AtomicDDL, StatementFailedError
 from storage.catalogs.interface import TableSpec
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
@@ -219,7 +222,7 @@ def test_undo_never_drops_a_table_it_did_not_create(store):
     world = World(store.home(), binlog=True)
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.UNDO, "test")
-    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=T, tag="someone-else")
+    ddl.log.add_action(position, ActionType.CREATE_TABLE, name=T, tag="someone-else", payload=CreateTablePayload())
     ddl.abandon()
     world.open().close()
     assert world.catalog.tables[T].rows == OLD_ROWS
@@ -232,7 +235,7 @@ def crash_after_a_rename(world: World) -> int:
     """A RENAME TABLE t TO u that ran, then the process died before its commit; renames back fail from now on."""
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.UNDO, "RENAME TABLE t TO u")
-    ddl.log.add_action(position, ActionType.RENAME_TABLE, from_name=T, name=MOVED, tag=world.catalog.identity(T))
+    log_rename_table(ddl.log, position, T, MOVED, world.catalog.identity(T))
     world.catalog.rename(T, MOVED)
     ddl.abandon()
     world.catalog.fail_on = lambda operation, name: operation == "rename"
@@ -274,7 +277,13 @@ def test_a_roll_forward_drop_that_keeps_failing_gives_up_on_its_last_try_and_bin
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE t")
     ddl.log.add_action(position, ActionType.DROP_INIT, payload=DropInitPayload("DROP TABLE t", ("default.t",)))
-    ddl.log.add_action(position, ActionType.DROP_TABLE, name=T, tag=world.catalog.identity(T))
+    ddl.log.add_action(
+        position,
+        ActionType.DROP_TABLE,
+        name=T,
+        tag=world.catalog.identity(T),
+        payload=DropTablePayload(keep_files=False),
+    )
     ddl.abandon()
     world.catalog.fail_on = lambda operation, name: operation == "drop"
     outcomes = []
@@ -296,7 +305,7 @@ def test_an_action_without_its_execute_entry_never_runs(store):
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE t")
     with pytest.raises(RuntimeError), ddl.log.batch():
-        ddl.log.add_action(position, ActionType.DROP_TABLE, name=T)
+        ddl.log.add_action(position, ActionType.DROP_TABLE, name=T, payload=DropTablePayload(keep_files=False))
         raise RuntimeError("crash before the batch reached the disk")
     ddl.abandon()
     world.open().close()

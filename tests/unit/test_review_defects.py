@@ -7,16 +7,20 @@ from __future__ import annotations
 import threading
 import warnings
 
+import attrs
 import pytest
 
 from actions.context import ActionContext
 from actions.errors import CommittedWithPendingWorkWarning
-from actions.executors import EXECUTORS, executor_for
+from actions.kinds import KINDS, kind_of
+from actions.kinds.create_table import log_create_table
+from actions.kinds.drop_table import DropTablePayload
+from actions.kinds.kind import payload_of
+from actions.locking import object_key
 from actions.replay import replay_chain
 from chains.codec import action_from_wire, action_to_wire
 from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.errors import PayloadError
-from chains.payloads import PAYLOAD_TYPES, payload_from_wire
 from ddl_log import AtomicDDL, StatementFailedError
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.errors import CatalogError, StorageError
@@ -28,21 +32,21 @@ from tests.unit.test_statement_sweeps import World, catalog_state, tn
 def crash_after_action(world: World, statement, action_type: ActionType) -> None:
     """Crash right after the statement's first ``action_type`` action ran, before its FINAL phase was logged."""
     ran: list[ActionType] = []
-    original = executor_for(action_type)
-    spies = {t: EXECUTORS[t] for t in ActionType}
+    original = kind_of(action_type)
+    kinds = dict(KINDS)
 
     def spying(kind: ActionType):
         def spy(action, ctx):
-            spies[kind](action, ctx)
+            kinds[kind].execute(action, ctx)
             ran.append(kind)
         return spy
 
-    EXECUTORS.update({t: spying(t) for t in ActionType})
+    KINDS.update({t: attrs.evolve(KINDS[t], execute=spying(t)) for t in ActionType})
     try:
         crashkit.trace(World(world.home + "-trace", world.binlog).open, statement)
     finally:
-        EXECUTORS.update(spies)
-    assert original is EXECUTORS[action_type] and action_type in ran
+        KINDS.update(kinds)
+    assert original is KINDS[action_type] and action_type in ran
     assert crashkit.crash_at(world.open, statement, "replay.after_action", ran.index(action_type) + 1)
 
 
@@ -174,12 +178,11 @@ def test_defect2_recover_waits_for_the_locks_of_a_chain_left_by_a_failed_rollbac
     world = World(str(tmp_path), True)
     ddl = world.open()
     holding, release = threading.Event(), threading.Event()
-    ddl.log.add_action(ddl.log.new_chain(ChainKind.UNDO, "CREATE TABLE c"), ActionType.CREATE_TABLE,
-                       name=tn("c"), tag="never-made")
+    log_create_table(ddl.log, ddl.log.new_chain(ChainKind.UNDO, "CREATE TABLE c"), tn("c"), "never-made",
+                     owns_location=False)
 
     def hold_c() -> None:
-        from ddl_log.locks import object_key
-        with ddl.locks.hold([object_key("default", "c")]):
+        with ddl.locks.hold([object_key(tn("c"))]):
             holding.set()
             release.wait(10)
 
@@ -237,36 +240,42 @@ def test_a_drop_whose_only_object_fails_changes_nothing_and_binlogs_nothing(tmp_
 
 
 @pytest.mark.parametrize("action_type", list(ActionType), ids=lambda t: t.value)
-def test_every_action_type_has_an_executor_and_a_payload_that_round_trips(action_type):
-    assert executor_for(action_type) is not None
+def test_every_action_type_has_a_whole_kind_and_a_payload_that_round_trips(action_type):
+    """One home per action type: phases, payload, executor, description, lock scope and its log helper."""
+    kind = kind_of(action_type)
+    assert kind.type is action_type and kind.phases and callable(kind.execute) and callable(kind.describe)
+    assert kind.locks in ("object", "function", "database", "none") and callable(kind.log)
     payload = sample_payload(action_type)
-    assert type(payload) is PAYLOAD_TYPES[action_type]
-    entry = ActionEntry(3, 1, action_type, name=tn("t"), tag="x", payload=payload)
+    assert type(payload) is kind.payload
+    entry = ActionEntry(3, 1, action_type, name=tn("t"), tag="x", payload=payload.to_wire())
     assert action_from_wire(action_to_wire(entry)) == entry
+    assert payload_of(entry, kind.payload) == payload
+    assert kind.describe(entry)
 
 
-@pytest.mark.parametrize("action_type", [t for t in ActionType if t not in (ActionType.DROP_TABLE, ActionType.DROP_DB)],
+@pytest.mark.parametrize("action_type", [t for t in ActionType if t is not ActionType.FORGET_TABLE],
                          ids=lambda t: t.value)
 def test_a_payload_missing_a_field_is_an_error_never_a_default(action_type):
     wire = sample_payload(action_type).to_wire()
     for key in wire:
-        broken = {k: v for k, v in wire.items() if k != key}
+        broken = ActionEntry(3, 1, action_type, payload={k: v for k, v in wire.items() if k != key})
         with pytest.raises(PayloadError):
-            payload_from_wire(action_type, broken)
+            payload_of(broken, kind_of(action_type).payload)
 
 
 def test_a_programming_error_in_an_executor_surfaces_instead_of_counting_as_a_failed_try(tmp_path):
     world = World(str(tmp_path), True)
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE a")
-    ddl.log.add_action(position, ActionType.DROP_TABLE, name=tn("a"), tag=world.catalog.identity(tn("a")))
-    original = EXECUTORS[ActionType.DROP_TABLE]
-    EXECUTORS[ActionType.DROP_TABLE] = lambda action, ctx: {}["bug"]
+    ddl.log.add_action(position, ActionType.DROP_TABLE, name=tn("a"), tag=world.catalog.identity(tn("a")),
+                       payload=DropTablePayload(keep_files=False))
+    original = KINDS[ActionType.DROP_TABLE]
+    KINDS[ActionType.DROP_TABLE] = attrs.evolve(original, execute=lambda action, ctx: {}["bug"])
     try:
         with pytest.raises(KeyError):
             replay_chain(ActionContext(world.catalog, ddl.log, ddl.binlog), position, skip_failures=True)
     finally:
-        EXECUTORS[ActionType.DROP_TABLE] = original
+        KINDS[ActionType.DROP_TABLE] = original
     assert ddl.log.chain(position).active
     ddl.close()
 
@@ -285,7 +294,7 @@ def test_a_failure_after_the_commit_point_is_reported_and_the_statement_succeeds
         event = ddl.create_view("v2", as_select="SELECT 2")
     ddl.log.close = close  # type: ignore[method-assign]
     assert [w.category for w in caught] == [CommittedWithPendingWorkWarning]
-    assert event is not None and event.statement.startswith("CREATE VIEW")
+    assert event.event is not None and event.event.statement.startswith("CREATE VIEW")
     ddl.abandon()
     ddl = world.open()
     assert [o.outcome for o in ddl.last_recovery.outcomes] == ["committed"]

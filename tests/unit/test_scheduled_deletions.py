@@ -1,5 +1,5 @@
-"""The old files of a swapped table: kept for readers for the grace period, durably scheduled in the log, deleted
-once due by the next statement or recovery (never before, never leaked), at once when the table is dropped."""
+"""The old files of a swapped or dropped table: kept for readers for the grace period, durably scheduled in the log,
+deleted once due by the next statement or recovery (never before, never leaked, never while something uses them)."""
 
 from __future__ import annotations
 
@@ -59,12 +59,44 @@ def test_the_next_statement_or_recovery_deletes_the_old_files_once_due(tmp_path)
         assert second.swap.orphans == set() and reopened.pending_deletions() == []
 
 
-def test_dropping_the_table_deletes_its_old_versions_at_once(tmp_path):
+def test_dropping_the_table_keeps_its_files_and_old_versions_for_readers_until_the_grace_period_ends(tmp_path):
+    """Issue 25 #15: the name goes first, the files after the grace period, so a reader that resolved the table just
+    before the DROP reads its rows whole (never an empty directory)."""
+    catalog = world_with_old_table()
+    with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=0.3) as ddl:
+        replace(ddl)
+        current = catalog.table_location(T)
+        ddl.drop_tables(["t"])
+        assert catalog.identity(T) is None
+        assert {d.location for d in ddl.pending_deletions()} == {"memory:/default/t", current}
+        assert catalog.swap.orphans == {"memory:/default/t", current}
+        time.sleep(0.4)
+        ddl.create_table("other", schema="x INT")  # any statement runs the due deletions
+        assert catalog.swap.orphans == set() and ddl.pending_deletions() == []
+
+
+def test_drop_purge_deletes_the_files_with_the_table(tmp_path):
     catalog = world_with_old_table()
     with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=600) as ddl:
-        replace(ddl)
-        ddl.drop_tables(["t"])
+        ddl.drop_tables(["t"], purge=True)
         assert catalog.swap.orphans == set() and ddl.pending_deletions() == []
+
+
+def test_a_due_deletion_keeps_a_directory_another_table_uses_now_and_says_why(tmp_path):
+    """Issue 25 #1: CREATE t, CREATE OR REPLACE t (the old version waits at <db>/t), a table created by plain Spark
+    at that location: the deletion, when due, proves nobody uses the directory first."""
+    catalog = world_with_old_table()
+    with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=0.2) as ddl:
+        replace(ddl)
+        catalog.tables[TableName("default", "t_archive")] = MemoryTable("archive", ("a",), [(1,)], external=True,
+                                                                        location="memory:/default/t")
+        time.sleep(0.3)
+        ddl.create_table("other", schema="x INT")
+        assert "memory:/default/t" in catalog.swap.orphans  # kept: t_archive reads it
+        assert ddl.pending_deletions() == []
+        [kept] = [ddl.log.note_of(a.id) for c in ddl.log.chains() for a in ddl.log.actions_of(c.position)
+                  if ddl.log.note_of(a.id)]
+        assert "t_archive" in kept
 
 
 @pytest.mark.parametrize("point", ["forward.delete_data.before_delete", "replay.after_action"])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, CatalogError, NoSuchObjectError, ObjectExistsError, StatementFailedError
-from ddl_log.statements.alter_ops import (
+from ddl_log.engine.alter_ops import (
     AddColumns,
     AddPartition,
     ChangeColumnType,

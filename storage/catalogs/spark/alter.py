@@ -34,8 +34,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
+import attrs
+
 from storage.catalogs.interface import Column, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.spark.analysis import analysis_failure
 from storage.catalogs.spark.columns import column_sql, type_sql
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
@@ -147,6 +150,7 @@ class SparkTableAlter:
             properties=properties,
             provider=str(info.get("provider") or "hive"),
             comment=None if comment is None else str(comment),
+            external=object_kind(info) == "EXTERNAL",
         )
 
     def _properties(self, name: TableName, info: dict[str, Any]) -> tuple[tuple[str, str], ...] | None:
@@ -230,12 +234,17 @@ class SparkTableAlter:
             column=column,
         )
 
-    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
-        """``ALTER TABLE ... ADD COLUMNS``: one metastore call. Types are parsed and checked as in ``create``; a
-        column that exists (case-insensitively) raises :class:`ObjectExistsError` naming it, and nothing is added.
-        For a partitioned table the new columns go before the partition columns."""
+    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
+        """``ALTER TABLE ... ADD COLUMNS``: one metastore call. ``text``: the column list as the statement wrote it,
+        run as written (Spark accepts or refuses its types and options as it would the statement's); else types are
+        parsed and checked as in ``create``. A column that exists (case-insensitively) raises
+        :class:`ObjectExistsError` naming it, and nothing is added. For a partitioned table the new columns go before
+        the partition columns."""
         if not columns:
             self._require_table(name)
+            return
+        if text is not None:
+            self._alter(name, f"ADD COLUMNS ({text})", "add columns to", column=columns[0].name)
             return
         lowered = [c.name.lower() for c in columns if isinstance(c.name, str)]
         if len(set(lowered)) != len(columns):
@@ -305,6 +314,13 @@ class SparkTableAlter:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         if object_kind(info) == "VIEW":
             raise NoSuchObjectError(f"{name} is a view, not a table", str(name))
+
+    def check_alter(self, name: TableName, clause: str) -> None:
+        """Spark's parser and analyzer on ``ALTER TABLE name <clause>``, nothing run
+        (:func:`~storage.catalogs.spark.analysis.analysis_failure`); what they refuse raises as :meth:`_alter` would."""
+        failure = analysis_failure(self._spark, f"ALTER TABLE {name.quoted} {clause}")
+        if failure is not None:
+            raise self._error(name, attrs.evolve(failure, analysis=True), "alter") from None
 
     def _alter(self, name: TableName, clause: str, what: str, *, column: str | None = None) -> None:
         if substitutes(name.db) or substitutes(name.name):

@@ -62,6 +62,7 @@ from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.catalogs.spark.swap import SparkSwap
 from storage.catalogs.spark.tables import SparkTables
 from storage.catalogs.spark.views import SparkViews
+from storage.errors import NoSuchObjectError
 
 
 class SparkCatalog:
@@ -93,7 +94,13 @@ class SparkCatalog:
         self._views = SparkViews(engine)
         self._functions = SparkFunctions(engine)
         self._databases = SparkDatabases(engine)
-        self._swap = SparkSwap(engine, MetastoreClient(engine))
+        self._metastore = MetastoreClient(engine)
+        self._swap = SparkSwap(engine, self._metastore)
+
+    def close(self) -> None:
+        """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
+        open, it is its owner's."""
+        self._metastore.close()
 
     @property
     def spark(self) -> Any:
@@ -146,9 +153,14 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.settle_rename`."""
         self._tables.settle_rename(old, new)
 
-    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
-        """See :meth:`storage.catalogs.spark.tables.SparkTables.drop`."""
-        return self._tables.drop(name, expect=expect, before=before)
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
+             keep_files: bool = False) -> bool:
+        """See :meth:`storage.catalogs.spark.tables.SparkTables.drop`; ``keep_files`` (a managed table leaves the
+        metastore, its files stay) needs the metastore client (:meth:`SparkSwap.drop_keeping_files`), else the files
+        go with it as Spark's DROP deletes them."""
+        keep = keep_files and self._swap.client_refusal() is None
+        return self._tables.drop(name, expect=expect, before=before,
+                                 remove=self._swap.drop_keeping_files if keep else None)
 
     def check_current_catalog(self) -> None:
         """See :meth:`storage.catalogs.spark.engine.Engine.check_current_catalog`."""
@@ -173,23 +185,36 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.forget`."""
         return self._swap.forget(name, expect)
 
-    def delete_data(self, location: str, owner: TableName) -> bool:
-        """See :meth:`storage.catalogs.spark.leftovers.SparkLeftovers.delete_data` (the locations of ``owner`` and of
-        the table named as the directory, if any, read first)."""
-        holder = TableName(owner.db, location.rstrip("/").rpartition("/")[2])
-        holder_location = None if holder == owner else self._tables.table_location(holder)
-        return self._leftovers.delete_data(location, owner, self._tables.table_location(owner), holder_location)
+    def delete_data(self, location: str, owner: TableName) -> str | None:
+        """Delete a table version's directory once the metastore proves that nothing uses it (see
+        ``Catalog.delete_data``; :meth:`MetastoreClient.user_of` looks at every database, table and partition), then
+        :meth:`storage.catalogs.spark.leftovers.SparkLeftovers.delete_directory`. Without the metastore client (Spark
+        Connect) nothing can be proven: the directory is kept and the reason returned."""
+        refusal = self._swap.client_refusal()
+        if refusal is not None:
+            return f"whether anything uses it cannot be checked ({refusal})"
+        user = self._swap.user_of(location)
+        if user is not None:
+            return user
+        return self._leftovers.delete_directory(location, owner)
 
     # ------------------------------------------------------------------ create (storage.catalogs.spark.create)
 
-    def check_create(self, spec: TableSpec) -> None:
+    def check_alter(self, name: TableName, clause: str) -> None:
+        """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.check_alter`."""
+        self._alter.check_alter(name, clause)
+
+    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.check_create`."""
-        self._create.check_create(spec)
+        self._create.check_create(spec, name)
 
     def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.create`; an empty copy (``spec.copy``) of a
         managed data source table is one metastore call instead (:meth:`SparkSwap.clone_empty`)."""
         self._engine.forget(name)  # a lookup of this statement found it free
+        if spec.copy and spec.like is not None and spec.alter is not None:
+            self._swap.clone_altered(spec.like, name, tag, spec.alter)
+            return
         if spec.copy and spec.like is not None:
             if self._swap.clone_empty(spec.like, name, tag):
                 return
@@ -220,9 +245,9 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.set_column_comment`."""
         self._alter.set_column_comment(name, column, comment)
 
-    def add_columns(self, name: TableName, columns: tuple[Column, ...]) -> None:
+    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.add_columns`."""
-        self._alter.add_columns(name, columns)
+        self._alter.add_columns(name, columns, text=text)
 
     def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.list_partitions`."""
@@ -296,9 +321,19 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.databases.SparkDatabases.create_database`."""
         self._databases.create_database(db, comment=comment, properties=properties)
 
-    def drop_database(self, db: str) -> None:
-        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.drop_database`."""
+    def drop_database(self, db: str, *, keep_files: bool = False) -> None:
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.drop_database`; ``keep_files`` leaves its
+        directory (:meth:`SparkSwap.drop_database_keeping_files`) when the metastore client is there."""
+        if keep_files and self._swap.client_refusal() is None:
+            if self._engine.database_location(db) is None:
+                raise NoSuchObjectError(f"database {db} does not exist", db)
+            self._swap.drop_database_keeping_files(db)
+            return
         self._databases.drop_database(db)
+
+    def database_location(self, db: str) -> str | None:
+        """See :meth:`storage.catalogs.spark.engine.Engine.database_location`."""
+        return self._engine.database_location(db)
 
     def database_leftovers_exist(self, db: str) -> bool:
         """See :meth:`storage.catalogs.spark.databases.SparkDatabases.database_leftovers_exist`."""

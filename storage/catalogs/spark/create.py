@@ -20,8 +20,11 @@ import re
 import uuid
 from typing import Any
 
+import attrs
+
 from storage.catalogs.interface import TAG_PROPERTY, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
+from storage.catalogs.spark.analysis import analysis_failure
 from storage.catalogs.spark.columns import column_sql
 from storage.catalogs.spark.engine import (
     BAD_DEFINITION,
@@ -68,14 +71,21 @@ class SparkTableCreate:
     def _spark(self) -> Any:
         return self._engine.spark
 
-    def check_create(self, spec: TableSpec) -> None:
-        """Raise what :meth:`create` would raise for a bad definition, without side effects.
+    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
+        """Raise what :meth:`create` would raise for a bad definition of ``name``, without side effects.
+
+        A statement as written (``spec.text``) is parsed and analysed by Spark itself under a check name (see
+        :mod:`storage.catalogs.spark.analysis`): whatever Spark refuses is refused with Spark's reason; then the
+        LIKE source and the database must exist (Spark checks those only when the statement runs).
 
         Checks the form, provider, properties, column types (parsed by Spark), partition columns against the
         columns (or the query's / DataFrame's schema), that a LIKE source exists, and that a SELECT analyses
         (``spark.sql`` of the query analyses it without running it). Cannot check: an unknown provider, types a
         provider cannot store, runtime failures.
         """
+        if spec.text is not None:
+            self._check_text(spec, name)
+            return
         self._create_statement(None, spec, "", None)
         if spec.like is not None:
             if not self._engine.occupied(spec.like):  # LIKE takes a view as well
@@ -103,6 +113,28 @@ class SparkTableCreate:
         if spec.partitioned_by and len(spec.partitioned_by) >= len(names):
             raise InvalidDefinitionError("cannot partition by every column: a table needs one data column")
 
+    def _check_text(self, spec: TableSpec, name: TableName | None) -> None:
+        assert spec.text is not None
+        self._properties_sql(spec, "", name)
+        target = quote_ident(RESERVED_PREFIX + "check")
+        if name is not None:
+            target = f"{quote_ident(name.db)}.{target}"
+            if self._engine.database_location(name.db) is None:
+                raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
+        failure = analysis_failure(self._spark, spec.text.render(target, self._tag_pair("check")))
+        if failure is not None:
+            if name is not None:  # Spark names the check table: say the table's own name
+                checked = quote_ident(RESERVED_PREFIX + "check")
+                failure = attrs.evolve(failure, message=failure.message.replace(checked, quote_ident(name.name)))
+            raise self._create_error(name, spec, spec.form if spec.like or spec.as_select else "columns",
+                                     attrs.evolve(failure, analysis=True)) from None
+        if spec.like is not None and not self._engine.occupied(spec.like):
+            raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
+
+    @staticmethod
+    def _tag_pair(tag: str) -> str:
+        return f"{sql_string_literal(TAG_PROPERTY)}={sql_string_literal(tag)}"
+
     def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
         """Create ``name`` as ``spec`` says, with ``tag`` stored as table property :data:`TAG_PROPERTY`.
 
@@ -123,15 +155,21 @@ class SparkTableCreate:
         if substitutes(name.db) or substitutes(name.name):
             raise InvalidNameError(f"table names containing '${{' are not supported: {name}", str(name))
         view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if spec.df is not None else None
-        statement = self._create_statement(name, spec, tag, view)
-        self._engine.check_literal_mode()
+        if spec.text is not None:
+            self._properties_sql(spec, tag, name)
+            statement = spec.text.render(name.quoted, self._tag_pair(tag))
+            if spec.text.escaped:
+                self._engine.check_literal_mode()
+        else:
+            statement = self._create_statement(name, spec, tag, view)
+            self._engine.check_literal_mode()
         if self._engine.occupied(name):
             raise ObjectExistsError(f"{name} already exists", str(name))
         try:
             if view is not None:
                 self._engine.register_temp_view(spec.df, view, name)
             self._run_create(name, spec, tag, statement)
-            if spec.like is not None and spec.comment is not None:
+            if spec.text is None and spec.like is not None and spec.comment is not None:
                 self._set_like_comment(name, spec.comment, tag)
         finally:
             if view is not None:
@@ -185,7 +223,7 @@ class SparkTableCreate:
                 raise InvalidDefinitionError(f"{new_table_label(name)} needs at least one column", object_label(name))
             columns = ", ".join(column_sql(column, name) for column in spec.columns)
             statement = (
-                f"CREATE TABLE {target} ({columns}) USING {self._provider(spec, name)}"
+                f"CREATE TABLE {target} ({columns}){self._using_sql(spec, name)}"
                 f"{self._partitioning_sql(spec, name)}{self._comment_sql(spec)}{properties}"
             )
         elif form == "like":
@@ -197,7 +235,7 @@ class SparkTableCreate:
             statement = f"CREATE TABLE {target} LIKE {spec.like.quoted}{properties}"
         else:
             statement = (
-                f"CREATE TABLE {target} USING {self._provider(spec, name)}"
+                f"CREATE TABLE {target}{self._using_sql(spec, name)}"
                 f"{self._partitioning_sql(spec, name)}{self._comment_sql(spec)}{properties} AS "
             )
         if substitutes(statement):
@@ -212,12 +250,15 @@ class SparkTableCreate:
         return statement
 
     @staticmethod
-    def _provider(spec: TableSpec, name: TableName | None) -> str:
+    def _using_sql(spec: TableSpec, name: TableName | None) -> str:
+        """`` USING <provider>``; nothing without one (the session's ``spark.sql.sources.default`` decides)."""
+        if spec.using is None:
+            return ""
         if not isinstance(spec.using, str) or not _PROVIDER.fullmatch(spec.using):
             raise InvalidDefinitionError(
                 f"invalid table provider {spec.using!r} for {new_table_label(name)}", object_label(name)
             )
-        return spec.using
+        return f" USING {spec.using}"
 
     @staticmethod
     def _partitioning_sql(spec: TableSpec, name: TableName | None) -> str:

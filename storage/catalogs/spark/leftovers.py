@@ -32,6 +32,8 @@ from storage.catalogs.spark.engine import (
 )
 from storage.errors import CatalogError, EngineOperationError, LeftoverFilesError
 
+_SCHEME_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_SCHEME_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _GLOB_CHARS = re.compile(r"[\[\]{}*?\\]")
 _SETTLE_POLL_SECONDS = 0.05
 _SETTLE_QUIET_SECONDS = 0.3
@@ -88,23 +90,30 @@ class SparkLeftovers:
             return self._remove_local(location, name)
         return self._remove_via_metastore(location, name)
 
-    def delete_data(self, location: str, owner: TableName, owner_location: str | None,
-                    holder_location: str | None) -> bool:
-        """Delete an old table version's directory (see ``Catalog.delete_data``): only the default location of a
-        table name in ``owner``'s database, and not when ``owner`` (at ``owner_location``) or the table holding
-        that name (at ``holder_location``) is located there. A name's table may live elsewhere: after a swap ORIG
-        keeps its name and leaves ``<database>/<name>``."""
-        table = location.rstrip("/").rpartition("/")[2]
-        if not ENGINE_NAME.fullmatch(table):
-            return False
-        name = TableName(owner.db, table)
-        if location.rstrip("/") in {(other or "").rstrip("/") for other in (owner_location, holder_location)}:
-            return False
-        if (self._engine.default_location(name) or "").rstrip("/") != location.rstrip("/"):
-            return False
+    def delete_directory(self, location: str, owner: TableName) -> str | None:
+        """Delete the directory ``location`` (nothing uses it: the caller proved it) and return None; kept, with the
+        reason, when it is not a directory a table of ``owner``'s warehouse can have had: a file system root, the
+        warehouse itself. Local directories go with Python's file functions, others through the metastore (the
+        ``metastore`` strategy's helper table)."""
+        text = location.rstrip("/")
+        path = text.partition(":")[2] if _SCHEME_PREFIX.match(text) else text
+        warehouse = str(self._spark.conf.get("spark.sql.warehouse.dir", "")).rstrip("/")
+        if path.strip("/").count("/") < 1 or text in (warehouse, warehouse.partition(":")[2]):
+            return f"{location} is not a table's directory"
         if self._engine.strategy(location) == "local":
-            return self._remove_local(location, name)
-        return self._remove_via_metastore(location, name)
+            local = local_path(location)
+            if local is None or not local.is_absolute():
+                return f"{location} is not a local absolute path"
+            try:
+                if local.is_symlink() or local.is_file():
+                    local.unlink()
+                elif local.exists():
+                    shutil.rmtree(local)
+            except OSError as error:
+                raise EngineOperationError(f"cannot delete {location}: {error}", str(owner), error) from None
+            return None
+        self._remove_via_metastore(location, owner)
+        return None
 
     def clean_until_quiet(self, name: TableName) -> None:
         """Remove the leftovers of a failed write, and again while tasks Spark is still cancelling re-create them.

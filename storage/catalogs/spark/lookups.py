@@ -24,6 +24,7 @@ import attrs
 
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
+from storage.errors import UnrenderedSchemaError
 
 
 @attrs.frozen
@@ -50,8 +51,6 @@ class JvmTable:
     material: dict[str, Any] | None
 
 
-class UnrenderedSchemaError(ValueError):
-    """A schema :func:`describe_columns` does not render; internal: the caller falls back to DESCRIBE."""
 
 
 _SIMPLE = {

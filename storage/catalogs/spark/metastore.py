@@ -18,9 +18,11 @@ Only on a classic session (a JVM handle) with Hive support; :meth:`MetastoreClie
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import Any
+from urllib.parse import unquote
 
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
@@ -75,11 +77,24 @@ class MetastoreClient:
     def _msc(self) -> Any:
         jsession = self._engine.spark._jsparkSession
         if self._client is None or self._session is not jsession:
+            self._close_client()  # another session: its client goes with it
             hive = jsession.sharedState().externalCatalog().unwrapped().client()
             jvm = self._engine.spark._jvm
             self._client = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(hive.conf())
             self._session = jsession
         return self._client
+
+    def close(self) -> None:
+        """Close the metastore client this object opened (on a service: its Thrift connection, which the service
+        keeps until the client closes it); a later call opens a new one. The Spark session is not touched."""
+        with self._lock:
+            self._close_client()
+
+    def _close_client(self) -> None:
+        client, self._client, self._session = self._client, None, None
+        if client is not None:
+            with contextlib.suppress(*ENGINE_ERRORS):  # a stopped JVM or a gone service: nothing is left open
+                client.close()
 
     def get(self, name: TableName) -> Any | None:
         """The metastore's ``Table`` record of ``name`` (None when missing), read afresh every time: Spark's own
@@ -183,6 +198,59 @@ class MetastoreClient:
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot switch the partitions of {name}", name) from None
 
+    def user_of(self, location: str) -> str | None:
+        """What in the metastore uses ``location`` (decoded URI), in words; None when nothing does: a database
+        located at or under it, a table or a partition located at, under or above it (a table above it reads it).
+        One call per database and two more per database with tables, one per partitioned table: every database of
+        the metastore is looked at, since any table of any database can point anywhere."""
+        target = normalized_location(location)
+        with self._lock:
+            try:
+                client = self._msc()
+                for db in client.getAllDatabases():
+                    database = client.getDatabase(db)
+                    if _at_or_under(normalized_location(str(database.getLocationUri())), target):
+                        return f"database {db} is located at {database.getLocationUri()}"
+                    names = client.getAllTables(db)
+                    if not names.size():
+                        continue
+                    for table in client.getTableObjectsByName(db, names):
+                        reason = self._table_use(client, table, target)
+                        if reason is not None:
+                            return reason
+            except ENGINE_ERRORS as error:
+                raise EngineOperationError(f"cannot check who uses {location}: {inspect_error(error).message}",
+                                           location, error) from None
+        return None
+
+    @staticmethod
+    def _table_use(client: Any, table: Any, target: str) -> str | None:
+        label = f"{table.getDbName()}.{table.getTableName()}"
+        storage = table.getSd()
+        own = storage.getLocation() if storage is not None else None
+        if own and _related(normalized_location(str(own)), target):
+            return f"table {label} is located at {own}"
+        if table.getPartitionKeysSize():
+            for partition in client.listPartitions(table.getDbName(), table.getTableName(), -1):
+                where = partition.getSd().getLocation() if partition.getSd() is not None else None
+                if where and _related(normalized_location(str(where)), target):
+                    return f"a partition of table {label} is located at {where}"
+        return None
+
+    def drop_database(self, db: str) -> None:
+        """Drop the empty database ``db`` (RESTRICT), its directory left in place (``deleteData`` off)."""
+        with self._lock:
+            try:
+                self._msc().dropDatabase(db, False, False, False)
+            except ENGINE_ERRORS as error:
+                java = _java_class(error)
+                if java.endswith("NoSuchObjectException"):
+                    raise NoSuchObjectError(f"database {db} does not exist", db) from None
+                if java.endswith("InvalidOperationException"):
+                    raise CatalogError(f"database {db} is not empty", db) from None
+                raise EngineOperationError(f"cannot drop database {db}: {inspect_error(error).message}", db,
+                                           error) from None
+
     def forget(self, name: TableName) -> None:
         """Remove ``name`` from the metastore, never its files (``deleteData`` off, whatever the table's kind)."""
         with self._lock:
@@ -196,6 +264,26 @@ class MetastoreClient:
         if _java_class(error).endswith("NoSuchObjectException"):
             return NoSuchObjectError(f"table {name} does not exist", str(name))
         return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
+
+
+def normalized_location(location: str) -> str:
+    """A location as one form for comparison: decoded, no trailing ``/``, ``file:///x`` and a bare ``/x`` as
+    ``file:/x``."""
+    text = unquote(location).rstrip("/")
+    if text.startswith("file:///"):
+        return "file:/" + text[len("file:///"):]
+    if text.startswith("file://localhost/"):
+        return "file:/" + text[len("file://localhost/"):]
+    return "file:" + text if text.startswith("/") else text
+
+
+def _at_or_under(candidate: str, target: str) -> bool:
+    return candidate == target or candidate.startswith(target + "/")
+
+
+def _related(candidate: str, target: str) -> bool:
+    """``candidate`` is at, under or above ``target``."""
+    return _at_or_under(candidate, target) or target.startswith(candidate + "/")
 
 
 def _partition_for(partition: Any, name: TableName, location: str | None) -> Any:

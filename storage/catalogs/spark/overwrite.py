@@ -82,6 +82,14 @@ class SparkPartitionKeep:
         for partition in missing:
             self._alter.add_partition(name, partition)
 
+    def add_empty(self, name: TableName, source: TableName) -> None:
+        """Register the partitions of ``source`` that ``name`` lacks (no row went to them): two ``SHOW PARTITIONS``,
+        one ``ADD PARTITION`` per missing partition."""
+        present = self._alter.list_partitions(name)
+        for partition in self._alter.list_partitions(source):
+            if partition not in present:
+                self._alter.add_partition(name, partition)
+
     def _copy_rows(self, name: TableName, source: TableName, fill: Fill) -> None:
         columns = [column for column, _ in fill.partition]
         if fill.replaces == "written":

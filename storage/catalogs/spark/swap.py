@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from storage.catalogs.interface import SWITCHING_PARTITIONS
+from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.metastore import (
@@ -37,6 +37,7 @@ from storage.catalogs.spark.metastore import (
     swap_refusal,
     tag_of,
 )
+from storage.catalogs.spark.schema_edit import altered
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 
@@ -72,6 +73,27 @@ class SparkSwap:
         self._client.create(name, empty_copy(table, name, tag, location))
         self._engine.forget(name)
         return True
+
+    def clone_altered(self, source: TableName, name: TableName, tag: str, change: ColumnChange) -> None:
+        """Create ``name`` as an empty copy of ``source``'s whole definition with ``change`` applied (see
+        :mod:`storage.catalogs.spark.schema_edit`), in one metastore call, at ``name``'s default directory. An
+        ALTER TABLE rebuild needs the metastore client (a classic session): anything else a definition holds would be
+        lost by a CREATE TABLE that describes only part of it."""
+        refusal = self._client.refusal()
+        if refusal is not None:
+            raise CatalogError(f"cannot rebuild {source} keeping its whole definition: {refusal}", str(source))
+        table = self._client.get(source)
+        if table is None:
+            raise NoSuchObjectError(f"table {source} does not exist", str(source))
+        if str(table.getTableType()) != MANAGED:
+            raise CatalogError(f"cannot rebuild {source}: it is an external table, whose files live at its own "
+                               "location (the change would rewrite them in place, which cannot be atomic)", str(source))
+        location = self._client.default_location(name)
+        if location is None:
+            raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
+        copy = altered(self._engine.spark, table, change, source)
+        self._client.create(name, empty_copy(copy, name, tag, location))
+        self._engine.forget(name)
 
     def rename_in_place(self, old: TableName, new: TableName) -> bool:
         """Rename a managed table that is not at its default location (a swapped one) in one metastore call that
@@ -143,6 +165,30 @@ class SparkSwap:
         self._engine.forget(name)
         self._client.forget(name)
         return True
+
+    def client_refusal(self) -> str | None:
+        """Why this session has no metastore client of the catalog's own (None when it has one)."""
+        return self._client.refusal()
+
+    def drop_keeping_files(self, name: TableName) -> None:
+        """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``
+        off): this session first forgets its cached relation, file listing and cached data, as Spark's DROP does."""
+        try:
+            if self._engine.spark.catalog.isCached(name.quoted):
+                self._engine.spark.catalog.uncacheTable(name.quoted)
+        except ENGINE_ERRORS:
+            pass  # nothing cached to drop
+        self.refresh(name)
+        self._engine.forget(name)
+        self._client.forget(name)
+
+    def drop_database_keeping_files(self, db: str) -> None:
+        """Drop the empty database ``db`` from the metastore, its directory left (see :meth:`drop_keeping_files`)."""
+        self._client.drop_database(db)
+
+    def user_of(self, location: str) -> str | None:
+        """See :meth:`storage.catalogs.spark.metastore.MetastoreClient.user_of`."""
+        return self._client.user_of(location)
 
     def refresh(self, name: TableName) -> None:
         """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""

@@ -141,6 +141,8 @@ class SparkTables:
             if view is not None:
                 self._engine.drop_temp_view(view)
         self._keep.keep(name, fill)
+        if fill.partitions_of is not None:
+            self._keep.add_empty(name, fill.partitions_of)
 
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
@@ -238,8 +240,10 @@ class SparkTables:
         except ENGINE_ERRORS as error:
             raise engine_error(inspect_error(error), f"cannot repair the torn rename of {old}", old) from None
 
-    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None) -> bool:
-        """``DROP TABLE ... PURGE``, then (managed tables) the leftovers at its location, so no file of it is left.
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
+             remove: Callable[[TableName], None] | None = None) -> bool:
+        """``DROP TABLE ... PURGE``, then (managed tables) the leftovers at its location, so no file of it is left;
+        or ``remove`` instead of both, for a managed table (the catalog's drop that keeps the files).
 
         A view is not a table (:class:`NoSuchObjectError`). With ``expect``, only a table whose :meth:`identity` is
         ``expect`` is dropped (False otherwise); ``before`` runs right before the DROP. Metastore calls: a lookup
@@ -262,6 +266,9 @@ class SparkTables:
             if info is not None and self._leftovers.is_helper_table(name, info):
                 self._leftovers.discard_helper_table(name)
                 return True
+        if remove is not None and found.kind == "MANAGED":
+            remove(name)
+            return True
         try:
             self._spark.sql(f"DROP TABLE {name.quoted} PURGE")
         except ENGINE_ERRORS as error:

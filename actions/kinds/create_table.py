@@ -1,0 +1,81 @@
+"""CREATE_TABLE: a table a statement creates (TMP, or ORIG in an atomic create); undo drops it while it is still the
+statement's (its tag), then any files left at its default location that are the statement's."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from actions.context import ActionContext
+from actions.kinds.kind import ActionKind, name_of, payload_of, require
+from chains.entries import ActionEntry, ActionType
+from chains.log import DDLLog
+from storage import crashpoints
+from storage.catalogs.interface import Catalog
+from storage.catalogs.names import TableName
+from storage.errors import NoSuchObjectError
+
+UNDO_CREATE_BEFORE_DROP = crashpoints.declare("undo.create_table.before_drop", "undo found our table, not dropped yet")
+
+
+@attrs.frozen
+class CreateTablePayload:
+    """``owns_location``: files at the table's default location are the statement's (no table had the name).
+    ``renamed_from``: the table arrived by a rename (TMP -> ORIG), which a kill may have cut."""
+
+    owns_location: bool = False
+    renamed_from: TableName | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        renamed = None if self.renamed_from is None else [self.renamed_from.db, self.renamed_from.name]
+        return {"owns_location": self.owns_location, "renamed_from": renamed}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> CreateTablePayload:
+        renamed = require(data, "renamed_from", "CREATE_TABLE")
+        return cls(bool(require(data, "owns_location", "CREATE_TABLE")),
+                   None if renamed is None else TableName(str(renamed[0]), str(renamed[1])))
+
+
+def log_create_table(log: DDLLog, chain: int, name: TableName, tag: str, *, owns_location: bool,
+                     renamed_from: TableName | None = None) -> ActionEntry:
+    return log.add_action(chain, ActionType.CREATE_TABLE, name=name, tag=tag,
+                          payload=CreateTablePayload(owns_location, renamed_from))
+
+
+def owns_location(action: ActionEntry) -> bool:
+    """Files at the object's default location are ours to remove: a reserved name, or the log says so."""
+    return name_of(action).is_reserved or payload_of(action, CreateTablePayload).owns_location
+
+
+def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
+    """Drop the table this statement created, if it is there and still ours; then its leftover files."""
+    catalog: Catalog = ctx.catalog
+    name = name_of(action)
+    payload = payload_of(action, CreateTablePayload)
+    if payload.renamed_from is not None:
+        # The table arrived by a rename (TMP -> ORIG) that a kill may have cut between the directory move and the
+        # metastore update: put the data back under TMP, whose own undo then drops it (found by the soak).
+        catalog.settle_rename(payload.renamed_from, name)
+    if action.tag is not None:
+        try:
+            # Only the table we created (our tag) is dropped, files included; another table holding the name stays.
+            catalog.drop(name, expect=action.tag, before=UNDO_CREATE_BEFORE_DROP)
+            return
+        except NoSuchObjectError:
+            pass  # not created, or already dropped: only files can be left
+    if owns_location(action):
+        catalog.clean_leftovers(name)
+
+
+def describe(action: ActionEntry) -> str:
+    payload = payload_of(action, CreateTablePayload)
+    moved = (f"move the data of a cut rename back to {payload.renamed_from}, then "
+             if payload.renamed_from is not None else "")
+    return f"{moved}drop table {action.name} if it still has identity {action.tag} (and its leftover files)"
+
+
+KIND = ActionKind(ActionType.CREATE_TABLE, ("INIT",), CreateTablePayload, undo_create_table, describe, "object",
+                  log_create_table)

@@ -1,0 +1,230 @@
+"""ALTER TABLE on the DDL log (seed mysql-wl7743 D/E): in-place changes are logged with the old metadata; what
+Spark cannot do in place for parquet/Hive tables (change a column's type, drop columns) rebuilds the table into
+TMP from the old rows and swaps it in with the CREATE OR REPLACE machinery, so any failure leaves the old table."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import ClassVar
+
+import attrs
+
+from actions.context import ActionContext
+from actions.kinds.alter_table import (
+    AddColumnsChange,
+    AlterChange,
+    PartitionChange,
+    RestoreColumnComment,
+    RestoreProperties,
+    log_alter_table,
+)
+from actions.kinds.drop_init import log_drop_init
+from actions.locking import LockKeys
+from actions.results import NOTHING_DONE, StatementResult
+from ddl_log.engine.alter_ops import (
+    AddColumns,
+    AddPartition,
+    AlterOp,
+    ChangeColumnType,
+    ColumnComment,
+    DropColumns,
+    DropPartition,
+    SetProperties,
+    UnsetProperties,
+    alter_table_text,
+)
+from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.engine.schema import check_column_list, check_type, parse_schema
+from ddl_log.engine.texts import sql_string
+from ddl_log.engine.typed import Statement
+from replace_table.machine import ReplaceTable
+from storage.catalogs.interface import TAG_PROPERTY, ColumnChange, Fill, TableMetadata, TableSpec
+from storage.catalogs.names import TableName, quote_ident
+from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, NotAtomicError, ObjectExistsError
+
+ALTER_TABLE_POINTS = StatementPoints.declare("alter_table")
+ALTER_TABLE_FORWARD_POINTS = StatementPoints.declare("alter_table_forward")
+
+
+def _column(metadata: TableMetadata, name: TableName, column: str) -> str:
+    found = metadata.column(column)
+    if found is None:
+        raise NoSuchObjectError(f"column {column!r} does not exist in {name}", column)
+    return found.name
+
+
+@attrs.frozen(kw_only=True)
+class AlterTable(Statement):
+    """ALTER TABLE: in-place changes logged with the old metadata; type changes and column drops rebuild the table
+    from its old rows and swap it in (the old table is untouched if any row fails to convert)."""
+
+    label: ClassVar[str] = "ALTER TABLE"
+    name: TableName
+    op: AlterOp
+
+    @classmethod
+    def of(cls, name: str | TableName, op: AlterOp, *, text: str | None = None) -> AlterTable:
+        return cls(name=TableName.of(name), op=op, text=text)
+
+    def canonical_text(self) -> str:
+        return alter_table_text(self.name.quoted, self.op)
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        result = alter_table(ctx, self.name, self.op, statement=self.binlog_text)
+        return NOTHING_DONE if result is None else result
+
+
+def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: str) -> StatementResult | None:
+    catalog = ctx.catalog
+    metadata = catalog.table_metadata(name)
+    tag = catalog.identity(name)
+    if metadata is None or tag is None:
+        if catalog.view_definition(name) is not None:
+            raise CatalogError(f"{name} is a view; use ALTER VIEW", str(name))
+        raise NoSuchObjectError(f"table {name} does not exist", str(name))
+    if isinstance(op, SetProperties | UnsetProperties):
+        return _alter_properties(ctx, name, tag, metadata, op, statement)
+    if isinstance(op, ColumnComment):
+        column = _column(metadata, name, op.column)
+        old = metadata.column(column)
+
+        restore = RestoreColumnComment(column, old.comment if old else None)
+
+        def body(run: UndoStatement) -> tuple[str, ...]:
+            run.logged(lambda chain: log_alter_table(ctx.log, chain, name, tag, restore),
+                       lambda: catalog.set_column_comment(name, column, op.comment))
+            return (str(name),)
+
+        event = UndoStatement(ctx, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
+        return StatementResult(objects=(str(name),), event=event)
+    if isinstance(op, AddColumns):
+        added = parse_schema(op.columns)
+        check_column_list(op.columns)
+        for new_column in added:
+            if metadata.column(new_column.name) is not None:
+                raise ObjectExistsError(f"column {new_column.name!r} already exists in {name}", new_column.name)
+        catalog.check_alter(name, op.clause())  # what Spark refuses in the column list, refused before the log
+        return _forward(ctx, name, tag, statement, AddColumnsChange(tuple(added), op.columns))
+    if isinstance(op, AddPartition | DropPartition):
+        spec = _partition_spec(metadata, name, op.spec)
+        exists = spec in catalog.list_partitions(name)
+        if isinstance(op, AddPartition):
+            if exists:
+                if op.if_not_exists:
+                    return None
+                raise ObjectExistsError(f"partition {spec} already exists in {name}", str(name))
+            return _forward(ctx, name, tag, statement, PartitionChange(True, tuple(spec.items())))
+        if not exists:
+            if op.if_exists:
+                return None
+            raise NoSuchObjectError(f"partition {spec} does not exist in {name}", str(name))
+        return _forward(ctx, name, tag, statement, PartitionChange(False, tuple(spec.items())))
+    if isinstance(op, ChangeColumnType | DropColumns):
+        return _rebuild(ctx, name, metadata, op, statement)
+    raise CatalogError(f"unsupported ALTER TABLE operation {op!r}", str(name))
+
+
+def _alter_properties(ctx: ActionContext, name: TableName, tag: str, metadata: TableMetadata,
+                      op: SetProperties | UnsetProperties, statement: str) -> StatementResult:
+    current = metadata.property_map
+    keys = tuple(op.properties) if isinstance(op, SetProperties) else op.keys
+    if TAG_PROPERTY in keys:
+        raise InvalidNameError(f"table property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
+    if isinstance(op, UnsetProperties) and not op.if_exists:
+        missing = [key for key in keys if key not in current]
+        if missing:
+            raise NoSuchObjectError(f"table property {missing[0]!r} is not set on {name}", missing[0])
+    old = {key: current.get(key) for key in keys}
+    catalog = ctx.catalog
+
+    def change() -> None:
+        if isinstance(op, SetProperties):
+            catalog.set_properties(name, dict(op.properties))
+        else:
+            catalog.unset_properties(name, tuple(op.keys))
+
+    restore = RestoreProperties(tuple(old.items()))
+
+    def body(run: UndoStatement) -> tuple[str, ...]:
+        run.logged(lambda chain: log_alter_table(ctx.log, chain, name, tag, restore), change)
+        return (str(name),)
+
+    event = UndoStatement(ctx, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
+    return StatementResult(objects=(str(name),), event=event)
+
+
+def _forward(ctx: ActionContext, name: TableName, tag: str, statement: str, change: AlterChange) -> StatementResult:
+    """Changes Spark cannot invert in place roll forward once logged (like DROP): done now, or by recovery."""
+    event = run_forward_chain(ctx, statement, [
+        partial(log_drop_init, statement=statement, objects=(str(name),)),
+        partial(log_alter_table, name=name, tag=tag, change=change),
+    ], ALTER_TABLE_FORWARD_POINTS, verb="ALTER TABLE")
+    return StatementResult(objects=(str(name),), event=event)
+
+
+def _partition_spec(metadata: TableMetadata, name: TableName, spec: dict[str, str]) -> dict[str, str]:
+    if not metadata.partitioned_by:
+        raise CatalogError(f"table {name} is not partitioned", str(name))
+    lowered = {key.lower(): value for key, value in spec.items()}
+    if set(lowered) != {p.lower() for p in metadata.partitioned_by}:
+        raise InvalidNameError(f"partition spec {spec} must name exactly {list(metadata.partitioned_by)}", str(name))
+    return {p: lowered[p.lower()] for p in metadata.partitioned_by}
+
+
+def _rebuild(ctx: ActionContext, name: TableName, metadata: TableMetadata, op: ChangeColumnType | DropColumns,
+             statement: str) -> StatementResult | None:
+    """Rebuild into TMP and swap it in; a failure or crash before the commit leaves the old table.
+
+    TMP is a copy of the table's whole definition with only the named column changed (:class:`ColumnChange`:
+    bucketing, OPTIONS, comments, defaults, the table kind all stay), filled from the old rows. A retyped column is
+    converted strictly whatever ``spark.sql.ansi.enabled`` says: :func:`strict_cast` fails the statement on the
+    first value that does not convert (where a plain CAST with ANSI off would make it NULL)."""
+    if metadata.external:
+        what = "ALTER COLUMN ... TYPE" if isinstance(op, ChangeColumnType) else "DROP COLUMNS"
+        raise NotAtomicError(f"ALTER TABLE ... {what} of the external table {name} cannot be atomic: its files live "
+                             "at the table's own location, which a rebuilt version cannot replace in one step",
+                             str(name))
+    selected: list[str] = []
+    if isinstance(op, ChangeColumnType):
+        target = _column(metadata, name, op.column)
+        check_type(op.type, target)
+        change = ColumnChange(retype=(target, op.type))
+        for column in metadata.columns:
+            ident = quote_ident(column.name)
+            selected.append(f"{strict_cast(name, column.name, op.type)} AS {ident}" if column.name == target
+                            else ident)
+    else:
+        dropped: dict[str, None] = {}
+        for column_name in op.columns:
+            if metadata.column(column_name) is None:
+                if op.if_exists:
+                    continue
+                raise NoSuchObjectError(f"column {column_name!r} does not exist in {name}", column_name)
+            dropped[_column(metadata, name, column_name)] = None
+        if not dropped:
+            return None
+        lowered = {column.lower() for column in dropped}
+        if lowered & {p.lower() for p in metadata.partitioned_by}:
+            raise CatalogError(f"cannot drop a partition column of {name}", str(name))
+        selected = [quote_ident(c.name) for c in metadata.columns if c.name.lower() not in lowered]
+        if not selected:
+            raise CatalogError(f"cannot drop every column of {name}", str(name))
+        change = ColumnChange(drop=tuple(dropped))
+    query = f"SELECT {', '.join(selected)} FROM {name.quoted}"
+    ctx.catalog.check_create(TableSpec(as_select=query), name)  # the new type, analysed by the engine
+    copy = TableSpec(like=name, copy=True, alter=change)
+    return ReplaceTable(ctx, name, copy, statement, verb="ALTER TABLE", fill=Fill(as_select=query, partitions_of=name),
+                        orig_must_exist=True).run()
+
+
+def strict_cast(table: TableName, column: str, type_text: str) -> str:
+    """``column`` converted to ``type_text``, failing on a value that does not convert whatever the session's ANSI
+    setting: ``try_cast`` (ANSI rules, NULL instead of an error) and ``raise_error`` when it gave NULL for a value."""
+    ident = quote_ident(column)
+    converted = f"try_cast({ident} AS {type_text})"
+    message = sql_string(f"ALTER TABLE {table}: a value of column {column} does not convert to {type_text}: ")
+    return (f"CASE WHEN {ident} IS NULL THEN NULL WHEN {converted} IS NULL THEN raise_error(concat({message}, "
+            f"CAST({ident} AS STRING))) ELSE {converted} END")

@@ -1,0 +1,138 @@
+"""What one ``ALTER TABLE`` statement asks for, as small frozen values: the SQL front end builds them and
+:meth:`AtomicDDL.alter_table` runs them. Column and partition names are plain identifiers (backquotes already
+removed); :meth:`clause` renders an operation back as a canonical, fully quoted Spark clause (for the binlog of
+calls made through the Python API)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TypeAlias
+
+import attrs
+
+from ddl_log.engine.texts import sql_string
+from storage.catalogs.names import quote_ident
+
+
+def _pairs(items: Mapping[str, str]) -> str:
+    return ", ".join(f"{sql_string(k)} = {sql_string(v)}" for k, v in items.items())
+
+
+def _spec(spec: Mapping[str, str]) -> str:
+    return "PARTITION (" + ", ".join(f"{quote_ident(k)} = {sql_string(v)}" for k, v in spec.items()) + ")"
+
+
+def _frozen_dict(value: Mapping[str, str]) -> dict[str, str]:
+    return dict(value)
+
+
+def _names(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
+@attrs.frozen
+class AddColumns:
+    """``ADD COLUMNS (c INT COMMENT 'x', d STRING)``: ``columns`` is the column list text, for
+    :func:`ddl_log.engine.schema.parse_schema`."""
+
+    columns: str
+
+    def clause(self) -> str:
+        """As written: Spark reads the column list itself (its types, NOT NULL, DEFAULT ...)."""
+        return f"ADD COLUMNS ({self.columns})"
+
+
+@attrs.frozen
+class SetProperties:
+    """``SET TBLPROPERTIES ('k' = 'v', ...)``; values are strings as Spark stores them (``1`` -> ``"1"``)."""
+
+    properties: dict[str, str] = attrs.field(converter=_frozen_dict)
+
+    def clause(self) -> str:
+        return f"SET TBLPROPERTIES ({_pairs(self.properties)})"
+
+
+@attrs.frozen
+class UnsetProperties:
+    """``UNSET TBLPROPERTIES [IF EXISTS] ('k', ...)``."""
+
+    keys: tuple[str, ...] = attrs.field(converter=_names)
+    if_exists: bool = False
+
+    def clause(self) -> str:
+        keys = ", ".join(sql_string(k) for k in self.keys)
+        return f"UNSET TBLPROPERTIES {'IF EXISTS ' if self.if_exists else ''}({keys})"
+
+
+@attrs.frozen
+class ColumnComment:
+    """``ALTER COLUMN c COMMENT 'text'``."""
+
+    column: str
+    comment: str
+
+    def clause(self) -> str:
+        return f"ALTER COLUMN {quote_ident(self.column)} COMMENT {sql_string(self.comment)}"
+
+
+@attrs.frozen
+class ChangeColumnType:
+    """``ALTER COLUMN c TYPE bigint``: ``type`` is the Spark type text. Spark cannot do it in place for parquet/Hive
+    tables, so it is a rebuild."""
+
+    column: str
+    type: str
+
+    def clause(self) -> str:
+        return f"ALTER COLUMN {quote_ident(self.column)} TYPE {self.type}"
+
+
+@attrs.frozen
+class DropColumns:
+    """``DROP COLUMN[S] [IF EXISTS] (a, b)`` (a rebuild)."""
+
+    columns: tuple[str, ...] = attrs.field(converter=_names)
+    if_exists: bool = False
+
+    def clause(self) -> str:
+        names = ", ".join(quote_ident(c) for c in self.columns)
+        return f"DROP COLUMNS {'IF EXISTS ' if self.if_exists else ''}({names})"
+
+
+@attrs.frozen
+class AddPartition:
+    """``ADD [IF NOT EXISTS] PARTITION (p = 'v', ...)``: one partition, values as strings."""
+
+    spec: dict[str, str] = attrs.field(converter=_frozen_dict)
+    if_not_exists: bool = False
+
+    def clause(self) -> str:
+        return f"ADD {'IF NOT EXISTS ' if self.if_not_exists else ''}{_spec(self.spec)}"
+
+
+@attrs.frozen
+class DropPartition:
+    """``DROP [IF EXISTS] PARTITION (p = 'v', ...)``: one partition, values as strings."""
+
+    spec: dict[str, str] = attrs.field(converter=_frozen_dict)
+    if_exists: bool = False
+
+    def clause(self) -> str:
+        return f"DROP {'IF EXISTS ' if self.if_exists else ''}{_spec(self.spec)}"
+
+
+AlterOp: TypeAlias = (
+    AddColumns | SetProperties | UnsetProperties | ColumnComment | ChangeColumnType | DropColumns | AddPartition
+    | DropPartition
+)
+"""Every ALTER TABLE operation the DDL log knows."""
+
+IN_PLACE_OPS: tuple[type, ...] = (AddColumns, SetProperties, UnsetProperties, ColumnComment, AddPartition,
+                                  DropPartition)
+"""Operations Spark can do in place on a parquet/Hive table (logged with the old metadata for undo); the others
+(:class:`ChangeColumnType`, :class:`DropColumns`) rebuild the table and swap it in."""
+
+
+def alter_table_text(name: str, op: AlterOp) -> str:
+    """``ALTER TABLE <name> <clause>`` where ``name`` is already quoted."""
+    return f"ALTER TABLE {name} {op.clause()}"

@@ -1,0 +1,189 @@
+"""The statements that build a new version of a table and install it through the replace machine
+(:mod:`replace_table.machine`): CREATE TABLE and CREATE OR REPLACE TABLE in every form, TRUNCATE TABLE and
+INSERT OVERWRITE. The old table stays readable and intact until the new version is complete and the statement is
+binlogged; any failure or crash before that leaves exactly the old table (or no table)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+from actions.context import ActionContext
+from actions.locking import LockKeys, database_key, object_key
+from actions.recovery import delete_versions_of_dropped
+from actions.results import NOTHING_DONE, StatementResult
+from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_overwrite, resolve_mode
+from ddl_log.engine.schema import SchemaLike, table_spec
+from ddl_log.engine.texts import create_table_text, sql_string
+from ddl_log.engine.typed import Statement
+from replace_table.machine import ReplaceResult, ReplaceTable
+from storage.catalogs.interface import CreateText, Fill, TableSpec
+from storage.catalogs.lookup_scope import reuse_lookups
+from storage.catalogs.names import TableName, quote_ident
+from storage.errors import InvalidNameError, ObjectExistsError
+
+
+def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None, statement: str, *, verb: str,
+                  orig_must_exist: bool | None, fill: Fill | None = None) -> ReplaceResult:
+    """Build and install a new version of ``target`` (``spec`` None: an empty copy of the table itself, whose
+    definition is then read under the statement's lock). The caller holds the statement's locks."""
+    if spec is None:
+        check_rewritable(target, ctx.catalog.table_metadata(target), verb)
+        spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
+    else:
+        if orig_must_exist is not True and ctx.catalog.view_definition(target) is not None:
+            raise ObjectExistsError(f"{target} is a view, not a table", str(target))
+        ctx.catalog.check_create(spec, target)
+    with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
+        delete_versions_of_dropped(ctx, target)  # they may hold the name's directory
+        return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist, fill=fill).run()
+
+
+def _spec_keys(name: TableName, spec: TableSpec) -> LockKeys:
+    like = (object_key(spec.like),) if spec.like is not None else ()
+    return LockKeys((object_key(name), *like), (database_key(name.db),))
+
+
+@attrs.frozen(kw_only=True)
+class CreateOrReplaceTable(Statement):
+    """CREATE OR REPLACE TABLE (columns, LIKE, AS SELECT or a DataFrame); ``must_exist``: REPLACE TABLE, which Spark
+    requires the table for."""
+
+    label: ClassVar[str] = "CREATE OR REPLACE TABLE"
+    name: TableName
+    spec: TableSpec
+    must_exist: bool = False
+
+    @classmethod
+    def of(cls, name: str | TableName, *, schema: SchemaLike | None = None, like: str | TableName | None = None,
+           as_select: str | None = None, df: Any = None, using: str | None = None, partitioned_by: Iterable[str] = (),
+           properties: dict[str, str] | None = None, comment: str | None = None, create_text: CreateText | None = None,
+           must_exist: bool = False, text: str | None = None) -> CreateOrReplaceTable:
+        spec = table_spec(schema=schema, like=like, as_select=as_select, df=df, using=using,
+                          partitioned_by=partitioned_by, properties=properties, comment=comment, text=create_text)
+        return cls(name=TableName.of(name), spec=spec, must_exist=must_exist, text=text)
+
+    def canonical_text(self) -> str:
+        return create_table_text(self.name, self.spec, or_replace=True)
+
+    def lock_keys(self) -> LockKeys:
+        return _spec_keys(self.name, self.spec)
+
+    def run(self, ctx: ActionContext) -> ReplaceResult:
+        verb = "REPLACE TABLE" if self.must_exist else self.label
+        return build_version(ctx, self.name, self.spec, self.binlog_text, verb=verb,
+                             orig_must_exist=True if self.must_exist else None)
+
+
+@attrs.frozen(kw_only=True)
+class CreateTable(Statement):
+    """CREATE TABLE [IF NOT EXISTS]: built under a TMP name and renamed in, so no reader ever sees it partly filled
+    and a failure or crash leaves no table, no files and no binlog event. With IF NOT EXISTS a table or view of that
+    name makes it do nothing, as in Spark."""
+
+    label: ClassVar[str] = "CREATE TABLE"
+    name: TableName
+    spec: TableSpec
+    if_not_exists: bool = False
+
+    @classmethod
+    def of(cls, name: str | TableName, *, if_not_exists: bool = False, schema: SchemaLike | None = None,
+           like: str | TableName | None = None, as_select: str | None = None, df: Any = None,
+           using: str | None = None, partitioned_by: Iterable[str] = (), properties: dict[str, str] | None = None,
+           comment: str | None = None, create_text: CreateText | None = None,
+           text: str | None = None) -> CreateTable:
+        spec = table_spec(schema=schema, like=like, as_select=as_select, df=df, using=using,
+                          partitioned_by=partitioned_by, properties=properties, comment=comment, text=create_text)
+        return cls(name=TableName.of(name), spec=spec, if_not_exists=if_not_exists, text=text)
+
+    def canonical_text(self) -> str:
+        return create_table_text(self.name, self.spec, or_replace=False, if_not_exists=self.if_not_exists)
+
+    def lock_keys(self) -> LockKeys:
+        return _spec_keys(self.name, self.spec)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        if self.if_not_exists and (ctx.catalog.exists(self.name) or ctx.catalog.view_definition(self.name)):
+            return NOTHING_DONE
+        return build_version(ctx, self.name, self.spec, self.binlog_text, verb=self.label, orig_must_exist=False)
+
+
+@attrs.frozen(kw_only=True)
+class TruncateTable(Statement):
+    """TRUNCATE TABLE: an empty copy of the table's whole definition swapped in; a failure or crash before the
+    commit keeps the old rows."""
+
+    label: ClassVar[str] = "TRUNCATE TABLE"
+    name: TableName
+
+    @classmethod
+    def of(cls, name: str | TableName, *, text: str | None = None) -> TruncateTable:
+        return cls(name=TableName.of(name), text=text)
+
+    def canonical_text(self) -> str:
+        return f"TRUNCATE TABLE {self.name.quoted}"
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(self.name)
+
+    def run(self, ctx: ActionContext) -> ReplaceResult:
+        return build_version(ctx, self.name, None, self.binlog_text, verb=self.label, orig_must_exist=True)
+
+
+@attrs.frozen(kw_only=True)
+class InsertOverwrite(Statement):
+    """INSERT OVERWRITE TABLE t [PARTITION (a='1', b)] [IF NOT EXISTS] SELECT ...: the new version is built in a copy
+    of the table and swapped in at the commit; the SELECT may read t itself and runs once.
+
+    What is replaced follows Spark (:mod:`ddl_log.engine.overwrite`): ``overwrite_mode`` ``static`` / ``dynamic``,
+    by default the session's ``spark.sql.sources.partitionOverwriteMode`` when the statement runs; ``partition``
+    maps every partition column to a static value or None (dynamic). IF NOT EXISTS with an existing partition does
+    nothing."""
+
+    label: ClassVar[str] = "INSERT OVERWRITE"
+    name: TableName
+    as_select: str | None = None
+    df: Any = attrs.field(default=None, eq=False, repr=False)
+    partition: Mapping[str, str | None] | None = None
+    overwrite_mode: str | None = None
+    if_not_exists: bool = False
+
+    @classmethod
+    def of(cls, name: str | TableName, *, as_select: str | None = None, df: Any = None,
+           partition: Mapping[str, str | None] | None = None, overwrite_mode: str | None = None,
+           if_not_exists: bool = False, text: str | None = None) -> InsertOverwrite:
+        if (as_select is None) == (df is None):
+            raise InvalidNameError("give exactly one of as_select, df", str(name))
+        return cls(name=TableName.of(name), as_select=as_select, df=df,
+                   partition=None if partition is None else dict(partition), overwrite_mode=overwrite_mode,
+                   if_not_exists=if_not_exists, text=text)
+
+    def canonical_text(self) -> str:
+        text = f"INSERT OVERWRITE TABLE {self.name.quoted}"
+        if self.partition:
+            parts = [quote_ident(c) if v is None else f"{quote_ident(c)}={sql_string(v)}"
+                     for c, v in self.partition.items()]
+            text += f" PARTITION ({', '.join(parts)})"
+        if self.if_not_exists:
+            text += " IF NOT EXISTS"
+        return text + " " + (self.as_select or "/* DataFrame */")
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        catalog = ctx.catalog
+        mode = resolve_mode(catalog, self.overwrite_mode, self.name)
+        metadata = catalog.table_metadata(self.name)
+        check_rewritable(self.name, metadata, self.label)
+        plan = plan_overwrite(catalog, self.name, metadata, as_select=self.as_select, df=self.df,
+                              partition=self.partition, mode=mode, if_not_exists=self.if_not_exists)
+        if plan.skip:
+            return NOTHING_DONE
+        text = self.text or overwrite_text(self.name, plan.fill, if_not_exists=self.if_not_exists)
+        copy = TableSpec(like=self.name, copy=True)  # an empty copy, properties and comment kept as Spark keeps them
+        with reuse_lookups():
+            return ReplaceTable(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True,
+                                fill=plan.fill).run()

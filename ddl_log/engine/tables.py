@@ -1,0 +1,296 @@
+"""RENAME TABLE (all or none, undone in reverse order), DROP TABLE (checked first, then rolled forward), CREATE
+DATABASE and DROP DATABASE (every object, or nothing before the log write), on the DDL log. Seeds: mysql-wl7743 F-1,
+F-3; MariaDB's DROP_INIT / DROP_TABLE / DROP_DB actions."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import ClassVar
+
+import attrs
+
+from actions.context import ActionContext
+from actions.deletions import pending_deletions
+from actions.kinds.create_db import log_create_database
+from actions.kinds.drop_db import log_drop_database
+from actions.kinds.drop_function import log_drop_function
+from actions.kinds.drop_init import log_drop_init
+from actions.kinds.drop_table import log_drop_table
+from actions.kinds.drop_view import log_drop_view
+from actions.kinds.rename_table import log_rename_table
+from actions.locking import LockKeys
+from actions.results import NOTHING_DONE, StatementResult
+from chains.log import DDLLog
+from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text
+from ddl_log.engine.typed import Statement
+from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
+from storage.catalogs.lookup_scope import reuse_lookups
+from storage.catalogs.names import TableName, check_identifier, quote_ident
+from storage.errors import CatalogError, InvalidNameError, LeftoverFilesError, NoSuchObjectError, ObjectExistsError
+
+RENAME_POINTS = StatementPoints.declare("rename")
+DROP_TABLES_POINTS = StatementPoints.declare("drop_tables")
+DROP_DATABASE_POINTS = StatementPoints.declare("drop_database")
+CREATE_DATABASE_POINTS = StatementPoints.declare("create_database")
+
+LogAction = Callable[[DDLLog, int], object]
+
+
+def _pairs(pairs: Iterable[tuple[str | TableName, str | TableName]]) -> tuple[tuple[TableName, TableName], ...]:
+    return tuple((TableName.of(old), TableName.of(new)) for old, new in pairs)
+
+
+@attrs.frozen(kw_only=True)
+class RenameTables(Statement):
+    """RENAME TABLE a TO b, c TO d: all or none; on failure or crash the renames are undone in reverse order."""
+
+    label: ClassVar[str] = "RENAME TABLE"
+    pairs: tuple[tuple[TableName, TableName], ...] = attrs.field(converter=_pairs)
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[str | TableName, str | TableName]], *, text: str | None = None) -> RenameTables:
+        return cls(pairs=pairs, text=text)
+
+    def canonical_text(self) -> str:
+        return rename_tables_text(list(self.pairs))
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(*(name for pair in self.pairs for name in pair))
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        if not self.pairs:
+            raise InvalidNameError("RENAME TABLE needs at least one pair", "")
+        with reuse_lookups():  # a target found free is not looked up again as a view
+            plan = plan_renames(ctx, list(self.pairs))
+            subject = ", ".join(f"{old} TO {new}" for old, new, _ in plan)
+
+            def body(run: UndoStatement) -> tuple[str, ...]:
+                for old, new, tag in plan:
+                    run.logged(partial(_log_rename, ctx, old, new, tag), partial(rename_table, ctx, old, new))
+                return tuple(str(name) for old, new, _ in plan for name in (old, new))
+
+            event = UndoStatement(ctx, self.label, subject, self.binlog_text, RENAME_POINTS).run(body)
+        return StatementResult(objects=tuple(f"{old} -> {new}" for old, new, _ in plan), event=event)
+
+
+def _log_rename(ctx: ActionContext, old: TableName, new: TableName, tag: str, chain: int) -> object:
+    return log_rename_table(ctx.log, chain, old, new, tag)
+
+
+def plan_renames(ctx: ActionContext,
+                 pairs: list[tuple[TableName, TableName]]) -> list[tuple[TableName, TableName, str]]:
+    """Check every rename against the state the earlier ones leave (so swaps through a third name work), before
+    anything is logged. Returns (old, new, identity of the moved table)."""
+    identities: dict[TableName, str | None] = {}
+
+    def identity(name: TableName) -> str | None:
+        if name not in identities:
+            identities[name] = ctx.catalog.identity(name)
+        return identities[name]
+
+    plan = []
+    for old, new in pairs:
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: tables cannot move between databases", str(new))
+        tag = identity(old)
+        if tag is None:
+            if ctx.catalog.view_definition(old) is not None:
+                raise CatalogError(f"{old} is a view; use ALTER VIEW ... RENAME TO", str(old))
+            raise NoSuchObjectError(f"table {old} does not exist", str(old))
+        if identity(new) is not None or ctx.catalog.view_definition(new) is not None:
+            raise ObjectExistsError(f"table {new} already exists", str(new))
+        identities[new], identities[old] = tag, None
+        plan.append((old, new, tag))
+    return plan
+
+
+def rename_table(ctx: ActionContext, old: TableName, new: TableName) -> None:
+    """One rename of a RENAME TABLE statement. Refused as Spark refuses it when ``new``'s default directory exists;
+    when that directory is a replaced version this log keeps for its readers, the error says so and until when
+    (not "left by a failed operation": it is neither garbage nor to be removed by hand)."""
+    try:
+        ctx.catalog.rename(old, new)
+    except LeftoverFilesError as exc:
+        held = [deletion for deletion in pending_deletions(ctx.log)
+                if exc.location is not None and deletion.location.rstrip("/") == exc.location.rstrip("/")]
+        if not held:
+            raise
+        due = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(held[0].due))
+        raise LeftoverFilesError(
+            f"cannot rename {old} to {new}: its directory {exc.location} holds a replaced version of "
+            f"{held[0].table or new} kept for readers until {due} (grace_seconds); rename after that or to another "
+            "name", str(new), exc.location) from None
+
+
+def table_names(names: Iterable[str | TableName]) -> tuple[TableName, ...]:
+    return tuple(TableName.of(name) for name in names)
+
+
+@attrs.frozen(kw_only=True)
+class DropTables(Statement):
+    """DROP TABLE a, b [PURGE]: every name checked first (a missing table without IF EXISTS drops nothing); once
+    logged, the drop rolls forward (recovery finishes it and binlogs it as generated). A managed table's files stay
+    for the grace period, their deletion a chain of their own: the name goes first, so a reader that resolved the
+    table just before reads its rows whole, never an empty directory; ``purge``: the files go with the table."""
+
+    label: ClassVar[str] = "DROP TABLE"
+    names: tuple[TableName, ...] = attrs.field(converter=table_names)
+    if_exists: bool = False
+    purge: bool = False
+
+    @classmethod
+    def of(cls, names: Iterable[str | TableName], *, if_exists: bool = False, purge: bool = False,
+           text: str | None = None) -> DropTables:
+        return cls(names=names, if_exists=if_exists, purge=purge, text=text)
+
+    def canonical_text(self) -> str:
+        return drop_text("TABLE", list(self.names), if_exists=self.if_exists) + (" PURGE" if self.purge else "")
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(*self.names)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        with reuse_lookups():  # the live drop reuses the check's lookup of each table to compare identities
+            targets: list[tuple[TableName, str]] = []
+            for name in dict.fromkeys(self.names):
+                identity = ctx.catalog.identity(name)
+                if identity is None:
+                    if ctx.catalog.view_definition(name) is not None:
+                        raise CatalogError(f"{name} is a view; use DROP VIEW", str(name))
+                    if not self.if_exists:
+                        raise NoSuchObjectError(f"table {name} does not exist", str(name))
+                    continue
+                targets.append((name, identity))
+            if not targets:
+                return NOTHING_DONE
+            objects = tuple(str(name) for name, _ in targets)
+            keep = not self.purge
+            actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=objects)]
+            actions += [partial(_log_drop_table, name=name, tag=identity, keep_files=keep)
+                        for name, identity in targets]
+            kept = kept_table_files(ctx, [name for name, _ in targets]) if keep else []
+            event = run_forward_chain(ctx, self.binlog_text, actions, DROP_TABLES_POINTS, verb=self.label,
+                                      kept_files=kept)
+        return StatementResult(objects=objects, event=event, detail="done: " + ", ".join(objects))
+
+
+def _log_drop_table(log: DDLLog, chain: int, *, name: TableName, tag: str | None, keep_files: bool) -> object:
+    return log_drop_table(log, chain, name, tag, keep_files=keep_files)
+
+
+def kept_table_files(ctx: ActionContext, names: list[TableName]) -> list[tuple[TableName, str]]:
+    """(table, directory) of the managed ones of ``names``: the files a drop that keeps them leaves for readers."""
+    located = [(name, ctx.catalog.table_location(name)) for name in names]
+    return [(name, location) for name, location in located if location is not None]
+
+
+@attrs.frozen(kw_only=True)
+class DropDatabase(Statement):
+    """DROP DATABASE [CASCADE]: checked first (missing, non-empty without CASCADE), then one roll-forward chain drops
+    every function, view and table in it, then the database; the tables' files and the database's directory stay
+    for the grace period. Each table's lookup serves its logged identity and its drop."""
+
+    label: ClassVar[str] = "DROP DATABASE"
+    name: str = attrs.field(converter=check_identifier)
+    if_exists: bool = False
+    cascade: bool = False
+
+    @classmethod
+    def of(cls, name: str, *, if_exists: bool = False, cascade: bool = False,
+           text: str | None = None) -> DropDatabase:
+        return cls(name=name, if_exists=if_exists, cascade=cascade, text=text)
+
+    def canonical_text(self) -> str:
+        return drop_database_text(self.name, if_exists=self.if_exists, cascade=self.cascade)
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.database(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        with reuse_lookups():
+            return self._run(ctx)
+
+    def _run(self, ctx: ActionContext) -> StatementResult:
+        catalog, db = ctx.catalog, self.name
+        if not catalog.database_exists(db):
+            if self.if_exists:
+                return NOTHING_DONE
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+        if db == "default":
+            raise CatalogError("the default database cannot be dropped", db)
+        objects = catalog.list_objects(db)
+        if not objects.empty and not self.cascade:
+            raise CatalogError(f"database {db} is not empty ({len(objects.tables)} tables, {len(objects.views)} "
+                               f"views, {len(objects.functions)} functions); use CASCADE", db)
+        actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=(db,))]
+        for name in objects.functions:
+            function = catalog.function_definition(name)
+            if function is not None:
+                actions.append(partial(log_drop_function, name=name, definition=function))
+        for name in objects.views:
+            view = catalog.view_definition(name)
+            if view is not None:
+                actions.append(partial(log_drop_view, name=name, identity=catalog.view_identity(name),
+                                       definition=view))
+        actions += [partial(_log_drop_table, name=name, tag=catalog.identity(name), keep_files=True)
+                    for name in objects.tables]
+        # The database's identity: recovery drops this database, never one created anew under the name. Its
+        # directory stays with its tables' files for their readers, deleted after the grace period once unused.
+        actions.append(partial(log_drop_database, db=db, tag=catalog.tag_database(db), keep_files=True))
+        kept = kept_table_files(ctx, list(objects.tables))
+        location = catalog.database_location(db)
+        if location is not None:
+            kept.append((TableName(db, "*"), location))
+        event = run_forward_chain(ctx, self.binlog_text, actions, DROP_DATABASE_POINTS, verb=self.label,
+                                  kept_files=kept)
+        return StatementResult(objects=(db,), event=event)
+
+
+@attrs.frozen(kw_only=True)
+class CreateDatabase(Statement):
+    """CREATE DATABASE [IF NOT EXISTS]: logged so that a crash before the binlog write drops it again."""
+
+    label: ClassVar[str] = "CREATE DATABASE"
+    name: str = attrs.field(converter=check_identifier)
+    if_not_exists: bool = False
+    comment: str | None = None
+    properties: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, name: str, *, if_not_exists: bool = False, comment: str | None = None,
+           properties: dict[str, str] | None = None, text: str | None = None) -> CreateDatabase:
+        return cls(name=name, if_not_exists=if_not_exists, comment=comment,
+                   properties=tuple(sorted((properties or {}).items())), text=text)
+
+    def canonical_text(self) -> str:
+        return "CREATE DATABASE " + ("IF NOT EXISTS " if self.if_not_exists else "") + quote_ident(self.name)
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.database(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        db, catalog = self.name, ctx.catalog
+        if catalog.database_exists(db):
+            if self.if_not_exists:
+                return NOTHING_DONE
+            raise ObjectExistsError(f"database {db} already exists", db)
+        owns_location = not catalog.database_leftovers_exist(db)  # else undo must leave that directory alone
+        if any(key == TAG_PROPERTY for key, _ in self.properties):
+            raise InvalidNameError(f"database property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
+        tag = new_database_tag()  # the database's identity: undo drops this database, never one created anew
+
+        def body(run: UndoStatement) -> tuple[str, ...]:
+            run.logged(partial(_log_create_database, ctx, db, tag, owns_location),
+                       partial(catalog.create_database, db, comment=self.comment,
+                               properties=(*self.properties, (TAG_PROPERTY, tag))))
+            return (db,)
+
+        event = UndoStatement(ctx, self.label, db, self.binlog_text, CREATE_DATABASE_POINTS).run(body)
+        return StatementResult(objects=(db,), event=event)
+
+
+def _log_create_database(ctx: ActionContext, db: str, tag: str, owns_location: bool, chain: int) -> object:
+    return log_create_database(ctx.log, chain, db, tag, owns_location=owns_location)

@@ -1,0 +1,263 @@
+"""Views and persistent functions on the DDL log (seed mysql-wl9173): the old definition is kept in the log for
+undo; DROP VIEW / DROP FUNCTION check every name first, then roll forward."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from typing import ClassVar
+
+import attrs
+
+from actions.context import ActionContext
+from actions.kinds.create_function import log_create_function
+from actions.kinds.create_view import log_create_view
+from actions.kinds.drop_function import log_drop_function
+from actions.kinds.drop_init import log_drop_init
+from actions.kinds.drop_view import log_drop_view
+from actions.kinds.rename_view import log_rename_view
+from actions.locking import LockKeys
+from actions.results import NOTHING_DONE, StatementResult
+from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.engine.tables import LogAction, table_names
+from ddl_log.engine.texts import drop_text, function_text, view_text
+from ddl_log.engine.typed import Statement
+from storage.catalogs.interface import FunctionDefinition, ViewDefinition
+from storage.catalogs.names import TableName
+from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
+
+CREATE_FUNCTION_POINTS = StatementPoints.declare("create_function")
+CREATE_VIEW_POINTS = StatementPoints.declare("create_view")
+DROP_FUNCTION_POINTS = StatementPoints.declare("drop_function")
+RENAME_VIEW_POINTS = StatementPoints.declare("rename_view")
+DROP_VIEWS_POINTS = StatementPoints.declare("drop_views")
+
+
+def put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *, or_replace: bool, statement: str,
+             verb: str) -> StatementResult:
+    """CREATE [OR REPLACE] VIEW / ALTER VIEW: the old definition (or none) logged, the new one put in place."""
+    if ctx.catalog.identity(name) is not None:
+        raise ObjectExistsError(f"{name} is a table, not a view", str(name))
+    old = ctx.catalog.view_definition(name)
+    if old is not None and not or_replace:
+        raise ObjectExistsError(f"view {name} already exists", str(name))
+
+    def body(run: UndoStatement) -> tuple[str, ...]:
+        run.logged(lambda chain: log_create_view(ctx.log, chain, name, old, definition),
+                   lambda: ctx.catalog.create_view(name, definition, replace=old is not None))
+        return (str(name),)
+
+    event = UndoStatement(ctx, verb, str(name), statement, CREATE_VIEW_POINTS).run(body)
+    return StatementResult(objects=(str(name),), event=event)
+
+
+@attrs.frozen(kw_only=True)
+class CreateView(Statement):
+    """CREATE [OR REPLACE] VIEW [IF NOT EXISTS] (``columns``: explicit column names). With IF NOT EXISTS a view or a
+    table holding the name makes it do nothing, as in Spark."""
+
+    label: ClassVar[str] = "CREATE VIEW"
+    name: TableName
+    definition: ViewDefinition
+    or_replace: bool = False
+    if_not_exists: bool = False
+
+    @classmethod
+    def of(cls, name: str | TableName, *, as_select: str, or_replace: bool = False, comment: str | None = None,
+           columns: Iterable[str] = (), if_not_exists: bool = False, text: str | None = None) -> CreateView:
+        return cls(name=TableName.of(name), definition=ViewDefinition(as_select, comment, tuple(columns)),
+                   or_replace=or_replace, if_not_exists=if_not_exists, text=text)
+
+    def canonical_text(self) -> str:
+        return view_text(self.name, self.definition.query, or_replace=self.or_replace,
+                         comment=self.definition.comment, columns=self.definition.columns)
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        if self.if_not_exists and (ctx.catalog.view_definition(self.name) is not None
+                                   or ctx.catalog.identity(self.name)):
+            return NOTHING_DONE
+        return put_view(ctx, self.name, self.definition, or_replace=self.or_replace, statement=self.binlog_text,
+                        verb=self.label)
+
+
+@attrs.frozen(kw_only=True)
+class AlterView(Statement):
+    label: ClassVar[str] = "ALTER VIEW"
+    name: TableName
+    as_select: str
+
+    @classmethod
+    def of(cls, name: str | TableName, *, as_select: str, text: str | None = None) -> AlterView:
+        return cls(name=TableName.of(name), as_select=as_select, text=text)
+
+    def canonical_text(self) -> str:
+        return f"ALTER VIEW {self.name.quoted} AS {self.as_select}"
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        old = ctx.catalog.view_definition(self.name)
+        if old is None:
+            raise NoSuchObjectError(f"view {self.name} does not exist", str(self.name))
+        new = ViewDefinition(self.as_select, old.comment, ())
+        return put_view(ctx, self.name, new, or_replace=True, statement=self.binlog_text, verb=self.label)
+
+
+@attrs.frozen(kw_only=True)
+class RenameView(Statement):
+    label: ClassVar[str] = "ALTER VIEW RENAME"
+    old: TableName
+    new: TableName
+
+    @classmethod
+    def of(cls, old: str | TableName, new: str | TableName, *, text: str | None = None) -> RenameView:
+        return cls(old=TableName.of(old), new=TableName.of(new), text=text)
+
+    def canonical_text(self) -> str:
+        return f"ALTER VIEW {self.old.quoted} RENAME TO {self.new.quoted}"
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(self.old, self.new)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        old, new, catalog = self.old, self.new, ctx.catalog
+        definition = catalog.view_definition(old)
+        if definition is None:
+            raise NoSuchObjectError(f"view {old} does not exist", str(old))
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
+        if catalog.view_definition(new) is not None or catalog.identity(new) is not None:
+            raise ObjectExistsError(f"{new} already exists", str(new))
+        identity = catalog.view_identity(old)  # a rename keeps it: undo moves back only this view
+
+        def body(run: UndoStatement) -> tuple[str, ...]:
+            run.logged(lambda chain: log_rename_view(ctx.log, chain, old, new, identity, definition),
+                       lambda: catalog.rename_view(old, new))
+            return (str(old), str(new))
+
+        event = UndoStatement(ctx, self.label, f"{old} TO {new}", self.binlog_text, RENAME_VIEW_POINTS).run(body)
+        return StatementResult(objects=(f"{old} -> {new}",), event=event)
+
+
+@attrs.frozen(kw_only=True)
+class DropViews(Statement):
+    """DROP VIEW v1, v2: every name is checked first (a missing view without IF EXISTS, or a table, is an error;
+    nothing dropped), then rolled forward."""
+
+    label: ClassVar[str] = "DROP VIEW"
+    names: tuple[TableName, ...] = attrs.field(converter=table_names)
+    if_exists: bool = False
+
+    @classmethod
+    def of(cls, names: Iterable[str | TableName], *, if_exists: bool = False, text: str | None = None) -> DropViews:
+        return cls(names=names, if_exists=if_exists, text=text)
+
+    def canonical_text(self) -> str:
+        return drop_text("VIEW", list(self.names), if_exists=self.if_exists)
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(*self.names)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        targets: list[tuple[TableName, str | None, ViewDefinition]] = []
+        for name in dict.fromkeys(self.names):
+            if ctx.catalog.identity(name) is not None:
+                raise CatalogError(f"{name} is a table, not a view; use DROP TABLE", str(name))
+            definition = ctx.catalog.view_definition(name)
+            if definition is None:
+                if not self.if_exists:
+                    raise NoSuchObjectError(f"view {name} does not exist", str(name))
+                continue
+            targets.append((name, ctx.catalog.view_identity(name), definition))
+        if not targets:
+            return NOTHING_DONE
+        objects = tuple(str(name) for name, _, _ in targets)
+        actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=objects)]
+        actions += [partial(log_drop_view, name=name, identity=identity, definition=definition)
+                    for name, identity, definition in targets]
+        event = run_forward_chain(ctx, self.binlog_text, actions, DROP_VIEWS_POINTS, verb=self.label)
+        return StatementResult(objects=objects, event=event, detail="done: " + ", ".join(objects))
+
+
+@attrs.frozen(kw_only=True)
+class CreateFunction(Statement):
+    """CREATE [OR REPLACE] FUNCTION [IF NOT EXISTS], a class with resources (``AS 'class' USING JAR ...``) or a SQL
+    function (``f(params) RETURNS type RETURN body``, :meth:`sql`). With IF NOT EXISTS an existing function of that
+    name makes it do nothing, as in Spark."""
+
+    label: ClassVar[str] = "CREATE FUNCTION"
+    name: TableName
+    definition: FunctionDefinition
+    or_replace: bool = False
+    if_not_exists: bool = False
+
+    @classmethod
+    def of(cls, name: str | TableName, *, class_name: str, resources: Iterable[tuple[str, str]] = (),
+           or_replace: bool = False, if_not_exists: bool = False, text: str | None = None) -> CreateFunction:
+        definition = FunctionDefinition(class_name=class_name, resources=tuple((k.lower(), u) for k, u in resources))
+        return cls(name=TableName.of(name), definition=definition, or_replace=or_replace,
+                   if_not_exists=if_not_exists, text=text)
+
+    @classmethod
+    def sql(cls, name: str | TableName, *, params: str, returns: str, body: str, or_replace: bool = False,
+            if_not_exists: bool = False, text: str | None = None) -> CreateFunction:
+        return cls(name=TableName.of(name), definition=FunctionDefinition(params=params, returns=returns, body=body),
+                   or_replace=or_replace, if_not_exists=if_not_exists, text=text)
+
+    def canonical_text(self) -> str:
+        d = self.definition
+        if d.is_sql:
+            head = "CREATE OR REPLACE FUNCTION" if self.or_replace else "CREATE FUNCTION"
+            return f"{head} {self.name.quoted}({d.params}) RETURNS {d.returns} RETURN {d.body}"
+        return function_text(self.name, d.class_name or "", d.resources, or_replace=self.or_replace)
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.functions(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        name, definition = self.name, self.definition
+        old = ctx.catalog.function_definition(name)
+        if old is not None and self.if_not_exists:
+            return NOTHING_DONE
+        if old is not None and not self.or_replace:
+            raise ObjectExistsError(f"function {name} already exists", str(name))
+
+        def body(run: UndoStatement) -> tuple[str, ...]:
+            run.logged(lambda chain: log_create_function(ctx.log, chain, name, old, definition),
+                       lambda: ctx.catalog.create_function(name, definition, replace=old is not None))
+            return (str(name),)
+
+        event = UndoStatement(ctx, self.label, str(name), self.binlog_text, CREATE_FUNCTION_POINTS).run(body)
+        return StatementResult(objects=(str(name),), event=event)
+
+
+@attrs.frozen(kw_only=True)
+class DropFunction(Statement):
+    label: ClassVar[str] = "DROP FUNCTION"
+    name: TableName
+    if_exists: bool = False
+
+    @classmethod
+    def of(cls, name: str | TableName, *, if_exists: bool = False, text: str | None = None) -> DropFunction:
+        return cls(name=TableName.of(name), if_exists=if_exists, text=text)
+
+    def canonical_text(self) -> str:
+        return drop_text("FUNCTION", [self.name], if_exists=self.if_exists)
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.functions(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        definition = ctx.catalog.function_definition(self.name)
+        if definition is None:
+            if self.if_exists:
+                return NOTHING_DONE
+            raise NoSuchObjectError(f"function {self.name} does not exist", str(self.name))
+        actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=(str(self.name),)),
+                                    partial(log_drop_function, name=self.name, definition=definition)]
+        event = run_forward_chain(ctx, self.binlog_text, actions, DROP_FUNCTION_POINTS, verb=self.label)
+        return StatementResult(objects=(str(self.name),), event=event)

@@ -1,0 +1,142 @@
+"""The Python API: :class:`AtomicDDL`, the statement engine (:class:`~ddl_log.engine.core.DDLEngine`) with one method
+per statement, each a thin constructor of its typed statement (:mod:`ddl_log.engine.typed`) run on the engine's one
+path, and :meth:`AtomicDDL.sql` for SQL scripts (:mod:`ddl_log.frontends.sql`). Every method returns a
+:class:`~actions.results.StatementResult` (a :class:`~replace_table.machine.ReplaceResult` for the statements that
+build a table version); ``statement=`` is the text the binlog records (default: the statement's canonical text)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from actions.results import StatementResult
+from ddl_log.engine.alter import AlterTable
+from ddl_log.engine.alter_ops import AlterOp
+from ddl_log.engine.core import DDLEngine
+from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.schema import SchemaLike
+from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
+from ddl_log.engine.typed import Statement
+from ddl_log.engine.views import AlterView, CreateFunction, CreateView, DropFunction, DropViews, RenameView
+from ddl_log.frontends.sql import SqlResult, run_sql
+from replace_table.machine import ReplaceResult
+from storage.catalogs.names import TableName
+
+
+class AtomicDDL(DDLEngine):
+    """Atomic, crash-safe DDL on a home: see :class:`~ddl_log.engine.core.DDLEngine` for opening it and its
+    settings, and the README's "Python API" and "Guarantees" for each statement."""
+
+    def execute(self, statement: Statement) -> StatementResult:
+        """Run a typed statement (as the SQL front end reads them): :meth:`run`."""
+        return self.run(statement)
+
+    def sql(self, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
+        """Run a SQL script: every DDL statement this project makes atomic goes through the DDL log, anything else
+        to ``spark.sql`` unchanged. A DDL form that cannot be made atomic is refused unless ``allow_non_atomic``."""
+        return run_sql(self, text, allow_non_atomic=allow_non_atomic)
+
+    # ------------------------------------------------------------------ tables
+
+    def create_or_replace_table(self, name: str | TableName, *, schema: SchemaLike | None = None,
+                                like: str | TableName | None = None, as_select: str | None = None, df: Any = None,
+                                using: str | None = None, partitioned_by: Iterable[str] = (),
+                                properties: dict[str, str] | None = None, comment: str | None = None,
+                                statement: str | None = None, must_exist: bool = False) -> ReplaceResult:
+        """CREATE OR REPLACE TABLE (``must_exist``: REPLACE TABLE): the old table stays readable and intact until
+        the new one is complete and binlogged. ``using`` None: the session's default data source, as in Spark."""
+        return self._replace(CreateOrReplaceTable.of(
+            name, schema=schema, like=like, as_select=as_select, df=df, using=using, partitioned_by=partitioned_by,
+            properties=properties, comment=comment, must_exist=must_exist, text=statement))
+
+    def create_table(self, name: str | TableName, *, if_not_exists: bool = False, schema: SchemaLike | None = None,
+                     like: str | TableName | None = None, as_select: str | None = None, df: Any = None,
+                     using: str | None = None, partitioned_by: Iterable[str] = (),
+                     properties: dict[str, str] | None = None, comment: str | None = None,
+                     statement: str | None = None) -> StatementResult:
+        """CREATE TABLE [IF NOT EXISTS]: built under a TMP name and renamed in; a failure or crash leaves no table,
+        no files and no binlog event (``done`` False when IF NOT EXISTS found the name taken)."""
+        return self.run(CreateTable.of(
+            name, if_not_exists=if_not_exists, schema=schema, like=like, as_select=as_select, df=df, using=using,
+            partitioned_by=partitioned_by, properties=properties, comment=comment, text=statement))
+
+    def truncate_table(self, name: str | TableName, *, statement: str | None = None) -> ReplaceResult:
+        """TRUNCATE TABLE: an empty copy swapped in; a failure or crash before the commit keeps the old rows."""
+        return self._replace(TruncateTable.of(name, text=statement))
+
+    def insert_overwrite(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
+                         statement: str | None = None, partition: Mapping[str, str | None] | None = None,
+                         overwrite_mode: str | None = None, if_not_exists: bool = False) -> StatementResult:
+        """INSERT OVERWRITE TABLE t [PARTITION (...)] [IF NOT EXISTS] SELECT ...: see
+        :class:`~ddl_log.engine.create.InsertOverwrite`."""
+        return self.run(InsertOverwrite.of(name, as_select=as_select, df=df, partition=partition,
+                                           overwrite_mode=overwrite_mode, if_not_exists=if_not_exists,
+                                           text=statement))
+
+    def rename_tables(self, pairs: Iterable[tuple[str | TableName, str | TableName]], *,
+                      statement: str | None = None) -> StatementResult:
+        """RENAME TABLE a TO b, c TO d: all or none; on failure or crash the renames are undone in reverse order."""
+        return self.run(RenameTables.of(pairs, text=statement))
+
+    def drop_tables(self, names: Iterable[str | TableName], *, if_exists: bool = False, purge: bool = False,
+                    statement: str | None = None) -> StatementResult:
+        """DROP TABLE a, b [PURGE]: all names checked first (nothing dropped on a missing one); then rolls forward."""
+        return self.run(DropTables.of(names, if_exists=if_exists, purge=purge, text=statement))
+
+    def alter_table(self, name: str | TableName, op: AlterOp, *, statement: str | None = None) -> StatementResult:
+        """ALTER TABLE (:mod:`ddl_log.engine.alter_ops`: properties, comments, columns, partitions)."""
+        return self.run(AlterTable.of(name, op, text=statement))
+
+    # ------------------------------------------------------------------ databases
+
+    def create_database(self, name: str, *, if_not_exists: bool = False, comment: str | None = None,
+                        properties: dict[str, str] | None = None, statement: str | None = None) -> StatementResult:
+        return self.run(CreateDatabase.of(name, if_not_exists=if_not_exists, comment=comment, properties=properties,
+                                          text=statement))
+
+    def drop_database(self, name: str, *, if_exists: bool = False, cascade: bool = False,
+                      statement: str | None = None) -> StatementResult:
+        return self.run(DropDatabase.of(name, if_exists=if_exists, cascade=cascade, text=statement))
+
+    # ------------------------------------------------------------------ views and functions
+
+    def create_view(self, name: str | TableName, *, as_select: str, or_replace: bool = False,
+                    comment: str | None = None, columns: Iterable[str] = (), if_not_exists: bool = False,
+                    statement: str | None = None) -> StatementResult:
+        return self.run(CreateView.of(name, as_select=as_select, or_replace=or_replace, comment=comment,
+                                      columns=columns, if_not_exists=if_not_exists, text=statement))
+
+    def alter_view(self, name: str | TableName, *, as_select: str, statement: str | None = None) -> StatementResult:
+        return self.run(AlterView.of(name, as_select=as_select, text=statement))
+
+    def rename_view(self, old: str | TableName, new: str | TableName, *,
+                    statement: str | None = None) -> StatementResult:
+        return self.run(RenameView.of(old, new, text=statement))
+
+    def drop_views(self, names: Iterable[str | TableName], *, if_exists: bool = False,
+                   statement: str | None = None) -> StatementResult:
+        return self.run(DropViews.of(names, if_exists=if_exists, text=statement))
+
+    def create_function(self, name: str | TableName, *, class_name: str, resources: Iterable[tuple[str, str]] = (),
+                        or_replace: bool = False, if_not_exists: bool = False,
+                        statement: str | None = None) -> StatementResult:
+        return self.run(CreateFunction.of(name, class_name=class_name, resources=resources, or_replace=or_replace,
+                                          if_not_exists=if_not_exists, text=statement))
+
+    def create_sql_function(self, name: str | TableName, *, params: str, returns: str, body: str,
+                            or_replace: bool = False, if_not_exists: bool = False,
+                            statement: str | None = None) -> StatementResult:
+        return self.run(CreateFunction.sql(name, params=params, returns=returns, body=body, or_replace=or_replace,
+                                           if_not_exists=if_not_exists, text=statement))
+
+    def drop_function(self, name: str | TableName, *, if_exists: bool = False,
+                      statement: str | None = None) -> StatementResult:
+        return self.run(DropFunction.of(name, if_exists=if_exists, text=statement))
+
+    def _replace(self, statement: Statement) -> ReplaceResult:
+        result = self.run(statement)
+        assert isinstance(result, ReplaceResult), result
+        return result
+
+    def __enter__(self) -> AtomicDDL:
+        return self

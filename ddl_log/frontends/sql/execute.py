@@ -1,0 +1,80 @@
+"""Running planned statements: each atomic DDL form as its typed statement on the engine's one path (the binlog
+records its original text), anything else unchanged to ``spark.sql``; names are resolved as each one runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
+
+from actions.results import StatementResult
+from ddl_log.engine.typed import Statement
+from ddl_log.frontends.sql.names import NoSparkFacts, SessionFacts, SparkFacts
+from ddl_log.frontends.sql.plan import PlannedStatement, SqlResult
+from ddl_log.frontends.sql.router import SparkParser, plan_script
+from storage.errors import NotAtomicError
+
+
+class StatementRunner(Protocol):
+    """What runs the statements of a script: :class:`~ddl_log.AtomicDDL` (tests use fakes)."""
+
+    @property
+    def spark(self) -> Any: ...
+
+    @property
+    def spark_started(self) -> bool: ...
+
+    @property
+    def uses_custom_catalog(self) -> bool: ...
+
+    def run(self, statement: Statement) -> StatementResult: ...
+
+
+def run_sql(ddl: StatementRunner, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
+    """Run every statement of ``text`` in order and return their results. The whole script is parsed and checked
+    first: a syntax error or an unsupported statement anywhere runs nothing."""
+    plans = plan_script(text, allow_non_atomic=allow_non_atomic, parser=spark_parser(ddl))
+    return list(execute(ddl, plans))
+
+
+def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator[SqlResult]:
+    """Run planned statements one by one, yielding each result as soon as it is there. Names are resolved as each
+    statement runs; what is known of the session is forgotten after every statement Spark runs."""
+    facts: SessionFacts | None = None
+    for plan in plans:
+        statement = None
+        if plan.draft is not None:
+            facts = facts or _session_facts(ddl)
+            statement = plan.resolved(facts)
+        if statement is None:
+            result = ddl.spark.sql(plan.text)
+            facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
+            yield SqlResult(plan.text, "query", result)
+            continue
+        try:
+            done = ddl.run(statement)
+        except NotAtomicError:
+            if not plan.allow_non_atomic:
+                raise
+            facts = None
+            yield SqlResult(plan.text, "query", ddl.spark.sql(plan.text))  # Spark's own statement, as asked
+            continue
+        yield SqlResult(plan.text, "ddl", done)
+
+
+def spark_parser(ddl: StatementRunner) -> SparkParser | None:
+    """Spark's own parser, when the statements run on a classic Spark session (Connect has none in this process; a
+    custom catalog without a session is not made to start one): then Spark decides what parses."""
+    if ddl.uses_custom_catalog and not ddl.spark_started:
+        return None
+    spark = ddl.spark
+    if getattr(spark, "_jsparkSession", None) is None:
+        return None
+    from storage.catalogs.spark.analysis import parse_failure  # Spark's modules only where Spark runs
+
+    return lambda statement: parse_failure(spark, statement)
+
+
+def _session_facts(ddl: StatementRunner) -> SessionFacts:
+    if ddl.uses_custom_catalog and not ddl.spark_started:
+        return NoSparkFacts()  # a custom catalog and no Spark session: do not start one just to ask
+    return SparkFacts(lambda: ddl.spark)

@@ -1,0 +1,96 @@
+"""Validation: every statement is parsed with sqlglot's Spark parser before anything of the script runs; its first
+error becomes a :class:`SqlParseError` at that position."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokenizer_core import Token, TokenType
+
+from ddl_log.errors import SqlParseError
+from ddl_log.frontends.sql.tokens import DIALECT, line_col, source_text, token_words
+
+
+@contextmanager
+def quiet_sqlglot() -> Iterator[None]:
+    """sqlglot logs a warning for every statement it keeps as an opaque command; those are expected here."""
+    logger = logging.getLogger("sqlglot")
+    silence = logging.Filter("-")  # matches no logger name: drops every record
+    logger.addFilter(silence)
+    try:
+        yield
+    finally:
+        logger.removeFilter(silence)
+
+
+def validate(script: str, tokens: Sequence[Token]) -> None:
+    """Parse with sqlglot (Spark dialect); its first error becomes a :class:`SqlParseError` at that position."""
+    tokens = _for_sqlglot(script, list(tokens))
+    try:
+        with quiet_sqlglot():
+            DIALECT.parser().parse(tokens, script)
+    except ParseError as exc:
+        raise _parse_error(script, exc, tokens[-1]) from None
+
+
+def _for_sqlglot(script: str, tokens: list[Token]) -> list[Token]:
+    """Spell two valid Spark forms sqlglot's parser rejects in a way it accepts (positions unchanged):
+    ``REPLACE TABLE`` as ``CREATE OR REPLACE TABLE``, and ``ALTER TABLE t CHANGE [COLUMN] c COMMENT|TYPE ...`` as
+    ``ALTER TABLE t ALTER COLUMN c ...``; ``INSERT OVERWRITE ... PARTITION (...) IF NOT EXISTS`` is checked without
+    its ``IF NOT EXISTS``."""
+    words = [token_words(script, t) for t in tokens]
+    if words[:2] == [("INSERT",), ("OVERWRITE",)]:
+        for at in range(3, len(tokens) - 2):
+            if words[at:at + 3] == [("IF",), ("NOT",), ("EXISTS",)] and tokens[at - 1].token_type is TokenType.R_PAREN:
+                return [*tokens[:at], *tokens[at + 3:]]
+    if words[:2] == [("REPLACE",), ("TABLE",)]:
+        first = tokens[0]
+        return [_synthetic(TokenType.CREATE, "CREATE", first), _synthetic(TokenType.OR, "OR", first), *tokens]
+    if words[:2] == [("ALTER",), ("TABLE",)] and ("CHANGE",) in words:
+        at = words.index(("CHANGE",))
+        column = at + 2 if words[at + 1:at + 2] == [("COLUMN",)] else at + 1
+        if column + 1 < len(tokens) and words[column + 1] in (("COMMENT",), ("TYPE",)):
+            change = tokens[at]
+            fixed = [_synthetic(TokenType.ALTER, "ALTER", change), _synthetic(TokenType.COLUMN, "COLUMN", change)]
+            return [*tokens[:at], *fixed, *tokens[column:]]
+    return tokens
+
+
+def _synthetic(kind: TokenType, text: str, at: Token) -> Token:
+    return Token(kind, text, line=at.line, col=at.col, start=at.start, end=at.end)
+
+
+def _parse_error(script: str, exc: ParseError, last: Token) -> SqlParseError:
+    details = exc.errors[0] if exc.errors else {}
+    reason = str(details.get("description") or exc).splitlines()[0]
+    if reason.startswith("Required keyword"):
+        reason = "incomplete expression"
+    highlight = str(details.get("highlight") or "")
+    line = details.get("line")
+    col = details.get("col")
+    if isinstance(line, int) and isinstance(col, int):
+        column = col - len(highlight) + 1 if highlight and "\n" not in highlight else col
+        return SqlParseError(reason, line=line, column=max(column, 1), text=highlight)
+    line, column = line_col(script, last.start)
+    return SqlParseError(reason, line=line, column=column, text=source_text(script, last))
+
+
+def is_data_type(text: str) -> bool:
+    """Whether ``text`` is exactly one Spark data type (``exp.DataType.build`` alone ignores trailing words)."""
+    try:
+        with quiet_sqlglot():
+            tree = DIALECT.parse(f"SELECT CAST(NULL AS {text})")[0]
+    except (ParseError, TokenError):
+        return False
+    if not isinstance(tree, exp.Select) or len(tree.expressions) != 1:
+        return False
+    if any(value for key, value in tree.args.items() if key != "expressions"):
+        return False
+    cast = tree.expressions[0]
+    if not isinstance(cast, exp.Cast) or not isinstance(cast.this, exp.Null):
+        return False
+    return not cast.to.is_type(exp.DataType.Type.USERDEFINED)

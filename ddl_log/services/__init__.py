@@ -1,2 +1,0 @@
-"""Servers the production setup runs beside the drivers, started from the project's own code: a PostgreSQL cluster
-(:mod:`ddl_log.services.postgres`) and a Hive metastore service from the jars pyspark ships."""

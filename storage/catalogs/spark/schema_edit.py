@@ -1,0 +1,132 @@
+"""A table's metastore definition with one column retyped or some columns dropped, everything else exactly as it was:
+what an ALTER TABLE rebuild creates its new version from (the rows are copied in afterwards).
+
+A rebuild must change only what the statement names. Building the new version with CREATE TABLE from a partial
+description (columns, provider, partitioning) loses what it does not describe: bucketing, storage OPTIONS, column
+comments and DEFAULT values, a declared CHAR/VARCHAR type. So the definition is edited where Spark keeps it, on the
+metastore's own ``Table`` record:
+
+* the data source schema in the table parameters (``spark.sql.sources.schema``, or ``.numParts`` and ``.part.<i>``
+  for a long one): a JSON ``StructType`` whose fields keep their metadata (comment, defaults); a CHAR/VARCHAR type is
+  stored as ``string`` with the declared type in the field's ``__CHAR_VARCHAR_TYPE_STRING`` metadata, as Spark stores
+  it (``CharVarcharUtils``);
+* the Hive columns (``sd.cols``) and partition keys, when they mirror the schema (a Hive serde table, or a data
+  source table Spark stored in a Hive-compatible way), with the Hive type string of the new type.
+
+The new type is parsed by Spark itself (``StructType.fromDDL`` in the JVM), so whatever Spark refuses is refused here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from storage.catalogs.interface import ColumnChange
+from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error
+from storage.errors import CatalogError, InvalidDefinitionError
+
+SCHEMA = "spark.sql.sources.schema"
+PARTS = "spark.sql.sources.schema.numParts"
+CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
+PART_LENGTH = 4000
+"""Spark's ``spark.sql.sources.schemaStringLengthThreshold`` default: how long one part of a split schema is."""
+BUCKET_COLUMNS = ("spark.sql.sources.schema.numBucketCols", "spark.sql.sources.schema.bucketCol.")
+SORT_COLUMNS = ("spark.sql.sources.schema.numSortCols", "spark.sql.sources.schema.sortCol.")
+
+
+def _read_schema(parameters: Any) -> dict[str, Any] | None:
+    if parameters.containsKey(SCHEMA):
+        return dict(json.loads(str(parameters.get(SCHEMA))))
+    if parameters.containsKey(PARTS):
+        count = int(str(parameters.get(PARTS)))
+        return dict(json.loads("".join(str(parameters.get(f"{SCHEMA}.part.{i}")) for i in range(count))))
+    return None
+
+
+def _write_schema(parameters: Any, schema: dict[str, Any]) -> None:
+    """Back where it was read from, split the way Spark splits it."""
+    text = json.dumps(schema, separators=(",", ":"))
+    if parameters.containsKey(SCHEMA):
+        parameters.put(SCHEMA, text)
+        return
+    old_count = int(str(parameters.get(PARTS)))
+    for index in range(old_count):
+        parameters.remove(f"{SCHEMA}.part.{index}")
+    parts = [text[i:i + PART_LENGTH] for i in range(0, len(text), PART_LENGTH)]
+    parameters.put(PARTS, str(len(parts)))
+    for index, part in enumerate(parts):
+        parameters.put(f"{SCHEMA}.part.{index}", part)
+
+
+def _listed(parameters: Any, keys: tuple[str, str]) -> list[str]:
+    count_key, prefix = keys
+    if not parameters.containsKey(count_key):
+        return []
+    return [str(parameters.get(f"{prefix}{i}")) for i in range(int(str(parameters.get(count_key))))]
+
+
+def new_field(spark: Any, column: str, type_text: str, table: TableName) -> tuple[dict[str, Any], str]:
+    """The schema field (JSON, as Spark stores it) and the Hive type string of ``column type_text``, parsed by Spark."""
+    jvm = spark._jvm
+    try:
+        parsed = jvm.org.apache.spark.sql.types.StructType.fromDDL(f"{quote_ident(column)} {type_text}")
+        stored = jvm.org.apache.spark.sql.catalyst.util.CharVarcharUtils.replaceCharVarcharWithStringInSchema(parsed)
+    except ENGINE_ERRORS as error:
+        raise InvalidDefinitionError(f"cannot change column {column!r} of {table} to {type_text!r}: "
+                                     f"{inspect_error(error).message}", str(table), error) from None
+    fields = json.loads(str(stored.json()))["fields"]
+    if len(fields) != 1 or parsed.fields()[0].nullable() is False:
+        raise InvalidDefinitionError(f"{type_text!r} is not one data type (for column {column!r} of {table})",
+                                     str(table))
+    return fields[0], str(parsed.fields()[0].dataType().catalogString())
+
+
+def altered(spark: Any, table: Any, change: ColumnChange, name: TableName) -> Any:
+    """A copy of the metastore ``Table`` record ``table`` (of the table ``name``) with ``change`` applied."""
+    copy = table.deepCopy()
+    parameters = copy.getParameters()
+    schema = _read_schema(parameters)
+    if schema is None:
+        raise CatalogError(f"cannot rebuild {name}: its definition holds no Spark schema", str(name))
+    fields: list[dict[str, Any]] = schema["fields"]
+    by_name = {field["name"].lower(): field for field in fields}
+    hive_type: str | None = None
+    if change.retype is not None:
+        column, type_text = change.retype
+        field = by_name.get(column.lower())
+        if field is None:
+            raise CatalogError(f"column {column!r} does not exist in {name}", column)
+        replacement, hive_type = new_field(spark, field["name"], type_text, name)
+        metadata = {k: v for k, v in field.get("metadata", {}).items() if k != CHAR_VARCHAR}
+        metadata.update({k: v for k, v in replacement.get("metadata", {}).items() if k == CHAR_VARCHAR})
+        field.update(type=replacement["type"], metadata=metadata)
+    dropped = {column.lower() for column in change.drop}
+    for keys, what in ((BUCKET_COLUMNS, "bucketed"), (SORT_COLUMNS, "sorted")):
+        used = [column for column in _listed(parameters, keys) if column.lower() in dropped]
+        if used:
+            raise CatalogError(f"cannot drop column {used[0]!r} of {name}: the table is {what} by it", used[0])
+    schema["fields"] = [field for field in fields if field["name"].lower() not in dropped]
+    _write_schema(parameters, schema)
+    storage = copy.getSd()
+    storage.setCols(_hive_columns(spark, storage.getCols(), by_name, change, hive_type))
+    copy.setPartitionKeys(_hive_columns(spark, copy.getPartitionKeys(), by_name, change, hive_type))
+    return copy
+
+
+def _hive_columns(spark: Any, columns: Any, schema: dict[str, Any], change: ColumnChange,
+                  hive_type: str | None) -> Any:
+    """The Hive columns (or partition keys) with the change, when they mirror the schema; a placeholder column list
+    (a data source table Spark could not store the Hive way) stays as it is."""
+    if columns is None or not all(str(column.getName()).lower() in schema for column in columns):
+        return columns
+    dropped = {name.lower() for name in change.drop}
+    kept = spark._jvm.java.util.ArrayList()
+    for column in columns:
+        lowered = str(column.getName()).lower()
+        if lowered in dropped:
+            continue
+        if change.retype is not None and hive_type is not None and lowered == change.retype[0].lower():
+            column.setType(hive_type)
+        kept.add(column)
+    return kept
