@@ -53,6 +53,9 @@ class Definition:
     location: str
     comment: str | None
     properties: tuple[tuple[str, str], ...]
+    tracks_partitions: bool = False
+    """Spark's "Partition Provider: Catalog": the partitions are read from the metastore (not discovered from the
+    directories)."""
 
     def without(self, *names: str) -> Definition:
         """This definition with the named attributes blanked out (what a statement is allowed to change)."""
@@ -119,6 +122,7 @@ def table_definition(spark: Any, db: str, name: str) -> Definition | None:
         location=location,
         comment=_option(table.comment()),
         properties=tuple(sorted(properties.items())),
+        tracks_partitions=bool(table.tracksPartitionsInCatalog()),
     )
 
 
@@ -130,6 +134,43 @@ def partitions(spark: Any, db: str, name: str) -> tuple[str, ...]:
         return ()
     every = spark._jvm.scala.Option.empty()
     return tuple(sorted(_strings(external.listPartitionNames(db, name, every))))
+
+
+@attrs.frozen
+class PartitionStorage:
+    """Where one partition's files live and how they are read: a Hive serde table reads each partition with the
+    partition's own serde and formats."""
+
+    name: str
+    location: str
+    """Relative to the table's location (``p=1``) when under it, else the location itself."""
+    serde: str | None
+    input_format: str | None
+    output_format: str | None
+    options: tuple[tuple[str, str], ...]
+
+
+def partition_storage(spark: Any, db: str, name: str) -> tuple[PartitionStorage, ...]:
+    """The storage of every partition of the table, by partition name; () for an unpartitioned table."""
+    external = spark._jsparkSession.sharedState().externalCatalog()
+    table = external.getTable(db, name)
+    if table.partitionColumnNames().isEmpty():
+        return ()
+    root = str(_option(table.storage().locationUri()).toString()).rstrip("/") + "/"
+    columns = _strings(table.partitionColumnNames())
+    found = []
+    listed = external.listPartitions(db, name, spark._jvm.scala.Option.empty())
+    for index in range(listed.size()):
+        partition = listed.apply(index)
+        spec = partition.spec()
+        label = "/".join(f"{column}={spec.apply(column)}" for column in columns)
+        storage = partition.storage()
+        location = str(_option(storage.locationUri()).toString())
+        options = {k: v for k, v in _map(storage.properties()).items() if k not in HIDDEN_STORAGE}
+        found.append(PartitionStorage(label, location[len(root):] if location.startswith(root) else location,
+                                      _option(storage.serde()), _option(storage.inputFormat()),
+                                      _option(storage.outputFormat()), tuple(sorted(options.items()))))
+    return tuple(sorted(found, key=lambda p: p.name))
 
 
 def rows(spark: Any, db: str, name: str) -> list[tuple[str, ...]]:
