@@ -51,13 +51,13 @@ class Difference:
 
     @property
     def signature(self) -> str:
-        """The class of this difference (statement kind, what each side did, which parts of the state differ),
-        so the report groups instances and a shrink keeps the same difference."""
+        """The class of this difference (statement kind, what each side did, or else which parts of the state
+        differ), so the report groups instances and a shrink keeps the same difference."""
         parts = [self.step.production]
-        if self.outcomes_differ:
+        if self.outcomes_differ:  # what the states then differ in follows from it
             parts.append(f"plain {self.plain.label} [{self.plain.key}] / atomic {self.atomic.label} "
                          f"[{self.atomic.key}]")
-        if self.state:
+        elif self.state:
             paths = sorted({generalise(path) for path, _, _ in self.state})
             parts.append("state " + ", ".join(paths))
         if self.warning:

@@ -126,6 +126,21 @@ DEFECTS = [
     case("CREATE TABLE IF NOT EXISTS t LIKE a missing table", T, "CREATE TABLE IF NOT EXISTS t LIKE nope",
          marks=defect("CREATE TABLE IF NOT EXISTS ... LIKE does not check the source")),
     case("DROP TABLE ... PURGE", T, "DROP TABLE t PURGE", marks=defect("DROP TABLE ... PURGE is refused")),
+    case("a replace that changes the partition columns after an earlier replace", T,
+         "INSERT OVERWRITE t SELECT 1, 'x'",
+         "CREATE OR REPLACE TABLE t (a INT, b STRING) USING parquet PARTITIONED BY (b)",
+         marks=defect("CREATE OR REPLACE changing the partition columns (rename path) fails with LeftoverFilesError "
+                      "while the previous version waits in <db>/<name> for its grace period")),
+    case("a type change to CHAR(3) fails on a longer value", T, "INSERT INTO t VALUES (1, 'abcd')",
+         "ALTER TABLE t ALTER COLUMN b TYPE CHAR(3)",
+         marks=defect("ALTER COLUMN TYPE CHAR(n) makes STRING and keeps longer values")),
+    case("a column named twice", "CREATE TABLE t (a INT, A INT) USING parquet",
+         marks=defect("a duplicate column is InvalidSchemaError where Spark says COLUMN_ALREADY_EXISTS (and ADD "
+                      "COLUMNS of an existing column is ObjectExistsError)")),
+    case("INSERT OVERWRITE of a table from itself", T, "INSERT INTO t VALUES (1, 'x')",
+         "INSERT OVERWRITE t SELECT * FROM t",
+         marks=defect("INSERT OVERWRITE t SELECT ... FROM t succeeds where Spark refuses (UNSUPPORTED_OVERWRITE); "
+                      "document it or refuse it")),
 ]
 
 SEEDS = [pytest.param(5, id="seed 5"), pytest.param(12, id="seed 12"),
