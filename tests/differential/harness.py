@@ -166,7 +166,7 @@ class Sides:
                                 snapshot(self.atomic_session, ATOMIC_PREFIX, self.cache))
         if plain.agrees(atomic) and not state and not warning:
             return None
-        documented = "" if warning or not plain.agrees(atomic) else documented_difference(step.text, state) or ""
+        documented = "" if warning else documented_difference(step.text, plain, atomic, state) or ""
         return Difference(index, step, plain, atomic, tuple(state), warning, documented)
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from tests.differential.grammar import PRODUCTIONS, generate
 from tests.differential.harness import ScriptResult, Sides, run_script
-from tests.differential.outcomes import classify, documented_refusal
+from tests.differential.outcomes import classify, documented_difference, documented_refusal, failed, succeeded
 from tests.differential.reading import steps_of
 from tests.differential.script import format_script
 
@@ -137,6 +137,11 @@ DEFECTS = [
     case("a column named twice", "CREATE TABLE t (a INT, A INT) USING parquet",
          marks=defect("a duplicate column is InvalidSchemaError where Spark says COLUMN_ALREADY_EXISTS (and ADD "
                       "COLUMNS of an existing column is ObjectExistsError)")),
+    case("a partition value that does not convert to the column's type", "CREATE TABLE t (a INT, p INT) USING "
+         "parquet PARTITIONED BY (p)", "ALTER TABLE t DROP IF EXISTS PARTITION (p = 'y')",
+         "ALTER TABLE t DROP PARTITION (p = 'y')",
+         marks=defect("partition spec values are not cast to the partition column's type (Spark: CAST_INVALID_INPUT); "
+                      "the project drops nothing silently or says the partition is missing")),
     case("INSERT OVERWRITE of a table from itself", T, "INSERT INTO t VALUES (1, 'x')",
          "INSERT OVERWRITE t SELECT * FROM t",
          marks=defect("INSERT OVERWRITE t SELECT ... FROM t succeeds where Spark refuses (UNSUPPORTED_OVERWRITE); "
@@ -210,6 +215,15 @@ def test_only_the_forms_readme_documents_may_be_refused() -> None:
                           "ALTER VIEW v SET TBLPROPERTIES ('k' = 'v')", "CREATE TABLE u LIKE t USING json",
                           "TRUNCATE TABLE t"):
         assert documented_refusal(spark_runs_it, temp_views={"tv"}) is None, spark_runs_it
+
+
+def test_differences_readme_documents_are_told_apart() -> None:
+    refused = failed("other:leftover files", "LeftoverFilesError: ... holds a replaced version of db.t kept until ...")
+    assert documented_difference("RENAME TABLE u TO t", succeeded(), refused, []) is not None
+    assert documented_difference("CREATE OR REPLACE TABLE t (a INT)", succeeded(), refused, []) is None
+    partitions = [("database «»/table t/partitions", ("p=1",), ())]
+    assert documented_difference("TRUNCATE TABLE t", succeeded(), succeeded(), partitions) is not None
+    assert documented_difference("TRUNCATE TABLE t", succeeded(), succeeded(), [("x/rows", (), ("1",))]) is None
 
 
 def test_errors_are_compared_by_class() -> None:
