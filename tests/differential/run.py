@@ -49,6 +49,8 @@ class Report:
     seconds: float = 0.0
     found: dict[str, Found] = attrs.Factory(dict)
     documented: dict[str, int] = attrs.Factory(lambda: defaultdict(int))
+    harness_errors: list[str] = attrs.Factory(list)
+    """Scripts the harness itself failed on (an emulation that did not hold, a Spark call that broke): a bug here."""
 
 
 def start_spark(workdir: Path) -> Any:
@@ -67,7 +69,13 @@ def long_run(sides: Sides, *, seconds: float, seed: int, length: int, shrink_sec
     report = Report()
     began = time.monotonic()
     while time.monotonic() - began < seconds:
-        result = run_script(sides, generate(seed, length))
+        try:
+            result = run_script(sides, generate(seed, length))
+        except Exception as error:  # noqa: BLE001 - one broken script must not end a long run; reported
+            report.harness_errors.append(f"seed {seed}: {type(error).__name__}: {error}")
+            print(f"seed {seed}: harness error {type(error).__name__}: {error}", file=out, flush=True)
+            seed += 1
+            continue
         report.scripts += 1
         report.statements += result.statements
         for difference in result.documented:
@@ -103,6 +111,9 @@ def render(report: Report) -> str:
             lines.append("    minimal repro:\n      " + format_script(found.repro, numbered=False).replace(
                 "\n", "\n      "))
             lines.append("    " + found.first.describe().replace("\n", "\n    "))
+    if report.harness_errors:
+        lines.append("\n=== harness errors (bugs of tests/differential, not of the product)")
+        lines.extend(f"    {error}" for error in report.harness_errors)
     if report.documented:
         lines.append("\n=== documented differences (README), not defects")
         lines.extend(f"    {count} x {what}" for what, count in sorted(report.documented.items()))
@@ -113,6 +124,7 @@ def as_json(report: Report) -> dict[str, Any]:
     return {
         "scripts": report.scripts, "statements": report.statements, "executed": report.executed,
         "seconds": round(report.seconds, 1), "documented": dict(report.documented),
+        "harness_errors": report.harness_errors,
         "differences": [{"signature": signature, "count": found.count, "seeds": found.seeds,
                          "repro": format_script(found.repro, numbered=False), "detail": found.first.describe()}
                         for signature, found in report.found.items()],
@@ -147,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         print(render(report))
         if args.json is not None:
             args.json.write_text(json.dumps(as_json(report), indent=2, default=str))
-        return 1 if report.found else 0
+        return 1 if report.found or report.harness_errors else 0
     finally:
         sides.close()
         spark.stop()
