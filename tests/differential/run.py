@@ -88,7 +88,11 @@ def long_run(sides: Sides, *, seconds: float, seed: int, length: int, shrink_sec
                 known.seeds.append(seed)
                 continue
             fresh += 1
-            repro, final = shrink(sides, difference, before, seconds=shrink_seconds)
+            try:
+                repro, final = shrink(sides, difference, before, seconds=shrink_seconds)
+            except Exception as error:  # noqa: BLE001 - keep the unshrunk script; reported
+                report.harness_errors.append(f"seed {seed}, shrinking: {type(error).__name__}: {error}")
+                repro, final = [*before, difference.step], difference
             report.found[difference.signature] = Found(final, repro, seeds=[seed])
         print(f"seed {seed}: {result.statements} statements, {len(result.differences)} differences ({fresh} new "
               f"classes), {len(report.found)} classes so far, {time.monotonic() - began:.0f} s", file=out, flush=True)
