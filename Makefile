@@ -53,6 +53,15 @@ demo: install
 soak: install
 	$(PY) -m tests.soak.run --iterations $(SOAK_ITERATIONS)
 
+# Differential run (issue 25): random DDL scripts through plain spark.sql and through AtomicDDL.sql side by side,
+# compared after every statement; each class of difference shrunk to a minimal repro. DIFFERENTIAL_ARGS: e.g. --seed S,
+# --length N, --json FILE, --script REPRO.sql.
+DIFFERENTIAL_SECONDS ?= 600
+DIFFERENTIAL_ARGS ?=
+.PHONY: differential
+differential: install
+	$(PY) -m tests.differential.run --seconds $(DIFFERENTIAL_SECONDS) $(DIFFERENTIAL_ARGS)
+
 clean:
 	rm -rf $(VENV) ddl_home .pytest_cache .mypy_cache .ruff_cache
 

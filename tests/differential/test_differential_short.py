@@ -1,0 +1,236 @@
+"""The SQL front end behaves as plain Spark does: the same statements, run once through ``spark.sql`` and once
+through ``AtomicDDL.sql`` on two identical databases, succeed or fail alike and leave the same tables, rows, views,
+functions and partitions behind (plain Spark's equivalent where it cannot run a statement on parquet tables: see
+:mod:`tests.differential.plain`).
+
+Specifications, each a short script; cases that fail today because of a product defect are strict xfails naming it,
+so they turn red once the defect is fixed (then drop the mark). A few random scripts of the generator run too;
+``make differential`` runs it for a long time and shrinks what it finds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.differential.grammar import PRODUCTIONS, generate
+from tests.differential.harness import ScriptResult, Sides, run_script
+from tests.differential.outcomes import classify, documented_difference, documented_refusal, failed, succeeded
+from tests.differential.reading import steps_of
+from tests.differential.script import format_script
+
+T = "CREATE TABLE t (a INT, b STRING COMMENT 'the b') USING parquet"
+V = "CREATE VIEW v AS SELECT 1 AS a"
+
+
+def defect(what: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"defect: {what}")
+
+
+def case(name: str, *statements: str, marks: Any = ()) -> Any:
+    return pytest.param(list(statements), id=name, marks=marks)
+
+
+AGREES = [
+    case("create or replace reads the old table while it builds the new one", T,
+         "INSERT INTO t VALUES (1, 'x'), (2, '7')",
+         "CREATE OR REPLACE TABLE t USING parquet AS SELECT a + 1 AS a, b FROM t",
+         "REPLACE TABLE t (z INT) USING parquet"),
+    case("rename table swaps names at once and undoes all when one fails", T,
+         "CREATE TABLE u (c INT) USING parquet", "INSERT INTO t VALUES (1, 'x')",
+         "RENAME TABLE t TO x, u TO t, x TO u", "RENAME TABLE t TO x, u TO x"),
+    case("drop table of several names checks every name before it drops any", T, V, "DROP TABLE t, nope",
+         "DROP TABLE t, v", "DROP VIEW v, t", "DROP TABLE IF EXISTS t, nope"),
+    case("insert overwrite replaces what the session's partition overwrite mode says",
+         "CREATE TABLE t (a INT, p INT) USING parquet PARTITIONED BY (p)", "INSERT INTO t VALUES (1, 1), (2, 2)",
+         "INSERT OVERWRITE t PARTITION (p = 1) VALUES (5)", "SET spark.sql.sources.partitionOverwriteMode=dynamic",
+         "INSERT OVERWRITE t PARTITION (p) VALUES (6, 2), (7, 3)",
+         "INSERT OVERWRITE t PARTITION (p = 1) IF NOT EXISTS VALUES (8)",
+         "SET spark.sql.sources.partitionOverwriteMode=static", "INSERT OVERWRITE t SELECT 9, 9"),
+    case("views, functions and databases", "CREATE TABLE t (a INT) USING parquet",
+         "CREATE VIEW v AS SELECT a FROM t", "CREATE OR REPLACE VIEW v AS SELECT a + 1 AS a FROM t",
+         "ALTER VIEW v RENAME TO w", "CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1",
+         "CREATE OR REPLACE FUNCTION f(x INT) RETURNS INT RETURN x + 2", "CREATE DATABASE «x1»",
+         "CREATE TABLE «x1».t (a INT) USING parquet", "DROP DATABASE «x1»", "DROP DATABASE «x1» CASCADE",
+         "DROP FUNCTION f", "DROP VIEW IF EXISTS w, nope"),
+    case("temporary views shadow names as in Spark; the forms README refuses are refused", T,
+         "CREATE TEMPORARY VIEW t AS SELECT 1 AS z", "INSERT OVERWRITE t SELECT 2", "DROP TABLE t", "DROP TABLE t",
+         "CREATE TEMPORARY VIEW tv AS SELECT 1 AS z", "CREATE TABLE u LIKE tv", "DROP TABLE tv, u"),
+    case("a type change converts the rows, a value that does not convert fails it", T,
+         "INSERT INTO t VALUES (1, 'x')", "ALTER TABLE t ALTER COLUMN a TYPE BIGINT",
+         "ALTER TABLE t ALTER COLUMN b TYPE INT", "ALTER TABLE t DROP COLUMN a"),
+]
+
+DEFECTS = [
+    case("create table without USING follows spark.sql.sources.default", "SET spark.sql.sources.default=json",
+         "CREATE TABLE t (a INT)", "CREATE TABLE u AS SELECT 1 AS a",
+         marks=defect("CREATE TABLE without USING ignores spark.sql.sources.default")),
+    case("types Spark refuses are refused", *(f"CREATE TABLE t (a {bad}) USING parquet" for bad in (
+        "TIME", "DATETIME", "TEXT", "BIT", "INT64", "TIMESTAMPTZ", "DOUBLE PRECISION")),
+         marks=defect("types Spark refuses are accepted")),
+    case("NOT NULL", "CREATE TABLE t (a INT NOT NULL, p INT NOT NULL) USING parquet PARTITIONED BY (p)",
+         marks=defect("NOT NULL is refused")),
+    case("DEFAULT", "CREATE TABLE t (a INT DEFAULT 7, b STRING) USING parquet", marks=defect("DEFAULT is refused")),
+    case("CLUSTERED BY and SORTED BY",
+         "CREATE TABLE t (a INT, b STRING) USING parquet CLUSTERED BY (a) SORTED BY (b) INTO 4 BUCKETS",
+         marks=defect("CLUSTERED BY / SORTED BY are refused")),
+    case("OPTIONS", "CREATE TABLE t (a INT) USING parquet OPTIONS ('compression' = 'snappy')",
+         marks=defect("OPTIONS is refused")),
+    case("LIKE with USING or TBLPROPERTIES", T, "CREATE TABLE u LIKE t USING json",
+         "CREATE TABLE w LIKE t TBLPROPERTIES ('k' = 'v')", marks=defect("CREATE TABLE ... LIKE ... USING is refused")),
+    case("CREATE VIEW IF NOT EXISTS", V, "CREATE VIEW IF NOT EXISTS v AS SELECT 2 AS a",
+         marks=defect("CREATE VIEW IF NOT EXISTS is refused")),
+    case("CREATE FUNCTION IF NOT EXISTS", "CREATE FUNCTION f(x INT) RETURNS INT RETURN x + 1",
+         "CREATE FUNCTION IF NOT EXISTS f(x INT) RETURNS INT RETURN x + 2",
+         marks=defect("CREATE FUNCTION IF NOT EXISTS is refused")),
+    case("REPLACE TABLE of a missing table fails", "REPLACE TABLE t (a INT) USING parquet",
+         marks=defect("REPLACE TABLE on a missing table creates it")),
+    case("CREATE TABLE IF NOT EXISTS over a view does nothing", V,
+         "CREATE TABLE IF NOT EXISTS v (a INT) USING parquet",
+         marks=defect("CREATE TABLE IF NOT EXISTS v (v a view) fails instead of doing nothing")),
+    case("a type change fails on a value that does not convert with ANSI off too", T,
+         "INSERT INTO t VALUES (1, 'x')", "SET spark.sql.ansi.enabled=false", "ALTER TABLE t ALTER COLUMN b TYPE INT",
+         marks=defect("ALTER COLUMN TYPE under ansi off turns bad values into NULL")),
+    case("a type change keeps the column comment", T, "ALTER TABLE t ALTER COLUMN b TYPE INT",
+         marks=defect("ALTER COLUMN TYPE loses the column comment")),
+    case("a type change to VARCHAR keeps VARCHAR", T, "ALTER TABLE t ALTER COLUMN b TYPE VARCHAR(3)",
+         marks=defect("ALTER COLUMN TYPE VARCHAR(3) makes STRING")),
+    case("rebuilds keep the bucket spec", "CREATE TABLE t (a INT, b STRING, c INT) USING parquet CLUSTERED BY (a) "
+         "INTO 2 BUCKETS", "ALTER TABLE t DROP COLUMN c", marks=defect("ALTER rebuilds lose the bucket spec")),
+    case("PARTITIONED BY before USING is a syntax error",
+         "CREATE TABLE t (a INT, p INT) PARTITIONED BY (p) USING parquet",
+         marks=defect("`PARTITIONED BY (p) USING parquet` is accepted")),
+    case("SQL-standard quote doubling is a syntax error", "CREATE TABLE t (a INT) USING parquet COMMENT 'it''s'",
+         marks=defect("`COMMENT 'it''s'` is accepted")),
+    case("ADD COLUMN with a parenthesised list", T, "ALTER TABLE t ADD COLUMN (c CHAR(3) COMMENT 'x', d INT)",
+         marks=defect("`ALTER TABLE t ADD COLUMN (...)` is a parse error")),
+    # found by this harness
+    case("rebuilds keep empty partitions", "CREATE TABLE t (a INT, p INT) USING parquet PARTITIONED BY (p)",
+         "ALTER TABLE t ADD PARTITION (p = 3)", "ALTER TABLE t ALTER COLUMN a TYPE BIGINT",
+         marks=defect("ALTER COLUMN TYPE / DROP COLUMN rebuilds drop empty partitions")),
+    case("property lists without '='", T, "ALTER TABLE t SET TBLPROPERTIES ('k' 'v')",
+         marks=defect("TBLPROPERTIES ('k' 'v') is a parse error")),
+    case("CHANGE COLUMN a a TYPE COMMENT", T, "ALTER TABLE t CHANGE COLUMN a a INT COMMENT 'new'",
+         marks=defect("Hive-style CHANGE COLUMN a a INT COMMENT is refused")),
+    case("UNSET of a property that is not set", T, "ALTER TABLE t UNSET TBLPROPERTIES ('nope')",
+         marks=defect("UNSET TBLPROPERTIES of a missing key fails where Spark ignores it")),
+    case("view properties", "CREATE VIEW v TBLPROPERTIES ('k' = 'v') AS SELECT 1 AS a",
+         "ALTER VIEW v SET TBLPROPERTIES ('k' = 'w')",
+         marks=defect("CREATE VIEW ... TBLPROPERTIES and ALTER VIEW ... SET TBLPROPERTIES are refused")),
+    case("a view where a table is expected, and the other way round", V, "INSERT OVERWRITE v SELECT 2",
+         "TRUNCATE TABLE v", "CREATE OR REPLACE TABLE v (a INT) USING parquet",
+         marks=defect("a view named where a table is expected is 'missing' (or 'exists'), not refused as Spark does")),
+    case("CREATE TABLE IF NOT EXISTS t LIKE a missing table", T, "CREATE TABLE IF NOT EXISTS t LIKE nope",
+         marks=defect("CREATE TABLE IF NOT EXISTS ... LIKE does not check the source")),
+    case("DROP TABLE ... PURGE", T, "DROP TABLE t PURGE", marks=defect("DROP TABLE ... PURGE is refused")),
+    case("a replace that changes the partition columns after an earlier replace", T,
+         "INSERT OVERWRITE t SELECT 1, 'x'",
+         "CREATE OR REPLACE TABLE t (a INT, b STRING) USING parquet PARTITIONED BY (b)",
+         marks=defect("CREATE OR REPLACE changing the partition columns (rename path) fails with LeftoverFilesError "
+                      "while the previous version waits in <db>/<name> for its grace period")),
+    case("a type change to CHAR(3) fails on a longer value", T, "INSERT INTO t VALUES (1, 'abcd')",
+         "ALTER TABLE t ALTER COLUMN b TYPE CHAR(3)",
+         marks=defect("ALTER COLUMN TYPE CHAR(n) makes STRING and keeps longer values")),
+    case("a column named twice", "CREATE TABLE t (a INT, A INT) USING parquet",
+         marks=defect("a duplicate column is InvalidSchemaError where Spark says COLUMN_ALREADY_EXISTS (and ADD "
+                      "COLUMNS of an existing column is ObjectExistsError)")),
+    case("a partition value that does not convert to the column's type", "CREATE TABLE t (a INT, p INT) USING "
+         "parquet PARTITIONED BY (p)", "ALTER TABLE t DROP IF EXISTS PARTITION (p = 'y')",
+         "ALTER TABLE t DROP PARTITION (p = 'y')",
+         marks=defect("partition spec values are not cast to the partition column's type (Spark: CAST_INVALID_INPUT); "
+                      "the project drops nothing silently or says the partition is missing")),
+    case("INSERT OVERWRITE of a table from itself", T, "INSERT INTO t VALUES (1, 'x')",
+         "INSERT OVERWRITE t SELECT * FROM t",
+         marks=defect("INSERT OVERWRITE t SELECT ... FROM t succeeds where Spark refuses (UNSUPPORTED_OVERWRITE); "
+                      "document it or refuse it")),
+]
+
+SEEDS = [pytest.param(5, id="seed 5"), pytest.param(12, id="seed 12"),
+         pytest.param(1, id="seed 1", marks=defect("NOT NULL is refused (its first statement)"))]
+
+
+@pytest.fixture
+def sides(clean_spark: Any, tmp_path: Path) -> Iterator[Sides]:
+    both = Sides(clean_spark, tmp_path)
+    yield both
+    both.close()
+
+
+def report(result: ScriptResult) -> str:
+    lines = []
+    for difference, before in result.differences:
+        lines += [difference.describe(), "after:", format_script(before)]
+    return "\n".join(lines)
+
+
+def run(sides: Sides, statements: list[str]) -> ScriptResult:
+    return run_script(sides, steps_of(statements), keep_going=False)
+
+
+@pytest.mark.parametrize("statements", AGREES)
+def test_the_front_end_agrees_with_plain_spark(sides: Sides, statements: list[str]) -> None:
+    result = run(sides, statements)
+    assert result.differences == [], report(result)
+
+
+@pytest.mark.parametrize("statements", DEFECTS)
+def test_known_differences_are_gone(sides: Sides, statements: list[str]) -> None:
+    result = run(sides, statements)
+    assert result.differences == [], report(result)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_random_script_behaves_as_on_plain_spark(sides: Sides, seed: int) -> None:
+    result = run_script(sides, generate(seed, 10), keep_going=False)
+    assert result.differences == [], f"{report(result)}\n(python -m tests.differential.run --seed {seed} ...)"
+
+
+def test_a_seed_always_writes_the_same_script() -> None:
+    assert generate(7, 40) == generate(7, 40)
+    assert generate(7, 40) != generate(8, 40)
+
+
+def test_the_grammar_writes_every_production_and_mostly_about_existing_objects() -> None:
+    written = {step.production for seed in range(30) for step in generate(seed, 40)}
+    expected = {"create_table", "create_or_replace", "replace_table", "insert_into", "insert_overwrite", "truncate",
+                "alter_properties", "add_columns", "column_comment", "column_type", "drop_columns", "add_partition",
+                "drop_partition", "rename", "rename_many", "drop_table", "drop_many", "create_view", "alter_view",
+                "drop_view", "create_function", "drop_function", "database", "use", "set", "documented"}
+    assert expected <= written, expected - written
+    assert len(PRODUCTIONS) == len({name for name, _, _ in PRODUCTIONS})
+
+
+def test_only_the_forms_readme_documents_may_be_refused() -> None:
+    assert documented_refusal("MSCK REPAIR TABLE t") == "MSCK"
+    assert documented_refusal("LOAD DATA LOCAL INPATH '/x' INTO TABLE t") == "LOAD DATA"
+    assert documented_refusal("TRUNCATE TABLE t PARTITION (p = 1)") == "partition-spec TRUNCATE"
+    assert documented_refusal("INSERT OVERWRITE t PARTITION (p = NULL) SELECT 1") is not None
+    assert documented_refusal("CREATE TABLE t (a INT) USING parquet LOCATION '/x'") is not None
+    assert documented_refusal("CREATE TABLE u LIKE tv", temp_views={"tv"}) is not None
+    assert documented_refusal("DROP TABLE tv, u", temp_views={"tv"}, relations=["tv", "u"]) is not None
+    for spark_runs_it in ("DROP TABLE t PURGE", "CREATE TABLE t (a INT) USING parquet OPTIONS ('k' = 'v')",
+                          "ALTER VIEW v SET TBLPROPERTIES ('k' = 'v')", "CREATE TABLE u LIKE t USING json",
+                          "TRUNCATE TABLE t"):
+        assert documented_refusal(spark_runs_it, temp_views={"tv"}) is None, spark_runs_it
+
+
+def test_differences_readme_documents_are_told_apart() -> None:
+    refused = failed("other:leftover files", "LeftoverFilesError: ... holds a replaced version of db.t kept until ...")
+    assert documented_difference("RENAME TABLE u TO t", succeeded(), refused, []) is not None
+    assert documented_difference("CREATE OR REPLACE TABLE t (a INT)", succeeded(), refused, []) is None
+    partitions = [("database «»/table t/partitions", ("p=1",), ())]
+    assert documented_difference("TRUNCATE TABLE t", succeeded(), succeeded(), partitions) is not None
+    assert documented_difference("TRUNCATE TABLE t", succeeded(), succeeded(), [("x/rows", (), ("1",))]) is None
+
+
+def test_errors_are_compared_by_class() -> None:
+    from ddl_log import CatalogError, NoSuchObjectError, StatementFailedError
+
+    missing = NoSuchObjectError("table db.t does not exist", "db.t")
+    assert classify(missing).classes == {"missing"}
+    assert classify(StatementFailedError("DROP TABLE", "db.t", missing)).classes == {"missing"}
+    assert classify(CatalogError("db.v is a view; use DROP VIEW", "db.v")).classes == {"refused"}
+    assert classify(RuntimeError("?")).classes == {"other:RuntimeError"}
