@@ -50,6 +50,8 @@ from storage.errors import (
     StorageError,
     UnsafePathError,
     UnsupportedFormatError,
+    ValueConversionError,
+    WrongObjectKindError,
 )
 
 __all__ = [
@@ -97,4 +99,6 @@ __all__ = [
     "UnsafePathError",
     "UnsupportedFormatError",
     "UnsupportedStatementError",
+    "ValueConversionError",
+    "WrongObjectKindError",
 ]
