@@ -25,6 +25,8 @@ class ActionContext:
     binlog: BinlogLike | None
     in_recovery: bool = False
     grace_seconds: float = DEFAULT_GRACE_SECONDS
+    record_versions: bool = True
+    """Record in the event of a statement with a query the table version it made (:mod:`chains.versions`)."""
     events: list[BinlogEvent] = attrs.field(factory=list)
     """Binlog events the actions replayed with this context wrote (a roll-forward chain commits in one of them):
     the statement returns its event as written, without reading the binlog back."""

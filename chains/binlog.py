@@ -25,6 +25,7 @@ from typing import Any, Protocol
 import attrs
 
 from chains.entries import BinlogPosition
+from chains.versions import VersionRecord
 from storage import crashpoints
 from storage.errors import LogWriteFailedError, StorageError
 from storage.records.file_store import FileRecordStore
@@ -57,6 +58,8 @@ class BinlogEvent:
     generated_by_recovery: bool = False
     driver: str | None = None
     """The home id of the driver that committed it (the catalog binlog); None in a home's own binlog."""
+    version: VersionRecord | None = None
+    """The table version the statement installed (:mod:`chains.versions`), for replicas; None for other events."""
 
     def to_wire(self) -> dict[str, Any]:
         wire = {
@@ -70,6 +73,8 @@ class BinlogEvent:
         }
         if self.driver is not None:  # optional: a home's own binlog stays byte for byte as before
             wire["driver"] = self.driver
+        if self.version is not None:  # optional too: events without one are read as before
+            wire["ver"] = self.version.to_wire()
         return wire
 
     @classmethod
@@ -82,6 +87,7 @@ class BinlogEvent:
             timestamp=record["ts"],
             generated_by_recovery=record["gen"],
             driver=record.get("driver"),
+            version=VersionRecord.from_wire(record["ver"]) if record.get("ver") is not None else None,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -93,6 +99,7 @@ class BinlogEvent:
             "timestamp": self.timestamp,
             "generated_by_recovery": self.generated_by_recovery,
             "driver": self.driver,
+            "version": None if self.version is None else self.version.to_wire(),
         }
 
 
@@ -108,7 +115,7 @@ class BinlogLike(Protocol):
         """A position at or before the next event: an XID noted with it is found by :meth:`xids_since` it."""
 
     def append(self, statement: str, *, xid: int | None, objects: tuple[str, ...] = (),
-               generated_by_recovery: bool = False) -> BinlogEvent: ...
+               generated_by_recovery: bool = False, version: VersionRecord | None = None) -> BinlogEvent: ...
 
     def append_many(self, items: list[tuple[str, int | None, tuple[str, ...]]]) -> list[BinlogEvent]:
         """Group commit: several events in one durable write, consecutive seqs."""
@@ -196,7 +203,7 @@ class Binlog:
             return BinlogPosition(self._segment, self._file.size)
 
     def append(self, statement: str, *, xid: int | None, objects: tuple[str, ...] = (),
-               generated_by_recovery: bool = False) -> BinlogEvent:
+               generated_by_recovery: bool = False, version: VersionRecord | None = None) -> BinlogEvent:
         """Durably write one event. This write is the commit point of the statement it describes."""
         with self._lock:
             self._check_writable()
@@ -209,6 +216,7 @@ class Binlog:
                 objects=tuple(objects),
                 timestamp=time.time(),
                 generated_by_recovery=generated_by_recovery,
+                version=version,
             )
             self._file.append(event.to_wire())
             self._note(event.to_wire())

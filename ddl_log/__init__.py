@@ -25,6 +25,14 @@ from ddl_log.ops.errors import (
     PostgresUrlError,
     ServiceError,
 )
+from ddl_log.replication.errors import (
+    ApplyFailedError,
+    FollowsAnotherSourceError,
+    ReplicationError,
+    SourceDamagedError,
+    SourceMissingError,
+    SourceVersionGoneError,
+)
 from ddl_log.settings import Settings
 from replace_table.machine import ReplaceResult
 from storage.crashpoints import SimulatedCrash
@@ -56,6 +64,7 @@ from storage.errors import (
 
 __all__ = [
     "ActionFailedError",
+    "ApplyFailedError",
     "AtomicDDL",
     "BinlogError",
     "CatalogError",
@@ -63,6 +72,7 @@ __all__ = [
     "CorruptLogError",
     "DDLLogError",
     "EngineOperationError",
+    "FollowsAnotherSourceError",
     "HomeFencedError",
     "HomeLockLostError",
     "HomeLockedError",
@@ -88,9 +98,13 @@ __all__ = [
     "PostgresUrlError",
     "RecoveryReport",
     "ReplaceResult",
+    "ReplicationError",
     "ServiceError",
     "Settings",
     "SimulatedCrash",
+    "SourceDamagedError",
+    "SourceMissingError",
+    "SourceVersionGoneError",
     "SqlParseError",
     "SqlResult",
     "StatementFailedError",

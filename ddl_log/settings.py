@@ -49,6 +49,10 @@ class Settings:
 
     binlog: bool = _setting(True, "write committed statements to the binlog (its write is the commit point); off: "
                                   "closing a statement's chain commits it", kind=bool)
+    binlog_versions: bool = _setting(True, "record in the binlog event of a statement with a query (CTAS, INSERT "
+                                           "OVERWRITE ... SELECT) where its table version's files are and its "
+                                           "definition, so replicas copy rows instead of re-running the query "
+                                           "(two metastore reads per such statement)", kind=bool)
     grace_seconds: float = _setting(DEFAULT_GRACE_SECONDS, "how long a replaced or dropped table's old files stay "
                                     "for the queries that listed them; set it to your longest query",
                                     validator=_non_negative)

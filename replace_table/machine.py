@@ -66,6 +66,7 @@ from actions.results import StatementResult
 from chains.binlog import BinlogEvent
 from chains.commit import commit_chain
 from chains.entries import ChainKind
+from replace_table.versions import version_record
 from storage import crashpoints
 from storage.catalogs.interface import Fill, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName
@@ -249,8 +250,9 @@ class ReplaceTable:
         self.catalog.rename(self.tmp, self.orig)
 
     def do_commit(self) -> None:
+        version = version_record(self.ctx, self.orig, self.spec, self.fill)
         self.event = commit_chain(self.log, self.binlog, self.create_chain, self.statement, (str(self.orig),),
-                                  xid=self.xid)
+                                  xid=self.xid, version=version)
 
     def do_retire(self) -> None:
         self._replay_forward(self.drop_chain)

@@ -27,6 +27,9 @@ from ddl_log.engine.views import (
     RenameView,
 )
 from ddl_log.frontends.sql import SqlResult, run_sql
+from ddl_log.frontends.sql.execute import read_statements
+from ddl_log.replication.apply import Applier
+from ddl_log.replication.source import SourceBinlog
 from replace_table.machine import ReplaceResult
 from storage.catalogs.names import TableName
 
@@ -43,6 +46,15 @@ class AtomicDDL(DDLEngine):
         """Run a SQL script: every DDL statement this project makes atomic goes through the DDL log, anything else
         to ``spark.sql`` unchanged. A DDL form that cannot be made atomic is refused unless ``allow_non_atomic``."""
         return run_sql(self, text, allow_non_atomic=allow_non_atomic)
+
+    def statements_of(self, text: str) -> list[Statement]:
+        """The typed statements of a SQL text, names resolved now, none run (what a replica applies)."""
+        return read_statements(self, text)
+
+    def replica_of(self, source: str) -> Applier:
+        """This home as a replica of the directory home ``source``: :class:`~ddl_log.replication.apply.Applier`
+        (``apply_available()``, ``run(until_caught_up=True)``, ``position``)."""
+        return Applier(self, SourceBinlog(source), self.statements_of)
 
     # ------------------------------------------------------------------ tables
 

@@ -13,6 +13,7 @@ from ddl_log.frontends.cli.crash_points import cmd_crash_points
 from ddl_log.frontends.cli.forensics import cmd_binlog, cmd_dump, cmd_status
 from ddl_log.frontends.cli.metastore import add_metastore_parser, cmd_metastore
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_USAGE
+from ddl_log.frontends.cli.replica import add_replica_parser, cmd_replica
 from ddl_log.frontends.cli.run import cmd_recover, cmd_sql
 from ddl_log.settings import add_setting_options
 from storage.errors import DDLLogError
@@ -62,10 +63,15 @@ def build_parser() -> argparse.ArgumentParser:
     binlog = commands.add_parser("binlog", parents=[common], help="binlog events (read-only)")
     binlog.add_argument("--json", action="store_true")
     binlog.add_argument("--since", metavar="SEQ", type=int, default=0, help="only events after sequence SEQ")
+    binlog.add_argument("--until", metavar="SEQ", type=int, default=None, help="only events up to sequence SEQ")
+    binlog.add_argument("--sql", action="store_true",
+                        help="print the events as a SQL script that `ddl-log sql -f` replays (text replay: queries "
+                             "run again; `replica run --until` copies their versions instead)")
 
     points = commands.add_parser("crash-points", parents=[common], help="every crash point name, one per line")
     points.add_argument("-v", "--describe", action="store_true", help="add what each point means")
     add_metastore_parser(commands)
+    add_replica_parser(commands, common)
     for command in commands.choices.values():
         command.set_defaults(subparser=command)
     return parser
@@ -127,4 +133,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "binlog": cmd_binlog,
     "crash-points": cmd_crash_points,
     "metastore": cmd_metastore,
+    "replica": cmd_replica,
 }

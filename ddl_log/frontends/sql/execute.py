@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from actions.results import StatementResult
 from ddl_log.engine.typed import Statement
+from ddl_log.errors import UnsupportedStatementError
 from ddl_log.frontends.sql.names import NoSparkFacts, SessionFacts, SparkFacts
 from ddl_log.frontends.sql.plan import PlannedStatement, SqlResult
 from ddl_log.frontends.sql.router import SparkParser, plan_script
@@ -59,6 +60,26 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
             yield SqlResult(plan.text, "query", ddl.spark.sql(plan.text))  # Spark's own statement, as asked
             continue
         yield SqlResult(plan.text, "ddl", done)
+
+
+def read_statements(ddl: StatementRunner, text: str) -> list[Statement]:
+    """The typed statements ``text`` is, names resolved now (a replica applies a source event this way): every
+    statement must be one the DDL log runs; anything that would go to Spark unchanged is refused."""
+    facts: SessionFacts | None = None
+    statements = []
+    for plan in plan_script(text, allow_non_atomic=False, parser=spark_parser(ddl)):
+        facts = facts or _session_facts(ddl)
+        statement = None if plan.draft is None else plan.resolved(facts)
+        if statement is None:
+            raise UnsupportedStatementError(summary_of(plan.text), line=plan.line, statement=plan.text,
+                                            reason="it is not a statement of the DDL log (it would go to Spark "
+                                                   "unchanged)")
+        statements.append(statement)
+    return statements
+
+
+def summary_of(text: str) -> str:
+    return " ".join(text.split())[:80]
 
 
 def spark_parser(ddl: StatementRunner) -> SparkParser | None:

@@ -1,0 +1,143 @@
+"""``ddl-log replica run|start|stop|status`` (:mod:`ddl_log.replication`) and ``ddl-log binlog --sql``.
+
+``run`` applies in the foreground (``--until-caught-up`` exits 0 once the source's head is applied; ``--until SEQ``
+replays a range, the ``mysqlbinlog | mysql`` of this project, exactly once); ``start`` runs the same in the
+background and ``stop`` ends it between two events; ``status`` reads files only (no Spark, no lock).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import attrs
+
+from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_OK, dumps, home_path, out
+from ddl_log.frontends.cli.run import open_home
+
+APPLIER_LOG = "applier.log"
+
+
+def add_replica_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+                       common: argparse.ArgumentParser) -> None:
+    replica = commands.add_parser("replica", parents=[common], help="apply a source home's binlog to this home",
+                                  description="This home as a replica of a source home: each committed source event "
+                                              "applied once, atomically, its position in this home's binlog.")
+    actions = replica.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, text in (("run", "apply in the foreground"), ("start", "apply in the background"),
+                       ("stop", "stop the background applier between two events"),
+                       ("status", "applied position, source head, events and seconds behind, last error")):
+        action = actions.add_parser(name, parents=[common], help=text, description=text)
+        if name in ("run", "start", "status"):
+            action.add_argument("--source", metavar="DIR", required=name != "status", help="the source home")
+        if name == "run":
+            action.add_argument("--until-caught-up", action="store_true",
+                                help="exit 0 once every event committed on the source is applied")
+            action.add_argument("--until", metavar="SEQ", type=int, default=None,
+                                help="apply the source's events up to SEQ, then exit (a replay of a range)")
+        if name in ("run", "start"):
+            action.add_argument("--poll", metavar="SECONDS", type=float, default=1.0,
+                                help="how often to look for new events when caught up (default 1)")
+        if name in ("run", "status"):
+            action.add_argument("--json", action="store_true", help="one JSON object")
+        action.set_defaults(subparser=action)
+
+
+def cmd_replica(args: argparse.Namespace) -> int:
+    return {"run": replica_run, "start": replica_start, "stop": replica_stop, "status": replica_status}[args.action](
+        args)
+
+
+def replica_run(args: argparse.Namespace) -> int:
+    stopping: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
+    started = time.monotonic()
+    with open_home(args) as ddl:
+        applier = ddl.replica_of(args.source)
+        if args.until is not None:
+            report = applier.apply_available(until=args.until)
+        else:
+            report = applier.run(until_caught_up=args.until_caught_up, poll_seconds=args.poll,
+                                 stop=lambda: bool(stopping))
+    seconds = time.monotonic() - started
+    if args.json:
+        out(dumps({**attrs.asdict(report), "seconds": round(seconds, 3)}))
+    else:
+        out(f"applied {report.applied} events ({report.copied} from their versions' files) in {seconds:.1f} s; "
+            f"position {report.position}")
+    return EXIT_OK
+
+
+def replica_start(args: argparse.Namespace) -> int:
+    from ddl_log.replication.state import read_state, state_path, write_state
+
+    home = home_path(args)
+    state = read_state(home)
+    if state.pid is not None and _alive(state.pid):
+        out(f"already running (pid {state.pid})")
+        return EXIT_FAILED
+    os.makedirs(os.path.dirname(state_path(home)), mode=0o700, exist_ok=True)
+    log_path = os.path.join(os.path.dirname(state_path(home)), APPLIER_LOG)
+    command = [sys.executable, "-m", "ddl_log", "--home", home, "replica", "run", "--source", args.source,
+               "--poll", str(args.poll)]
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                   start_new_session=True)
+    write_state(home, attrs.evolve(read_state(home), pid=process.pid))
+    out(f"applier started (pid {process.pid}, log {log_path})")
+    return EXIT_OK
+
+
+def replica_stop(args: argparse.Namespace) -> int:
+    from ddl_log.replication.state import read_state, write_state
+
+    home = home_path(args)
+    state = read_state(home)
+    if state.pid is None or not _alive(state.pid):
+        out("not running")
+        return EXIT_OK
+    os.kill(state.pid, signal.SIGTERM)  # the applier stops between two events
+    deadline = time.monotonic() + 120
+    while _alive(state.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    write_state(home, attrs.evolve(read_state(home), pid=None))
+    out("stopped")
+    return EXIT_OK
+
+
+def replica_status(args: argparse.Namespace) -> int:
+    from chains.binlog import read_events
+    from ddl_log.replication.apply import replica_status as status_of
+    from ddl_log.replication.source import SourceBinlog
+
+    home = home_path(args)
+    source = SourceBinlog(args.source) if args.source else None
+    status = status_of(home, read_events(home), source)
+    if status["pid"] is not None and not _alive(status["pid"]):
+        status["pid"] = None
+    if args.json:
+        out(dumps(status))
+    else:
+        for key, value in status.items():
+            out(f"{key:<15} {'-' if value is None else value}")
+    return EXIT_FAILED if status["last_error"] else EXIT_OK
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child of this process is not running
+        finished, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return finished == 0
+
+

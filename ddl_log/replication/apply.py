@@ -1,0 +1,143 @@
+"""The applier: each committed source event, in source order, as one atomic statement of the replica whose binlog
+event carries the source position (:mod:`~ddl_log.replication.origin`), so the position and the catalog move
+together or not at all.
+
+A crash of the applier anywhere is the replica's own statement crashing: recovery (the next open of the replica's
+home) undoes it (position unchanged) or finishes it (position moved by one), and the applier goes on from the
+position its binlog then says. An event the replica refuses (its catalog changed by hand, a version gone) stops the
+applier before it, with the event named: nothing is skipped.
+
+Text events are read into typed statements by the SQL front end (``read``, given by the front ends that own it);
+events that recorded their table version are installed from that version's files (:mod:`~ddl_log.replication.copy`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from chains.binlog import BinlogEvent
+from ddl_log.engine.core import DDLEngine
+from ddl_log.engine.typed import Statement
+from ddl_log.replication.copy import copy_statement, copyable
+from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError
+from ddl_log.replication.origin import AppliedPosition, marked
+from ddl_log.replication.source import SourceBinlog
+from ddl_log.replication.state import ReplicaState, note_error, read_state, write_state
+from storage import crashpoints
+from storage.errors import DDLLogError
+
+BEFORE_APPLY = crashpoints.declare("replica.apply.before", "a source event is read; the replica has not begun it")
+AFTER_APPLY = crashpoints.declare("replica.apply.after", "the replica's statement for a source event committed "
+                                  "(its binlog event carries the source position); the applier has not noted it")
+
+Reader = Callable[[str], list[Statement]]
+"""SQL text to the typed statements it is (the SQL front end's reading, names resolved on the replica)."""
+
+
+@attrs.frozen
+class ApplyReport:
+    applied: int
+    position: int
+    copied: int = 0
+    """Of ``applied``, events installed from their version's files."""
+
+
+class Applier:
+    """Applies ``source``'s events to the replica home of ``engine`` (a directory home)."""
+
+    def __init__(self, engine: DDLEngine, source: SourceBinlog, read: Reader) -> None:
+        self.engine = engine
+        self.source = source
+        self.read = read
+        self.home_dir = engine.home.spark_directory()
+        applied = AppliedPosition.read(engine.binlog_file.events())
+        others = sorted(set(applied.seqs) - {source.origin})
+        state = read_state(self.home_dir)
+        followed = state.origin if state.origin not in (None, source.origin) else (others[0] if others else None)
+        if followed is not None:
+            raise FollowsAnotherSourceError(engine.home.location, followed, source.origin)
+        if state.origin is None:
+            write_state(self.home_dir, attrs.evolve(state, source=source.path, origin=source.origin))
+        self.position = applied.of(source.origin)
+
+    def statements(self, event: BinlogEvent) -> list[Statement]:
+        """The replica's statements for ``event``: exactly one, its text the source's behind the position marker."""
+        text = marked(self.source.origin, event.seq, event.statement)
+        if copyable(event.version) and not self.engine.uses_custom_catalog:
+            return [copy_statement(self.engine.spark, event, text)]
+        statements = self.read(event.statement)
+        if len(statements) != 1:
+            raise ApplyFailedError(event.seq, event.statement,
+                                   f"it reads as {len(statements)} statements; the replica applies one per event")
+        return [attrs.evolve(statements[0], text=text)]
+
+    def apply(self, event: BinlogEvent) -> bool:
+        """Apply one event (the next after the position); True when it was installed from its version's files."""
+        BEFORE_APPLY()
+        try:
+            statements = self.statements(event)
+            for statement in statements:
+                self.engine.run(statement)
+        except ApplyFailedError:
+            raise
+        except DDLLogError as error:
+            raise ApplyFailedError(event.seq, event.statement, error) from error
+        AFTER_APPLY()
+        self.position = event.seq
+        return copyable(event.version) and not self.engine.uses_custom_catalog
+
+    def apply_available(self, until: int | None = None) -> ApplyReport:
+        """Apply every event committed on the source now (up to ``until``), in order; stops at the first error."""
+        applied = copied = 0
+        try:
+            for event in self.source.events_after(self.position):
+                if until is not None and event.seq > until:
+                    break
+                copied += self.apply(event)
+                applied += 1
+        except DDLLogError as error:
+            note_error(self.home_dir, error)
+            raise
+        if applied and read_state(self.home_dir).last_error is not None:
+            note_error(self.home_dir, None)
+        return ApplyReport(applied, self.position, copied)
+
+    def run(self, *, until_caught_up: bool = False, poll_seconds: float = 1.0,
+            stop: Callable[[], bool] = lambda: False) -> ApplyReport:
+        """Apply until the source's head (``until_caught_up``), or forever, polling for new events."""
+        applied = copied = 0
+        while True:
+            report = self.apply_available()
+            applied, copied = applied + report.applied, copied + report.copied
+            if until_caught_up and self.position >= self.source.head().seq:
+                return ApplyReport(applied, self.position, copied)
+            if stop():
+                return ApplyReport(applied, self.position, copied)
+            if not report.applied:
+                time.sleep(poll_seconds)
+
+
+def replica_status(home_dir: str, replica_events: Any, source: SourceBinlog | None) -> dict[str, Any]:
+    """Applied position, source head, events and seconds behind, last error: from files only (no Spark, no lock)."""
+    state: ReplicaState = read_state(home_dir)
+    if source is None and state.source is not None:
+        try:
+            source = SourceBinlog(state.source)
+        except DDLLogError:
+            source = None
+    applied = AppliedPosition.read(replica_events)
+    origin = source.origin if source is not None else state.origin
+    position = applied.of(origin) if origin is not None else 0
+    status: dict[str, Any] = {"source": state.source, "origin": origin, "applied": position,
+                              "last_error": state.last_error, "pid": state.pid}
+    if source is not None:
+        head = source.head()
+        status["source_head"] = head.seq
+        status["events_behind"] = max(0, head.seq - position)
+        pending = next(iter(source.events_after(position)), None)
+        status["seconds_behind"] = 0.0 if pending is None else round(time.time() - pending.timestamp, 3)
+    return status

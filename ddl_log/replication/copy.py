@@ -1,0 +1,55 @@
+"""Faithful data: the replica's statement for an event that recorded its table version (:mod:`chains.versions`).
+
+The version's rows are read from the source's own files of that version, never by running the source's query again:
+``rand()``, ``current_timestamp()`` and tables the replica lacks give the replica exactly the source's rows. The
+replica installs them with its own atomic CREATE OR REPLACE (the swap: its readers see the old or the new version),
+under the definition the event recorded. A version whose files are gone (the replica lags past the source's grace
+period) stops the replica: installing the current version instead would silently skip history.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chains.binlog import BinlogEvent
+from chains.versions import VersionRecord
+from ddl_log.engine.create import CreateOrReplaceTable
+from ddl_log.engine.texts import sql_string
+from ddl_log.replication.errors import SourceVersionGoneError
+from storage.catalogs.names import TableName, quote_ident
+
+COPYABLE = frozenset({"parquet", "orc"})
+"""Providers whose files are read back exactly as written; others (Hive serde, csv/json with options) replay text."""
+
+
+def copyable(version: VersionRecord | None) -> bool:
+    return version is not None and version.provider.lower() in COPYABLE
+
+
+def schema_text(version: VersionRecord) -> str:
+    """The version's columns as a Spark schema string, comments kept."""
+    parts = []
+    for name, type_text, comment in version.columns:
+        part = f"{quote_ident(name)} {type_text}"
+        parts.append(part + (f" COMMENT {sql_string(comment)}" if comment else ""))
+    return ", ".join(parts)
+
+
+def check_present(event: BinlogEvent, version: VersionRecord) -> None:
+    """Stop before the apply when the version's files are gone (local paths; elsewhere the read fails instead)."""
+    from storage.catalogs.spark.engine import local_path
+
+    path = local_path(version.location)
+    if path is not None and not path.is_dir():
+        raise SourceVersionGoneError(event.seq, version.table, version.location)
+
+
+def copy_statement(spark: Any, event: BinlogEvent, text: str) -> CreateOrReplaceTable:
+    """CREATE OR REPLACE of the event's table from its version's files (read when the statement fills its TMP)."""
+    version = event.version
+    assert version is not None
+    check_present(event, version)
+    frame = spark.read.schema(schema_text(version)).format(version.provider).load(version.location)
+    return CreateOrReplaceTable.of(TableName.of(version.table), df=frame, using=version.provider,
+                                   partitioned_by=version.partitioned_by, properties=dict(version.properties) or None,
+                                   comment=version.comment, text=text)

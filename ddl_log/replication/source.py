@@ -1,0 +1,70 @@
+"""A source home's binlog, read without its lock (its driver keeps running): the events after a position, the head.
+
+Only committed statements are in a binlog (the event write is the commit point), so a statement the source rolled
+back never reaches a replica, and one recovery finished (a roll-forward DROP) does, flagged as generated. A torn
+record at the end of the newest segment is a write in progress, not damage: it is read once it is complete. Damage
+anywhere else stops the reader where it is, with the offset (:class:`SourceDamagedError`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import attrs
+
+from chains.binlog import BINLOG_MAGIC, BinlogEvent, binlog_store, list_segments, segment_name
+from ddl_log.replication.errors import SourceDamagedError, SourceMissingError
+from ddl_log.replication.origin import origin_of
+from storage.records.home import BINLOG_DIR, is_database_url
+
+
+@attrs.frozen
+class SourceHead:
+    seq: int
+    timestamp: float
+
+
+class SourceBinlog:
+    """The binlog of the source home at ``path`` (a directory home)."""
+
+    def __init__(self, path: str) -> None:
+        if is_database_url(path):
+            raise SourceMissingError(path, "a database home's catalog binlog is not a replication source yet")
+        if not os.path.isdir(os.path.join(path, BINLOG_DIR)):
+            raise SourceMissingError(path, "not a ddl-log home with a binlog (no binlog directory)")
+        self.path = path
+        self.origin = origin_of(path)
+        self.store = binlog_store(path)
+
+    def events_after(self, seq: int) -> Iterator[BinlogEvent]:
+        """Committed events with a seq above ``seq``, oldest first, up to the end or the first damage."""
+        segments = list_segments(self.store)
+        last_seq = seq
+        for index, segment in enumerate(segments):
+            name = segment_name(segment)
+            if index + 1 < len(segments) and seq > 0 and self._ends_before(segments[index + 1], seq):
+                continue
+            records, valid_end, size = self.store.read(name, BINLOG_MAGIC)
+            for _, record in records:
+                if record["op"] == "event" and record["seq"] > seq:
+                    last_seq = record["seq"]
+                    yield BinlogEvent.from_wire(record)
+            if valid_end < size and index + 1 < len(segments):
+                raise SourceDamagedError(self.store.location_of(name), valid_end, last_seq)
+
+    def _ends_before(self, following: int, seq: int) -> bool:
+        records, _, _ = self.store.read(segment_name(following), BINLOG_MAGIC)
+        return bool(records) and records[0][1]["op"] == "start" and records[0][1]["seq"] <= seq
+
+    def head(self) -> SourceHead:
+        """The newest committed event (0 when none)."""
+        segments = list_segments(self.store)
+        for segment in reversed(segments):
+            records, _, _ = self.store.read(segment_name(segment), BINLOG_MAGIC)
+            events = [r for _, r in records if r["op"] == "event"]
+            if events:
+                return SourceHead(events[-1]["seq"], events[-1]["ts"])
+            if records and records[0][1]["op"] == "start" and records[0][1]["seq"]:
+                return SourceHead(records[0][1]["seq"], 0.0)
+        return SourceHead(0, 0.0)

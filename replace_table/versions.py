@@ -1,0 +1,37 @@
+"""The version record a replace writes into its binlog event (:mod:`chains.versions`): only for statements whose
+rows come from a query or a DataFrame, the ones a replica must not run again; the others (columns, LIKE, TRUNCATE,
+ALTER rebuilds) are deterministic given the replica's own rows, and their text is enough."""
+
+from __future__ import annotations
+
+from actions.context import ActionContext
+from chains.versions import VersionRecord
+from storage.catalogs.interface import TAG_PROPERTY, Fill, TableSpec
+from storage.catalogs.names import TableName
+
+
+def has_query(spec: TableSpec, fill: Fill | None) -> bool:
+    """Whether the version's rows come from a query or a DataFrame (not from the table's own rows or nothing)."""
+    if fill is not None and (fill.as_select is not None or fill.df is not None):
+        return True
+    return spec.as_select is not None or spec.df is not None
+
+
+def version_record(ctx: ActionContext, table: TableName, spec: TableSpec, fill: Fill | None) -> VersionRecord | None:
+    """The installed version of ``table`` as its event records it; None when nothing is to be recorded (binlog
+    off, the setting off, no query, or a catalog that reports no location for it). Two metastore reads."""
+    if ctx.binlog is None or not ctx.record_versions or not has_query(spec, fill):
+        return None
+    location = ctx.catalog.table_location(table)
+    metadata = ctx.catalog.table_metadata(table)
+    if location is None or metadata is None:
+        return None
+    return VersionRecord(
+        table=table.quoted,
+        location=location,
+        columns=tuple((c.name, c.type, c.comment) for c in metadata.columns),
+        partitioned_by=metadata.partitioned_by,
+        provider=metadata.provider,
+        properties=tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY),
+        comment=metadata.comment,
+    )
