@@ -14,13 +14,14 @@ events that recorded their table version are installed from that version's files
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import attrs
 
 from chains.binlog import BinlogEvent
 from ddl_log.engine.core import DDLEngine
+from ddl_log.engine.tables import RenameTables
 from ddl_log.engine.typed import Statement
 from ddl_log.replication.copy import copy_statement, copyable
 from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError
@@ -28,6 +29,7 @@ from ddl_log.replication.origin import AppliedPosition, marked
 from ddl_log.replication.source import SourceBinlog
 from ddl_log.replication.state import ReplicaState, note_error, read_state, write_state
 from storage import crashpoints
+from storage.catalogs.names import TableName
 from storage.errors import DDLLogError
 
 BEFORE_APPLY = crashpoints.declare("replica.apply.before", "a source event is read; the replica has not begun it")
@@ -68,12 +70,21 @@ class Applier:
         """The replica's statements for ``event``: exactly one, its text the source's behind the position marker."""
         text = marked(self.source.origin, event.seq, event.statement)
         if copyable(event.version) and not self.engine.uses_custom_catalog:
-            return [copy_statement(self.engine.spark, event, text)]
+            return [copy_statement(self.engine.spark, event, text, lambda: self.renames_after(event.seq))]
         statements = self.read(event.statement)
         if len(statements) != 1:
             raise ApplyFailedError(event.seq, event.statement,
                                    f"it reads as {len(statements)} statements; the replica applies one per event")
         return [attrs.evolve(statements[0], text=text)]
+
+    def renames_after(self, seq: int) -> Iterator[tuple[TableName, TableName]]:
+        """The source's table renames after ``seq``, in order (where a moved version's files went)."""
+        for event in self.source.events_after(seq):
+            if "RENAME" not in event.statement.upper():
+                continue
+            for statement in self.read(event.statement):
+                if isinstance(statement, RenameTables):
+                    yield from statement.pairs
 
     def apply(self, event: BinlogEvent) -> bool:
         """Apply one event (the next after the position); True when it was installed from its version's files."""

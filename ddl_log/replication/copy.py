@@ -9,6 +9,7 @@ period) stops the replica: installing the current version instead would silently
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from chains.binlog import BinlogEvent
@@ -35,21 +36,47 @@ def schema_text(version: VersionRecord) -> str:
     return ", ".join(parts)
 
 
-def check_present(event: BinlogEvent, version: VersionRecord) -> None:
-    """Stop before the apply when the version's files are gone (local paths; elsewhere the read fails instead)."""
+Renames = Callable[[], Iterable[tuple[TableName, TableName]]]
+"""The source's table renames after an event, in order (read only when a version's files moved)."""
+
+
+def followed(version: VersionRecord, renames: Iterable[tuple[TableName, TableName]]) -> str:
+    """Where the version's files are now: a RENAME of a table at its default directory makes the metastore move the
+    directory to the new name's (``<db>/<new name>``), so later source renames of the table are followed."""
+    table, location = TableName.of(version.table), version.location
+    for old, new in renames:
+        if old != table:
+            continue
+        table = new
+        head, _, tail = location.rstrip("/").rpartition("/")
+        if tail.lower() == old.name.lower():
+            location = f"{head}/{new.name.lower()}"
+    return location
+
+
+def present_location(event: BinlogEvent, version: VersionRecord, later: Renames) -> str:
+    """The version's files, followed through later renames; stop before the apply when they are gone (local paths;
+    elsewhere the read fails instead)."""
     from storage.catalogs.spark.engine import local_path
 
     path = local_path(version.location)
+    if path is None or path.is_dir():
+        return version.location
+    location = followed(version, later())
+    path = local_path(location)
     if path is not None and not path.is_dir():
         raise SourceVersionGoneError(event.seq, version.table, version.location)
+    return location
 
 
-def copy_statement(spark: Any, event: BinlogEvent, text: str) -> CreateOrReplaceTable:
-    """CREATE OR REPLACE of the event's table from its version's files (read when the statement fills its TMP)."""
+def copy_statement(spark: Any, event: BinlogEvent, text: str,
+                   later: Renames) -> CreateOrReplaceTable:
+    """CREATE OR REPLACE of the event's table from its version's files (read when the statement fills its TMP);
+    ``later``: the source's renames after this event (read only when the files moved)."""
     version = event.version
     assert version is not None
-    check_present(event, version)
-    frame = spark.read.schema(schema_text(version)).format(version.provider).load(version.location)
+    location = present_location(event, version, later)
+    frame = spark.read.schema(schema_text(version)).format(version.provider).load(location)
     return CreateOrReplaceTable.of(TableName.of(version.table), df=frame, using=version.provider,
                                    partitioned_by=version.partitioned_by, properties=dict(version.properties) or None,
                                    comment=version.comment, text=text)
