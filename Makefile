@@ -89,3 +89,13 @@ SOAK_CLUSTER_ARGS ?=
 .PHONY: soak-cluster
 soak-cluster: install system-deps
 	$(PY) -m tests.soak_cluster.run --seconds $(SOAK_CLUSTER_SECONDS) --drivers 3 $(SOAK_CLUSTER_ARGS)
+
+# Replication (issue 28): the exactly-once crash sweeps (in-memory catalog) and the replica process on Spark, killed
+# mid-copy and after a commit. REPLICA_HOME / REPLICA_SOURCE: `make replica-run` applies a source until caught up.
+REPLICA_HOME ?= ./replica_home
+REPLICA_SOURCE ?= ./ddl_home
+.PHONY: replication replica-run
+replication: install
+	$(PY) -m pytest -q tests/replication
+replica-run: install
+	$(PY) -m ddl_log --home $(REPLICA_HOME) replica run --source $(REPLICA_SOURCE) --until-caught-up

@@ -8,19 +8,26 @@ final catalog with every source event applied once."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ddl_log import AtomicDDL, FollowsAnotherSourceError, SourceMissingError
+from ddl_log import ApplyFailedError, AtomicDDL, FollowsAnotherSourceError, SourceMissingError
 from ddl_log.engine.alter_ops import SetProperties
 from ddl_log.replication.origin import mark_of
 from storage import crashpoints
 from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from tests import crashkit
 from tests.unit.test_statement_sweeps import catalog_state, populated_catalog
 
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE_SCRIPT = [
     lambda d: d.create_table("c", like="a"),
     lambda d: d.rename_tables([("a", "x"), ("b", "a")]),
@@ -151,3 +158,41 @@ def test_a_replica_home_follows_one_source_and_a_missing_source_is_named(tmp_pat
     with pytest.raises(SourceMissingError, match="no binlog"):
         ddl.replica_of(str(tmp_path / "nowhere"))
     ddl.close()
+
+
+def ddl_log_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("DDL_LOG_HOME", None)
+    return subprocess.run([sys.executable, "-m", "ddl_log", *args], env=env, capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+
+
+def test_replica_status_says_where_the_replica_is_without_spark_and_binlog_sql_prints_a_range(tmp_path):
+    source, _ = source_home(tmp_path)
+    replica = Replica(str(tmp_path / "replica"), source)
+    ddl = replica.open()
+    applier = ddl.replica_of(source)
+    applier.apply_available(until=3)
+    ddl.close()
+    done = ddl_log_cli("--home", replica.home, "replica", "status", "--json")
+    assert done.returncode == 0, done.stderr
+    status = json.loads(done.stdout)
+    assert (status["applied"], status["source_head"], status["events_behind"]) == (3, len(SOURCE_SCRIPT) + 1,
+                                                                                     len(SOURCE_SCRIPT) - 2)
+    assert status["last_error"] is None and status["seconds_behind"] > 0
+    script = ddl_log_cli("--home", source, "binlog", "--sql", "--since", "1", "--until", "3")
+    assert script.returncode == 0, script.stderr
+    assert [line for line in script.stdout.splitlines() if line.startswith("-- #")] == ["-- #2", "-- #3"]
+
+
+def test_a_replica_stops_at_an_event_its_catalog_refuses_names_it_and_applies_nothing_of_it(tmp_path):
+    source, _ = source_home(tmp_path)
+    replica = Replica(str(tmp_path / "replica"), source)
+    del replica.catalog.tables[TableName.of("b")]  # changed by hand under the applier: the source's RENAME fails
+    ddl = replica.open()
+    with pytest.raises(ApplyFailedError, match="source event 2") as failure:
+        replica.apply(ddl)
+    assert failure.value.seq == 2 and ddl.replica_of(source).position == 1
+    ddl.close()
+    status = json.loads(ddl_log_cli("--home", replica.home, "replica", "status", "--json").stdout)
+    assert status["applied"] == 1 and "source event 2" in status["last_error"]
