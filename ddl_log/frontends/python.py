@@ -29,7 +29,7 @@ from ddl_log.engine.views import (
 from ddl_log.frontends.sql import SqlResult, run_sql
 from ddl_log.frontends.sql.execute import read_statements
 from ddl_log.replication.apply import Applier
-from ddl_log.replication.source import SourceBinlog
+from ddl_log.replication.source import open_source
 from replace_table.machine import ReplaceResult
 from storage.catalogs.names import TableName
 
@@ -52,9 +52,10 @@ class AtomicDDL(DDLEngine):
         return read_statements(self, text)
 
     def replica_of(self, source: str) -> Applier:
-        """This home as a replica of the directory home ``source``: :class:`~ddl_log.replication.apply.Applier`
-        (``apply_available()``, ``run(until_caught_up=True)``, ``position``)."""
-        return Applier(self, SourceBinlog(source), self.statements_of)
+        """This home as a replica of the source home ``source`` (a directory, or a database home's URL: its catalog
+        binlog): :class:`~ddl_log.replication.apply.Applier` (``apply_available()``, ``run(until_caught_up=True)``,
+        ``position``)."""
+        return Applier(self, open_source(source), self.statements_of)
 
     # ------------------------------------------------------------------ tables
 

@@ -26,7 +26,7 @@ from ddl_log.engine.typed import Statement
 from ddl_log.replication.copy import copy_statement, copyable
 from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError
 from ddl_log.replication.origin import AppliedPosition, marked
-from ddl_log.replication.source import SourceBinlog
+from ddl_log.replication.source import Source, open_source
 from ddl_log.replication.state import ReplicaState, note_error, read_state, write_state
 from storage import crashpoints
 from storage.catalogs.names import TableName
@@ -51,7 +51,7 @@ class ApplyReport:
 class Applier:
     """Applies ``source``'s events to the replica home of ``engine`` (a directory home)."""
 
-    def __init__(self, engine: DDLEngine, source: SourceBinlog, read: Reader) -> None:
+    def __init__(self, engine: DDLEngine, source: Source, read: Reader) -> None:
         self.engine = engine
         self.source = source
         self.read = read
@@ -132,13 +132,13 @@ class Applier:
                 time.sleep(poll_seconds)
 
 
-def replica_status(home_dir: str, replica_events: Any, source: SourceBinlog | None) -> dict[str, Any]:
+def replica_status(home_dir: str, replica_events: Any, source: Source | None) -> dict[str, Any]:
     """Applied position, source head, events and seconds behind, last error: from files only (no Spark, no lock)."""
     state: ReplicaState = read_state(home_dir)
     if source is None and state.source is not None:
         try:
-            source = SourceBinlog(state.source)
-        except DDLLogError:
+            source = open_source(state.source)
+        except Exception:  # noqa: BLE001 - gone, or a database whose password is not kept: status says less
             source = None
     applied = AppliedPosition.read(replica_events)
     origin = source.origin if source is not None else state.origin

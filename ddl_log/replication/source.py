@@ -1,4 +1,6 @@
-"""A source home's binlog, read without its lock (its driver keeps running): the events after a position, the head.
+"""A source home's binlog, read without its lock (its drivers keep running): the events after a position, the head.
+A directory home's own segments (:class:`SourceBinlog`), or a database home's catalog binlog (:class:`CatalogSource`:
+every driver of the database, in commit order; any home id of the database names it).
 
 Only committed statements are in a binlog (the event write is the commit point), so a statement the source rolled
 back never reaches a replica, and one recovery finished (a roll-forward DROP) does, flagged as generated. A torn
@@ -10,12 +12,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any, Protocol
+from urllib.parse import quote, urlsplit
 
 import attrs
 
 from chains.binlog import BINLOG_MAGIC, BinlogEvent, binlog_store, list_segments, segment_name
 from ddl_log.replication.errors import SourceDamagedError, SourceMissingError
 from ddl_log.replication.origin import origin_of
+from storage.errors import DDLLogError
 from storage.records.home import BINLOG_DIR, is_database_url
 
 
@@ -25,12 +30,69 @@ class SourceHead:
     timestamp: float
 
 
+class Source(Protocol):
+    """What the applier needs of a source: its origin id, where it is (no password), its events and head."""
+
+    origin: str
+    path: str
+
+    def events_after(self, seq: int) -> Iterator[BinlogEvent]: ...
+
+    def head(self) -> SourceHead: ...
+
+
+def open_source(location: str) -> Source:
+    """The source at ``location``: a directory home, or a database home's URL (``...?home=ID``)."""
+    return CatalogSource(location) if is_database_url(location) else SourceBinlog(location)
+
+
+class CatalogSource:
+    """The catalog binlog of a database home: seqs have no gaps and are the catalog's commit order across drivers,
+    and a missing or damaged event raises (:class:`~storage.errors.CorruptLogError`), never skipped. psycopg is
+    imported here only."""
+
+    def __init__(self, location: str) -> None:
+        from storage.records.pg_home import split_home_url
+        from storage.records.pg_store import redact
+
+        self.location = location
+        url, _ = split_home_url(location)
+        parts = urlsplit(url)
+        self.path = redact(location)
+        self.origin = "pg:" + quote(f"{parts.hostname or ''}:{parts.port or 5432}{parts.path}", safe="/:._-")
+        try:
+            self.head()
+        except DDLLogError as error:
+            raise SourceMissingError(self.path, f"its catalog binlog cannot be read ({error})") from error
+
+    def _table(self) -> Any:
+        from storage.records.pg_home import read_only_binlog
+
+        return read_only_binlog(self.location)
+
+    def events_after(self, seq: int) -> Iterator[BinlogEvent]:
+        table = self._table()
+        try:
+            rows = table.rows(seq + 1)
+        finally:
+            table.close()
+        for _, record in rows:
+            yield BinlogEvent.from_wire(record)
+
+    def head(self) -> SourceHead:
+        table = self._table()
+        try:
+            last, _ = table.maxima()
+            rows = table.rows(last) if last else []
+        finally:
+            table.close()
+        return SourceHead(last, rows[-1][1]["ts"] if rows else 0.0)
+
+
 class SourceBinlog:
     """The binlog of the source home at ``path`` (a directory home)."""
 
     def __init__(self, path: str) -> None:
-        if is_database_url(path):
-            raise SourceMissingError(path, "a database home's catalog binlog is not a replication source yet")
         if not os.path.isdir(os.path.join(path, BINLOG_DIR)):
             raise SourceMissingError(path, "not a ddl-log home with a binlog (no binlog directory)")
         self.path = path

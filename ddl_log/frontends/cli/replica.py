@@ -33,7 +33,8 @@ def add_replica_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
                        ("status", "applied position, source head, events and seconds behind, last error")):
         action = actions.add_parser(name, parents=[common], help=text, description=text)
         if name in ("run", "start", "status"):
-            action.add_argument("--source", metavar="DIR", required=name != "status", help="the source home")
+            action.add_argument("--source", metavar="DIR|URL", required=name != "status",
+                                help="the source home: a directory, or a database home's URL (its catalog binlog)")
         if name == "run":
             action.add_argument("--until-caught-up", action="store_true",
                                 help="exit 0 once every event committed on the source is applied")
@@ -112,10 +113,10 @@ def replica_stop(args: argparse.Namespace) -> int:
 def replica_status(args: argparse.Namespace) -> int:
     from chains.binlog import read_events
     from ddl_log.replication.apply import replica_status as status_of
-    from ddl_log.replication.source import SourceBinlog
+    from ddl_log.replication.source import open_source
 
     home = home_path(args)
-    source = SourceBinlog(args.source) if args.source else None
+    source = open_source(args.source) if args.source else None
     status = status_of(home, read_events(home), source)
     if status["pid"] is not None and not _alive(status["pid"]):
         status["pid"] = None
