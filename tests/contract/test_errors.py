@@ -72,7 +72,6 @@ def test_names_spark_cannot_store_raise_invalid_name(catalog: Catalog, db: str, 
 
 BAD_SPECS = {
     "no columns": TableSpec(columns=()),
-    "duplicate columns": TableSpec(columns=(Column("a", "int"), Column("A", "int"))),
     "unknown partition column": TableSpec(columns=(Column("a", "int"), Column("b", "int")), partitioned_by=("z",)),
     "partitioned by every column": TableSpec(columns=(Column("a", "int"),), partitioned_by=("a",)),
     "the log's tag as a property": TableSpec(columns=(Column("a", "int"),), properties=((TAG_PROPERTY, "x"),)),
@@ -85,6 +84,16 @@ def test_definitions_spark_refuses_raise_invalid_definition(catalog: Catalog, db
     t = TableName(db, "t")
     raises(InvalidDefinitionError, t, lambda: catalog.create(t, spec, "tag-1"))
     with pytest.raises(InvalidDefinitionError):
+        catalog.check_create(spec)
+    assert not catalog.exists(t)
+
+
+def test_a_column_named_twice_raises_object_exists_naming_it_as_spark_does(catalog: Catalog, db: str) -> None:
+    """Spark's COLUMN_ALREADY_EXISTS, case-insensitively."""
+    t = TableName(db, "t")
+    spec = TableSpec(columns=(Column("a", "int"), Column("A", "int")))
+    raises(ObjectExistsError, "A", lambda: catalog.create(t, spec, "tag-1"))
+    with pytest.raises(ObjectExistsError):
         catalog.check_create(spec)
     assert not catalog.exists(t)
 

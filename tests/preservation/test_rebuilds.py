@@ -167,7 +167,6 @@ def test_a_rebuild_keeps_partitions_without_rows(bench: Bench, case: AlterType |
     run_rebuild(bench, case)
 
 
-@defect("ALTER COLUMN TYPE drops the altered column's DEFAULT (and accepts a new type the DEFAULT does not fit)")
 @given(case=alter_types(**KNOWN, to=NOT_CHAR, altered_default=True, altered_comment=False))
 @budget(3)
 def test_alter_column_type_keeps_the_columns_default(bench: Bench, case: AlterType) -> None:

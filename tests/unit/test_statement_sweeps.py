@@ -200,7 +200,8 @@ FAILURES: dict[str, tuple[Callable[[AtomicDDL], Any], type[Exception]]] = {
     "alter a missing table": (lambda d: d.alter_table("nope", SetProperties({"k": "v"})), NoSuchObjectError),
     "alter a missing column": (lambda d: d.alter_table("a", ColumnComment("nope", "c")), NoSuchObjectError),
     "add an existing column": (lambda d: d.alter_table("a", AddColumns("x INT")), ObjectExistsError),
-    "unset a missing property": (lambda d: d.alter_table("a", UnsetProperties(("nope",))), NoSuchObjectError),
+    "unset a property of a missing table": (lambda d: d.alter_table("nope", UnsetProperties(("k",))),
+                                            NoSuchObjectError),
     "set the reserved tag property": (
         lambda d: d.alter_table("a", SetProperties({"spark_ddl_log.tag": "x"})),
         CatalogError,
@@ -224,6 +225,17 @@ def test_bad_input_raises_a_typed_error_naming_the_object_and_changes_nothing(tm
     assert getattr(raised.value, "name", None) is not None
     assert ddl.log.size == log_size, "a refused statement writes nothing to the log"
     assert ddl.binlog_events() == []
+    ddl.close()
+    assert catalog_state(world.catalog) == before
+
+
+def test_unsetting_properties_that_are_not_set_does_nothing_as_in_spark_4(tmp_path):
+    world = World(str(tmp_path), True)
+    before = catalog_state(world.catalog)
+    ddl = world.open()
+    log_size = ddl.log.size
+    ddl.alter_table("a", UnsetProperties(("nope",)))
+    assert ddl.log.size == log_size and ddl.binlog_events() == []
     ddl.close()
     assert catalog_state(world.catalog) == before
 

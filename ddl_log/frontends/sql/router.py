@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 from sqlglot.tokenizer_core import TokenType
 
+from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
@@ -126,7 +127,8 @@ class Router(ClauseReader):
         if head == "LOAD":
             raise Unsupported("LOAD DATA (moves files into a table)")
         if head == "COMMENT" and c.at("COMMENT", "ON"):
-            raise Unsupported("COMMENT ON")
+            c.i = 2
+            return self.comment_on()
         if head == "EXECUTE":
             raise Unsupported("EXECUTE IMMEDIATE (it runs SQL the DDL log cannot see)")
         if head == "BEGIN":
@@ -320,6 +322,22 @@ class Router(ClauseReader):
         op = self.alter_op()
         c.expect_end()
         return c.ddl(f"ALTER TABLE ... {type(op).__name__}", draft(AlterTable.of, name, op))
+
+    def comment_on(self) -> PlannedStatement:
+        """``COMMENT ON TABLE t IS 'c' | NULL``: Spark runs it on a session-catalog table as ALTER TABLE SET
+        TBLPROPERTIES ('comment' = ...), so it is that atomic statement, binlogged as written."""
+        c = self.c
+        if not c.take("TABLE"):
+            raise Unsupported(f"COMMENT ON {c.word() or '...'} (only COMMENT ON TABLE)")
+        name = c.name("a table name").as_kind("relation")
+        c.expect("IS")
+        op: alter_ops.AlterOp
+        if c.take("NULL"):
+            op = alter_ops.UnsetProperties(("comment",), True)
+        else:
+            op = alter_ops.SetProperties({"comment": c.one_string("a comment")})
+        c.expect_end()
+        return c.ddl("COMMENT ON TABLE", draft(AlterTable.of, name, op))
 
     def alter_view(self) -> PlannedStatement:
         c = self.c

@@ -29,6 +29,7 @@ from storage.errors import CatalogError, InvalidDefinitionError
 SCHEMA = "spark.sql.sources.schema"
 PARTS = "spark.sql.sources.schema.numParts"
 CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
+CURRENT_DEFAULT, EXISTS_DEFAULT = "CURRENT_DEFAULT", "EXISTS_DEFAULT"
 PART_LENGTH = 4000
 """Spark's ``spark.sql.sources.schemaStringLengthThreshold`` default: how long one part of a split schema is."""
 BUCKET_COLUMNS = ("spark.sql.sources.schema.numBucketCols", "spark.sql.sources.schema.bucketCol.")
@@ -82,6 +83,24 @@ def new_field(spark: Any, column: str, type_text: str, table: TableName) -> tupl
     return fields[0], str(parsed.fields()[0].dataType().catalogString())
 
 
+def exists_default(spark: Any, column: str, type_text: str, current_default: str, table: TableName) -> str:
+    """The DEFAULT ``current_default`` of ``column type_text`` folded to the constant Spark stores for rows written
+    before (``EXISTS_DEFAULT``), by Spark's own ``ResolveDefaultColumns``: a DEFAULT the new type cannot take is
+    refused with Spark's reason (``INVALID_DEFAULT_VALUE``), as Spark's CREATE TABLE with that column refuses it."""
+    jvm = spark._jvm
+    field = {"name": column, "nullable": True, "metadata": {CURRENT_DEFAULT: current_default}}
+    try:
+        parsed = jvm.org.apache.spark.sql.types.StructType.fromDDL(f"{quote_ident(column)} {type_text}")
+        field["type"] = json.loads(str(parsed.json()))["fields"][0]["type"]
+        schema = jvm.org.apache.spark.sql.types.DataType.fromJson(json.dumps({"type": "struct", "fields": [field]}))
+        defaults = jvm.org.apache.spark.sql.catalyst.util.ResolveDefaultColumns
+        folded = defaults.constantFoldCurrentDefaultsToExistDefaults(schema, "ALTER TABLE ALTER COLUMN")
+    except ENGINE_ERRORS as error:
+        raise InvalidDefinitionError(f"cannot change column {column!r} of {table} to {type_text!r}: "
+                                     f"{inspect_error(error).message}", str(table), error) from None
+    return str(json.loads(str(folded.json()))["fields"][0]["metadata"][EXISTS_DEFAULT])
+
+
 def altered(spark: Any, table: Any, change: ColumnChange, name: TableName) -> Any:
     """A copy of the metastore ``Table`` record ``table`` (of the table ``name``) with ``change`` applied."""
     copy = table.deepCopy()
@@ -102,6 +121,8 @@ def altered(spark: Any, table: Any, change: ColumnChange, name: TableName) -> An
         metadata.update({k: v for k, v in replacement.get("metadata", {}).items() if k == CHAR_VARCHAR})
         if change.comment is not None:
             metadata["comment"] = change.comment
+        if CURRENT_DEFAULT in metadata:
+            metadata[EXISTS_DEFAULT] = exists_default(spark, field["name"], type_text, metadata[CURRENT_DEFAULT], name)
         field.update(type=replacement["type"], metadata=metadata)
     dropped = {column.lower() for column in change.drop}
     for keys, what in ((BUCKET_COLUMNS, "bucketed"), (SORT_COLUMNS, "sorted")):
