@@ -196,3 +196,20 @@ def test_a_replica_stops_at_an_event_its_catalog_refuses_names_it_and_applies_no
     ddl.close()
     status = json.loads(ddl_log_cli("--home", replica.home, "replica", "status", "--json").stdout)
     assert status["applied"] == 1 and "source event 2" in status["last_error"]
+
+
+def test_replica_start_runs_the_applier_in_the_background_and_stop_ends_it_between_events(tmp_path):
+    source = str(tmp_path / "source")
+    AtomicDDL(home=source, catalog=MemoryCatalog()).close()  # a home with an empty binlog: nothing starts Spark
+    replica = str(tmp_path / "replica")
+    started = ddl_log_cli("--home", replica, "replica", "start", "--source", source, "--poll", "0.1")
+    assert started.returncode == 0 and "applier started" in started.stdout, started.stderr
+    status = json.loads(ddl_log_cli("--home", replica, "replica", "status", "--json").stdout)
+    pid = status["pid"]
+    assert pid is not None and status["applied"] == 0
+    assert ddl_log_cli("--home", replica, "replica", "start", "--source", source).returncode == 1  # one applier
+    stopped = ddl_log_cli("--home", replica, "replica", "stop")
+    assert stopped.returncode == 0 and stopped.stdout.strip() == "stopped"
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    assert json.loads(ddl_log_cli("--home", replica, "replica", "status", "--json").stdout)["pid"] is None
