@@ -1,0 +1,47 @@
+"""The table version an event records (backward compatible on the wire), and where a replica finds its files: at
+the recorded location, followed through the source's later renames, or gone, which stops the replica (never a
+silent skip to the current version)."""
+
+from __future__ import annotations
+
+import pytest
+
+from chains.binlog import BinlogEvent
+from chains.versions import VersionRecord
+from ddl_log import SourceVersionGoneError
+from ddl_log.replication.copy import copyable, present_location, schema_text
+from storage.catalogs.names import TableName
+
+VERSION = VersionRecord(table="`rp`.`s`", location="", columns=(("id", "BIGINT", None), ("w", "STRING", "it's")),
+                        partitioned_by=("w",), provider="parquet", properties=(("team", "blue"),), comment="c")
+
+
+def test_an_event_without_a_version_is_written_and_read_exactly_as_before():
+    event = BinlogEvent(1, 7, "DROP TABLE t", ("default.t",), 1.0)
+    assert "ver" not in event.to_wire()
+    assert BinlogEvent.from_wire(event.to_wire()) == event
+    with_version = BinlogEvent(2, 8, "CREATE TABLE s AS SELECT rand()", ("rp.s",), 2.0, version=VERSION)
+    assert BinlogEvent.from_wire(with_version.to_wire()) == with_version
+
+
+def test_the_recorded_schema_keeps_types_and_comments_and_only_file_formats_are_copied():
+    assert schema_text(VERSION) == "`id` BIGINT, `w` STRING COMMENT 'it\\'s'"
+    assert copyable(VERSION) and not copyable(None)
+    hive = VersionRecord(table="t", location="/x", columns=(), provider="hive")
+    assert not copyable(hive)
+
+
+def test_a_versions_files_are_found_where_they_are_followed_through_renames_or_the_replica_stops(tmp_path):
+    at = tmp_path / "rp.db" / "s"
+    at.mkdir(parents=True)
+    version = VersionRecord(table="`rp`.`s`", location=f"file:{at}", columns=())
+    event = BinlogEvent(5, 1, "CREATE TABLE rp.s AS SELECT ...", ("rp.s",), 1.0, version=version)
+    renames = [(TableName.of("rp.s"), TableName.of("rp.s2")), (TableName.of("rp.s2"), TableName.of("rp.S3"))]
+    assert present_location(event, version, lambda: renames) == f"file:{at}"
+    moved = tmp_path / "rp.db" / "s3"
+    at.rename(moved)  # the metastore moved the directory of a table at its default location, twice
+    assert present_location(event, version, lambda: renames) == f"file:{moved}"
+    moved.rename(tmp_path / "deleted")  # the grace period is over: the version's files are gone
+    with pytest.raises(SourceVersionGoneError, match="source event 5") as gone:
+        present_location(event, version, lambda: renames)
+    assert gone.value.seq == 5 and gone.value.name == "`rp`.`s`"
