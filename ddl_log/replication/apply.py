@@ -24,7 +24,7 @@ from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.tables import RenameTables
 from ddl_log.engine.typed import Statement
 from ddl_log.replication.copy import copy_statement, copyable
-from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError
+from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError, SourceVersionGoneError
 from ddl_log.replication.origin import AppliedPosition, marked
 from ddl_log.replication.source import Source, open_source
 from ddl_log.replication.state import ReplicaState, note_error, read_state, write_state
@@ -93,9 +93,9 @@ class Applier:
             statements = self.statements(event)
             for statement in statements:
                 self.engine.run(statement)
-        except ApplyFailedError:
+        except (ApplyFailedError, SourceVersionGoneError):
             raise
-        except DDLLogError as error:
+        except Exception as error:
             raise ApplyFailedError(event.seq, event.statement, error) from error
         AFTER_APPLY()
         self.position = event.seq
