@@ -5,7 +5,7 @@ a plain copy of the same files (``shutil.copytree``) on Spark.
 Throughput is paired: the same statements run directly on a fresh home (``direct``) against the same statements
 applied from a source's binlog (``apply``, which adds reading the source, parsing the text and the position marker);
 the ratio is apply / direct. The copy is paired too: each round copies the files with ``copytree`` and then installs
-them as the replica does (a CREATE OR REPLACE from the version's files, the swap included)."""
+them as the replica does (a CREATE OR REPLACE whose TMP gets the version's data files as files, the swap included)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,9 @@ def test_apply_lag_under_a_steady_source_load(benchmark, tmp_path):
 
 
 def test_copy_of_a_1m_row_version_beside_copytree(benchmark, spark: Any, tmp_path):
+    from ddl_log.engine.schema import table_spec
     from ddl_log.replication.copy import schema_text
+    from ddl_log.replication.install import InstallVersion
     from replace_table.versions import version_record
 
     spark.sql("DROP TABLE IF EXISTS default.version_1m PURGE")
@@ -131,8 +133,8 @@ def test_copy_of_a_1m_row_version_beside_copytree(benchmark, spark: Any, tmp_pat
         shutil.copytree(location, tmp_path / f"copy{index}")
         plain = time.perf_counter() - started
         started = time.perf_counter()
-        frame = spark.read.schema(schema_text(version)).format("parquet").load(version.location)
-        ddl.create_or_replace_table("version_copy", df=frame, using="parquet")
+        ddl.run(InstallVersion(name=TableName.of("version_copy"), files_from=version.location,
+                               spec=table_spec(schema=schema_text(version), using="parquet")))
         rounds.append((plain, time.perf_counter() - started))
 
     once(999)  # warm-up: the first CREATE OR REPLACE of a JVM pays class loading

@@ -12,7 +12,7 @@ from storage.catalogs.names import TableName
 
 def has_query(spec: TableSpec, fill: Fill | None) -> bool:
     """Whether the version's rows come from a query or a DataFrame (not from the table's own rows or nothing)."""
-    if fill is not None and (fill.as_select is not None or fill.df is not None):
+    if fill is not None and (fill.as_select is not None or fill.df is not None or fill.files_from is not None):
         return True
     return spec.as_select is not None or spec.df is not None
 

@@ -15,8 +15,11 @@ from typing import Any
 from chains.binlog import BinlogEvent
 from chains.versions import VersionRecord
 from ddl_log.engine.create import CreateOrReplaceTable
+from ddl_log.engine.schema import table_spec
 from ddl_log.engine.texts import sql_string
+from ddl_log.engine.typed import Statement
 from ddl_log.replication.errors import SourceVersionGoneError
+from ddl_log.replication.install import InstallVersion
 from storage.catalogs.names import TableName, quote_ident
 
 COPYABLE = frozenset({"parquet", "orc"})
@@ -69,13 +72,21 @@ def present_location(event: BinlogEvent, version: VersionRecord, later: Renames)
     return location
 
 
-def copy_statement(spark: Any, event: BinlogEvent, text: str,
-                   later: Renames) -> CreateOrReplaceTable:
-    """CREATE OR REPLACE of the event's table from its version's files (read when the statement fills its TMP);
-    ``later``: the source's renames after this event (read only when the files moved)."""
+def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames) -> Statement:
+    """CREATE OR REPLACE of the event's table from its version's files: copied as files when the version is
+    unpartitioned and both sides are local (:class:`~ddl_log.replication.install.InstallVersion`), else read with
+    Spark when the statement fills its TMP. ``later``: the source's renames after this event (read only when the
+    files moved)."""
+    from storage.catalogs.spark.engine import local_path
+
     version = event.version
     assert version is not None
     location = present_location(event, version, later)
+    warehouse = str(spark.conf.get("spark.sql.warehouse.dir"))
+    if not version.partitioned_by and local_path(location) is not None and local_path(warehouse) is not None:
+        spec = table_spec(schema=schema_text(version), using=version.provider,
+                          properties=dict(version.properties) or None, comment=version.comment)
+        return InstallVersion(name=TableName.of(version.table), spec=spec, files_from=location, text=text)
     frame = spark.read.schema(schema_text(version)).format(version.provider).load(location)
     return CreateOrReplaceTable.of(TableName.of(version.table), df=frame, using=version.provider,
                                    partitioned_by=version.partitioned_by, properties=dict(version.properties) or None,

@@ -188,6 +188,9 @@ class Fill:
     PARTITION`` made): an ALTER TABLE rebuild copies all rows and must keep empty partitions too. With neither
     ``as_select`` nor ``df`` the fill adds no rows, only these partitions: TRUNCATE keeps a partitioned table's
     partitions registered and empty, as Spark's does."""
+    files_from: str | None = None
+    """Instead of rows: copy the data files of this directory (a table version written with the same definition,
+    unpartitioned, on a local file system) into the table: a replica installing a source's version."""
 
     @property
     def static(self) -> dict[str, str]:

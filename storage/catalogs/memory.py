@@ -157,6 +157,8 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
         """Rows of a :class:`MemoryTable` given as ``fill.df`` (static partition values put in at their columns);
         a partitioned table registers the partitions rows go to, and a full static spec its partition, as Spark."""
         self._check("insert", name)
+        if fill.files_from is not None:
+            raise InvalidDefinitionError("the in-memory catalog has no files to copy", str(name))
         if name not in self.tables:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         table = self.tables[name]

@@ -79,7 +79,10 @@ def test_a_replica_killed_mid_copy_and_after_a_commit_ends_with_the_sources_rows
         assert killed.returncode == -9, (point, killed.stderr[-2000:])
     report = report_of(run_worker(replica, home))
     assert report["seqs"] == list(range(1, len(SOURCE_SCRIPT) + 1))  # every source event once, in order
-    assert report["tables"] == expected  # rand() rows, rows of default.hidden, properties, types: the source's
+    copied_as_files = {"rp.r", "rp.s2"}  # unpartitioned versions: the source's data files themselves
+    assert {t: d and {**d, "files": d["files"] if t in copied_as_files else []} for t, d in report["tables"].items()} \
+        == {t: d and {**d, "files": d["files"] if t in copied_as_files else []} for t, d in expected.items()}
+    assert report["tables"]["rp.r"]["files"]  # rand() rows, rows of default.hidden, properties, types: the source's
     assert report["tables"]["rp.c"] is None and report["views"] == ["v"]
     assert ["101", "1"] in report["tables"]["rp.p"]["rows"]  # the overwritten partition, the others kept
     assert report["bad"] == [] and report["reads"] > 0  # the reader on the replica never saw a gap

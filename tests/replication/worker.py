@@ -45,7 +45,19 @@ def table_dump(spark: Any, table: str) -> dict[str, Any] | None:
     props = {str(r[0]): str(r[1]) for r in spark.sql(f"SHOW TBLPROPERTIES {table}").collect()
              if str(r[0]) == "team"}
     return {"rows": [list(map(str, row)) for row in rows], "props": props,
-            "columns": [f"{f.name}:{f.dataType.simpleString()}" for f in spark.table(table).schema.fields]}
+            "columns": [f"{f.name}:{f.dataType.simpleString()}" for f in spark.table(table).schema.fields],
+            "files": data_files(spark, table)}
+
+
+def data_files(spark: Any, table: str) -> list[str]:
+    """The names of the data files at the table's location (a version copied as files keeps the source's names)."""
+    from storage.catalogs.spark.engine import local_path
+
+    info = json.loads(spark.sql(f"DESCRIBE TABLE EXTENDED {table} AS JSON").collect()[0][0])
+    path = local_path(str(info["location"]))
+    if path is None or not path.is_dir():
+        return []
+    return sorted(p.name for p in path.iterdir() if p.is_file() and not p.name.startswith(("_", ".")))
 
 
 def main(replica: str, source: str, tables: list[str]) -> None:

@@ -37,6 +37,7 @@ from storage.catalogs.spark.engine import (
 )
 from storage.catalogs.spark.leftovers import SparkLeftovers
 from storage.catalogs.spark.overwrite import SparkPartitionKeep, insert_error, partition_clause
+from storage.catalogs.spark.version_files import copy_version_files
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -119,6 +120,10 @@ class SparkTables:
         becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
         (neither SELECT nor DataFrame) that names ``partitions_of`` only registers those partitions, empty.
         """
+        if fill.files_from is not None:  # a replica's version: its files, as files
+            copy_version_files(fill.files_from, self.table_location(name), name)
+            self._spark.catalog.refreshTable(name.quoted)
+            return
         given = [value for value in (fill.as_select, fill.df) if value is not None]
         if not given and fill.partitions_of is not None and fill.keep is None:
             self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
