@@ -41,6 +41,7 @@ from storage.errors import (
     LeftoverFilesError,
     NoSuchObjectError,
     ObjectExistsError,
+    WrongObjectKindError,
 )
 
 _ids = itertools.count(1)
@@ -90,6 +91,12 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
     def add_user_table(self, name: TableName, columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
         """A table created outside the log (no tag): its identity is a fingerprint."""
         self.tables[name] = MemoryTable(f"fp:{next(_ids)}", columns, list(rows))
+
+    def _missing_table(self, name: TableName) -> CatalogError:
+        """What Spark raises where a table is expected: a view of that name is the wrong kind, else it is missing."""
+        if name in self.views:
+            return WrongObjectKindError.view_not_table(name)
+        return NoSuchObjectError(f"table {name} does not exist", str(name))
 
     def exists(self, name: TableName) -> bool:
         return name in self.tables
@@ -158,7 +165,7 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
         a partitioned table registers the partitions rows go to, and a full static spec its partition, as Spark."""
         self._check("insert", name)
         if name not in self.tables:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise self._missing_table(name)
         table = self.tables[name]
         static = fill.static
         new_rows = list(fill.df.rows) if isinstance(fill.df, MemoryTable) else []
@@ -196,7 +203,7 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
         if old not in self.tables:
-            raise NoSuchObjectError(f"table {old} does not exist", str(old))
+            raise self._missing_table(old)
         check_name(new)
         if new in self.tables or new in self.views:
             raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
@@ -207,7 +214,7 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
              keep_files: bool = False) -> bool:
         table = self.tables.get(name)
         if table is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise self._missing_table(name)
         if expect is not None and table.identity != expect:
             return False
         if before is not None:
@@ -259,7 +266,7 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
     def _table(self, name: TableName) -> MemoryTable:
         table = self.tables.get(name)
         if table is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise self._missing_table(name)
         return table
 
     def table_metadata(self, name: TableName) -> TableMetadata | None:

@@ -11,7 +11,14 @@ from typing import Any
 
 import pytest
 
-from ddl_log import AtomicDDL, CatalogError, NoSuchObjectError, ObjectExistsError, StatementFailedError
+from ddl_log import (
+    AtomicDDL,
+    CatalogError,
+    InvalidDefinitionError,
+    NoSuchObjectError,
+    ObjectExistsError,
+    StatementFailedError,
+)
 from ddl_log.engine.alter_ops import (
     AddColumns,
     AddPartition,
@@ -38,7 +45,7 @@ def populated_catalog() -> MemoryCatalog:
     catalog.add_user_table(tn("b"), ("y",), [(3,)])
     catalog.views[tn("v1")] = ViewDefinition("SELECT 1 AS one")
     catalog.functions[tn("f1")] = FunctionDefinition(class_name="com.example.F1")
-    catalog.tables[tn("a")].properties["owner"] = "alice"
+    catalog.tables[tn("a")].properties["team"] = "alice"
     catalog.add_user_table(tn("p"), ("v", "day"), [(1, "x")])
     catalog.tables[tn("p")].partitioned_by = ("day",)
     catalog.tables[tn("p")].partitions.append({"day": "x"})
@@ -107,8 +114,8 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "replace_function": lambda d: d.create_function("f1", class_name="com.example.F1b", or_replace=True),
     "sql_function": lambda d: d.create_sql_function("f3", params="x INT", returns="INT", body="x + 1"),
     "drop_function": lambda d: d.drop_function("f1"),
-    "alter_set_properties": lambda d: d.alter_table("a", SetProperties({"owner": "bob", "new": "1"})),
-    "alter_unset_properties": lambda d: d.alter_table("a", UnsetProperties(("owner",))),
+    "alter_set_properties": lambda d: d.alter_table("a", SetProperties({"team": "bob", "new": "1"})),
+    "alter_unset_properties": lambda d: d.alter_table("a", UnsetProperties(("team",))),
     "alter_column_comment": lambda d: d.alter_table("a", ColumnComment("x", "the x")),
     "alter_add_columns": lambda d: d.alter_table("a", AddColumns("c STRING, d INT")),
     "alter_add_partition": lambda d: d.alter_table("p", AddPartition({"day": "y"})),
@@ -200,6 +207,12 @@ FAILURES: dict[str, tuple[Callable[[AtomicDDL], Any], type[Exception]]] = {
     "alter a missing table": (lambda d: d.alter_table("nope", SetProperties({"k": "v"})), NoSuchObjectError),
     "alter a missing column": (lambda d: d.alter_table("a", ColumnComment("nope", "c")), NoSuchObjectError),
     "add an existing column": (lambda d: d.alter_table("a", AddColumns("x INT")), ObjectExistsError),
+    "set a property Spark reserves": (lambda d: d.alter_table("a", SetProperties({"owner": "x"})),
+                                      InvalidDefinitionError),
+    "set a view property Spark reserves": (lambda d: d.alter_view_properties("v1", set={"location": "/x"}),
+                                           InvalidDefinitionError),
+    "unset a view property Spark reserves": (lambda d: d.alter_view_properties("v1", unset=["Owner"]),
+                                             InvalidDefinitionError),
     "unset a property of a missing table": (lambda d: d.alter_table("nope", UnsetProperties(("k",))),
                                             NoSuchObjectError),
     "set the reserved tag property": (

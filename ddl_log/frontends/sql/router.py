@@ -331,11 +331,8 @@ class Router(ClauseReader):
             raise Unsupported(f"COMMENT ON {c.word() or '...'} (only COMMENT ON TABLE)")
         name = c.name("a table name").as_kind("relation")
         c.expect("IS")
-        op: alter_ops.AlterOp
-        if c.take("NULL"):
-            op = alter_ops.UnsetProperties(("comment",), True)
-        else:
-            op = alter_ops.SetProperties({"comment": c.one_string("a comment")})
+        # IS NULL: Spark's command stores an empty comment (it does not remove it)
+        op = alter_ops.SetProperties({"comment": "" if c.take("NULL") else c.one_string("a comment")})
         c.expect_end()
         return c.ddl("COMMENT ON TABLE", draft(AlterTable.of, name, op))
 
