@@ -76,6 +76,11 @@ class Settings:
                                         "yarn, k8s://...; default local[2]: tasks in the driver's JVM); the "
                                         "warehouse must be on a file system every executor reaches",
                                         validator=_master, kind=str)
+    orphan_seconds: float | None = _setting(None, "on a cluster: how long a task may go on writing after its driver "
+                                            "died or its statement was undone; an undone statement's work table "
+                                            "is swept again after it (default: the executors' heartbeat limit, "
+                                            "spark.executor.heartbeatInterval x (maxFailures + 1), 610 s; 0: off)",
+                                            validator=_non_negative)
     compact_bytes: int = _setting(DEFAULT_COMPACT_BYTES, "rewrite the log with only its live chains once it is "
                                   "this large and no chain is active (0: whenever none is)", validator=_non_negative,
                                   kind=int)
