@@ -51,6 +51,8 @@ from storage.errors import (
     StorageError,
     UnsafePathError,
     UnsupportedFormatError,
+    ValueConversionError,
+    WrongObjectKindError,
 )
 
 __all__ = [
@@ -99,4 +101,6 @@ __all__ = [
     "UnsafePathError",
     "UnsupportedFormatError",
     "UnsupportedStatementError",
+    "ValueConversionError",
+    "WrongObjectKindError",
 ]

@@ -80,6 +80,30 @@ class ObjectExistsError(CatalogError):
     """The named object already exists."""
 
 
+class WrongObjectKindError(CatalogError):
+    """The name holds an object of another kind than the statement works on: a view where a table is expected
+    (``TRUNCATE TABLE v``, ``INSERT OVERWRITE v``, ``ALTER TABLE v``, ``DROP TABLE v``) or a table where a view is
+    (``ALTER VIEW t``, ``CREATE OR REPLACE VIEW t``, ``DROP VIEW t``). Spark refuses these with the condition in
+    ``condition`` (``EXPECT_TABLE_NOT_VIEW``, ``EXPECT_VIEW_NOT_TABLE``, ``WRONG_COMMAND_FOR_OBJECT_TYPE``); nothing
+    was done."""
+
+    def __init__(self, name: str, *, found: str, expected: str, condition: str, hint: str = "") -> None:
+        super().__init__(f"{name} is a {found}, not a {expected}{'; ' + hint if hint else ''}", name)
+        self.found = found
+        self.expected = expected
+        self.condition = condition
+
+    @classmethod
+    def view_not_table(cls, name: object, hint: str = "", *,
+                       condition: str = "EXPECT_TABLE_NOT_VIEW") -> WrongObjectKindError:
+        return cls(str(name), found="view", expected="table", condition=condition, hint=hint)
+
+    @classmethod
+    def table_not_view(cls, name: object, hint: str = "", *,
+                       condition: str = "EXPECT_VIEW_NOT_TABLE") -> WrongObjectKindError:
+        return cls(str(name), found="table", expected="view", condition=condition, hint=hint)
+
+
 class InvalidNameError(CatalogError):
     """The name is not a valid identifier, or uses the reserved prefix."""
 
@@ -115,6 +139,14 @@ class EngineOperationError(CatalogError):
     def __init__(self, message: str, name: str | None = None, cause: BaseException | None = None) -> None:
         super().__init__(message, name)
         self.cause = cause
+
+
+class ValueConversionError(EngineOperationError):
+    """A stored value does not convert to the type a statement asks for (``ALTER TABLE ... ALTER COLUMN ... TYPE``):
+    Spark's ``CAST_INVALID_INPUT`` (``condition``), raised whatever ``spark.sql.ansi.enabled`` says; nothing
+    changed."""
+
+    condition = "CAST_INVALID_INPUT"
 
 
 class LeftoverFilesError(CatalogError):

@@ -21,9 +21,11 @@ from storage.catalogs.names import TableName
 
 @attrs.frozen
 class RestoreProperties:
-    """Undo: the old value of every key the statement set or unset (None: the key was not there)."""
+    """Undo: the old value of every key the statement set or unset (None: the key was not there). ``view``: the
+    object is a view (``ALTER VIEW ... SET/UNSET TBLPROPERTIES``; the tag is then its view identity)."""
 
     old: tuple[tuple[str, str | None], ...]
+    view: bool = False
 
 
 @attrs.frozen
@@ -71,6 +73,8 @@ class AlterTablePayload:
         data: dict[str, Any] = {"kind": self.kind}
         if isinstance(change, RestoreProperties):
             data["old"] = [list(pair) for pair in change.old]
+            if change.view:
+                data["view"] = True
         elif isinstance(change, RestoreColumnComment):
             data.update(column=change.column, old=change.old)
         elif isinstance(change, AddColumnsChange):
@@ -86,7 +90,8 @@ class AlterTablePayload:
         kind = require(data, "kind", what)
         change: AlterChange
         if kind == "properties":
-            change = RestoreProperties(tuple((str(k), v) for k, v in require(data, "old", what)))
+            change = RestoreProperties(tuple((str(k), v) for k, v in require(data, "old", what)),
+                                       bool(data.get("view", False)))
         elif kind == "column_comment":
             change = RestoreColumnComment(str(require(data, "column", what)), require(data, "old", what))
         elif kind == "add_columns":
@@ -107,9 +112,19 @@ def log_alter_table(log: DDLLog, chain: int, name: TableName, tag: str | None, c
 def replay_alter_table(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     catalog = ctx.catalog
+    change = payload_of(action, AlterTablePayload).change
+    if isinstance(change, RestoreProperties) and change.view:
+        if catalog.view_identity(name) != action.tag:
+            return  # not the view this statement altered
+        restore = {key: value for key, value in change.old if value is not None}
+        if restore:
+            catalog.set_view_properties(name, restore)
+        missing = tuple(key for key, value in change.old if value is None)
+        if missing:
+            catalog.unset_view_properties(name, missing)
+        return
     if catalog.identity(name) != action.tag:
         return  # not the table this statement altered (dropped or replaced since): never touch it
-    change = payload_of(action, AlterTablePayload).change
     if isinstance(change, RestoreProperties):
         restore = {key: value for key, value in change.old if value is not None}
         if restore:
@@ -135,6 +150,8 @@ def describe(action: ActionEntry) -> str:
     change = payload_of(action, AlterTablePayload).change
     if isinstance(change, RestoreProperties):
         what = f"restore properties {', '.join(key for key, _ in change.old)}"
+        if change.view:
+            return f"{what} on view {action.name} if it still has identity {action.tag}"
     elif isinstance(change, RestoreColumnComment):
         what = f"restore the comment of column {change.column}"
     elif isinstance(change, AddColumnsChange):

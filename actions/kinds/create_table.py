@@ -18,7 +18,7 @@ from chains.log import DDLLog
 from storage import crashpoints
 from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
-from storage.errors import NoSuchObjectError
+from storage.errors import NoSuchObjectError, WrongObjectKindError
 
 UNDO_CREATE_BEFORE_DROP = crashpoints.declare("undo.create_table.before_drop", "undo found our table, not dropped yet")
 UNDO_CREATE_SWEEP_LOGGED = crashpoints.declare(
@@ -79,7 +79,7 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
             # Only the table we created (our tag) is dropped, files included; another table holding the name stays.
             catalog.drop(name, expect=action.tag, before=UNDO_CREATE_BEFORE_DROP)
             return
-        except NoSuchObjectError:
+        except (NoSuchObjectError, WrongObjectKindError):
             pass  # not created, or already dropped: only files can be left
     if owns_location(action):
         catalog.clean_leftovers(name)

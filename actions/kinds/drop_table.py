@@ -15,7 +15,7 @@ from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
 from storage.catalogs.names import TableName
-from storage.errors import NoSuchObjectError
+from storage.errors import NoSuchObjectError, WrongObjectKindError
 
 DROP_BEFORE = crashpoints.declare("forward.drop_table.before_drop", "roll-forward is about to drop a table")
 DROP_AFTER = crashpoints.declare("forward.drop_table.after_drop", "a table is dropped; leftovers not cleaned yet")
@@ -47,7 +47,7 @@ def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
     keep_files = payload_of(action, DropTablePayload).keep_files
     try:
         dropped = catalog.drop(name, expect=action.tag, before=DROP_BEFORE, keep_files=keep_files)
-    except NoSuchObjectError:
+    except (NoSuchObjectError, WrongObjectKindError):  # a view took the name since: our table is gone all the same
         catalog.clean_leftovers(name)  # the table is gone; a drop cut between metastore and files left them
         return
     if dropped:

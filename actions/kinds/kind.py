@@ -82,12 +82,16 @@ def name_of(action: ActionEntry) -> TableName:
 
 
 def view_to_wire(definition: ViewDefinition) -> dict[str, Any]:
-    return {"query": definition.query, "comment": definition.comment, "columns": list(definition.columns)}
+    return {"query": definition.query, "comment": definition.comment, "columns": list(definition.columns),
+            "properties": [list(pair) for pair in definition.properties]}
 
 
 def view_from_wire(value: Any, what: str) -> ViewDefinition:
+    """``properties`` is optional: logs written before views kept their TBLPROPERTIES have none."""
+    properties = value.get("properties") or [] if isinstance(value, Mapping) else []
     return ViewDefinition(str(require(value, "query", what)), require(value, "comment", what),
-                          tuple(str(c) for c in require(value, "columns", what)))
+                          tuple(str(c) for c in require(value, "columns", what)),
+                          tuple((str(k), str(v)) for k, v in properties))
 
 
 def function_to_wire(definition: FunctionDefinition) -> dict[str, Any]:

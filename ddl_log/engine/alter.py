@@ -25,6 +25,7 @@ from ddl_log.engine.alter_ops import (
     AddColumns,
     AddPartition,
     AlterOp,
+    ChangeColumn,
     ChangeColumnType,
     ColumnComment,
     DropColumns,
@@ -34,13 +35,29 @@ from ddl_log.engine.alter_ops import (
     alter_table_text,
 )
 from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
-from ddl_log.engine.schema import check_column_list, check_type, parse_schema
+from ddl_log.engine.lookups import missing_table
+from ddl_log.engine.schema import check_column_list, check_type, parse_schema, same_type
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement
 from replace_table.machine import ReplaceTable
-from storage.catalogs.interface import TAG_PROPERTY, ColumnChange, Fill, TableMetadata, TableSpec
+from storage.catalogs.interface import (
+    CONVERSION_FAILURE_MARK,
+    TAG_PROPERTY,
+    Catalog,
+    ColumnChange,
+    Fill,
+    TableMetadata,
+    TableSpec,
+)
 from storage.catalogs.names import TableName, quote_ident
-from storage.errors import CatalogError, InvalidNameError, NoSuchObjectError, NotAtomicError, ObjectExistsError
+from storage.errors import (
+    CatalogError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    NotAtomicError,
+    ObjectExistsError,
+)
 
 ALTER_TABLE_POINTS = StatementPoints.declare("alter_table")
 ALTER_TABLE_FORWARD_POINTS = StatementPoints.declare("alter_table_forward")
@@ -82,9 +99,12 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
     metadata = catalog.table_metadata(name)
     tag = catalog.identity(name)
     if metadata is None or tag is None:
-        if catalog.view_definition(name) is not None:
-            raise CatalogError(f"{name} is a view; use ALTER VIEW", str(name))
-        raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        raise missing_table(catalog, name, hint="use ALTER VIEW", condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
+    if isinstance(op, ChangeColumn):
+        plain = _plain_change(catalog, name, metadata, op)
+        if plain is None:
+            return NOTHING_DONE
+        op = plain
     if isinstance(op, SetProperties | UnsetProperties):
         return _alter_properties(ctx, name, tag, metadata, op, statement)
     if isinstance(op, ColumnComment):
@@ -110,7 +130,9 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
         return _forward(ctx, name, tag, statement, AddColumnsChange(tuple(added), op.columns))
     if isinstance(op, AddPartition | DropPartition):
         spec = _partition_spec(metadata, name, op.spec)
-        exists = spec in catalog.list_partitions(name)
+        # Spark's own lookup: the values cast to the column types (p='01' is p=1; a value that does not convert
+        # fails with CAST_INVALID_INPUT, IF [NOT] EXISTS or not), as Spark's ADD/DROP PARTITION do.
+        exists = bool(catalog.list_partitions(name, spec))
         if isinstance(op, AddPartition):
             if exists:
                 if op.if_not_exists:
@@ -127,16 +149,35 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
     raise CatalogError(f"unsupported ALTER TABLE operation {op!r}", str(name))
 
 
+def _plain_change(catalog: Catalog, name: TableName, metadata: TableMetadata,
+                  op: ChangeColumn) -> ColumnComment | ChangeColumnType | None:
+    """What a Hive-style CHANGE COLUMN asks of these tables, as Spark reads it: a comment change, a type change (a
+    rebuild here, as ALTER COLUMN ... TYPE), or nothing (same type, no comment). A new name, a position or NOT NULL
+    are refused by Spark's own analysis of the clause, with its error."""
+    column = _column(metadata, name, op.column)
+    if op.new_name.lower() != op.column.lower() or op.position or op.not_null:
+        catalog.check_alter(name, op.clause())
+        raise InvalidDefinitionError(f"ALTER TABLE {name} {op.clause()}: renaming, moving or making a column NOT "
+                                     "NULL is not supported for this table", str(name))
+    check_type(op.type, column)
+    current = metadata.column(column)
+    if current is not None and same_type(current.type, op.type):
+        return None if op.comment is None else ColumnComment(column, op.comment)
+    return ChangeColumnType(column, op.type, op.comment)
+
+
 def _alter_properties(ctx: ActionContext, name: TableName, tag: str, metadata: TableMetadata,
                       op: SetProperties | UnsetProperties, statement: str) -> StatementResult:
     current = metadata.property_map
     keys = tuple(op.properties) if isinstance(op, SetProperties) else op.keys
     if TAG_PROPERTY in keys:
         raise InvalidNameError(f"table property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
-    if isinstance(op, UnsetProperties) and not op.if_exists:
-        missing = [key for key in keys if key not in current]
-        if missing:
-            raise NoSuchObjectError(f"table property {missing[0]!r} is not set on {name}", missing[0])
+    if isinstance(op, UnsetProperties):
+        # Spark (4.x) ignores keys that are not set, with or without IF EXISTS; none set: nothing to change.
+        keys = tuple(key for key in keys if key in current)
+        if not keys:
+            return NOTHING_DONE
+        op = UnsetProperties(keys, op.if_exists)
     old = {key: current.get(key) for key in keys}
     catalog = ctx.catalog
 
@@ -191,7 +232,7 @@ def _rebuild(ctx: ActionContext, name: TableName, metadata: TableMetadata, op: C
     if isinstance(op, ChangeColumnType):
         target = _column(metadata, name, op.column)
         check_type(op.type, target)
-        change = ColumnChange(retype=(target, op.type))
+        change = ColumnChange(retype=(target, op.type), comment=op.comment)
         for column in metadata.columns:
             ident = quote_ident(column.name)
             selected.append(f"{strict_cast(name, column.name, op.type)} AS {ident}" if column.name == target
@@ -225,6 +266,7 @@ def strict_cast(table: TableName, column: str, type_text: str) -> str:
     setting: ``try_cast`` (ANSI rules, NULL instead of an error) and ``raise_error`` when it gave NULL for a value."""
     ident = quote_ident(column)
     converted = f"try_cast({ident} AS {type_text})"
-    message = sql_string(f"ALTER TABLE {table}: a value of column {column} does not convert to {type_text}: ")
+    message = sql_string(f"{CONVERSION_FAILURE_MARK}ALTER TABLE {table}: a value of column {column} does not convert "
+                         f"to {type_text}: ")
     return (f"CASE WHEN {ident} IS NULL THEN NULL WHEN {converted} IS NULL THEN raise_error(concat({message}, "
             f"CAST({ident} AS STRING))) ELSE {converted} END")

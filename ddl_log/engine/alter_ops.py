@@ -78,13 +78,40 @@ class ColumnComment:
 @attrs.frozen
 class ChangeColumnType:
     """``ALTER COLUMN c TYPE bigint``: ``type`` is the Spark type text. Spark cannot do it in place for parquet/Hive
-    tables, so it is a rebuild."""
+    tables, so it is a rebuild. ``comment``: the column's new comment (``CHANGE COLUMN c c T COMMENT '...'``), None
+    keeps it."""
 
     column: str
     type: str
+    comment: str | None = None
 
     def clause(self) -> str:
+        if self.comment is not None:
+            return (f"CHANGE COLUMN {quote_ident(self.column)} {quote_ident(self.column)} {self.type} "
+                    f"COMMENT {sql_string(self.comment)}")
         return f"ALTER COLUMN {quote_ident(self.column)} TYPE {self.type}"
+
+
+@attrs.frozen
+class ChangeColumn:
+    """Hive's ``CHANGE [COLUMN] old new type [COMMENT c] [FIRST | AFTER x]``, as Spark runs it on these tables: the
+    same name and type change the comment; another type is a type change (:class:`ChangeColumnType`, a rebuild);
+    a new name, a position (``position`` its text) or NOT NULL are refused as Spark refuses them."""
+
+    column: str
+    new_name: str
+    type: str
+    comment: str | None = None
+    position: str | None = None
+    not_null: bool = False
+
+    def clause(self) -> str:
+        text = f"CHANGE COLUMN {quote_ident(self.column)} {quote_ident(self.new_name)} {self.type}"
+        if self.not_null:
+            text += " NOT NULL"
+        if self.comment is not None:
+            text += f" COMMENT {sql_string(self.comment)}"
+        return text + (f" {self.position}" if self.position else "")
 
 
 @attrs.frozen
@@ -122,8 +149,8 @@ class DropPartition:
 
 
 AlterOp: TypeAlias = (
-    AddColumns | SetProperties | UnsetProperties | ColumnComment | ChangeColumnType | DropColumns | AddPartition
-    | DropPartition
+    AddColumns | SetProperties | UnsetProperties | ColumnComment | ChangeColumnType | ChangeColumn | DropColumns
+    | AddPartition | DropPartition
 )
 """Every ALTER TABLE operation the DDL log knows."""
 

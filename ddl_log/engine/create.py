@@ -14,6 +14,7 @@ from actions.context import ActionContext
 from actions.locking import LockKeys, database_key, object_key
 from actions.recovery import delete_versions_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
+from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_overwrite, resolve_mode
 from ddl_log.engine.schema import SchemaLike, table_spec
 from ddl_log.engine.texts import create_table_text, sql_string
@@ -22,7 +23,7 @@ from replace_table.machine import ReplaceResult, ReplaceTable
 from storage.catalogs.interface import CreateText, Fill, TableSpec
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
-from storage.errors import InvalidNameError, ObjectExistsError
+from storage.errors import InvalidNameError, NoSuchObjectError, ObjectExistsError, WrongObjectKindError
 
 
 def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None, statement: str, *, verb: str,
@@ -32,17 +33,28 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
     TRUNCATE keeps them). The caller holds the statement's locks."""
     if spec is None:
         metadata = ctx.catalog.table_metadata(target)
+        if metadata is None:
+            raise missing_table(ctx.catalog, target)
         check_rewritable(target, metadata, verb)
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
         if metadata is not None and metadata.partitioned_by:
             fill = Fill(partitions_of=target)
     else:
-        if orig_must_exist is not True and ctx.catalog.view_definition(target) is not None:
+        if orig_must_exist is None and ctx.catalog.view_definition(target) is not None:
+            raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
+                                                      condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE")
+        if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
             raise ObjectExistsError(f"{target} is a view, not a table", str(target))
         ctx.catalog.check_create(spec, target)
     with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
         delete_versions_of_dropped(ctx, target)  # they may hold the name's directory
-        return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist, fill=fill).run()
+        try:
+            return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
+                                fill=fill).run()
+        except NoSuchObjectError as error:
+            if orig_must_exist and error.name == str(target):  # refused before anything was done
+                raise missing_table(ctx.catalog, target) from None
+            raise
 
 
 def _spec_keys(name: TableName, spec: TableSpec) -> LockKeys:
@@ -110,6 +122,10 @@ class CreateTable(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         if self.if_not_exists and (ctx.catalog.exists(self.name) or ctx.catalog.view_definition(self.name)):
+            like = self.spec.like
+            if like is not None and not ctx.catalog.exists(like) and ctx.catalog.view_definition(like) is None:
+                # Spark resolves the LIKE source first, whether or not the name is taken
+                raise NoSuchObjectError(f"table or view {like} does not exist", str(like))
             return NOTHING_DONE
         return build_version(ctx, self.name, self.spec, self.binlog_text, verb=self.label, orig_must_exist=False)
 
@@ -180,6 +196,8 @@ class InsertOverwrite(Statement):
     def run(self, ctx: ActionContext) -> StatementResult:
         catalog = ctx.catalog
         metadata = catalog.table_metadata(self.name)
+        if metadata is None:
+            raise missing_table(catalog, self.name)
         mode = resolve_mode(catalog, self.overwrite_mode, self.name, metadata)
         check_rewritable(self.name, metadata, self.label)
         plan = plan_overwrite(catalog, self.name, metadata, as_select=self.as_select, df=self.df,

@@ -18,7 +18,7 @@ from ddl_log.errors import InvalidSchemaError
 from storage.catalogs.create_text import create_text_of
 from storage.catalogs.interface import Column, CreateText, TableSpec
 from storage.catalogs.names import TableName
-from storage.errors import InvalidNameError
+from storage.errors import InvalidNameError, ObjectExistsError
 
 SchemaLike = str | Iterable[Column] | Iterable[tuple[str, str]] | Any
 """A DDL string ``"a INT, b STRING COMMENT 'x'"``, Columns, (name, type) pairs, or a pyspark StructType."""
@@ -41,7 +41,7 @@ def parse_schema(schema: SchemaLike) -> tuple[Column, ...]:
         if not column.name.strip():
             raise InvalidSchemaError("empty column name", column.name)
         if column.name.lower() in seen:
-            raise InvalidSchemaError(f"duplicate column {column.name!r}", column.name)
+            raise ObjectExistsError(f"the column {column.name!r} already exists (named twice)", column.name)
         seen.add(column.name.lower())
         check_type(column.type, column.name)
     return columns
@@ -95,6 +95,15 @@ def check_type(type_text: str, column: str) -> None:
         raise InvalidSchemaError(f"column {column!r}: invalid type {type_text!r}", column) from exc
     if parsed.is_type(exp.DataType.Type.USERDEFINED):
         raise InvalidSchemaError(f"column {column!r}: unknown type {type_text!r}", column)
+
+
+def same_type(current: str, wanted: str) -> bool:
+    """Whether two type texts name one Spark type (``int`` and ``INTEGER``, ``decimal(10,2)`` and
+    ``DECIMAL(10, 2)``); text that does not parse compares as written, case aside."""
+    try:
+        return bool(exp.DataType.build(current, dialect="spark") == exp.DataType.build(wanted, dialect="spark"))
+    except (ParseError, ValueError):
+        return current.strip().lower() == wanted.strip().lower()
 
 
 def _first_error(exc: ParseError) -> str:

@@ -24,12 +24,20 @@ from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
 from chains.log import DDLLog
 from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text
 from ddl_log.engine.typed import Statement
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, check_identifier, quote_ident
-from storage.errors import CatalogError, InvalidNameError, LeftoverFilesError, NoSuchObjectError, ObjectExistsError
+from storage.errors import (
+    CatalogError,
+    InvalidNameError,
+    LeftoverFilesError,
+    NoSuchObjectError,
+    ObjectExistsError,
+    WrongObjectKindError,
+)
 
 RENAME_POINTS = StatementPoints.declare("rename")
 DROP_TABLES_POINTS = StatementPoints.declare("drop_tables")
@@ -97,9 +105,8 @@ def plan_renames(ctx: ActionContext,
             raise CatalogError(f"cannot rename {old} to {new}: tables cannot move between databases", str(new))
         tag = identity(old)
         if tag is None:
-            if ctx.catalog.view_definition(old) is not None:
-                raise CatalogError(f"{old} is a view; use ALTER VIEW ... RENAME TO", str(old))
-            raise NoSuchObjectError(f"table {old} does not exist", str(old))
+            raise missing_table(ctx.catalog, old, hint="use ALTER VIEW ... RENAME TO",
+                                condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
         if identity(new) is not None or ctx.catalog.view_definition(new) is not None:
             raise ObjectExistsError(f"table {new} already exists", str(new))
         identities[new], identities[old] = tag, None
@@ -159,7 +166,8 @@ class DropTables(Statement):
                 identity = ctx.catalog.identity(name)
                 if identity is None:
                     if ctx.catalog.view_definition(name) is not None:
-                        raise CatalogError(f"{name} is a view; use DROP VIEW", str(name))
+                        raise WrongObjectKindError.view_not_table(name, "use DROP VIEW",
+                                                                  condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
                     if not self.if_exists:
                         raise NoSuchObjectError(f"table {name} does not exist", str(name))
                     continue

@@ -3,13 +3,14 @@ undo; DROP VIEW / DROP FUNCTION check every name first, then roll forward."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import ClassVar
 
 import attrs
 
 from actions.context import ActionContext
+from actions.kinds.alter_table import RestoreProperties, log_alter_table
 from actions.kinds.create_function import log_create_function
 from actions.kinds.create_view import log_create_view
 from actions.kinds.drop_function import log_drop_function
@@ -19,24 +20,37 @@ from actions.kinds.rename_view import log_rename_view
 from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
 from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.engine.lookups import missing_view
 from ddl_log.engine.tables import LogAction, table_names
-from ddl_log.engine.texts import drop_text, function_text, view_text
+from ddl_log.engine.texts import drop_text, function_text, sql_string, view_text
 from ddl_log.engine.typed import Statement
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
-from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
+from storage.errors import (
+    CatalogError,
+    InvalidDefinitionError,
+    NoSuchObjectError,
+    ObjectExistsError,
+    WrongObjectKindError,
+)
 
 CREATE_FUNCTION_POINTS = StatementPoints.declare("create_function")
 CREATE_VIEW_POINTS = StatementPoints.declare("create_view")
 DROP_FUNCTION_POINTS = StatementPoints.declare("drop_function")
 RENAME_VIEW_POINTS = StatementPoints.declare("rename_view")
 DROP_VIEWS_POINTS = StatementPoints.declare("drop_views")
+ALTER_VIEW_PROPERTIES_POINTS = StatementPoints.declare("alter_view_properties")
 
 
 def put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *, or_replace: bool, statement: str,
              verb: str) -> StatementResult:
     """CREATE [OR REPLACE] VIEW / ALTER VIEW: the old definition (or none) logged, the new one put in place."""
     if ctx.catalog.identity(name) is not None:
+        if verb == "ALTER VIEW":
+            raise WrongObjectKindError.table_not_view(name, "use ALTER TABLE",
+                                                      condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
+        if or_replace:  # Spark: a table does not support CREATE OR REPLACE VIEW
+            raise WrongObjectKindError.table_not_view(name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
         raise ObjectExistsError(f"{name} is a table, not a view", str(name))
     old = ctx.catalog.view_definition(name)
     if old is not None and not or_replace:
@@ -64,13 +78,16 @@ class CreateView(Statement):
 
     @classmethod
     def of(cls, name: str | TableName, *, as_select: str, or_replace: bool = False, comment: str | None = None,
-           columns: Iterable[str] = (), if_not_exists: bool = False, text: str | None = None) -> CreateView:
-        return cls(name=TableName.of(name), definition=ViewDefinition(as_select, comment, tuple(columns)),
-                   or_replace=or_replace, if_not_exists=if_not_exists, text=text)
+           columns: Iterable[str] = (), if_not_exists: bool = False, properties: Mapping[str, str] | None = None,
+           text: str | None = None) -> CreateView:
+        definition = ViewDefinition(as_select, comment, tuple(columns), tuple(sorted((properties or {}).items())))
+        return cls(name=TableName.of(name), definition=definition, or_replace=or_replace,
+                   if_not_exists=if_not_exists, text=text)
 
     def canonical_text(self) -> str:
         return view_text(self.name, self.definition.query, or_replace=self.or_replace,
-                         comment=self.definition.comment, columns=self.definition.columns)
+                         comment=self.definition.comment, columns=self.definition.columns,
+                         properties=self.definition.properties)
 
     def lock_keys(self) -> LockKeys:
         return LockKeys.objects(self.name)
@@ -102,9 +119,66 @@ class AlterView(Statement):
     def run(self, ctx: ActionContext) -> StatementResult:
         old = ctx.catalog.view_definition(self.name)
         if old is None:
-            raise NoSuchObjectError(f"view {self.name} does not exist", str(self.name))
-        new = ViewDefinition(self.as_select, old.comment, ())
+            raise missing_view(ctx.catalog, self.name, hint="use ALTER TABLE",
+                               condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
+        new = ViewDefinition(self.as_select, old.comment, (), old.properties)  # Spark's ALTER VIEW AS keeps them
         return put_view(ctx, self.name, new, or_replace=True, statement=self.binlog_text, verb=self.label)
+
+
+@attrs.frozen(kw_only=True)
+class AlterViewProperties(Statement):
+    """ALTER VIEW v SET TBLPROPERTIES (...) / UNSET TBLPROPERTIES [IF EXISTS] (...): one metastore call, as Spark
+    makes it (the view is not re-analysed); the old values are logged first and put back by undo. Keys that are not
+    set are ignored by UNSET, as Spark 4 ignores them."""
+
+    label: ClassVar[str] = "ALTER VIEW"
+    name: TableName
+    set: tuple[tuple[str, str], ...] = ()
+    unset: tuple[str, ...] = ()
+    if_exists: bool = False
+
+    @classmethod
+    def of(cls, name: str | TableName, *, set: Mapping[str, str] | None = None, unset: Iterable[str] = (),
+           if_exists: bool = False, text: str | None = None) -> AlterViewProperties:
+        pairs, keys = tuple((set or {}).items()), tuple(unset)
+        if bool(pairs) == bool(keys):
+            raise InvalidDefinitionError("give exactly one of set, unset (non-empty)", str(name))
+        return cls(name=TableName.of(name), set=pairs, unset=keys, if_exists=if_exists, text=text)
+
+    def canonical_text(self) -> str:
+        if self.set:
+            listed = ", ".join(f"{sql_string(k)} = {sql_string(v)}" for k, v in self.set)
+            return f"ALTER VIEW {self.name.quoted} SET TBLPROPERTIES ({listed})"
+        keys = ", ".join(sql_string(k) for k in self.unset)
+        return f"ALTER VIEW {self.name.quoted} UNSET TBLPROPERTIES {'IF EXISTS ' if self.if_exists else ''}({keys})"
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(self.name)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        catalog, name = ctx.catalog, self.name
+        definition = catalog.view_definition(name)
+        if definition is None:
+            raise missing_view(catalog, name, hint="use ALTER TABLE", condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
+        current = definition.property_map
+        keys = tuple(key for key, _ in self.set) if self.set else tuple(k for k in self.unset if k in current)
+        if not keys:
+            return NOTHING_DONE
+        restore = RestoreProperties(tuple((key, current.get(key)) for key in keys), view=True)
+        identity = catalog.view_identity(name)
+
+        def change() -> None:
+            if self.set:
+                catalog.set_view_properties(name, dict(self.set))
+            else:
+                catalog.unset_view_properties(name, keys)
+
+        def body(run: UndoStatement) -> tuple[str, ...]:
+            run.logged(lambda chain: log_alter_table(ctx.log, chain, name, identity, restore), change)
+            return (str(name),)
+
+        event = UndoStatement(ctx, self.label, str(name), self.binlog_text, ALTER_VIEW_PROPERTIES_POINTS).run(body)
+        return StatementResult(objects=(str(name),), event=event)
 
 
 @attrs.frozen(kw_only=True)
@@ -127,7 +201,8 @@ class RenameView(Statement):
         old, new, catalog = self.old, self.new, ctx.catalog
         definition = catalog.view_definition(old)
         if definition is None:
-            raise NoSuchObjectError(f"view {old} does not exist", str(old))
+            raise missing_view(catalog, old, hint="use ALTER TABLE ... RENAME TO",
+                               condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
         if catalog.view_definition(new) is not None or catalog.identity(new) is not None:
@@ -166,7 +241,8 @@ class DropViews(Statement):
         targets: list[tuple[TableName, str | None, ViewDefinition]] = []
         for name in dict.fromkeys(self.names):
             if ctx.catalog.identity(name) is not None:
-                raise CatalogError(f"{name} is a table, not a view; use DROP TABLE", str(name))
+                raise WrongObjectKindError.table_not_view(name, "use DROP TABLE",
+                                                          condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
             definition = ctx.catalog.view_definition(name)
             if definition is None:
                 if not self.if_exists:

@@ -17,7 +17,15 @@ from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverw
 from ddl_log.engine.schema import SchemaLike
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.views import AlterView, CreateFunction, CreateView, DropFunction, DropViews, RenameView
+from ddl_log.engine.views import (
+    AlterView,
+    AlterViewProperties,
+    CreateFunction,
+    CreateView,
+    DropFunction,
+    DropViews,
+    RenameView,
+)
 from ddl_log.frontends.sql import SqlResult, run_sql
 from replace_table.machine import ReplaceResult
 from storage.catalogs.names import TableName
@@ -102,12 +110,19 @@ class AtomicDDL(DDLEngine):
 
     def create_view(self, name: str | TableName, *, as_select: str, or_replace: bool = False,
                     comment: str | None = None, columns: Iterable[str] = (), if_not_exists: bool = False,
-                    statement: str | None = None) -> StatementResult:
+                    properties: dict[str, str] | None = None, statement: str | None = None) -> StatementResult:
         return self.run(CreateView.of(name, as_select=as_select, or_replace=or_replace, comment=comment,
-                                      columns=columns, if_not_exists=if_not_exists, text=statement))
+                                      columns=columns, if_not_exists=if_not_exists, properties=properties,
+                                      text=statement))
 
     def alter_view(self, name: str | TableName, *, as_select: str, statement: str | None = None) -> StatementResult:
         return self.run(AlterView.of(name, as_select=as_select, text=statement))
+
+    def alter_view_properties(self, name: str | TableName, *, set: dict[str, str] | None = None,
+                              unset: Iterable[str] = (), if_exists: bool = False,
+                              statement: str | None = None) -> StatementResult:
+        """ALTER VIEW ... SET TBLPROPERTIES (``set``) or UNSET TBLPROPERTIES (``unset``): one metastore call."""
+        return self.run(AlterViewProperties.of(name, set=set, unset=unset, if_exists=if_exists, text=statement))
 
     def rename_view(self, old: str | TableName, new: str | TableName, *,
                     statement: str | None = None) -> StatementResult:

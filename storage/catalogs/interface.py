@@ -90,10 +90,12 @@ class CreateText:
 @attrs.frozen
 class ColumnChange:
     """What an ALTER TABLE rebuild changes in a copy of a table's definition: ``retype`` (column, new type as the
-    statement writes it) and the columns ``drop`` removes; everything else is kept exactly."""
+    statement writes it), with ``comment`` the retyped column's new comment (None: kept), and the columns ``drop``
+    removes; everything else is kept exactly."""
 
     retype: tuple[str, str] | None = None
     drop: tuple[str, ...] = ()
+    comment: str | None = None
 
 
 @attrs.frozen
@@ -190,6 +192,11 @@ class Fill:
         return {column: value for column, value in self.partition if value is not None}
 
 
+CONVERSION_FAILURE_MARK = "[ddl-log CAST_INVALID_INPUT] "
+"""Starts the message of the ``raise_error`` a strict conversion in a fill's SELECT raises for a value that does not
+convert: the catalog turns the failed insert into :class:`~storage.errors.ValueConversionError`."""
+
+
 @attrs.frozen
 class TableMetadata:
     """What ALTER TABLE reads and undo restores. ``columns`` in schema order (partition columns last, as Hive
@@ -219,6 +226,12 @@ class ViewDefinition:
     comment: str | None = None
     columns: tuple[str, ...] = ()
     """Explicit column names (``CREATE VIEW v (a, b) AS ...``); empty for the query's own names."""
+    properties: tuple[tuple[str, str], ...] = ()
+    """The view's own TBLPROPERTIES (sorted by key), without what the metastore or Spark maintain."""
+
+    @property
+    def property_map(self) -> dict[str, str]:
+        return dict(self.properties)
 
 
 @attrs.frozen
@@ -305,6 +318,14 @@ class Catalog(Protocol):
 
     def unset_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
         """Remove ``keys``; keys that are not set are ignored."""
+        ...
+
+    def set_view_properties(self, name: TableName, properties: dict[str, str]) -> None:
+        """``ALTER VIEW name SET TBLPROPERTIES``: the view's definition otherwise untouched (no re-analysis)."""
+        ...
+
+    def unset_view_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
+        """``ALTER VIEW name UNSET TBLPROPERTIES IF EXISTS``; keys that are not set are ignored."""
         ...
 
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:

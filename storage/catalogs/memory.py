@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 
+import attrs
+
 from storage.catalogs.interface import (
     HIVE_DEFAULT_PARTITION,
     KEEP_POINT,
@@ -280,6 +282,20 @@ class MemoryCatalog(MemorySwap):
         self._check("unset_properties", name)
         for key in keys:
             self._table(name).properties.pop(key, None)
+
+    def set_view_properties(self, name: TableName, properties: dict[str, str]) -> None:
+        self._check("set_view_properties", name)
+        if name not in self.views:
+            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+        merged = {**self.views[name].property_map, **properties}
+        self.views[name] = attrs.evolve(self.views[name], properties=tuple(sorted(merged.items())))
+
+    def unset_view_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
+        self._check("unset_view_properties", name)
+        if name not in self.views:
+            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+        kept = {k: v for k, v in self.views[name].property_map.items() if k not in keys}
+        self.views[name] = attrs.evolve(self.views[name], properties=tuple(sorted(kept.items())))
 
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
         self._check("set_column_comment", name)

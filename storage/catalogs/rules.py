@@ -8,10 +8,11 @@ covered, because only an engine can know them: column types, providers, and what
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from storage.catalogs.interface import TAG_PROPERTY, FunctionDefinition, TableSpec, ViewDefinition
 from storage.catalogs.names import TableName
-from storage.errors import InvalidDefinitionError, InvalidNameError
+from storage.errors import InvalidDefinitionError, InvalidNameError, ObjectExistsError
 
 ENGINE_NAME = re.compile(r"[A-Za-z0-9_]+")
 """Database, table, view and function names the Spark session catalog accepts (Java ``\\w``: ASCII only)."""
@@ -53,8 +54,9 @@ def check_spec(spec: TableSpec, columns: tuple[str, ...] | None, name: TableName
     if not columns:
         raise InvalidDefinitionError(f"{label} needs at least one column", owner)
     lowered = [column.lower() for column in columns]
-    if len(set(lowered)) != len(lowered):
-        raise InvalidDefinitionError(f"duplicate column names in {list(columns)}", owner)
+    twice = first_duplicate(columns)
+    if twice is not None:
+        raise ObjectExistsError(f"the column {twice!r} already exists in {list(columns)} (named twice)", twice)
     unknown = [column for column in spec.partitioned_by if column.lower() not in lowered]
     if unknown:
         raise InvalidDefinitionError(f"partition columns {unknown} are not among the columns {list(columns)}", owner)
@@ -93,3 +95,13 @@ def check_function(name: TableName, definition: FunctionDefinition) -> None:
         raise InvalidDefinitionError(
             f"function {name}: resources must be (kind, uri) pairs with kind in {RESOURCE_KINDS}", label
         )
+
+
+def first_duplicate(names: Iterable[str]) -> str | None:
+    """The first name that repeats an earlier one case-insensitively (Spark: ``COLUMN_ALREADY_EXISTS``), or None."""
+    seen: set[str] = set()
+    for name in names:
+        if name.lower() in seen:
+            return name
+        seen.add(name.lower())
+    return None

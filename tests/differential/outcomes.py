@@ -14,7 +14,8 @@ data       a value does not fit (cast, overflow, too long): found while the rows
 unsupported  the statement is refused as such (:class:`ddl_log.UnsupportedStatementError`)
 ========== ============================================================================================
 
-A project error that carries the engine's error (``.cause``) is classified by that error, the most precise one.
+A project error that carries the engine's error (``.cause``) is classified by that error, the most precise one; one
+that names Spark's condition (``.condition``: a parse or kind refusal, a value that does not convert) by that.
 An error no table knows is its own class (``other:<condition>``), so it never matches by accident.
 
 The project may refuse a statement as not atomic only in the forms README documents (:data:`DOCUMENTED_NOT_ATOMIC`,
@@ -92,14 +93,15 @@ TEMPORARY_VIEW_IN_PROJECT_ONLY_FORM = "a project-only form (DROP TABLE a, b / RE
 """README ("SQL front end"): a statement that cannot go to Spark as written and names an object outside the session
 catalog (a temporary view) is refused; so is ``CREATE TABLE t LIKE <temporary view>``."""
 DOCUMENTED_DIFFERENCES = (
-    ("TRUNCATE of a partitioned table leaves no partitions (README Limitations)",
-     re.compile(r"^\s*TRUNCATE\s+TABLE\b", re.I), "", "partitions"),
+    ("INSERT OVERWRITE of a table from itself runs, where Spark refuses it (README, SQL front end)",
+     re.compile(r"^\s*INSERT\s+OVERWRITE\b", re.I), "plain refuses UNSUPPORTED_OVERWRITE", ""),
     ("a RENAME onto a name whose directory holds a replaced version in its grace period fails (README Limitations)",
      re.compile(r"^\s*(?:RENAME\s+TABLE|ALTER\s+TABLE\s+.*\bRENAME\s+TO)\b", re.I | re.S),
      "holds a replaced version", ""),
 )
 """Differences README documents, reported apart, not as defects: (what, the statement, the project's error message
-when the outcomes differ, or else the only part of the state that differs, empty on the atomic side)."""
+when the outcomes differ (or ``plain refuses <condition>``: plain Spark refuses what the project runs), or else the
+only part of the state that differs, empty on the atomic side)."""
 
 
 @attrs.frozen
@@ -161,6 +163,9 @@ def classify(error: BaseException) -> Outcome:
     condition = condition_of(error)
     if condition is not None:
         return failed(spark_class(condition), f"{condition}: {first_line(error)}", condition)
+    named = getattr(error, "condition", None)  # a project error that names Spark's condition for what it refused
+    if isinstance(named, str) and named:
+        return failed(spark_class(named), detail, f"{type(error).__name__}: {named}")
     key = type(error).__name__
     if isinstance(error, UnsupportedStatementError):
         key = f"{key}: {error.what}"
@@ -212,7 +217,10 @@ def documented_difference(text: str, plain: Outcome, atomic: Outcome,
     for what, pattern, message, part in DOCUMENTED_DIFFERENCES:
         if not pattern.search(text):
             continue
-        if message and plain.ok and not atomic.ok and message in atomic.detail:
+        refused = message.removeprefix("plain refuses ") if message.startswith("plain refuses ") else ""
+        if refused and atomic.ok and not plain.ok and refused in plain.detail:
+            return what
+        if message and not refused and plain.ok and not atomic.ok and message in atomic.detail:
             return what
         if part and plain.agrees(atomic) and found and all(path.endswith("/" + part) and not value
                                                            for path, _, value in found):

@@ -5,9 +5,10 @@ Spark runs the statement on one table and the project on the other, and the two 
 partitions). Where plain Spark refuses the statement (TRUNCATE of an EXTERNAL table, a dynamic partition insert into
 a Hive table in strict mode, ...), the project must refuse it too, naming the table, and change nothing at all.
 
-The two general properties leave out the cases of known defects and limitations (EXTERNAL tables, TRUNCATE of
-partitioned tables, static overwrites of partitioned Hive tables, Hive tables bucketed by a mixed-case column); each
-has a strict xfail property of its own below, which turns red when it is fixed.
+The two general properties leave out EXTERNAL tables for INSERT OVERWRITE (refused as not atomic: a property of
+its own below) and Hive tables bucketed by a mixed-case column (a known defect: a strict xfail property below, which
+turns red when it is fixed). TRUNCATE of an EXTERNAL table, of a partitioned table, and static overwrites of
+partitioned Hive tables each keep a property of their own too (once defects, now fixed).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ddl_log import NotAtomicError, UnsupportedStatementError
 from tests.preservation.cases import InsertOverwrite, Truncate, insert_overwrites, truncates
 from tests.preservation.conftest import budget
 from tests.preservation.harness import RECORD, Bench, Example, Outcome, judge, note_route, space
@@ -55,12 +57,10 @@ def run_project(example: Example, case: Truncate | InsertOverwrite, table: str) 
 
 def unless_known(case: Truncate | InsertOverwrite) -> bool:
     """Not a case of a known defect (each has its own property below), unless in a discovery run."""
-    known = hive_bucketed_by_mixed_case(case.shape) or (isinstance(case, InsertOverwrite)
-                                                        and hive_static_overwrite(case))
-    return bool(RECORD) or not known
+    return bool(RECORD) or not hive_bucketed_by_mixed_case(case.shape)
 
 
-@given(case=truncates(**space(external=False, partitions=(0, 0))).filter(unless_known))
+@given(case=truncates(**space(external=False)).filter(unless_known))
 @budget(6)
 def test_truncate_leaves_what_sparks_truncate_leaves(bench: Bench, case: Truncate) -> None:
     run_differential(bench, case)
@@ -83,16 +83,12 @@ def test_insert_overwrite_leaves_what_sparks_insert_overwrite_leaves(bench: Benc
 # -- known defects and documented limitations, one property each (every example has the feature)
 
 
-@pytest.mark.xfail(strict=True, reason="defect: TRUNCATE of an EXTERNAL table succeeds (turning it MANAGED, deleting "
-                                       "its files, binlogged) where Spark refuses")
 @given(case=truncates(external=True, partitions=(0, 0)))
 @budget(3)
 def test_truncate_of_an_external_table_is_refused_as_spark_refuses_it(bench: Bench, case: Truncate) -> None:
     run_differential(bench, case)
 
 
-@pytest.mark.xfail(strict=True, reason="limitation (README): TRUNCATE of a partitioned table drops its partitions, "
-                                       "Spark's keeps them registered and empty")
 @given(case=truncates(external=False, partitions=(1, 2)).filter(lambda case: case.shape.rows
                                                                 or case.shape.empty_partition))
 @budget(3)
@@ -100,18 +96,21 @@ def test_truncate_of_a_partitioned_table_keeps_its_partitions(bench: Bench, case
     run_differential(bench, case)
 
 
-@pytest.mark.xfail(strict=True, reason="defect: INSERT OVERWRITE of an EXTERNAL table makes it MANAGED in the "
-                                       "warehouse")
 @given(case=insert_overwrites(external=True))
 @budget(3)
-def test_insert_overwrite_of_an_external_table_keeps_it_external_at_its_location(bench: Bench,
-                                                                                   case: InsertOverwrite) -> None:
-    run_differential(bench, case)
+def test_insert_overwrite_of_an_external_table_is_refused_as_not_atomic_and_changes_nothing(
+        bench: Bench, case: InsertOverwrite) -> None:
+    """Spark rewrites an external table's files in place, which no swap can make atomic (README, "SQL front end"):
+    the project refuses it, naming the table, and leaves table and binlog as they were."""
+    with bench.example() as example:
+        table = example.make(case.shape, "ours")
+        before, binlog_before = example.snapshot(table), example.binlog_size()
+        outcome = run_project(example, case, table)
+        assert isinstance(outcome.error, NotAtomicError | UnsupportedStatementError), outcome.describe()
+        assert table.split(".")[-1] in str(outcome.error)
+        assert example.snapshot(table) == before and example.binlog_size() == binlog_before
 
 
-@pytest.mark.xfail(strict=True, reason="defect: INSERT OVERWRITE in static mode of a partitioned Hive serde table "
-                                       "replaces the whole table (or every partition matching the static values); "
-                                       "plain Spark replaces only the partitions the query writes rows to")
 @given(case=insert_overwrites(formats=("hive-orc", "hive-parquet"), partitions=(1, 2), external=False,
                               empty_partition=True).filter(lambda case: hive_static_overwrite(case)
                                                            and case.shape.empty_partition is not None))

@@ -7,7 +7,8 @@ rules. Where plain Spark cannot make that table (a DEFAULT that does not fit the
 a value that does not convert), the statement must fail, naming the table, and change nothing at all. Partition
 columns are never dropped (the statement must fail).
 
-The first two properties run over every shape but those whose loss by a rebuild is a known defect (:data:`KNOWN`);
+The first two properties run over every shape but those whose loss by a rebuild is a known defect (:data:`KNOWN`,
+and Hive tables bucketed by a mixed-case column);
 each known defect has a property of its own below, marked strict xfail, so that it turns red when it is fixed
 (then drop the mark, and the restriction from :data:`KNOWN`).
 """
@@ -18,9 +19,10 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from ddl_log import NotAtomicError, UnsupportedStatementError
 from tests.preservation.cases import (
     TYPE_CHANGES,
     AlterType,
@@ -30,17 +32,17 @@ from tests.preservation.cases import (
     unconvertible_alters,
 )
 from tests.preservation.conftest import budget
-from tests.preservation.harness import Bench, Example, Snapshot, judge, note_route, space
-from tests.preservation.shapes import DATA_SOURCES, Shape, ident, is_char
+from tests.preservation.harness import RECORD, Bench, Example, Snapshot, judge, note_route, space
+from tests.preservation.shapes import DATA_SOURCES, HIVE_FORMATS, Shape, hive_bucketed_by_mixed_case, ident, is_char
 
 pytestmark = pytest.mark.spark
 ANSI_ON = {"spark.sql.ansi.enabled": "true"}
 
-KNOWN: dict[str, Any] = {"formats": DATA_SOURCES, "external": False, "bucketed": False, "options": False,
-                         "empty_partition": False}
-"""Shape features a rebuild is known to lose (Hive serde formats, EXTERNAL, bucketing, storage options, partitions
-without rows): left out of the general properties, each tested by its own property. (The altered column's own
-comment and DEFAULT, and CHAR/VARCHAR as the new type, are left out by the ALTER COLUMN property.)"""
+KNOWN: dict[str, Any] = {"formats": (*DATA_SOURCES, "hive-orc", "hive-parquet"), "external": False}
+"""Shapes the general properties leave out: EXTERNAL tables (a rebuild is refused as not atomic, a property of its
+own) and Hive TEXTFILE tables (a partitioned one is a known defect with a property of its own; the others are
+covered by the Hive storage property). (The altered column's DEFAULT, and CHAR/VARCHAR as the new type, are left
+out by the ALTER COLUMN property: their own properties below.)"""
 NOT_CHAR = tuple(sorted({t for targets in TYPE_CHANGES.values() for t in targets if not is_char(t)}))
 CHAR = tuple(sorted({t for targets in TYPE_CHANGES.values() for t in targets if is_char(t)}))
 
@@ -51,10 +53,9 @@ def defect(what: str) -> pytest.MarkDecorator:
 
 def rebuilds(**features: Any) -> st.SearchStrategy[AlterType | DropColumns]:
     """Both rebuilds on shapes with ``features`` (and no other known defect): ALTER COLUMN ... TYPE to a type other
-    than CHAR/VARCHAR of a column without DEFAULT or comment, and DROP COLUMN[S] of columns outside the bucket
-    spec."""
+    than CHAR/VARCHAR of a column without DEFAULT, and DROP COLUMN[S] of columns outside the bucket spec."""
     shape_features = {**KNOWN, **features}
-    return st.one_of(alter_types(to=NOT_CHAR, altered_default=False, altered_comment=False, **shape_features),
+    return st.one_of(alter_types(to=NOT_CHAR, altered_default=False, **shape_features),
                      drop_columns(bucket_column=False, **shape_features))
 
 
@@ -70,7 +71,9 @@ def expected_after_rebuild(example: Example, table: str, shape: Shape, selected:
     return None if twin is None else example.snapshot(twin)
 
 
-def run_rebuild(bench: Bench, case: AlterType | DropColumns) -> None:
+def run_rebuild(bench: Bench, case: AlterType | DropColumns, *, known_defects_left_out: bool = True) -> None:
+    if known_defects_left_out and not RECORD:
+        assume(not hive_bucketed_by_mixed_case(case.shape))  # a known defect, a property of its own below
     with bench.example() as example:
         table = example.make(case.shape, "ours")
         if isinstance(case, AlterType):
@@ -95,7 +98,7 @@ def run_rebuild(bench: Bench, case: AlterType | DropColumns) -> None:
 # -- the properties
 
 
-@given(case=alter_types(**space(**KNOWN, to=NOT_CHAR, altered_default=False, altered_comment=False)))
+@given(case=alter_types(**space(**KNOWN, to=NOT_CHAR, altered_default=False)))
 @budget(8)
 def test_alter_column_type_changes_that_columns_type_and_nothing_else(bench: Bench, case: AlterType) -> None:
     run_rebuild(bench, case)
@@ -110,37 +113,39 @@ def test_drop_columns_removes_those_columns_and_nothing_else(bench: Bench, case:
 # -- the known defects, one property each (every example has the feature, and no other known defect)
 
 
-@defect("ALTER rebuilds drop the bucket spec (CLUSTERED BY ... SORTED BY ... INTO n BUCKETS)")
 @given(case=rebuilds(bucketed=True))
 @budget(3)
 def test_a_rebuild_keeps_the_bucket_spec(bench: Bench, case: AlterType | DropColumns) -> None:
     run_rebuild(bench, case)
 
 
-@defect("ALTER COLUMN TYPE drops the altered column's comment")
 @given(case=alter_types(**KNOWN, to=NOT_CHAR, altered_default=False, altered_comment=True))
 @budget(3)
 def test_alter_column_type_keeps_the_columns_comment(bench: Bench, case: AlterType) -> None:
     run_rebuild(bench, case)
 
 
-@defect("ALTER rebuilds drop the storage OPTIONS")
 @given(case=rebuilds(options=True).filter(lambda case: case.shape.options))
 @budget(3)
 def test_a_rebuild_keeps_the_storage_options(bench: Bench, case: AlterType | DropColumns) -> None:
     run_rebuild(bench, case)
 
 
-@defect("ALTER rebuilds turn an EXTERNAL table into a MANAGED one in the warehouse")
 @given(case=rebuilds(external=True))
 @budget(3)
-def test_a_rebuild_keeps_an_external_table_external_at_its_location(bench: Bench,
-                                                                      case: AlterType | DropColumns) -> None:
-    run_rebuild(bench, case)
+def test_a_rebuild_of_an_external_table_is_refused_as_not_atomic_and_changes_nothing(
+        bench: Bench, case: AlterType | DropColumns) -> None:
+    """A rebuild would rewrite an external table's files at its own location, which no swap makes atomic (README):
+    refused naming the table, table and binlog as they were."""
+    with bench.example() as example:
+        table = example.make(case.shape, "ours")
+        before, binlog_before = example.snapshot(table), example.binlog_size()
+        outcome = example.run(lambda: example.ddl.sql(case.statement(table)))
+        assert isinstance(outcome.error, NotAtomicError | UnsupportedStatementError), outcome.describe()
+        assert table.split(".")[-1] in str(outcome.error)
+        assert example.snapshot(table) == before and example.binlog_size() == binlog_before
 
 
-@defect("ALTER rebuilds of a Hive serde table make a TEXTFILE table (serde and formats of STORED AS ORC/PARQUET "
-        "lost) and drop NOT NULL (every Hive format)")
 @given(case=rebuilds(formats=("hive-orc", "hive-parquet", "hive-textfile"), partitions=(0, 0)))
 @budget(3)
 def test_a_rebuild_keeps_a_hive_tables_storage_format(bench: Bench, case: AlterType | DropColumns) -> None:
@@ -156,7 +161,6 @@ def test_a_rebuild_of_a_partitioned_hive_table_runs_in_strict_mode(bench: Bench,
     run_rebuild(bench, case)
 
 
-@defect("ALTER rebuilds drop the partitions that have no rows")
 @given(case=rebuilds(partitions=(1, 2), empty_partition=True).filter(lambda case: case.shape.empty_partition))
 @budget(3)
 def test_a_rebuild_keeps_partitions_without_rows(bench: Bench, case: AlterType | DropColumns) -> None:
@@ -170,14 +174,22 @@ def test_alter_column_type_keeps_the_columns_default(bench: Bench, case: AlterTy
     run_rebuild(bench, case)
 
 
-@defect("ALTER COLUMN TYPE CHAR(n)/VARCHAR(n) makes a STRING column (and lets longer values in)")
+@defect("ALTER rebuilds fail on a Hive serde table bucketed by a mixed-case column (the metastore refuses the "
+        "project's rename: 'Bucket columns X is not part of the table columns'; plain Spark's RENAME fails so too)")
+@given(case=rebuilds(formats=tuple(HIVE_FORMATS), bucketed=True, partitions=(0, 0)).filter(
+    lambda case: hive_bucketed_by_mixed_case(case.shape)))
+@budget(3)
+def test_a_rebuild_of_a_hive_table_bucketed_by_a_mixed_case_column(bench: Bench,
+                                                                   case: AlterType | DropColumns) -> None:
+    run_rebuild(bench, case, known_defects_left_out=False)
+
+
 @given(case=alter_types(**KNOWN, to=CHAR, altered_default=False, altered_comment=False))
 @budget(3)
 def test_alter_column_type_to_char_or_varchar_declares_that_type(bench: Bench, case: AlterType) -> None:
     run_rebuild(bench, case)
 
 
-@defect("ALTER COLUMN TYPE under spark.sql.ansi.enabled=false turns values that do not convert into NULL")
 @given(case=unconvertible_alters(**KNOWN))
 @budget(3)
 def test_alter_column_type_fails_on_a_value_that_does_not_convert_whatever_the_session_says(
@@ -185,8 +197,6 @@ def test_alter_column_type_fails_on_a_value_that_does_not_convert_whatever_the_s
     run_rebuild(bench, case)
 
 
-@defect("DROP COLUMN of a bucket or sort column succeeds (dropping the bucket spec) where the definition it asks "
-        "for does not exist")
 @given(case=drop_columns(bucket_column=True, **{**KNOWN, "bucketed": True}))
 @budget(3)
 def test_drop_column_of_a_bucket_or_sort_column_is_refused(bench: Bench, case: DropColumns) -> None:

@@ -116,17 +116,12 @@ def test_create_or_replace_like_of_a_hive_table_bucketed_by_a_mixed_case_column(
     run_replace(bench, case)
 
 
-@pytest.mark.xfail(strict=True, reason="defect: the SQL front end does not apply Spark's ${...} variable "
-                                       "substitution to the COMMENT and TBLPROPERTIES it reads from the statement")
 @given(case=replace_as_selects(via="sql", odd="${x}").filter(substituted))
 @budget(3)
 def test_create_or_replace_as_select_reads_its_literals_as_spark_does(bench: Bench, case: ReplaceAsSelect) -> None:
     run_replace(bench, case)
 
 
-@pytest.mark.xfail(strict=True, reason="defect: a CREATE OR REPLACE ... AS SELECT refused for its partitioning "
-                                       "(every column a partition column) raises an error that does not name the "
-                                       "table")
 @given(case=replace_as_selects(all_partitioned=True))
 @budget(3)
 def test_a_refused_create_or_replace_as_select_names_the_table(bench: Bench, case: ReplaceAsSelect) -> None:

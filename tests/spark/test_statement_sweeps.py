@@ -50,6 +50,7 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
     "create_or_replace_view": lambda d: d.create_view("v1", as_select="SELECT y FROM a", or_replace=True),
     "rename_view": lambda d: d.rename_view("v1", "v9"),
+    "alter_view_properties": lambda d: d.alter_view_properties("v1", set={"owner": "etl"}),
     "drop_views": lambda d: d.drop_views(["v1"]),
     "create_function": lambda d: d.create_function(
         "f2", class_name="org.apache.hadoop.hive.ql.udf.generic.GenericUDFAbs"),

@@ -101,6 +101,7 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "create_or_replace_view": lambda d: d.create_view("v1", as_select="SELECT 3", or_replace=True),
     "alter_view": lambda d: d.alter_view("v1", as_select="SELECT 4"),
     "rename_view": lambda d: d.rename_view("v1", "v3"),
+    "alter_view_set_properties": lambda d: d.alter_view_properties("v1", set={"k": "v"}),
     "drop_views": lambda d: d.drop_views(["v1"]),
     "create_function": lambda d: d.create_function("f2", class_name="com.example.F2"),
     "replace_function": lambda d: d.create_function("f1", class_name="com.example.F1b", or_replace=True),

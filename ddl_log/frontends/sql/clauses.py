@@ -9,7 +9,7 @@ from ddl_log.engine import alter_ops
 from ddl_log.errors import Unsupported
 from ddl_log.frontends.sql.cursor import Cursor
 from ddl_log.frontends.sql.plan import Name
-from ddl_log.frontends.sql.tokens import TEXT_STRINGS, source_text
+from ddl_log.frontends.sql.tokens import TEXT_STRINGS, slice_text, source_text
 from ddl_log.frontends.sql.validate import is_data_type
 from storage.catalogs.create_text import QUERY_STARTS
 
@@ -63,7 +63,7 @@ class ClauseReader:
         while True:
             key = self.property_key(inner)
             inner.take_kind(TokenType.EQ)
-            result[key] = inner.literal("a property value")
+            result[key] = inner.property_value()
             if inner.done:
                 return result
             inner.expect_kind(TokenType.COMMA, ", or )")
@@ -80,7 +80,7 @@ class ClauseReader:
     def property_key(inner: Cursor) -> str:
         token = inner.token()
         if token is not None and token.token_type in TEXT_STRINGS:
-            return inner.string()
+            return inner.one_string("a property key")
         return ".".join(inner.name("a property key").parts)
 
     def partition_spec(self) -> dict[str, str]:
@@ -176,9 +176,12 @@ class ClauseReader:
         if c.take("UNSET", "TBLPROPERTIES"):
             if_exists = c.take("IF", "EXISTS")
             return alter_ops.UnsetProperties(tuple(self.property_keys()), if_exists)
+        hive_style = c.at("CHANGE")
         if c.take("ALTER") or c.take("CHANGE"):
             c.take("COLUMN")
             column = self.column_name(c)
+            if hive_style and not c.at_any("TYPE", "COMMENT", "SET", "DROP", "FIRST", "AFTER"):
+                return self.hive_change_column(column)
             if c.take("TYPE"):
                 type_start = c.i
                 type_text = c.rest()
@@ -191,3 +194,31 @@ class ClauseReader:
             raise Unsupported("ALTER TABLE ... ALTER COLUMN in this form (only TYPE or COMMENT)")
         words = " ".join(c.words() + c.words(1)) or "..."
         raise Unsupported(f"ALTER TABLE ... {words}")
+
+    def hive_change_column(self, column: str) -> alter_ops.ChangeColumn:
+        """``CHANGE [COLUMN] old new type [NOT NULL] [COMMENT 'c'] [FIRST | AFTER x]`` after ``old``."""
+        c = self.c
+        new_name = self.column_name(c)
+        type_start, depth = c.i, 0
+        while not c.done:
+            kind = c.tokens[c.i].token_type
+            if kind in (TokenType.L_PAREN, TokenType.LT):
+                depth += 1
+            elif kind in (TokenType.R_PAREN, TokenType.GT):
+                depth -= 1
+            elif depth == 0 and c.at_any("NOT", "COMMENT", "FIRST", "AFTER"):
+                break
+            c.i += 1
+        if c.i == type_start:
+            raise c.error("expected a data type")
+        type_text = slice_text(c.script, c.tokens[type_start], c.tokens[c.i - 1])
+        if not is_data_type(type_text):
+            c.i = type_start
+            raise c.error("expected a data type")
+        not_null = c.take("NOT", "NULL")
+        comment = c.one_string("a comment string") if c.take("COMMENT") else None
+        position: str | None = None
+        if c.at_any("FIRST", "AFTER"):
+            position = c.rest()
+        c.expect_end()
+        return alter_ops.ChangeColumn(column, new_name, type_text, comment, position, not_null)

@@ -125,6 +125,15 @@ class Cursor:
             self.i += 1
         return "".join(parts)
 
+    def one_string(self, what: str = "a string literal") -> str:
+        """One string literal token: where Spark's grammar takes a single ``stringLit`` (a property key or value, a
+        comment), two adjacent literals are two items (``('k' 'v')`` is key ``k``, value ``v``), not one."""
+        token = self.token()
+        if token is None or token.token_type not in TEXT_STRINGS:
+            raise self.error(f"expected {what}")
+        self.i += 1
+        return str(token.text)
+
     def group(self, what: str) -> Cursor:
         """The tokens inside the parentheses that open here, as a cursor of their own; moves past them."""
         open_index = self.i
@@ -162,6 +171,18 @@ class Cursor:
             raise self.error(f"expected {what}")
         if token.token_type in TEXT_STRINGS:
             return self.string(what)
+        return self._non_string_literal(token)
+
+    def property_value(self) -> str:
+        """A property value as Spark's grammar reads it: one string literal, a number or a boolean."""
+        token = self.token()
+        if token is not None and token.token_type in TEXT_STRINGS:
+            return self.one_string("a property value")
+        if token is None:
+            raise self.error("expected a property value")
+        return self._non_string_literal(token)
+
+    def _non_string_literal(self, token: Token) -> str:
         sign = ""
         if token.token_type in (TokenType.DASH, TokenType.PLUS) and self.is_kind(TokenType.NUMBER, 1):
             sign = "-" if token.token_type is TokenType.DASH else ""

@@ -12,7 +12,15 @@ from sqlglot.tokenizer_core import TokenType
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
-from ddl_log.engine.views import AlterView, CreateFunction, CreateView, DropFunction, DropViews, RenameView
+from ddl_log.engine.views import (
+    AlterView,
+    AlterViewProperties,
+    CreateFunction,
+    CreateView,
+    DropFunction,
+    DropViews,
+    RenameView,
+)
 from ddl_log.errors import SqlParseError, Unsupported, UnsupportedStatementError
 from ddl_log.frontends.sql.clauses import ClauseReader
 from ddl_log.frontends.sql.cursor import Cursor
@@ -223,6 +231,8 @@ class Router(ClauseReader):
         while not c.done:
             if c.take("COMMENT"):
                 kwargs["comment"] = c.string("a comment string")
+            elif c.take("TBLPROPERTIES"):
+                kwargs["properties"] = self.properties()
             elif c.take("AS"):
                 return c.ddl(verb, draft(CreateView.of, name, as_select=self.query_text(), **kwargs))
             else:
@@ -320,6 +330,16 @@ class Router(ClauseReader):
             new = c.name("a view name").as_kind("new_name", renamed=name)
             c.expect_end()
             return c.ddl("ALTER VIEW ... RENAME TO", draft(RenameView.of, name, new))
+        if c.take("SET", "TBLPROPERTIES"):
+            properties = self.properties()
+            c.expect_end()
+            return c.ddl("ALTER VIEW ... SET TBLPROPERTIES", draft(AlterViewProperties.of, name, set=properties))
+        if c.take("UNSET", "TBLPROPERTIES"):
+            if_exists = c.take("IF", "EXISTS")
+            keys = self.property_keys()
+            c.expect_end()
+            return c.ddl("ALTER VIEW ... UNSET TBLPROPERTIES",
+                         draft(AlterViewProperties.of, name, unset=keys, if_exists=if_exists))
         raise Unsupported(f"ALTER VIEW ... {c.word() or '...'}")
 
     # -- DROP, TRUNCATE, INSERT OVERWRITE

@@ -38,6 +38,7 @@ import attrs
 
 from storage.catalogs.interface import Column, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.rules import first_duplicate
 from storage.catalogs.spark.analysis import analysis_failure
 from storage.catalogs.spark.columns import column_sql, type_sql
 from storage.catalogs.spark.engine import (
@@ -51,7 +52,14 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
-from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
+from storage.errors import (
+    CatalogError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+    WrongObjectKindError,
+)
 
 INTERNAL_PROPERTIES = frozenset(
     {
@@ -246,9 +254,9 @@ class SparkTableAlter:
         if text is not None:
             self._alter(name, f"ADD COLUMNS ({text})", "add columns to", column=columns[0].name)
             return
-        lowered = [c.name.lower() for c in columns if isinstance(c.name, str)]
-        if len(set(lowered)) != len(columns):
-            raise InvalidDefinitionError(f"duplicate column names in the columns added to {name}", str(name))
+        twice = first_duplicate(str(c.name) for c in columns)
+        if twice is not None:
+            raise ObjectExistsError(f"the column {twice!r} is named twice among the columns added to {name}", twice)
         parts = ", ".join(column_sql(column, name) for column in columns)
         if substitutes(parts):
             raise InvalidDefinitionError(
@@ -313,7 +321,8 @@ class SparkTableAlter:
         if info is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         if object_kind(info) == "VIEW":
-            raise NoSuchObjectError(f"{name} is a view, not a table", str(name))
+            raise WrongObjectKindError.view_not_table(name, "use ALTER VIEW",
+                                                      condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
 
     def check_alter(self, name: TableName, clause: str) -> None:
         """Spark's parser and analyzer on ``ALTER TABLE name <clause>``, nothing run
@@ -336,7 +345,7 @@ class SparkTableAlter:
         if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
             return NoSuchObjectError(f"table {name} does not exist", str(name))
         if condition.startswith(_NOT_A_TABLE):
-            return NoSuchObjectError(f"{name} is a view, not a table", str(name))
+            return WrongObjectKindError.view_not_table(name, condition=condition)
         if condition.startswith("UNRESOLVED_COLUMN") or condition == "FIELD_NOT_FOUND":
             label = column if column is not None else str(name)
             return NoSuchObjectError(f"column {label!r} does not exist in {name}", label)

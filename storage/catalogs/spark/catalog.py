@@ -246,6 +246,14 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.unset_properties`."""
         self._alter.unset_properties(name, keys)
 
+    def set_view_properties(self, name: TableName, properties: dict[str, str]) -> None:
+        """See :meth:`storage.catalogs.spark.views.SparkViews.set_view_properties`."""
+        self._views.set_view_properties(name, properties)
+
+    def unset_view_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
+        """See :meth:`storage.catalogs.spark.views.SparkViews.unset_view_properties`."""
+        self._views.unset_view_properties(name, keys)
+
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.set_column_comment`."""
         self._alter.set_column_comment(name, column, comment)

@@ -24,6 +24,7 @@ import attrs
 
 from storage.catalogs.interface import TAG_PROPERTY, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
+from storage.catalogs.rules import first_duplicate
 from storage.catalogs.spark.analysis import analysis_failure
 from storage.catalogs.spark.columns import column_sql
 from storage.catalogs.spark.engine import (
@@ -105,8 +106,9 @@ class SparkTableCreate:
                 message = inspect_error(error).message if isinstance(error, ENGINE_ERRORS) else "not a DataFrame"
                 raise InvalidDefinitionError(f"cannot use the DataFrame: {message}", None, error) from None
         lowered = [column.lower() for column in names]
-        if len(set(lowered)) != len(lowered):
-            raise InvalidDefinitionError(f"duplicate column names in {names}")
+        twice = first_duplicate(names)
+        if twice is not None:
+            raise ObjectExistsError(f"the column {twice!r} already exists in {names} (named twice)", twice)
         unknown = [column for column in spec.partitioned_by if column.lower() not in lowered]
         if unknown:
             raise InvalidDefinitionError(f"partition columns {unknown} are not among the columns {names}")

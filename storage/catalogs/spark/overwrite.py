@@ -18,7 +18,7 @@ row carries them; the ones replaced disappear, as they do in Spark.
 
 from __future__ import annotations
 
-from storage.catalogs.interface import KEEP_POINT, Fill
+from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.alter import SparkTableAlter
 from storage.catalogs.spark.columns import type_sql
@@ -32,7 +32,13 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
-from storage.errors import CatalogError, EngineOperationError, InvalidDefinitionError, NoSuchObjectError
+from storage.errors import (
+    CatalogError,
+    EngineOperationError,
+    InvalidDefinitionError,
+    NoSuchObjectError,
+    ValueConversionError,
+)
 
 
 def partition_clause(fill: Fill) -> str:
@@ -47,6 +53,9 @@ def partition_clause(fill: Fill) -> str:
 def insert_error(name: TableName, failure: Failure) -> CatalogError:
     """The error of an ``INSERT INTO name`` that Spark refused or that failed while running its query."""
     condition = failure.condition or ""
+    raised = str(failure.params.get("errorMessage") or "")
+    if condition == "USER_RAISED_EXCEPTION" and raised.startswith(CONVERSION_FAILURE_MARK):
+        return ValueConversionError(raised[len(CONVERSION_FAILURE_MARK):], str(name))
     if condition in MISSING:
         missing = param_name(failure.params.get("relationName")) or str(name)
         return NoSuchObjectError(f"cannot insert into {name}: {missing} does not exist", missing)

@@ -100,6 +100,8 @@ def altered(spark: Any, table: Any, change: ColumnChange, name: TableName) -> An
         replacement, hive_type = new_field(spark, field["name"], type_text, name)
         metadata = {k: v for k, v in field.get("metadata", {}).items() if k != CHAR_VARCHAR}
         metadata.update({k: v for k, v in replacement.get("metadata", {}).items() if k == CHAR_VARCHAR})
+        if change.comment is not None:
+            metadata["comment"] = change.comment
         field.update(type=replacement["type"], metadata=metadata)
     dropped = {column.lower() for column in change.drop}
     for keys, what in ((BUCKET_COLUMNS, "bucketed"), (SORT_COLUMNS, "sorted")):
@@ -126,7 +128,10 @@ def _hive_columns(spark: Any, columns: Any, schema: dict[str, Any], change: Colu
         lowered = str(column.getName()).lower()
         if lowered in dropped:
             continue
-        if change.retype is not None and hive_type is not None and lowered == change.retype[0].lower():
-            column.setType(hive_type)
+        if change.retype is not None and lowered == change.retype[0].lower():
+            if hive_type is not None:
+                column.setType(hive_type)
+            if change.comment is not None:
+                column.setComment(change.comment)
         kept.add(column)
     return kept

@@ -44,6 +44,7 @@ from storage.errors import (
     InvalidNameError,
     NoSuchObjectError,
     ObjectExistsError,
+    WrongObjectKindError,
 )
 
 
@@ -195,7 +196,7 @@ class SparkTables:
         if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
             return ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
         if condition.startswith("EXPECT_TABLE_NOT_VIEW"):
-            return NoSuchObjectError(f"{old} is a view, not a table", str(old))
+            return WrongObjectKindError.view_not_table(old, "use ALTER VIEW ... RENAME TO", condition=condition)
         if condition in ("INVALID_SCHEMA_OR_RELATION_NAME", "INVALID_ATTRIBUTE_NAME_SYNTAX"):
             return InvalidNameError(f"{new} is not a valid Spark table name (letters, digits and _ only)", str(new))
         return engine_error(failure, f"renaming {old} to {new} failed", new)
@@ -249,7 +250,7 @@ class SparkTables:
         """``DROP TABLE ... PURGE``, then (managed tables) the leftovers at its location, so no file of it is left;
         or ``remove`` instead of both, for a managed table (the catalog's drop that keeps the files).
 
-        A view is not a table (:class:`NoSuchObjectError`). With ``expect``, only a table whose :meth:`identity` is
+        A view is not a table (:class:`WrongObjectKindError`). With ``expect``, only a table whose :meth:`identity` is
         ``expect`` is dropped (False otherwise); ``before`` runs right before the DROP. Metastore calls: a lookup
         (:meth:`~storage.catalogs.spark.engine.Engine.lookup`; none when the statement's check made it), the drop;
         the clean-up needs none when the table's local directory is gone (else an existence check, and a database
@@ -259,7 +260,7 @@ class SparkTables:
         if found is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         if found.kind == "VIEW":
-            raise NoSuchObjectError(f"{name} is a view, not a table", str(name))
+            raise WrongObjectKindError.view_not_table(name, "use DROP VIEW", condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
         if expect is not None and found.identity != expect:
             return False
         if before is not None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
+from storage.catalogs.spark.alter import is_internal_property
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     Engine,
@@ -47,6 +48,7 @@ from storage.errors import (
     InvalidNameError,
     NoSuchObjectError,
     ObjectExistsError,
+    WrongObjectKindError,
 )
 
 VIEW_RECORD = "spark_ddl_log.view"
@@ -102,12 +104,14 @@ class SparkViews:
         text, names, output = _spark_definition(info)
         comment = info.get("comment")
         comment = None if comment is None else str(comment)
+        properties = tuple(sorted((str(key), str(value)) for key, value in (info.get("table_properties") or {}).items()
+                                  if key != VIEW_RECORD and not is_internal_property(str(key))))
         record = self._record(info)
         if record is not None:
             query, recorded_text, columns = record
             if recorded_text == text and (columns == names if columns else names == output):
-                return ViewDefinition(query, comment, columns)
-        return ViewDefinition(text, comment, names if names != output else ())
+                return ViewDefinition(query, comment, columns, properties)
+        return ViewDefinition(text, comment, names if names != output else (), properties)
 
     def view_identity(self, name: TableName) -> str | None:
         """A fingerprint of the view's creation time (one second resolution) and shape: a view created anew under
@@ -152,9 +156,12 @@ class SparkViews:
             clauses.append("(" + ", ".join(quote_ident(column) for column in columns) + ")")
         if comment is not None:
             clauses.append(f"COMMENT {sql_string_literal(comment)}")
+        pairs = [(key, value) for key, value in self._user_properties(name, definition.properties)]
         if columns or text != query:
-            record = encode_text({"query": query, "text": text, "columns": list(columns)})
-            clauses.append(f"TBLPROPERTIES ({sql_string_literal(VIEW_RECORD)}={sql_string_literal(record)})")
+            pairs.append((VIEW_RECORD, encode_text({"query": query, "text": text, "columns": list(columns)})))
+        if pairs:
+            clauses.append("TBLPROPERTIES (" + ", ".join(f"{sql_string_literal(k)}={sql_string_literal(v)}"
+                                                         for k, v in pairs) + ")")
         head = "CREATE OR REPLACE VIEW" if replace else "CREATE VIEW"
         statement = f"{head} {name.quoted} {' '.join(clauses)} AS {query}"
         try:
@@ -231,12 +238,53 @@ class SparkViews:
             if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
                 raise NoSuchObjectError(f"view {old} does not exist", str(old)) from None
             if condition.startswith("EXPECT_VIEW_NOT_TABLE"):
-                raise NoSuchObjectError(f"{old} is a table, not a view", str(old)) from None
+                raise WrongObjectKindError.table_not_view(old, "use ALTER TABLE ... RENAME TO",
+                                                          condition=condition) from None
             if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
                 raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new)) from None
             if condition in ("INVALID_SCHEMA_OR_RELATION_NAME", "INVALID_ATTRIBUTE_NAME_SYNTAX"):
                 raise InvalidNameError(f"{new} is not a valid Spark view name", str(new)) from None
             raise engine_error(failure, f"renaming view {old} to {new} failed", new) from None
+
+    @staticmethod
+    def _user_properties(name: TableName, properties: Any) -> list[tuple[str, str]]:
+        pairs = list(dict(properties).items())
+        for key, value in pairs:
+            if not isinstance(key, str) or not key or not isinstance(value, str):
+                raise InvalidDefinitionError(f"view properties of {name} must be non-empty strings", str(name))
+            if key == VIEW_RECORD or is_internal_property(key):
+                raise InvalidDefinitionError(f"view property {key!r} is maintained by the metastore or the DDL log "
+                                             f"and cannot be set on {name}", key)
+        return pairs
+
+    def set_view_properties(self, name: TableName, properties: dict[str, str]) -> None:
+        """``ALTER VIEW name SET TBLPROPERTIES``: one metastore call; the view is not re-analysed."""
+        pairs = self._user_properties(name, properties)
+        if not pairs:
+            return
+        listed = ", ".join(f"{sql_string_literal(k)}={sql_string_literal(v)}" for k, v in pairs)
+        self._alter_view(name, f"SET TBLPROPERTIES ({listed})")
+
+    def unset_view_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
+        """``ALTER VIEW name UNSET TBLPROPERTIES IF EXISTS``: one metastore call; keys not set are ignored."""
+        wanted = [key for key in dict.fromkeys(keys) if key != VIEW_RECORD and not is_internal_property(key)]
+        if wanted:
+            self._alter_view(name, f"UNSET TBLPROPERTIES IF EXISTS ({', '.join(map(sql_string_literal, wanted))})")
+
+    def _alter_view(self, name: TableName, clause: str) -> None:
+        if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
+            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+        self._engine.check_literal_mode()
+        try:
+            self._spark.sql(f"ALTER VIEW {name.quoted} {clause}")
+        except ENGINE_ERRORS as error:
+            failure = inspect_error(error)
+            condition = failure.condition or ""
+            if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
+                raise NoSuchObjectError(f"view {name} does not exist", str(name)) from None
+            if condition.startswith(("WRONG_COMMAND_FOR_OBJECT_TYPE", "EXPECT_VIEW_NOT_TABLE")):
+                raise WrongObjectKindError.table_not_view(name, "use ALTER TABLE", condition=condition) from None
+            raise engine_error(failure, f"altering view {name} failed", name) from None
 
     def drop_view(self, name: TableName) -> None:
         """``DROP VIEW``: :class:`NoSuchObjectError` when ``name`` is not a persistent view (missing, or a table).
@@ -251,5 +299,5 @@ class SparkViews:
             if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
                 raise NoSuchObjectError(f"view {name} does not exist", str(name)) from None
             if condition.startswith(("WRONG_COMMAND_FOR_OBJECT_TYPE", "EXPECT_VIEW_NOT_TABLE")):
-                raise NoSuchObjectError(f"{name} is a table, not a view", str(name)) from None
+                raise WrongObjectKindError.table_not_view(name, "use DROP TABLE", condition=condition) from None
             raise engine_error(failure, f"dropping view {name} failed", name) from None
