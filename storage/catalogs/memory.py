@@ -12,8 +12,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 
-import attrs
-
 from storage.catalogs.interface import (
     HIVE_DEFAULT_PARTITION,
     KEEP_POINT,
@@ -27,16 +25,15 @@ from storage.catalogs.interface import (
     ViewDefinition,
     new_database_tag,
 )
+from storage.catalogs.memory_objects import MemoryObjects
 from storage.catalogs.memory_swap import MemorySwap, SwapState, database_location, location_of
 from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
     DATABASE_TAG,
     check_database_name,
-    check_function,
     check_name,
     check_spec,
-    check_view,
 )
 from storage.errors import (
     CatalogError,
@@ -65,7 +62,7 @@ def _register(table: MemoryTable, partition: dict[str, str]) -> None:
         table.partitions.append(dict(partition))
 
 
-class MemoryCatalog(MemorySwap):
+class MemoryCatalog(MemoryObjects, MemorySwap):
     def __init__(self, *, swap: bool = True, orphan_window: float | None = None) -> None:
         """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path.
         ``orphan_window``: see :class:`~storage.catalogs.memory_swap.MemorySwap`."""
@@ -283,20 +280,6 @@ class MemoryCatalog(MemorySwap):
         for key in keys:
             self._table(name).properties.pop(key, None)
 
-    def set_view_properties(self, name: TableName, properties: dict[str, str]) -> None:
-        self._check("set_view_properties", name)
-        if name not in self.views:
-            raise NoSuchObjectError(f"view {name} does not exist", str(name))
-        merged = {**self.views[name].property_map, **properties}
-        self.views[name] = attrs.evolve(self.views[name], properties=tuple(sorted(merged.items())))
-
-    def unset_view_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
-        self._check("unset_view_properties", name)
-        if name not in self.views:
-            raise NoSuchObjectError(f"view {name} does not exist", str(name))
-        kept = {k: v for k, v in self.views[name].property_map.items() if k not in keys}
-        self.views[name] = attrs.evolve(self.views[name], properties=tuple(sorted(kept.items())))
-
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
         self._check("set_column_comment", name)
         table = self._table(name)
@@ -346,61 +329,6 @@ class MemoryCatalog(MemorySwap):
         self._check("drop_partition", name)
         if spec in self._table(name).partitions:
             self._table(name).partitions.remove(spec)
-
-    def view_definition(self, name: TableName) -> ViewDefinition | None:
-        return self.views.get(name)
-
-    def view_identity(self, name: TableName) -> str | None:
-        if name not in self.views:
-            return None
-        return self.view_ids.setdefault(name, f"view:{next(_ids)}")  # a view a test put straight into ``views``
-
-    def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
-        self._check("create_view", name)
-        check_view(name, definition)
-        if name in self.tables:
-            raise ObjectExistsError(f"{name} is a table, not a view", str(name))
-        if name in self.views and not replace:
-            raise ObjectExistsError(f"{name} already exists", str(name))
-        self._require_database(name.db)
-        self.view_ids[name] = f"view:{next(_ids)}"  # a replace is a new view, as in Spark's metastore
-        self.views[name] = definition
-
-    def rename_view(self, old: TableName, new: TableName) -> None:
-        self._check("rename_view", old)
-        if old.db != new.db:
-            raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
-        if old not in self.views:
-            raise NoSuchObjectError(f"view {old} does not exist", str(old))
-        check_name(new, "view")
-        if new in self.views or new in self.tables:
-            raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
-        self.views[new] = self.views.pop(old)
-        self.view_ids[new] = self.view_ids.pop(old, "") or f"view:{next(_ids)}"
-
-    def drop_view(self, name: TableName) -> None:
-        self._check("drop_view", name)
-        if name not in self.views:
-            raise NoSuchObjectError(f"view {name} does not exist", str(name))
-        del self.views[name]
-        self.view_ids.pop(name, None)
-
-    def function_definition(self, name: TableName) -> FunctionDefinition | None:
-        return self.functions.get(name)
-
-    def create_function(self, name: TableName, definition: FunctionDefinition, *, replace: bool) -> None:
-        self._check("create_function", name)
-        check_function(name, definition)
-        if name in self.functions and not replace:
-            raise ObjectExistsError(f"function {name} already exists", str(name))
-        self._require_database(name.db)
-        self.functions[name] = definition
-
-    def drop_function(self, name: TableName) -> None:
-        self._check("drop_function", name)
-        if name not in self.functions:
-            raise NoSuchObjectError(f"function {name} does not exist", str(name))
-        del self.functions[name]
 
     def database_exists(self, db: str) -> bool:
         return db in self.databases
