@@ -1,0 +1,69 @@
+"""Atomicity with executors in JVMs of their own, on a standalone cluster this test process starts (issue 30).
+
+Each driver is a process of its own on the cluster (:mod:`tests.cluster.proof_driver`), running several proofs in
+one application; a test here checks one of them. ``make test`` runs a representative part, ``make test-cluster``
+(``DDL_LOG_CLUSTER_PROOFS=long``) every form, point and statement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.cluster.conftest import LONG, run_proof_driver, scenario
+
+SWEEP_FORMS = (("columns", "like", "select", "select-no-binlog", "partitioned", "partitioned-swap", "dataframe")
+               if LONG else ("select",))
+SWEEP_MODE = "all" if LONG else "some"
+KILLED = ("ctas", "replace", "overwrite")
+SPECULATIVE = KILLED if LONG else ("overwrite",)
+
+
+@pytest.fixture(scope="module")
+def plain_driver(spark_cluster: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One driver, speculation off: the CREATE OR REPLACE sweeps and an executor killed in each data job."""
+    scenarios = [f"sweep:{form}:{SWEEP_MODE}" for form in SWEEP_FORMS] + [f"kill-executor:{s}" for s in KILLED]
+    return run_proof_driver(spark_cluster, tmp_path_factory.mktemp("plain-driver"), scenarios)
+
+
+@pytest.fixture(scope="module")
+def speculative_driver(spark_cluster: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One driver with ``spark.speculation=true`` (a copy of a slow task starts after 1 s)."""
+    return run_proof_driver(spark_cluster, tmp_path_factory.mktemp("speculative-driver"),
+                            [f"kill-executor:{s}" for s in SPECULATIVE], **{
+                                "spark.speculation": "true", "spark.speculation.interval": "200ms",
+                                "spark.speculation.multiplier": "1.5", "spark.speculation.quantile": "0.5",
+                                "spark.speculation.minTaskRuntime": "1s"})
+
+
+@pytest.mark.parametrize("form", SWEEP_FORMS)
+def test_a_crash_at_each_point_of_create_or_replace_leaves_the_old_or_the_new_table(plain_driver, form):
+    """The sweep of tests/spark/test_replace_sweep.py with the data written by executors: recovery gives exactly the
+    old table or exactly the new one, never a TMP table or an orphan directory; old before the commit, new after."""
+    found = scenario(plain_driver, f"sweep:{form}:{SWEEP_MODE}")
+    assert found["old"] > 0 and found["new"] > 0, found
+
+
+@pytest.mark.parametrize("statement", KILLED)
+def test_an_executor_killed_during_the_data_job_gives_every_row_once_or_the_old_table(plain_driver, statement):
+    """CTAS, CREATE OR REPLACE, INSERT OVERWRITE: Spark retries the dead executor's tasks; the statement completes
+    with every row exactly once (or fails leaving the old table), and no work table or stray file remains."""
+    found = scenario(plain_driver, f"kill-executor:{statement}")
+    assert found["outcome"] == "completed", found
+    assert found["task_attempts"] > 4 and found["later_attempts"] >= 1, found
+
+
+@pytest.mark.parametrize("statement", SPECULATIVE)
+def test_with_speculation_an_executor_killed_gives_every_row_once_or_the_old_table(speculative_driver, statement):
+    """The same with speculative copies of a slow task: two attempts of one partition write, one commits."""
+    found = scenario(speculative_driver, f"kill-executor:{statement}")
+    assert found["speculation"] is True, found
+    assert found["outcome"] == "completed" or found["outcome"].startswith("failed"), found
+    assert found["task_attempts"] > 4, found
+
+
+def test_the_cluster_runs_the_drivers_on_executors_of_their_own(plain_driver: dict[str, Any]) -> None:
+    assert str(plain_driver["driver"].get("master", "")).startswith("spark://"), plain_driver["driver"]
+    assert plain_driver["driver"]["returncode"] == 0, plain_driver["driver"]
+
