@@ -89,3 +89,19 @@ SOAK_CLUSTER_ARGS ?=
 .PHONY: soak-cluster
 soak-cluster: install system-deps
 	$(PY) -m tests.soak_cluster.run --seconds $(SOAK_CLUSTER_SECONDS) --drivers 3 $(SOAK_CLUSTER_ARGS)
+
+# Spark standalone cluster (issue 30): a master and SPARK_CLUSTER_WORKERS workers of 1 core from pyspark's jars; drivers
+# join with --spark-master (DDL_LOG_SPARK_MASTER). SPARK_CLUSTER_DIR: its directory (default /tmp/ddl-log-cluster-$USER).
+SPARK_CLUSTER_WORKERS ?= 2
+SPARK_CLUSTER_DIR ?=
+.PHONY: spark-cluster spark-cluster-stop test-cluster
+spark-cluster: install
+	$(PY) -m ddl_log cluster start --workers $(SPARK_CLUSTER_WORKERS) $(if $(SPARK_CLUSTER_DIR),--dir $(SPARK_CLUSTER_DIR))
+
+spark-cluster-stop: install
+	$(PY) -m ddl_log cluster stop $(if $(SPARK_CLUSTER_DIR),--dir $(SPARK_CLUSTER_DIR))
+
+# The proofs on a standalone cluster in full (make test runs a representative part): every CREATE OR REPLACE form at
+# every crash point, an executor killed in each data job with and without speculation, the driver killed mid-job.
+test-cluster: install
+	DDL_LOG_CLUSTER_PROOFS=long $(PY) -m pytest -q -p no:cacheprovider --durations=20 tests/cluster $(PYTEST_ARGS)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -148,3 +149,44 @@ def scenario(results: dict[str, dict[str, Any]], name: str) -> dict[str, Any]:
     assert found is not None, f"{name} did not report (driver: {results['driver']})"
     assert found["ok"], found.get("error")
     return found
+
+
+SPECULATION = {"spark.speculation": "true", "spark.speculation.interval": "200ms",
+               "spark.speculation.multiplier": "1.5", "spark.speculation.quantile": "0.5",
+               "spark.speculation.minTaskRuntime": "1s"}
+"""A copy of a task starts once it runs 1.5 times as long as the median of the finished half (and 1 s at least)."""
+SPECULATIVE = ("ctas", "replace", "overwrite") if LONG else ("overwrite",)
+
+
+@pytest.fixture(scope="session")
+def speculative_driver(spark_cluster: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+                       ) -> Iterator[dict[str, Any]]:
+    """One driver with ``spark.speculation=true``: an executor killed in each data job of :data:`SPECULATIVE`, then
+    the ``orphan`` statement it is to be SIGKILLed in (:mod:`tests.cluster.test_driver_killed` does): the
+    scenarios' results by name, ``"driver"`` (application, ``spark_home``) and ``"process"`` (the live driver)."""
+    workdir = tmp_path_factory.mktemp("speculative-driver")
+    scenarios = [f"kill-executor:{statement}" for statement in SPECULATIVE] + ["orphan"]
+    began = time.monotonic()
+    with open(workdir / "driver.stderr", "wb") as stderr:  # a file: a full pipe would stall the driver
+        process = subprocess.Popen([sys.executable, "-m", "tests.cluster.proof_driver", str(workdir), *scenarios],
+                                   env=driver_env(cluster=spark_cluster, **SPECULATION), cwd=ROOT,
+                                   stdout=subprocess.PIPE, stderr=stderr, text=True, start_new_session=True)
+    found: dict[str, Any] = {"process": process, "stderr": workdir / "driver.stderr"}
+    try:
+        for line in process.stdout:  # type: ignore[union-attr]
+            if not line.startswith("{"):
+                continue
+            record = json.loads(line)
+            if "scenario" in record:
+                found[record["scenario"]] = record
+            elif "application" in record:
+                found["driver"] = record
+            elif "orphan" in record:
+                found["orphan"] = record
+                break
+        print(f"\n[measured] speculative driver up to its orphan statement: {time.monotonic() - began:.1f} s")
+        yield found
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)

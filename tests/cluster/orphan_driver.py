@@ -1,15 +1,15 @@
 """The driver killed during its data job, with a task that writes after the recovery ran (issue 30).
 
-``python -m tests.cluster.orphan_driver run WORKDIR``: a driver on the standalone cluster (the master from
-``DDL_LOG_SPARK_MASTER``) makes ``t`` (:data:`OLD_ROWS` rows ``'old'``), then runs ``CREATE OR REPLACE TABLE t ... AS
-SELECT hold(id) ...`` whose tasks hold until released, the first of them starting the late writer
-(:mod:`tests.cluster.late_writer`); the test SIGKILLs this process with its JVM while the tasks hold.
+:func:`start_statement` (the proof driver's ``orphan`` scenario, on the standalone cluster): makes ``t``
+(:data:`OLD_ROWS` rows ``'old'``), then runs ``CREATE OR REPLACE TABLE t ... AS SELECT hold(id) ...`` whose tasks
+hold until released, the first of them starting the late writer (:mod:`tests.cluster.late_writer`); the test
+SIGKILLs the driver with its JVM while the tasks hold.
 
-``python -m tests.cluster.orphan_driver recover WORKDIR``: a new process on the same metastore and home, in local
-mode, opens the home (recovery undoes the statement and logs the sweep of its work table, due when the orphan window
-recorded by the dead driver is over) and prints what it found as one JSON line; then it waits for ``WORKDIR/go``
-(the test lets the late writer write meanwhile), waits until the sweep is due, runs the due work, checks the end
-state and prints it as a second JSON line.
+``python -m tests.cluster.orphan_driver SPARK_HOME WORKDIR``: a new process on the dead driver's metastore
+(``SPARK_HOME``) and DDL log home (``WORKDIR/home``), in local mode, opens the home (recovery undoes the statement
+and logs the sweep of its work table, due when the orphan window recorded by the dead driver is over) and prints
+what it found as one JSON line; then it waits for ``WORKDIR/go`` (the test lets the late writer write meanwhile),
+waits until the sweep is due, runs the due work, checks the end state and prints it as a second JSON line.
 """
 
 from __future__ import annotations
@@ -40,20 +40,19 @@ STATEMENT = (f"CREATE OR REPLACE TABLE t USING parquet AS SELECT hold(id) AS id,
 GO = "go"
 
 
-def run(workdir: Path) -> None:
-    master = os.environ.pop("DDL_LOG_SPARK_MASTER")
-    spark = embedded_session(workdir / "spark", master)
+def start_statement(spark: Any, workdir: Path) -> None:
+    """Run the statement that is to be killed (in a driver on the cluster); say so on stdout first."""
     spark.sql(f"CREATE TABLE t USING parquet AS SELECT id, 'old' AS v FROM range({OLD_ROWS})")
     register_hold(spark, workdir / "markers", until_release=240.0, late_writes=warehouse_of(spark))
     ddl = AtomicDDL(spark=spark, home=workdir / "home", grace_seconds=0, orphan_seconds=ORPHAN_SECONDS)
-    print(json.dumps({"application": spark.sparkContext.applicationId}), flush=True)
+    print(json.dumps({"orphan": str(workdir)}), flush=True)
     ddl.sql(STATEMENT)
-    raise SystemExit("the statement finished: it was to be killed while its tasks held")
+    raise AssertionError("the statement finished: it was to be killed while its tasks held")
 
 
-def recover(workdir: Path) -> None:
+def recover(spark_home: Path, workdir: Path) -> None:
     os.environ.pop("DDL_LOG_SPARK_MASTER", None)
-    spark = embedded_session(workdir / "spark")
+    spark = embedded_session(spark_home)
     warehouse = warehouse_of(spark)
     ddl = AtomicDDL(spark=spark, home=workdir / "home", grace_seconds=0)
     sweeps = [pending for pending in ddl.pending_deletions() if pending.sweep]
@@ -85,4 +84,4 @@ def recover(workdir: Path) -> None:
 
 if __name__ == "__main__":
     os.environ.pop("DDL_LOG_CRASH_AT", None)
-    {"run": run, "recover": recover}[sys.argv[1]](Path(sys.argv[2]))
+    recover(Path(sys.argv[1]), Path(sys.argv[2]))

@@ -7,7 +7,9 @@ serve them all): ``python -m tests.cluster.proof_driver WORKDIR SCENARIO...``, t
   crash points, recovery, old-or-new check, second recovery) for FORM (columns, like, select, select-no-binlog,
   partitioned, partitioned-swap, dataframe), at every point worth a Spark run or at :data:`SOME_POINTS`;
 * ``kill-executor:STATEMENT``: STATEMENT (ctas, replace, overwrite) with a data job whose tasks hold, and the executor
-  JVM of a running task SIGKILLed (:mod:`tests.cluster.executor_kill`).
+  JVM of a running task SIGKILLed (:mod:`tests.cluster.executor_kill`);
+* ``orphan`` (last): the statement this driver is SIGKILLed in, a task of it writing late
+  (:mod:`tests.cluster.orphan_driver`); it prints ``{"orphan": DIR}`` and never returns.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from ddl_log import AtomicDDL
 from ddl_log.settings import Settings
 from storage.catalogs.spark.session import embedded_session
 from tests.cluster.executor_kill import kill_executor_during
+from tests.cluster.orphan_driver import start_statement
 from tests.conftest import reset_spark, warehouse_of
 from tests.spark.sweep_support import spark_worthy
 from tests.spark.test_replace_sweep import FORMS, PARTITIONED, Points, sweep
@@ -62,7 +65,8 @@ def main(workdir: Path, scenarios: list[str]) -> int:
     assert master is not None and master.startswith("spark://"), master
     del os.environ["DDL_LOG_SPARK_MASTER"]  # the homes below are given the session; a master beside it contradicts
     spark = embedded_session(workdir / "spark", master)
-    print(json.dumps({"application": spark.sparkContext.applicationId, "master": master}), flush=True)
+    print(json.dumps({"application": spark.sparkContext.applicationId, "master": master,
+                      "spark_home": str(workdir / "spark")}), flush=True)
     for scenario in scenarios:
         kind, _, argument = scenario.partition(":")
         home = workdir / scenario.replace(":", "-")
@@ -72,6 +76,8 @@ def main(workdir: Path, scenarios: list[str]) -> int:
                 found = sweep_form(spark, home, form, mode or "all")
             elif kind == "kill-executor":
                 found = kill_executor_during(spark, home, argument)
+            elif kind == "orphan":
+                start_statement(spark, home)
             else:
                 raise SystemExit(f"unknown scenario {scenario}")
             print(json.dumps({"scenario": scenario, "ok": True, **found}), flush=True)

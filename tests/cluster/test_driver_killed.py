@@ -19,22 +19,23 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.cluster.conftest import ROOT, base_env, driver_env, executors_of
+from tests.cluster.conftest import ROOT, base_env, executors_of
 from tests.cluster.late_writer import PID_FILE, WRITTEN
 from tests.cluster.orphan_driver import GO, OLD_ROWS, ORPHAN_SECONDS
 from tests.cluster.tasks import release, wait_for_marker
 
 
-def test_a_late_write_after_recovery_is_swept_and_never_appears_in_a_table(spark_cluster, tmp_path):
+def test_a_late_write_after_recovery_is_swept_and_never_appears_in_a_table(speculative_driver):
+    """(The driver is the speculative one, its last scenario: one application less to start.)"""
     began = time.monotonic()
-    markers = tmp_path / "markers"
-    driver = subprocess.Popen([sys.executable, "-m", "tests.cluster.orphan_driver", "run", str(tmp_path)],
-                              env=driver_env(spark_cluster), cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+    driver = speculative_driver["process"]
+    assert "orphan" in speculative_driver, (speculative_driver.get("driver"),
+                                            speculative_driver["stderr"].read_text()[-3000:])
+    header = speculative_driver["driver"]
+    workdir = Path(speculative_driver["orphan"]["orphan"])
+    markers = workdir / "markers"
     recovery: subprocess.Popen[str] | None = None
     try:
-        header = json.loads(driver.stdout.readline() or "{}")  # type: ignore[union-attr]
-        assert "application" in header, driver.stderr.read()[-3000:]  # type: ignore[union-attr]
         wait_for_marker(markers, lambda marker: marker.partition == 0)
         wait_until(lambda: (markers / PID_FILE).exists(), "the late writer started")
         executors = executors_of(header["application"])
@@ -45,11 +46,13 @@ def test_a_late_write_after_recovery_is_swept_and_never_appears_in_a_table(spark
         wait_until(lambda: not executors_of(header["application"]), "the dead driver's executors ended", 60)
         print(f"\n[measured] executors of the dead driver gone {time.monotonic() - killed_at:.1f} s after the kill")
 
-        recovery = subprocess.Popen([sys.executable, "-m", "tests.cluster.orphan_driver", "recover", str(tmp_path)],
-                                    env=base_env(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        recovery = subprocess.Popen([sys.executable, "-m", "tests.cluster.orphan_driver", header["spark_home"],
+                                     str(workdir)],
+                                    env=base_env(), cwd=ROOT, stdout=subprocess.PIPE,
+                                    stderr=open(workdir / "recovery.stderr", "wb"),  # noqa: SIM115 - the child's
                                     text=True, start_new_session=True)
         recovered = json.loads(recovery.stdout.readline() or "{}")  # type: ignore[union-attr]
-        assert recovered, recovery.stderr.read()[-3000:]  # type: ignore[union-attr]
+        assert recovered, (workdir / "recovery.stderr").read_text()[-3000:]
         assert recovered["undone"] == 1 and recovered["tables"] == ["t"], recovered
         assert not [name for name in recovered["dirs"] if name.startswith("ddllog_")], recovered
         (sweep,) = recovered["sweeps"]
@@ -62,10 +65,10 @@ def test_a_late_write_after_recovery_is_swept_and_never_appears_in_a_table(spark
         assert all(Path(path).exists() for path in late["files"]), late
         assert str(Path(sweep["location"].removeprefix("file:"))) in late["targets"], (late, sweep)
 
-        (tmp_path / GO).write_text("")
-        out, err = recovery.communicate(timeout=300)
+        (workdir / GO).write_text("")
+        out, _ = recovery.communicate(timeout=300)
         final: dict[str, Any] = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
-        assert final, err[-3000:]
+        assert final, (workdir / "recovery.stderr").read_text()[-3000:]
         assert final["tables"] == ["t"] and final["work_tables"] == [], final
         assert final["dirs"] == final["table_dirs"], final
         assert final["stray"] == [], final
@@ -77,7 +80,7 @@ def test_a_late_write_after_recovery_is_swept_and_never_appears_in_a_table(spark
         print(f"[measured] driver kill, recovery, late write and sweep: {time.monotonic() - began:.1f} s")
     finally:
         release(markers)
-        for process in (driver, recovery):
+        for process in (driver, recovery):  # the driver: gone already, unless a step failed
             if process is not None and process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=30)

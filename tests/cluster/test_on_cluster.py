@@ -11,13 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.cluster.conftest import LONG, run_proof_driver, scenario
+from tests.cluster.conftest import LONG, SPECULATIVE, run_proof_driver, scenario
 
 SWEEP_FORMS = (("columns", "like", "select", "select-no-binlog", "partitioned", "partitioned-swap", "dataframe")
                if LONG else ("select",))
 SWEEP_MODE = "all" if LONG else "some"
-KILLED = ("ctas", "replace", "overwrite")
-SPECULATIVE = KILLED if LONG else ("overwrite",)
+KILLED = ("ctas", "replace", "overwrite") if LONG else ("ctas",)
 
 
 @pytest.fixture(scope="module")
@@ -25,16 +24,6 @@ def plain_driver(spark_cluster: dict[str, Any], tmp_path_factory: pytest.TempPat
     """One driver, speculation off: the CREATE OR REPLACE sweeps and an executor killed in each data job."""
     scenarios = [f"sweep:{form}:{SWEEP_MODE}" for form in SWEEP_FORMS] + [f"kill-executor:{s}" for s in KILLED]
     return run_proof_driver(spark_cluster, tmp_path_factory.mktemp("plain-driver"), scenarios)
-
-
-@pytest.fixture(scope="module")
-def speculative_driver(spark_cluster: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One driver with ``spark.speculation=true`` (a copy of a slow task starts after 1 s)."""
-    return run_proof_driver(spark_cluster, tmp_path_factory.mktemp("speculative-driver"),
-                            [f"kill-executor:{s}" for s in SPECULATIVE], **{
-                                "spark.speculation": "true", "spark.speculation.interval": "200ms",
-                                "spark.speculation.multiplier": "1.5", "spark.speculation.quantile": "0.5",
-                                "spark.speculation.minTaskRuntime": "1s"})
 
 
 @pytest.mark.parametrize("form", SWEEP_FORMS)
@@ -56,7 +45,8 @@ def test_an_executor_killed_during_the_data_job_gives_every_row_once_or_the_old_
 
 @pytest.mark.parametrize("statement", SPECULATIVE)
 def test_with_speculation_an_executor_killed_gives_every_row_once_or_the_old_table(speculative_driver, statement):
-    """The same with speculative copies of a slow task: two attempts of one partition write, one commits."""
+    """The same with speculative copies of a slow task (:data:`tests.cluster.conftest.SPECULATION`): two attempts
+    of one partition write, one commits."""
     found = scenario(speculative_driver, f"kill-executor:{statement}")
     assert found["speculation"] is True, found
     assert found["outcome"] == "completed" or found["outcome"].startswith("failed"), found
