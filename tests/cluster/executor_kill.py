@@ -9,7 +9,8 @@ executor ran; the standalone master gives the application a new executor in its 
 
 Then: the statement completed with every row exactly once (count = distinct ids = ``ROWS``, the sum of the ids, every
 row of the new version) and one binlog event, or it failed and the old table is there whole; no work table; once the
-orphan window is over (5 s here; a completed statement has none) no directory but the tables' own, and in the table's directory only data files.
+orphan window is over (5 s here; a completed statement has none) no directory but the tables' own, and in the
+table's directory only data files.
 """
 
 from __future__ import annotations
