@@ -110,4 +110,4 @@ spark-cluster-stop: install
 # The proofs on a standalone cluster in full (make test runs a representative part): every CREATE OR REPLACE form at
 # every crash point, an executor killed in each data job with and without speculation, the driver killed mid-job.
 test-cluster: install
-	DDL_LOG_CLUSTER_PROOFS=long $(PY) -m pytest -q -p no:cacheprovider --durations=20 tests/cluster $(PYTEST_ARGS)
+	DDL_LOG_CLUSTER_PROOFS=long $(PY) -m pytest -q -p no:cacheprovider --timeout 7200 --durations=20 tests/cluster $(PYTEST_ARGS)

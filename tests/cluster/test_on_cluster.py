@@ -21,16 +21,23 @@ KILLED = ("ctas", "replace", "overwrite") if LONG else ("ctas",)
 
 @pytest.fixture(scope="module")
 def plain_driver(spark_cluster: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One driver, speculation off: the CREATE OR REPLACE sweeps and an executor killed in each data job."""
-    scenarios = [f"sweep:{form}:{SWEEP_MODE}" for form in SWEEP_FORMS] + [f"kill-executor:{s}" for s in KILLED]
-    return run_proof_driver(spark_cluster, tmp_path_factory.mktemp("plain-driver"), scenarios)
+    """One driver, speculation off: an executor killed in each data job of :data:`KILLED` (and in ``make test`` the
+    sweep too: one application less to start)."""
+    sweeps = [] if LONG else [f"sweep:{form}:{SWEEP_MODE}" for form in SWEEP_FORMS]
+    return run_proof_driver(spark_cluster, tmp_path_factory.mktemp("plain-driver"),
+                            sweeps + [f"kill-executor:{statement}" for statement in KILLED])
 
 
 @pytest.mark.parametrize("form", SWEEP_FORMS)
-def test_a_crash_at_each_point_of_create_or_replace_leaves_the_old_or_the_new_table(plain_driver, form):
+def test_a_crash_at_each_point_of_create_or_replace_leaves_the_old_or_the_new_table(request, spark_cluster, form,
+                                                                                   tmp_path):
     """The sweep of tests/spark/test_replace_sweep.py with the data written by executors: recovery gives exactly the
-    old table or exactly the new one, never a TMP table or an orphan directory; old before the commit, new after."""
-    found = scenario(plain_driver, f"sweep:{form}:{SWEEP_MODE}")
+    old table or exactly the new one, never a TMP table or an orphan directory; old before the commit, new after.
+    (``make test-cluster``: a driver per form, every point.)"""
+    name = f"sweep:{form}:{SWEEP_MODE}"
+    results = (run_proof_driver(spark_cluster, tmp_path, [name], timeout=3600) if LONG
+               else request.getfixturevalue("plain_driver"))
+    found = scenario(results, name)
     assert found["old"] > 0 and found["new"] > 0, found
 
 
