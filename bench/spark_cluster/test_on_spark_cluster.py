@@ -13,15 +13,16 @@ from bench.test_statements import (
     cases,
     create_as_select,
     create_or_replace,
-    drop_two,
     insert_overwrite,
     rename_two,
     truncate,
 )
 from bench.test_statements import test_statement as paired_statement
 
-ON_CLUSTER = [create_or_replace(0), create_or_replace(100_000), create_as_select(100_000), rename_two(), drop_two(),
+ON_CLUSTER = [create_or_replace(0), create_or_replace(100_000), create_as_select(100_000), rename_two(),
               insert_overwrite(), truncate()]
+"""DROP TABLE is not here: its setup makes the dropped tables again with plain Spark at their default directories,
+which an atomic DROP keeps for the grace period (LOCATION_ALREADY_EXISTS); no job runs in a DROP anyway."""
 GROUP_PREFIX = "Spark standalone cluster (2 workers of 1 core): "
 
 
