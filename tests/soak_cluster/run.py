@@ -341,7 +341,8 @@ class ClusterSoak:
         replayed = verdict.replay(result, committed, statements, soak_end)
         logs = {home: cluster_state.home_log(cluster_state.home_url(self.url, home)) for home in [*homes, CHECKER_HOME]}
         pending = [location for log in logs.values() for location in log["pending"]]
-        verdict.check_catalog(result, replayed.state, final["observed"], pending, statements)
+        sweeps = [location for log in logs.values() for location in log["sweeps"]]
+        verdict.check_catalog(result, replayed.state, final["observed"], pending, statements, sweeps)
         verdict.check_logs(result, logs)
         for outcome in final["recovery"]["outcomes"]:
             if outcome.get("outcome") in ("failed", "abandoned"):
