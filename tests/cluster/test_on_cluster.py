@@ -43,8 +43,9 @@ def test_a_crash_at_each_point_of_create_or_replace_leaves_the_old_or_the_new_ta
 
 @pytest.mark.parametrize("statement", KILLED)
 def test_an_executor_killed_during_the_data_job_gives_every_row_once_or_the_old_table(plain_driver, statement):
-    """CTAS, CREATE OR REPLACE, INSERT OVERWRITE: Spark retries the dead executor's tasks; the statement completes
-    with every row exactly once (or fails leaving the old table), and no work table or stray file remains."""
+    """CTAS, CREATE OR REPLACE, INSERT OVERWRITE: Spark retries the dead executor's tasks, so the statement completes
+    with every row exactly once, one binlog event, and no work table or stray file remains (the proof also accepts a
+    failure that leaves the old table whole; with Spark's 4 tries per task none came)."""
     found = scenario(plain_driver, f"kill-executor:{statement}")
     assert found["outcome"] == "completed", found
     assert found["task_attempts"] > 4 and found["later_attempts"] >= 1, found
@@ -57,10 +58,11 @@ def test_with_speculation_an_executor_killed_gives_every_row_once_or_the_old_tab
     found = scenario(speculative_driver, f"kill-executor:{statement}")
     assert found["speculation"] is True, found
     assert found["outcome"] == "completed" or found["outcome"].startswith("failed"), found
-    assert found["task_attempts"] > 4, found
+    assert found["task_attempts"] > 4 and found["later_attempts"] >= 1, found
 
 
 def test_the_cluster_runs_the_drivers_on_executors_of_their_own(plain_driver: dict[str, Any]) -> None:
+    """The proofs ran in a driver of the standalone master (executors in the workers' JVMs), which exited cleanly."""
     assert str(plain_driver["driver"].get("master", "")).startswith("spark://"), plain_driver["driver"]
     assert plain_driver["driver"]["returncode"] == 0, plain_driver["driver"]
 
