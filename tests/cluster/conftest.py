@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from ddl_log.ops.spark_cluster import JAVA_OPTIONS_ENV, MARKER_PROPERTY
+from tests.cluster import late_writer
 from tests.jvm_archive import BASE_JVM_OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -190,3 +191,5 @@ def speculative_driver(spark_cluster: dict[str, Any], tmp_path_factory: pytest.T
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=60)
+        if "orphan" in found:
+            late_writer.end(Path(found["orphan"]["orphan"]) / "markers")

@@ -2,10 +2,10 @@
 
 The data job reads ``range(0, ROWS, 1, TASKS)`` through ``hold(id)``: each task attempt holds on its first row
 (:mod:`tests.cluster.tasks`), so tasks are running when a watcher thread kills the executor of one of them. Without
-speculation it kills the executor of the first task that starts; with ``spark.speculation=true`` partition 0 holds
-longer than the rest, Spark starts a speculative copy of it, and the watcher kills the executor of the original
-attempt once the copy runs (or, if no copy comes, the original's executor anyway). Spark retries what the dead
-executor ran; the standalone master gives the application a new executor in its place.
+speculation it kills the executor of the first task that starts; with ``spark.speculation=true`` partition 0's
+first attempt holds until a speculative copy of it begins (at most :data:`COPY_WAIT`), and the watcher kills the
+executor of the original attempt once the copy runs (or, if no copy comes, the original's executor anyway). Spark
+retries what the dead executor ran; the standalone master gives the application a new executor in its place.
 
 Then: the statement completed with every row exactly once (count = distinct ids = ``ROWS``, the sum of the ids, every
 row of the new version) and one binlog event, or it failed and the old table is there whole; no work table; once the
@@ -32,6 +32,9 @@ ROWS = 4000
 TASKS = 8
 OLD_ROWS = 1000
 ORPHAN_SECONDS = 5.0
+COPY_WAIT = 60.0
+"""With speculation: how long partition 0's first attempt holds for a copy of it to begin (and the watcher waits
+for it before it kills the original's executor): the copy needs half the tasks done and a free core."""
 QUERY = f"SELECT hold(id) AS id, 'new' AS v FROM range(0, {ROWS}, 1, {TASKS})"
 STATEMENTS = {
     "ctas": ("c", f"CREATE TABLE c USING parquet AS {QUERY}"),
@@ -49,7 +52,7 @@ def kill_executor_during(spark: Any, home: Path, statement: str) -> dict[str, An
     table, text = STATEMENTS[statement]
     speculation = speculating(spark)
     markers = home / "markers"
-    register_hold(spark, markers, seconds={0: 6.0} if speculation else {}, default=1.0)
+    register_hold(spark, markers, default=1.0, until_copy=COPY_WAIT if speculation else 0.0)
     if statement != "ctas":
         spark.sql(f"CREATE TABLE t USING parquet AS SELECT id, 'old' AS v FROM range({OLD_ROWS})")
     killed: list[Marker] = []
@@ -102,7 +105,7 @@ def kill_one(markers: Path, speculation: bool, killed: list[Marker]) -> None:
     first = wait_for_marker(markers, (lambda m: m.partition == 0 and m.attempt == 0) if speculation else
                             (lambda m: True))
     if speculation:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + COPY_WAIT
         while time.monotonic() < deadline and not any(m.partition == 0 and m.attempt > 0
                                                       and m.executor_pid != first.executor_pid
                                                       for m in markers_in(markers)):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -52,6 +53,21 @@ def main(markers: Path, warehouse: Path) -> int:
     partial.write_text(json.dumps({"at": time.time(), "targets": [str(t) for t in targets], "files": written}))
     partial.replace(markers / WRITTEN)
     return 0
+
+
+def end(markers: Path) -> None:
+    """Make sure the late writer of ``markers`` is gone (it exits once it wrote; a test that failed earlier, or a
+    driver that never reached the release, leaves it waiting): released, then killed if still there."""
+    pid_file = markers / PID_FILE
+    if not pid_file.exists():
+        return
+    (markers / "release").touch()
+    pid = int(pid_file.read_text() or 0)
+    deadline = time.monotonic() + 10
+    while pid and time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.1)
+    if pid and Path(f"/proc/{pid}").exists():
+        os.kill(pid, signal.SIGKILL)
 
 
 if __name__ == "__main__":

@@ -51,11 +51,12 @@ def executor_pid() -> int:
 
 
 def hold_function(markers: Path, seconds: dict[int, float], default: float, until_release: float = 0.0,
-                  late_writes: Path | None = None) -> Callable[[Any], Any]:
+                  late_writes: Path | None = None, until_copy: float = 0.0) -> Callable[[Any], Any]:
     """The UDF: on a task attempt's first row, mark and hold ``seconds[partition]`` (else ``default``) seconds, or,
     with ``until_release``, until ``markers/release`` exists (at most that long); every row passes unchanged.
     ``late_writes`` (the warehouse): the first attempt of partition 0 also starts the late writer
-    (:mod:`tests.cluster.late_writer`), which outlives it."""
+    (:mod:`tests.cluster.late_writer`), which outlives it. ``until_copy``: the first attempt of partition 0 holds
+    until another attempt of it (a speculative copy) has begun, at most that long."""
     markers = Path(markers)
 
     def hold(value: Any) -> Any:
@@ -71,7 +72,13 @@ def hold_function(markers: Path, seconds: dict[int, float], default: float, unti
             partial.replace(marker)
             if late_writes is not None and context.partitionId() == 0 and context.attemptNumber() == 0:
                 start_late_writer(markers, late_writes)
-            if until_release:
+            if until_copy and context.partitionId() == 0 and context.attemptNumber() == 0:
+                deadline = time.monotonic() + until_copy
+                while time.monotonic() < deadline and not any(
+                        Marker.read(path).attempt > 0 for path in markers.glob(f"started-{context.stageId()}-0-*")
+                        if path.suffix != ".partial"):
+                    time.sleep(0.05)
+            elif until_release:
                 deadline = time.monotonic() + until_release
                 while not (markers / RELEASE).exists() and time.monotonic() < deadline:
                     time.sleep(0.05)
@@ -93,12 +100,12 @@ def start_late_writer(markers: Path, warehouse: Path) -> None:
 
 
 def register_hold(spark: Any, markers: Path, *, seconds: dict[int, float] | None = None, default: float = 0.0,
-                  until_release: float = 0.0, late_writes: Path | None = None) -> None:
+                  until_release: float = 0.0, late_writes: Path | None = None, until_copy: float = 0.0) -> None:
     """Register ``hold(x)`` (BIGINT) in ``spark``'s session, its markers under ``markers`` (made empty)."""
     markers.mkdir(parents=True, exist_ok=True)
     for old in markers.iterdir():
         old.unlink()
-    function = hold_function(markers, seconds or {}, default, until_release, late_writes)
+    function = hold_function(markers, seconds or {}, default, until_release, late_writes, until_copy)
     spark.udf.register("hold", function, "bigint")
 
 

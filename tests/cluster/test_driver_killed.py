@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.cluster import late_writer
 from tests.cluster.conftest import ROOT, base_env, executors_of
 from tests.cluster.late_writer import PID_FILE, WRITTEN
 from tests.cluster.orphan_driver import GO, OLD_ROWS, ORPHAN_SECONDS
@@ -84,7 +85,7 @@ def test_a_late_write_after_recovery_is_swept_and_never_appears_in_a_table(specu
             if process is not None and process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=30)
-        end_late_writer(markers)
+        late_writer.end(markers)
 
 
 def wait_until(condition: Any, what: str, timeout: float = 180.0) -> None:
@@ -93,15 +94,3 @@ def wait_until(condition: Any, what: str, timeout: float = 180.0) -> None:
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.1)
 
-
-def end_late_writer(markers: Path) -> None:
-    """The late writer exits once it wrote; make sure of it (it must not outlive the test)."""
-    pid_file = markers / PID_FILE
-    if not pid_file.exists():
-        return
-    pid = int(pid_file.read_text() or 0)
-    deadline = time.monotonic() + 10
-    while pid and time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
-        time.sleep(0.1)
-    if pid and Path(f"/proc/{pid}").exists():
-        os.kill(pid, signal.SIGKILL)
