@@ -18,7 +18,8 @@ you expect."""
 @attrs.define
 class ActionContext:
     """``binlog`` None: the binlog is off. ``in_recovery``: recovery replays (its binlog events are marked as
-    generated). ``grace_seconds``: see :data:`DEFAULT_GRACE_SECONDS`."""
+    generated). ``grace_seconds``: see :data:`DEFAULT_GRACE_SECONDS`. ``orphan_seconds``: see
+    :meth:`orphan_window`."""
 
     catalog: Catalog
     log: DDLLog
@@ -28,3 +29,14 @@ class ActionContext:
     events: list[BinlogEvent] = attrs.field(factory=list)
     """Binlog events the actions replayed with this context wrote (a roll-forward chain commits in one of them):
     the statement returns its event as written, without reading the binlog back."""
+    orphan_seconds: float | None = None
+
+    def orphan_window(self) -> float | None:
+        """How long after an undo a task of the statement's data job may still write into its work table's
+        directory: None when the engine's tasks end with the driver (then there is nothing to sweep); else
+        ``orphan_seconds`` when set (0 turns the sweep off), else what the engine says of its executors."""
+        engine_says = self.catalog.orphan_window()
+        if engine_says is None:
+            return None
+        chosen = engine_says if self.orphan_seconds is None else self.orphan_seconds
+        return chosen if chosen > 0 else None

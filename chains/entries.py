@@ -67,6 +67,7 @@ class ActionType(enum.Enum):
     SWAP_TABLE = "swap_table"
     FORGET_TABLE = "forget_table"
     DELETE_DATA = "delete_data"
+    SWEEP_TABLE = "sweep_table"
 
 
 @attrs.frozen

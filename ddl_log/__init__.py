@@ -24,6 +24,7 @@ from ddl_log.ops.errors import (
     PostgresServerError,
     PostgresUrlError,
     ServiceError,
+    SparkClusterError,
 )
 from ddl_log.settings import Settings
 from replace_table.machine import ReplaceResult
@@ -91,6 +92,7 @@ __all__ = [
     "ServiceError",
     "Settings",
     "SimulatedCrash",
+    "SparkClusterError",
     "SqlParseError",
     "SqlResult",
     "StatementFailedError",

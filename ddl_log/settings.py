@@ -39,6 +39,15 @@ def _thrift(instance: object, attribute: attrs.Attribute[Any], value: str | None
         raise InvalidSettingError(attribute.name, value, "must be a thrift://host:port URI")
 
 
+MASTER_PREFIXES = ("local", "spark://", "yarn", "k8s://", "mesos://")
+
+
+def _master(instance: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and not value.startswith(MASTER_PREFIXES):
+        raise InvalidSettingError(attribute.name, value, "must be a Spark master URL (spark://host:port, yarn, "
+                                  "k8s://..., local[N])")
+
+
 def _setting(default: Any, help: str, *, validator: Any = None, kind: type = float) -> Any:
     return attrs.field(default=default, validator=validator, metadata={"help": help, "kind": kind})
 
@@ -63,6 +72,15 @@ class Settings:
     metastore_uri: str | None = _setting(None, "a Hive metastore service (thrift://host:port) instead of the "
                                          "embedded metastore", validator=_thrift, kind=str)
     warehouse: str | None = _setting(None, "with metastore_uri: where new databases' managed tables go", kind=str)
+    spark_master: str | None = _setting(None, "the cluster manager the driver's executors run on (spark://host:port, "
+                                        "yarn, k8s://...; default local[2]: tasks in the driver's JVM); the "
+                                        "warehouse must be on a file system every executor reaches",
+                                        validator=_master, kind=str)
+    orphan_seconds: float | None = _setting(None, "on a cluster: how long a task may go on writing after its driver "
+                                            "died or its statement was undone; an undone statement's work table "
+                                            "is swept again after it (default: the executors' heartbeat limit, "
+                                            "spark.executor.heartbeatInterval x (maxFailures + 1), 610 s; 0: off)",
+                                            validator=_non_negative)
     compact_bytes: int = _setting(DEFAULT_COMPACT_BYTES, "rewrite the log with only its live chains once it is "
                                   "this large and no chain is active (0: whenever none is)", validator=_non_negative,
                                   kind=int)

@@ -9,7 +9,8 @@ Swap path (ORIG exists and, once TMP is built, ``Catalog.swap_refusal`` finds no
 ====  ===========================  =========================================================================
 step  trigger                      effect
 ====  ===========================  =========================================================================
-1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included)
+1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included, and on a
+                                   cluster logs a sweep of TMP for after the orphan window)
 2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
 3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
 4     ``log_swap``                 D: log FORGET_TABLE of the holder TMP; C: log SWAP_TABLE (undo puts the
@@ -203,7 +204,8 @@ class ReplaceTable:
 
     def do_log_tmp(self) -> None:
         self.create_chain = self.log.new_chain(ChainKind.UNDO, self.statement)
-        log_create_table(self.log, self.create_chain, self.tmp, self.tag, owns_location=True)
+        log_create_table(self.log, self.create_chain, self.tmp, self.tag, owns_location=True,
+                         late_writes=self.ctx.orphan_window())
 
     def do_create_tmp(self) -> None:
         self.catalog.create(self.tmp, self.spec, self.tag)

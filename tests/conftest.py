@@ -38,6 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 SLOWEST_FIRST = (
     "tests/production/",
+    "tests/cluster/",
     "tests/soak_cluster/",
     "tests/soak/",
     "tests/readers/test_readers_other_driver.py",

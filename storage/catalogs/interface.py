@@ -257,6 +257,16 @@ class Catalog(Protocol):
         """Where the files of the managed table ``name`` live (None: no such table, a view, or an external one)."""
         ...
 
+    def default_location(self, name: TableName) -> str | None:
+        """Where a managed table ``name`` keeps its files unless it moved (None: its database is missing)."""
+        ...
+
+    def orphan_window(self) -> float | None:
+        """How many seconds a task of a data job this engine ran may go on writing files after its driver died or its
+        job was cancelled. None when tasks run inside this process and end with it (Spark's local mode, the
+        in-memory catalog): then nothing can write after an undo."""
+        ...
+
     def list_tables(self, db: str) -> list[TableName]: ...
 
     def clean_leftovers(self, name: TableName) -> bool: ...

@@ -64,9 +64,10 @@ def _register(table: MemoryTable, partition: dict[str, str]) -> None:
 
 
 class MemoryCatalog(MemoryObjects, MemorySwap):
-    def __init__(self, *, swap: bool = True) -> None:
-        """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path."""
-        self.swap = SwapState(enabled=swap)
+    def __init__(self, *, swap: bool = True, orphan_window: float | None = None) -> None:
+        """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path.
+        ``orphan_window``: see :class:`~storage.catalogs.memory_swap.MemorySwap`."""
+        self.swap = SwapState(enabled=swap, orphan_window=orphan_window)
         self.tables: dict[TableName, MemoryTable] = {}
         self.views: dict[TableName, ViewDefinition] = {}
         self.functions: dict[TableName, FunctionDefinition] = {}

@@ -19,6 +19,9 @@ class SwapState:
     """False: every table is refused (tests of the rename path)."""
     orphans: set[str] = attrs.field(factory=set)
     """Locations whose table left the catalog without its files (a forgotten holder): what ``delete_data`` removes."""
+    orphan_window: float | None = None
+    """What ``orphan_window`` answers: None, tasks end with the driver; else an engine whose tasks outlive it (a test
+    makes a late write of one by adding its table's name to ``MemoryCatalog.leftovers``)."""
 
 
 def default_location(name: TableName) -> str:
@@ -42,6 +45,12 @@ class MemorySwap:
 
     def _check(self, operation: str, name: TableName) -> None:
         raise NotImplementedError  # MemoryCatalog's
+
+    def orphan_window(self) -> float | None:
+        return self.swap.orphan_window
+
+    def default_location(self, name: TableName) -> str | None:
+        return default_location(name)
 
     def _table_or_missing(self, name: TableName) -> MemoryTable:
         table = self.tables.get(name)

@@ -18,6 +18,7 @@ from actions.kinds.kind import Payload
 from actions.kinds.rename_table import RenameTablePayload
 from actions.kinds.rename_view import RenameViewPayload
 from actions.kinds.swap_table import SwapTablePayload
+from actions.kinds.sweep_table import SweepTablePayload
 from chains.entries import ActionType
 from storage.catalogs.interface import Column, FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
@@ -28,7 +29,8 @@ FUNCTION = FunctionDefinition(class_name="com.example.F", resources=(("jar", "/x
 
 def sample_payload(action_type: ActionType) -> Payload:
     samples: dict[ActionType, Payload] = {
-        ActionType.CREATE_TABLE: CreateTablePayload(owns_location=True, renamed_from=TableName("d", "tmp")),
+        ActionType.CREATE_TABLE: CreateTablePayload(owns_location=True, renamed_from=TableName("d", "tmp"),
+                                                     late_writes=610.0),
         ActionType.RENAME_TABLE: RenameTablePayload(owns_location=True),
         ActionType.DROP_INIT: DropInitPayload("DROP TABLE t", ("default.t",)),
         ActionType.DROP_TABLE: DropTablePayload(keep_files=True),
@@ -44,5 +46,6 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.SWAP_TABLE: SwapTablePayload("x1-new", "x1-new:holder", "x0-old"),
         ActionType.FORGET_TABLE: ForgetTablePayload(),
         ActionType.DELETE_DATA: DeleteDataPayload("file:/warehouse/t", 1795434777.5),
+        ActionType.SWEEP_TABLE: SweepTablePayload("file:/warehouse/ddllog_7_abcdef_tmp", 1795434777.5),
     }
     return samples[action_type]

@@ -9,6 +9,7 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from ddl_log.errors import CommandFailed, StatementFailed, UsageError
+from ddl_log.frontends.cli.cluster import add_cluster_parser, cmd_cluster
 from ddl_log.frontends.cli.crash_points import cmd_crash_points
 from ddl_log.frontends.cli.forensics import cmd_binlog, cmd_dump, cmd_status
 from ddl_log.frontends.cli.metastore import add_metastore_parser, cmd_metastore
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     points = commands.add_parser("crash-points", parents=[common], help="every crash point name, one per line")
     points.add_argument("-v", "--describe", action="store_true", help="add what each point means")
     add_metastore_parser(commands)
+    add_cluster_parser(commands)
     for command in commands.choices.values():
         command.set_defaults(subparser=command)
     return parser
@@ -127,4 +129,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "binlog": cmd_binlog,
     "crash-points": cmd_crash_points,
     "metastore": cmd_metastore,
+    "cluster": cmd_cluster,
 }

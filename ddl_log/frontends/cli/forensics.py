@@ -53,10 +53,11 @@ def cmd_status(args: argparse.Namespace) -> int:
         if not active and not abandoned:
             out("no active or abandoned chains")
         if deletions:
-            out(f"pending deletions ({len(deletions)}; old table files kept for readers until due, then deleted by "
-                "the next statement or recovery):")
+            out(f"pending deletions ({len(deletions)}; old table files kept for readers, or an undone statement's "
+                "work table swept once no task of it can write, when due, by the next statement or recovery):")
             for deletion in sorted(deletions, key=lambda d: d["due"]):
-                out(f"  chain {deletion['chain']}: {deletion['location']} (was {deletion['table']}), due "
+                what = "sweep of late writes to" if deletion["sweep"] else "was"
+                out(f"  chain {deletion['chain']}: {deletion['location']} ({what} {deletion['table']}), due "
                     f"{deletion['due_at']} (in {deletion['due_in_seconds']:.0f} s)")
         if kept:
             out(f"kept directories ({len(kept)}; due for deletion, but something uses them now):")
@@ -84,11 +85,15 @@ def actions_of(chain: ExecuteEntry, state: LogState) -> list[ActionEntry]:
 
 def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
     from actions.deletions import deletion_of
+    from chains.entries import ActionType
 
-    deletion = deletion_of(actions_of(chain, state))
+    actions = actions_of(chain, state)
+    deletion = deletion_of(actions)
     assert deletion is not None
     table, payload = deletion
+    sweep = any(action.type is ActionType.SWEEP_TABLE for action in actions)
     return {"chain": chain.position, "table": str(table), "location": payload.location, "due": payload.due,
+            "sweep": sweep,
             "due_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(payload.due)),
             "due_in_seconds": max(0.0, payload.due - time.time()), "statement": chain.statement}
 

@@ -54,6 +54,7 @@ from storage.catalogs.spark.alter import SparkTableAlter
 from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import Engine, LeftoverStrategy
+from storage.catalogs.spark.executors import orphan_window
 from storage.catalogs.spark.functions import SparkFunctions
 from storage.catalogs.spark.leftovers import SparkLeftovers
 from storage.catalogs.spark.metastore import MetastoreClient
@@ -129,6 +130,10 @@ class SparkCatalog:
     def default_location(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.engine.Engine.default_location`."""
         return self._engine.default_location(name)
+
+    def orphan_window(self) -> float | None:
+        """See :func:`storage.catalogs.spark.executors.orphan_window` (two Py4J calls)."""
+        return orphan_window(self._engine.spark)
 
     def table_location(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.table_location`."""
