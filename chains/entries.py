@@ -67,6 +67,8 @@ class ActionType(enum.Enum):
     SWAP_TABLE = "swap_table"
     FORGET_TABLE = "forget_table"
     DELETE_DATA = "delete_data"
+    INSTALL_VERSION = "install_version"
+    CLAIM_VERSION = "claim_version"
 
 
 @attrs.frozen

@@ -116,7 +116,8 @@ class DDLEngine:
 
     def context(self) -> ActionContext:
         """What statements and replays run against: catalog, log, binlog (None when off), grace period."""
-        return ActionContext(self.catalog, self.log, self.binlog, grace_seconds=self.settings.grace_seconds)
+        return ActionContext(self.catalog, self.log, self.binlog, grace_seconds=self.settings.grace_seconds,
+                             retention_seconds=self.settings.retention_seconds)
 
     # ------------------------------------------------------------------ statements
 

@@ -19,6 +19,8 @@ class SwapState:
     """False: every table is refused (tests of the rename path)."""
     orphans: set[str] = attrs.field(factory=set)
     """Locations whose table left the catalog without its files (a forgotten holder): what ``delete_data`` removes."""
+    files: dict[str, MemoryTable] = attrs.field(factory=dict)
+    """The rows (the "files") at each orphan location, as the table that left them had them: a kept version."""
 
 
 def default_location(name: TableName) -> str:
@@ -87,10 +89,15 @@ class MemorySwap:
         if table is None or table.identity != expect:
             return False
         del self.tables[name]
+        self.keep_files_of(name, table)
+        return True
+
+    def keep_files_of(self, name: TableName, table: MemoryTable) -> None:
+        """The table ``name`` left the catalog, its files stay (unless another table reads the same location)."""
         location = location_of(name, table)
         if all(location_of(other_name, other) != location for other_name, other in self.tables.items()):
             self.swap.orphans.add(location)
-        return True
+            self.swap.files[location] = table
 
     def delete_data(self, location: str, owner: TableName) -> str | None:
         """As Spark's: kept while any table's location is at, under or above it, or a database's at or under it."""
@@ -105,6 +112,7 @@ class MemorySwap:
                 return f"database {db} is located at {where}"
         self.swap.orphans = {kept for kept in self.swap.orphans
                              if kept != location and not kept.startswith(location + "/")}
+        self.swap.files = {kept: table for kept, table in self.swap.files.items() if kept in self.swap.orphans}
         self.forget_database_directory(location)
         return None
 

@@ -1,0 +1,87 @@
+"""Table versions: the bookkeeping of what RESTORE and UNDROP can bring back.
+
+A *version* is a table's previous definition and files, kept when a statement replaces the table as a whole
+(CREATE OR REPLACE, TRUNCATE, INSERT OVERWRITE, ALTER rebuilds, RESTORE) or drops it (DROP TABLE, DROP DATABASE
+CASCADE; ``PURGE`` keeps nothing). It is the DELETE_DATA chain that deletes those files once due, carrying the
+definition (:class:`~actions.kinds.delete_data.KeptVersion`): no second record to keep in step, and expiry is that
+chain running, proving ownership first as every scheduled deletion does. Its number is the chain's position in the
+log: unique in the home, increasing with time, stable across compaction (not consecutive per table).
+"""
+
+from __future__ import annotations
+
+import time
+
+import attrs
+
+from actions.context import ActionContext
+from actions.kinds.delete_data import DeleteDataPayload, KeptVersion
+from actions.kinds.kind import payload_of
+from chains.entries import ActionType
+from chains.log import DDLLog
+from storage.catalogs.interface import TableVersion
+from storage.catalogs.names import TableName
+
+RETENTION_PROPERTY = "spark_ddl_log.retention_seconds"
+"""A table property: how long this table's previous versions stay restorable (overrides the home's setting)."""
+
+
+@attrs.frozen
+class Version:
+    """A kept version of ``table``: RESTORE ``number`` (or UNDROP, when ``dropped``) brings it back until ``due``."""
+
+    number: int
+    table: TableName
+    location: str
+    due: float
+    kept: KeptVersion
+    statement: str
+
+    @property
+    def dropped(self) -> bool:
+        return self.kept.dropped
+
+
+def kept_versions(log: DDLLog, table: TableName | None = None, *, now: float | None = None) -> list[Version]:
+    """Every restorable version (of ``table``), oldest first; those already due are gone for all purposes."""
+    now = time.time() if now is None else now
+    found = []
+    for chain in log.active_chains():
+        for action in log.actions_of(chain.position):
+            if action.type is not ActionType.DELETE_DATA or action.done or action.name is None:
+                continue
+            payload = payload_of(action, DeleteDataPayload)
+            if payload.version is None or payload.due <= now or (table is not None and action.name != table):
+                continue
+            if chain.master is not None and log.chain(chain.master).active:
+                continue  # its statement has not committed (or is being undone): not a version yet
+            found.append(Version(chain.position, action.name, payload.location, payload.due, payload.version,
+                                 chain.statement))
+    return sorted(found, key=lambda version: (version.kept.kept_at, version.number))
+
+
+def dropped_tables(log: DDLLog, db: str | None = None) -> list[Version]:
+    """The newest dropped version of every dropped table name (of database ``db``), by name."""
+    newest: dict[TableName, Version] = {}
+    for version in kept_versions(log):
+        if version.dropped and (db is None or version.table.db == db):
+            newest[version.table] = version
+    return [newest[name] for name in sorted(newest)]
+
+
+def retention_of(ctx: ActionContext, version: TableVersion) -> float:
+    """How long ``version`` stays restorable: the table's property, else the home's setting; never less than the
+    grace period (its readers), and no longer than it for a version at the name's default directory, which would
+    keep plain Spark from making a table of that name (``LOCATION_ALREADY_EXISTS``)."""
+    if version.at_default_location:
+        return ctx.grace_seconds
+    raw = dict(version.properties).get(RETENTION_PROPERTY)
+    try:
+        retention = float(raw) if raw is not None else ctx.retention_seconds
+    except ValueError:
+        retention = ctx.retention_seconds
+    return max(ctx.grace_seconds, retention)
+
+
+def keep_version(version: TableVersion, operation: str, *, dropped: bool, xid: int | None = None) -> KeptVersion:
+    return KeptVersion(version.definition, time.time(), operation, dropped, xid)
