@@ -133,7 +133,7 @@ def test_a_table_property_sets_its_own_retention(world):
 
 def test_a_version_at_the_names_own_directory_is_kept_for_the_grace_period_only(world):
     """It would keep plain Spark from making a table of that name (LOCATION_ALREADY_EXISTS) for the retention."""
-    catalog, open_home = world
+    _catalog, open_home = world
     with open_home(grace_seconds=60) as ddl:
         ddl.drop_tables(["a"])
         [row] = ddl.show_tables_dropped().rows
@@ -146,7 +146,7 @@ def test_a_version_at_the_names_own_directory_is_kept_for_the_grace_period_only(
 
 def test_versions_keep_the_name_they_were_made_under_across_a_rename(world):
     """A RENAME moves the table, not its history: RESTORE of the old name's versions needs that name."""
-    catalog, open_home = world
+    _catalog, open_home = world
     with open_home() as ddl:
         version = ddl.create_or_replace_table("a", df=NEW_ROWS).version
         ddl.rename_tables([("a", "c")])
@@ -171,7 +171,7 @@ def test_drop_database_cascade_keeps_its_tables_as_dropped_versions(world):
 
 
 def test_sql_statements_and_their_results(world):
-    catalog, open_home = world
+    _catalog, open_home = world
     with open_home() as ddl:
         version = ddl.create_or_replace_table("a", df=NEW_ROWS).version
         [history] = ddl.sql("DESCRIBE HISTORY a")
