@@ -11,13 +11,14 @@ log: unique in the home, increasing with time, stable across compaction (not con
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 
 import attrs
 
 from actions.context import ActionContext
 from actions.kinds.delete_data import DeleteDataPayload, KeptVersion
 from actions.kinds.kind import payload_of
-from chains.entries import ActionType
+from chains.entries import ActionEntry, ActionType, ExecuteEntry
 from chains.log import DDLLog
 from storage.catalogs.interface import TableVersion
 from storage.catalogs.names import TableName
@@ -44,16 +45,25 @@ class Version:
 
 def kept_versions(log: DDLLog, table: TableName | None = None, *, now: float | None = None) -> list[Version]:
     """Every restorable version (of ``table``), oldest first; those already due are gone for all purposes."""
+    return versions_in(log.active_chains(), log.actions_of, lambda master: log.chain(master).active, table, now=now)
+
+
+def versions_in(chains: Iterable[ExecuteEntry], actions_of: Callable[[int], list[ActionEntry]],
+                is_active: Callable[[int], bool], table: TableName | None = None, *,
+                now: float | None = None) -> list[Version]:
+    """:func:`kept_versions` over any reading of a log (``ddl-log status`` and ``history`` read it unlocked)."""
     now = time.time() if now is None else now
     found = []
-    for chain in log.active_chains():
-        for action in log.actions_of(chain.position):
+    for chain in chains:
+        if not chain.active:
+            continue
+        for action in actions_of(chain.position):
             if action.type is not ActionType.DELETE_DATA or action.done or action.name is None:
                 continue
             payload = payload_of(action, DeleteDataPayload)
             if payload.version is None or payload.due <= now or (table is not None and action.name != table):
                 continue
-            if chain.master is not None and log.chain(chain.master).active:
+            if chain.master is not None and is_active(chain.master):
                 continue  # its statement has not committed (or is being undone): not a version yet
             found.append(Version(chain.position, action.name, payload.location, payload.due, payload.version,
                                  chain.statement))
