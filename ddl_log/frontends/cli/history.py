@@ -1,5 +1,6 @@
 """The kept versions as ``ddl-log history TABLE`` and ``ddl-log status`` show them: read from the log without its
-lock and without Spark (sizes measured on local file systems; elsewhere ``DESCRIBE HISTORY`` through Spark measures them)."""
+lock and without Spark (sizes measured on local file systems; elsewhere ``DESCRIBE HISTORY`` through Spark
+measures them)."""
 
 from __future__ import annotations
 
