@@ -183,3 +183,22 @@ def test_sql_statements_and_their_results(world):
         ddl.sql("UNDROP TABLE b")
         statements = [event.statement for event in ddl.binlog_events()]
     assert statements[-3:] == [f"RESTORE TABLE a TO VERSION AS OF {version}", "DROP TABLE b", "UNDROP TABLE b"]
+
+
+def test_the_log_compacts_while_versions_are_kept_and_they_stay_restorable(world):
+    """A kept version's deletion chain is active for its whole retention: recovery compacts the log around it (the
+    chains of finished statements go, the waiting ones stay, their closed master links dropped)."""
+    catalog, open_home = world
+    away(catalog, "a")
+    original = table_state(catalog, "a")
+    with open_home() as ddl:
+        version = ddl.create_or_replace_table("a", df=NEW_ROWS).version
+        ddl.truncate_table("b")
+        size = ddl.log.size
+    with open_home() as ddl:
+        assert ddl.last_recovery.compacted and ddl.log.size < size
+        assert [row.version for row in ddl.describe_history("a").rows] == [version]
+        ddl.restore_table("a", version=version)
+        assert table_state(catalog, "a") == original
+    with open_home() as ddl:
+        assert ddl.last_recovery.nothing_to_do
