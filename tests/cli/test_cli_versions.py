@@ -32,3 +32,18 @@ def test_history_and_status_show_the_kept_versions(cli: Runner, home: Path) -> N
     assert "kept versions (2, 0 bytes;" in status.stdout
     assert f"version {first} of default.t (CREATE OR REPLACE TABLE at " in status.stdout
     assert [v["version"] for v in json.loads(cli("status", "--json").stdout)["kept_versions"]] == [first, second]
+
+
+def test_sql_prints_the_rows_of_describe_history(capsys) -> None:
+    from ddl_log.engine.versions import HistoryResult, HistoryRow
+    from ddl_log.frontends.cli.output import print_result
+    from ddl_log.frontends.sql import SqlResult
+
+    row = HistoryRow(7, "default.t", "2026-11-25 08:00:00", "TRUNCATE TABLE", "TRUNCATE TABLE t", 3,
+                     "2026-11-26 08:00:00", "file:/w/ddllog_3_abcdef_tmp", 42, False)
+    result = SqlResult("DESCRIBE HISTORY t", "ddl", HistoryResult(rows=(row,)))
+    print_result(result, as_json=False)
+    header, line = capsys.readouterr().out.splitlines()
+    assert header.split("\t")[:3] == ["version", "table", "timestamp"] and line.split("\t")[0] == "7"
+    print_result(result, as_json=True)
+    assert json.loads(capsys.readouterr().out)["operation"] == "TRUNCATE TABLE"

@@ -59,18 +59,22 @@ def test_restore_and_undrop_give_back_exactly_the_kept_version(spark, tmp_path, 
         assert state(spark, "p") != original
         [row] = ddl.describe_history(f"{DB}.p").rows
         assert row.version == replaced.version and row.size is not None and row.size > 0
+        [described] = ddl.sql(f"DESCRIBE HISTORY {DB}.p")  # the SQL front end routes it (Spark would not)
+        assert [r.version for r in described.result.rows] == [replaced.version]
         ddl.restore_table(f"{DB}.p", version=replaced.version)
         assert state(spark, "p") == original
         assert spark.table(f"{DB}.p").count() == 9  # this session sees it at once
 
         before_drop = state(spark, "d")
-        ddl.drop_tables([f"{DB}.d"])
+        ddl.sql(f"DROP TABLE {DB}.d")
+        [dropped] = ddl.sql(f"SHOW TABLES DROPPED IN {DB}")
+        assert [r.table for r in dropped.result.rows] == [f"{DB}.d"]
         spark.sql(f"CREATE TABLE {DB}.d USING parquet AS SELECT 1 AS other")  # plain Spark takes the free name
         with pytest.raises(ObjectExistsError) as refused:
             ddl.undrop_table(f"{DB}.d")
         assert refused.value.name == f"{DB}.d"
         spark.sql(f"DROP TABLE {DB}.d")
-        ddl.undrop_table(f"{DB}.d")
+        ddl.sql(f"UNDROP TABLE {DB}.d")
         assert state(spark, "d") == before_drop
         assert [event.statement.split()[0] for event in ddl.binlog_events()][-3:] == ["RESTORE", "DROP", "UNDROP"]
 
