@@ -202,3 +202,35 @@ def test_the_log_compacts_while_versions_are_kept_and_they_stay_restorable(world
         assert table_state(catalog, "a") == original
     with open_home() as ddl:
         assert ddl.last_recovery.nothing_to_do
+
+
+@pytest.mark.parametrize("name", ["restore_version", "undrop"])
+def test_a_crash_inside_the_recovery_of_restore_or_undrop_then_recovery_again_converges(tmp_path, name):
+    """Every crash point of the statement, then every crash point of its recovery (undo.install_version.before
+    among them): the next recovery ends where an uninterrupted one does."""
+    from tests import crashkit
+    from tests.unit.test_statement_sweeps import STATEMENTS, World
+
+    statement = STATEMENTS[name]
+    prefix = "restore" if name.startswith("restore") else "undrop"
+    points = [(point, nth) for point, nth in crashkit.trace(World(str(tmp_path / "trace"), True, name).open, statement)
+              if point.startswith((f"{prefix}.do.", f"{prefix}.log.after", "commit."))]  # where recovery has work
+    seen: set[str] = set()
+    for index, (point, nth) in enumerate(points):
+        reference = World(str(tmp_path / f"ref{index}"), True, name)
+        crashkit.crash_at(reference.open, statement, point, nth)
+        reference.open().close()
+        expected = catalog_state(reference.catalog)
+        probe = World(str(tmp_path / f"probe{index}"), True, name)
+        crashkit.crash_at(probe.open, statement, point, nth)
+        for r_index, (r_point, r_nth) in enumerate(crashkit.trace_recovery(probe.open)):
+            world = World(str(tmp_path / f"w{index}_{r_index}"), True, name)
+            crashkit.crash_at(world.open, statement, point, nth)
+            assert crashkit.recover_with_crash(world.open, r_point, r_nth), (point, r_point, r_nth)
+            with world.open() as ddl:
+                assert ddl.active_chains() == [] and ddl.abandoned_chains() == []
+            assert catalog_state(world.catalog) == expected, (point, nth, r_point, r_nth)
+            seen.add(r_point)
+    assert "replay.before_action" in seen
+    if name == "restore_version":
+        assert "undo.install_version.before" in seen
