@@ -44,14 +44,14 @@ class MemoryVersions:
             raise ObjectExistsError(f"table {name} already exists", str(name))
         if not create and current is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        if current is not None:  # its files stay where they are (the version the install replaces)
+            del self.tables[name]
+            self.keep_files_of(name, current)
         location = str(record["location"])
         files = self.swap.files.pop(location, None)
         self.swap.orphans.discard(location)
         properties = dict(record["properties"])
         identity = tag if tag is not None else str(record["identity"])
-        if current is not None:
-            del self.tables[name]
-            self.keep_files_of(name, current)
         self.tables[name] = MemoryTable(
             identity, tuple(record["columns"]), list(files.rows) if files is not None else [],
             types=dict(record["types"]), comments=dict(record["comments"]), properties=properties,
