@@ -33,17 +33,19 @@ def state(spark: Any, name: str) -> Any:
     return frame_state(spark.table(full)), partitions, sorted(properties.items()), str(table.comment())
 
 
-def setup(spark: Any, ddl: AtomicDDL) -> None:
+def setup(spark: Any, ddl: AtomicDDL, tables: str = "pd") -> None:
     """``p`` (partitioned) and ``d``, each replaced once: a version at the name's own directory (where plain Spark
     made them) is kept for the grace period only (0 here)."""
     spark.sql(f"DROP DATABASE IF EXISTS {DB} CASCADE")
     spark.sql(f"CREATE DATABASE {DB}")
-    spark.sql(f"CREATE TABLE {DB}.p USING parquet PARTITIONED BY (day) COMMENT 'daily' TBLPROPERTIES ('team'='a') "
-              "AS SELECT id AS v, concat('d', id % 3) AS day FROM range(9)")
-    spark.sql(f"CREATE TABLE {DB}.d USING parquet AS SELECT id AS z FROM range(4)")
-    ddl.create_or_replace_table(f"{DB}.d", as_select="SELECT id * 10 AS z FROM range(5)")
-    ddl.truncate_table(f"{DB}.p")  # both now live at a directory of their own, not at <db>/<name>
-    spark.sql(f"INSERT INTO {DB}.p SELECT id AS v, concat('d', id % 3) AS day FROM range(9)")
+    if "p" in tables:
+        spark.sql(f"CREATE TABLE {DB}.p USING parquet PARTITIONED BY (day) COMMENT 'daily' "
+                  "TBLPROPERTIES ('team'='a') AS SELECT id AS v, concat('d', id % 3) AS day FROM range(9)")
+        ddl.truncate_table(f"{DB}.p")  # now at a directory of its own, not at <db>/<name>
+        spark.sql(f"INSERT INTO {DB}.p SELECT id AS v, concat('d', id % 3) AS day FROM range(9)")
+    if "d" in tables:
+        spark.sql(f"CREATE TABLE {DB}.d USING parquet AS SELECT id AS z FROM range(4)")
+        ddl.create_or_replace_table(f"{DB}.d", as_select="SELECT id * 10 AS z FROM range(5)")
 
 
 def open_home(spark: Any, path: Any) -> AtomicDDL:
@@ -96,7 +98,7 @@ def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, tmp_
     def world() -> tuple[Callable[[], AtomicDDL], int]:
         path = tmp_path / f"home{next(homes)}"
         with open_home(spark, path) as ddl:
-            setup(spark, ddl)
+            setup(spark, ddl, table)
             prepare(ddl)
             prepared = len(ddl.binlog_events())
         return (lambda: open_home(spark, path)), prepared
