@@ -70,6 +70,12 @@ def versions_in(chains: Iterable[ExecuteEntry], actions_of: Callable[[int], list
     return sorted(found, key=lambda version: (version.kept.kept_at, version.number))
 
 
+def version_retired_by(log: DDLLog, xid: int) -> Version | None:
+    """The version the statement with binlog XID ``xid`` replaced (its definition, files, retention), if kept: how
+    a replica finds, from a binlog event, the version that event retired."""
+    return next((version for version in kept_versions(log) if version.kept.xid == xid), None)
+
+
 def dropped_tables(log: DDLLog, db: str | None = None) -> list[Version]:
     """The newest dropped version of every dropped table name (of database ``db``), by name."""
     newest: dict[TableName, Version] = {}

@@ -234,3 +234,17 @@ def test_a_crash_inside_the_recovery_of_restore_or_undrop_then_recovery_again_co
     assert "replay.before_action" in seen
     if name == "restore_version":
         assert "undo.install_version.before" in seen
+
+
+def test_the_version_a_binlogged_statement_retired_is_found_by_its_xid(world):
+    """What replication reads: a binlog event's XID names the version its statement replaced."""
+    from actions.versions import version_retired_by
+
+    catalog, open_home = world
+    away(catalog, "a")
+    with open_home() as ddl:
+        result = ddl.create_or_replace_table("a", df=NEW_ROWS)
+        assert result.event is not None
+        found = version_retired_by(ddl.log, result.event.xid)
+        assert found is not None and found.number == result.version and found.table == tn("a")
+        assert version_retired_by(ddl.log, result.event.xid + 1000) is None
