@@ -14,6 +14,12 @@ DEFAULT_GRACE_SECONDS = 3600.0
 any other) must finish with them. One hour, longer than the queries of most platforms; set it to the longest query
 you expect."""
 
+DEFAULT_RETENTION_SECONDS = 86400.0
+"""How long a replaced or dropped table's previous version stays restorable (RESTORE, UNDROP): one day, as
+Snowflake's default time travel, so that a mistake found the next working day can still be undone; its cost is the
+storage of one day's replaced versions (``ddl-log status`` shows it). A table property overrides it per table
+(:data:`actions.versions.RETENTION_PROPERTY`); never less than the grace period."""
+
 
 @attrs.define
 class ActionContext:
@@ -26,6 +32,8 @@ class ActionContext:
     binlog: BinlogLike | None
     in_recovery: bool = False
     grace_seconds: float = DEFAULT_GRACE_SECONDS
+    retention_seconds: float = DEFAULT_RETENTION_SECONDS
+    """How long a previous table version stays restorable (see :data:`DEFAULT_RETENTION_SECONDS`)."""
     events: list[BinlogEvent] = attrs.field(factory=list)
     """Binlog events the actions replayed with this context wrote (a roll-forward chain commits in one of them):
     the statement returns its event as written, without reading the binlog back."""

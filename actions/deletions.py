@@ -66,16 +66,25 @@ def deletion_of(actions: list[ActionEntry]) -> tuple[TableName | None, DeleteDat
     return None
 
 
+def _blocks_name(table: TableName | None, payload: DeleteDataPayload | SweepTablePayload) -> bool:
+    """Whether the deletion's directory may be the name's default one (``<database>/<name>``), which a new table
+    of the name needs: a version elsewhere stays restorable (UNDROP is then refused while the name is taken)."""
+    if not isinstance(payload, DeleteDataPayload) or payload.version is None or table is None:
+        return True
+    return payload.location.rstrip("/").rpartition("/")[2].lower() == table.name.lower()
+
+
 def due_deletions(log: DDLLog, now: float, dropped: frozenset[TableName] = frozenset()) -> list[ExecuteEntry]:
-    """Scheduled chains whose time has come, or whose table is in ``dropped`` (a dropped table's old versions go
-    with it); only of committed statements (the master chain is closed)."""
+    """Scheduled deletion chains whose time has come, or whose table is in ``dropped`` (a dropped table's old
+    files at the name's directory go with it, so that a new table can have it); only of committed statements (the
+    master chain is closed)."""
     due = []
     for chain in log.active_chains():
         actions = log.actions_of(chain.position)
         deletion = deletion_of(actions)
         if deletion is None or any(action.type not in SCHEDULED for action in actions):
             continue
-        if is_waiting(log, chain, now) and deletion[0] not in dropped:
+        if is_waiting(log, chain, now) and not (deletion[0] in dropped and _blocks_name(*deletion)):
             continue
         if chain.master is not None and log.chain(chain.master).active:
             continue

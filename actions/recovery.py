@@ -130,9 +130,10 @@ def recover(log: DDLLog, binlog: BinlogLike | None, catalog: Callable[[], Catalo
             outcomes.append(outcome)
 
     compacted = False
-    if (not log.active_chains() and not log.owned_positions()
-            and any(c.state not in (ChainState.ABANDONED,) for c in log.chains())):
-        compacted = log.maybe_compact(force=True)
+    waiting = frozenset(c.position for c in log.active_chains() if is_waiting(log, c, time.time()))
+    if (all(c.position in waiting for c in log.active_chains()) and not log.owned_positions()
+            and any(not c.active and c.state is not ChainState.ABANDONED for c in log.chains())):
+        compacted = log.maybe_compact(force=True, waiting=waiting)
     return RecoveryReport(tuple(outcomes), tuple(log.abandoned_chains()), compacted)
 
 

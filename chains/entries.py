@@ -68,6 +68,8 @@ class ActionType(enum.Enum):
     FORGET_TABLE = "forget_table"
     DELETE_DATA = "delete_data"
     SWEEP_TABLE = "sweep_table"
+    INSTALL_VERSION = "install_version"
+    CLAIM_VERSION = "claim_version"
 
 
 @attrs.frozen

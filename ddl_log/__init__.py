@@ -12,6 +12,7 @@ from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.errors import (
     InvalidSchemaError,
     InvalidSettingError,
+    NoSuchVersionError,
     ObjectInRecoveryError,
     SqlParseError,
     UnsupportedStatementError,
@@ -80,6 +81,7 @@ __all__ = [
     "MetastoreServiceError",
     "NoLocalDirectoryError",
     "NoSuchObjectError",
+    "NoSuchVersionError",
     "NotAtomicError",
     "ObjectExistsError",
     "ObjectInRecoveryError",

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from actions.context import DEFAULT_GRACE_SECONDS
+from actions.context import DEFAULT_GRACE_SECONDS, DEFAULT_RETENTION_SECONDS
 from chains.log import DEFAULT_COMPACT_BYTES
 from ddl_log.cluster.locks import DEFAULT_LOCK_WAIT_SECONDS
 from ddl_log.errors import InvalidSettingError
@@ -61,6 +61,10 @@ class Settings:
     grace_seconds: float = _setting(DEFAULT_GRACE_SECONDS, "how long a replaced or dropped table's old files stay "
                                     "for the queries that listed them; set it to your longest query",
                                     validator=_non_negative)
+    retention_seconds: float = _setting(DEFAULT_RETENTION_SECONDS, "how long a replaced or dropped table's previous "
+                                        "version stays restorable (RESTORE, UNDROP); a table's "
+                                        "spark_ddl_log.retention_seconds property overrides it; never less than "
+                                        "grace_seconds", validator=_non_negative)
     lock_wait_seconds: float = _setting(DEFAULT_LOCK_WAIT_SECONDS, "database home: how long a statement waits for "
                                         "another driver's metadata locks", validator=_non_negative)
     lease_seconds: float | None = _setting(None, "database home: the lease its heartbeat renews (default 30)",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from actions.kinds import (
     alter_table,
+    claim_version,
     create_db,
     create_function,
     create_table,
@@ -16,6 +17,7 @@ from actions.kinds import (
     drop_table,
     drop_view,
     forget_table,
+    install_version,
     rename_table,
     rename_view,
     swap_table,
@@ -28,7 +30,7 @@ KINDS: dict[ActionType, ActionKind] = {
     module.KIND.type: module.KIND
     for module in (create_table, rename_table, drop_init, drop_table, drop_view, drop_function, drop_db, create_view,
                    rename_view, create_function, alter_table, create_db, swap_table, forget_table, delete_data,
-                   sweep_table)
+                   sweep_table, install_version, claim_version)
 }
 
 

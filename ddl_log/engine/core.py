@@ -115,9 +115,10 @@ class DDLEngine:
         return self._catalog
 
     def context(self) -> ActionContext:
-        """What statements and replays run against: catalog, log, binlog (None when off), grace period, orphan
-        window."""
+        """What statements and replays run against: catalog, log, binlog (None when off), grace period, retention,
+        orphan window."""
         return ActionContext(self.catalog, self.log, self.binlog, grace_seconds=self.settings.grace_seconds,
+                             retention_seconds=self.settings.retention_seconds,
                              orphan_seconds=self.settings.orphan_seconds)
 
     # ------------------------------------------------------------------ statements

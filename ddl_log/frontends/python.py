@@ -17,6 +17,14 @@ from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverw
 from ddl_log.engine.schema import SchemaLike
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
+from ddl_log.engine.versions import (
+    DescribeHistory,
+    HistoryResult,
+    RestoreTable,
+    ShowTablesDropped,
+    UndropTable,
+    VersionResult,
+)
 from ddl_log.engine.views import (
     AlterView,
     AlterViewProperties,
@@ -94,6 +102,34 @@ class AtomicDDL(DDLEngine):
     def alter_table(self, name: str | TableName, op: AlterOp, *, statement: str | None = None) -> StatementResult:
         """ALTER TABLE (:mod:`ddl_log.engine.alter_ops`: properties, comments, columns, partitions)."""
         return self.run(AlterTable.of(name, op, text=statement))
+
+    # ------------------------------------------------------------------ table versions
+
+    def restore_table(self, name: str | TableName, *, version: int | None = None,
+                      timestamp: str | float | None = None, statement: str | None = None) -> VersionResult:
+        """RESTORE TABLE t TO VERSION AS OF ``version`` | TO TIMESTAMP AS OF ``timestamp``: a kept version is the
+        table again, in one catalog call; the replaced one is kept in turn."""
+        result = self.run(RestoreTable.of(name, version=version, timestamp=timestamp, text=statement))
+        assert isinstance(result, VersionResult), result
+        return result
+
+    def undrop_table(self, name: str | TableName, *, statement: str | None = None) -> VersionResult:
+        """UNDROP TABLE t: the newest dropped version of ``t`` back (refused while the name is taken)."""
+        result = self.run(UndropTable.of(name, text=statement))
+        assert isinstance(result, VersionResult), result
+        return result
+
+    def describe_history(self, name: str | TableName, *, statement: str | None = None) -> HistoryResult:
+        """DESCRIBE HISTORY t: the kept versions of ``t`` (``.rows``), newest first."""
+        result = self.run(DescribeHistory.of(name, text=statement))
+        assert isinstance(result, HistoryResult), result
+        return result
+
+    def show_tables_dropped(self, database: str | None = None, *, statement: str | None = None) -> HistoryResult:
+        """SHOW TABLES DROPPED [IN db]: the dropped tables UNDROP can bring back (``.rows``)."""
+        result = self.run(ShowTablesDropped.of(database, text=statement))
+        assert isinstance(result, HistoryResult), result
+        return result
 
     # ------------------------------------------------------------------ databases
 

@@ -18,6 +18,7 @@ from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
+from ddl_log.engine.versions import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
 from ddl_log.engine.views import AlterView, CreateFunction, CreateView, DropFunction, DropViews, RenameView
 from ddl_log.frontends.sql import (
     SqlParseError,
@@ -109,7 +110,9 @@ BUILDERS: dict[str, Callable[..., Statement]] = {
     "drop_tables": DropTables.of, "drop_database": DropDatabase.of, "create_database": CreateDatabase.of,
     "create_view": CreateView.of, "alter_view": AlterView.of, "rename_view": RenameView.of,
     "drop_views": DropViews.of, "create_function": CreateFunction.of, "create_sql_function": CreateFunction.sql,
-    "drop_function": DropFunction.of, "alter_table": AlterTable.of,
+    "drop_function": DropFunction.of, "alter_table": AlterTable.of, "restore_table": RestoreTable.of,
+    "undrop_table": UndropTable.of, "describe_history": DescribeHistory.of,
+    "show_tables_dropped": ShowTablesDropped.of,
 }
 """The Python API method of each statement and the constructor it calls."""
 
@@ -312,6 +315,15 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
         {},
     ),
     ("ALTER TABLE t DROP PARTITION (p = 1)", "alter_table", (T, alter_ops.DropPartition({"p": "1"})), {}),
+    # --- table versions
+    ("RESTORE TABLE t TO VERSION AS OF 12", "restore_table", (T,), {"version": 12}),
+    ("RESTORE TABLE db.t TO TIMESTAMP AS OF '2026-11-25 08:30:00'", "restore_table", ("`db`.`t`",),
+     {"timestamp": "2026-11-25 08:30:00"}),
+    ("UNDROP TABLE db.t", "undrop_table", ("`db`.`t`",), {}),
+    ("DESCRIBE HISTORY t", "describe_history", (T,), {}),
+    ("DESC HISTORY db.t", "describe_history", ("`db`.`t`",), {}),
+    ("SHOW TABLES DROPPED", "show_tables_dropped", (), {}),
+    ("SHOW TABLES DROPPED IN db", "show_tables_dropped", ("db",), {}),
 ]
 
 

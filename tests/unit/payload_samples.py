@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from actions.kinds.alter_table import AddColumnsChange, AlterTablePayload
+from actions.kinds.claim_version import ClaimVersionPayload
 from actions.kinds.create_db import CreateDatabasePayload
 from actions.kinds.create_function import CreateFunctionPayload
 from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.create_view import CreateViewPayload
-from actions.kinds.delete_data import DeleteDataPayload
+from actions.kinds.delete_data import DeleteDataPayload, KeptVersion
 from actions.kinds.drop_db import DropDatabasePayload
 from actions.kinds.drop_function import DropFunctionPayload
 from actions.kinds.drop_init import DropInitPayload
 from actions.kinds.drop_table import DropTablePayload
 from actions.kinds.drop_view import DropViewPayload
 from actions.kinds.forget_table import ForgetTablePayload
+from actions.kinds.install_version import InstallVersionPayload
 from actions.kinds.kind import Payload
 from actions.kinds.rename_table import RenameTablePayload
 from actions.kinds.rename_view import RenameViewPayload
@@ -45,7 +47,10 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.CREATE_DB: CreateDatabasePayload(owns_location=False),
         ActionType.SWAP_TABLE: SwapTablePayload("x1-new", "x1-new:holder", "x0-old"),
         ActionType.FORGET_TABLE: ForgetTablePayload(),
-        ActionType.DELETE_DATA: DeleteDataPayload("file:/warehouse/t", 1795434777.5),
+        ActionType.DELETE_DATA: DeleteDataPayload("file:/warehouse/t", 1795434777.5,
+                                                  KeptVersion('{"t": 1}', 1795431177.5, "DROP TABLE", True, 7)),
+        ActionType.INSTALL_VERSION: InstallVersionPayload('{"t": 0}'),
+        ActionType.CLAIM_VERSION: ClaimVersionPayload(12),
         ActionType.SWEEP_TABLE: SweepTablePayload("file:/warehouse/ddllog_7_abcdef_tmp", 1795434777.5),
     }
     return samples[action_type]

@@ -13,6 +13,7 @@ from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
+from ddl_log.engine.versions import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
 from ddl_log.engine.views import (
     AlterView,
     AlterViewProperties,
@@ -122,6 +123,9 @@ class Router(ClauseReader):
         if head == "INSERT" and c.at("INSERT", "OVERWRITE"):
             c.i = 2
             return self.insert_overwrite()
+        if (head in ("RESTORE", "UNDROP") and c.at(head, "TABLE")) or (head in ("DESCRIBE", "DESC") and c.at(
+                head, "HISTORY")) or (head == "SHOW" and c.at("SHOW", "TABLES", "DROPPED")):
+            return self.versions(head)
         if head in ("MSCK", "REPAIR"):
             raise Unsupported(f"{head} ... (adds or drops many partitions, one by one)")
         if head == "LOAD":
@@ -356,6 +360,37 @@ class Router(ClauseReader):
             return c.ddl("ALTER VIEW ... UNSET TBLPROPERTIES",
                          draft(AlterViewProperties.of, name, unset=keys, if_exists=if_exists))
         raise Unsupported(f"ALTER VIEW ... {c.word() or '...'}")
+
+    # -- table versions (forms of this project's own: Spark does not run them)
+
+    def versions(self, head: str) -> PlannedStatement:
+        c = self.c
+        if head == "SHOW":
+            c.i = 3
+            database = self.database_name() if c.take("IN") or c.take("FROM") else None
+            c.expect_end()
+            return c.ddl("SHOW TABLES DROPPED", draft(ShowTablesDropped.of, database), spark_sql=False)
+        c.i = 2
+        name = c.name("a table name").as_kind("relation")
+        if head == "UNDROP":
+            c.expect_end()
+            return c.ddl("UNDROP TABLE", draft(UndropTable.of, name), spark_sql=False)
+        if head != "RESTORE":
+            c.expect_end()
+            return c.ddl("DESCRIBE HISTORY", draft(DescribeHistory.of, name), spark_sql=False)
+        c.take("TO")
+        if c.take("VERSION", "AS", "OF"):
+            token = c.token()
+            number = token.text if token is not None else ""
+            if not number.isdigit():
+                raise c.error("expected a version number")
+            c.i += 1
+            c.expect_end()
+            return c.ddl("RESTORE TABLE", draft(RestoreTable.of, name, version=int(number)), spark_sql=False)
+        c.expect("TIMESTAMP", "AS", "OF")
+        timestamp = c.string("a timestamp literal")
+        c.expect_end()
+        return c.ddl("RESTORE TABLE", draft(RestoreTable.of, name, timestamp=timestamp), spark_sql=False)
 
     # -- DROP, TRUNCATE, INSERT OVERWRITE
 

@@ -47,6 +47,7 @@ from storage.catalogs.interface import (
     FunctionDefinition,
     TableMetadata,
     TableSpec,
+    TableVersion,
     ViewDefinition,
 )
 from storage.catalogs.names import TableName
@@ -62,6 +63,7 @@ from storage.catalogs.spark.overwrite import SparkPartitionKeep
 from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.catalogs.spark.swap import SparkSwap
 from storage.catalogs.spark.tables import SparkTables
+from storage.catalogs.spark.versions import SparkVersions
 from storage.catalogs.spark.views import SparkViews
 from storage.errors import NoSuchObjectError
 
@@ -97,6 +99,7 @@ class SparkCatalog:
         self._databases = SparkDatabases(engine)
         self._metastore = MetastoreClient(engine)
         self._swap = SparkSwap(engine, self._metastore)
+        self._versions = SparkVersions(engine, self._metastore, self._swap)
 
     def close(self) -> None:
         """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
@@ -185,6 +188,16 @@ class SparkCatalog:
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.restore`."""
         self._swap.restore(orig, holder, orig_tag)
+
+    def version_of(self, name: TableName) -> TableVersion | None:
+        """See :mod:`storage.catalogs.spark.versions`."""
+        return self._versions.version_of(name)
+
+    def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
+        self._versions.install_version(name, definition, tag, create=create)
+
+    def data_size(self, location: str) -> int | None:
+        return self._versions.data_size(location)
 
     def forget_table(self, name: TableName, *, expect: str) -> bool:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.forget`."""
