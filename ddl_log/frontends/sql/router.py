@@ -13,7 +13,6 @@ from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
-from ddl_log.engine.versions import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
 from ddl_log.engine.views import (
     AlterView,
     AlterViewProperties,
@@ -24,11 +23,11 @@ from ddl_log.engine.views import (
     RenameView,
 )
 from ddl_log.errors import SqlParseError, Unsupported, UnsupportedStatementError
-from ddl_log.frontends.sql.clauses import ClauseReader
 from ddl_log.frontends.sql.cursor import Cursor
 from ddl_log.frontends.sql.plan import Name, PlannedStatement, draft
 from ddl_log.frontends.sql.tokens import Piece, line_col, slice_text, split_script
 from ddl_log.frontends.sql.validate import is_data_type, validate
+from ddl_log.frontends.sql.version_routes import VersionRoutes
 from storage.catalogs.create_text import GROUP_CLAUSES, QUERY_STARTS, create_text
 from storage.catalogs.interface import ParseFailure
 
@@ -92,7 +91,7 @@ def _offset(text: str, line: int, column: int) -> int:
     return sum(len(lines[i]) + 1 for i in range(min(line - 1, len(lines)))) + column - 1
 
 
-class Router(ClauseReader):
+class Router(VersionRoutes):
     """Routes one statement: the first words pick the form, whose reader takes the rest."""
 
     def route(self) -> PlannedStatement:
@@ -360,37 +359,6 @@ class Router(ClauseReader):
             return c.ddl("ALTER VIEW ... UNSET TBLPROPERTIES",
                          draft(AlterViewProperties.of, name, unset=keys, if_exists=if_exists))
         raise Unsupported(f"ALTER VIEW ... {c.word() or '...'}")
-
-    # -- table versions (forms of this project's own: Spark does not run them)
-
-    def versions(self, head: str) -> PlannedStatement:
-        c = self.c
-        if head == "SHOW":
-            c.i = 3
-            database = self.database_name() if c.take("IN") or c.take("FROM") else None
-            c.expect_end()
-            return c.ddl("SHOW TABLES DROPPED", draft(ShowTablesDropped.of, database), spark_sql=False)
-        c.i = 2
-        name = c.name("a table name").as_kind("relation")
-        if head == "UNDROP":
-            c.expect_end()
-            return c.ddl("UNDROP TABLE", draft(UndropTable.of, name), spark_sql=False)
-        if head != "RESTORE":
-            c.expect_end()
-            return c.ddl("DESCRIBE HISTORY", draft(DescribeHistory.of, name), spark_sql=False)
-        c.take("TO")
-        if c.take("VERSION", "AS", "OF"):
-            token = c.token()
-            number = token.text if token is not None else ""
-            if not number.isdigit():
-                raise c.error("expected a version number")
-            c.i += 1
-            c.expect_end()
-            return c.ddl("RESTORE TABLE", draft(RestoreTable.of, name, version=int(number)), spark_sql=False)
-        c.expect("TIMESTAMP", "AS", "OF")
-        timestamp = c.string("a timestamp literal")
-        c.expect_end()
-        return c.ddl("RESTORE TABLE", draft(RestoreTable.of, name, timestamp=timestamp), spark_sql=False)
 
     # -- DROP, TRUNCATE, INSERT OVERWRITE
 
