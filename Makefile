@@ -16,7 +16,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,dbt]'
 	touch $(STAMP)
 
 # Debian packages of the production setup (PostgreSQL server, its JDBC driver for the metastore service); a no-op

@@ -67,6 +67,7 @@ class ActionType(enum.Enum):
     SWAP_TABLE = "swap_table"
     FORGET_TABLE = "forget_table"
     DELETE_DATA = "delete_data"
+    CHANGE_KIND = "change_kind"
 
 
 @attrs.frozen

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from actions.kinds import (
     alter_table,
+    change_kind,
     create_db,
     create_function,
     create_table,
@@ -26,7 +27,8 @@ from chains.entries import FINAL, SKIPPED, ActionEntry, ActionType
 KINDS: dict[ActionType, ActionKind] = {
     module.KIND.type: module.KIND
     for module in (create_table, rename_table, drop_init, drop_table, drop_view, drop_function, drop_db, create_view,
-                   rename_view, create_function, alter_table, create_db, swap_table, forget_table, delete_data)
+                   rename_view, create_function, alter_table, create_db, swap_table, forget_table, delete_data,
+                   change_kind)
 }
 
 

@@ -27,7 +27,8 @@ from storage.catalogs.interface import (
     ViewDefinition,
     new_database_tag,
 )
-from storage.catalogs.memory_swap import MemorySwap, SwapState, database_location, location_of
+from storage.catalogs.memory_kinds import MemoryKinds
+from storage.catalogs.memory_swap import SwapState, database_location, location_of
 from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
@@ -65,7 +66,7 @@ def _register(table: MemoryTable, partition: dict[str, str]) -> None:
         table.partitions.append(dict(partition))
 
 
-class MemoryCatalog(MemorySwap):
+class MemoryCatalog(MemoryKinds):  # with MemorySwap beneath it
     def __init__(self, *, swap: bool = True) -> None:
         """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path."""
         self.swap = SwapState(enabled=swap)

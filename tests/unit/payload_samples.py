@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from actions.kinds.alter_table import AddColumnsChange, AlterTablePayload
+from actions.kinds.change_kind import ChangeKindPayload
 from actions.kinds.create_db import CreateDatabasePayload
 from actions.kinds.create_function import CreateFunctionPayload
 from actions.kinds.create_table import CreateTablePayload
@@ -44,5 +45,6 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.SWAP_TABLE: SwapTablePayload("x1-new", "x1-new:holder", "x0-old"),
         ActionType.FORGET_TABLE: ForgetTablePayload(),
         ActionType.DELETE_DATA: DeleteDataPayload("file:/warehouse/t", 1795434777.5),
+        ActionType.CHANGE_KIND: ChangeKindPayload("x1-new", "x1-new:holder", None),
     }
     return samples[action_type]

@@ -1,0 +1,36 @@
+"""One :class:`ddl_log.AtomicDDL` per home in this process: a home is locked by the process that opens it, and dbt
+opens a connection per thread, so every connection of a home shares one engine (its statements are serialised per
+object by the engine's own metadata locks). Opening it runs recovery: a ``dbt run`` killed mid-statement is undone
+or finished before the next one sends anything."""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from ddl_log import AtomicDDL
+
+_LOCK = threading.Lock()
+_ENGINES: dict[str, AtomicDDL] = {}
+
+
+def engine_for(spark: Any, home: str, settings: dict[str, Any]) -> AtomicDDL:
+    """The engine of ``home`` on ``spark`` (the session dbt-spark's cursor uses), opened on first use."""
+    key = home if "://" in home else os.path.realpath(home)
+    with _LOCK:
+        engine = _ENGINES.get(key)
+        if engine is not None and engine.spark is not spark:  # the session was stopped and built again
+            engine.close()
+            engine = None
+        if engine is None:
+            engine = AtomicDDL(spark=spark, home=home, **settings)
+            _ENGINES[key] = engine
+        return engine
+
+
+def close_all() -> None:
+    """Close every engine this process opened (their homes' locks go with them); the sessions stay."""
+    with _LOCK:
+        while _ENGINES:
+            _ENGINES.popitem()[1].close()
