@@ -21,7 +21,7 @@ class DDLLogConnectionWrapper(SparkConnectionWrapper):
 
     def cursor(self) -> DDLLogConnectionWrapper:
         c = self.credentials
-        self.current = DDLLogCursor(c.server_side_parameters, c.ddl_log_home, c.settings())
+        self.current = DDLLogCursor(c.server_side_parameters, c.ddl_log_home, c.settings(), own_session=c.own_session)
         return self
 
     def cancel(self) -> None:
@@ -34,7 +34,7 @@ class DDLLogConnectionWrapper(SparkConnectionWrapper):
     def rollback(self, *args: Any, **kwargs: Any) -> None:
         """No transactions: each DDL statement is atomic on its own."""
 
-    def fetchall(self) -> list[Any] | None:
+    def fetchall(self) -> list[Any]:
         assert self.current is not None, "no cursor"
         return self.current.fetchall()
 

@@ -14,6 +14,8 @@ from dbt.adapters.spark_ddl_log.errors import AdapterSettingError
 
 METASTORE_URIS = "spark.hadoop.hive.metastore.uris"
 WAREHOUSE_DIR = "spark.sql.warehouse.dir"
+ANSI = "spark.sql.ansi.enabled"
+"""What dbt-spark sets on every session it builds (off)."""
 
 
 @dataclass
@@ -35,12 +37,19 @@ class SparkDDLLogCredentials(SparkCredentials):
                 "server the statements run in the server, out of reach of the DDL log; use type: spark there")
         if self.host is None:  # the session method ignores it; dbt-spark requires it
             self.host = "session"
+        given = bool(self.server_side_parameters)
         super().__post_init__()
-        # The session dbt-spark builds must be the one the DDL log runs on: same metastore, same warehouse.
-        if self.metastore_uri is not None:
-            self.server_side_parameters.setdefault(METASTORE_URIS, self.metastore_uri)
-        if self.warehouse is not None:
-            self.server_side_parameters.setdefault(WAREHOUSE_DIR, self.warehouse)
+        if given:  # the session is built from them, as dbt-spark builds it: the metastore and warehouse too
+            if self.metastore_uri is not None:
+                self.server_side_parameters.setdefault(METASTORE_URIS, self.metastore_uri)
+            if self.warehouse is not None:
+                self.server_side_parameters.setdefault(WAREHOUSE_DIR, self.warehouse)
+
+    @property
+    def own_session(self) -> bool:
+        """No ``server_side_parameters`` of the user's: the DDL log starts the session, as ``ddl-log --home`` does
+        (its metastore and warehouse under the home, or on ``metastore_uri``), so both see the same catalog."""
+        return set(self.server_side_parameters) <= {ANSI}
 
     @property
     def type(self) -> str:
@@ -49,7 +58,7 @@ class SparkDDLLogCredentials(SparkCredentials):
     def settings(self) -> dict[str, Any]:
         """The DDL log settings given in the profile (None: left to the environment and the defaults)."""
         return {"grace_seconds": self.grace_seconds, "lock_wait_seconds": self.lock_wait_seconds,
-                "binlog": self.binlog}
+                "binlog": self.binlog, "metastore_uri": self.metastore_uri, "warehouse": self.warehouse}
 
     def _connection_keys(self) -> tuple[str, ...]:
         return (*super()._connection_keys(), "ddl_log_home", "grace_seconds", "binlog")

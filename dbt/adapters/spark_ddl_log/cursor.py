@@ -12,10 +12,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
+from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, Row, SparkSession
 
 from dbt.adapters.spark_ddl_log.homes import engine_for
+from ddl_log import DDLLogError
 
 _LEADING_COMMENTS = re.compile(r"\A\s*((?:/\*.*?\*/\s*)+)", re.DOTALL)
 _TRAILING_COMMENTS = re.compile(r"((?:\s*/\*.*?\*/)+)\s*\Z", re.DOTALL)
@@ -57,8 +60,10 @@ def session(server_side_parameters: dict[str, str]) -> Any:
 class DDLLogCursor:
     """A DB-API-shaped cursor (what dbt-spark's session connection wraps) that runs through the DDL log."""
 
-    def __init__(self, server_side_parameters: dict[str, str], home: str, settings: dict[str, Any]) -> None:
+    def __init__(self, server_side_parameters: dict[str, str], home: str, settings: dict[str, Any], *,
+                 own_session: bool = False) -> None:
         self.server_side_parameters = server_side_parameters
+        self.own_session = own_session
         self.home = home
         self.settings = settings
         self.frame: DataFrame | None = None
@@ -68,14 +73,23 @@ class DDLLogCursor:
         if parameters:
             sql = sql % parameters
         self.frame, self.rows = None, None
-        spark = session(self.server_side_parameters)
-        results = engine_for(spark, self.home, self.settings).sql(with_comment_inside(sql))
+        if self.own_session:
+            engine = engine_for(None, self.home, self.settings)
+            for key, value in self.server_side_parameters.items():
+                engine.spark.conf.set(key, value)
+        else:
+            engine = engine_for(session(self.server_side_parameters), self.home, self.settings)
+        try:
+            results = engine.sql(with_comment_inside(sql))
+        except (PySparkException, DDLLogError) as error:  # as dbt-spark's session cursor reports Spark's errors
+            raise DbtRuntimeError(str(error)) from error
         if results and results[-1].kind == "query":
             self.frame = results[-1].result
 
-    def fetchall(self) -> list[Row] | None:
-        if self.rows is None and self.frame is not None:
-            self.rows = self.frame.collect()
+    def fetchall(self) -> list[Row]:
+        """The rows of a query; none for a statement the DDL log ran (as an empty result of dbt-spark's)."""
+        if self.rows is None:
+            self.rows = self.frame.collect() if self.frame is not None else []
         return self.rows
 
     def fetchone(self) -> Row | None:

@@ -16,17 +16,26 @@ _ENGINES: dict[str, AtomicDDL] = {}
 
 
 def engine_for(spark: Any, home: str, settings: dict[str, Any]) -> AtomicDDL:
-    """The engine of ``home`` on ``spark`` (the session dbt-spark's cursor uses), opened on first use."""
+    """The engine of ``home`` on ``spark`` (the session dbt-spark's cursor would use; None: the session the DDL log
+    starts for the home, as ``ddl-log --home`` does), opened on first use."""
     key = home if "://" in home else os.path.realpath(home)
     with _LOCK:
         engine = _ENGINES.get(key)
-        if engine is not None and engine.spark is not spark:  # the session was stopped and built again
+        if engine is not None and spark is not None and engine.spark is not spark:  # a new session was built
             engine.close()
             engine = None
         if engine is None:
+            if spark is not None:  # the session is the builder's: the service and warehouse are its settings
+                settings = {k: v for k, v in settings.items() if k not in ("metastore_uri", "warehouse")}
             engine = AtomicDDL(spark=spark, home=home, **settings)
             _ENGINES[key] = engine
         return engine
+
+
+def open_engine(home: str) -> AtomicDDL | None:
+    """The engine this process has open on ``home`` (None: none)."""
+    with _LOCK:
+        return _ENGINES.get(home if "://" in home else os.path.realpath(home))
 
 
 def close_all() -> None:
