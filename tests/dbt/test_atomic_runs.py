@@ -141,32 +141,35 @@ class TestModelChangingKind:
         assert missing == []
 
 
+FAILURES = {
+    "a typo": ("select id, version_typo as version from range(10)", "UNRESOLVED_COLUMN"),
+    "a runtime error": ("select id, cast(raise_error('boom: division by zero') as bigint) as version from range(10)",
+                        "USER_RAISED_EXCEPTION"),
+    "a missing source": ("select id, version from {{ source('raw', 'missing') }}", ".missing does not exist"),
+}
+
+
 class TestFailingModel:
     @pytest.fixture(scope="class")
     def models(self) -> dict[str, str]:
         return {"t.sql": TABLE_MODEL}
 
-    @pytest.mark.parametrize(("select", "error"), [
-        ("select id, version_typo as version from range(10)", "UNRESOLVED_COLUMN"),
-        ("select id, raise_error('division by zero') as version from range(10)", "division by zero"),
-        ("select id, version from {{ source('raw', 'missing') }}", "TABLE_OR_VIEW_NOT_FOUND"),
-    ], ids=["typo", "runtime error", "missing source"])
     def test_a_failing_select_leaves_the_old_table_whole_and_binlogs_nothing(
-            self, project: Any, spark: Any, ddl_log_home: Path, select: str, error: str) -> None:
+            self, project: Any, spark: Any, ddl_log_home: Path) -> None:
         table = f"{project.test_schema}.t"
-        write_file(TABLE_MODEL, project.project_root, "models", "t.sql")
         write_file(yaml.safe_dump({"version": 2, "sources": [
             {"name": "raw", "schema": project.test_schema, "tables": [{"name": "missing"}]}]}),
             project.project_root, "models", "sources.yml")
         run(1)
         events = len(self.binlog(ddl_log_home))
-        write_file("{{ config(materialized='table') }}\n" + select, project.project_root, "models", "t.sql")
-        _, output = run_dbt_and_capture(["run", "--vars", "{version: 2}"], expect_pass=False)
-        assert error in output
-        spark.catalog.refreshTable(table)
-        assert spark.sql(f"SELECT count(*) AS n, max(version) AS v FROM {table}").first().asDict() == \
-            {"n": ROWS, "v": 1}
-        assert len(self.binlog(ddl_log_home)) == events
+        for case, (select, error) in FAILURES.items():
+            write_file("{{ config(materialized='table') }}\n" + select, project.project_root, "models", "t.sql")
+            _, output = run_dbt_and_capture(["run", "--vars", "{version: 2}"], expect_pass=False)
+            assert error in output, case
+            spark.catalog.refreshTable(table)
+            assert spark.sql(f"SELECT count(*) AS n, max(version) AS v FROM {table}").first().asDict() == \
+                {"n": ROWS, "v": 1}, case
+            assert len(self.binlog(ddl_log_home)) == events, case
 
     @staticmethod
     def binlog(home: Path) -> list[Any]:
@@ -193,6 +196,9 @@ class TestGoingBackToPlainDbtSpark:
         add_plain_target(project)
         run(1)
         run(2)  # a swap: the first version waits at <db>/t for its grace period
-        run(3, target="plain")
+        results, output = run_dbt_and_capture(["run", "--target", "plain", "--vars", "{version: 3}"],
+                                              expect_pass=False)
+        assert "LOCATION_ALREADY_EXISTS" not in output, "the replaced version's directory holds <db>/t"
+        assert all(result.status == "success" for result in results), output[-2000:]
         assert spark.sql(f"SELECT count(*) AS n, max(version) AS v FROM {project.test_schema}.t").first().asDict() \
             == {"n": ROWS, "v": 3}

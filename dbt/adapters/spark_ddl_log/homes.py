@@ -21,8 +21,8 @@ def engine_for(spark: Any, home: str, settings: dict[str, Any]) -> AtomicDDL:
     key = home if "://" in home else os.path.realpath(home)
     with _LOCK:
         engine = _ENGINES.get(key)
-        if engine is not None and spark is not None and engine.spark is not spark:  # a new session was built
-            engine.close()
+        if engine is not None and (spark is not None and engine.spark is not spark or not _same(engine, settings)):
+            engine.close()  # a new session was built, or another profile names the home with other settings
             engine = None
         if engine is None:
             if spark is not None:  # the session is the builder's: the service and warehouse are its settings
@@ -30,6 +30,11 @@ def engine_for(spark: Any, home: str, settings: dict[str, Any]) -> AtomicDDL:
             engine = AtomicDDL(spark=spark, home=home, **settings)
             _ENGINES[key] = engine
         return engine
+
+
+def _same(engine: AtomicDDL, settings: dict[str, Any]) -> bool:
+    return all(getattr(engine.settings, name) == value for name, value in settings.items()
+               if value is not None and name not in ("metastore_uri", "warehouse"))
 
 
 def open_engine(home: str) -> AtomicDDL | None:
