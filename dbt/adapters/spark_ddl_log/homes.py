@@ -21,7 +21,7 @@ def engine_for(spark: Any, home: str, settings: dict[str, Any]) -> AtomicDDL:
     key = home if "://" in home else os.path.realpath(home)
     with _LOCK:
         engine = _ENGINES.get(key)
-        if engine is not None and (spark is not None and engine.spark is not spark or not _same(engine, settings)):
+        if engine is not None and ((spark is not None and engine.spark is not spark) or not _same(engine, settings)):
             engine.close()  # a new session was built, or another profile names the home with other settings
             engine = None
         if engine is None:
