@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROUNDS = 5
+ROUNDS = 3
 MODELS = {
     "t.sql": "{{ config(materialized='table') }}\nselect id, id * 2 as v, concat('r', id) as s from range(100000)",
     "v.sql": "{{ config(materialized='view') }}\nselect id, v from {{ ref('t') }} where id % 2 = 0",

@@ -40,6 +40,7 @@ SLOWEST_FIRST = (
     "tests/production/",
     "tests/soak_cluster/",
     "tests/soak/",
+    "tests/dbt/",
     "tests/readers/test_readers_other_driver.py",
     "tests/spark/test_replace_kill.py",
     "tests/spark/test_replace_sweep.py",

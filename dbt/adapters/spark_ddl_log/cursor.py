@@ -26,6 +26,11 @@ _FIRST_WORD = re.compile(r"\A\s*(CREATE|REPLACE|DROP|ALTER|TRUNCATE|INSERT|RENAM
 """The statements the DDL log may run (and binlog); others keep their comment where dbt put it (``SET`` reads
 everything after its key as the value)."""
 
+_READ_ONLY = re.compile(r"\A\s*(?:/\*.*?\*/\s*)*(SELECT|SHOW|DESCRIBE|DESC|EXPLAIN|SET|USE)\b",
+                        re.IGNORECASE | re.DOTALL)
+"""Statements that change no catalog object: dbt's many metadata queries go to ``spark.sql`` directly, without the
+SQL front end's parse and name checks (``WITH`` is not among them: ``WITH ... INSERT OVERWRITE`` is refused there)."""
+
 Description = Sequence[tuple[str, Any, int | None, int | None, int | None, int | None, bool]]
 
 
@@ -80,6 +85,9 @@ class DDLLogCursor:
         else:
             engine = engine_for(session(self.server_side_parameters), self.home, self.settings)
         try:
+            if _READ_ONLY.match(sql):
+                self.frame = engine.spark.sql(sql.strip().rstrip(";"))
+                return
             results = engine.sql(with_comment_inside(sql))
         except (PySparkException, DDLLogError) as error:  # as dbt-spark's session cursor reports Spark's errors
             raise DbtRuntimeError(str(error)) from error

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from pathlib import Path
 DIR = Path(os.environ.get("DBT_DEMO_DIR", "./dbt_demo")).resolve()
 HOME = DIR / "ddl_home"
 BIN = Path(sys.executable).parent
+CRASH_POINT = "replace.exchange.between"
 NOISE = ("WARNING: Using incubator modules",)
 MODEL = "{{ config(materialized='table') }}\nselect id, {{ var('version') }} as version, id * 2 as amount " \
         "from range(300000)"
@@ -50,19 +50,17 @@ def ddl_log(*args: str) -> list[str]:
 
 
 def killed_run() -> None:
+    """SIGKILLed (with its JVM) by the DDL log itself at the crash point between the swap's two metastore calls
+    (``DDL_LOG_CRASH_AT``): the old definition is held by TMP, the new table not installed yet."""
     command = dbt("--debug", "run", "--vars", "{version: 2}")
-    print("\n== dbt run (version 2), SIGKILLed 1 s after the adapter sends the model's CREATE OR REPLACE", flush=True)
+    print(f"\n== dbt run (version 2), SIGKILLed mid-swap of demo.sales (DDL_LOG_CRASH_AT={CRASH_POINT})", flush=True)
     process = subprocess.Popen(command, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                               start_new_session=True)
+                               start_new_session=True, env={**os.environ, "DDL_LOG_CRASH_AT": CRASH_POINT})
     assert process.stdout is not None
     for line in process.stdout:
         if "create" in line and "any kind" in line and "demo.sales" in line:
             print("   sent: " + line.strip()[:150], flush=True)
-            time.sleep(1.0)
-            os.killpg(process.pid, signal.SIGKILL)
-            print("   SIGKILL (dbt and its JVM)", flush=True)
-            break
-    process.wait()
+    print(f"   dbt run ended with signal {-process.wait()} (9: SIGKILL, its JVM too)", flush=True)
 
 
 def main() -> int:
