@@ -26,6 +26,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group("dbt"))
 
 
+@pytest.fixture(scope="class")
+def logs_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """dbt's log directory in the test's temporary directory (dbt-tests-adapter's default is ``./logs``)."""
+    path = str(tmp_path_factory.mktemp("dbt-logs"))
+    os.environ["DBT_LOG_PATH"] = path
+    yield path
+    del os.environ["DBT_LOG_PATH"]
+
+
 @pytest.fixture(scope="session")
 def ddl_log_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The DDL log home of the adapter in this process (one: a home is locked by the process that opens it)."""
