@@ -16,7 +16,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,dbt]'
 	touch $(STAMP)
 
 # Debian packages of the production setup (PostgreSQL server, its JDBC driver for the metastore service); a no-op
@@ -51,6 +51,17 @@ bench: install
 
 demo: install
 	$(PY) -m ddl_log.frontends.demo
+
+# dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series); `make test` runs a
+# short set of it.
+.PHONY: test-dbt
+test-dbt: install
+	DBT_FULL=1 $(PY) -m pytest -q tests/dbt tests/spark/test_statement_sweeps.py -k "dbt or becomes" $(PYTEST_ARGS)
+
+# dbt (issue 27): a dbt run killed while the adapter replaces a model, recovered, then run again (./dbt_demo).
+.PHONY: dbt-demo
+dbt-demo: install
+	$(PY) -m dbt.adapters.spark_ddl_log.demo
 
 soak: install
 	$(PY) -m tests.soak.run --iterations $(SOAK_ITERATIONS)

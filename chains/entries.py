@@ -70,6 +70,7 @@ class ActionType(enum.Enum):
     SWEEP_TABLE = "sweep_table"
     INSTALL_VERSION = "install_version"
     CLAIM_VERSION = "claim_version"
+    CHANGE_KIND = "change_kind"
 
 
 @attrs.frozen

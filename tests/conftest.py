@@ -44,6 +44,7 @@ SLOWEST_FIRST = (
     "tests/cluster/",
     "tests/soak_cluster/",
     "tests/soak/",
+    "tests/dbt/",
     "tests/readers/test_readers_other_driver.py",
     "tests/spark/test_replace_kill.py",
     "tests/spark/test_replace_sweep.py",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from actions.kinds import (
     alter_table,
+    change_kind,
     claim_version,
     create_db,
     create_function,
@@ -30,7 +31,7 @@ KINDS: dict[ActionType, ActionKind] = {
     module.KIND.type: module.KIND
     for module in (create_table, rename_table, drop_init, drop_table, drop_view, drop_function, drop_db, create_view,
                    rename_view, create_function, alter_table, create_db, swap_table, forget_table, delete_data,
-                   sweep_table, install_version, claim_version)
+                   sweep_table, install_version, claim_version, change_kind)
 }
 
 

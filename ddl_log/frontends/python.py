@@ -14,6 +14,7 @@ from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.alter_ops import AlterOp
 from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
 from ddl_log.engine.schema import SchemaLike
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
@@ -64,6 +65,18 @@ class AtomicDDL(DDLEngine):
         return self._replace(CreateOrReplaceTable.of(
             name, schema=schema, like=like, as_select=as_select, df=df, using=using, partitioned_by=partitioned_by,
             properties=properties, comment=comment, must_exist=must_exist, text=statement))
+
+    def replace_as_table(self, name: str | TableName, *, statement: str | None = None,
+                         **table: Any) -> StatementResult:
+        """CREATE OR REPLACE TABLE (the arguments of :meth:`create_or_replace_table`) of a name that may hold a view:
+        the view becomes the table in one atomic statement, the name never missing (``ANY KIND`` in SQL)."""
+        return self.run(CreateOrReplaceAnyKind.as_table(name, text=statement, **table))
+
+    def replace_as_view(self, name: str | TableName, *, as_select: str, statement: str | None = None,
+                        **view: Any) -> StatementResult:
+        """CREATE OR REPLACE VIEW (the arguments of :meth:`create_view`) of a name that may hold a table: the table
+        becomes the view in one atomic statement, the name never missing; its files stay for the grace period."""
+        return self.run(CreateOrReplaceAnyKind.as_view(name, as_select=as_select, text=statement, **view))
 
     def create_table(self, name: str | TableName, *, if_not_exists: bool = False, schema: SchemaLike | None = None,
                      like: str | TableName | None = None, as_select: str | None = None, df: Any = None,

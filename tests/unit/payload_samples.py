@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from actions.kinds.alter_table import AddColumnsChange, AlterTablePayload
+from actions.kinds.change_kind import ChangeKindPayload
 from actions.kinds.claim_version import ClaimVersionPayload
 from actions.kinds.create_db import CreateDatabasePayload
 from actions.kinds.create_function import CreateFunctionPayload
@@ -52,5 +53,6 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.INSTALL_VERSION: InstallVersionPayload('{"t": 0}'),
         ActionType.CLAIM_VERSION: ClaimVersionPayload(12),
         ActionType.SWEEP_TABLE: SweepTablePayload("file:/warehouse/ddllog_7_abcdef_tmp", 1795434777.5),
+        ActionType.CHANGE_KIND: ChangeKindPayload("x1-new", "x1-new:holder", None),
     }
     return samples[action_type]

@@ -57,6 +57,7 @@ from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import Engine, LeftoverStrategy
 from storage.catalogs.spark.executors import orphan_window
 from storage.catalogs.spark.functions import SparkFunctions
+from storage.catalogs.spark.kind_swap import SparkKindSwap
 from storage.catalogs.spark.leftovers import SparkLeftovers
 from storage.catalogs.spark.metastore import MetastoreClient
 from storage.catalogs.spark.overwrite import SparkPartitionKeep
@@ -100,6 +101,7 @@ class SparkCatalog:
         self._metastore = MetastoreClient(engine)
         self._swap = SparkSwap(engine, self._metastore)
         self._versions = SparkVersions(engine, self._metastore, self._swap)
+        self._kinds = SparkKindSwap(engine, self._metastore)
 
     def close(self) -> None:
         """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
@@ -202,6 +204,21 @@ class SparkCatalog:
     def forget_table(self, name: TableName, *, expect: str) -> bool:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.forget`."""
         return self._swap.forget(name, expect)
+
+    # ------------------------------------------------------------ kind exchange (storage.catalogs.spark.kind_swap)
+
+    def relation_tag(self, name: TableName) -> str | None:
+        return self._kinds.relation_tag(name)
+
+    def kind_refusal(self, orig: TableName, tmp: TableName) -> str | None:
+        return self._kinds.kind_refusal(orig, tmp)
+
+    def exchange_kinds(self, orig: TableName, tmp: TableName, holder_tag: str, *,
+                       between: Callable[[], None]) -> str | None:
+        return self._kinds.exchange_kinds(orig, tmp, holder_tag, between)
+
+    def restore_kind(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+        self._kinds.restore_kind(orig, holder, orig_tag)
 
     def delete_data(self, location: str, owner: TableName) -> str | None:
         """Delete a table version's directory once the metastore proves that nothing uses it (see
