@@ -16,7 +16,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,dbt]'
 	touch $(STAMP)
 
 # Debian packages of the production setup (PostgreSQL server, its JDBC driver for the metastore service); a no-op
@@ -46,9 +46,22 @@ bench: install
 	$(PY) -m bench.summary bench/results.json bench/RESULTS.md
 	BENCH_SERVICE=1 $(PY) -m pytest bench/service -q --benchmark-only --benchmark-json=bench/results-service.json -p no:randomly
 	$(PY) -m bench.summary bench/results-service.json bench/RESULTS-service.md
+	BENCH_SPARK_CLUSTER=1 $(PY) -m pytest bench/spark_cluster -q --benchmark-only --benchmark-json=bench/results-spark-cluster.json -p no:randomly
+	$(PY) -m bench.summary bench/results-spark-cluster.json bench/RESULTS-spark-cluster.md
 
 demo: install
 	$(PY) -m ddl_log.frontends.demo
+
+# dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series); `make test` runs a
+# short set of it.
+.PHONY: test-dbt
+test-dbt: install
+	DBT_FULL=1 $(PY) -m pytest -q tests/dbt tests/spark/test_statement_sweeps.py -k "dbt or becomes" $(PYTEST_ARGS)
+
+# dbt (issue 27): a dbt run killed while the adapter replaces a model, recovered, then run again (./dbt_demo).
+.PHONY: dbt-demo
+dbt-demo: install
+	$(PY) -m dbt.adapters.spark_ddl_log.demo
 
 soak: install
 	$(PY) -m tests.soak.run --iterations $(SOAK_ITERATIONS)
@@ -84,11 +97,31 @@ metastore-stop: install
 
 # Cluster soak (issue 16): 3 drivers on one PostgreSQL-backed metastore service, the same tables, SIGKILLs of random
 # drivers replaced by new ones, a reader process; zero violations. SOAK_CLUSTER_ARGS: e.g. --seed S --disjoint --json.
+# SPARK_MASTER=spark://HOST:PORT: drivers and reader run their jobs on that cluster (make spark-cluster prints it; give
+# it a core per application: make spark-cluster SPARK_CLUSTER_CORES=3).
 SOAK_CLUSTER_SECONDS ?= 600
 SOAK_CLUSTER_ARGS ?=
 .PHONY: soak-cluster
 soak-cluster: install system-deps
-	$(PY) -m tests.soak_cluster.run --seconds $(SOAK_CLUSTER_SECONDS) --drivers 3 $(SOAK_CLUSTER_ARGS)
+	$(PY) -m tests.soak_cluster.run --seconds $(SOAK_CLUSTER_SECONDS) --drivers 3 $(if $(SPARK_MASTER),--spark-master $(SPARK_MASTER)) $(SOAK_CLUSTER_ARGS)
+
+# Spark standalone cluster (issue 30): a master and SPARK_CLUSTER_WORKERS workers of SPARK_CLUSTER_CORES cores from pyspark's jars; drivers
+# join with --spark-master (DDL_LOG_SPARK_MASTER). SPARK_CLUSTER_DIR: its directory (default /tmp/ddl-log-cluster-$USER).
+SPARK_CLUSTER_WORKERS ?= 2
+SPARK_CLUSTER_CORES ?= 1
+SPARK_CLUSTER_DIR ?=
+SPARK_MASTER ?=
+.PHONY: spark-cluster spark-cluster-stop test-cluster
+spark-cluster: install
+	$(PY) -m ddl_log cluster start --workers $(SPARK_CLUSTER_WORKERS) --cores $(SPARK_CLUSTER_CORES) $(if $(SPARK_CLUSTER_DIR),--dir $(SPARK_CLUSTER_DIR))
+
+spark-cluster-stop: install
+	$(PY) -m ddl_log cluster stop $(if $(SPARK_CLUSTER_DIR),--dir $(SPARK_CLUSTER_DIR))
+
+# The proofs on a standalone cluster in full (make test runs a representative part): every CREATE OR REPLACE form at
+# every crash point, an executor killed in each data job with and without speculation, the driver killed mid-job.
+test-cluster: install
+	DDL_LOG_CLUSTER_PROOFS=long $(PY) -m pytest -q -p no:cacheprovider --timeout 7200 --durations=20 tests/cluster $(PYTEST_ARGS)
 
 # Replication (issue 28): the exactly-once crash sweeps (in-memory catalog) and the replica process on Spark, killed
 # mid-copy and after a commit. REPLICA_HOME / REPLICA_SOURCE: `make replica-run` applies a source until caught up.

@@ -30,7 +30,7 @@ from actions.errors import ActionFailedError
 from actions.replay import replay_chain
 from chains.binlog import BinlogLike
 from chains.commit import binlogged
-from chains.entries import ActionEntry, ChainKind, ChainState, ExecuteEntry
+from chains.entries import ActionEntry, ActionType, ChainKind, ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
 from storage.catalogs.interface import Catalog
@@ -130,9 +130,10 @@ def recover(log: DDLLog, binlog: BinlogLike | None, catalog: Callable[[], Catalo
             outcomes.append(outcome)
 
     compacted = False
-    if (not log.active_chains() and not log.owned_positions()
-            and any(c.state not in (ChainState.ABANDONED,) for c in log.chains())):
-        compacted = log.maybe_compact(force=True)
+    waiting = frozenset(c.position for c in log.active_chains() if is_waiting(log, c, time.time()))
+    if (all(c.position in waiting for c in log.active_chains()) and not log.owned_positions()
+            and any(not c.active and c.state is not ChainState.ABANDONED for c in log.chains())):
+        compacted = log.maybe_compact(force=True, waiting=waiting)
     return RecoveryReport(tuple(outcomes), tuple(log.abandoned_chains()), compacted)
 
 
@@ -149,7 +150,9 @@ def run_due_deletions(ctx: ActionContext, lock_chain: LockChain = _no_lock,
             except ActionFailedError as exc:
                 outcomes.append(ChainOutcome(chain.position, chain.statement, "failed", str(exc)))
                 continue
-        outcomes.append(ChainOutcome(chain.position, chain.statement, "finished", "old table files deleted"))
+        swept = any(action.type is ActionType.SWEEP_TABLE for action in log.actions_of(chain.position))
+        detail = "work table swept after its orphan window" if swept else "old table files deleted"
+        outcomes.append(ChainOutcome(chain.position, chain.statement, "finished", detail))
     return outcomes
 
 

@@ -21,8 +21,10 @@ SELECT = "SELECT id, id*2 AS v, concat('r', id) AS s FROM range({rows})"
 
 _LOAD_AT_START: tuple[float, float, float] | None = None
 
-collect_ignore = [] if os.environ.get("BENCH_SERVICE") else ["service"]
-"""bench/service runs on a metastore service, in a pytest process of its own (one SparkContext per process)."""
+collect_ignore = ([] if os.environ.get("BENCH_SERVICE") else ["service"]) + (
+    [] if os.environ.get("BENCH_SPARK_CLUSTER") else ["spark_cluster"])
+"""bench/service runs on a metastore service and bench/spark_cluster on a Spark standalone cluster, each in a pytest
+process of its own (one SparkContext per process)."""
 
 
 def pytest_configure(config: pytest.Config) -> None:

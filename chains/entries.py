@@ -67,6 +67,10 @@ class ActionType(enum.Enum):
     SWAP_TABLE = "swap_table"
     FORGET_TABLE = "forget_table"
     DELETE_DATA = "delete_data"
+    SWEEP_TABLE = "sweep_table"
+    INSTALL_VERSION = "install_version"
+    CLAIM_VERSION = "claim_version"
+    CHANGE_KIND = "change_kind"
 
 
 @attrs.frozen

@@ -331,12 +331,14 @@ class DDLLog:
 
     # ----------------------------------------------------------------- compaction
 
-    def maybe_compact(self, *, force: bool = False) -> bool:
-        """Rewrite the log with only the live chains when none is active (and it has grown, unless forced)."""
+    def maybe_compact(self, *, force: bool = False, waiting: frozenset[int] = frozenset()) -> bool:
+        """Rewrite the log with only the live chains when none is active but the ``waiting`` ones (scheduled
+        deletions, kept for a table version's retention: they are kept) (and it has grown, unless forced)."""
         with self._lock:
             for position in list(self._unwritten):
                 self._unwritten_only(position)
-            if self._pending is not None or self._unwritten or self.active_chains():
+            busy = [chain for chain in self.active_chains() if chain.position not in waiting]
+            if self._pending is not None or self._unwritten or busy:
                 return False
             if not force and self._file.size < self.compact_bytes:
                 return False
@@ -351,10 +353,13 @@ class DDLLog:
                 raise LogStateError("cannot compact inside a batch")
             # no batch marker needed: the rename of the whole file is atomic
             records: list[dict[str, Any]] = [{"op": "base", "next": self._state.next_id}]
+            kept = {chain.position for chain in self.chains() if chain.active or chain.state is ChainState.ABANDONED}
             for chain in self.chains():
-                if chain.active or chain.state is ChainState.ABANDONED:
+                if chain.position in kept:
                     actions = self._state.chain_actions(chain.position)
                     records.extend(action_to_wire(action) for action in actions)
+                    if chain.master is not None and chain.master not in kept:  # closed: it constrains nothing now
+                        chain = attrs.evolve(chain, master=None)
                     records.append(execute_to_wire(chain))
                     records.extend({"op": "note", "id": action.id, "text": self._state.notes[action.id]}
                                    for action in actions if action.id in self._state.notes)

@@ -12,6 +12,7 @@ from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.errors import (
     InvalidSchemaError,
     InvalidSettingError,
+    NoSuchVersionError,
     ObjectInRecoveryError,
     SqlParseError,
     UnsupportedStatementError,
@@ -24,6 +25,7 @@ from ddl_log.ops.errors import (
     PostgresServerError,
     PostgresUrlError,
     ServiceError,
+    SparkClusterError,
 )
 from ddl_log.replication.errors import (
     ApplyFailedError,
@@ -89,6 +91,7 @@ __all__ = [
     "MetastoreServiceError",
     "NoLocalDirectoryError",
     "NoSuchObjectError",
+    "NoSuchVersionError",
     "NotAtomicError",
     "ObjectExistsError",
     "ObjectInRecoveryError",
@@ -105,6 +108,7 @@ __all__ = [
     "SourceDamagedError",
     "SourceMissingError",
     "SourceVersionGoneError",
+    "SparkClusterError",
     "SqlParseError",
     "SqlResult",
     "StatementFailedError",

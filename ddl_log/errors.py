@@ -4,7 +4,7 @@ live in ``storage/errors.py``, ``chains/errors.py`` and ``actions/errors.py``; `
 
 from __future__ import annotations
 
-from storage.errors import DDLLogError, InvalidNameError
+from storage.errors import DDLLogError, InvalidNameError, NoSuchObjectError
 
 
 class InvalidSchemaError(InvalidNameError):
@@ -86,3 +86,8 @@ class InvalidSettingError(DDLLogError):
     def __init__(self, name: str, value: object, reason: str) -> None:
         super().__init__(f"setting {name}={value!r}: {reason}")
         self.name = name
+
+
+class NoSuchVersionError(NoSuchObjectError):
+    """RESTORE or UNDROP named a version of a table that is not kept (never was, expired, or is the current one);
+    ``.name`` is the table."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from actions.context import DEFAULT_GRACE_SECONDS
+from actions.context import DEFAULT_GRACE_SECONDS, DEFAULT_RETENTION_SECONDS
 from chains.log import DEFAULT_COMPACT_BYTES
 from ddl_log.cluster.locks import DEFAULT_LOCK_WAIT_SECONDS
 from ddl_log.errors import InvalidSettingError
@@ -39,6 +39,15 @@ def _thrift(instance: object, attribute: attrs.Attribute[Any], value: str | None
         raise InvalidSettingError(attribute.name, value, "must be a thrift://host:port URI")
 
 
+MASTER_PREFIXES = ("local", "spark://", "yarn", "k8s://", "mesos://")
+
+
+def _master(instance: object, attribute: attrs.Attribute[Any], value: str | None) -> None:
+    if value is not None and not value.startswith(MASTER_PREFIXES):
+        raise InvalidSettingError(attribute.name, value, "must be a Spark master URL (spark://host:port, yarn, "
+                                  "k8s://..., local[N])")
+
+
 def _setting(default: Any, help: str, *, validator: Any = None, kind: type = float) -> Any:
     return attrs.field(default=default, validator=validator, metadata={"help": help, "kind": kind})
 
@@ -56,6 +65,10 @@ class Settings:
     grace_seconds: float = _setting(DEFAULT_GRACE_SECONDS, "how long a replaced or dropped table's old files stay "
                                     "for the queries that listed them; set it to your longest query",
                                     validator=_non_negative)
+    retention_seconds: float = _setting(DEFAULT_RETENTION_SECONDS, "how long a replaced or dropped table's previous "
+                                        "version stays restorable (RESTORE, UNDROP); a table's "
+                                        "spark_ddl_log.retention_seconds property overrides it; never less than "
+                                        "grace_seconds", validator=_non_negative)
     lock_wait_seconds: float = _setting(DEFAULT_LOCK_WAIT_SECONDS, "database home: how long a statement waits for "
                                         "another driver's metadata locks", validator=_non_negative)
     lease_seconds: float | None = _setting(None, "database home: the lease its heartbeat renews (default 30)",
@@ -67,6 +80,15 @@ class Settings:
     metastore_uri: str | None = _setting(None, "a Hive metastore service (thrift://host:port) instead of the "
                                          "embedded metastore", validator=_thrift, kind=str)
     warehouse: str | None = _setting(None, "with metastore_uri: where new databases' managed tables go", kind=str)
+    spark_master: str | None = _setting(None, "the cluster manager the driver's executors run on (spark://host:port, "
+                                        "yarn, k8s://...; default local[2]: tasks in the driver's JVM); the "
+                                        "warehouse must be on a file system every executor reaches",
+                                        validator=_master, kind=str)
+    orphan_seconds: float | None = _setting(None, "on a cluster: how long a task may go on writing after its driver "
+                                            "died or its statement was undone; an undone statement's work table "
+                                            "is swept again after it (default: the executors' heartbeat limit, "
+                                            "spark.executor.heartbeatInterval x (maxFailures + 1), 610 s; 0: off)",
+                                            validator=_non_negative)
     compact_bytes: int = _setting(DEFAULT_COMPACT_BYTES, "rewrite the log with only its live chains once it is "
                                   "this large and no chain is active (0: whenever none is)", validator=_non_negative,
                                   kind=int)

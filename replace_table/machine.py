@@ -9,7 +9,8 @@ Swap path (ORIG exists and, once TMP is built, ``Catalog.swap_refusal`` finds no
 ====  ===========================  =========================================================================
 step  trigger                      effect
 ====  ===========================  =========================================================================
-1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included)
+1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included, and on a
+                                   cluster logs a sweep of TMP for after the orphan window)
 2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
 3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
 4     ``log_swap``                 D: log FORGET_TABLE of the holder TMP; C: log SWAP_TABLE (undo puts the
@@ -63,12 +64,13 @@ from actions.kinds.rename_table import log_rename_table
 from actions.kinds.swap_table import SwapTablePayload, log_swap_table
 from actions.replay import replay_chain
 from actions.results import StatementResult
+from actions.versions import keep_version, retention_of
 from chains.binlog import BinlogEvent
 from chains.commit import commit_chain
 from chains.entries import ChainKind
 from replace_table.versions import version_record
 from storage import crashpoints
-from storage.catalogs.interface import Fill, TableSpec
+from storage.catalogs.interface import Fill, TableSpec, TableVersion
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.errors import DDLLogError, NoSuchObjectError, ObjectExistsError
 
@@ -151,6 +153,8 @@ class ReplaceResult(StatementResult):
     """Why the rename path was taken."""
     old_data: str | None = None
     """Swap path: ORIG's old directory, deleted once the grace period is over (``AtomicDDL.pending_deletions``)."""
+    version: int | None = None
+    """Swap path: the number of the kept previous version (``RESTORE TABLE ... TO VERSION AS OF``), if one is kept."""
 
     def describe(self) -> str:
         if not self.replaced:
@@ -192,6 +196,8 @@ class ReplaceTable:
         self.orig_identity: str | None = None
         self.swap_refused: str | None = None
         self.old_location: str | None = None
+        self.old_version: TableVersion | None = None
+        self.retention = self.grace_seconds
         self.create_chain = -1
         self.drop_chain: int | None = None
         self.delete_chain: int | None = None
@@ -204,7 +210,8 @@ class ReplaceTable:
 
     def do_log_tmp(self) -> None:
         self.create_chain = self.log.new_chain(ChainKind.UNDO, self.statement)
-        log_create_table(self.log, self.create_chain, self.tmp, self.tag, owns_location=True)
+        log_create_table(self.log, self.create_chain, self.tmp, self.tag, owns_location=True,
+                         late_writes=self.ctx.orphan_window())
 
     def do_create_tmp(self) -> None:
         self.catalog.create(self.tmp, self.spec, self.tag)
@@ -222,15 +229,19 @@ class ReplaceTable:
                            SwapTablePayload(self.tag, self.holder_tag, orig_tag))
 
     def do_exchange(self) -> None:
+        self.old_version = self.catalog.version_of(self.orig)  # kept in the log: RESTORE brings it back
         self.old_location = self.catalog.exchange_definitions(self.orig, self.tmp, self.holder_tag,
                                                               between=BETWEEN_SWAP_CALLS)
 
     def do_log_deletion(self) -> None:
         assert self.old_location is not None
-        due = time.time() + self.grace_seconds
+        kept = None if self.old_version is None else keep_version(self.old_version, self.verb, dropped=False,
+                                                                  xid=self.xid)
+        retention = self.grace_seconds if self.old_version is None else retention_of(self.ctx, self.old_version)
+        self.retention = retention
         with self.log.batch():
             self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            log_delete_data(self.log, self.delete_chain, self.orig, self.old_location, due)
+            log_delete_data(self.log, self.delete_chain, self.orig, self.old_location, time.time() + retention, kept)
 
     def do_log_rename(self) -> None:
         with self.log.batch():
@@ -256,7 +267,7 @@ class ReplaceTable:
 
     def do_retire(self) -> None:
         self._replay_forward(self.drop_chain)
-        if self.grace_seconds <= 0:
+        if self.retention <= 0:
             self._replay_forward(self.delete_chain)
 
     def do_drop_backup(self) -> None:
@@ -310,7 +321,8 @@ class ReplaceTable:
     def _result(self, path: Path, *, backup_pending: bool) -> ReplaceResult:
         return ReplaceResult(objects=(str(self.orig),), event=self.event, name=self.orig, replaced=self.orig_exists,
                              backup_pending=backup_pending, path=path, swap_refused=self.swap_refused,
-                             old_data=self.old_location)
+                             old_data=self.old_location,
+                             version=self.delete_chain if self.old_version is not None and self.retention > 0 else None)
 
     def _roll_back(self, cause: Exception) -> StatementFailedError | None:
         """Error: None if the statement committed already; else cancel the linked chains, replay C and return the

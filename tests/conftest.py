@@ -28,6 +28,9 @@ those of the workers, CLI runs and soak workers they spawn (spark-submit adds ``
 JVM): the C1 compiler alone, the serial collector, and the class archive ``make test`` builds
 (:mod:`tests.jvm_archive` says why). A ``SPARK_SUBMIT_OPTS`` already set is kept as it is."""
 os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JVM_OPTIONS)
+os.environ.setdefault("DDL_LOG_RETENTION_SECONDS", "0")
+"""Versions are kept for the grace period only, as before versions existed, unless a test says otherwise: the tests
+of other statements count the directories a statement leaves (tests/unit/test_versions.py sets retention)."""
 use_ram_for_temporary_files()  # tests/ramdisk.py: fsyncs cost nothing on tmpfs and prove the same
 
 
@@ -38,8 +41,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 SLOWEST_FIRST = (
     "tests/production/",
+    "tests/cluster/",
     "tests/soak_cluster/",
     "tests/soak/",
+    "tests/dbt/",
     "tests/readers/test_readers_other_driver.py",
     "tests/spark/test_replace_kill.py",
     "tests/spark/test_replace_sweep.py",

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from actions.kinds import (
     alter_table,
+    change_kind,
+    claim_version,
     create_db,
     create_function,
     create_table,
@@ -16,9 +18,11 @@ from actions.kinds import (
     drop_table,
     drop_view,
     forget_table,
+    install_version,
     rename_table,
     rename_view,
     swap_table,
+    sweep_table,
 )
 from actions.kinds.kind import ActionKind
 from chains.entries import FINAL, SKIPPED, ActionEntry, ActionType
@@ -26,7 +30,8 @@ from chains.entries import FINAL, SKIPPED, ActionEntry, ActionType
 KINDS: dict[ActionType, ActionKind] = {
     module.KIND.type: module.KIND
     for module in (create_table, rename_table, drop_init, drop_table, drop_view, drop_function, drop_db, create_view,
-                   rename_view, create_function, alter_table, create_db, swap_table, forget_table, delete_data)
+                   rename_view, create_function, alter_table, create_db, swap_table, forget_table, delete_data,
+                   sweep_table, install_version, claim_version, change_kind)
 }
 
 

@@ -5,7 +5,7 @@ why is noted in the log. Until it is due its chain is *waiting* (:mod:`actions.d
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
@@ -21,22 +21,59 @@ DELETE_BEFORE = crashpoints.declare("forward.delete_data.before_delete", "an old
 
 
 @attrs.frozen
+class KeptVersion:
+    """What makes the files a restorable *version* of their table: its whole definition as the catalog stores it
+    (``Catalog.version_of``), when and by which statement (``operation``, ``xid`` when known) it stopped being
+    current, and whether the table was dropped (UNDROP brings it back) or replaced (RESTORE)."""
+
+    definition: str
+    kept_at: float
+    operation: str
+    dropped: bool
+    xid: int | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"definition": self.definition, "kept_at": self.kept_at, "operation": self.operation,
+                "dropped": self.dropped, "xid": self.xid}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> KeptVersion:
+        xid = require(data, "xid", "DELETE_DATA version")
+        return cls(str(require(data, "definition", "DELETE_DATA version")),
+                   float(require(data, "kept_at", "DELETE_DATA version")),
+                   str(require(data, "operation", "DELETE_DATA version")),
+                   bool(require(data, "dropped", "DELETE_DATA version")), None if xid is None else int(xid))
+
+
+@attrs.frozen
 class DeleteDataPayload:
-    """``location`` is deleted once ``due`` (seconds since the epoch) has come."""
+    """``location`` is deleted once ``due`` (seconds since the epoch) has come. ``version``: the files are a kept
+    table version until then (None: only kept for readers, as a dropped database's directory)."""
 
     location: str
     due: float
+    version: KeptVersion | None = None
+
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("version",)
+    """Fields a log written before they existed lacks: absent means no version, which is what such a log meant."""
 
     def to_wire(self) -> dict[str, Any]:
-        return {"location": self.location, "due": self.due}
+        wire: dict[str, Any] = {"location": self.location, "due": self.due}
+        if self.version is not None:
+            wire["version"] = self.version.to_wire()
+        return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> DeleteDataPayload:
-        return cls(str(require(data, "location", "DELETE_DATA")), float(require(data, "due", "DELETE_DATA")))
+        version = data.get("version")  # absent: a deletion logged without a version (or before versions existed)
+        return cls(str(require(data, "location", "DELETE_DATA")), float(require(data, "due", "DELETE_DATA")),
+                   None if version is None else KeptVersion.from_wire(version))
 
 
-def log_delete_data(log: DDLLog, chain: int, owner: TableName, location: str, due: float) -> ActionEntry:
-    return log.add_action(chain, ActionType.DELETE_DATA, name=owner, payload=DeleteDataPayload(location, due))
+def log_delete_data(log: DDLLog, chain: int, owner: TableName, location: str, due: float,
+                    version: KeptVersion | None = None) -> ActionEntry:
+    return log.add_action(chain, ActionType.DELETE_DATA, name=owner,
+                          payload=DeleteDataPayload(location, due, version))
 
 
 def forward_delete_data(action: ActionEntry, ctx: ActionContext) -> None:

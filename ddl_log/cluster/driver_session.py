@@ -19,18 +19,24 @@ from storage.records.home import AnyHome
 @attrs.frozen
 class SessionChoice:
     """``metastore_uri`` None: the embedded session; else a session on that service (``thrift://host:port``),
-    managed tables of new databases under ``warehouse`` (the service's; None leaves Spark's default)."""
+    managed tables of new databases under ``warehouse`` (the service's; None leaves Spark's default). ``master``:
+    the cluster manager whose executors run the session's tasks (None: local mode, in the driver's JVM)."""
 
     metastore_uri: str | None = None
     warehouse: str | None = None
+    master: str | None = None
 
     @classmethod
-    def of(cls, spark: Any, metastore_uri: str | None, warehouse: str | os.PathLike[str] | None) -> SessionChoice:
+    def of(cls, spark: Any, metastore_uri: str | None, warehouse: str | os.PathLike[str] | None,
+           master: str | None = None) -> SessionChoice:
         """Checked when the API object is made, not when Spark first starts: a session given together with a
-        metastore URI is a contradiction (a running session's catalog cannot change)."""
+        metastore URI or a master is a contradiction (a running session's catalog and master cannot change)."""
         if metastore_uri is not None and spark is not None:
             raise CatalogError("give a Spark session or a metastore URI, not both (a running session's catalog is "
                                "fixed)", metastore_uri)
+        if master is not None and spark is not None:
+            raise CatalogError("give a Spark session or a Spark master, not both (a running session's master is "
+                               "fixed)", master)
         if warehouse is not None and metastore_uri is None:
             raise CatalogError("a warehouse directory is given with a metastore URI only (the embedded session's "
                                "is under the home)", str(warehouse))
@@ -38,24 +44,24 @@ class SessionChoice:
             service_settings(metastore_uri)  # refuses a URI that is not thrift://, now rather than when Spark starts
         if warehouse is not None and "://" not in str(warehouse):  # a local directory; a URL (s3a://...) as it is
             warehouse = Path(warehouse).resolve()
-        return cls(metastore_uri, None if warehouse is None else str(warehouse))
+        return cls(metastore_uri, None if warehouse is None else str(warehouse), master)
 
 
 def driver_session(home: AnyHome, choice: SessionChoice) -> Any:
     """The session ``choice`` asks for. Embedded: metastore, warehouse and Spark's logs under the home directory (a
     database home has none: :class:`NoLocalDirectoryError`). On a service: Spark's logs and scratch space under the
-    home directory, or a private temporary one for a database home."""
+    home directory, or a private temporary one for a database home. Either on ``choice.master``."""
     if choice.metastore_uri is None:
         from storage.catalogs.spark.session import embedded_session
 
-        return embedded_session(Path(home.spark_directory()))
+        return embedded_session(Path(home.spark_directory()), choice.master)
     from storage.catalogs.spark.session import service_session
 
     try:
         scratch = home.spark_directory()
     except NoLocalDirectoryError:
         scratch = tempfile.mkdtemp(prefix="ddl-log-driver-")
-    return service_session(Path(scratch), choice.metastore_uri, choice.warehouse)
+    return service_session(Path(scratch), choice.metastore_uri, choice.warehouse, choice.master)
 
 
 def close_catalog(catalog: object) -> None:

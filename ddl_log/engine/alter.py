@@ -50,6 +50,7 @@ from storage.catalogs.interface import (
     TableSpec,
 )
 from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.rules import check_settable_properties
 from storage.errors import (
     CatalogError,
     InvalidDefinitionError,
@@ -169,9 +170,12 @@ def _plain_change(catalog: Catalog, name: TableName, metadata: TableMetadata,
 def _alter_properties(ctx: ActionContext, name: TableName, tag: str, metadata: TableMetadata,
                       op: SetProperties | UnsetProperties, statement: str) -> StatementResult:
     current = metadata.property_map
+    if metadata.comment is not None:  # Spark's property 'comment' is the table's comment (SET, UNSET, COMMENT ON)
+        current["comment"] = metadata.comment
     keys = tuple(op.properties) if isinstance(op, SetProperties) else op.keys
     if TAG_PROPERTY in keys:
         raise InvalidNameError(f"table property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
+    check_settable_properties(keys, str(name))
     if isinstance(op, UnsetProperties):
         # Spark (4.x) ignores keys that are not set, with or without IF EXISTS; none set: nothing to change.
         keys = tuple(key for key in keys if key in current)

@@ -52,7 +52,7 @@ class DDLEngine:
                  **keywords: Any) -> None:
         self.settings = (settings or Settings.from_env()).evolve(**keywords)
         s = self.settings
-        self._session_choice = SessionChoice.of(spark, s.metastore_uri, s.warehouse)
+        self._session_choice = SessionChoice.of(spark, s.metastore_uri, s.warehouse, s.spark_master)
         self.home = open_home(home, wait_seconds=s.wait_seconds, lease_seconds=s.lease_seconds)
         try:
             self.log = DDLLog(self.home.log_store(file_ops), compact_bytes=s.compact_bytes)
@@ -115,8 +115,11 @@ class DDLEngine:
         return self._catalog
 
     def context(self) -> ActionContext:
-        """What statements and replays run against: catalog, log, binlog (None when off), grace period."""
+        """What statements and replays run against: catalog, log, binlog (None when off), grace period, retention,
+        orphan window, whether events record the versions queries made."""
         return ActionContext(self.catalog, self.log, self.binlog, grace_seconds=self.settings.grace_seconds,
+                             retention_seconds=self.settings.retention_seconds,
+                             orphan_seconds=self.settings.orphan_seconds,
                              record_versions=self.settings.binlog_versions)
 
     # ------------------------------------------------------------------ statements

@@ -5,7 +5,6 @@ too."""
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -15,7 +14,7 @@ import attrs
 from actions.commit_or_undo import undo_unless_committed
 from actions.context import ActionContext
 from actions.errors import CommittedWithPendingWorkWarning, StatementFailedError
-from actions.kinds.delete_data import log_delete_data
+from actions.kinds.delete_data import KeptVersion, log_delete_data
 from actions.kinds.drop_init import dropped_object_name
 from actions.replay import replay_chain
 from chains.binlog import BinlogEvent
@@ -92,26 +91,37 @@ class UndoStatement:
             raise error from exc
 
 
+@attrs.frozen
+class KeptFiles:
+    """Files a roll-forward chain leaves in place: ``owner``'s directory ``location``, deleted at ``due``; while
+    ``version`` is set they are a restorable table version (UNDROP)."""
+
+    owner: TableName
+    location: str
+    due: float
+    version: KeptVersion | None = None
+
+
 def run_forward_chain(ctx: ActionContext, statement: str, actions: Sequence[Callable[[DDLLog, int], object]],
                       points: StatementPoints, *, verb: str,
-                      kept_files: Sequence[tuple[TableName, str]] = ()) -> BinlogEvent | None:
+                      kept_files: Sequence[KeptFiles] = ()) -> BinlogEvent | None:
     """Log a roll-forward chain in one durable write (its commit point), then replay it live; its binlog event.
 
     ``actions``: ``log_action(log, chain)`` each (a kind's helper, :mod:`actions.kinds`), in replay order. Once
     logged the chain always completes: if the process dies, recovery finishes it and binlogs it as generated. An
     object the engine refuses to drop is given up on: the others are dropped, the binlog names only those, and
     :class:`StatementFailedError` (with ``completed``) tells the caller. ``kept_files``: (object, directory) whose
-    files the chain leaves for readers; their deletion chains (DELETE_DATA, due after the grace period, each
-    proving when it runs that nothing uses the directory) are logged in the same write.
+    files the chain leaves for readers; their deletion chains (DELETE_DATA, due when said, each
+    proving when it runs that nothing uses the directory; a version when it is one) are logged in the same write.
     """
     before, after = points.log
     log = ctx.log
     position = log.new_chain(ChainKind.FORWARD, statement)
-    due = time.time() + ctx.grace_seconds
     before()
     with log.batch():
-        for owner, location in kept_files:
-            log_delete_data(log, log.new_chain(ChainKind.FORWARD, statement), owner, location, due)
+        for kept in kept_files:
+            log_delete_data(log, log.new_chain(ChainKind.FORWARD, statement), kept.owner, kept.location, kept.due,
+                            kept.version)
         for log_action in actions:
             log_action(log, position)
     after()

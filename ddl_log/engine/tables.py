@@ -22,8 +22,9 @@ from actions.kinds.drop_view import log_drop_view
 from actions.kinds.rename_table import log_rename_table
 from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
+from actions.versions import keep_version, retention_of
 from chains.log import DDLLog
-from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
+from ddl_log.engine.driver import KeptFiles, StatementPoints, UndoStatement, run_forward_chain
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text
 from ddl_log.engine.typed import Statement
@@ -179,7 +180,7 @@ class DropTables(Statement):
             actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=objects)]
             actions += [partial(_log_drop_table, name=name, tag=identity, keep_files=keep)
                         for name, identity in targets]
-            kept = kept_table_files(ctx, [name for name, _ in targets]) if keep else []
+            kept = kept_table_files(ctx, [name for name, _ in targets], self.label) if keep else []
             event = run_forward_chain(ctx, self.binlog_text, actions, DROP_TABLES_POINTS, verb=self.label,
                                       kept_files=kept)
         return StatementResult(objects=objects, event=event, detail="done: " + ", ".join(objects))
@@ -189,10 +190,21 @@ def _log_drop_table(log: DDLLog, chain: int, *, name: TableName, tag: str | None
     return log_drop_table(log, chain, name, tag, keep_files=keep_files)
 
 
-def kept_table_files(ctx: ActionContext, names: list[TableName]) -> list[tuple[TableName, str]]:
-    """(table, directory) of the managed ones of ``names``: the files a drop that keeps them leaves for readers."""
-    located = [(name, ctx.catalog.table_location(name)) for name in names]
-    return [(name, location) for name, location in located if location is not None]
+def kept_table_files(ctx: ActionContext, names: list[TableName], operation: str) -> list[KeptFiles]:
+    """The files of the managed ones of ``names`` that a drop keeps: for readers, and as a restorable version
+    (UNDROP) where the catalog can keep the table's whole definition."""
+    kept = []
+    now = time.time()
+    for name in names:
+        version = ctx.catalog.version_of(name)
+        if version is not None:
+            kept.append(KeptFiles(name, version.location, now + retention_of(ctx, version),
+                                  keep_version(version, operation, dropped=True)))
+            continue
+        location = ctx.catalog.table_location(name)
+        if location is not None:
+            kept.append(KeptFiles(name, location, now + ctx.grace_seconds))
+    return kept
 
 
 @attrs.frozen(kw_only=True)
@@ -248,10 +260,11 @@ class DropDatabase(Statement):
         # The database's identity: recovery drops this database, never one created anew under the name. Its
         # directory stays with its tables' files for their readers, deleted after the grace period once unused.
         actions.append(partial(log_drop_database, db=db, tag=catalog.tag_database(db), keep_files=True))
-        kept = kept_table_files(ctx, list(objects.tables))
+        kept = kept_table_files(ctx, list(objects.tables), self.label)
         location = catalog.database_location(db)
-        if location is not None:
-            kept.append((TableName(db, "*"), location))
+        if location is not None:  # it holds its tables' kept versions: it goes after the last of them
+            due = max([time.time() + ctx.grace_seconds, *(files.due for files in kept)])
+            kept.append(KeptFiles(TableName(db, "*"), location, due))
         event = run_forward_chain(ctx, self.binlog_text, actions, DROP_DATABASE_POINTS, verb=self.label,
                                   kept_files=kept)
         return StatementResult(objects=(db,), event=event)

@@ -26,6 +26,7 @@ from ddl_log.engine.texts import drop_text, function_text, sql_string, view_text
 from ddl_log.engine.typed import Statement
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
+from storage.catalogs.rules import check_settable_properties
 from storage.errors import (
     CatalogError,
     InvalidDefinitionError,
@@ -161,6 +162,7 @@ class AlterViewProperties(Statement):
         if definition is None:
             raise missing_view(catalog, name, hint="use ALTER TABLE", condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
         current = definition.property_map
+        check_settable_properties([key for key, _ in self.set] or self.unset, str(name))
         keys = tuple(key for key, _ in self.set) if self.set else tuple(k for k in self.unset if k in current)
         if not keys:
             return NOTHING_DONE

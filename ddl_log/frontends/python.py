@@ -14,9 +14,18 @@ from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.alter_ops import AlterOp
 from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
 from ddl_log.engine.schema import SchemaLike
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
+from ddl_log.engine.versions import (
+    DescribeHistory,
+    HistoryResult,
+    RestoreTable,
+    ShowTablesDropped,
+    UndropTable,
+    VersionResult,
+)
 from ddl_log.engine.views import (
     AlterView,
     AlterViewProperties,
@@ -70,6 +79,18 @@ class AtomicDDL(DDLEngine):
             name, schema=schema, like=like, as_select=as_select, df=df, using=using, partitioned_by=partitioned_by,
             properties=properties, comment=comment, must_exist=must_exist, text=statement))
 
+    def replace_as_table(self, name: str | TableName, *, statement: str | None = None,
+                         **table: Any) -> StatementResult:
+        """CREATE OR REPLACE TABLE (the arguments of :meth:`create_or_replace_table`) of a name that may hold a view:
+        the view becomes the table in one atomic statement, the name never missing (``ANY KIND`` in SQL)."""
+        return self.run(CreateOrReplaceAnyKind.as_table(name, text=statement, **table))
+
+    def replace_as_view(self, name: str | TableName, *, as_select: str, statement: str | None = None,
+                        **view: Any) -> StatementResult:
+        """CREATE OR REPLACE VIEW (the arguments of :meth:`create_view`) of a name that may hold a table: the table
+        becomes the view in one atomic statement, the name never missing; its files stay for the grace period."""
+        return self.run(CreateOrReplaceAnyKind.as_view(name, as_select=as_select, text=statement, **view))
+
     def create_table(self, name: str | TableName, *, if_not_exists: bool = False, schema: SchemaLike | None = None,
                      like: str | TableName | None = None, as_select: str | None = None, df: Any = None,
                      using: str | None = None, partitioned_by: Iterable[str] = (),
@@ -107,6 +128,34 @@ class AtomicDDL(DDLEngine):
     def alter_table(self, name: str | TableName, op: AlterOp, *, statement: str | None = None) -> StatementResult:
         """ALTER TABLE (:mod:`ddl_log.engine.alter_ops`: properties, comments, columns, partitions)."""
         return self.run(AlterTable.of(name, op, text=statement))
+
+    # ------------------------------------------------------------------ table versions
+
+    def restore_table(self, name: str | TableName, *, version: int | None = None,
+                      timestamp: str | float | None = None, statement: str | None = None) -> VersionResult:
+        """RESTORE TABLE t TO VERSION AS OF ``version`` | TO TIMESTAMP AS OF ``timestamp``: a kept version is the
+        table again, in one catalog call; the replaced one is kept in turn."""
+        result = self.run(RestoreTable.of(name, version=version, timestamp=timestamp, text=statement))
+        assert isinstance(result, VersionResult), result
+        return result
+
+    def undrop_table(self, name: str | TableName, *, statement: str | None = None) -> VersionResult:
+        """UNDROP TABLE t: the newest dropped version of ``t`` back (refused while the name is taken)."""
+        result = self.run(UndropTable.of(name, text=statement))
+        assert isinstance(result, VersionResult), result
+        return result
+
+    def describe_history(self, name: str | TableName, *, statement: str | None = None) -> HistoryResult:
+        """DESCRIBE HISTORY t: the kept versions of ``t`` (``.rows``), newest first."""
+        result = self.run(DescribeHistory.of(name, text=statement))
+        assert isinstance(result, HistoryResult), result
+        return result
+
+    def show_tables_dropped(self, database: str | None = None, *, statement: str | None = None) -> HistoryResult:
+        """SHOW TABLES DROPPED [IN db]: the dropped tables UNDROP can bring back (``.rows``)."""
+        result = self.run(ShowTablesDropped.of(database, text=statement))
+        assert isinstance(result, HistoryResult), result
+        return result
 
     # ------------------------------------------------------------------ databases
 

@@ -44,6 +44,17 @@ class MetastoreServiceError(ServiceError):
         self.root = root
 
 
+class SparkClusterError(ServiceError):
+    """The Spark standalone cluster (its master or a worker) could not start, or died."""
+
+    server = "Spark cluster in"
+    log_name = "log"
+
+    def __init__(self, root: Path, reason: str, log_tail: str = "") -> None:
+        super().__init__(str(root), reason, log_tail)
+        self.root = root
+
+
 class MetastoreSchemaError(ServiceError):
     """The metastore schema could not be checked or created."""
 

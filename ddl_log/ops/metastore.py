@@ -24,11 +24,8 @@ from __future__ import annotations
 import contextlib
 import getpass
 import importlib.util
-import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -50,6 +47,7 @@ from ddl_log.ops.hive_site import (
 )
 from ddl_log.ops.metastore_schema import ensure_schema, java_options, jdbc_jar
 from ddl_log.ops.postgres import free_port, log_tail
+from ddl_log.ops.processes import accepts, end_group, read_json, remove, runs_marked, write_json
 from storage.catalogs.spark.service import service_settings as spark_service_settings
 
 MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"
@@ -62,7 +60,6 @@ MARKER_PROPERTY = "ddl_log.metastore.dir"
 """A JVM system property naming the service's directory: tells our process from another that got its pid."""
 START_TIMEOUT = 180.0
 """Seconds the service may take to accept connections (JVM start, and on Derby the schema, on a busy machine)."""
-STOP_GRACE = 20.0
 
 
 
@@ -208,13 +205,13 @@ def _launch(root: Path, jars: Path, backend: str, database: dict[str, str], labe
     service = MetastoreService(root, port, popen.pid, backend, label, warehouse, postgres_root)
     _write_state(service)  # from now on `stop` finds it, even while it starts
     deadline = time.monotonic() + timeout
-    while not _accepts(port):
+    while not accepts(port):
         if popen.poll() is not None:
             _remove_state(root)
             raise MetastoreServiceError(root, f"exited with {popen.returncode} before accepting connections (log: "
                                         f"{log_path})", log_tail(log_path))
         if time.monotonic() > deadline:
-            _end(popen.pid)
+            end_group(popen.pid)
             _remove_state(root)
             raise MetastoreServiceError(root, f"port {port} not accepting after {timeout:.0f} s (log: {log_path})",
                                         log_tail(log_path))
@@ -222,50 +219,32 @@ def _launch(root: Path, jars: Path, backend: str, database: dict[str, str], labe
     return attrs.evolve(service, start_seconds=round(time.monotonic() - began, 2))
 
 
-def _accepts(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1.0)
-        return probe.connect_ex(("127.0.0.1", port)) == 0
-
-
 def read_state(root: Path) -> MetastoreService | None:
     """The service recorded in ``root`` (running or not), or None."""
+    fields = read_json(Path(root) / STATE_FILE)
     try:
-        return MetastoreService.from_dict(json.loads((Path(root) / STATE_FILE).read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
+        return None if fields is None else MetastoreService.from_dict(fields)
+    except (TypeError, ValueError):
         return None
 
 
 def _write_state(service: MetastoreService) -> None:
-    path = service.root / STATE_FILE
-    write_private(path.with_suffix(".tmp"), json.dumps(service.as_dict(), indent=2) + "\n")
-    path.with_suffix(".tmp").replace(path)
+    write_json(service.root / STATE_FILE, service.as_dict())
 
 
 def _remove_state(root: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        (root / STATE_FILE).unlink()
+    remove(root / STATE_FILE)
 
 
 def is_alive(service: MetastoreService) -> bool:
     """Whether the service's process runs: its pid exists and is the JVM started for this directory."""
-    try:
-        cmdline = Path(f"/proc/{service.pid}/cmdline").read_bytes().split(b"\0")
-        stat = Path(f"/proc/{service.pid}/stat").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return not _zombie(stat) and f"-D{MARKER_PROPERTY}={service.root}".encode() in cmdline
-
-
-def _zombie(stat: str) -> bool:
-    """Whether ``/proc/PID/stat`` text is a process that has exited but was not reaped yet."""
-    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
+    return runs_marked(service.pid, f"-D{MARKER_PROPERTY}={service.root}")
 
 
 def status(root: Path | None = None) -> MetastoreService | None:
     """The service of ``root`` if it runs and accepts connections, else None."""
     service = read_state(Path(root or default_dir()).resolve())
-    if service is None or not is_alive(service) or not _accepts(service.port):
+    if service is None or not is_alive(service) or not accepts(service.port):
         return None
     return service
 
@@ -277,31 +256,11 @@ def stop(root: Path | None = None) -> bool:
     service = read_state(root)
     stopped = False
     if service is not None and is_alive(service):
-        _end(service.pid)
+        end_group(service.pid)
         stopped = True
     _remove_state(root)
     local = service.postgres_root if service is not None else None
     return postgres.stop(local or root / "postgres") or stopped
-
-
-def _end(pid: int) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(pid, sig)
-        deadline = time.monotonic() + STOP_GRACE
-        while time.monotonic() < deadline:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, os.WNOHANG)  # our own child (tests) would stay a zombie
-            if _gone(pid):
-                return
-            time.sleep(0.05)
-
-
-def _gone(pid: int) -> bool:
-    try:
-        return _zombie(Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return True
 
 
 @contextlib.contextmanager

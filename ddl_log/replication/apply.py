@@ -23,6 +23,7 @@ from chains.binlog import BinlogEvent
 from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.tables import RenameTables
 from ddl_log.engine.typed import Statement
+from ddl_log.engine.versions import RestoreTable
 from ddl_log.replication.copy import copy_statement, copyable
 from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError, SourceVersionGoneError
 from ddl_log.replication.origin import AppliedPosition, marked
@@ -75,6 +76,10 @@ class Applier:
         if len(statements) != 1:
             raise ApplyFailedError(event.seq, event.statement,
                                    f"it reads as {len(statements)} statements; the replica applies one per event")
+        if isinstance(statements[0], RestoreTable):  # version numbers and times are the source home's own
+            raise ApplyFailedError(event.seq, event.statement, "RESTORE names a version of the source's history, "
+                                   "which the replica's does not number alike: not replicated yet (re-bootstrap "
+                                   "the table)")
         return [attrs.evolve(statements[0], text=text)]
 
     def renames_after(self, seq: int) -> Iterator[tuple[TableName, TableName]]:

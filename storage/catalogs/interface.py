@@ -24,11 +24,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
-from storage import crashpoints
+from storage.catalogs.fill import CONVERSION_FAILURE_MARK as CONVERSION_FAILURE_MARK
+from storage.catalogs.fill import HIVE_DEFAULT_PARTITION as HIVE_DEFAULT_PARTITION
+from storage.catalogs.fill import KEEP_POINT as KEEP_POINT
+from storage.catalogs.fill import SWITCHING_PARTITIONS as SWITCHING_PARTITIONS
+from storage.catalogs.fill import Fill as Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.objects import DatabaseObjects as DatabaseObjects  # re-exported: the interface's records
 from storage.catalogs.objects import FunctionDefinition as FunctionDefinition
@@ -150,57 +154,7 @@ class TableSpec:
         return given[0]
 
 
-HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
-"""How the metastore names a partition whose value is NULL (``SHOW PARTITIONS`` lists it so)."""
 
-KEEP_POINT = crashpoints.declare(
-    "fill.keep.before", "INSERT OVERWRITE of some partitions: new rows in TMP, the kept partitions not copied yet"
-)
-
-
-SWITCHING_PARTITIONS = crashpoints.declare(
-    "swap.partitions.before_switch", "a partitioned table's new definition reads its directory; its metastore "
-    "partitions are not switched yet (declared here, beside the engines, so that every crash point is known "
-    "without Spark)")
-
-
-@attrs.frozen
-class Fill:
-    """Rows to insert into an existing table: a SELECT text or a DataFrame (INSERT OVERWRITE's new rows).
-
-    ``partition``: ``PARTITION (a='1', b)``: every partition column in table order with its static value, or None
-    for a dynamic one; the query yields the other columns, by position, as Spark's INSERT maps them. Empty: the
-    query yields every column.
-
-    ``keep``: after the new rows, copy in every row (and empty partition) of the table ``keep`` whose partition this
-    fill does not replace: with ``replaces="written"`` (dynamic overwrite) the partitions the new rows went to,
-    with ``replaces="matching"`` (static overwrite) the partitions matching the static values of ``partition``.
-    None: nothing kept (the whole table is replaced).
-    """
-
-    as_select: str | None = None
-    df: Any = attrs.field(default=None, eq=False, repr=False)
-    partition: tuple[tuple[str, str | None], ...] = ()
-    keep: TableName | None = None
-    replaces: Literal["written", "matching"] = "matching"
-    partitions_of: TableName | None = None
-    """After the rows, register every partition of this table that no row went to (an empty one ``ADD
-    PARTITION`` made): an ALTER TABLE rebuild copies all rows and must keep empty partitions too. With neither
-    ``as_select`` nor ``df`` the fill adds no rows, only these partitions: TRUNCATE keeps a partitioned table's
-    partitions registered and empty, as Spark's does."""
-    files_from: str | None = None
-    """Instead of rows: copy the data files of this directory (a table version written with the same definition,
-    unpartitioned, on a local file system) into the table: a replica installing a source's version."""
-
-    @property
-    def static(self) -> dict[str, str]:
-        """The static values of ``partition`` (column -> value as written in the spec)."""
-        return {column: value for column, value in self.partition if value is not None}
-
-
-CONVERSION_FAILURE_MARK = "[ddl-log CAST_INVALID_INPUT] "
-"""Starts the message of the ``raise_error`` a strict conversion in a fill's SELECT raises for a value that does not
-convert: the catalog turns the failed insert into :class:`~storage.errors.ValueConversionError`."""
 
 
 @attrs.frozen
@@ -258,6 +212,16 @@ class Catalog(Protocol):
 
     def table_location(self, name: TableName) -> str | None:
         """Where the files of the managed table ``name`` live (None: no such table, a view, or an external one)."""
+        ...
+
+    def default_location(self, name: TableName) -> str | None:
+        """Where a managed table ``name`` keeps its files unless it moved (None: its database is missing)."""
+        ...
+
+    def orphan_window(self) -> float | None:
+        """How many seconds a task of a data job this engine ran may go on writing files after its driver died or its
+        job was cancelled. None when tasks run inside this process and end with it (Spark's local mode, the
+        in-memory catalog): then nothing can write after an undo."""
         ...
 
     def list_tables(self, db: str) -> list[TableName]: ...
@@ -421,3 +385,33 @@ class Catalog(Protocol):
         table someone registered there since, in any database). Returns why it was kept; None when it was deleted
         (or was gone already)."""
         ...
+
+    # -- table versions (RESTORE, UNDROP: :mod:`actions.versions`)
+
+    def version_of(self, name: TableName) -> TableVersion | None:
+        """The managed table ``name``'s whole definition as the engine stores it (partitions included), to keep in
+        the log; None when there is no such table or its definition cannot be kept whole (external, Hive serde,
+        no handle on the metastore)."""
+        ...
+
+    def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
+        """Make ``definition`` (a :meth:`version_of`'s) the table ``name``, with identity ``tag`` (None: the one the
+        definition carries): ``create`` a new table (UNDROP), else ``name``'s whole definition, partitions included,
+        in one call readers observe (RESTORE and its undo). Files are never touched."""
+        ...
+
+    def data_size(self, location: str) -> int | None:
+        """Bytes under ``location`` (None when it cannot be known): what a kept version holds."""
+        ...
+
+
+@attrs.frozen
+class TableVersion:
+    """A table's whole definition, as the engine stores it (``definition``: opaque text), where its files are, its
+    table properties (the retention property) and whether it lives at the name's default directory (where it
+    would block plain Spark from making a table of that name)."""
+
+    definition: str
+    location: str
+    properties: tuple[tuple[str, str], ...] = ()
+    at_default_location: bool = False

@@ -10,10 +10,9 @@ one of the log's own. It cannot analyse SQL: a SELECT or a view's query is taken
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from storage.catalogs.interface import (
-    HIVE_DEFAULT_PARTITION,
     KEEP_POINT,
     TAG_PROPERTY,
     Column,
@@ -25,9 +24,11 @@ from storage.catalogs.interface import (
     ViewDefinition,
     new_database_tag,
 )
+from storage.catalogs.memory_kinds import MemoryKinds
 from storage.catalogs.memory_objects import MemoryObjects
-from storage.catalogs.memory_swap import MemorySwap, SwapState, database_location, location_of
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory_swap import SwapState, database_location, location_of
+from storage.catalogs.memory_table import MemoryTable, partition_of, register_partition, with_static
+from storage.catalogs.memory_versions import MemoryVersions
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
     DATABASE_TAG,
@@ -41,31 +42,17 @@ from storage.errors import (
     LeftoverFilesError,
     NoSuchObjectError,
     ObjectExistsError,
+    WrongObjectKindError,
 )
 
 _ids = itertools.count(1)
 
 
-def _partition_of(table: MemoryTable, row: tuple[object, ...]) -> tuple[str, ...]:
-    """A row's partition values as the metastore names them (NULL as ``__HIVE_DEFAULT_PARTITION__``)."""
-    values = dict(zip(table.columns, row, strict=True))
-    return tuple(HIVE_DEFAULT_PARTITION if values[c] is None else str(values[c]) for c in table.partitioned_by)
-
-
-def _with_static(columns: tuple[str, ...], static: dict[str, str], given: Iterator[object]) -> tuple[object, ...]:
-    """A full row from the query's values (by position) and the static partition values."""
-    return tuple(static[c] if c in static else next(given) for c in columns)
-
-
-def _register(table: MemoryTable, partition: dict[str, str]) -> None:
-    if partition not in table.partitions:
-        table.partitions.append(dict(partition))
-
-
-class MemoryCatalog(MemoryObjects, MemorySwap):
-    def __init__(self, *, swap: bool = True) -> None:
-        """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path."""
-        self.swap = SwapState(enabled=swap)
+class MemoryCatalog(MemoryObjects, MemoryKinds, MemoryVersions):  # with MemorySwap beneath MemoryKinds
+    def __init__(self, *, swap: bool = True, orphan_window: float | None = None) -> None:
+        """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path.
+        ``orphan_window``: see :class:`~storage.catalogs.memory_swap.MemorySwap`."""
+        self.swap = SwapState(enabled=swap, orphan_window=orphan_window)
         self.tables: dict[TableName, MemoryTable] = {}
         self.views: dict[TableName, ViewDefinition] = {}
         self.functions: dict[TableName, FunctionDefinition] = {}
@@ -90,6 +77,12 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
     def add_user_table(self, name: TableName, columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> None:
         """A table created outside the log (no tag): its identity is a fingerprint."""
         self.tables[name] = MemoryTable(f"fp:{next(_ids)}", columns, list(rows))
+
+    def _missing_table(self, name: TableName) -> CatalogError:
+        """What Spark raises where a table is expected: a view of that name is the wrong kind, else it is missing."""
+        if name in self.views:
+            return WrongObjectKindError.view_not_table(name)
+        return NoSuchObjectError(f"table {name} does not exist", str(name))
 
     def exists(self, name: TableName) -> bool:
         return name in self.tables
@@ -160,24 +153,24 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
         if fill.files_from is not None:
             raise InvalidDefinitionError("the in-memory catalog has no files to copy", str(name))
         if name not in self.tables:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise self._missing_table(name)
         table = self.tables[name]
         static = fill.static
         new_rows = list(fill.df.rows) if isinstance(fill.df, MemoryTable) else []
         if static:
-            new_rows = [_with_static(table.columns, static, iter(row)) for row in new_rows]
+            new_rows = [with_static(table.columns, static, iter(row)) for row in new_rows]
         table.rows.extend(new_rows)
-        written = {_partition_of(table, row) for row in new_rows}
+        written = {partition_of(table, row) for row in new_rows}
         if table.partitioned_by and len(static) == len(table.partitioned_by):
             written.add(tuple(static[c] for c in table.partitioned_by))
         for values in sorted(written - {()}):
-            _register(table, dict(zip(table.partitioned_by, values, strict=True)))
+            register_partition(table, dict(zip(table.partitioned_by, values, strict=True)))
         if fill.keep is not None:
             KEEP_POINT()
             self._keep(table, self._table(fill.keep), fill, written)
         if fill.partitions_of is not None:
             for partition in self._table(fill.partitions_of).partitions:
-                _register(table, partition)
+                register_partition(table, partition)
 
     def _keep(self, table: MemoryTable, source: MemoryTable, fill: Fill, written: set[tuple[str, ...]]) -> None:
         static = fill.static
@@ -188,17 +181,17 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
             spec = dict(zip(source.partitioned_by, values, strict=True))
             return all(spec[column] == value for column, value in static.items())
 
-        table.rows.extend(row for row in source.rows if not replaced(_partition_of(source, row)))
+        table.rows.extend(row for row in source.rows if not replaced(partition_of(source, row)))
         for partition in source.partitions:
             if not replaced(tuple(partition[c] for c in source.partitioned_by)):
-                _register(table, partition)
+                register_partition(table, partition)
 
     def rename(self, old: TableName, new: TableName) -> None:
         self._check("rename", old)
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
         if old not in self.tables:
-            raise NoSuchObjectError(f"table {old} does not exist", str(old))
+            raise self._missing_table(old)
         check_name(new)
         if new in self.tables or new in self.views:
             raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
@@ -209,7 +202,7 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
              keep_files: bool = False) -> bool:
         table = self.tables.get(name)
         if table is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise self._missing_table(name)
         if expect is not None and table.identity != expect:
             return False
         if before is not None:
@@ -217,7 +210,7 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
         self._check("drop", name)
         del self.tables[name]
         if keep_files and not table.external:
-            self.swap.orphans.add(location_of(name, table))
+            self.keep_files_of(name, table)
         return True
 
     def table_location(self, name: TableName) -> str | None:
@@ -261,7 +254,7 @@ class MemoryCatalog(MemoryObjects, MemorySwap):
     def _table(self, name: TableName) -> MemoryTable:
         table = self.tables.get(name)
         if table is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise self._missing_table(name)
         return table
 
     def table_metadata(self, name: TableName) -> TableMetadata | None:

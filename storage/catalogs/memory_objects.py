@@ -11,7 +11,7 @@ from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import TableName
 from storage.catalogs.rules import check_function, check_name, check_view
-from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError
+from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError, WrongObjectKindError
 
 _view_ids = itertools.count(1)
 
@@ -30,17 +30,23 @@ class MemoryObjects:
     def _require_database(self, db: str) -> None:
         raise NotImplementedError  # MemoryCatalog's
 
+    def _missing_view(self, name: TableName) -> CatalogError:
+        """What Spark raises where a view is expected: a table of that name is the wrong kind, else it is missing."""
+        if name in self.tables:
+            return WrongObjectKindError.table_not_view(name)
+        return NoSuchObjectError(f"view {name} does not exist", str(name))
+
     def set_view_properties(self, name: TableName, properties: dict[str, str]) -> None:
         self._check("set_view_properties", name)
         if name not in self.views:
-            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+            raise self._missing_view(name)
         merged = {**self.views[name].property_map, **properties}
         self.views[name] = attrs.evolve(self.views[name], properties=tuple(sorted(merged.items())))
 
     def unset_view_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
         self._check("unset_view_properties", name)
         if name not in self.views:
-            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+            raise self._missing_view(name)
         kept = {k: v for k, v in self.views[name].property_map.items() if k not in keys}
         self.views[name] = attrs.evolve(self.views[name], properties=tuple(sorted(kept.items())))
 
@@ -68,7 +74,7 @@ class MemoryObjects:
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
         if old not in self.views:
-            raise NoSuchObjectError(f"view {old} does not exist", str(old))
+            raise self._missing_view(old)
         check_name(new, "view")
         if new in self.views or new in self.tables:
             raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
@@ -78,7 +84,7 @@ class MemoryObjects:
     def drop_view(self, name: TableName) -> None:
         self._check("drop_view", name)
         if name not in self.views:
-            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+            raise self._missing_view(name)
         del self.views[name]
         self.view_ids.pop(name, None)
 

@@ -19,6 +19,11 @@ class SwapState:
     """False: every table is refused (tests of the rename path)."""
     orphans: set[str] = attrs.field(factory=set)
     """Locations whose table left the catalog without its files (a forgotten holder): what ``delete_data`` removes."""
+    orphan_window: float | None = None
+    """What ``orphan_window`` answers: None, tasks end with the driver; else an engine whose tasks outlive it (a test
+    makes a late write of one by adding its table's name to ``MemoryCatalog.leftovers``)."""
+    files: dict[str, MemoryTable] = attrs.field(factory=dict)
+    """The rows (the "files") at each orphan location, as the table that left them had them: a kept version."""
 
 
 def default_location(name: TableName) -> str:
@@ -42,6 +47,12 @@ class MemorySwap:
 
     def _check(self, operation: str, name: TableName) -> None:
         raise NotImplementedError  # MemoryCatalog's
+
+    def orphan_window(self) -> float | None:
+        return self.swap.orphan_window
+
+    def default_location(self, name: TableName) -> str | None:
+        return default_location(name)
 
     def _table_or_missing(self, name: TableName) -> MemoryTable:
         table = self.tables.get(name)
@@ -87,10 +98,15 @@ class MemorySwap:
         if table is None or table.identity != expect:
             return False
         del self.tables[name]
+        self.keep_files_of(name, table)
+        return True
+
+    def keep_files_of(self, name: TableName, table: MemoryTable) -> None:
+        """The table ``name`` left the catalog, its files stay (unless another table reads the same location)."""
         location = location_of(name, table)
         if all(location_of(other_name, other) != location for other_name, other in self.tables.items()):
             self.swap.orphans.add(location)
-        return True
+            self.swap.files[location] = table
 
     def delete_data(self, location: str, owner: TableName) -> str | None:
         """As Spark's: kept while any table's location is at, under or above it, or a database's at or under it."""
@@ -105,6 +121,7 @@ class MemorySwap:
                 return f"database {db} is located at {where}"
         self.swap.orphans = {kept for kept in self.swap.orphans
                              if kept != location and not kept.startswith(location + "/")}
+        self.swap.files = {kept: table for kept, table in self.swap.files.items() if kept in self.swap.orphans}
         self.forget_database_directory(location)
         return None
 

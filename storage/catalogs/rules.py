@@ -105,3 +105,23 @@ def first_duplicate(names: Iterable[str]) -> str | None:
             return name
         seen.add(name.lower())
     return None
+
+
+RESERVED_PROPERTIES = {
+    "provider": "please use the USING clause to specify it",
+    "location": "please use the LOCATION clause to specify it",
+    "owner": "it will be set to the current user",
+    "external": "please use CREATE EXTERNAL TABLE",
+    "is_managed_location": "please use the LOCATION clause to specify it",
+}
+"""Spark's reserved table properties (``TableCatalog``) that ``SET``/``UNSET TBLPROPERTIES`` refuse, with Spark's
+reason (``UNSUPPORTED_FEATURE.SET_TABLE_PROPERTY``; its parser checks them before anything runs)."""
+
+
+def check_settable_properties(keys: Iterable[str], name: str) -> None:
+    """Refuse, before anything is logged, a property Spark reserves (as Spark's parser refuses it)."""
+    for key in keys:
+        if key.lower() in RESERVED_PROPERTIES:
+            raise InvalidDefinitionError(f"cannot change property {key!r} of {name}: [UNSUPPORTED_FEATURE."
+                                         f"SET_TABLE_PROPERTY] {key} is a reserved table property, "
+                                         f"{RESERVED_PROPERTIES[key.lower()]}", name)

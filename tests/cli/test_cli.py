@@ -73,7 +73,7 @@ def test_status_and_recover_on_a_fresh_home(cli: Runner, home: Path) -> None:
                                                       "note": None, "takeovers": []}
     assert json.loads(cli("status", "--json").stdout) == {"home": str(home), "active": [], "abandoned": [],
                                                           "pending_deletions": [], "kept_directories": [],
-                                                          "problems": []}
+                                                          "kept_versions": [], "problems": []}
 
 
 def test_home_comes_from_the_environment_then_the_default(cli: Runner, home: Path, tmp_path: Path) -> None:

@@ -16,8 +16,10 @@ from actions.results import StatementResult
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
+from ddl_log.engine.versions import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
 from ddl_log.engine.views import AlterView, CreateFunction, CreateView, DropFunction, DropViews, RenameView
 from ddl_log.frontends.sql import (
     SqlParseError,
@@ -109,7 +111,10 @@ BUILDERS: dict[str, Callable[..., Statement]] = {
     "drop_tables": DropTables.of, "drop_database": DropDatabase.of, "create_database": CreateDatabase.of,
     "create_view": CreateView.of, "alter_view": AlterView.of, "rename_view": RenameView.of,
     "drop_views": DropViews.of, "create_function": CreateFunction.of, "create_sql_function": CreateFunction.sql,
-    "drop_function": DropFunction.of, "alter_table": AlterTable.of,
+    "drop_function": DropFunction.of, "alter_table": AlterTable.of, "restore_table": RestoreTable.of,
+    "undrop_table": UndropTable.of, "describe_history": DescribeHistory.of,
+    "show_tables_dropped": ShowTablesDropped.of,
+    "replace_as_table": CreateOrReplaceAnyKind.as_table, "replace_as_view": CreateOrReplaceAnyKind.as_view,
 }
 """The Python API method of each statement and the constructor it calls."""
 
@@ -119,6 +124,9 @@ def comparable(statement: Statement) -> Statement:
     spec = getattr(statement, "spec", None)
     if isinstance(spec, TableSpec):
         statement = attrs.evolve(statement, spec=attrs.evolve(spec, text=None))  # type: ignore[misc]
+    target = getattr(statement, "target", None)
+    if isinstance(target, Statement):  # a statement wrapping another (CREATE OR REPLACE of any kind)
+        statement = attrs.evolve(statement, target=comparable(target))  # type: ignore[misc]
     return attrs.evolve(statement, text=None)
 
 
@@ -177,6 +185,11 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
         {"as_select": "select a, /* keep ; me */ 'x;y' AS b\n  from s"},
     ),
     ("CREATE OR REPLACE TABLE t LIKE s", "create_or_replace_table", (T,), {"like": "`default`.`s`"}),
+    # a relation of either kind (dbt's materializations): a view becomes the table, a table the view
+    ("create /* dbt's comment */ or replace /* spark_ddl_log: any kind */ table t using parquet as select 1 AS a",
+     "replace_as_table", (T,), {"using": "parquet", "as_select": "select 1 AS a"}),
+    ("CREATE OR REPLACE /* spark_ddl_log: ANY KIND */ VIEW t COMMENT 'c' AS SELECT 1", "replace_as_view", (T,),
+     {"as_select": "SELECT 1", "comment": "c"}),
     ("CREATE TABLE t (a INT)", "create_table", (T,), {"if_not_exists": False, "schema": "a INT"}),
     ("CREATE TABLE IF NOT EXISTS t LIKE db.s", "create_table", (T,), {"if_not_exists": True, "like": "`db`.`s`"}),
     (
@@ -312,6 +325,15 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
         {},
     ),
     ("ALTER TABLE t DROP PARTITION (p = 1)", "alter_table", (T, alter_ops.DropPartition({"p": "1"})), {}),
+    # --- table versions
+    ("RESTORE TABLE t TO VERSION AS OF 12", "restore_table", (T,), {"version": 12}),
+    ("RESTORE TABLE db.t TO TIMESTAMP AS OF '2026-11-25 08:30:00'", "restore_table", ("`db`.`t`",),
+     {"timestamp": "2026-11-25 08:30:00"}),
+    ("UNDROP TABLE db.t", "undrop_table", ("`db`.`t`",), {}),
+    ("DESCRIBE HISTORY t", "describe_history", (T,), {}),
+    ("DESC HISTORY db.t", "describe_history", ("`db`.`t`",), {}),
+    ("SHOW TABLES DROPPED", "show_tables_dropped", (), {}),
+    ("SHOW TABLES DROPPED IN db", "show_tables_dropped", ("db",), {}),
 ]
 
 

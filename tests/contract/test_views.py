@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from storage.catalogs.interface import Catalog, Fill, TableSpec, ViewDefinition
 from storage.catalogs.names import TableName
-from storage.errors import NoSuchObjectError, ObjectExistsError
+from storage.errors import NoSuchObjectError, ObjectExistsError, WrongObjectKindError
 from tests.contract.support import AB, SIMPLE, Engine, raises
 
 ONE = ViewDefinition("SELECT 1 AS one")
@@ -92,10 +92,10 @@ def test_a_view_is_not_a_table(catalog: Catalog, engine: Engine, db: str) -> Non
     catalog.create_view(v, ONE, replace=False)
     assert not catalog.exists(v) and catalog.identity(v) is None and catalog.table_metadata(v) is None
     assert catalog.list_tables(db) == []
-    raises(NoSuchObjectError, v, lambda: catalog.drop(v))
-    raises(NoSuchObjectError, v, lambda: catalog.rename(v, TableName(db, "w")))
-    raises(NoSuchObjectError, v, lambda: catalog.insert(v, Fill(df=engine.frame((("one", "int"),), [(1,)]))))
-    raises(NoSuchObjectError, v, lambda: catalog.set_properties(v, {"k": "v"}))
+    raises(WrongObjectKindError, v, lambda: catalog.drop(v))
+    raises(WrongObjectKindError, v, lambda: catalog.rename(v, TableName(db, "w")))
+    raises(WrongObjectKindError, v, lambda: catalog.insert(v, Fill(df=engine.frame((("one", "int"),), [(1,)]))))
+    raises(WrongObjectKindError, v, lambda: catalog.set_properties(v, {"k": "v"}))
     assert catalog.clean_leftovers(v) is False
     assert catalog.view_definition(v) == ONE
 
@@ -104,6 +104,6 @@ def test_a_table_is_not_a_view(catalog: Catalog, db: str) -> None:
     t = TableName(db, "t")
     catalog.create(t, SIMPLE, "tag-1")
     assert catalog.view_definition(t) is None and catalog.view_identity(t) is None
-    raises(NoSuchObjectError, t, lambda: catalog.drop_view(t))
-    raises(NoSuchObjectError, t, lambda: catalog.rename_view(t, TableName(db, "w")))
+    raises(WrongObjectKindError, t, lambda: catalog.drop_view(t))
+    raises(WrongObjectKindError, t, lambda: catalog.rename_view(t, TableName(db, "w")))
     assert catalog.identity(t) == "tag-1"

@@ -62,18 +62,19 @@ def application_name(home: str) -> str:
 
 def home_log(location: str) -> dict[str, Any]:
     """A home's DDL log read without its lock (``ddl-log status``'s reading): its active chains (beside those only
-    waiting for an old version's deletion to fall due), abandoned chains, the directories waiting for deletion, and
-    any problem reading it."""
+    waiting for an old version's deletion to fall due), abandoned chains, the directories waiting for deletion, the
+    work-table directories of undone statements waiting for their sweep (on a cluster), and any problem reading it."""
     import time
 
     from actions.deletions import deletion_of, waits
+    from actions.kinds.sweep_table import SweepTablePayload
     from chains.entries import ChainState
     from ddl_log.frontends.cli.forensics import actions_of, log_state, scan_log
 
     records, problems, _, _ = scan_log(location)
     state = log_state(records, problems)
     now = time.time()
-    active, abandoned, pending = [], [], []
+    active, abandoned, pending, sweeps = [], [], [], []
     for position in sorted(state.chains):
         chain = state.chains[position]
         if chain.state is ChainState.ABANDONED:
@@ -82,8 +83,9 @@ def home_log(location: str) -> dict[str, Any]:
             actions = actions_of(chain, state)
             deletion = deletion_of(actions)
             if deletion is not None and waits(actions, now):
-                pending.append(deletion[1].location)
+                # A waiting sweep's directory was removed by its undo: only a late task could make it again.
+                (sweeps if isinstance(deletion[1], SweepTablePayload) else pending).append(deletion[1].location)
             else:
                 active.append({"position": position, "statement": chain.statement})
-    return {"active": active, "abandoned": abandoned, "pending": pending,
+    return {"active": active, "abandoned": abandoned, "pending": pending, "sweeps": sweeps,
             "problems": [p for p in problems if p.startswith("error:")]}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import threading
 from pathlib import Path
@@ -42,9 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", default="0")
     args = parser.parse_args(argv)
 
-    from tests.readers.drivers import service_session
+    from storage.catalogs.spark.session import service_session
 
-    spark = service_session(args.uri, args.warehouse, args.scratch)
+    # On the cluster manager the soak gives (DDL_LOG_SPARK_MASTER), else local mode.
+    spark = service_session(args.scratch, args.uri, args.warehouse, os.environ.get("DDL_LOG_SPARK_MASTER") or None)
     spark.sql("SELECT 1").collect()
     out = JsonLines(args.out)
     emit("ready")

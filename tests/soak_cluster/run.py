@@ -10,6 +10,12 @@ stops, the final step (:mod:`tests.soak_cluster.final`) recovers what is left an
 :mod:`tests.soak_cluster.verdict` checks everything. The summary is printed (``--json``: as JSON) and written to
 ``summary.json`` in the work directory; the exit status is 1 on any violation.
 
+``--spark-master spark://HOST:PORT`` (``make soak-cluster SPARK_MASTER=...``): the drivers, the reader and the final
+step run their jobs on that cluster manager (``DDL_LOG_SPARK_MASTER``), each application with 1 core and a small
+executor (:data:`APP_ON_CLUSTER`), so that executors in JVMs of their own write the data; a killed driver's executors
+end with it. Give the cluster a core per application (drivers + reader + final: ``ddl-log cluster start --workers 2
+--cores 3``); cores are slots, not CPUs.
+
 ``--disjoint``: each driver has tables of its own (named after its home), so that the mechanics can be proved on a
 build without cross-driver locks or takeover.
 """
@@ -48,6 +54,8 @@ FINAL_TIMEOUT = 900.0
 SHARED_POOL = ("t0", "t1", "t2", "t3")
 OWN_TABLES = 3
 HOMES_DATABASE = "ddl_homes"
+APP_ON_CLUSTER = {"spark.cores.max": "1", "spark.executor.cores": "1", "spark.executor.memory": "512m"}
+"""Each application's share of a standalone cluster: one core, one small executor (a cluster of this machine)."""
 
 
 class Process:
@@ -68,8 +76,9 @@ class Process:
 
 class ClusterSoak:
     def __init__(self, workdir: Path, *, seed: int, drivers: int, seconds: float, kills: int, disjoint: bool,
-                 lease: float, out: Any = None) -> None:
+                 lease: float, out: Any = None, spark_master: str | None = None) -> None:
         self.workdir = workdir
+        self.spark_master = spark_master
         self.seed = seed
         self.rng = random.Random(seed)
         self.drivers = drivers
@@ -101,6 +110,9 @@ class ClusterSoak:
                "TMPDIR": str(self.workdir / "tmp")}
         env.setdefault("SPARK_SUBMIT_OPTS", spark_jvm_options())  # short-lived JVMs: start sooner, as in the tests
         env.pop("DDL_LOG_CRASH_AT", None)
+        if self.spark_master is not None:
+            submit = " ".join(f"--conf {key}={value}" for key, value in APP_ON_CLUSTER.items())
+            env.update(DDL_LOG_SPARK_MASTER=self.spark_master, PYSPARK_SUBMIT_ARGS=f"{submit} pyspark-shell")
         return env
 
     def spawn(self, module: str, name: str, args: list[str]) -> Worker:
@@ -329,7 +341,8 @@ class ClusterSoak:
         replayed = verdict.replay(result, committed, statements, soak_end)
         logs = {home: cluster_state.home_log(cluster_state.home_url(self.url, home)) for home in [*homes, CHECKER_HOME]}
         pending = [location for log in logs.values() for location in log["pending"]]
-        verdict.check_catalog(result, replayed.state, final["observed"], pending, statements)
+        sweeps = [location for log in logs.values() for location in log["sweeps"]]
+        verdict.check_catalog(result, replayed.state, final["observed"], pending, statements, sweeps)
         verdict.check_logs(result, logs)
         for outcome in final["recovery"]["outcomes"]:
             if outcome.get("outcome") in ("failed", "abandoned"):
@@ -412,6 +425,7 @@ def render(summary: dict[str, Any]) -> str:
         f"{', disjoint tables' if summary['disjoint'] else ', shared tables'}, {summary['seconds']:.0f} s, "
         f"work directory {summary['workdir']})",
         f"cluster options: {summary['options']}; binlog: {summary['binlog']}",
+        f"spark master: {summary.get('spark_master') or 'local (tasks in each driver)'}",
         f"statements: {summary['statements']}  commits: {summary['commits']}  outcomes: {summary['outcomes']}  "
         f"binlog events: {summary['binlog_events']}",
         f"kills: {summary['kills']}  ("
@@ -438,7 +452,7 @@ def render(summary: dict[str, Any]) -> str:
 
 def run_cluster_soak(*, seconds: float, seed: int | None = None, drivers: int = 3, kills: int | None = None,
                      disjoint: bool = False, lease: float = 3.0, workdir: Path | None = None, keep: bool = False,
-                     out: Any = None) -> dict[str, Any]:
+                     out: Any = None, spark_master: str | None = None) -> dict[str, Any]:
     """Run the soak; the work directory (a new one under the system's temporary directory, which PostgreSQL's
     unprivileged user can reach) is removed afterwards unless given, ``keep``, or something was violated."""
     seed = random.randrange(1 << 32) if seed is None else seed
@@ -448,9 +462,10 @@ def run_cluster_soak(*, seconds: float, seed: int | None = None, drivers: int = 
     workdir.mkdir(parents=True, exist_ok=True)
     workdir.chmod(0o755)
     soak = ClusterSoak(workdir.resolve(), seed=seed, drivers=drivers, seconds=seconds, kills=kills,
-                       disjoint=disjoint, lease=lease, out=out)
-    soak.log(f"cluster soak: {drivers} drivers, {seconds:.0f} s, {kills} kills, seed {seed}, work directory {workdir}")
-    summary = soak.run()
+                       disjoint=disjoint, lease=lease, out=out, spark_master=spark_master)
+    soak.log(f"cluster soak: {drivers} drivers, {seconds:.0f} s, {kills} kills, seed {seed}, work directory {workdir}, "
+             f"Spark master {spark_master or 'local (each driver runs its tasks)'}")
+    summary = {**soak.run(), "spark_master": spark_master}
     (workdir / "summary.json").write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
     if own and not keep and summary["violations"] == 0:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -468,11 +483,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=None, help="work directory (default: a new temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory even when all is well")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--spark-master", default=None, metavar="URL",
+                        help="run every driver's and the reader's jobs on this cluster manager (spark://HOST:PORT)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the finally blocks stop every process
     summary = run_cluster_soak(seconds=args.seconds, seed=args.seed, drivers=args.drivers, kills=args.kills,
                                disjoint=args.disjoint, lease=args.lease, workdir=args.dir, keep=args.keep,
-                               out=sys.stderr if args.json else sys.stdout)
+                               out=sys.stderr if args.json else sys.stdout, spark_master=args.spark_master)
     print(json.dumps(summary, indent=1, default=str) if args.json else render(summary), flush=True)
     return 1 if summary["violations"] else 0
 

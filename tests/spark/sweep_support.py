@@ -158,12 +158,13 @@ def snapshot(spark: Any, warehouse: Path) -> Snapshot:
         for name in scala_strings(external.listTables(db)):
             table = external.getTable(db, name)
             kind = str(table.tableType().name())
-            if kind == "VIEW":
-                objects[("view", db, name)] = option(table.viewText())
-                continue
             properties = sorted((k, v) for k, v in zip(scala_strings(table.properties().keys()),
                                                        scala_strings(table.properties().values()), strict=True)
                                 if not k.startswith(HIDDEN_PROPERTIES))
+            if kind == "VIEW":
+                user = tuple((k, v) for k, v in properties if not k.startswith("view."))
+                objects[("view", db, name)] = (option(table.viewText()), user)
+                continue
             partitions = None
             if table.partitionColumnNames().nonEmpty():
                 every = spark._jvm.scala.Option.empty()

@@ -29,11 +29,13 @@ CRASHES = [
 ]
 
 
-def worker(home: Path, *steps: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def worker(home: Path, *steps: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``tests.spark.kill_worker`` in a process of its own; ``env``: its environment (tests/cluster gives one with a
+    Spark master), else this process's."""
+    env = {**(env or os.environ), "PYTHONPATH": str(ROOT)}
     env.pop("DDL_LOG_CRASH_AT", None)
     return subprocess.run([sys.executable, "-m", "tests.spark.kill_worker", str(home), *steps], env=env,
-                          capture_output=True, text=True, timeout=300, start_new_session=True, cwd=ROOT)
+                          capture_output=True, text=True, timeout=600, start_new_session=True, cwd=ROOT)
 
 
 def json_lines(output: str) -> list[dict[str, Any]]:
@@ -53,13 +55,17 @@ class Kill:
 
 @pytest.fixture(scope="module")
 def kills(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kill]:
-    home = tmp_path_factory.mktemp("sigkill") / "home"
+    return kill_each(tmp_path_factory.mktemp("sigkill") / "home")
+
+
+def kill_each(home: Path, env: dict[str, str] | None = None) -> dict[str, Kill]:
+    """Kill the statement at each of :data:`CRASHES` in turn, each recovered and inspected by the next process."""
     found: dict[str, Kill] = {}
-    killed = worker(home, "run", CRASHES[0][0])
+    killed = worker(home, "run", CRASHES[0][0], env=env)
     events_before = 0
     for index, (crash_at, _) in enumerate(CRASHES):
         following = ["run", CRASHES[index + 1][0]] if index + 1 < len(CRASHES) else []
-        inspector = worker(home, "inspect", *following)
+        inspector = worker(home, "inspect", *following, env=env)
         lines = json_lines(inspector.stdout)
         report = next((line for line in lines if "active" in line), None)
         events = report["events"] if report else []
@@ -72,7 +78,11 @@ def kills(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kill]:
 
 @pytest.mark.parametrize(("crash_at", "committed"), CRASHES)
 def test_sigkill_then_recovery_in_a_new_process(kills, crash_at, committed):
-    kill = kills[crash_at]
+    check_kill(kills[crash_at], committed)
+
+
+def check_kill(kill: Kill, committed: bool) -> None:
+    """Killed by the signal; recovered to the old table (before the commit) or the new one, nothing left over."""
     assert kill.killed.returncode == -signal.SIGKILL, kill.killed.stderr[-2000:]
     report = kill.report
     assert report is not None, kill.inspector_stderr[-2000:]

@@ -30,8 +30,13 @@ PARTITIONED = lambda d: d.create_or_replace_table(  # noqa: E731
 SRC = "CREATE TABLE src (s DOUBLE, z STRING) USING parquet"
 
 
+Points = list[tuple[str, int]]
+
+
 def sweep(spark: Any, warehouse: Any, tmp_path: Any, statement: Callable[[AtomicDDL], Any], *, binlog: bool,
-          partitioned: bool = False) -> list[str]:
+          partitioned: bool = False, points: Callable[[Points], Points] = spark_worthy) -> list[str]:
+    """Crash ``statement`` at each of ``points`` (of its trace; default every point worth a Spark run), recover, and
+    check the outcome; the outcomes in point order (tests/cluster runs this on a standalone cluster too)."""
     def world(label: str) -> Callable[[], AtomicDDL]:
         return lambda: AtomicDDL(spark=spark, home=tmp_path / label, binlog=binlog, compact_bytes=0, grace_seconds=0)
 
@@ -45,7 +50,7 @@ def sweep(spark: Any, warehouse: Any, tmp_path: Any, statement: Callable[[Atomic
     assert new != old
     restore(spark, warehouse, setup, before, after)
     outcomes = []
-    for index, (point, nth) in enumerate(spark_worthy(trace)):
+    for index, (point, nth) in enumerate(points(trace)):
         opener = world(f"case{index}")
         events = crash_then_recover(opener, statement, point, nth)
         state = snapshot(spark, warehouse)

@@ -13,7 +13,14 @@ from storage.catalogs.names import TableName
 from storage.catalogs.spark.alter import parse_partition
 from storage.catalogs.spark.catalog import SparkCatalog
 from storage.catalogs.spark.engine import REDACTED
-from storage.errors import CatalogError, InvalidDefinitionError, InvalidNameError, NoSuchObjectError, ObjectExistsError
+from storage.errors import (
+    CatalogError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+    WrongObjectKindError,
+)
 from tests.spark.catalog_support import HOSTILE, T, assert_short, tree
 
 pytestmark = pytest.mark.spark
@@ -150,8 +157,9 @@ def test_property_and_column_changes_on_missing_tables_and_views(catalog: SparkC
         lambda name: catalog.drop_partition(name, {"p": "1"}),
     ]
     for call in calls:
-        for name in (T("nope"), T("t", db="nodb"), T("v1")):
-            with pytest.raises(NoSuchObjectError) as raised:
+        for name, error in ((T("nope"), NoSuchObjectError), (T("t", db="nodb"), NoSuchObjectError),
+                            (T("v1"), WrongObjectKindError)):
+            with pytest.raises(error) as raised:
                 call(name)
             assert raised.value.name == str(name)
             assert_short(raised.value)
@@ -209,9 +217,11 @@ def test_add_columns(catalog: SparkCatalog, clean_spark: Any) -> None:
     assert raised.value.name.lower() == "a"  # type: ignore[union-attr]
     assert_short(raised.value)
     assert catalog.table_metadata(T("t1")) == metadata, "nothing added"
-    for bad in ((Column("x", "nosuchtype"),), (Column("x", "int"), Column("X", "int")), (Column("${x}", "int"),)):
+    for bad in ((Column("x", "nosuchtype"),), (Column("${x}", "int"),)):
         with pytest.raises(InvalidDefinitionError):
             catalog.add_columns(T("t1"), bad)
+    with pytest.raises(ObjectExistsError):  # Spark's COLUMN_ALREADY_EXISTS, also among the added columns
+        catalog.add_columns(T("t1"), (Column("x", "int"), Column("X", "int")))
     catalog.add_columns(T("t1"), ())
     assert catalog.table_metadata(T("t1")) == metadata
 

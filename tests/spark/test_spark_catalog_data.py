@@ -20,6 +20,7 @@ from storage.errors import (
     LeftoverFilesError,
     NoSuchObjectError,
     ObjectExistsError,
+    WrongObjectKindError,
 )
 from tests.spark.catalog_support import BOOM_SELECT, SIMPLE, T, assert_short, columns, describe, properties, tree
 
@@ -210,7 +211,7 @@ def test_rename_errors(catalog: SparkCatalog, clean_spark: Any) -> None:
     with pytest.raises(CatalogError, match="within a database"):
         catalog.rename(T("t1"), T("t1", db="other"))
     clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
-    with pytest.raises(NoSuchObjectError, match="view"):
+    with pytest.raises(WrongObjectKindError, match="view"):
         catalog.rename(T("v1"), T("v2"))
     with pytest.raises(ObjectExistsError):
         catalog.rename(T("t1"), T("v1"))
@@ -283,7 +284,7 @@ def test_drop_errors(catalog: SparkCatalog, clean_spark: Any) -> None:
     with pytest.raises(NoSuchObjectError):
         catalog.drop(T("t1", db="nodb"))
     clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
-    with pytest.raises(NoSuchObjectError, match="view"):
+    with pytest.raises(WrongObjectKindError, match="view"):
         catalog.drop(T("v1"))
     assert clean_spark.catalog.tableExists("`default`.`v1`"), "the view is still there"
 

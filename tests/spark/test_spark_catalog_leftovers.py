@@ -18,6 +18,7 @@ from storage.errors import (
     EngineOperationError,
     InvalidDefinitionError,
     NoSuchObjectError,
+    ObjectExistsError,
 )
 from tests.spark.catalog_support import BOOM_SELECT, SIMPLE, T, assert_short, columns, tree
 
@@ -183,7 +184,7 @@ def test_check_create_accepts_good_specs_without_side_effects(
         (TableSpec(columns=columns(("a", "nosuchtype"))), InvalidDefinitionError),
         (TableSpec(columns=columns(("a", "int"), ("b", "int")), partitioned_by=("zz",)), InvalidDefinitionError),
         (TableSpec(columns=columns(("a", "int")), partitioned_by=("a",)), InvalidDefinitionError),
-        (TableSpec(columns=columns(("a", "int"), ("A", "int"))), InvalidDefinitionError),
+        (TableSpec(columns=columns(("a", "int"), ("A", "int"))), ObjectExistsError),
         (TableSpec(as_select="SELEC 1"), InvalidDefinitionError),
         (TableSpec(as_select="SELECT * FROM nope"), NoSuchObjectError),
         (TableSpec(as_select="SELECT 1 AS a, 2 AS b", partitioned_by=("c",)), InvalidDefinitionError),

@@ -20,6 +20,7 @@ from storage.errors import (
     InvalidNameError,
     NoSuchObjectError,
     ObjectExistsError,
+    WrongObjectKindError,
 )
 from tests.spark.catalog_support import ABS, HOSTILE, UPPER, T, assert_short
 
@@ -154,11 +155,11 @@ def test_rename_and_drop_view(catalog: SparkCatalog, table: TableName, clean_spa
         (lambda: catalog.rename_view(T("v3"), T("v2")), ObjectExistsError, "default.v2"),
         (lambda: catalog.rename_view(T("v3"), T("t1")), ObjectExistsError, "default.t1"),
         (lambda: catalog.rename_view(T("nope"), T("v9")), NoSuchObjectError, "default.nope"),
-        (lambda: catalog.rename_view(T("t1"), T("v9")), NoSuchObjectError, "default.t1"),
+        (lambda: catalog.rename_view(T("t1"), T("v9")), WrongObjectKindError, "default.t1"),
         (lambda: catalog.rename_view(T("v3"), T("a b")), InvalidNameError, "default.a b"),
         (lambda: catalog.rename_view(T("v3"), T("v9", db="other")), CatalogError, "other.v9"),
         (lambda: catalog.drop_view(T("nope")), NoSuchObjectError, "default.nope"),
-        (lambda: catalog.drop_view(T("t1")), NoSuchObjectError, "default.t1"),
+        (lambda: catalog.drop_view(T("t1")), WrongObjectKindError, "default.t1"),
         (lambda: catalog.drop_view(T("v1", db="nodb")), NoSuchObjectError, "nodb.v1"),
     ]
     for call, error, label in errors:

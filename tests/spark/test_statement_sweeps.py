@@ -50,17 +50,20 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
     "create_or_replace_view": lambda d: d.create_view("v1", as_select="SELECT y FROM a", or_replace=True),
     "rename_view": lambda d: d.rename_view("v1", "v9"),
-    "alter_view_properties": lambda d: d.alter_view_properties("v1", set={"owner": "etl"}),
+    "alter_view_properties": lambda d: d.alter_view_properties("v1", set={"team": "etl"}),
     "drop_views": lambda d: d.drop_views(["v1"]),
     "create_function": lambda d: d.create_function(
         "f2", class_name="org.apache.hadoop.hive.ql.udf.generic.GenericUDFAbs"),
     "drop_function": lambda d: d.drop_function("f1"),
     "alter_set_properties": lambda d: d.alter_table("a", SetProperties({"team": "etl"})),
+    "comment_on_table": lambda d: d.sql("COMMENT ON TABLE b IS 'the new comment'"),
     "alter_add_columns": lambda d: d.alter_table("a", AddColumns("extra STRING")),
     "alter_change_type": lambda d: d.alter_table("a", ChangeColumnType("x", "BIGINT")),
     "alter_drop_column": lambda d: d.alter_table("a", DropColumns(("y",))),
     "alter_add_partition": lambda d: d.alter_table("p", AddPartition({"day": "d7"})),
     "alter_drop_partition": lambda d: d.alter_table("p", DropPartition({"day": "d0"})),
+    "view_becomes_table": lambda d: d.replace_as_table("v1", as_select="SELECT x * 3 AS x3 FROM a", using="parquet"),
+    "table_becomes_view": lambda d: d.replace_as_view("b", as_select="SELECT x AS z FROM a WHERE x > 15"),
 }
 
 

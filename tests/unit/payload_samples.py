@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 from actions.kinds.alter_table import AddColumnsChange, AlterTablePayload
+from actions.kinds.change_kind import ChangeKindPayload
+from actions.kinds.claim_version import ClaimVersionPayload
 from actions.kinds.create_db import CreateDatabasePayload
 from actions.kinds.create_function import CreateFunctionPayload
 from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.create_view import CreateViewPayload
-from actions.kinds.delete_data import DeleteDataPayload
+from actions.kinds.delete_data import DeleteDataPayload, KeptVersion
 from actions.kinds.drop_db import DropDatabasePayload
 from actions.kinds.drop_function import DropFunctionPayload
 from actions.kinds.drop_init import DropInitPayload
 from actions.kinds.drop_table import DropTablePayload
 from actions.kinds.drop_view import DropViewPayload
 from actions.kinds.forget_table import ForgetTablePayload
+from actions.kinds.install_version import InstallVersionPayload
 from actions.kinds.kind import Payload
 from actions.kinds.rename_table import RenameTablePayload
 from actions.kinds.rename_view import RenameViewPayload
 from actions.kinds.swap_table import SwapTablePayload
+from actions.kinds.sweep_table import SweepTablePayload
 from chains.entries import ActionType
 from storage.catalogs.interface import Column, FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
@@ -28,7 +32,8 @@ FUNCTION = FunctionDefinition(class_name="com.example.F", resources=(("jar", "/x
 
 def sample_payload(action_type: ActionType) -> Payload:
     samples: dict[ActionType, Payload] = {
-        ActionType.CREATE_TABLE: CreateTablePayload(owns_location=True, renamed_from=TableName("d", "tmp")),
+        ActionType.CREATE_TABLE: CreateTablePayload(owns_location=True, renamed_from=TableName("d", "tmp"),
+                                                     late_writes=610.0),
         ActionType.RENAME_TABLE: RenameTablePayload(owns_location=True),
         ActionType.DROP_INIT: DropInitPayload("DROP TABLE t", ("default.t",)),
         ActionType.DROP_TABLE: DropTablePayload(keep_files=True),
@@ -43,6 +48,11 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.CREATE_DB: CreateDatabasePayload(owns_location=False),
         ActionType.SWAP_TABLE: SwapTablePayload("x1-new", "x1-new:holder", "x0-old"),
         ActionType.FORGET_TABLE: ForgetTablePayload(),
-        ActionType.DELETE_DATA: DeleteDataPayload("file:/warehouse/t", 1795434777.5),
+        ActionType.DELETE_DATA: DeleteDataPayload("file:/warehouse/t", 1795434777.5,
+                                                  KeptVersion('{"t": 1}', 1795431177.5, "DROP TABLE", True, 7)),
+        ActionType.INSTALL_VERSION: InstallVersionPayload('{"t": 0}'),
+        ActionType.CLAIM_VERSION: ClaimVersionPayload(12),
+        ActionType.SWEEP_TABLE: SweepTablePayload("file:/warehouse/ddllog_7_abcdef_tmp", 1795434777.5),
+        ActionType.CHANGE_KIND: ChangeKindPayload("x1-new", "x1-new:holder", None),
     }
     return samples[action_type]

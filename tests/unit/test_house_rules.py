@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("storage", "chains", "actions", "replace_table", "ddl_log")
+PACKAGES = ("storage", "chains", "actions", "replace_table", "ddl_log", "dbt")
 MAX_LINES = 450
 
 
@@ -75,3 +75,17 @@ def test_every_error_class_lives_in_an_errors_module(path: Path) -> None:
     if path.name == "errors.py":
         return
     assert error_classes(path) == [], f"{path.relative_to(ROOT)} defines errors outside an errors.py"
+
+
+LAYERS_BELOW_DDL_LOG = ("storage", "chains", "actions", "replace_table")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "dbt").rglob("*.py")), ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_dbt_adapter_reaches_the_project_only_through_ddl_log(path: Path) -> None:
+    """The adapter is a front end over ddl_log, as the SQL front end and the CLI are (import-linter cannot take a
+    portion of dbt's namespace package as a root, so this rule is checked here)."""
+    tree = ast.parse(path.read_text())
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    imported += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+    below = [name for name in imported if name.split(".")[0] in LAYERS_BELOW_DDL_LOG]
+    assert below == [], f"{path.relative_to(ROOT)} imports {below}: go through ddl_log"

@@ -9,8 +9,9 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from ddl_log.errors import CommandFailed, StatementFailed, UsageError
+from ddl_log.frontends.cli.cluster import add_cluster_parser, cmd_cluster
 from ddl_log.frontends.cli.crash_points import cmd_crash_points
-from ddl_log.frontends.cli.forensics import cmd_binlog, cmd_dump, cmd_status
+from ddl_log.frontends.cli.forensics import cmd_binlog, cmd_dump, cmd_history, cmd_status
 from ddl_log.frontends.cli.metastore import add_metastore_parser, cmd_metastore
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_USAGE
 from ddl_log.frontends.cli.replica import add_replica_parser, cmd_replica
@@ -57,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     status = commands.add_parser("status", parents=[common], help="active and abandoned chains (read-only)")
     status.add_argument("--json", action="store_true")
 
+    history = commands.add_parser("history", parents=[common],
+                                  help="the kept versions of a table, newest first, as JSON lines (read-only)")
+    history.add_argument("table", metavar="TABLE", help="db.name (a bare name is in the default database)")
+
     dump = commands.add_parser("dump", parents=[common], help="every DDL log record with its fields (read-only)")
     dump.add_argument("--json", action="store_true")
 
@@ -72,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     points.add_argument("-v", "--describe", action="store_true", help="add what each point means")
     add_metastore_parser(commands)
     add_replica_parser(commands, common)
+    add_cluster_parser(commands)
     for command in commands.choices.values():
         command.set_defaults(subparser=command)
     return parser
@@ -129,9 +135,11 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "sql": cmd_sql,
     "recover": cmd_recover,
     "status": cmd_status,
+    "history": cmd_history,
     "dump": cmd_dump,
     "binlog": cmd_binlog,
     "crash-points": cmd_crash_points,
     "metastore": cmd_metastore,
     "replica": cmd_replica,
+    "cluster": cmd_cluster,
 }

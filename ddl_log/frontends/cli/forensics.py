@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ddl_log.errors import UsageError
+from ddl_log.frontends.cli.history import version_dict, versions_of_state
 from ddl_log.frontends.cli.output import (
     EXIT_ABANDONED,
     EXIT_FAILED,
@@ -44,20 +45,29 @@ def cmd_status(args: argparse.Namespace) -> int:
     deletions = [pending_dict(c, state) for c in chains if c.position in waiting]
     kept = [{"chain": c.position, "statement": c.statement, "why": state.notes[a.id]} for c in chains
             for a in actions_of(c, state) if a.id in state.notes]
+    versions = [version_dict(v) for v in versions_of_state(state)]
     if args.json:
         out(dumps({"home": home, "active": [chain_dict(c, state) for c in active],
                    "abandoned": [chain_dict(c, state) for c in abandoned], "pending_deletions": deletions,
-                   "kept_directories": kept, "problems": problems}))
+                   "kept_directories": kept, "kept_versions": versions, "problems": problems}))
     else:
         out(f"home: {home}")
         if not active and not abandoned:
             out("no active or abandoned chains")
         if deletions:
-            out(f"pending deletions ({len(deletions)}; old table files kept for readers until due, then deleted by "
-                "the next statement or recovery):")
+            out(f"pending deletions ({len(deletions)}; old table files kept for readers, or an undone statement's "
+                "work table swept once no task of it can write, when due, by the next statement or recovery):")
             for deletion in sorted(deletions, key=lambda d: d["due"]):
-                out(f"  chain {deletion['chain']}: {deletion['location']} (was {deletion['table']}), due "
+                what = "sweep of late writes to" if deletion["sweep"] else "was"
+                out(f"  chain {deletion['chain']}: {deletion['location']} ({what} {deletion['table']}), due "
                     f"{deletion['due_at']} (in {deletion['due_in_seconds']:.0f} s)")
+        if versions:
+            total = sum(v["size_bytes"] or 0 for v in versions)
+            out(f"kept versions ({len(versions)}, {total} bytes; RESTORE / UNDROP can bring them back until then):")
+            for v in versions:
+                size = "?" if v["size_bytes"] is None else v["size_bytes"]
+                out(f"  version {v['version']} of {v['table']} ({v['operation']} at {v['timestamp']}): {size} bytes"
+                    f" at {v['location']}, until {v['restorable_until']}")
         if kept:
             out(f"kept directories ({len(kept)}; due for deletion, but something uses them now):")
             for entry in kept:
@@ -78,17 +88,34 @@ def cmd_status(args: argparse.Namespace) -> int:
     return EXIT_ABANDONED if abandoned else EXIT_OK
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    """The kept versions of a table, newest first, one JSON object per line (what RESTORE can take)."""
+    from storage.catalogs.names import TableName
+
+    records, problems, _, _ = scan_log(home_path(args))
+    versions = versions_of_state(log_state(records, problems), TableName.of(args.table))
+    for version in reversed(versions):
+        out(dumps(version_dict(version)))
+    for problem in problems:
+        warn(problem)
+    return EXIT_OK
+
+
 def actions_of(chain: ExecuteEntry, state: LogState) -> list[ActionEntry]:
     return [state.actions[a] for a in chain.actions if a in state.actions]
 
 
 def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
     from actions.deletions import deletion_of
+    from chains.entries import ActionType
 
-    deletion = deletion_of(actions_of(chain, state))
+    actions = actions_of(chain, state)
+    deletion = deletion_of(actions)
     assert deletion is not None
     table, payload = deletion
+    sweep = any(action.type is ActionType.SWEEP_TABLE for action in actions)
     return {"chain": chain.position, "table": str(table), "location": payload.location, "due": payload.due,
+            "sweep": sweep,
             "due_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(payload.due)),
             "due_in_seconds": max(0.0, payload.due - time.time()), "statement": chain.statement}
 

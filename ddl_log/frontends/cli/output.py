@@ -8,6 +8,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from storage.records.home import default_home, is_database_url
 
 if TYPE_CHECKING:
@@ -56,6 +58,18 @@ def print_result(result: SqlResult, *, as_json: bool) -> None:
             out(f"ok  {summary(result.statement)}")  # INSERT INTO, USE, SET ...: nothing to show but that it ran
         return
     done: StatementResult = result.result
+    rows = getattr(done, "rows", None)  # DESCRIBE HISTORY, SHOW TABLES DROPPED: rows, as a query's
+    if rows is not None:
+        records = [attrs.asdict(row) for row in rows]
+        if as_json:
+            for record in records:
+                out(dumps(record))
+            return
+        if records:
+            out("\t".join(records[0]))
+        for record in records:
+            out("\t".join(cell(value) for value in record.values()))
+        return
     if as_json:
         out(dumps({"statement": result.statement, "kind": "ddl", "ok": True, "binlog_seq": done.seq,
                    "detail": done.describe()}))

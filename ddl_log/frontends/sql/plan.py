@@ -92,7 +92,7 @@ class PlannedStatement:
         done: dict[Name, Target] = {}
         targets = [name.resolve(facts, done) for name in self.names()]
         if all(target.in_session for target in targets):
-            if not self._session_is_current(facts, targets[0]):
+            if targets and not self._session_is_current(facts, targets[0]):
                 return None
             args = [_substitute(value, done) for value in self.draft.args]
             kwargs = {key: _substitute(value, done) for key, value in self.draft.kwargs.items()}

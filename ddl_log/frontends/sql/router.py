@@ -12,6 +12,7 @@ from sqlglot.tokenizer_core import TokenType
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.kind_change import CreateOrReplaceAnyKind, any_kind_marked
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.views import (
     AlterView,
@@ -23,11 +24,11 @@ from ddl_log.engine.views import (
     RenameView,
 )
 from ddl_log.errors import SqlParseError, Unsupported, UnsupportedStatementError
-from ddl_log.frontends.sql.clauses import ClauseReader
 from ddl_log.frontends.sql.cursor import Cursor
 from ddl_log.frontends.sql.plan import Name, PlannedStatement, draft
 from ddl_log.frontends.sql.tokens import Piece, line_col, slice_text, split_script
 from ddl_log.frontends.sql.validate import is_data_type, validate
+from ddl_log.frontends.sql.version_routes import VersionRoutes
 from storage.catalogs.create_text import GROUP_CLAUSES, QUERY_STARTS, create_text
 from storage.catalogs.interface import ParseFailure
 
@@ -91,7 +92,7 @@ def _offset(text: str, line: int, column: int) -> int:
     return sum(len(lines[i]) + 1 for i in range(min(line - 1, len(lines)))) + column - 1
 
 
-class Router(ClauseReader):
+class Router(VersionRoutes):
     """Routes one statement: the first words pick the form, whose reader takes the rest."""
 
     def route(self) -> PlannedStatement:
@@ -122,6 +123,9 @@ class Router(ClauseReader):
         if head == "INSERT" and c.at("INSERT", "OVERWRITE"):
             c.i = 2
             return self.insert_overwrite()
+        if (head in ("RESTORE", "UNDROP") and c.at(head, "TABLE")) or (head in ("DESCRIBE", "DESC") and c.at(
+                head, "HISTORY")) or (head == "SHOW" and c.at("SHOW", "TABLES", "DROPPED")):
+            return self.versions(head)
         if head in ("MSCK", "REPAIR"):
             raise Unsupported(f"{head} ... (adds or drops many partitions, one by one)")
         if head == "LOAD":
@@ -148,11 +152,12 @@ class Router(ClauseReader):
             return c.query()  # temporary views and functions live in the session only: nothing to make atomic
         if c.take("EXTERNAL"):
             raise Unsupported("CREATE EXTERNAL TABLE (its files live outside the warehouse)")
+        any_kind = or_replace and any_kind_marked(c.script[c.tokens[0].start:c.tokens[c.i].start])
         if c.take("TABLE"):
             return self.create_table(or_replace=or_replace, verb="CREATE OR REPLACE TABLE" if or_replace
-                                     else "CREATE TABLE")
+                                     else "CREATE TABLE", any_kind=any_kind)
         if c.take("VIEW"):
-            return self.create_view(or_replace)
+            return self.create_view(or_replace, any_kind=any_kind)
         if c.take("FUNCTION"):
             return self.create_function(or_replace)
         if c.at_any("DATABASE", "SCHEMA", "NAMESPACE"):
@@ -160,7 +165,7 @@ class Router(ClauseReader):
             return self.create_database(or_replace)
         raise Unsupported(f"CREATE {c.word() or '...'}")
 
-    def create_table(self, *, or_replace: bool, verb: str) -> PlannedStatement:
+    def create_table(self, *, or_replace: bool, verb: str, any_kind: bool = False) -> PlannedStatement:
         """Every form Spark accepts: the statement's own text goes to Spark (:mod:`storage.catalogs.create_text`),
         which decides what it says or leaves to the session; the clauses read here only describe it (and refuse a
         LOCATION, whose files would live outside the warehouse)."""
@@ -207,12 +212,14 @@ class Router(ClauseReader):
                 c.i += 1  # a clause Spark reads (OPTIONS, CLUSTERED BY, STORED AS, ...): its text goes as written
         if "like" in kwargs:  # Spark's CREATE TABLE LIKE is a v1 command: its names resolve the v1 way
             name, kwargs["like"] = name.as_kind("v1"), kwargs["like"].as_kind("v1_relation")
+        if any_kind and "like" not in kwargs:
+            return c.ddl(verb, draft(CreateOrReplaceAnyKind.as_table, name, **kwargs))
         if or_replace:  # Spark knows no [CREATE OR] REPLACE TABLE ... LIKE
             statement = draft(CreateOrReplaceTable.of, name, must_exist=verb == "REPLACE TABLE", **kwargs)
             return c.ddl(verb, statement, spark_sql="like" not in kwargs)
         return c.ddl(verb, draft(CreateTable.of, name, if_not_exists=if_not_exists, **kwargs))
 
-    def create_view(self, or_replace: bool) -> PlannedStatement:
+    def create_view(self, or_replace: bool, *, any_kind: bool = False) -> PlannedStatement:
         c = self.c
         verb = "CREATE OR REPLACE VIEW" if or_replace else "CREATE VIEW"
         if_not_exists = c.at("IF", "NOT", "EXISTS")
@@ -236,6 +243,11 @@ class Router(ClauseReader):
             elif c.take("TBLPROPERTIES"):
                 kwargs["properties"] = self.properties()
             elif c.take("AS"):
+                if any_kind:
+                    kwargs.pop("or_replace")
+                    kwargs.pop("if_not_exists")
+                    return c.ddl(verb, draft(CreateOrReplaceAnyKind.as_view, name, as_select=self.query_text(),
+                                             **kwargs))
                 return c.ddl(verb, draft(CreateView.of, name, as_select=self.query_text(), **kwargs))
             else:
                 raise Unsupported(f"{verb} with {self.clause_name()}")
@@ -331,11 +343,8 @@ class Router(ClauseReader):
             raise Unsupported(f"COMMENT ON {c.word() or '...'} (only COMMENT ON TABLE)")
         name = c.name("a table name").as_kind("relation")
         c.expect("IS")
-        op: alter_ops.AlterOp
-        if c.take("NULL"):
-            op = alter_ops.UnsetProperties(("comment",), True)
-        else:
-            op = alter_ops.SetProperties({"comment": c.one_string("a comment")})
+        # IS NULL: Spark's command stores an empty comment (it does not remove it)
+        op = alter_ops.SetProperties({"comment": "" if c.take("NULL") else c.one_string("a comment")})
         c.expect_end()
         return c.ddl("COMMENT ON TABLE", draft(AlterTable.of, name, op))
 

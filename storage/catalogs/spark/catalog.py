@@ -47,6 +47,7 @@ from storage.catalogs.interface import (
     FunctionDefinition,
     TableMetadata,
     TableSpec,
+    TableVersion,
     ViewDefinition,
 )
 from storage.catalogs.names import TableName
@@ -54,13 +55,16 @@ from storage.catalogs.spark.alter import SparkTableAlter
 from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import Engine, LeftoverStrategy
+from storage.catalogs.spark.executors import orphan_window
 from storage.catalogs.spark.functions import SparkFunctions
+from storage.catalogs.spark.kind_swap import SparkKindSwap
 from storage.catalogs.spark.leftovers import SparkLeftovers
 from storage.catalogs.spark.metastore import MetastoreClient
 from storage.catalogs.spark.overwrite import SparkPartitionKeep
 from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.catalogs.spark.swap import SparkSwap
 from storage.catalogs.spark.tables import SparkTables
+from storage.catalogs.spark.versions import SparkVersions
 from storage.catalogs.spark.views import SparkViews
 from storage.errors import NoSuchObjectError
 
@@ -96,6 +100,8 @@ class SparkCatalog:
         self._databases = SparkDatabases(engine)
         self._metastore = MetastoreClient(engine)
         self._swap = SparkSwap(engine, self._metastore)
+        self._versions = SparkVersions(engine, self._metastore, self._swap)
+        self._kinds = SparkKindSwap(engine, self._metastore)
 
     def close(self) -> None:
         """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
@@ -129,6 +135,10 @@ class SparkCatalog:
     def default_location(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.engine.Engine.default_location`."""
         return self._engine.default_location(name)
+
+    def orphan_window(self) -> float | None:
+        """See :func:`storage.catalogs.spark.executors.orphan_window` (two Py4J calls)."""
+        return orphan_window(self._engine.spark)
 
     def table_location(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.table_location`."""
@@ -181,9 +191,34 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.restore`."""
         self._swap.restore(orig, holder, orig_tag)
 
+    def version_of(self, name: TableName) -> TableVersion | None:
+        """See :mod:`storage.catalogs.spark.versions`."""
+        return self._versions.version_of(name)
+
+    def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
+        self._versions.install_version(name, definition, tag, create=create)
+
+    def data_size(self, location: str) -> int | None:
+        return self._versions.data_size(location)
+
     def forget_table(self, name: TableName, *, expect: str) -> bool:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.forget`."""
         return self._swap.forget(name, expect)
+
+    # ------------------------------------------------------------ kind exchange (storage.catalogs.spark.kind_swap)
+
+    def relation_tag(self, name: TableName) -> str | None:
+        return self._kinds.relation_tag(name)
+
+    def kind_refusal(self, orig: TableName, tmp: TableName) -> str | None:
+        return self._kinds.kind_refusal(orig, tmp)
+
+    def exchange_kinds(self, orig: TableName, tmp: TableName, holder_tag: str, *,
+                       between: Callable[[], None]) -> str | None:
+        return self._kinds.exchange_kinds(orig, tmp, holder_tag, between)
+
+    def restore_kind(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+        self._kinds.restore_kind(orig, holder, orig_tag)
 
     def delete_data(self, location: str, owner: TableName) -> str | None:
         """Delete a table version's directory once the metastore proves that nothing uses it (see

@@ -320,6 +320,10 @@ class SparkTableCreate:
             )
         ):
             return InvalidNameError(f"{name} is not a valid Spark table name (letters, digits and _ only)", str(name))
+        if condition == "COLUMN_ALREADY_EXISTS":
+            twice = first_duplicate(column.name for column in spec.columns or ()) or str(
+                failure.params.get("columnName", "")).strip("`")
+            return ObjectExistsError(f"cannot create {label}: the column {twice!r} already exists (named twice)", twice)
         if failure.analysis or condition in BAD_DEFINITION:
             return InvalidDefinitionError(
                 f"cannot create {label}: {failure.message}", object_label(name), failure.error

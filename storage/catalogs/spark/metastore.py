@@ -136,6 +136,17 @@ class MetastoreClient:
                     raise ObjectExistsError(f"{name} already exists", str(name)) from None
                 raise self._error(error, f"cannot create {name}", name) from None
 
+    def add_partitions(self, name: TableName, partitions: list[Any]) -> None:
+        """Register ``partitions`` (``Partition`` records naming ``name``) in one call, their files where they are."""
+        with self._lock:
+            try:
+                added = self._engine.spark._jvm.java.util.ArrayList()
+                for partition in partitions:
+                    added.add(partition)
+                self._msc().add_partitions(added)
+            except ENGINE_ERRORS as error:
+                raise self._error(error, f"cannot add the partitions of {name}", name) from None
+
     def default_location(self, name: TableName) -> str | None:
         """``<database location>/<name>`` as the metastore puts a managed table; None when the database is missing."""
         with self._lock:

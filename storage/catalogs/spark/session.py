@@ -25,6 +25,9 @@ from pyspark.sql import SparkSession
 from storage.catalogs.spark.service import service_settings
 
 APP_NAME = "spark-ddl-log"
+LOCAL_MASTER = "local[2]"
+"""The master when none is given: the driver runs the tasks itself, in two threads."""
+LOOPBACK_HOSTS = ("127.", "localhost")
 
 _LOG4J2_TEMPLATE = """\
 # Written by storage.catalogs.spark.session.embedded_session: Spark/Hive log to a file, console only for FATAL.
@@ -71,7 +74,7 @@ def quiet_pyspark_error_loggers() -> None:
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def embedded_session(home: Path) -> SparkSession:
+def embedded_session(home: Path, master: str | None = None) -> SparkSession:
     """Return a local Spark session with Hive support whose metastore and warehouse live under ``home``.
 
     If a Spark session is already active in this process it is returned as it is (``getOrCreate`` semantics: one
@@ -79,7 +82,9 @@ def embedded_session(home: Path) -> SparkSession:
 
     Settings, and why:
 
-    * ``master local[2]``: two cores are enough for DDL and small CTAS jobs and keep start-up cheap.
+    * ``master local[2]``: two cores are enough for DDL and small CTAS jobs and keep start-up cheap. ``master``
+      instead: a cluster manager's (``spark://host:port``, ``yarn``, ``k8s://...``), whose executors, in JVMs of
+      their own, write the data files (:func:`master_settings`).
     * ``spark.sql.catalogImplementation=hive`` (``enableHiveSupport``): the DDL log acts on persistent tables in a
       Hive metastore, the catalog most deployments use.
     * ``javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName=<home>/metastore_db;create=true``: an embedded Derby
@@ -93,17 +98,23 @@ def embedded_session(home: Path) -> SparkSession:
     * ``spark.ui.showConsoleProgress=false``: no ``[Stage 0:>`` progress bars on the console.
     * ``spark.sql.shuffle.partitions=4``: the default 200 makes every small aggregation a 200-task job.
     * ``spark.driver.host`` / ``spark.driver.bindAddress=127.0.0.1``: local mode needs no network interface; binding
-      to loopback avoids hostname-resolution warnings and firewall prompts.
+      to loopback avoids hostname-resolution warnings and firewall prompts. On a cluster manager only when its
+      master is on loopback too (a cluster of this machine); else Spark's own choice, which executors on other
+      machines can reach.
     * ``-Dlog4j2.configurationFile=<home>/log4j2.properties``: Spark/Hive log at ERROR into ``home/logs/spark.log``
       from the first line on (the console only gets FATAL), so failed jobs do not spray stack traces over the
       user's terminal; ``setLogLevel("ERROR")`` afterwards keeps the level if the JVM was configured elsewhere.
     * :func:`quiet_pyspark_error_loggers`: the same for PySpark's own Python-side error records.
     """
+    return _session(embedded_settings(home), master)
+
+
+def _session(settings: dict[str, str], master: str | None) -> SparkSession:
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    builder = SparkSession.builder.master("local[2]").appName(APP_NAME)
-    for key, value in embedded_settings(home).items():
+    builder = SparkSession.builder.master(master or LOCAL_MASTER).appName(APP_NAME)
+    for key, value in master_settings(settings, master).items():
         builder = builder.config(key, value)
     spark = builder.enableHiveSupport().getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -111,21 +122,35 @@ def embedded_session(home: Path) -> SparkSession:
     return spark
 
 
-def service_session(home: Path, uri: str, warehouse: str | Path | None = None) -> SparkSession:
+def master_settings(settings: dict[str, str], master: str | None) -> dict[str, str]:
+    """``settings`` for a driver of ``master``: as they are in local mode and on a cluster of this machine; on a
+    cluster manager elsewhere without the loopback driver address (its executors must reach the driver)."""
+    if master is None or is_local_master(master) or master_host(master).startswith(LOOPBACK_HOSTS):
+        return settings
+    return {key: value for key, value in settings.items()
+            if key not in ("spark.driver.host", "spark.driver.bindAddress")}
+
+
+def is_local_master(master: str) -> bool:
+    """Whether ``master`` runs tasks inside the driver's JVM (``local``, ``local[N]``, ``local[*]``)."""
+    return master == "local" or master.startswith("local[")
+
+
+def master_host(master: str) -> str:
+    """The first host of a ``spark://host:port[,host:port]`` master ("" for any other kind)."""
+    if not master.startswith("spark://"):
+        return ""
+    return master.removeprefix("spark://").split(",")[0].rsplit(":", 1)[0]
+
+
+def service_session(home: Path, uri: str, warehouse: str | Path | None = None,
+                    master: str | None = None) -> SparkSession:
     """A local Spark session like :func:`embedded_session`, whose catalog is the metastore service at ``uri``
     (``thrift://host:port``) instead of a Derby database under ``home``: every driver given the same ``uri`` sees
     the same databases and tables. ``warehouse``: where new databases' (and ``default``'s) managed tables go; give
-    the service's, so that every driver writes to the same place. An active session is returned as it is."""
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        return active
-    builder = SparkSession.builder.master("local[2]").appName(APP_NAME)
-    for key, value in service_session_settings(home, uri, warehouse).items():
-        builder = builder.config(key, value)
-    spark = builder.enableHiveSupport().getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    quiet_pyspark_error_loggers()
-    return spark
+    the service's, so that every driver writes to the same place (on a cluster manager: a file system every
+    executor reaches). ``master``: as for :func:`embedded_session`. An active session is returned as it is."""
+    return _session(service_session_settings(home, uri, warehouse), master)
 
 
 def service_session_settings(home: Path, uri: str, warehouse: str | Path | None = None) -> dict[str, str]:

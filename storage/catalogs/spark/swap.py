@@ -136,6 +136,10 @@ class SparkSwap:
         self.refresh(orig)
         return location_of(old)
 
+    def install(self, name: TableName, table: Any, partitions: list[Any]) -> None:
+        """Make ``table`` with ``partitions`` the definition of ``name`` (see :meth:`_install`): RESTORE's call."""
+        self._install(name, table, partitions)
+
     def _install(self, name: TableName, table: Any, partitions: list[Any]) -> None:
         """Make ``table`` (and for a partitioned one ``partitions``) the definition of ``name``, readers seeing the
         old or the new version whole. Partitioned: the definition first with its partitions found in its directory

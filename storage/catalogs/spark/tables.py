@@ -145,6 +145,9 @@ class SparkTables:
                 failure = inspect_error(error)
                 # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.
                 if not self.exists(name):
+                    found = self._engine.lookup(name)
+                    if found is not None and found.kind == "VIEW":
+                        raise WrongObjectKindError.view_not_table(name, condition="EXPECT_TABLE_NOT_VIEW") from None
                     raise NoSuchObjectError(f"table {name} does not exist", str(name)) from None
                 raise insert_error(name, failure) from None
         finally:

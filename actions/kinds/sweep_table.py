@@ -1,0 +1,84 @@
+"""SWEEP_TABLE: the work table (TMP) of an undone statement, removed once more when no task of that statement can
+write any more. The undo removed TMP and its directory; on a cluster an executor that outlived its driver (or a task
+of a cancelled job) may still be writing there, and its next file re-creates the directory. The undo therefore logs
+this sweep first, due once the statement's orphan window is over (:meth:`actions.context.ActionContext.orphan_window`,
+recorded in the TMP's CREATE_TABLE when the statement began): then TMP is dropped if it is there again with the
+statement's tag, and whatever sits at its directory goes. Until it is due its chain is *waiting*, as a scheduled
+deletion is (:mod:`actions.deletions`)."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from actions.context import ActionContext
+from actions.kinds.kind import ActionKind, name_of, payload_of, require
+from chains.entries import ActionEntry, ActionType, ChainKind
+from chains.log import DDLLog
+from storage import crashpoints
+from storage.catalogs.names import TableName
+from storage.errors import NoSuchObjectError
+
+SWEEP_BEFORE = crashpoints.declare("forward.sweep_table.before_sweep",
+                                   "an undone statement's orphan window is over; its work table not swept yet")
+
+
+@attrs.frozen
+class SweepTablePayload:
+    """``location``: the work table's directory (what ``ddl-log status`` shows); ``due``: seconds since the epoch
+    when no task of the undone statement can write any more."""
+
+    location: str
+    due: float
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"location": self.location, "due": self.due}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> SweepTablePayload:
+        return cls(str(require(data, "location", "SWEEP_TABLE")), float(require(data, "due", "SWEEP_TABLE")))
+
+
+def log_sweep_table(log: DDLLog, chain: int, name: TableName, tag: str | None, location: str,
+                    due: float) -> ActionEntry:
+    return log.add_action(chain, ActionType.SWEEP_TABLE, name=name, tag=tag,
+                          payload=SweepTablePayload(location, due))
+
+
+def schedule_sweep(ctx: ActionContext, undone: ActionEntry, window: float) -> bool:
+    """Log the sweep of the work table ``undone`` created (a chain of its own, due ``window`` seconds from now)
+    unless one is logged already (an undo replayed again after a crash); True when this call logged it."""
+    name = name_of(undone)
+    location = ctx.catalog.default_location(name)
+    if location is None or any(action.type is ActionType.SWEEP_TABLE and action.name == name and not action.done
+                               for chain in ctx.log.active_chains() for action in ctx.log.actions_of(chain.position)):
+        return False
+    statement = ctx.log.chain(undone.chain).statement
+    position = ctx.log.new_chain(ChainKind.FORWARD, f"sweep after undo: {statement}")
+    log_sweep_table(ctx.log, position, name, undone.tag, location, time.time() + window)
+    return True
+
+
+def forward_sweep_table(action: ActionEntry, ctx: ActionContext) -> None:
+    """Drop the work table if a late write made it again with the statement's tag (files included), then remove
+    whatever a late task left at its directory while no table holds the name."""
+    name = name_of(action)
+    SWEEP_BEFORE()
+    if action.tag is not None:
+        with contextlib.suppress(NoSuchObjectError):
+            ctx.catalog.drop(name, expect=action.tag)
+    ctx.catalog.clean_leftovers(name)
+
+
+def describe(action: ActionEntry) -> str:
+    location = payload_of(action, SweepTablePayload).location
+    return (f"once no task of the undone statement can write: drop table {action.name} if it has identity "
+            f"{action.tag}, and remove what late tasks wrote at {location}")
+
+
+KIND = ActionKind(ActionType.SWEEP_TABLE, ("SWEEP",), SweepTablePayload, forward_sweep_table, describe, "object",
+                  log_sweep_table)

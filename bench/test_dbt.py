@@ -1,0 +1,73 @@
+"""``dbt build`` of a small project (a seed, a table, a view on it, an incremental model) with ``type:
+spark_ddl_log`` beside plain dbt-spark (``type: spark``), both ``method: session`` on the bench's Spark session, each
+on a schema of its own (issue 27: at most 1.15x). As in test_statements.py the atomic benchmark runs the plain build
+right before each of its rounds and stores the median of the per-round ratios as ``paired_ratio``."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROUNDS = 3
+MODELS = {
+    "t.sql": "{{ config(materialized='table') }}\nselect id, id * 2 as v, concat('r', id) as s from range(100000)",
+    "v.sql": "{{ config(materialized='view') }}\nselect id, v from {{ ref('t') }} where id % 2 = 0",
+    "inc.sql": "{{ config(materialized='incremental', incremental_strategy='insert_overwrite', partition_by=['p']) }}"
+               "\nselect id, v, id % 4 as p from {{ ref('t') }}",
+}
+SEED = "a,b\n" + "".join(f"{i},name{i}\n" for i in range(200))
+
+
+@pytest.fixture(scope="module")
+def dbt_project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("dbt-bench")
+    (root / "models").mkdir()
+    (root / "seeds").mkdir()
+    for name, text in MODELS.items():
+        (root / "models" / name).write_text(text)
+    (root / "seeds" / "s.csv").write_text(SEED)
+    (root / "dbt_project.yml").write_text(yaml.safe_dump(
+        {"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"}))
+    common = {"method": "session", "host": "localhost", "threads": 1}
+    outputs = {"plain": {"type": "spark", "schema": "dbt_plain", **common},
+               "paired": {"type": "spark", "schema": "dbt_paired", **common},
+               "atomic": {"type": "spark_ddl_log", "schema": "dbt_atomic", "ddl_log_home": str(root / "ddl_home"),
+                          **common}}
+    (root / "profiles.yml").write_text(yaml.safe_dump({"bench": {"target": "plain", "outputs": outputs}}))
+    for target in outputs:  # warm: each target's first build pays dbt's and the JVM's first-use costs
+        build(root, target)
+    return root
+
+
+def build(root: Path, target: str) -> None:
+    from dbt.cli.main import dbtRunner
+
+    result = dbtRunner().invoke(["build", "--project-dir", str(root), "--profiles-dir", str(root),
+                                 "--target", target, "--quiet"])
+    assert result.success, result.exception
+
+
+@pytest.mark.parametrize("kind", ["plain", "atomic"])
+def test_dbt_build(benchmark: Any, dbt_project: Path, kind: str) -> None:
+    benchmark.group = "dbt build: seed, table, view, incremental"
+    if kind == "plain":
+        benchmark.extra_info["baseline"] = True
+        benchmark.pedantic(lambda: build(dbt_project, "plain"), rounds=ROUNDS, iterations=1)
+        return
+    paired: list[float] = []
+
+    def paired_plain() -> None:
+        start = time.perf_counter()
+        build(dbt_project, "paired")
+        paired.append(time.perf_counter() - start)
+
+    benchmark.pedantic(lambda: build(dbt_project, "atomic"), setup=paired_plain, rounds=ROUNDS, iterations=1)
+    atomic_rounds = benchmark.stats.stats.data
+    benchmark.extra_info["paired_plain_median_s"] = round(statistics.median(paired), 6)
+    benchmark.extra_info["paired_ratio"] = round(
+        statistics.median(a / p for a, p in zip(atomic_rounds, paired, strict=True)), 3)

@@ -1,0 +1,87 @@
+"""The background JVMs of the operations room (the metastore service, a Spark cluster's master and workers): how one
+is told apart from another process that got its pid, whether it listens, how it is ended, and the state file a
+server keeps so that `status` and `stop` work from another process.
+
+Each JVM carries ``-D<marker>=<directory>`` on its command line: a pid alone may have been reused since the state file
+was written, the marker in ``/proc/<pid>/cmdline`` says it is still ours."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from ddl_log.ops.hive_site import write_private
+
+STOP_GRACE = 20.0
+"""Seconds a process group gets after SIGTERM before SIGKILL."""
+
+
+def runs_marked(pid: int, marker: str) -> bool:
+    """Whether ``pid`` runs (not a zombie) with ``marker`` (``-Dname=value``) among its arguments."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return not is_zombie(stat) and marker.encode() in cmdline
+
+
+def is_zombie(stat: str) -> bool:
+    """Whether ``/proc/PID/stat`` text is a process that has exited but was not reaped yet."""
+    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
+
+
+def accepts(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether something accepts TCP connections at ``host:port``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(1.0)
+        return probe.connect_ex((host, port)) == 0
+
+
+def end_group(pid: int, grace: float = STOP_GRACE) -> None:
+    """End the process group ``pid`` leads: SIGTERM, then SIGKILL once ``grace`` seconds have passed."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, sig)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)  # our own child (tests) would stay a zombie
+            if gone(pid):
+                return
+            time.sleep(0.05)
+
+
+def gone(pid: int) -> bool:
+    """Whether ``pid`` has exited (a zombie counts as exited)."""
+    try:
+        return is_zombie(Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return True
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    """A state file's object, or None when it is missing or unreadable."""
+    try:
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def write_json(path: Path, value: dict[str, Any]) -> None:
+    """Replace a state file atomically, readable by its owner only (a URL in it may hold a password)."""
+    partial = path.with_suffix(".tmp")
+    write_private(partial, json.dumps(value, indent=2) + "\n")
+    partial.replace(path)
+
+
+def remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()

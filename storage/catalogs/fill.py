@@ -1,0 +1,63 @@
+"""What INSERT OVERWRITE and the rebuilds put into a new table version (:class:`Fill`), with the names and crash
+points the engines share for it (split from :mod:`storage.catalogs.interface`, which re-exports them)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import attrs
+
+from storage import crashpoints
+from storage.catalogs.names import TableName
+
+HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+"""How the metastore names a partition whose value is NULL (``SHOW PARTITIONS`` lists it so)."""
+
+KEEP_POINT = crashpoints.declare(
+    "fill.keep.before", "INSERT OVERWRITE of some partitions: new rows in TMP, the kept partitions not copied yet"
+)
+
+
+SWITCHING_PARTITIONS = crashpoints.declare(
+    "swap.partitions.before_switch", "a partitioned table's new definition reads its directory; its metastore "
+    "partitions are not switched yet (declared here, beside the engines, so that every crash point is known "
+    "without Spark)")
+
+
+@attrs.frozen
+class Fill:
+    """Rows to insert into an existing table: a SELECT text or a DataFrame (INSERT OVERWRITE's new rows).
+
+    ``partition``: ``PARTITION (a='1', b)``: every partition column in table order with its static value, or None
+    for a dynamic one; the query yields the other columns, by position, as Spark's INSERT maps them. Empty: the
+    query yields every column.
+
+    ``keep``: after the new rows, copy in every row (and empty partition) of the table ``keep`` whose partition this
+    fill does not replace: with ``replaces="written"`` (dynamic overwrite) the partitions the new rows went to,
+    with ``replaces="matching"`` (static overwrite) the partitions matching the static values of ``partition``.
+    None: nothing kept (the whole table is replaced).
+    """
+
+    as_select: str | None = None
+    df: Any = attrs.field(default=None, eq=False, repr=False)
+    partition: tuple[tuple[str, str | None], ...] = ()
+    keep: TableName | None = None
+    replaces: Literal["written", "matching"] = "matching"
+    partitions_of: TableName | None = None
+    """After the rows, register every partition of this table that no row went to (an empty one ``ADD
+    PARTITION`` made): an ALTER TABLE rebuild copies all rows and must keep empty partitions too. With neither
+    ``as_select`` nor ``df`` the fill adds no rows, only these partitions: TRUNCATE keeps a partitioned table's
+    partitions registered and empty, as Spark's does."""
+    files_from: str | None = None
+    """Instead of rows: copy the data files of this directory (a table version written with the same definition,
+    unpartitioned, on a local file system) into the table: a replica installing a source's version."""
+
+    @property
+    def static(self) -> dict[str, str]:
+        """The static values of ``partition`` (column -> value as written in the spec)."""
+        return {column: value for column, value in self.partition if value is not None}
+
+
+CONVERSION_FAILURE_MARK = "[ddl-log CAST_INVALID_INPUT] "
+"""Starts the message of the ``raise_error`` a strict conversion in a fill's SELECT raises for a value that does not
+convert: the catalog turns the failed insert into :class:`~storage.errors.ValueConversionError`."""

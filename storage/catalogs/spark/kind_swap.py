@@ -1,0 +1,104 @@
+"""The kind exchange of :class:`~storage.catalogs.spark.catalog.SparkCatalog`
+(:class:`~storage.catalogs.kind_exchange.KindExchange`): the definition swap of :mod:`storage.catalogs.spark.swap`
+across kinds. The Hive metastore keeps a view and a table as the same ``Table`` record (``tableType``
+``VIRTUAL_VIEW`` or ``MANAGED_TABLE``), and ``alter_table`` replaces the whole record in one transaction, kind
+included: so ORIG turns from a view into a table (or back) in one call, and a reader resolves the old relation or the
+new one, never nothing. A view's tag is its ``spark_ddl_log.tag`` parameter, as a table's."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine
+from storage.catalogs.spark.metastore import (
+    MetastoreClient,
+    as_holder,
+    as_restored,
+    location_of,
+    renamed,
+    swap_refusal,
+    tag_of,
+)
+from storage.errors import CatalogError, NoSuchObjectError
+
+VIEW = "VIRTUAL_VIEW"
+
+
+def is_view(table: Any) -> bool:
+    return str(table.getTableType()) == VIEW
+
+
+def tagged_view(view: Any, name: TableName, tag: str | None) -> Any:
+    """A view record under ``name`` with its tag parameter ``tag`` (None: removed)."""
+    copy = renamed(view, name)
+    if tag is None:
+        copy.getParameters().remove(TAG_PROPERTY)
+    else:
+        copy.getParameters().put(TAG_PROPERTY, tag)
+    return copy
+
+
+class SparkKindSwap:
+    def __init__(self, engine: Engine, client: MetastoreClient) -> None:
+        self._engine = engine
+        self._client = client
+
+    def relation_tag(self, name: TableName) -> str | None:
+        """One metastore call."""
+        if self._client.refusal() is not None:
+            return None
+        table = self._client.get(name)
+        return None if table is None else tag_of(table)
+
+    def kind_refusal(self, orig: TableName, tmp: TableName) -> str | None:
+        """No metastore client, a table that is not a managed data source table, or a partitioned one (its
+        partitions live apart from the record: a view has none to take over or to give back)."""
+        refusal = self._client.refusal()
+        if refusal is not None:
+            return refusal
+        for name in (orig, tmp):
+            table = self._client.get(name)
+            if table is None:
+                return f"{name} does not exist"
+            if is_view(table):
+                continue
+            refusal = swap_refusal(table, name)
+            if refusal is not None:
+                return refusal
+            if table.getPartitionKeysSize():
+                return f"{name} is partitioned (a view cannot take over or give back its partitions)"
+        return None
+
+    def exchange_kinds(self, orig: TableName, tmp: TableName, holder_tag: str, between: Callable[[], None]
+                       ) -> str | None:
+        old, new = self._client.get(orig), self._client.get(tmp)
+        if old is None or new is None:
+            missing = orig if old is None else tmp
+            raise NoSuchObjectError(f"{missing} does not exist", str(missing))
+        if is_view(old) == is_view(new):
+            raise CatalogError(f"{orig} and {tmp} are of the same kind", str(orig))
+        self._engine.forget(orig, tmp)
+        holder = tagged_view(old, tmp, holder_tag) if is_view(old) else as_holder(old, tmp, holder_tag)
+        self._client.install(tmp, holder)
+        between()
+        self._client.install(orig, renamed(new, orig))
+        self.refresh(orig)
+        return None if is_view(old) else location_of(old)
+
+    def restore_kind(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+        kept = self._client.get(holder)
+        if kept is None:
+            raise NoSuchObjectError(f"{holder} does not exist", str(holder))
+        self._engine.forget(orig, holder)
+        restored = tagged_view(kept, orig, None) if is_view(kept) else as_restored(kept, orig, orig_tag)
+        self._client.install(orig, restored)
+        self.refresh(orig)
+
+    def refresh(self, name: TableName) -> None:
+        """This session's cached relation of ``name`` goes: the next query reads the new one."""
+        with contextlib.suppress(*ENGINE_ERRORS):  # nothing cached
+            self._engine.spark.catalog.refreshTable(name.quoted)

@@ -1,0 +1,42 @@
+"""Table versions (what RESTORE and UNDROP rest on), on both catalogs: ``version_of`` keeps a table's whole
+definition as text; ``install_version`` makes it a table again (``create``: UNDROP) or the definition of an existing
+table (RESTORE), with the identity asked for, reading the files where they are; external tables keep none."""
+
+from __future__ import annotations
+
+from storage.catalogs.interface import Catalog, Column, Fill, TableSpec
+from storage.catalogs.names import TableName
+from tests.contract.support import SIMPLE, Engine
+
+
+def test_a_kept_definition_is_installed_again_over_another_version_and_after_a_drop(catalog: Catalog, engine: Engine,
+                                                                                 db: str) -> None:
+    orig, tmp = TableName(db, "t"), TableName(db, "ddllog_1_abcdef_tmp")
+    catalog.create(orig, SIMPLE, "old-tag")
+    catalog.insert(orig, Fill(df=engine.frame((("a", "int"), ("b", "string")), [(1, "x")])))
+    catalog.create(tmp, TableSpec(columns=(Column("c", "bigint"),)), "new-tag")
+    catalog.insert(tmp, Fill(df=engine.frame((("c", "bigint"),), [(7,)])))
+    catalog.exchange_definitions(orig, tmp, "new-tag:holder", between=lambda: None)
+    catalog.forget_table(tmp, expect="new-tag:holder")
+    old = catalog.version_of(orig)  # the new table's definition, kept before the restore
+    assert old is not None and not old.at_default_location
+    kept_rows = engine.rows(orig)
+
+    catalog.install_version(orig, old.definition, "restored", create=False)
+    assert catalog.identity(orig) == "restored" and engine.rows(orig) == kept_rows
+    catalog.install_version(orig, old.definition, None, create=False)
+    assert catalog.identity(orig) == "new-tag", "None: the identity the definition carries"
+
+    assert catalog.drop(orig, keep_files=True)
+    catalog.install_version(orig, old.definition, "undropped", create=True)
+    assert catalog.identity(orig) == "undropped" and engine.rows(orig) == kept_rows
+    size = catalog.data_size(old.location)
+    assert size is None or size > 0
+
+
+def test_a_table_at_its_names_directory_says_so(catalog: Catalog, db: str) -> None:
+    name = TableName(db, "plain")
+    catalog.create(name, SIMPLE, "tag")
+    version = catalog.version_of(name)
+    assert version is not None and version.at_default_location
+    assert catalog.version_of(TableName(db, "missing")) is None

@@ -1,0 +1,127 @@
+"""Table versions on real Spark (Hive metastore, parquet): a restored or undropped table equals the version it came
+from (definition, partitions, rows); UNDROP is refused naming the table while its name is taken; a kept version does
+not keep plain Spark from making a table of the free name; RESTORE and UNDROP crashed around each catalog operation
+and at the commit point recover to exactly before or after. (Every crash point: tests/unit/test_statement_sweeps.py.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL, ObjectExistsError
+from tests import crashkit
+from tests.spark.sweep_support import catalog_points, crash_then_recover, frame_state
+
+pytestmark = pytest.mark.spark
+
+DB = "vers"
+
+
+def state(spark: Any, name: str) -> Any:
+    """What a version is to a user: schema, rows, partitions, comment and user properties (None: no table)."""
+    full = f"{DB}.{name}"
+    if not spark.catalog.tableExists(full):
+        return None
+    table = spark._jsparkSession.sessionState().catalog().externalCatalog().getTable(DB, name)
+    properties = {str(k): str(v) for k, v in dict(spark.sql(f"SHOW TBLPROPERTIES {full}").collect()).items()
+                  if not str(k).startswith(("spark_ddl_log.", "transient_", "spark.sql."))}
+    partitions = sorted(row[0] for row in spark.sql(f"SHOW PARTITIONS {full}").collect()) \
+        if table.partitionColumnNames().size() else []
+    return frame_state(spark.table(full)), partitions, sorted(properties.items()), str(table.comment())
+
+
+def setup(spark: Any, ddl: AtomicDDL, tables: str = "pd") -> None:
+    """``p`` (partitioned) and ``d``, each replaced once: a version at the name's own directory (where plain Spark
+    made them) is kept for the grace period only (0 here)."""
+    spark.sql(f"DROP DATABASE IF EXISTS {DB} CASCADE")
+    spark.sql(f"CREATE DATABASE {DB}")
+    if "p" in tables:
+        spark.sql(f"CREATE TABLE {DB}.p USING parquet PARTITIONED BY (day) COMMENT 'daily' "
+                  "TBLPROPERTIES ('team'='a') AS SELECT id AS v, concat('d', id % 3) AS day FROM range(9)")
+        ddl.truncate_table(f"{DB}.p")  # now at a directory of its own, not at <db>/<name>
+        spark.sql(f"INSERT INTO {DB}.p SELECT id AS v, concat('d', id % 3) AS day FROM range(9)")
+    if "d" in tables:
+        spark.sql(f"CREATE TABLE {DB}.d USING parquet AS SELECT id AS z FROM range(4)")
+        ddl.create_or_replace_table(f"{DB}.d", as_select="SELECT id * 10 AS z FROM range(5)")
+
+
+def open_home(spark: Any, path: Any) -> AtomicDDL:
+    return AtomicDDL(spark=spark, home=path, compact_bytes=0, grace_seconds=0, retention_seconds=3600)
+
+
+def test_restore_and_undrop_give_back_exactly_the_kept_version(spark, tmp_path, clean_spark):
+    with open_home(spark, tmp_path / "home") as ddl:
+        setup(spark, ddl)
+        original = state(spark, "p")
+        replaced = ddl.insert_overwrite(f"{DB}.p", as_select=f"SELECT v + 100, day FROM {DB}.p WHERE day <> 'd2'")
+        assert replaced.path == "swap" and replaced.version is not None
+        assert state(spark, "p") != original
+        [row] = ddl.describe_history(f"{DB}.p").rows
+        assert row.version == replaced.version and row.size is not None and row.size > 0
+        [described] = ddl.sql(f"DESCRIBE HISTORY {DB}.p")  # the SQL front end routes it (Spark would not)
+        assert [r.version for r in described.result.rows] == [replaced.version]
+        ddl.restore_table(f"{DB}.p", version=replaced.version)
+        assert state(spark, "p") == original
+        assert spark.table(f"{DB}.p").count() == 9  # this session sees it at once
+
+        before_drop = state(spark, "d")
+        ddl.sql(f"DROP TABLE {DB}.d")
+        [dropped] = ddl.sql(f"SHOW TABLES DROPPED IN {DB}")
+        assert [r.table for r in dropped.result.rows] == [f"{DB}.d"]
+        spark.sql(f"CREATE TABLE {DB}.d USING parquet AS SELECT 1 AS other")  # plain Spark takes the free name
+        with pytest.raises(ObjectExistsError) as refused:
+            ddl.undrop_table(f"{DB}.d")
+        assert refused.value.name == f"{DB}.d"
+        spark.sql(f"DROP TABLE {DB}.d")
+        ddl.sql(f"UNDROP TABLE {DB}.d")
+        assert state(spark, "d") == before_drop
+        assert [event.statement.split()[0] for event in ddl.binlog_events()][-3:] == ["RESTORE", "DROP", "UNDROP"]
+
+
+STATEMENTS: dict[str, tuple[Callable[[AtomicDDL], Any], Callable[[AtomicDDL], Any]]] = {
+    "restore": (lambda d: d.insert_overwrite(f"{DB}.p", as_select=f"SELECT v + 1, day FROM {DB}.p"),
+                lambda d: d.restore_table(f"{DB}.p", version=d.describe_history(f"{DB}.p").rows[0].version)),
+    "undrop": (lambda d: d.drop_tables([f"{DB}.d"]), lambda d: d.undrop_table(f"{DB}.d")),
+}
+"""Each statement with what its world needs first (run through the same home: the version is kept in its log)."""
+
+
+@pytest.mark.parametrize("name", sorted(STATEMENTS))
+def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, tmp_path, clean_spark, name):
+    prepare, statement = STATEMENTS[name]
+    table = "p" if name == "restore" else "d"
+    homes = iter(range(1000))
+
+    def world() -> tuple[Callable[[], AtomicDDL], int]:
+        path = tmp_path / f"home{next(homes)}"
+        with open_home(spark, path) as ddl:
+            setup(spark, ddl, table)
+            prepare(ddl)
+            prepared = len(ddl.binlog_events())
+        return (lambda: open_home(spark, path)), prepared
+
+    opener, _ = world()
+    before = state(spark, table)
+    points = crashkit.trace(opener, statement)
+    after = state(spark, table)
+    assert before != after
+    around = set(catalog_points(points)) | {(f"{name}.log.after", 1), ("replay.before_action", 1)}
+    chosen = [point for point in points if point in around]  # the install, the commit, the claim after it
+    assert len(chosen) >= 5, points
+    outcomes = []
+    for point, nth in chosen:
+        opener, prepared = world()
+        events = crash_then_recover(opener, statement, point, nth)[prepared:]
+        now = state(spark, table)
+        assert now in (before, after), (point, nth, now)
+        outcome = "after" if now == after else "before"
+        assert len(events) == (1 if outcome == "after" else 0), (point, nth, events)
+        second = opener()
+        assert second.last_recovery.nothing_to_do
+        second.close()
+        outcomes.append(outcome)
+    assert outcomes == sorted(outcomes, key=lambda o: o == "after"), outcomes
+    assert outcomes[0] == "before" and outcomes[-1] == "after"

@@ -1,0 +1,250 @@
+"""Table versions on the in-memory catalog: what RESTORE, UNDROP, DESCRIBE HISTORY and SHOW TABLES DROPPED do, how
+long versions are kept, and what happens to them on RENAME, DROP DATABASE and PURGE. (The crash sweeps of RESTORE
+and UNDROP are in test_statement_sweeps.py; the same on Spark in tests/spark/test_versions.py.)"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ddl_log import AtomicDDL, NoSuchVersionError, ObjectExistsError
+from storage.catalogs.memory import MemoryTable
+from tests.unit.test_statement_sweeps import NEW_ROWS, catalog_state, populated_catalog, tn
+
+
+def away(catalog, name: str) -> None:
+    """Move the table off its name's directory, as any table this project has replaced once lives."""
+    catalog.tables[tn(name)].location = f"memory:/default/ddllog_0_{name}_tmp"
+
+
+def table_state(catalog, name: str):
+    tables = catalog_state(catalog)[0]
+    return tables.get(f"default.{name}")
+
+
+@pytest.fixture
+def world(tmp_path):
+    catalog = populated_catalog()
+
+    def open_home(**settings) -> AtomicDDL:
+        settings.setdefault("retention_seconds", 86400)
+        return AtomicDDL(home=str(tmp_path / "home"), catalog=catalog, **settings)
+
+    return catalog, open_home
+
+
+def test_restore_brings_back_the_replaced_version_exactly_and_keeps_the_one_it_replaces(world):
+    catalog, open_home = world
+    original = table_state(catalog, "a")
+    with open_home() as ddl:
+        replaced = ddl.create_or_replace_table("a", df=NEW_ROWS)
+        assert replaced.version is not None
+        [row] = ddl.describe_history("a").rows
+        assert (row.version, row.operation, row.dropped) == (replaced.version, "CREATE OR REPLACE TABLE", False)
+        new = table_state(catalog, "a")
+        restored = ddl.restore_table("a", version=replaced.version)
+        assert table_state(catalog, "a") == original
+        assert restored.kept is not None and restored.event is not None
+        assert "RESTORE TABLE" in restored.event.statement
+        [row] = ddl.describe_history("a").rows  # the restored version is the table's again, the new one kept
+        assert (row.version, row.operation) == (restored.kept, "RESTORE TABLE")
+        ddl.restore_table("a", version=restored.kept)  # a RESTORE is undone by another
+        assert table_state(catalog, "a") == new
+
+
+def test_restore_of_a_partitioned_table_brings_back_its_partitions(world):
+    catalog, open_home = world
+    original = table_state(catalog, "q")
+    with open_home() as ddl:
+        version = ddl.insert_overwrite("q", df=MemoryTable("", ("v", "k"), [(10, "7")])).version
+        assert table_state(catalog, "q") != original
+        ddl.restore_table("q", version=version)
+    assert table_state(catalog, "q") == original
+
+
+def test_restore_to_a_timestamp_takes_the_version_current_then(world):
+    catalog, open_home = world
+    original = table_state(catalog, "a")
+    with open_home() as ddl:
+        before_first = time.time()
+        time.sleep(0.01)
+        ddl.create_or_replace_table("a", df=NEW_ROWS)
+        second = table_state(catalog, "a")
+        between = time.time()
+        time.sleep(0.01)
+        ddl.truncate_table("a")
+        ddl.restore_table("a", timestamp=between)
+        assert table_state(catalog, "a") == second
+        ddl.restore_table("a", timestamp=before_first)
+        assert table_state(catalog, "a") == original
+        with pytest.raises(NoSuchVersionError) as refused:
+            ddl.restore_table("a", timestamp=time.time())  # the current version
+        assert refused.value.name == "default.a"
+
+
+def test_undrop_brings_back_the_dropped_table_and_is_refused_naming_it_while_the_name_is_taken(world):
+    catalog, open_home = world
+    away(catalog, "b")
+    original = table_state(catalog, "b")
+    with open_home() as ddl:
+        ddl.drop_tables(["b"])
+        [dropped] = ddl.show_tables_dropped().rows
+        assert (dropped.table, dropped.operation, dropped.dropped) == ("default.b", "DROP TABLE", True)
+        ddl.create_table("b", like="a")
+        with pytest.raises(ObjectExistsError) as refused:
+            ddl.undrop_table("b")
+        assert refused.value.name == "default.b" and "default.b" in str(refused.value)
+        ddl.drop_tables(["b"], purge=True)  # PURGE keeps nothing: the newer b is gone for good
+        assert [row.table for row in ddl.show_tables_dropped().rows] == ["default.b"]
+        result = ddl.undrop_table("b")
+        assert result.event is not None and "UNDROP TABLE" in result.event.statement
+        assert table_state(catalog, "b") == original
+        assert ddl.show_tables_dropped().rows == ()
+        with pytest.raises(NoSuchVersionError):
+            ddl.undrop_table("b")
+
+
+def test_versions_expire_after_their_retention_and_their_files_are_deleted(world):
+    catalog, open_home = world
+    away(catalog, "a")
+    with open_home(retention_seconds=0.2, grace_seconds=0) as ddl:
+        ddl.create_or_replace_table("a", df=NEW_ROWS)
+        [row] = ddl.describe_history("a").rows
+        assert row.location in catalog.swap.files
+        time.sleep(0.3)
+        ddl.truncate_table("b")  # every statement runs the deletions that are due
+        assert all(r.version != row.version for r in ddl.describe_history("a").rows)
+        assert row.location not in catalog.swap.files
+        with pytest.raises(NoSuchVersionError):
+            ddl.restore_table("a", version=row.version)
+
+
+def test_a_table_property_sets_its_own_retention(world):
+    catalog, open_home = world
+    catalog.tables[tn("b")].properties["spark_ddl_log.retention_seconds"] = "7200"
+    away(catalog, "b")  # (see the next test)
+    with open_home(grace_seconds=60) as ddl:
+        ddl.create_or_replace_table("b", df=NEW_ROWS)
+        [row] = ddl.describe_history("b").rows
+    kept_until = time.mktime(time.strptime(row.restorable_until, "%Y-%m-%d %H:%M:%S"))
+    assert 7100 < kept_until - time.time() <= 7200
+
+
+def test_a_version_at_the_names_own_directory_is_kept_for_the_grace_period_only(world):
+    """It would keep plain Spark from making a table of that name (LOCATION_ALREADY_EXISTS) for the retention."""
+    _catalog, open_home = world
+    with open_home(grace_seconds=60) as ddl:
+        ddl.drop_tables(["a"])
+        [row] = ddl.show_tables_dropped().rows
+        assert row.location == "memory:/default/a"
+        kept_until = time.mktime(time.strptime(row.restorable_until, "%Y-%m-%d %H:%M:%S"))
+        assert kept_until - time.time() <= 60
+        ddl.create_table("a", like="b")  # a new table needs the directory: the version goes at once
+        assert ddl.show_tables_dropped().rows == ()
+
+
+def test_versions_keep_the_name_they_were_made_under_across_a_rename(world):
+    """A RENAME moves the table, not its history: RESTORE of the old name's versions needs that name."""
+    _catalog, open_home = world
+    with open_home() as ddl:
+        version = ddl.create_or_replace_table("a", df=NEW_ROWS).version
+        ddl.rename_tables([("a", "c")])
+        assert ddl.describe_history("c").rows == ()
+        assert [row.version for row in ddl.describe_history("a").rows] == [version]
+
+
+def test_drop_database_cascade_keeps_its_tables_as_dropped_versions(world):
+    catalog, open_home = world
+    original = table_state(catalog, "b")
+    with open_home() as ddl:
+        ddl.create_database("d4")
+        ddl.create_table("d4.t", like="b")
+        ddl.drop_database("d4", cascade=True)
+        assert [row.table for row in ddl.show_tables_dropped("d4").rows] == ["d4.t"]
+        with pytest.raises(Exception) as refused:
+            ddl.undrop_table("d4.t")  # its database first
+        assert getattr(refused.value, "name", None) == "d4"
+        ddl.create_database("d4")
+        ddl.undrop_table("d4.t")
+        assert catalog_state(catalog)[0]["d4.t"][0] == original[0]
+
+
+def test_sql_statements_and_their_results(world):
+    _catalog, open_home = world
+    with open_home() as ddl:
+        version = ddl.create_or_replace_table("a", df=NEW_ROWS).version
+        [history] = ddl.sql("DESCRIBE HISTORY a")
+        assert [row.version for row in history.result.rows] == [version]
+        ddl.sql(f"RESTORE TABLE a TO VERSION AS OF {version}")
+        ddl.sql("DROP TABLE b")
+        [dropped] = ddl.sql("SHOW TABLES DROPPED IN default")
+        assert [row.table for row in dropped.result.rows] == ["default.b"]
+        ddl.sql("UNDROP TABLE b")
+        statements = [event.statement for event in ddl.binlog_events()]
+    assert statements[-3:] == [f"RESTORE TABLE a TO VERSION AS OF {version}", "DROP TABLE b", "UNDROP TABLE b"]
+
+
+def test_the_log_compacts_while_versions_are_kept_and_they_stay_restorable(world):
+    """A kept version's deletion chain is active for its whole retention: recovery compacts the log around it (the
+    chains of finished statements go, the waiting ones stay, their closed master links dropped)."""
+    catalog, open_home = world
+    away(catalog, "a")
+    original = table_state(catalog, "a")
+    with open_home() as ddl:
+        version = ddl.create_or_replace_table("a", df=NEW_ROWS).version
+        ddl.truncate_table("b")
+        size = ddl.log.size
+    with open_home() as ddl:
+        assert ddl.last_recovery.compacted and ddl.log.size < size
+        assert [row.version for row in ddl.describe_history("a").rows] == [version]
+        ddl.restore_table("a", version=version)
+        assert table_state(catalog, "a") == original
+    with open_home() as ddl:
+        assert ddl.last_recovery.nothing_to_do
+
+
+@pytest.mark.parametrize("name", ["restore_version", "undrop"])
+def test_a_crash_inside_the_recovery_of_restore_or_undrop_then_recovery_again_converges(tmp_path, name):
+    """Every crash point of the statement, then every crash point of its recovery (undo.install_version.before
+    among them): the next recovery ends where an uninterrupted one does."""
+    from tests import crashkit
+    from tests.unit.test_statement_sweeps import STATEMENTS, World
+
+    statement = STATEMENTS[name]
+    prefix = "restore" if name.startswith("restore") else "undrop"
+    points = [(point, nth) for point, nth in crashkit.trace(World(str(tmp_path / "trace"), True, name).open, statement)
+              if point.startswith((f"{prefix}.do.", f"{prefix}.log.after", "commit."))]  # where recovery has work
+    seen: set[str] = set()
+    for index, (point, nth) in enumerate(points):
+        reference = World(str(tmp_path / f"ref{index}"), True, name)
+        crashkit.crash_at(reference.open, statement, point, nth)
+        reference.open().close()
+        expected = catalog_state(reference.catalog)
+        probe = World(str(tmp_path / f"probe{index}"), True, name)
+        crashkit.crash_at(probe.open, statement, point, nth)
+        for r_index, (r_point, r_nth) in enumerate(crashkit.trace_recovery(probe.open)):
+            world = World(str(tmp_path / f"w{index}_{r_index}"), True, name)
+            crashkit.crash_at(world.open, statement, point, nth)
+            assert crashkit.recover_with_crash(world.open, r_point, r_nth), (point, r_point, r_nth)
+            with world.open() as ddl:
+                assert ddl.active_chains() == [] and ddl.abandoned_chains() == []
+            assert catalog_state(world.catalog) == expected, (point, nth, r_point, r_nth)
+            seen.add(r_point)
+    assert "replay.before_action" in seen
+    if name == "restore_version":
+        assert "undo.install_version.before" in seen
+
+
+def test_the_version_a_binlogged_statement_retired_is_found_by_its_xid(world):
+    """What replication reads: a binlog event's XID names the version its statement replaced."""
+    from actions.versions import version_retired_by
+
+    catalog, open_home = world
+    away(catalog, "a")
+    with open_home() as ddl:
+        result = ddl.create_or_replace_table("a", df=NEW_ROWS)
+        assert result.event is not None
+        found = version_retired_by(ddl.log, result.event.xid)
+        assert found is not None and found.number == result.version and found.table == tn("a")
+        assert version_retired_by(ddl.log, result.event.xid + 1000) is None
