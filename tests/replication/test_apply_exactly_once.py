@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOURCE_SCRIPT = [
     lambda d: d.create_table("c", like="a"),
     lambda d: d.rename_tables([("a", "x"), ("b", "a")]),
-    lambda d: d.alter_table("x", SetProperties({"owner": "bob"})),
+    lambda d: d.alter_table("x", SetProperties({"team": "blue"})),
     lambda d: d.create_view("v2", as_select="SELECT 2"),
     lambda d: d.truncate_table("x"),
     lambda d: d.create_database("d3"),
