@@ -94,15 +94,16 @@ def ddl(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from ddl_log import AtomicDDL
 
     atomic = AtomicDDL(spark=spark, home=tmp_path_factory.mktemp("ddl-home"))
-    for _ in range(2):
-        create_table(spark, "warm_plain", 100_000)
-        atomic.create_or_replace_table("warm_atomic", as_select=select(100_000))
-        atomic.insert_overwrite("warm_atomic", as_select=select(1000))
-        atomic.truncate_table("warm_atomic")
-        atomic.rename_tables([("warm_atomic", "warm_renamed"), ("warm_plain", "warm_plain2")])
-        atomic.drop_tables(["warm_renamed", "warm_plain2"])
-        run(spark, "CREATE TABLE warm_t USING parquet AS SELECT 1 AS x", "INSERT OVERWRITE TABLE warm_t SELECT 2",
-            "TRUNCATE TABLE warm_t", "ALTER TABLE warm_t RENAME TO warm_u", "DROP TABLE warm_u")
+    for n in range(2):  # names of their own per round: a dropped table's version keeps its directory a while
+        create_table(spark, f"warm_plain{n}", 100_000)
+        atomic.create_or_replace_table(f"warm_atomic{n}", as_select=select(100_000))
+        atomic.insert_overwrite(f"warm_atomic{n}", as_select=select(1000))
+        atomic.truncate_table(f"warm_atomic{n}")
+        atomic.rename_tables([(f"warm_atomic{n}", f"warm_renamed{n}"), (f"warm_plain{n}", f"warm_plain_moved{n}")])
+        atomic.drop_tables([f"warm_renamed{n}", f"warm_plain_moved{n}"])
+        run(spark, f"CREATE TABLE warm_t{n} USING parquet AS SELECT 1 AS x",
+            f"INSERT OVERWRITE TABLE warm_t{n} SELECT 2", f"TRUNCATE TABLE warm_t{n}",
+            f"ALTER TABLE warm_t{n} RENAME TO warm_u{n}", f"DROP TABLE warm_u{n}")
     drop_every_table(spark)
     yield atomic
     atomic.close()
