@@ -3,7 +3,9 @@ metastore and warehouse under the home) or one on a shared metastore service, wh
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -61,6 +63,7 @@ def driver_session(home: AnyHome, choice: SessionChoice) -> Any:
         scratch = home.spark_directory()
     except NoLocalDirectoryError:
         scratch = tempfile.mkdtemp(prefix="ddl-log-driver-")
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # the session lives as long as the process
     return service_session(Path(scratch), choice.metastore_uri, choice.warehouse, choice.master)
 
 
