@@ -6,12 +6,15 @@ session (``spark.sql.ansi.enabled=false``, dynamic partition overwrite) are put 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from dbt.tests.fixtures.project import *  # noqa: F403 - dbt-tests-adapter's fixtures (project, adapter, ...)
+
+from dbt.adapters.spark_ddl_log.homes import open_engine
 
 FULL = os.environ.get("DBT_FULL") == "1"
 full_only = pytest.mark.skipif(not FULL, reason="`make test-dbt` (DBT_FULL=1) runs it: kept out of `make test`'s time")
@@ -48,8 +51,32 @@ def adapter_target(home: Path, **settings: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="class")
-def dbt_profile_target(spark: Any, ddl_log_home: Path) -> dict[str, Any]:
-    return adapter_target(ddl_log_home)
+def dbt_profile_target(spark: Any, ddl_log_home: Path) -> Iterator[dict[str, Any]]:
+    yield adapter_target(ddl_log_home)
+    # The test schema's DROP DATABASE left its directory to a deletion that is due at once (grace 0) but runs with
+    # the home's next statement: run it now, so that other tests of this process find the shared warehouse clean.
+    engine = open_engine(str(ddl_log_home))
+    if engine is not None:
+        engine.run_due_deletions()
+    # What is still left of a dropped test schema (seen: dbt-tests-adapter's schema directories after its teardown;
+    # an open question for issue 27) goes too, or the strict directory checks of other tests in this process fail.
+    remove_test_schemas(spark)
+
+
+def remove_test_schemas(spark: Any) -> None:
+    """dbt-tests-adapter's schemas (``test<id>_<file>``) and their directories, whatever a test left of them."""
+    warehouse = Path(str(spark.conf.get("spark.sql.warehouse.dir")).removeprefix("file:"))
+    for directory in warehouse.glob("test*_test_*.db"):
+        name = directory.name.removesuffix(".db")
+        if spark.catalog.databaseExists(name):
+            spark.sql(f"DROP DATABASE IF EXISTS `{name}` CASCADE")
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def test_schemas_removed(spark: Any) -> Iterator[None]:
+    yield
+    remove_test_schemas(spark)
 
 
 @pytest.fixture(autouse=True)

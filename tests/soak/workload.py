@@ -205,6 +205,10 @@ class Planner:
     def free(self) -> list[str]:
         return [name for name in TABLE_POOL if name not in self.model["tables"]]
 
+    def with_property(self) -> list[str]:
+        """The tables whose model holds the soak's property."""
+        return [t for t in self.tables if PROPERTY in ((self.state(t) or {}).get("props") or {})]
+
     def state(self, name: str) -> dict[str, Any] | None:
         value = self.model["tables"].get(name)
         return copy.deepcopy(value)
@@ -392,7 +396,7 @@ class Planner:
             text = f"ALTER TABLE {target} SET TBLPROPERTIES ('{PROPERTY}' = '{tag}')"
             touched_tables[target] = {**before, "props": {**before["props"], PROPERTY: tag}}
         elif kind == "unset_props":
-            target = rng.choice(self.tables)
+            target = rng.choice(self.with_property())
             before = self.state(target)
             assert before is not None
             call = {"op": "alter_table", "args": [target], "kw": {"alter": ["unset", [PROPERTY]]}}
@@ -555,8 +559,8 @@ class Planner:
             return bool(self.model["views"]) and bool(self.free_views)
         if kind in ("create_schema", "create_like"):
             return free >= 1 and (kind == "create_schema" or tables >= 1)
-        if kind == "unset_props":
-            return tables >= 1
+        if kind == "unset_props":  # of a set property: Spark 4's UNSET of an unset key does nothing, binlogs nothing
+            return bool(self.with_property())
         if kind == "create_partitioned":
             return free >= 1
         if kind in ("add_partition", "drop_partition", "overwrite_dynamic", "overwrite_partition"):

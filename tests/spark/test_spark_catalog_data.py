@@ -178,7 +178,7 @@ def test_insert_errors(catalog: SparkCatalog, clean_spark: Any, warehouse: Path)
     with pytest.raises(InvalidDefinitionError):
         catalog.insert(T("t1"), Fill())
     clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
-    with pytest.raises(NoSuchObjectError):
+    with pytest.raises(WrongObjectKindError):
         catalog.insert(T("v1"), Fill(as_select="SELECT 1"))
 
 
