@@ -221,9 +221,9 @@ class SparkViews:
         return EngineOperationError(f"creating view {name} failed: {message}", str(name), failure.error)
 
     def rename_view(self, old: TableName, new: TableName) -> None:
-        """``ALTER VIEW old RENAME TO new`` (within one database): :class:`NoSuchObjectError` when ``old`` is not a
-        view (missing, or a table), :class:`ObjectExistsError` when ``new`` is taken by a table or view. One metastore
-        call."""
+        """``ALTER VIEW old RENAME TO new`` (within one database): :class:`NoSuchObjectError` when ``old`` is missing,
+        :class:`WrongObjectKindError` when it is a table, :class:`ObjectExistsError` when ``new`` is taken by a table
+        or view. One metastore call."""
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
         if substitutes(old.db) or substitutes(old.name) or self._temporary_db(old.db):
@@ -235,11 +235,9 @@ class SparkViews:
         except ENGINE_ERRORS as error:
             failure = inspect_error(error)
             condition = failure.condition or ""
-            if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
-                raise NoSuchObjectError(f"view {old} does not exist", str(old)) from None
-            if condition.startswith("EXPECT_VIEW_NOT_TABLE"):
-                raise WrongObjectKindError.table_not_view(old, "use ALTER TABLE ... RENAME TO",
-                                                          condition=condition) from None
+            not_a_view = _not_a_view(old, failure, "use ALTER TABLE ... RENAME TO")
+            if not_a_view is not None:
+                raise not_a_view from None
             if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
                 raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new)) from None
             if condition in ("INVALID_SCHEMA_OR_RELATION_NAME", "INVALID_ATTRIBUTE_NAME_SYNTAX"):
@@ -279,25 +277,28 @@ class SparkViews:
             self._spark.sql(f"ALTER VIEW {name.quoted} {clause}")
         except ENGINE_ERRORS as error:
             failure = inspect_error(error)
-            condition = failure.condition or ""
-            if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
-                raise NoSuchObjectError(f"view {name} does not exist", str(name)) from None
-            if condition.startswith(("WRONG_COMMAND_FOR_OBJECT_TYPE", "EXPECT_VIEW_NOT_TABLE")):
-                raise WrongObjectKindError.table_not_view(name, "use ALTER TABLE", condition=condition) from None
-            raise engine_error(failure, f"altering view {name} failed", name) from None
+            raise _not_a_view(name, failure, "use ALTER TABLE") or engine_error(
+                failure, f"altering view {name} failed", name) from None
 
     def drop_view(self, name: TableName) -> None:
-        """``DROP VIEW``: :class:`NoSuchObjectError` when ``name`` is not a persistent view (missing, or a table).
-        One metastore call."""
+        """``DROP VIEW``: :class:`NoSuchObjectError` when ``name`` is missing, :class:`WrongObjectKindError` when it
+        is a table. One metastore call."""
         if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
             raise NoSuchObjectError(f"view {name} does not exist", str(name))
         try:
             self._spark.sql(f"DROP VIEW {name.quoted}")
         except ENGINE_ERRORS as error:
             failure = inspect_error(error)
-            condition = failure.condition or ""
-            if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
-                raise NoSuchObjectError(f"view {name} does not exist", str(name)) from None
-            if condition.startswith(("WRONG_COMMAND_FOR_OBJECT_TYPE", "EXPECT_VIEW_NOT_TABLE")):
-                raise WrongObjectKindError.table_not_view(name, "use DROP TABLE", condition=condition) from None
-            raise engine_error(failure, f"dropping view {name} failed", name) from None
+            raise _not_a_view(name, failure, "use DROP TABLE") or engine_error(
+                failure, f"dropping view {name} failed", name) from None
+
+
+def _not_a_view(name: TableName, failure: Failure, hint: str) -> CatalogError | None:
+    """Spark's refusal of a view statement because ``name`` is missing or is a table, as the error it stands for
+    (None: another failure)."""
+    condition = failure.condition or ""
+    if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
+        return NoSuchObjectError(f"view {name} does not exist", str(name))
+    if condition.startswith(("WRONG_COMMAND_FOR_OBJECT_TYPE", "EXPECT_VIEW_NOT_TABLE")):
+        return WrongObjectKindError.table_not_view(name, hint, condition=condition)
+    return None
