@@ -4,7 +4,8 @@ never removes the name where the engine can change a whole table definition in o
 Chains: C (undo, position p) and roll-forward chains linked to C (they run only once C is closed, and are cancelled
 when C is replayed). The new table is always built under the TMP name while ORIG stays readable (steps 1-3).
 
-Swap path (ORIG exists and, once TMP is built, ``Catalog.swap_refusal`` finds nothing against the two):
+Swap path (ORIG exists and, once TMP is built, ``Catalog.plan_swap`` finds nothing against the two; it reads ORIG's
+whole definition, partitions included, for the log):
 
 ====  ===========================  =========================================================================
 step  trigger                      effect
@@ -13,14 +14,15 @@ step  trigger                      effect
                                    cluster logs a sweep of TMP for after the orphan window)
 2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
 3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
-4     ``log_swap``                 D: log FORGET_TABLE of the holder TMP; C: log SWAP_TABLE (undo puts the
-                                   holder's definition back on ORIG). One durable write
-5     ``exchange``                 TMP := ORIG's definition as a holder; ORIG := TMP's former definition (one
-                                   metastore call each; readers see the old table or the new one, whole)
-6     ``log_deletion``             E: log DELETE_DATA of ORIG's old directory, due after the grace period
-7     ``commit``                   store XID in C, write the binlog event (commit point), close C
-8     ``retire``                   replay D (the holder leaves the metastore, its files stay); replay E too
-                                   when it is due already (a grace period of 0), else it waits: recovery and
+4     ``log_swap``                 C: log INSTALL_VERSION of ORIG with its old definition (undo puts it back
+                                   in one call while ORIG has the new one); D: log FORGET_TABLE of TMP; E: log
+                                   DELETE_DATA of ORIG's old directory, due when the kept version expires (the
+                                   retention; the grace period at least). One durable write
+5     ``exchange``                 ORIG := TMP's definition (one metastore call, two for a partitioned table;
+                                   readers see the old table or the new one, whole)
+6     ``commit``                   store XID in C, write the binlog event (commit point), close C
+7     ``retire``                   replay D (TMP leaves the metastore, its files stay: they are ORIG's); replay
+                                   E too when it is due already (a retention of 0), else it waits: recovery and
                                    later statements delete the directory once it is due
 ====  ===========================  =========================================================================
 
@@ -40,7 +42,8 @@ Without ORIG (an atomic create): steps 1-3, ``log_orig_create``, ``install``, ``
 
 On an error before the commit: cancel the linked chains, replay C (new ORIG dropped or the old definition put back,
 BACKUP renamed back, TMP dropped), raise :class:`StatementFailedError`. Every step is bracketed by crash points
-``replace.<trigger>.before/after``; ``replace.exchange.between`` sits between the two calls of the swap.
+``replace.<trigger>.before/after``; ``replace.exchange.between`` sits right before the install call (ORIG's old
+definition logged, the catalog not changed yet).
 """
 
 from __future__ import annotations
@@ -60,8 +63,8 @@ from actions.kinds.create_table import log_create_table
 from actions.kinds.delete_data import log_delete_data
 from actions.kinds.drop_table import log_drop_table
 from actions.kinds.forget_table import log_forget_table
+from actions.kinds.install_version import log_install_version
 from actions.kinds.rename_table import log_rename_table
-from actions.kinds.swap_table import SwapTablePayload, log_swap_table
 from actions.replay import replay_chain
 from actions.results import StatementResult
 from actions.versions import keep_version, retention_of
@@ -70,9 +73,9 @@ from chains.commit import commit_chain
 from chains.entries import ChainKind
 from replace_table.versions import version_record
 from storage import crashpoints
-from storage.catalogs.interface import Fill, TableSpec, TableVersion
+from storage.catalogs.interface import Fill, SwapPlan, TableSpec, TableVersion
 from storage.catalogs.names import RESERVED_PREFIX, TableName
-from storage.errors import DDLLogError, NoSuchObjectError, ObjectExistsError
+from storage.errors import CatalogError, DDLLogError, NoSuchObjectError, ObjectExistsError
 
 STATES = [
     "start",
@@ -80,7 +83,6 @@ STATES = [
     "tmp_created",
     "tmp_ready",
     "swap_logged",
-    "exchanged",
     "rename_logged",
     "orig_moved",
     "orig_create_logged",
@@ -95,8 +97,7 @@ _FORWARD: list[tuple[str, str | list[str], str]] = [
     ("create_tmp", "tmp_logged", "tmp_created"),
     ("fill_tmp", "tmp_created", "tmp_ready"),
     ("log_swap", "tmp_ready", "swap_logged"),
-    ("exchange", "swap_logged", "exchanged"),
-    ("log_deletion", "exchanged", "installed"),
+    ("exchange", "swap_logged", "installed"),
     ("log_rename", "tmp_ready", "rename_logged"),
     ("move_orig", "rename_logged", "orig_moved"),
     ("log_orig_create", ["orig_moved", "tmp_ready"], "orig_create_logged"),
@@ -114,7 +115,7 @@ TRANSITIONS: list[dict[str, Any]] = [
 
 STEPS = [trigger for trigger, _, _ in _FORWARD]
 BUILD = ["log_tmp", "create_tmp", "fill_tmp"]
-SWAP_PLAN = [*BUILD, "log_swap", "exchange", "log_deletion", "commit", "retire"]
+SWAP_PLAN = [*BUILD, "log_swap", "exchange", "commit", "retire"]
 RENAME_PLAN = [*BUILD, "log_rename", "move_orig", "log_orig_create", "install", "commit", "drop_backup"]
 CREATE_PLAN = [*BUILD, "log_orig_create", "install", "commit"]
 CRASH_POINTS = {
@@ -125,7 +126,7 @@ CRASH_POINTS = {
     for step in STEPS
 }
 BETWEEN_SWAP_CALLS = crashpoints.declare(
-    "replace.exchange.between", "TMP holds ORIG's old definition; ORIG has not taken the new one yet")
+    "replace.exchange.between", "ORIG's old definition is logged; ORIG has not taken the new one yet")
 
 Path = Literal["swap", "rename", "create"]
 
@@ -191,10 +192,10 @@ class ReplaceTable:
         self.xid = ctx.log.allocate_id() if ctx.binlog is None else ctx.binlog.new_xid()
         self.tmp, self.backup = work_names(name, self.xid)
         self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
-        self.holder_tag = f"{self.tag}:holder"
         self.orig_exists = False
         self.orig_identity: str | None = None
         self.swap_refused: str | None = None
+        self.plan: SwapPlan | None = None
         self.old_location: str | None = None
         self.old_version: TableVersion | None = None
         self.retention = self.grace_seconds
@@ -221,27 +222,26 @@ class ReplaceTable:
             self.catalog.insert(self.tmp, self.fill)
 
     def do_log_swap(self) -> None:
-        orig_tag = None if self.orig_identity is None or self.orig_identity.startswith("fp:") else self.orig_identity
+        assert self.plan is not None
+        old = self.plan.old
+        if old is None:
+            raise CatalogError(f"the definition of {self.orig} cannot be kept whole", str(self.orig))
+        self.old_version = old  # kept in the log twice: undo's INSTALL_VERSION, and RESTORE's kept version
+        self.old_location = old.location
+        self.retention = retention_of(self.ctx, old)
+        kept = keep_version(old, self.verb, dropped=False, xid=self.xid)
         with self.log.batch():
             self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            log_forget_table(self.log, self.drop_chain, self.tmp, self.holder_tag)
-            log_swap_table(self.log, self.create_chain, self.orig, self.tmp, self.orig_identity,
-                           SwapTablePayload(self.tag, self.holder_tag, orig_tag))
+            log_forget_table(self.log, self.drop_chain, self.tmp, self.tag)
+            self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
+            log_delete_data(self.log, self.delete_chain, self.orig, old.location, time.time() + self.retention,
+                            kept)
+            log_install_version(self.log, self.create_chain, self.orig, self.tag, old.definition,
+                                previous_identity=self.orig_identity, previous_location=old.location)
 
     def do_exchange(self) -> None:
-        self.old_version = self.catalog.version_of(self.orig)  # kept in the log: RESTORE brings it back
-        self.old_location = self.catalog.exchange_definitions(self.orig, self.tmp, self.holder_tag,
-                                                              between=BETWEEN_SWAP_CALLS)
-
-    def do_log_deletion(self) -> None:
-        assert self.old_location is not None
-        kept = None if self.old_version is None else keep_version(self.old_version, self.verb, dropped=False,
-                                                                  xid=self.xid)
-        retention = self.grace_seconds if self.old_version is None else retention_of(self.ctx, self.old_version)
-        self.retention = retention
-        with self.log.batch():
-            self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            log_delete_data(self.log, self.delete_chain, self.orig, self.old_location, time.time() + retention, kept)
+        assert self.plan is not None
+        self.catalog.exchange_definitions(self.orig, self.tmp, self.plan, between=BETWEEN_SWAP_CALLS)
 
     def do_log_rename(self) -> None:
         with self.log.batch():
@@ -301,7 +301,8 @@ class ReplaceTable:
             for trigger in BUILD:
                 self._step(trigger)
             if self.orig_exists:  # the path is chosen once both definitions are there: one look at each
-                self.swap_refused = self.catalog.swap_refusal(self.orig, self.tmp)
+                self.plan = self.catalog.plan_swap(self.orig, self.tmp)
+                self.swap_refused = self.plan.refusal
                 path = "swap" if self.swap_refused is None else "rename"
             plan = {"swap": SWAP_PLAN, "rename": RENAME_PLAN, "create": CREATE_PLAN}[path]
             for trigger in plan[len(BUILD):]:

@@ -1,18 +1,20 @@
-"""INSTALL_VERSION: RESTORE and UNDROP make a kept table version the table again, in one catalog call (the
-definition the log kept, files where they are). Undo: while the table is the one installed (its new identity), put
-the previous definition back in one call (RESTORE), or remove the table from the catalog without its files (UNDROP:
-they are the dropped version's, still kept)."""
+"""INSTALL_VERSION: a statement makes a definition the table's in one catalog call, the previous definition logged
+first: a replace's swap (the new version built under TMP), RESTORE and UNDROP (a kept version). Undo: while the table
+is the one installed (its new identity), put the previous definition back in one call (a replace, RESTORE), or remove
+the table from the catalog without its files (UNDROP: they are the dropped version's, still kept)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 
 from actions.context import ActionContext
+from actions.kinds.delete_data import DeleteDataPayload, KeptVersion, log_delete_data
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
-from chains.entries import ActionEntry, ActionType
+from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.log import DDLLog
 from storage import crashpoints
 from storage.catalogs.names import TableName
@@ -24,23 +26,36 @@ UNDO_INSTALL_BEFORE = crashpoints.declare(
 
 @attrs.frozen
 class InstallVersionPayload:
-    """``previous``: the table's definition before (``Catalog.version_of``), None when the name was free."""
+    """``previous``: the table's definition before (``Catalog.version_of``), None when the name was free.
+    ``previous_identity`` and ``previous_location``: the table's identity and data location before, when the statement
+    knew them (a replace). Undo then tells "not installed yet" (the old table is still there) from "another table
+    took the name since" (a plain-Spark DROP + CREATE before recovery): that table is never touched, and the old
+    version, whose files nothing reads any more, is kept as a dropped version (UNDROP, SHOW TABLES DROPPED) for the
+    retention period. None (RESTORE, UNDROP, logs of earlier versions): any other table is only left alone."""
 
     previous: str | None
+    previous_identity: str | None = None
+    previous_location: str | None = None
+
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("previous_identity", "previous_location")
+    """Absent in logs written before replaces logged INSTALL_VERSION: absent means unknown."""
 
     def to_wire(self) -> dict[str, Any]:
-        return {"previous": self.previous}
+        return {"previous": self.previous, "previous_identity": self.previous_identity,
+                "previous_location": self.previous_location}
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> InstallVersionPayload:
         previous = require(data, "previous", "INSTALL_VERSION")
-        return cls(None if previous is None else str(previous))
+        identity, location = data.get("previous_identity"), data.get("previous_location")
+        return cls(None if previous is None else str(previous), None if identity is None else str(identity),
+                   None if location is None else str(location))
 
 
-def log_install_version(log: DDLLog, chain: int, name: TableName, new_tag: str,
-                        previous: str | None) -> ActionEntry:
+def log_install_version(log: DDLLog, chain: int, name: TableName, new_tag: str, previous: str | None, *,
+                        previous_identity: str | None = None, previous_location: str | None = None) -> ActionEntry:
     return log.add_action(chain, ActionType.INSTALL_VERSION, name=name, tag=new_tag,
-                          payload=InstallVersionPayload(previous))
+                          payload=InstallVersionPayload(previous, previous_identity, previous_location))
 
 
 def undo_install_version(action: ActionEntry, ctx: ActionContext) -> None:
@@ -48,14 +63,37 @@ def undo_install_version(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     if action.tag is None:
         raise CatalogError(f"install action {action.id} lacks its identity", str(name))
-    if ctx.catalog.identity(name) != action.tag:
+    payload = payload_of(action, InstallVersionPayload)
+    identity = ctx.catalog.identity(name)
+    if identity != action.tag:
+        if payload.previous_identity is not None and identity != payload.previous_identity:
+            keep_as_dropped(action, ctx, payload)
         return  # not installed yet, or undone already
-    previous = payload_of(action, InstallVersionPayload).previous
     UNDO_INSTALL_BEFORE()
-    if previous is None:
+    if payload.previous is None:
         ctx.catalog.forget_table(name, expect=action.tag)
     else:
-        ctx.catalog.install_version(name, previous, None, create=False)
+        ctx.catalog.install_version(name, payload.previous, None, create=False)
+
+
+def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVersionPayload) -> bool:
+    """Someone else's table (or none) holds the name: keep the previous version, if its files are still there, as
+    a dropped version of the name (a chain of its own, due after the retention), once; True when this call logged
+    it. Its deletion proves ownership first, as every scheduled deletion does."""
+    location, previous = payload.previous_location, payload.previous
+    if location is None or previous is None or not ctx.catalog.data_size(location):
+        return False  # nothing to keep: the files went with a DROP, or there never were any
+    if any(other.type is ActionType.DELETE_DATA and not other.done
+           and payload_of(other, DeleteDataPayload).location == location
+           for chain in ctx.log.active_chains() if chain.master != action.chain  # the statement's own: cancelled
+           for other in ctx.log.actions_of(chain.position)):
+        return False  # logged already, by an earlier run of this undo
+    statement = ctx.log.chain(action.chain).statement
+    position = ctx.log.new_chain(ChainKind.FORWARD, f"kept after undo, its name taken: {statement}")
+    kept = KeptVersion(previous, time.time(), "DROP TABLE (name taken before recovery)", True, None)
+    log_delete_data(ctx.log, position, name_of(action), location,
+                    time.time() + max(ctx.grace_seconds, ctx.retention_seconds), kept)
+    return True
 
 
 def describe(action: ActionEntry) -> str:

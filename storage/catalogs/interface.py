@@ -354,23 +354,26 @@ class Catalog(Protocol):
 
     # -- the definition swap: a replace that never removes the name (see :mod:`replace_table.machine`)
 
-    def swap_refusal(self, orig: TableName, tmp: TableName) -> str | None:
-        """Why ``orig`` and ``tmp`` cannot take part in :meth:`exchange_definitions` (None when they can): the engine
-        cannot change a whole definition in one call, a table's definition does not hold all of it, or the two
-        differ in what the engine cannot change (partition keys)."""
+    def plan_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+        """What :meth:`exchange_definitions` needs, read once (a few metastore reads): why ``orig`` and ``tmp``
+        cannot take part in it (the engine cannot change a whole definition in one call, a table's definition does
+        not hold all of it, or the two differ in what the engine cannot change: partition keys), or ORIG's whole
+        definition to keep in the log before the exchange (what undo puts back)."""
         ...
 
-    def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,
-                             between: Callable[[], None]) -> str:
-        """TMP becomes the holder of ORIG's definition (external, so dropping it never deletes ORIG's files; identity
-        ``holder_tag``), then ORIG takes TMP's former definition, its data location included, in one metastore call:
-        a reader resolves ORIG to the old table or to the new one, whole, never to nothing. ``between`` runs between
-        the two. Returns ORIG's old location. The session's cached relation of ORIG is refreshed."""
+    def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
+                             between: Callable[[], None]) -> None:
+        """ORIG takes TMP's definition, its data location included, in one metastore call (a partitioned table: one
+        more for its partitions): a reader resolves ORIG to the old table or to the new one, whole, never to
+        nothing. TMP stays as it is (its removal, files kept, is the caller's). ``between`` runs right before the
+        call. ORIG's old definition is not kept by the catalog: the caller logged it (``plan.old``) and undoes with
+        :meth:`install_version`. The session's cached relation of ORIG is refreshed."""
         ...
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """ORIG := the definition ``holder`` keeps, managed again and with ORIG's own tag property (or none): the
-        undo of :meth:`exchange_definitions`."""
+        undo of a swap logged by an earlier version of this project (SWAP_TABLE, where TMP held ORIG's old definition
+        as an external table); :meth:`exchange_definitions` makes no holder any more."""
         ...
 
     def forget_table(self, name: TableName, *, expect: str) -> bool:
@@ -415,3 +418,14 @@ class TableVersion:
     location: str
     properties: tuple[tuple[str, str], ...] = ()
     at_default_location: bool = False
+
+
+@attrs.frozen
+class SwapPlan:
+    """A replace's swap, read once (:meth:`Catalog.plan_swap`): ``refusal`` (why the rename path must be taken), or
+    ``old``, ORIG's whole definition to log before the exchange, and ``handle``, the engine's own reading of TMP's
+    definition that the exchange installs (TMP is the statement's: nobody changes it in between)."""
+
+    refusal: str | None
+    old: TableVersion | None = None
+    handle: Any = attrs.field(default=None, eq=False, repr=False)

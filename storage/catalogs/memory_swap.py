@@ -1,6 +1,7 @@
 """The definition swap of the in-memory catalog (the contract of ``Catalog.exchange_definitions`` and its
-neighbours, with table objects for definitions): a table's "location" is where its rows live; a holder is the old
-table object under TMP's name, external and tagged with the holder tag, remembering ORIG's identity."""
+neighbours, with table objects for definitions): a table's "location" is where its rows live. A holder (the old table
+object under TMP's name, external, remembering ORIG's identity) exists only in logs of earlier versions' swaps, which
+``restore_definition`` still undoes."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 
 import attrs
 
+from storage.catalogs.interface import SwapPlan, TableVersion
 from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, NoSuchObjectError
@@ -44,6 +46,7 @@ class MemorySwap:
 
     tables: dict[TableName, MemoryTable]
     swap: SwapState
+    version_of: Callable[[TableName], TableVersion | None]  # MemoryVersions' (after this class in the MRO)
 
     def _check(self, operation: str, name: TableName) -> None:
         raise NotImplementedError  # MemoryCatalog's
@@ -60,30 +63,28 @@ class MemorySwap:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         return table
 
-    def swap_refusal(self, orig: TableName, tmp: TableName) -> str | None:
+    def plan_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
         if not self.swap.enabled:
-            return "this in-memory catalog refuses definition swaps"
+            return SwapPlan("this in-memory catalog refuses definition swaps")
         for name in (orig, tmp):
             table = self.tables.get(name)
             if table is None:
-                return f"{name} does not exist"
+                return SwapPlan(f"{name} does not exist")
             if table.external:
-                return f"{name} is not a managed table"
+                return SwapPlan(f"{name} is not a managed table")
         if self.tables[orig].partitioned_by != self.tables[tmp].partitioned_by:
-            return f"the partition columns of {tmp} change (the metastore cannot change a table's partition keys)"
-        return None
+            return SwapPlan(f"the partition columns of {tmp} change (the metastore cannot change a table's "
+                            "partition keys)")
+        return SwapPlan(None, self.version_of(orig))
 
-    def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,
-                             between: Callable[[], None]) -> str:
+    def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
+                             between: Callable[[], None]) -> None:
         self._check("exchange", orig)
         old, new = self._table_or_missing(orig), self._table_or_missing(tmp)
-        old_location = location_of(orig, old)
-        self.tables[tmp] = attrs.evolve(old, identity=holder_tag, external=True, held=old.identity,
-                                        location=old_location)
         between()
         self._check("install", orig)
         self.tables[orig] = attrs.evolve(new, location=location_of(tmp, new))
-        return old_location
+        self.keep_files_of(orig, old)
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         self._check("restore", orig)

@@ -1,6 +1,6 @@
-"""The definition swap (what a replace installs the new table with): after the exchange ORIG is the new table and
-TMP holds the old definition; restore puts it back with ORIG's identity; forget removes a holder without its files;
-partition keys that differ are refused."""
+"""The definition swap (what a replace installs the new table with): the plan reads ORIG's whole definition for
+the log; the exchange gives ORIG the new table in one call, TMP left as it was; installing the logged definition puts
+the old table back (the undo) and forgetting TMP keeps the files ORIG reads; partition keys that differ are refused."""
 
 from __future__ import annotations
 
@@ -18,33 +18,42 @@ def build(catalog: Catalog, engine: Engine, db: str) -> tuple[TableName, TableNa
     return orig, tmp
 
 
-def test_an_exchange_gives_orig_the_new_table_and_tmp_the_old_definition(catalog: Catalog, engine: Engine,
+def test_an_exchange_gives_orig_the_new_table_in_one_call_and_leaves_tmp(catalog: Catalog, engine: Engine,
                                                                          db: str) -> None:
     orig, tmp = build(catalog, engine, db)
-    assert catalog.swap_refusal(orig, tmp) is None
+    plan = catalog.plan_swap(orig, tmp)
+    assert plan.refusal is None and plan.old is not None
     calls = []
-    catalog.exchange_definitions(orig, tmp, "new-tag:holder", between=lambda: calls.append(catalog.identity(orig)))
-    assert calls == ["old-tag"], "between the two calls ORIG is still the old table"
-    assert catalog.identity(orig) == "new-tag" and catalog.identity(tmp) == "new-tag:holder"
+    catalog.exchange_definitions(orig, tmp, plan, between=lambda: calls.append(catalog.identity(orig)))
+    assert calls == ["old-tag"], "right before the call ORIG is still the old table"
+    assert catalog.identity(orig) == "new-tag" and catalog.identity(tmp) == "new-tag"
     assert sorted(engine.rows(orig)) == [(7,), (8,)]
-    assert engine.rows(tmp) == [(1, "x")]
 
 
-def test_restore_puts_the_old_definition_back_and_forget_keeps_its_files(catalog: Catalog, engine: Engine,
-                                                                         db: str) -> None:
+def test_the_logged_definition_puts_the_old_table_back_and_forget_keeps_the_files(catalog: Catalog, engine: Engine,
+                                                                                  db: str) -> None:
     orig, tmp = build(catalog, engine, db)
-    catalog.exchange_definitions(orig, tmp, "new-tag:holder", between=lambda: None)
-    catalog.restore_definition(orig, tmp, "old-tag")
+    plan = catalog.plan_swap(orig, tmp)
+    assert plan.old is not None
+    catalog.exchange_definitions(orig, tmp, plan, between=lambda: None)
+    catalog.install_version(orig, plan.old.definition, None, create=False)
     assert catalog.identity(orig) == "old-tag" and engine.rows(orig) == [(1, "x")]
-    assert not catalog.forget_table(tmp, expect="someone-else")
-    assert catalog.forget_table(tmp, expect="new-tag:holder")
-    assert not catalog.exists(tmp)
-    assert engine.rows(orig) == [(1, "x")], "the holder shared ORIG's files: forgetting it must not delete them"
+    assert sorted(engine.rows(tmp)) == [(7,), (8,)], "TMP was never changed"
+
+    orig2, tmp2 = TableName(db, "t2"), TableName(db, "ddllog_2_abcdef_tmp")
+    catalog.create(orig2, SIMPLE, "old-2")
+    catalog.create(tmp2, TableSpec(columns=(Column("c", "bigint"),)), "new-2")
+    catalog.insert(tmp2, Fill(df=engine.frame((("c", "bigint"),), [(9,)])))
+    catalog.exchange_definitions(orig2, tmp2, catalog.plan_swap(orig2, tmp2), between=lambda: None)
+    assert not catalog.forget_table(tmp2, expect="someone-else")
+    assert catalog.forget_table(tmp2, expect="new-2")
+    assert not catalog.exists(tmp2)
+    assert engine.rows(orig2) == [(9,)], "TMP shared ORIG's files: forgetting it must not delete them"
 
 
 def test_a_change_of_partition_columns_is_refused(catalog: Catalog, db: str) -> None:
     orig, tmp = TableName(db, "t"), TableName(db, "ddllog_2_abcdef_tmp")
     catalog.create(orig, TableSpec(columns=(Column("a", "int"), Column("k", "string")), partitioned_by=("k",)), "o")
     catalog.create(tmp, TableSpec(columns=(Column("a", "int"), Column("j", "string")), partitioned_by=("j",)), "n")
-    refusal = catalog.swap_refusal(orig, tmp)
+    refusal = catalog.plan_swap(orig, tmp).refusal
     assert refusal is not None and "partition" in refusal

@@ -16,8 +16,8 @@ def test_a_kept_definition_is_installed_again_over_another_version_and_after_a_d
     catalog.insert(orig, Fill(df=engine.frame((("a", "int"), ("b", "string")), [(1, "x")])))
     catalog.create(tmp, TableSpec(columns=(Column("c", "bigint"),)), "new-tag")
     catalog.insert(tmp, Fill(df=engine.frame((("c", "bigint"),), [(7,)])))
-    catalog.exchange_definitions(orig, tmp, "new-tag:holder", between=lambda: None)
-    catalog.forget_table(tmp, expect="new-tag:holder")
+    catalog.exchange_definitions(orig, tmp, catalog.plan_swap(orig, tmp), between=lambda: None)
+    catalog.forget_table(tmp, expect="new-tag")
     old = catalog.version_of(orig)  # the new table's definition, kept before the restore
     assert old is not None and not old.at_default_location
     kept_rows = engine.rows(orig)

@@ -10,6 +10,7 @@ from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.drop_init import DropInitPayload
 from actions.kinds.drop_table import DropTablePayload
 from actions.kinds.rename_table import log_rename_table
+from actions.versions import dropped_tables
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType, ChainKind, ChainState
 from ddl_log import AtomicDDL, StatementFailedError
@@ -202,19 +203,30 @@ def test_a_failure_between_the_two_swap_calls_puts_the_old_definition_back(store
     assert set(world.catalog.tables) == {T} and world.catalog.swap.orphans == set()
 
 
-def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old_definition_is_kept(store):
+def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old_version_is_kept_dropped(
+        store, monkeypatch):
+    """Killed after the swap; before recovery someone drops the new table and makes their own under the name: undo
+    leaves theirs alone, removes its TMP, and keeps the old version (whose files nothing reads) for UNDROP."""
+    monkeypatch.setenv("DDL_LOG_RETENTION_SECONDS", "3600")
     world = World(store.home(), binlog=True)
     assert crashkit.crash_at(world.open, replace_statement, "replace.exchange.after", 1)
     del world.catalog.tables[T]
     world.catalog.add_user_table(T, ("newcomer",), [("someone else",)])
     newcomer = world.catalog.identity(T)
-    for _ in range(4):  # every try refuses; then the chain is abandoned and reported, never dropped silently
-        world.open().close()
-    assert world.catalog.identity(T) == newcomer and world.catalog.tables[T].rows == [("someone else",)]
-    [holder] = [name for name in world.catalog.tables if name != T]
-    assert world.catalog.tables[holder].rows == OLD_ROWS and world.catalog.tables[holder].held is not None
     ddl = world.open()
-    assert [chain.statement for chain in ddl.abandoned_chains()] != []
+    assert world.catalog.identity(T) == newcomer and world.catalog.tables[T].rows == [("someone else",)]
+    assert set(world.catalog.tables) == {T}, "the statement's TMP is gone"
+    assert ddl.abandoned_chains() == [] and ddl.binlog_events() == []
+    [dropped] = dropped_tables(ddl.log)
+    assert dropped.table == T and dropped.dropped
+    ddl.close()
+    ddl = world.open()
+    assert [version.table for version in dropped_tables(ddl.log)] == [T], "kept once, however often recovery runs"
+    ddl.close()
+    del world.catalog.tables[T]
+    ddl = world.open()
+    ddl.sql(f"UNDROP TABLE {T}")
+    assert world.catalog.tables[T].rows == OLD_ROWS
     ddl.close()
 
 

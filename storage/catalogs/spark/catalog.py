@@ -45,6 +45,7 @@ from storage.catalogs.interface import (
     DatabaseObjects,
     Fill,
     FunctionDefinition,
+    SwapPlan,
     TableMetadata,
     TableSpec,
     TableVersion,
@@ -178,14 +179,14 @@ class SparkCatalog:
 
     # ------------------------------------------------------------------ definition swap (storage.catalogs.spark.swap)
 
-    def swap_refusal(self, orig: TableName, tmp: TableName) -> str | None:
-        """See :meth:`storage.catalogs.spark.swap.SparkSwap.swap_refusal`."""
-        return self._swap.swap_refusal(orig, tmp)
+    def plan_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+        """See :meth:`storage.catalogs.spark.swap.SparkSwap.plan`."""
+        return self._swap.plan(orig, tmp)
 
-    def exchange_definitions(self, orig: TableName, tmp: TableName, holder_tag: str, *,
-                             between: Callable[[], None]) -> str:
+    def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
+                             between: Callable[[], None]) -> None:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.exchange`."""
-        return self._swap.exchange(orig, tmp, holder_tag, between)
+        self._swap.exchange(orig, tmp, plan, between)
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.restore`."""

@@ -1,18 +1,17 @@
 """The definition swap for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: how a replace installs the new table
 without a moment in which the name is missing or points at an empty or partial directory.
 
-TMP is built at its own directory; then two ``alter_table`` calls (:mod:`storage.catalogs.spark.metastore`):
-
-1. TMP := ORIG's definition as a *holder* (external, tagged with the holder tag): ORIG's old definition is kept in
-   the metastore, and nobody reads TMP;
-2. ORIG := TMP's former definition (schema, location, properties, its tag): the one call readers can observe. A query
-   that resolved ORIG before it reads the old files, which stay in place; one after it reads the new ones.
+TMP is built at its own directory; ORIG's whole definition is read and logged (:meth:`SparkSwap.plan`, the caller
+logs it); then one ``alter_table`` call (:mod:`storage.catalogs.spark.metastore`): ORIG := TMP's definition (schema,
+location, properties, its tag), the one call readers can observe. A query that resolved ORIG before it reads the old
+files, which stay in place; one after it reads the new ones. TMP then leaves the metastore, its files kept (they are
+ORIG's now).
 
 A partitioned table's partitions live apart from its definition in the metastore: each install goes through the
-directory (see :meth:`SparkSwap._install`). Undo (:meth:`SparkSwap.restore`) puts the holder's definition back on
-ORIG; after the commit the holder is only forgotten (:meth:`SparkSwap.forget`: its files are the old version,
-deleted after the grace period). A swapped table lives at its former TMP directory, not at ``<database>/<name>``:
-see :meth:`SparkSwap.rename_in_place`.
+directory (see :meth:`SparkSwap._install`). Undo puts the logged definition back with the same install
+(:meth:`storage.catalogs.spark.versions.SparkVersions.install_version`). :meth:`SparkSwap.restore` undoes swaps logged
+by earlier versions of this project, where TMP held ORIG's old definition as an external *holder*. A swapped table
+lives at its former TMP directory, not at ``<database>/<name>``: see :meth:`SparkSwap.rename_in_place`.
 """
 
 from __future__ import annotations
@@ -20,14 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange
+from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapPlan
 from storage.catalogs.names import TableName
+from storage.catalogs.spark.definition_text import version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.metastore import (
     EMPTY_DIRECTORY,
     MANAGED,
     MetastoreClient,
-    as_holder,
     as_restored,
     discovering,
     empty_copy,
@@ -48,14 +47,21 @@ class SparkSwap:
         self._engine = engine
         self._client = client
 
-    def swap_refusal(self, orig: TableName, tmp: TableName) -> str | None:
-        """Why ORIG cannot take TMP's definition: no metastore client, a table whose definition does not hold all
-        of it (Hive serde, external), or other partition keys. One metastore call per table."""
+    def plan(self, orig: TableName, tmp: TableName) -> SwapPlan:
+        """Why ORIG cannot take TMP's definition (no metastore client, a table whose definition does not hold all of
+        it: Hive serde, external; other partition keys), or ORIG's whole definition to log and TMP's to install.
+        One ``get_table`` per table, plus one partition listing each for a partitioned table."""
         refusal = self._client.refusal()
         if refusal is not None:
-            return refusal
+            return SwapPlan(refusal)
         old, new = self._client.get(orig), self._client.get(tmp)
-        return swap_refusal(old, orig) or swap_refusal(new, tmp) or keys_refusal(old, new, tmp)
+        refusal = swap_refusal(old, orig) or swap_refusal(new, tmp) or keys_refusal(old, new, tmp)
+        if refusal is not None or old is None or new is None:
+            return SwapPlan(refusal or "a table is missing")
+        partitioned = bool(old.getPartitionKeysSize())
+        old_partitions = self._client.partitions(orig) if partitioned else []
+        new_partitions = self._client.partitions(tmp) if partitioned else []
+        return SwapPlan(None, version_text(self._engine, orig, old, old_partitions), (new, new_partitions))
 
     def clone_empty(self, source: TableName, name: TableName, tag: str) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
@@ -119,22 +125,16 @@ class SparkSwap:
         self._client.install(old, renamed(table, new))
         return True
 
-    def exchange(self, orig: TableName, tmp: TableName, holder_tag: str, between: Callable[[], None]) -> str:
-        """Step 1 and 2 above; ``between`` runs between them (a crash point). Returns ORIG's old location (the
-        directory to delete after the grace period). Then this session's cached relation of ORIG is refreshed."""
-        old, new = self._client.get(orig), self._client.get(tmp)
-        if old is None:
-            raise NoSuchObjectError(f"table {orig} does not exist", str(orig))
-        if new is None:
-            raise NoSuchObjectError(f"table {tmp} does not exist", str(tmp))
-        old_partitions = self._client.partitions(orig) if old.getPartitionKeysSize() else []
-        new_partitions = self._client.partitions(tmp) if new.getPartitionKeysSize() else []
+    def exchange(self, orig: TableName, tmp: TableName, plan: SwapPlan, between: Callable[[], None]) -> None:
+        """ORIG := TMP's definition as ``plan`` read it (one ``alter_table``; see :meth:`_install` for a partitioned
+        table); ``between`` runs right before. Then this session's cached relation of ORIG is refreshed."""
+        if plan.refusal is not None or plan.handle is None:
+            raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
+        new, new_partitions = plan.handle
         self._engine.forget(orig, tmp)
-        self._install(tmp, as_holder(old, tmp, holder_tag), old_partitions)
         between()
         self._install(orig, renamed(new, orig), new_partitions)
         self.refresh(orig)
-        return location_of(old)
 
     def install(self, name: TableName, table: Any, partitions: list[Any]) -> None:
         """Make ``table`` with ``partitions`` the definition of ``name`` (see :meth:`_install`): RESTORE's call."""

@@ -1,21 +1,18 @@
 """Table versions for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: a table's whole metastore definition
 (its ``Table`` record and its ``Partition`` records) kept as text in the DDL log, and installed again exactly.
 
-The records are Thrift structs; Thrift's JSON protocol (``libthrift``, in pyspark's jars) writes every field of
-them, so the text is the metastore's own definition, not a description of part of it. Installing goes through the
+The text is :mod:`storage.catalogs.spark.definition_text`'s. Installing goes through the
 swap's one-call install (:meth:`~storage.catalogs.spark.swap.SparkSwap.install`), or one ``create_table`` plus one
 ``add_partitions`` for UNDROP. Only on a classic session with the metastore client (see ``MetastoreClient.refusal``).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from storage.catalogs.interface import TAG_PROPERTY, TableVersion
 from storage.catalogs.names import TableName
+from storage.catalogs.spark.definition_text import version_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
-from storage.catalogs.spark.metastore import MetastoreClient, location_of, renamed, swap_refusal
+from storage.catalogs.spark.metastore import MetastoreClient, renamed, swap_refusal
 from storage.catalogs.spark.swap import SparkSwap
 from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
 
@@ -28,11 +25,6 @@ class SparkVersions:
         self._client = client
         self._swap = swap
 
-    def _thrift(self) -> tuple[Any, Any]:
-        jvm = self._engine.spark._jvm
-        factory = jvm.org.apache.thrift.protocol.TJSONProtocol.Factory()
-        return jvm.org.apache.thrift.TSerializer(factory), jvm.org.apache.thrift.TDeserializer(factory)
-
     def version_of(self, name: TableName) -> TableVersion | None:
         if self._client.refusal() is not None:
             return None
@@ -40,27 +32,10 @@ class SparkVersions:
         if table is None or swap_refusal(table, name) is not None:
             return None
         partitions = self._client.partitions(name) if table.getPartitionKeysSize() else []
-        serializer, _ = self._thrift()
-        definition = json.dumps({"table": str(serializer.toString(table)),
-                                 "partitions": [str(serializer.toString(p)) for p in partitions]})
-        location = location_of(table)
-        properties = {str(k): str(v) for k, v in dict(table.getParameters()).items()}
-        at_default = location.rstrip("/").rpartition("/")[2].lower() == name.name.lower()
-        return TableVersion(definition, location, tuple(sorted(properties.items())), at_default)
+        return version_text(self._engine, name, table, partitions)
 
     def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
-        record = json.loads(definition)
-        jvm = self._engine.spark._jvm
-        _, deserializer = self._thrift()
-        table = jvm.org.apache.hadoop.hive.metastore.api.Table()
-        deserializer.fromString(table, record["table"])
-        partitions = []
-        for text in record["partitions"]:
-            partition = jvm.org.apache.hadoop.hive.metastore.api.Partition()
-            deserializer.fromString(partition, text)
-            partition.setDbName(name.db)
-            partition.setTableName(name.name)
-            partitions.append(partition)
+        table, partitions = version_records(self._engine, name, definition)
         table = renamed(table, name)
         if tag is not None:
             table.getParameters().put(TAG_PROPERTY, tag)
