@@ -38,6 +38,11 @@ Rename path (Spark Connect, Hive serde or external tables, a change of partition
 9     ``drop_backup``              replay D: BACKUP dropped with its files
 ====  ===========================  =========================================================================
 
+Empty path (TRUNCATE of an unpartitioned table where ``Catalog.plan_empty_swap`` finds nothing against it): no TMP
+table at all. ``log_tmp`` (C: TMP's creation, whose undo removes the new directory at TMP's location), ``log_swap``
+(no D: there is no TMP to forget), ``exchange`` (the directory made, then ORIG := its own definition emptied at it,
+one metastore call, as Spark's TRUNCATE is one), ``commit``, ``retire``.
+
 Without ORIG (an atomic create): steps 1-3, ``log_orig_create``, ``install``, ``commit``.
 
 On an error before the commit: cancel the linked chains, replay C (new ORIG dropped or the old definition put back,
@@ -96,7 +101,7 @@ _FORWARD: list[tuple[str, str | list[str], str]] = [
     ("log_tmp", "start", "tmp_logged"),
     ("create_tmp", "tmp_logged", "tmp_created"),
     ("fill_tmp", "tmp_created", "tmp_ready"),
-    ("log_swap", "tmp_ready", "swap_logged"),
+    ("log_swap", ["tmp_ready", "tmp_logged"], "swap_logged"),
     ("exchange", "swap_logged", "installed"),
     ("log_rename", "tmp_ready", "rename_logged"),
     ("move_orig", "rename_logged", "orig_moved"),
@@ -118,6 +123,7 @@ BUILD = ["log_tmp", "create_tmp", "fill_tmp"]
 SWAP_PLAN = [*BUILD, "log_swap", "exchange", "commit", "retire"]
 RENAME_PLAN = [*BUILD, "log_rename", "move_orig", "log_orig_create", "install", "commit", "drop_backup"]
 CREATE_PLAN = [*BUILD, "log_orig_create", "install", "commit"]
+EMPTY_PLAN = ["log_tmp", "log_swap", "exchange", "commit", "retire"]
 CRASH_POINTS = {
     step: (
         crashpoints.declare(f"replace.{step}.before", f"CREATE OR REPLACE: before step {step}"),
@@ -128,7 +134,7 @@ CRASH_POINTS = {
 BETWEEN_SWAP_CALLS = crashpoints.declare(
     "replace.exchange.between", "ORIG's old definition is logged; ORIG has not taken the new one yet")
 
-Path = Literal["swap", "rename", "create"]
+Path = Literal["swap", "rename", "create", "empty"]
 
 
 def work_names(orig: TableName, xid: int) -> tuple[TableName, TableName]:
@@ -148,7 +154,8 @@ class ReplaceResult(StatementResult):
     backup_pending: bool = False
     """The new table is committed but retiring the old one failed; recovery finishes it."""
     path: Path = "create"
-    """``swap``: ORIG took the new definition in one metastore call (the name never went missing); ``rename``: the
+    """``swap``: ORIG took the new definition in one metastore call (the name never went missing); ``empty``: the
+    same for TRUNCATE, with no TMP table (ORIG's own definition, emptied, at a new directory); ``rename``: the
     rename algorithm (see ``swap_refused``); ``create``: ORIG did not exist."""
     swap_refused: str | None = None
     """Why the rename path was taken."""
@@ -160,7 +167,7 @@ class ReplaceResult(StatementResult):
     def describe(self) -> str:
         if not self.replaced:
             return "created"
-        if self.path == "swap":
+        if self.path in ("swap", "empty"):
             return "replaced the old table: definition swap, old files kept for readers"
         return f"replaced the old table: rename swap ({self.swap_refused})"
 
@@ -174,10 +181,12 @@ class ReplaceTable:
 
     def __init__(self, ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
                  verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
-                 fill: Fill | None = None) -> None:
+                 fill: Fill | None = None, empty: bool = False) -> None:
         """``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE),
         False for CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP.
-        ``ctx.grace_seconds``: how long ORIG's old files outlive a swap."""
+        ``empty``: the new version is ORIG's own definition without rows (TRUNCATE): where the catalog can, no TMP
+        table is made (``Catalog.plan_empty_swap``). ``ctx.grace_seconds``: how long ORIG's old files outlive a
+        swap."""
         self.ctx = ctx
         self.log = ctx.log
         self.binlog = ctx.binlog
@@ -188,6 +197,7 @@ class ReplaceTable:
         self.verb = verb
         self.orig_must_exist = orig_must_exist
         self.fill = fill
+        self.empty = empty
         self.grace_seconds = ctx.grace_seconds
         self.xid = ctx.log.allocate_id() if ctx.binlog is None else ctx.binlog.new_xid()
         self.tmp, self.backup = work_names(name, self.xid)
@@ -231,8 +241,9 @@ class ReplaceTable:
         self.retention = retention_of(self.ctx, old)
         kept = keep_version(old, self.verb, dropped=False, xid=self.xid)
         with self.log.batch():
-            self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            log_forget_table(self.log, self.drop_chain, self.tmp, self.tag)
+            if self.state == "tmp_ready":  # TMP was made (not on the empty path): it leaves after the commit
+                self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
+                log_forget_table(self.log, self.drop_chain, self.tmp, self.tag)
             self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
             log_delete_data(self.log, self.delete_chain, self.orig, old.location, time.time() + self.retention,
                             kept)
@@ -297,15 +308,22 @@ class ReplaceTable:
         if self.orig_must_exist is False and self.orig_exists:
             raise ObjectExistsError(f"table {self.orig} already exists", str(self.orig))
         path: Path = "create"
+        if self.empty and self.orig_exists:  # reads only: nothing is made before the statement is logged
+            self.plan = self.catalog.plan_empty_swap(self.orig, self.tmp, self.tag)
+            path = "empty" if self.plan.refusal is None else path
         try:
-            for trigger in BUILD:
-                self._step(trigger)
-            if self.orig_exists:  # the path is chosen once both definitions are there: one look at each
+            if path == "empty":
+                done = 0
+            else:
+                for trigger in BUILD:
+                    self._step(trigger)
+                done = len(BUILD)
+            if self.orig_exists and path != "empty":  # chosen once both definitions are there: one look at each
                 self.plan = self.catalog.plan_swap(self.orig, self.tmp)
                 self.swap_refused = self.plan.refusal
                 path = "swap" if self.swap_refused is None else "rename"
-            plan = {"swap": SWAP_PLAN, "rename": RENAME_PLAN, "create": CREATE_PLAN}[path]
-            for trigger in plan[len(BUILD):]:
+            plan = {"swap": SWAP_PLAN, "rename": RENAME_PLAN, "create": CREATE_PLAN, "empty": EMPTY_PLAN}[path]
+            for trigger in plan[done:]:
                 if trigger in ("retire", "drop_backup"):
                     break
                 self._step(trigger)

@@ -20,7 +20,16 @@ def has_query(spec: TableSpec, fill: Fill | None) -> bool:
 def version_record(ctx: ActionContext, table: TableName, spec: TableSpec, fill: Fill | None) -> VersionRecord | None:
     """The installed version of ``table`` as its event records it; None when nothing is to be recorded (binlog
     off, the setting off, no query, or a catalog that reports no location for it). Two metastore reads."""
-    if ctx.binlog is None or not ctx.record_versions or not has_query(spec, fill):
+    if not has_query(spec, fill):
+        return None
+    return installed_version(ctx, table)
+
+
+def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | None:
+    """The current version of ``table`` as an event records it (RESTORE and UNDROP record theirs always: a replica's
+    own history does not number versions alike, so it installs the version's files); None when the binlog or the
+    setting is off, or the catalog reports no location. Two metastore reads."""
+    if ctx.binlog is None or not ctx.record_versions:
         return None
     location = ctx.catalog.table_location(table)
     metadata = ctx.catalog.table_metadata(table)

@@ -31,6 +31,7 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
     """Build and install a new version of ``target`` (``spec`` None: an empty copy of the table itself, whose
     definition is then read under the statement's lock, with its partitions registered and empty as Spark's
     TRUNCATE keeps them). The caller holds the statement's locks."""
+    empty = spec is None and fill is None  # TRUNCATE: ORIG's own definition without rows
     if spec is None:
         metadata = ctx.catalog.table_metadata(target)
         if metadata is None:
@@ -38,7 +39,7 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
         check_rewritable(target, metadata, verb)
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
         if metadata is not None and metadata.partitioned_by:
-            fill = Fill(partitions_of=target)
+            fill, empty = Fill(partitions_of=target), False
     else:
         if orig_must_exist is None and ctx.catalog.view_definition(target) is not None:
             raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
@@ -50,7 +51,7 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
         delete_versions_of_dropped(ctx, target)  # they may hold the name's directory
         try:
             return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
-                                fill=fill).run()
+                                fill=fill, empty=empty).run()
         except NoSuchObjectError as error:
             if orig_must_exist and error.name == str(target):  # refused before anything was done
                 raise missing_table(ctx.catalog, target) from None

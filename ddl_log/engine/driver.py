@@ -21,6 +21,7 @@ from chains.binlog import BinlogEvent
 from chains.commit import commit_chain, committed_event
 from chains.entries import ActionType, ChainKind
 from chains.log import DDLLog
+from chains.versions import VersionRecord
 from storage import crashpoints
 from storage.catalogs.names import TableName
 from storage.crashpoints import CrashPoint
@@ -55,6 +56,8 @@ class UndoStatement:
         self.log_points = points.log
         self.do_points = points.do
         self.position = ctx.log.new_chain(ChainKind.UNDO, statement)
+        self.version: VersionRecord | None = None
+        """The table version the statement installed, for its binlog event (set by the body, before the commit)."""
 
     def logged(self, log_action: Callable[[int], object], operation: Callable[[], Any]) -> None:
         """``log_action(chain)`` logs the action (a kind's helper, :mod:`actions.kinds`); ``operation`` does it."""
@@ -68,7 +71,8 @@ class UndoStatement:
         after()
 
     def commit(self, objects: tuple[str, ...]) -> BinlogEvent | None:
-        return commit_chain(self.ctx.log, self.ctx.binlog, self.position, self.statement, objects)
+        return commit_chain(self.ctx.log, self.ctx.binlog, self.position, self.statement, objects,
+                            version=self.version)
 
     def fail(self, cause: Exception) -> StatementFailedError | None:
         """Handle an error: None if the statement had already committed, else the error to raise after undo."""

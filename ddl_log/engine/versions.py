@@ -30,6 +30,7 @@ from ddl_log.engine.driver import StatementPoints, UndoStatement
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import NoSuchVersionError
+from replace_table.versions import installed_version
 from storage.catalogs.interface import TableVersion
 from storage.catalogs.names import TableName, check_identifier
 from storage.errors import CatalogError, DDLLogError, NoSuchObjectError, NotAtomicError, ObjectExistsError
@@ -99,6 +100,7 @@ def _install(ctx: ActionContext, name: TableName, version: Version, current: Tab
     def body(run: UndoStatement) -> tuple[str, ...]:
         run.logged(log_all, lambda: ctx.catalog.install_version(name, version.kept.definition, tag,
                                                                 create=current is None))
+        run.version = installed_version(ctx, name)
         return (str(name),)
 
     event = UndoStatement(ctx, statement.label, str(name), statement.binlog_text, points).run(body)

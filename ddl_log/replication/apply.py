@@ -78,8 +78,9 @@ class Applier:
                                    f"it reads as {len(statements)} statements; the replica applies one per event")
         if isinstance(statements[0], RestoreTable):  # version numbers and times are the source home's own
             raise ApplyFailedError(event.seq, event.statement, "RESTORE names a version of the source's history, "
-                                   "which the replica's does not number alike: not replicated yet (re-bootstrap "
-                                   "the table)")
+                                   "which the replica's does not number alike; it replicates by copying the "
+                                   "restored version's files, which needs a parquet or ORC table and a Spark "
+                                   "catalog on the replica (re-bootstrap the table)")
         return [attrs.evolve(statements[0], text=text)]
 
     def renames_after(self, seq: int) -> Iterator[tuple[TableName, TableName]]:

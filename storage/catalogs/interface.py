@@ -361,6 +361,15 @@ class Catalog(Protocol):
         definition to keep in the log before the exchange (what undo puts back)."""
         ...
 
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        """TRUNCATE without a TMP table: ORIG's whole definition (properties and comment kept, statistics gone),
+        emptied, at a new empty directory (``tmp``'s default location, which :meth:`exchange_definitions` makes: the
+        caller logs ``tmp``'s creation first, whose undo removes it), identity ``tag``, installed in one call; and
+        ORIG's definition to log. Reads only. A refusal where the catalog cannot: a partitioned table (its
+        partitions stay registered, built under TMP), no handle on the metastore, an external or Hive serde table,
+        files at the directory."""
+        ...
+
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
                              between: Callable[[], None]) -> None:
         """ORIG takes TMP's definition, its data location included, in one metastore call (a partitioned table: one

@@ -77,13 +77,22 @@ class MemorySwap:
                             "partition keys)")
         return SwapPlan(None, self.version_of(orig))
 
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        table = self.tables.get(orig)
+        if not self.swap.enabled or table is None or table.external or table.partitioned_by:
+            return SwapPlan("built under TMP")
+        self._check("plan_empty", orig)
+        empty = attrs.evolve(table, identity=tag, rows=[], location=default_location(tmp), held=None)
+        return SwapPlan(None, self.version_of(orig), empty)
+
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
                              between: Callable[[], None]) -> None:
         self._check("exchange", orig)
-        old, new = self._table_or_missing(orig), self._table_or_missing(tmp)
+        old = self._table_or_missing(orig)
+        new = plan.handle if isinstance(plan.handle, MemoryTable) else self._table_or_missing(tmp)
         between()
         self._check("install", orig)
-        self.tables[orig] = attrs.evolve(new, location=location_of(tmp, new))
+        self.tables[orig] = attrs.evolve(new, location=new.location or location_of(tmp, new))
         self.keep_files_of(orig, old)
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:

@@ -1,7 +1,8 @@
 """A replica on real Spark, in its own process (its own JVM and embedded metastore; two Hive metastores cannot share
 one session): it ends with the source's rows, also of non-deterministic queries and of queries over a table it does
 not have (copied from the version's files, the query not run again), a reader on it never sees a gap, and a real
-SIGKILL of the applier (JVM included) mid-copy is recovered with every event applied once."""
+SIGKILL of the applier (JVM included) mid-copy is recovered with every event applied once. RESTORE and UNDROP
+replicate as the version they installed (its files), since the replica numbers its own history."""
 
 from __future__ import annotations
 
@@ -63,9 +64,12 @@ def source(clean_spark: Any, tmp_path: Path) -> tuple[Path, dict[str, Any]]:
     with AtomicDDL(spark=clean_spark, home=str(home)) as ddl:
         for statement in SOURCE_SCRIPT:
             ddl.sql(statement)
+        first = min(row.version for row in ddl.describe_history("rp.r").rows)  # the CTAS rows, before the overwrite
+        ddl.sql(f"RESTORE TABLE rp.r TO VERSION AS OF {first}")
+        ddl.sql("UNDROP TABLE rp.c")
         events = ddl.binlog_events()
     assert [event.version is not None for event in events] == [
-        False, True, True, True, True, False, False, False, False, True, False]
+        False, True, True, True, True, False, False, False, False, True, False, True, True]
     return home, source_tables(clean_spark)
 
 
@@ -78,11 +82,12 @@ def test_a_replica_killed_mid_copy_ends_with_the_sources_rows_each_event_once(so
     killed = run_worker(replica, home, crash_at="replace.fill_tmp.after:1")
     assert killed.returncode == -9, killed.stderr[-2000:]
     report = report_of(run_worker(replica, home))
-    assert report["seqs"] == list(range(1, len(SOURCE_SCRIPT) + 1))  # every source event once, in order
+    assert report["seqs"] == list(range(1, len(SOURCE_SCRIPT) + 3))  # every source event once, in order
     copied_as_files = {"rp.r", "rp.s2"}  # unpartitioned versions: the source's data files themselves
     assert {t: d and {**d, "files": d["files"] if t in copied_as_files else []} for t, d in report["tables"].items()} \
         == {t: d and {**d, "files": d["files"] if t in copied_as_files else []} for t, d in expected.items()}
     assert report["tables"]["rp.r"]["files"]  # rand() rows, rows of default.hidden, properties, types: the source's
-    assert report["tables"]["rp.c"] is None and report["views"] == ["v"]
+    assert report["tables"]["rp.c"] is not None and report["views"] == ["v"]  # undropped on the source
+    assert len(report["tables"]["rp.r"]["rows"]) == 100  # restored: the CTAS's rows, copied, not drawn again
     assert ["101", "1"] in report["tables"]["rp.p"]["rows"]  # the overwritten partition, the others kept
     assert report["bad"] == [] and report["reads"] > 0  # the reader on the replica never saw a gap

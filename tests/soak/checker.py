@@ -397,6 +397,8 @@ def check(ddl: Any, home: Path, state: dict[str, Any], journal: Path | None) -> 
                         returned=returned, binlog=found[0].as_dict())
         statements.append({"sid": sid, "kind": kind, "class": klass, "secs": (end or {}).get("secs")})
         apply_statement(model, begin, is_committed)
+        if is_committed and end is not None:
+            model.setdefault("kept", {}).update(end.get("kept") or {})  # versions RESTORE / UNDROP can be planned from
         (committed if is_committed else uncommitted).append(sid)
 
     for sid in committed_before:

@@ -89,6 +89,8 @@ WEIGHTS: dict[str, int] = {
     "drop_partition": 2,
     "overwrite_dynamic": 3,
     "overwrite_partition": 3,
+    "restore": int(os.environ.get("SOAK_RESTORE_WEIGHT", "3")),
+    "undrop": int(os.environ.get("SOAK_UNDROP_WEIGHT", "2")),
 }
 NEEDS: dict[str, str] = {
     "rename_move": "rename",
@@ -111,6 +113,8 @@ NEEDS: dict[str, str] = {
     "create_database": "databases",
     "database_table": "databases",
     "drop_database": "databases",
+    "restore": "versions",
+    "undrop": "versions",
 }
 """Statement kinds that need a capability the catalog engine may not have yet."""
 CAPABILITIES: dict[str, tuple[str, ...]] = {
@@ -120,7 +124,10 @@ CAPABILITIES: dict[str, tuple[str, ...]] = {
               "drop_partition"),
     "functions": ("function_definition", "create_function", "drop_function"),
     "databases": ("database_exists", "create_database", "drop_database", "list_objects"),
+    "versions": ("version_of", "install_version"),
 }
+RESTORABLE_FOR = 600.0
+"""RESTORE and UNDROP pick only versions restorable for this many seconds more (never one about to expire)."""
 
 
 def capabilities(catalog: Any) -> dict[str, bool]:
@@ -186,6 +193,11 @@ class Planner:
         self.held: set[str] = set()
         """Names whose default directory holds a replaced version waiting for its grace period: a table renamed
         onto one is refused (as Spark refuses it), so renames do not target them."""
+        self.restorable: dict[str, list[int]] = {}
+        """Table name -> kept versions of that name (DESCRIBE HISTORY's numbers) whose state the model knows: the
+        state the table had when a committed statement of this soak retired it (see :func:`live_versions`)."""
+        self.undroppable: dict[str, int] = {}
+        """Table name -> the dropped version UNDROP brings back (the newest of the name), when the model knows it."""
 
     # -- helpers
 
@@ -374,6 +386,17 @@ class Planner:
             query = self.fitted(query, before)
             call = {"op": "insert_overwrite", "args": [target], "kw": {"as_select": query}}
             text = f"INSERT OVERWRITE TABLE {target} {query}"
+        elif kind == "restore":
+            target = rng.choice(sorted(set(self.restorable) & set(self.tables)))
+            number = rng.choice(self.restorable[target])
+            call = {"op": "restore_table", "args": [target], "kw": {"version": number}}
+            text = f"RESTORE TABLE {target} TO VERSION AS OF {number}"
+            touched_tables[target] = copy.deepcopy(self.model["kept"][str(number)]["state"])
+        elif kind == "undrop":
+            target = rng.choice(sorted(set(self.undroppable) & set(self.free)))
+            call = {"op": "undrop_table", "args": [target], "kw": {}}
+            text = f"UNDROP TABLE {target}"
+            touched_tables[target] = copy.deepcopy(self.model["kept"][str(self.undroppable[target])]["state"])
         elif kind == "create_view":
             target = rng.choice(VIEW_POOL)
             exists = target in self.model["views"]
@@ -571,6 +594,10 @@ class Planner:
             return bool(self.tables_of_schema(WIDE_SCHEMA))
         if kind == "drop_function":
             return bool(self.model["functions"])
+        if kind == "restore":
+            return bool(set(self.restorable) & set(self.tables))
+        if kind == "undrop":
+            return bool(set(self.undroppable) & set(self.free))
         if kind == "create_database":
             return len(self.model["databases"]) < len(DATABASE_POOL)
         if kind == "database_table":
@@ -616,6 +643,41 @@ def execute(ddl: Any, statement: dict[str, Any]) -> Any:
     return method(*args, **kw)
 
 
+def live_versions(ddl: Any) -> dict[int, Any]:
+    """The kept versions of ``default`` tables restorable for :data:`RESTORABLE_FOR` seconds more, by number."""
+    from actions.versions import kept_versions
+
+    soon = time.time() + RESTORABLE_FOR
+    return {version.number: version for version in kept_versions(ddl.log)
+            if version.table.db == "default" and version.due > soon}
+
+
+def newly_kept(statement: dict[str, Any], before: dict[int, Any], after: dict[int, Any]) -> dict[str, Any]:
+    """The versions a committed statement kept (in ``after``, not in ``before``), each with the state its table had
+    before the statement: the model's ``kept`` entries RESTORE and UNDROP are planned from."""
+    kept: dict[str, Any] = {}
+    for number in sorted(set(after) - set(before)):
+        name = after[number].table.name
+        state = statement["before"]["tables"].get(name)
+        if state is not None:
+            kept[str(number)] = {"table": name, "state": state}
+    return kept
+
+
+def restorable(ddl: Any, live: dict[int, Any], known: dict[str, Any]) -> tuple[dict[str, list[int]], dict[str, int]]:
+    """What RESTORE (kept versions of a name, replaced or dropped) and UNDROP (the newest dropped version of a name:
+    the one it brings back) can be planned from: live versions whose state the model knows."""
+    from actions.versions import dropped_tables
+
+    versions: dict[str, list[int]] = {}
+    for number, version in sorted(live.items()):
+        if str(number) in known and known[str(number)]["table"] == version.table.name:
+            versions.setdefault(version.table.name, []).append(number)
+    newest_dropped = {version.table.name: version.number for version in dropped_tables(ddl.log, "default")}
+    undrop = {name: number for name, number in newest_dropped.items() if number in live and str(number) in known}
+    return versions, undrop
+
+
 def returned_event(result: Any) -> Any:
     from chains.binlog import BinlogEvent
 
@@ -636,6 +698,11 @@ def run_workload(ddl: Any, state: dict[str, Any], journal: Journal, rng: random.
         sid = f"g{state['gen']}i{state['iteration']}s{number}"
         planner.held = {deletion.location.rstrip("/").rpartition("/")[2].lower()
                         for deletion in ddl.pending_deletions()}
+        live = live_versions(ddl)
+        known = model.setdefault("kept", {})
+        for number in [number for number in known if int(number) not in live]:
+            del known[number]  # expired, claimed by a RESTORE / UNDROP, or deleted with its name's directory
+        planner.restorable, planner.undroppable = restorable(ddl, live, known)
         statement = planner.plan(sid, create=pending.pop(0)) if pending else planner.plan(sid)
         journal.write(statement)
         emit("begin", n=number, sid=sid, kind=statement["kind"])
@@ -652,9 +719,11 @@ def run_workload(ddl: Any, state: dict[str, Any], journal: Journal, rng: random.
         secs = round(time.monotonic() - started, 3)
         found = [event for event in ddl.binlog_file.events(last_seq) if sid_of(event.statement) == sid]
         event = returned_event(result)
+        kept = newly_kept(statement, live, live_versions(ddl)) if found else {}
         journal.write({"op": "end", "sid": sid, "outcome": outcome, "error": error, "secs": secs,
                        "event_seq": event.seq if event is not None else None,
-                       "binlogged": [e.seq for e in found]})
+                       "binlogged": [e.seq for e in found], "kept": kept})
+        known.update(kept)
         emit("end", n=number, sid=sid, kind=statement["kind"], secs=secs, outcome=outcome)
         if readers is not None:
             readers.statement(statement, wall_start, time.time(), bool(found))

@@ -125,3 +125,33 @@ def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, tmp_
         outcomes.append(outcome)
     assert outcomes == sorted(outcomes, key=lambda o: o == "after"), outcomes
     assert outcomes[0] == "before" and outcomes[-1] == "after"
+
+
+def test_truncate_of_an_unpartitioned_table_is_one_metastore_call_with_no_tmp_table_and_restorable(spark, tmp_path,
+                                                                                                   clean_spark):
+    """TRUNCATE writes no data: the new version is the table's own definition (comment and properties kept,
+    statistics gone), emptied, at a new directory, installed with one ``alter_table``; no TMP table is made or
+    dropped. A partitioned table keeps its partitions registered and goes through TMP."""
+    with open_home(spark, tmp_path / "home") as ddl:
+        setup(spark, ddl)
+        spark.sql(f"ALTER TABLE {DB}.d SET TBLPROPERTIES ('team'='b')")
+        spark.sql(f"COMMENT ON TABLE {DB}.d IS 'kept by truncate'")
+        before = state(spark, "d")
+        client = ddl.catalog._metastore  # type: ignore[attr-defined]
+        calls: list[str] = []
+        for method in ("create", "install", "forget", "switch_partitions"):
+            original = getattr(client, method)
+            setattr(client, method, lambda *a, _o=original, _m=method, **k: (calls.append(_m), _o(*a, **k))[1])
+        try:
+            result = ddl.truncate_table(f"{DB}.d")
+        finally:
+            for method in ("create", "install", "forget", "switch_partitions"):
+                delattr(client, method)
+        assert result.path == "empty" and calls == ["install"]
+        after = state(spark, "d")
+        assert after[0] == frame_state(spark.sql("SELECT CAST(1 AS BIGINT) AS z WHERE false"))
+        assert after[2:] == before[2:], "comment and properties as before"
+        assert not [t for t in spark.catalog.listTables(DB) if t.name.startswith("ddllog_")]
+        ddl.restore_table(f"{DB}.d", version=result.version)
+        assert state(spark, "d") == before
+        assert ddl.truncate_table(f"{DB}.p").path == "swap"

@@ -183,6 +183,10 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.plan`."""
         return self._swap.plan(orig, tmp)
 
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        """See :meth:`storage.catalogs.spark.swap.SparkSwap.plan_empty`."""
+        return self._swap.plan_empty(orig, tmp, tag)
+
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
                              between: Callable[[], None]) -> None:
         """See :meth:`storage.catalogs.spark.swap.SparkSwap.exchange`."""

@@ -169,6 +169,16 @@ class MetastoreClient:
             raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
                                        error) from None
 
+    def make_directory(self, location: str) -> None:
+        """Make the empty directory ``location`` (and its parents), as the metastore makes a new managed table's."""
+        jvm = self._engine.spark._jvm
+        try:
+            path = jvm.org.apache.hadoop.fs.Path(location)
+            path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration()).mkdirs(path)
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot make {location}: {inspect_error(error).message}", location,
+                                       error) from None
+
     def partitions(self, name: TableName) -> list[Any]:
         """The metastore's ``Partition`` records of ``name``."""
         with self._lock:

@@ -63,6 +63,24 @@ class SparkSwap:
         new_partitions = self._client.partitions(tmp) if partitioned else []
         return SwapPlan(None, version_text(self._engine, orig, old, old_partitions), (new, new_partitions))
 
+    def plan_empty(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        """TRUNCATE's plan without a TMP table (see ``Catalog.plan_empty_swap``): one ``get_table`` and one
+        ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install."""
+        refusal = self._client.refusal()
+        if refusal is not None:
+            return SwapPlan(refusal)
+        old = self._client.get(orig)
+        refusal = swap_refusal(old, orig)
+        if refusal is not None or old is None:
+            return SwapPlan(refusal or f"{orig} does not exist")
+        if old.getPartitionKeysSize():
+            return SwapPlan(f"{orig} is partitioned: its partitions stay registered, built under TMP")
+        location = self._client.default_location(tmp)
+        if location is None or self._client.directory_in_use(location):
+            return SwapPlan(f"files are at {location}")
+        return SwapPlan(None, version_text(self._engine, orig, old, []),
+                        (empty_copy(old, orig, tag, location), [], location))
+
     def clone_empty(self, source: TableName, name: TableName, tag: str) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
         statistics or partitions) in one metastore call, tagged ``tag``, at ``name``'s default directory, and
@@ -130,8 +148,10 @@ class SparkSwap:
         table); ``between`` runs right before. Then this session's cached relation of ORIG is refreshed."""
         if plan.refusal is not None or plan.handle is None:
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
-        new, new_partitions = plan.handle
+        new, new_partitions, *directory = plan.handle
         self._engine.forget(orig, tmp)
+        if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
+            self._client.make_directory(directory[0])
         between()
         self._install(orig, renamed(new, orig), new_partitions)
         self.refresh(orig)
