@@ -141,20 +141,27 @@ def rename_two() -> Scenario:
 
 
 def drop_two() -> Scenario:
-    """Two tables dropped in one statement; setup creates them again (outside the timing)."""
+    """Two tables dropped in one statement; setup creates two new ones (outside the timing). Each round's tables have
+    names of their own: an atomic DROP keeps the dropped version of a table at ``<database>/<name>`` for the grace
+    period, which a plain CREATE of the same name would collide with (``LOCATION_ALREADY_EXISTS``)."""
+    rounds: dict[str, int] = {}
+
+    def names(kind: str) -> tuple[str, str]:
+        n = rounds.get(kind, 0)
+        return f"drop_{kind}_x{n}", f"drop_{kind}_y{n}"
 
     def setup(spark: Any, kind: str) -> None:
-        for name in (f"drop_{kind}_x", f"drop_{kind}_y"):
-            if not exists(spark, name):
-                create_table(spark, name, METADATA_ROWS)
+        rounds[kind] = rounds.get(kind, 0) + 1
+        for name in names(kind):
+            create_table(spark, name, METADATA_ROWS)
 
     def check(spark: Any, kind: str) -> None:
-        assert not exists(spark, f"drop_{kind}_x") and not exists(spark, f"drop_{kind}_y")
+        assert not any(exists(spark, name) for name in names(kind))
 
     return Scenario(
         "drop_two_tables", "DROP TABLE a, b (plain: two DROP TABLE)", METADATA_ROWS,
-        plain=lambda spark, kind: run(spark, f"DROP TABLE {T(f'drop_{kind}_x')}", f"DROP TABLE {T(f'drop_{kind}_y')}"),
-        atomic=lambda ddl, kind: ddl.drop_tables([f"drop_{kind}_x", f"drop_{kind}_y"]),
+        plain=lambda spark, kind: run(spark, *(f"DROP TABLE {T(name)}" for name in names(kind))),
+        atomic=lambda ddl, kind: ddl.drop_tables(list(names(kind))),
         setup=setup, check=check,
     )
 

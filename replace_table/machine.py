@@ -181,12 +181,13 @@ class ReplaceTable:
 
     def __init__(self, ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
                  verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
-                 fill: Fill | None = None, empty: bool = False) -> None:
+                 fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None) -> None:
         """``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE),
         False for CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP.
         ``empty``: the new version is ORIG's own definition without rows (TRUNCATE): where the catalog can, no TMP
-        table is made (``Catalog.plan_empty_swap``). ``ctx.grace_seconds``: how long ORIG's old files outlive a
-        swap."""
+        table is made (``Catalog.plan_empty_swap``); where it cannot, ``empty()`` raises the statement's refusals or
+        returns the ``fill`` of TMP (the partitions to keep). ``ctx.grace_seconds``: how long ORIG's old files
+        outlive a swap."""
         self.ctx = ctx
         self.log = ctx.log
         self.binlog = ctx.binlog
@@ -308,9 +309,12 @@ class ReplaceTable:
         if self.orig_must_exist is False and self.orig_exists:
             raise ObjectExistsError(f"table {self.orig} already exists", str(self.orig))
         path: Path = "create"
-        if self.empty and self.orig_exists:  # reads only: nothing is made before the statement is logged
-            self.plan = self.catalog.plan_empty_swap(self.orig, self.tmp, self.tag)
-            path = "empty" if self.plan.refusal is None else path
+        if self.empty is not None:  # reads only: nothing is made before the statement is logged
+            if self.orig_exists:
+                self.plan = self.catalog.plan_empty_swap(self.orig, self.tmp, self.tag)
+                path = "empty" if self.plan.refusal is None else path
+            if path != "empty":
+                self.fill = self.empty()
         try:
             if path == "empty":
                 done = 0

@@ -1,5 +1,6 @@
-"""FORGET_TABLE: after a replace commits, the holder of ORIG's old definition leaves the catalog, never its files
-(the old version, deleted after the grace period by DELETE_DATA); only while it is the holder (its tag)."""
+"""FORGET_TABLE: after a statement commits, a work table leaves the catalog, never its files, only while it is the
+statement's (its tag): a replace's TMP, whose files ORIG reads since the swap; a kind change's holder of ORIG's old
+definition (the old version, deleted after the grace period by DELETE_DATA)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ binlogged; any failure or crash before that leaves exactly the old table (or no 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 import attrs
@@ -30,16 +30,21 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
                   orig_must_exist: bool | None, fill: Fill | None = None) -> ReplaceResult:
     """Build and install a new version of ``target`` (``spec`` None: an empty copy of the table itself, whose
     definition is then read under the statement's lock, with its partitions registered and empty as Spark's
-    TRUNCATE keeps them). The caller holds the statement's locks."""
-    empty = spec is None and fill is None  # TRUNCATE: ORIG's own definition without rows
-    if spec is None:
-        metadata = ctx.catalog.table_metadata(target)
-        if metadata is None:
-            raise missing_table(ctx.catalog, target)
-        check_rewritable(target, metadata, verb)
+    TRUNCATE keeps them; in one metastore call where the catalog can). The caller holds the statement's locks."""
+    empty: Callable[[], Fill | None] | None = None
+    if spec is None:  # TRUNCATE: ORIG's own definition without rows
+
+        def empty() -> Fill | None:
+            """What the machine needs when it cannot take the one-call path (``Catalog.plan_empty_swap``, which
+            refuses external, partitioned and Hive serde tables and views): Spark's refusals, then the partitions
+            to keep registered and empty, as Spark's TRUNCATE keeps them."""
+            metadata = ctx.catalog.table_metadata(target)
+            if metadata is None:
+                raise missing_table(ctx.catalog, target)
+            check_rewritable(target, metadata, verb)
+            return Fill(partitions_of=target) if metadata.partitioned_by else None
+
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
-        if metadata is not None and metadata.partitioned_by:
-            fill, empty = Fill(partitions_of=target), False
     else:
         if orig_must_exist is None and ctx.catalog.view_definition(target) is not None:
             raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",

@@ -4,12 +4,14 @@ inside recovery, then recovery again, converges to the same state."""
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.drop_init import DropInitPayload
 from actions.kinds.drop_table import DropTablePayload
 from actions.kinds.rename_table import log_rename_table
+from actions.kinds.swap_table import SwapTablePayload, log_swap_table
 from actions.versions import dropped_tables
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType, ChainKind, ChainState
@@ -228,6 +230,24 @@ def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old
     ddl.sql(f"UNDROP TABLE {T}")
     assert world.catalog.tables[T].rows == OLD_ROWS
     ddl.close()
+
+
+def test_a_swap_logged_by_an_earlier_version_with_a_holder_table_is_still_undone(store):
+    """Logs written before replaces logged INSTALL_VERSION hold SWAP_TABLE, with ORIG's old definition kept by TMP as
+    an external holder: recovery still puts it back and removes the holder, never its files."""
+    world = World(store.home(), binlog=True)
+    tmp = TableName("default", "ddllog_9_abcdef_tmp")
+    old = world.catalog.tables[T]
+    world.catalog.tables[tmp] = attrs.evolve(old, identity="new:holder", external=True, held=old.identity,
+                                             location="memory:/default/t")
+    world.catalog.tables[T] = MemoryTable("new", ("b",), NEW_ROWS, location="memory:/default/ddllog_9_abcdef_tmp")
+    ddl = world.open()
+    position = ddl.log.new_chain(ChainKind.UNDO, "CREATE OR REPLACE TABLE t AS SELECT 1")
+    log_swap_table(ddl.log, position, T, tmp, old.identity, SwapTablePayload("new", "new:holder", None))
+    ddl.abandon()
+    world.open().close()
+    assert world.catalog.identity(T) == old.identity and world.catalog.tables[T].rows == OLD_ROWS
+    assert set(world.catalog.tables) == {T}
 
 
 def test_undo_never_drops_a_table_it_did_not_create(store):
