@@ -76,14 +76,17 @@ class SparkPartitionKeep:
 
     def keep(self, name: TableName, fill: Fill) -> None:
         """Rows, then empty partitions: one INSERT and two or three ``SHOW PARTITIONS`` calls, one ``ADD PARTITION``
-        per kept empty partition."""
+        per kept empty partition. A dynamic overwrite whose rows went to every partition the table had keeps
+        nothing: no INSERT (its job would read the whole old table to find no row to keep)."""
         source = fill.keep
         if source is None:
             return
         KEEP_POINT()
         old_partitions = self._alter.list_partitions(source)
-        self._copy_rows(name, source, fill)
         new_partitions = self._alter.list_partitions(name)
+        if fill.replaces != "written" or any(partition not in new_partitions for partition in old_partitions):
+            self._copy_rows(name, source, fill)
+            new_partitions = self._alter.list_partitions(name)
         missing = [partition for partition in old_partitions if partition not in new_partitions]
         if missing and fill.replaces == "matching":
             replaced = self._alter.list_partitions(source, fill.static)
