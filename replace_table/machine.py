@@ -30,12 +30,17 @@ Rename path (Spark Connect, Hive serde or external tables, a change of partition
 ``ReplaceResult.swap_refused``):
 
 ====  ===========================  =========================================================================
-4     ``log_rename``               link D to C; D: log DROP_TABLE of BACKUP; C: log RENAME_TABLE ORIG -> BACKUP
-5     ``move_orig``                rename ORIG -> BACKUP (the name is missing until step 7)
-6     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG)
-7     ``install``                  rename TMP -> ORIG
-8     ``commit``                   as above
-9     ``drop_backup``              replay D: BACKUP dropped with its files
+4     ``log_rename``               link D to C; D: log DROP_TABLE of BACKUP (its files kept when ORIG's definition
+                                   can be kept whole); C: log RENAME_TABLE ORIG -> BACKUP
+5     ``move_orig``                rename ORIG -> BACKUP (the name is missing until step 8)
+6     ``log_kept``                 E (linked to C): log DELETE_DATA of BACKUP's directory with its definition, the
+                                   previous version kept for the retention (RESTORE); nothing when it cannot be
+                                   kept whole (Hive serde, external)
+7     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG)
+8     ``install``                  rename TMP -> ORIG
+9     ``commit``                   as above
+10    ``drop_backup``              replay D: BACKUP leaves the catalog (with its files when none are kept); E too
+                                   when already due
 ====  ===========================  =========================================================================
 
 Empty path (TRUNCATE of an unpartitioned table where ``Catalog.plan_empty_swap`` finds nothing against it): no TMP
@@ -90,6 +95,7 @@ STATES = [
     "swap_logged",
     "rename_logged",
     "orig_moved",
+    "kept_logged",
     "orig_create_logged",
     "installed",
     "committed",
@@ -105,7 +111,8 @@ _FORWARD: list[tuple[str, str | list[str], str]] = [
     ("exchange", "swap_logged", "installed"),
     ("log_rename", "tmp_ready", "rename_logged"),
     ("move_orig", "rename_logged", "orig_moved"),
-    ("log_orig_create", ["orig_moved", "tmp_ready"], "orig_create_logged"),
+    ("log_kept", "orig_moved", "kept_logged"),
+    ("log_orig_create", ["kept_logged", "tmp_ready"], "orig_create_logged"),
     ("install", "orig_create_logged", "installed"),
     ("commit", "installed", "committed"),
     ("retire", "committed", "done"),
@@ -121,7 +128,7 @@ TRANSITIONS: list[dict[str, Any]] = [
 STEPS = [trigger for trigger, _, _ in _FORWARD]
 BUILD = ["log_tmp", "create_tmp", "fill_tmp"]
 SWAP_PLAN = [*BUILD, "log_swap", "exchange", "commit", "retire"]
-RENAME_PLAN = [*BUILD, "log_rename", "move_orig", "log_orig_create", "install", "commit", "drop_backup"]
+RENAME_PLAN = [*BUILD, "log_rename", "move_orig", "log_kept", "log_orig_create", "install", "commit", "drop_backup"]
 CREATE_PLAN = [*BUILD, "log_orig_create", "install", "commit"]
 EMPTY_PLAN = ["log_tmp", "log_swap", "exchange", "commit", "retire"]
 CRASH_POINTS = {
@@ -207,6 +214,8 @@ class ReplaceTable:
         self.orig_identity: str | None = None
         self.swap_refused: str | None = None
         self.plan: SwapPlan | None = None
+        self.keep_backup = False
+        """Rename path: ORIG's definition can be kept whole, so BACKUP's files stay as the previous version."""
         self.old_location: str | None = None
         self.old_version: TableVersion | None = None
         self.retention = self.grace_seconds
@@ -256,14 +265,29 @@ class ReplaceTable:
         self.catalog.exchange_definitions(self.orig, self.tmp, self.plan, between=BETWEEN_SWAP_CALLS)
 
     def do_log_rename(self) -> None:
+        self.keep_backup = self.catalog.version_of(self.orig) is not None
         with self.log.batch():
             self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            log_drop_table(self.log, self.drop_chain, self.backup, self.orig_identity, keep_files=False)
+            log_drop_table(self.log, self.drop_chain, self.backup, self.orig_identity, keep_files=self.keep_backup)
             log_rename_table(self.log, self.create_chain, self.orig, self.backup, self.orig_identity,
                              owns_location=True)
 
     def do_move_orig(self) -> None:
         self.catalog.rename(self.orig, self.backup)
+
+    def do_log_kept(self) -> None:
+        if not self.keep_backup:
+            return
+        old = self.catalog.version_of(self.backup)  # where the rename put the files (the metastore may move them)
+        location = old.location if old is not None else self.catalog.table_location(self.backup)
+        if location is None:
+            raise CatalogError(f"cannot find the files of {self.backup}", str(self.backup))
+        self.old_version, self.old_location = old, location
+        self.retention = self.grace_seconds if old is None else retention_of(self.ctx, old)
+        kept = None if old is None else keep_version(old, self.verb, dropped=False, xid=self.xid)
+        with self.log.batch():
+            self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
+            log_delete_data(self.log, self.delete_chain, self.orig, location, time.time() + self.retention, kept)
 
     def do_log_orig_create(self) -> None:
         log_create_table(self.log, self.create_chain, self.orig, self.tag, owns_location=self.orig_exists,
@@ -284,6 +308,8 @@ class ReplaceTable:
 
     def do_drop_backup(self) -> None:
         self._replay_forward(self.drop_chain)
+        if self.retention <= 0:
+            self._replay_forward(self.delete_chain)
 
     def _replay_forward(self, position: int | None) -> None:
         if position is None or self.backup_pending:

@@ -145,6 +145,11 @@ class RestoreTable(Statement):
         if current is None:
             raise NotAtomicError(f"cannot restore {self.name}: its current definition cannot be kept whole "
                                  "(an external or Hive serde table, or no handle on the metastore)", str(self.name))
+        refusal = ctx.catalog.install_refusal(self.name, version.kept.definition)
+        if refusal is not None:
+            raise NotAtomicError(f"cannot restore {self.name} to version {version.number} in one metastore call: "
+                                 f"{refusal}; its files stay at {version.location} until "
+                                 f"{timestamp_text(version.due)}", str(self.name))
         return _install(ctx, self.name, version, current, self, RESTORE_POINTS)
 
 

@@ -406,6 +406,11 @@ class Catalog(Protocol):
         no handle on the metastore)."""
         ...
 
+    def install_refusal(self, name: TableName, definition: str) -> str | None:
+        """Why ``definition`` cannot become the existing table ``name``'s in one call (None when it can): the engine
+        cannot change a table's partition columns in place. Reads only."""
+        ...
+
     def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
         """Make ``definition`` (a :meth:`version_of`'s) the table ``name``, with identity ``tag`` (None: the one the
         definition carries): ``create`` a new table (UNDROP), else ``name``'s whole definition, partitions included,

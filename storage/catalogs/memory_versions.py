@@ -36,6 +36,13 @@ class MemoryVersions:
         return TableVersion(json.dumps(record, sort_keys=True), location, tuple(sorted(table.properties.items())),
                             location == default_location(name))
 
+    def install_refusal(self, name: TableName, definition: str) -> str | None:
+        current = self.tables.get(name)
+        wanted = tuple(json.loads(definition)["partitioned_by"])
+        if current is not None and current.partitioned_by != wanted:
+            return f"its partition columns {list(wanted)} differ from the table's {list(current.partitioned_by)}"
+        return None
+
     def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
         self._check("install_version", name)
         record = json.loads(definition)

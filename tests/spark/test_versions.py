@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ddl_log import AtomicDDL, ObjectExistsError
+from ddl_log import AtomicDDL, NotAtomicError, ObjectExistsError
 from tests import crashkit
 from tests.spark.sweep_support import catalog_points, crash_then_recover, frame_state
 
@@ -155,3 +155,24 @@ def test_truncate_of_an_unpartitioned_table_is_one_metastore_call_with_no_tmp_ta
         ddl.restore_table(f"{DB}.d", version=result.version)
         assert state(spark, "d") == before
         assert ddl.truncate_table(f"{DB}.p").path == "swap"
+
+
+def test_a_replace_that_changes_partition_columns_keeps_the_previous_version(spark, tmp_path, clean_spark):
+    """The metastore cannot change a table's partition keys in place: that replace takes the rename path, and the
+    old table's files (moved with it to the backup name) stay as the previous version. RESTORE of it onto the table
+    with the other partition columns would need the name missing in between: refused, naming the table, nothing
+    changed; once the table has those partition columns again, it restores."""
+    with open_home(spark, tmp_path / "home") as ddl:
+        setup(spark, ddl, tables="p")
+        before = state(spark, "p")
+        result = ddl.create_or_replace_table(f"{DB}.p", as_select="SELECT id AS v, 'x' AS day FROM range(3)")
+        assert result.path == "rename" and result.version is not None
+        assert not [t for t in spark.catalog.listTables(DB) if t.name.startswith("ddllog_")]
+        unpartitioned = state(spark, "p")
+        with pytest.raises(NotAtomicError) as refused:
+            ddl.restore_table(f"{DB}.p", version=result.version)
+        assert refused.value.name == f"{DB}.p" and "partition" in str(refused.value)
+        assert state(spark, "p") == unpartitioned
+        ddl.create_or_replace_table(f"{DB}.p", as_select="SELECT 1 AS v, 'd9' AS day", partitioned_by=["day"])
+        ddl.restore_table(f"{DB}.p", version=result.version)
+        assert state(spark, "p") == before

@@ -34,6 +34,20 @@ def world(tmp_path):
     return catalog, open_home
 
 
+def test_a_replace_on_the_rename_path_keeps_the_previous_version_too(world):
+    """Where the definition swap is refused (here: the catalog refuses every swap; on Spark a change of partition
+    columns) the old table is renamed away, and its files stay as the previous version instead of being dropped."""
+    catalog, open_home = world
+    catalog.swap.enabled = False
+    original = table_state(catalog, "a")
+    with open_home() as ddl:
+        replaced = ddl.create_or_replace_table("a", df=NEW_ROWS)
+        assert replaced.path == "rename" and replaced.version is not None
+        assert [row.version for row in ddl.describe_history("a").rows] == [replaced.version]
+        ddl.restore_table("a", version=replaced.version)
+        assert table_state(catalog, "a") == original
+
+
 def test_restore_brings_back_the_replaced_version_exactly_and_keeps_the_one_it_replaces(world):
     catalog, open_home = world
     original = table_state(catalog, "a")

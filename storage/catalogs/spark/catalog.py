@@ -200,6 +200,10 @@ class SparkCatalog:
         """See :mod:`storage.catalogs.spark.versions`."""
         return self._versions.version_of(name)
 
+    def install_refusal(self, name: TableName, definition: str) -> str | None:
+        """See :mod:`storage.catalogs.spark.versions`."""
+        return self._versions.install_refusal(name, definition)
+
     def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
         self._versions.install_version(name, definition, tag, create=create)
 

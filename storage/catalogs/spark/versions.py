@@ -12,7 +12,7 @@ from storage.catalogs.interface import TAG_PROPERTY, TableVersion
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.definition_text import version_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
-from storage.catalogs.spark.metastore import MetastoreClient, renamed, swap_refusal
+from storage.catalogs.spark.metastore import MetastoreClient, keys_refusal, renamed, swap_refusal
 from storage.catalogs.spark.swap import SparkSwap
 from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
 
@@ -33,6 +33,13 @@ class SparkVersions:
             return None
         partitions = self._client.partitions(name) if table.getPartitionKeysSize() else []
         return version_text(self._engine, name, table, partitions)
+
+    def install_refusal(self, name: TableName, definition: str) -> str | None:
+        current = self._client.get(name)
+        if current is None:
+            return None
+        table, _ = version_records(self._engine, name, definition)
+        return keys_refusal(current, table, name)
 
     def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
         table, partitions = version_records(self._engine, name, definition)
