@@ -101,8 +101,14 @@ class SparkTables:
         return [TableName(db.lower(), table) for table in sorted(names)]
 
     def table_location(self, name: TableName) -> str | None:
-        """The location recorded for the table ``name`` (None if missing, or a view). One metastore call."""
-        info = self._engine.describe(name)
+        """The location recorded for the table ``name`` (None if missing, or a view). One metastore call: the
+        engine's lookup for a managed table (kept for the statement), a DESCRIBE for others."""
+        found = self._engine.lookup(name)
+        if found is None or found.kind == "VIEW":
+            return None
+        if found.location:
+            return found.location
+        info = self._engine.describe(name, expect_present=True)
         if info is None or not info.get("location"):
             return None
         return str(info["location"])

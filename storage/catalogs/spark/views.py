@@ -96,9 +96,13 @@ class SparkViews:
         """The definition of the persistent view ``name``; None when there is none (a table is not a view).
 
         Exact for views made by :meth:`create_view`; for others the query is Spark's View Text and the columns are
-        the schema's names when they differ from the query's output names. One metastore call.
+        the schema's names when they differ from the query's output names. The engine's lookup first (one metastore
+        call, kept for the statement: its identity check reuses it), a DESCRIBE only for a view.
         """
-        info = self._engine.describe(name)
+        found = self._engine.lookup(name)
+        if found is None or found.kind != "VIEW":
+            return None
+        info = self._engine.describe(name, expect_present=True)
         if info is None or not _is_persistent_view(info):
             return None
         text, names, output = _spark_definition(info)
