@@ -28,13 +28,13 @@ def version_record(ctx: ActionContext, table: TableName, spec: TableSpec, fill: 
 def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | None:
     """The current version of ``table`` as an event records it (RESTORE and UNDROP record theirs always: a replica's
     own history does not number versions alike, so it installs the version's files); None when the binlog or the
-    setting is off, or the catalog reports no location. Two metastore reads."""
+    setting is off, or the catalog reports no location. One metastore read on a classic Spark session."""
     if ctx.binlog is None or not ctx.record_versions:
         return None
-    location = ctx.catalog.table_location(table)
-    metadata = ctx.catalog.table_metadata(table)
-    if location is None or metadata is None:
+    found = ctx.catalog.recorded_definition(table)
+    if found is None:
         return None
+    location, metadata = found
     return VersionRecord(
         table=table.quoted,
         location=location,

@@ -232,6 +232,11 @@ class Catalog(Protocol):
 
     def table_metadata(self, name: TableName) -> TableMetadata | None: ...
 
+    def recorded_definition(self, name: TableName) -> tuple[str, TableMetadata] | None:
+        """The location and metadata of the table ``name`` as a binlog event records the version a statement
+        installed, in as few engine calls as the engine allows; None when missing (or a view)."""
+        ...
+
     def set_properties(self, name: TableName, properties: dict[str, str]) -> None: ...
 
     def unset_properties(self, name: TableName, keys: tuple[str, ...]) -> None:

@@ -257,6 +257,10 @@ class MemoryCatalog(MemoryObjects, MemoryKinds, MemoryVersions):  # with MemoryS
             raise self._missing_table(name)
         return table
 
+    def recorded_definition(self, name: TableName) -> tuple[str, TableMetadata] | None:
+        location, metadata = self.table_location(name), self.table_metadata(name)
+        return None if location is None or metadata is None else (location, metadata)
+
     def table_metadata(self, name: TableName) -> TableMetadata | None:
         table = self.tables.get(name)
         if table is None:

@@ -55,7 +55,7 @@ from storage.catalogs.names import TableName
 from storage.catalogs.spark.alter import SparkTableAlter
 from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
-from storage.catalogs.spark.engine import Engine, LeftoverStrategy
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrategy, engine_error, inspect_error
 from storage.catalogs.spark.executors import orphan_window
 from storage.catalogs.spark.functions import SparkFunctions
 from storage.catalogs.spark.kind_swap import SparkKindSwap
@@ -65,6 +65,7 @@ from storage.catalogs.spark.overwrite import SparkPartitionKeep
 from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.catalogs.spark.swap import SparkSwap
 from storage.catalogs.spark.tables import SparkTables
+from storage.catalogs.spark.version_record import recorded_definition
 from storage.catalogs.spark.versions import SparkVersions
 from storage.catalogs.spark.views import SparkViews
 from storage.errors import NoSuchObjectError
@@ -276,6 +277,17 @@ class SparkCatalog:
     def table_metadata(self, name: TableName) -> TableMetadata | None:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.table_metadata`."""
         return self._alter.table_metadata(name)
+
+    def recorded_definition(self, name: TableName) -> tuple[str, TableMetadata] | None:
+        """See :mod:`storage.catalogs.spark.version_record` (a classic session: one call), else DESCRIBE."""
+        try:
+            found = recorded_definition(self._engine.spark, name)
+        except ENGINE_ERRORS as error:
+            raise engine_error(inspect_error(error), f"cannot read the definition of {name}", name) from None
+        if found is not None or getattr(self._engine.spark, "_jsparkSession", None) is not None:
+            return found
+        location, metadata = self._tables.table_location(name), self._alter.table_metadata(name)
+        return None if location is None or metadata is None else (location, metadata)
 
     def set_properties(self, name: TableName, properties: dict[str, str]) -> None:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.set_properties`."""
