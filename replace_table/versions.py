@@ -19,7 +19,7 @@ def has_query(spec: TableSpec, fill: Fill | None) -> bool:
 
 def version_record(ctx: ActionContext, table: TableName, spec: TableSpec, fill: Fill | None) -> VersionRecord | None:
     """The installed version of ``table`` as its event records it; None when nothing is to be recorded (binlog
-    off, the setting off, no query, or a catalog that reports no location for it). Two metastore reads."""
+    off, the setting off, no query, or a catalog that reports no location for it): :func:`installed_version`."""
     if not has_query(spec, fill):
         return None
     return installed_version(ctx, table)

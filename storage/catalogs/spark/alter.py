@@ -40,7 +40,7 @@ from storage.catalogs.interface import Column, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.rules import first_duplicate
 from storage.catalogs.spark.analysis import analysis_failure
-from storage.catalogs.spark.columns import column_sql, type_sql
+from storage.catalogs.spark.columns import column_sql, schema_columns
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     REDACTED,
@@ -81,7 +81,6 @@ INTERNAL_PROPERTIES = frozenset(
 """Table properties the metastore maintains itself: never reported by ``table_metadata``, never set here."""
 
 _INTERNAL_PREFIXES = ("spark.sql.",)
-_CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
 _NOT_A_TABLE = ("EXPECT_TABLE_NOT_VIEW", "WRONG_COMMAND_FOR_OBJECT_TYPE")
 _BAD_PARTITION = frozenset(
     {"PARTITIONS_NOT_FOUND", "INVALID_PARTITION_OPERATION", "CAST_INVALID_INPUT", "INVALID_PARTITION_COLUMN_DATA_TYPE"}
@@ -141,19 +140,13 @@ class SparkTableAlter:
             if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
                 return None  # dropped between the two calls
             raise engine_error(failure, f"cannot read the schema of {name}", name) from None
-        columns = []
-        for field in schema.fields:
-            metadata = dict(field.metadata or {})
-            declared = metadata.get(_CHAR_VARCHAR)
-            type_text = str(declared) if declared else type_sql(field.dataType)
-            comment = metadata.get("comment")
-            columns.append(Column(field.name, type_text, str(comment) if comment else None))
+        columns = schema_columns(schema)
         properties = self._properties(name, info)
         if properties is None:
             return None
         comment = info.get("comment")
         return TableMetadata(
-            columns=tuple(columns),
+            columns=columns,
             partitioned_by=tuple(str(column) for column in info.get("partition_columns") or ()),
             properties=properties,
             provider=str(info.get("provider") or "hive"),

@@ -128,3 +128,20 @@ def column_sql(column: Column, table: TableName | None) -> str:
     if column.comment is not None:
         text += f" COMMENT {sql_string_literal(column.comment)}"
     return text
+
+
+CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
+"""The field metadata key where Spark keeps a CHAR/VARCHAR column's declared type (the column itself is a string)."""
+
+
+def schema_columns(schema: StructType) -> tuple[Column, ...]:
+    """A table's columns as :class:`Column` records: Spark DDL type strings (the declared type for CHAR/VARCHAR
+    columns), an empty comment reported as None."""
+    columns = []
+    for field in schema.fields:
+        metadata = dict(field.metadata or {})
+        declared = metadata.get(CHAR_VARCHAR)
+        comment = metadata.get("comment")
+        columns.append(Column(field.name, str(declared) if declared else type_sql(field.dataType),
+                              str(comment) if comment else None))
+    return tuple(columns)

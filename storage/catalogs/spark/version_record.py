@@ -10,11 +10,9 @@ from typing import Any
 
 from pyspark.sql.types import StructType
 
-from storage.catalogs.interface import Column, TableMetadata
+from storage.catalogs.interface import TableMetadata
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.columns import type_sql
-
-CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
+from storage.catalogs.spark.columns import schema_columns
 
 
 def _option(value: Any) -> Any:
@@ -37,18 +35,12 @@ def recorded_definition(spark: Any, name: TableName) -> tuple[str, TableMetadata
     if kind == "VIEW" or uri is None:
         return None
     location = str(jvm.org.apache.spark.sql.catalyst.catalog.CatalogUtils.URIToString(uri))
-    columns = []
-    for field in StructType.fromJson(json.loads(str(table.schema().json()))).fields:
-        metadata = dict(field.metadata or {})
-        declared = metadata.get(CHAR_VARCHAR)
-        comment = metadata.get("comment")
-        columns.append(Column(field.name, str(declared) if declared else type_sql(field.dataType),
-                              str(comment) if comment else None))
+    columns = schema_columns(StructType.fromJson(json.loads(str(table.schema().json()))))
     partitions = table.partitionColumnNames()
     properties = jvm.scala.jdk.javaapi.CollectionConverters.asJava(table.properties())
     comment = _option(table.comment())
     return location, TableMetadata(
-        columns=tuple(columns),
+        columns=columns,
         partitioned_by=tuple(str(partitions.apply(i)) for i in range(int(partitions.length()))),
         properties=tuple(sorted((str(k), str(v)) for k, v in dict(properties).items())),
         provider=str(_option(table.provider()) or "hive"),
