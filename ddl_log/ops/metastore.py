@@ -211,7 +211,7 @@ def _launch(root: Path, jars: Path, backend: str, database: dict[str, str], labe
             raise MetastoreServiceError(root, f"exited with {popen.returncode} before accepting connections (log: "
                                         f"{log_path})", log_tail(log_path))
         if time.monotonic() > deadline:
-            end_group(popen.pid)
+            end_group(popen.pid, f"-D{MARKER_PROPERTY}={root}")
             _remove_state(root)
             raise MetastoreServiceError(root, f"port {port} not accepting after {timeout:.0f} s (log: {log_path})",
                                         log_tail(log_path))
@@ -256,7 +256,7 @@ def stop(root: Path | None = None) -> bool:
     service = read_state(root)
     stopped = False
     if service is not None and is_alive(service):
-        end_group(service.pid)
+        end_group(service.pid, f"-D{MARKER_PROPERTY}={service.root}")
         stopped = True
     _remove_state(root)
     local = service.postgres_root if service is not None else None

@@ -24,6 +24,7 @@ from pathlib import Path
 import attrs
 
 from ddl_log.ops.errors import PostgresServerError
+from ddl_log.ops.processes import runs_marked
 
 SUPERUSER = "postgres"
 """The cluster's superuser role (initdb -U), whatever OS user runs it."""
@@ -192,19 +193,18 @@ def accepts_queries(server: PostgresServer) -> bool:
 
 
 def _pid_and_port(root: Path) -> tuple[int, int] | None:
-    """PostgreSQL's own ``postmaster.pid``: first line the pid, fourth the port; None when absent or stale."""
+    """PostgreSQL's own ``postmaster.pid``: first line the pid, fourth the port; None when absent or stale.
+
+    Stale means more than "no such pid": a killed server leaves the file behind, and its pid is soon another
+    process's (or a thread's: Spark's JVMs use hundreds of ids). Signalling that pid would end an unrelated process,
+    so the pid counts only while it runs ``postgres -D <root>/data``, the command :func:`start` gave it."""
+    data = Path(root) / "data"
     try:
-        lines = (Path(root) / "data" / "postmaster.pid").read_text(encoding="utf-8").splitlines()
+        lines = (data / "postmaster.pid").read_text(encoding="utf-8").splitlines()
         pid, port = int(lines[0]), int(lines[3])
     except (OSError, ValueError, IndexError):
         return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except PermissionError:
-        pass  # alive, another user's process (the unprivileged user when we are not root)
-    return pid, port
+    return (pid, port) if runs_marked(pid, str(data)) else None
 
 
 def status(root: Path) -> PostgresServer | None:
@@ -226,7 +226,7 @@ def stop(root: Path, *, timeout: float = STOP_TIMEOUT) -> bool:
     pid = found[0]
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGINT)
-    if not _wait_gone(pid, timeout):
+    if not _wait_gone(pid, root, timeout):
         kill(root)
     return True
 
@@ -238,17 +238,18 @@ def kill(root: Path) -> None:
         return
     with contextlib.suppress(ProcessLookupError):
         os.killpg(found[0], signal.SIGKILL)
-    _wait_gone(found[0], STOP_TIMEOUT)
+    _wait_gone(found[0], root, STOP_TIMEOUT)
 
 
-def _wait_gone(pid: int, timeout: float) -> bool:
+def _wait_gone(pid: int, root: Path, timeout: float) -> bool:
+    """Whether the postmaster ``pid`` of ``root`` ended within ``timeout`` (its pid reused by another process
+    counts as ended)."""
+    data = str(Path(root).resolve() / "data")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not runs_marked(pid, data):
             return True
         time.sleep(0.05)
     return False

@@ -22,14 +22,16 @@ STOP_GRACE = 20.0
 """Seconds a process group gets after SIGTERM before SIGKILL."""
 
 
-def runs_marked(pid: int, marker: str) -> bool:
-    """Whether ``pid`` runs (not a zombie) with ``marker`` (``-Dname=value``) among its arguments."""
+def runs_marked(pid: int, *markers: str) -> bool:
+    """Whether ``pid`` runs (not a zombie) with every one of ``markers`` (``-Dname=value``, a directory) among its
+    arguments. A pid read from a state file may name another process by now (or a thread of one: kill() of a
+    thread id signals its whole process), so nothing signals a pid this has not confirmed."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return not is_zombie(stat) and marker.encode() in cmdline
+    return not is_zombie(stat) and all(marker.encode() in cmdline for marker in markers)
 
 
 def is_zombie(stat: str) -> bool:
@@ -44,26 +46,21 @@ def accepts(port: int, host: str = "127.0.0.1") -> bool:
         return probe.connect_ex((host, port)) == 0
 
 
-def end_group(pid: int, grace: float = STOP_GRACE) -> None:
-    """End the process group ``pid`` leads: SIGTERM, then SIGKILL once ``grace`` seconds have passed."""
+def end_group(pid: int, marker: str, grace: float = STOP_GRACE) -> None:
+    """End the process group ``pid`` leads: SIGTERM, then SIGKILL once ``grace`` seconds have passed. Each signal
+    only while ``pid`` still runs with ``marker``: once it has ended, its pid (and group id) may be another's."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
+        if not runs_marked(pid, marker):
+            return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pid, sig)
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)  # our own child (tests) would stay a zombie
-            if gone(pid):
+            if not runs_marked(pid, marker):
                 return
             time.sleep(0.05)
-
-
-def gone(pid: int) -> bool:
-    """Whether ``pid`` has exited (a zombie counts as exited)."""
-    try:
-        return is_zombie(Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return True
 
 
 def read_json(path: Path) -> dict[str, Any] | None:

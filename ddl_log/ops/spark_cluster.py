@@ -300,7 +300,7 @@ def stop(root: Path | None = None) -> bool:
     if cluster is not None:
         for pid in (*cluster.workers, cluster.master_pid):
             if _alive(pid, root):
-                end_group(pid)
+                end_group(pid, f"-D{MARKER_PROPERTY}={root}")
                 stopped = True
     remove(root / STATE_FILE)
     return stopped

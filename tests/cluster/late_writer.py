@@ -58,15 +58,17 @@ def main(markers: Path, warehouse: Path) -> int:
 def end(markers: Path) -> None:
     """Make sure the late writer of ``markers`` is gone (it exits once it wrote; a test that failed earlier, or a
     driver that never reached the release, leaves it waiting): released, then killed if still there."""
+    from ddl_log.ops.processes import runs_marked
+
     pid_file = markers / PID_FILE
     if not pid_file.exists():
         return
     (markers / "release").touch()
     pid = int(pid_file.read_text() or 0)
     deadline = time.monotonic() + 10
-    while pid and time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+    while pid and time.monotonic() < deadline and runs_marked(pid, "tests.cluster.late_writer", str(markers)):
         time.sleep(0.1)
-    if pid and Path(f"/proc/{pid}").exists():
+    if pid and runs_marked(pid, "tests.cluster.late_writer", str(markers)):  # its pid may be another's by now
         os.kill(pid, signal.SIGKILL)
 
 

@@ -8,6 +8,7 @@ background and ``stop`` ends it between two events; ``status`` reads files only 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ import attrs
 
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_OK, dumps, home_path, out
 from ddl_log.frontends.cli.run import open_home
+from ddl_log.ops.processes import runs_marked
 
 APPLIER_LOG = "applier.log"
 
@@ -78,7 +80,7 @@ def replica_start(args: argparse.Namespace) -> int:
 
     home = home_path(args)
     state = read_state(home)
-    if state.pid is not None and _alive(state.pid):
+    if state.pid is not None and _alive(state.pid, home):
         out(f"already running (pid {state.pid})")
         return EXIT_FAILED
     os.makedirs(os.path.dirname(state_path(home)), mode=0o700, exist_ok=True)
@@ -98,12 +100,12 @@ def replica_stop(args: argparse.Namespace) -> int:
 
     home = home_path(args)
     state = read_state(home)
-    if state.pid is None or not _alive(state.pid):
+    if state.pid is None or not _alive(state.pid, home):
         out("not running")
         return EXIT_OK
     os.kill(state.pid, signal.SIGTERM)  # the applier stops between two events
     deadline = time.monotonic() + 120
-    while _alive(state.pid) and time.monotonic() < deadline:
+    while _alive(state.pid, home) and time.monotonic() < deadline:
         time.sleep(0.2)
     write_state(home, attrs.evolve(read_state(home), pid=None))
     out("stopped")
@@ -118,7 +120,7 @@ def replica_status(args: argparse.Namespace) -> int:
     home = home_path(args)
     source = open_source(args.source) if args.source else None
     status = status_of(home, read_events(home), source)
-    if status["pid"] is not None and not _alive(status["pid"]):
+    if status["pid"] is not None and not _alive(status["pid"], home):
         status["pid"] = None
     if args.json:
         out(dumps(status))
@@ -128,17 +130,9 @@ def replica_status(args: argparse.Namespace) -> int:
     return EXIT_FAILED if status["last_error"] else EXIT_OK
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of this process is not running
-        finished, _ = os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return finished == 0
-
-
+def _alive(pid: int, home: str) -> bool:
+    """Whether ``pid`` is still the applier ``replica start`` launched for ``home`` (a pid kept in the state file
+    outlives its process when the applier is killed, and may be another process's by now: never signal that)."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # a zombie child of this process is not running
+    return runs_marked(pid, "replica", "run", "--home", home)
