@@ -166,12 +166,15 @@ def start(root: Path | None = None, *, workers: int = 2, cores: int = 1, memory:
     running = [pid for pid in cluster.workers if _alive(pid, root)]
     if len(running) >= workers and cluster.start_seconds is not None:
         return cluster  # everything runs
+    launched: dict[int, tuple[subprocess.Popen[bytes], Path]] = {}
     while len(running) < workers:
         index = len(list((root / "work").glob("worker-*"))) + 1  # a restarted worker gets a directory of its own
-        running.append(_launch_worker(cluster, home, environment, index, cores, memory))
+        popen, log_path = _launch_worker(cluster, home, environment, index, cores, memory)
+        launched[popen.pid] = (popen, log_path)
+        running.append(popen.pid)
         cluster = attrs.evolve(cluster, workers=tuple(running), cores=cores, memory=memory)
         _write_state(cluster)
-    _wait_for_workers(cluster, len(running), timeout)
+    _wait_for_workers(cluster, len(running), timeout, launched)
     cluster = attrs.evolve(cluster, start_seconds=round(time.monotonic() - began, 2))
     _write_state(cluster)
     return cluster
@@ -221,15 +224,20 @@ def _launch_master(root: Path, home: Path, environment: dict[str, str], port: in
 
 
 def _launch_worker(cluster: SparkCluster, home: Path, environment: dict[str, str], index: int, cores: int,
-                   memory: str) -> int:
+                   memory: str) -> tuple[subprocess.Popen[bytes], Path]:
+    """The worker's process and its log."""
     work = cluster.root / "work" / f"worker-{index}"
     work.mkdir(parents=True, exist_ok=True)
     command = _java(home, cluster.root, WORKER_CLASS, cluster.url, "--host", HOST, "--cores", str(cores),
                     "--memory", memory, "--work-dir", str(work), "--webui-port", "0")
-    return _spawn(command, cluster.root, cluster.root / f"worker-{index}.log", environment).pid
+    log_path = cluster.root / f"worker-{index}.log"
+    return _spawn(command, cluster.root, log_path, environment), log_path
 
 
-def _wait_for_workers(cluster: SparkCluster, count: int, timeout: float) -> None:
+def _wait_for_workers(cluster: SparkCluster, count: int, timeout: float,
+                      launched: dict[int, tuple[subprocess.Popen[bytes], Path]]) -> None:
+    """Until the master counts ``count`` workers alive. A worker that exits first fails the start with its own
+    exit status (a signal names what ended it) and its own log's tail."""
     deadline = time.monotonic() + timeout
     while True:
         page = _master_page(cluster)
@@ -237,9 +245,11 @@ def _wait_for_workers(cluster: SparkCluster, count: int, timeout: float) -> None
             return
         dead = [pid for pid in cluster.workers if not _alive(pid, cluster.root)]
         if dead or time.monotonic() > deadline:
-            reason = (f"worker (pid {dead[0]}) exited" if dead else
+            popen, log_path = launched.get(dead[0] if dead else -1, (None, cluster.root / "worker-1.log"))
+            code = popen.poll() if popen is not None else None
+            ended = "" if code is None else (f" with {code}" if code >= 0 else f" on signal {-code}")
+            reason = (f"worker (pid {dead[0]}) exited{ended}" if dead else
                       f"{count} workers not registered after {timeout:.0f} s")
-            log_path = cluster.root / "worker-1.log"
             stop(cluster.root)
             raise SparkClusterError(cluster.root, f"{reason} (log: {log_path})", log_tail(log_path))
         time.sleep(0.2)
