@@ -32,6 +32,7 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
     definition is then read under the statement's lock, with its partitions registered and empty as Spark's
     TRUNCATE keeps them; in one metastore call where the catalog can). The caller holds the statement's locks."""
     empty: Callable[[], Fill | None] | None = None
+    given = spec is not None
     if spec is None:  # TRUNCATE: ORIG's own definition without rows
 
         def empty() -> Fill | None:
@@ -45,14 +46,14 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             return Fill(partitions_of=target) if metadata.partitioned_by else None
 
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
-    else:
-        if orig_must_exist is None and ctx.catalog.view_definition(target) is not None:
-            raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
-                                                      condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE")
-        if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
-            raise ObjectExistsError(f"{target} is a view, not a table", str(target))
-        ctx.catalog.check_create(spec, target)
     with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
+        if given:
+            if orig_must_exist is None and ctx.catalog.view_definition(target) is not None:
+                raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
+                                                          condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE")
+            if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
+                raise ObjectExistsError(f"{target} is a view, not a table", str(target))
+            ctx.catalog.check_create(spec, target)
         delete_versions_of_dropped(ctx, target)  # they may hold the name's directory
         try:
             return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,

@@ -17,6 +17,7 @@ import attrs
 
 from storage.catalogs.interface import ParseFailure
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Failure, inspect_error, short_message
+from storage.catalogs.spark.jvm import static
 
 _PLANNING_ERROR = "Error occurred during query planning:"
 
@@ -80,7 +81,7 @@ def analysis_failure(spark: Any, statement: str) -> Failure | None:
         state = jsession.sessionState()
         try:
             plan = state.sqlParser().parsePlan(statement)
-            skip = spark._jvm.org.apache.spark.sql.execution.CommandExecutionMode.SKIP()
+            skip = static(spark._jvm, "org.apache.spark.sql.execution.CommandExecutionMode", "SKIP")()
             state.executePlan(plan, skip).assertAnalyzed()
         except ENGINE_ERRORS as error:
             return inspect_error(_converted(error))

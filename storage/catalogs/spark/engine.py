@@ -48,6 +48,11 @@ REDACTED = "*********(redacted)"
 """What Spark shows instead of the value of a property whose key or value matches ``spark.redaction.regex`` (a static
 setting, by default ``(?i)secret|password|token|access[.]?key``): a placeholder, never written back as a value."""
 
+HIVE_RECORD = "hive record"
+"""The key under which :class:`~storage.catalogs.spark.metastore.MetastoreClient` keeps a table's ``Table`` record
+for the statement (``(HIVE_RECORD, name)`` in :mod:`~storage.catalogs.lookup_scope`); :meth:`Engine.forget` drops it
+with the engine's own lookup."""
+
 SOURCE_VIEW_PREFIX = RESERVED_PREFIX + "src_"
 """Names of the temporary views through which a DataFrame is written (``create`` and ``insert``)."""
 
@@ -368,8 +373,9 @@ class Engine:
         return TableLookup(kind, identity_of(info), location)
 
     def forget(self, *names: TableName) -> None:
-        """Forget what :meth:`lookup` kept of ``names`` in this statement: call it before changing them."""
-        lookup_scope.forget(self, *names)
+        """Forget what :meth:`lookup` (and the metastore client's ``get``) kept of ``names`` in this statement: call it
+        before changing them."""
+        lookup_scope.forget(self, *names, *((HIVE_RECORD, name) for name in names))
 
     def default_location(self, name: TableName) -> str | None:
         """Where a managed table called ``name`` keeps its data: ``<database location>/<name>``, decoded.

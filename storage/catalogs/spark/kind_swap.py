@@ -9,37 +9,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
 
-from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine
-from storage.catalogs.spark.metastore import (
-    MetastoreClient,
-    as_holder,
-    as_restored,
-    location_of,
-    renamed,
-    swap_refusal,
-    tag_of,
-)
-from storage.errors import CatalogError, NoSuchObjectError
-
-VIEW = "VIRTUAL_VIEW"
-
-
-def is_view(table: Any) -> bool:
-    return str(table.getTableType()) == VIEW
-
-
-def tagged_view(view: Any, name: TableName, tag: str | None) -> Any:
-    """A view record under ``name`` with its tag parameter ``tag`` (None: removed)."""
-    copy = renamed(view, name)
-    if tag is None:
-        copy.getParameters().remove(TAG_PROPERTY)
-    else:
-        copy.getParameters().put(TAG_PROPERTY, tag)
-    return copy
+from storage.catalogs.spark.metastore import MetastoreClient, swap_refusal
+from storage.catalogs.spark.swap import refresh
+from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError
 
 
 class SparkKindSwap:
@@ -52,7 +27,7 @@ class SparkKindSwap:
         if self._client.refusal() is not None:
             return None
         table = self._client.get(name)
-        return None if table is None else tag_of(table)
+        return None if table is None else table.tag
 
     def kind_refusal(self, orig: TableName, tmp: TableName) -> str | None:
         """No metastore client, a table that is not a managed data source table, or a partitioned one (its
@@ -64,12 +39,12 @@ class SparkKindSwap:
             table = self._client.get(name)
             if table is None:
                 return f"{name} does not exist"
-            if is_view(table):
+            if table.is_view:
                 continue
             refusal = swap_refusal(table, name)
             if refusal is not None:
                 return refusal
-            if table.getPartitionKeysSize():
+            if table.partitioned:
                 return f"{name} is partitioned (a view cannot take over or give back its partitions)"
         return None
 
@@ -79,26 +54,26 @@ class SparkKindSwap:
         if old is None or new is None:
             missing = orig if old is None else tmp
             raise NoSuchObjectError(f"{missing} does not exist", str(missing))
-        if is_view(old) == is_view(new):
+        if old.is_view == new.is_view:
             raise CatalogError(f"{orig} and {tmp} are of the same kind", str(orig))
         self._engine.forget(orig, tmp)
-        holder = tagged_view(old, tmp, holder_tag) if is_view(old) else as_holder(old, tmp, holder_tag)
+        holder = old.tagged(tmp, holder_tag) if old.is_view else old.as_holder(tmp, holder_tag)
         self._client.install(tmp, holder)
         between()
-        self._client.install(orig, renamed(new, orig))
+        self._client.install(orig, new.renamed(orig))
         self.refresh(orig)
-        return None if is_view(old) else location_of(old)
+        return None if old.is_view else old.location
 
     def restore_kind(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         kept = self._client.get(holder)
         if kept is None:
             raise NoSuchObjectError(f"{holder} does not exist", str(holder))
         self._engine.forget(orig, holder)
-        restored = tagged_view(kept, orig, None) if is_view(kept) else as_restored(kept, orig, orig_tag)
+        restored = kept.tagged(orig, None) if kept.is_view else kept.as_restored(orig, orig_tag)
         self._client.install(orig, restored)
         self.refresh(orig)
 
     def refresh(self, name: TableName) -> None:
         """This session's cached relation of ``name`` goes: the next query reads the new one."""
-        with contextlib.suppress(*ENGINE_ERRORS):  # nothing cached
-            self._engine.spark.catalog.refreshTable(name.quoted)
+        with contextlib.suppress(*ENGINE_ERRORS, EngineOperationError):  # nothing cached
+            refresh(self._engine, name)

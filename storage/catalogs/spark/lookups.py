@@ -24,6 +24,7 @@ import attrs
 
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
+from storage.catalogs.spark.jvm import option, seq_strings, tables_by_name, uri_text
 from storage.errors import UnrenderedSchemaError
 
 
@@ -125,44 +126,37 @@ def created_time(millis: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(millis // 1000))
 
 
-def _option(value: Any) -> Any:
-    """A Scala ``Option``'s value, or None."""
-    return value.get() if value.isDefined() else None
-
-
 def read_jvm_table(jsession: Any, jvm: Any, name: TableName) -> JvmTable | None:
     """Read ``name`` from the session's external catalog in one metastore call; None when nothing holds it.
 
     Raises the engine's errors (a missing database among them). ``getTablesByName`` returns the table as
     ``getTable`` does (the data source schema and provider restored from the table properties), without the error
-    ``getTable`` raises for a missing name.
+    ``getTable`` raises for a missing name. About a dozen Py4J round trips (:mod:`storage.catalogs.spark.jvm`).
     """
-    found = jsession.sharedState().externalCatalog().getTablesByName(name.db, jvm.PythonUtils.toSeq([name.name]))
+    found = tables_by_name(jsession, jvm, name.db, name.name)
     if found.isEmpty():
         return None
     table = found.head()
     kind = str(table.tableType().name())
     if kind == "VIEW":
         return JvmTable(kind, None, None, None)
-    tag = _option(table.properties().get(TAG_PROPERTY))
+    tag = option(table.properties().get(TAG_PROPERTY))
     location = None
     if kind == "MANAGED":
-        uri = _option(table.storage().locationUri())
+        uri = option(table.storage().locationUri())
         if uri is not None:
-            location = str(jvm.org.apache.spark.sql.catalyst.catalog.CatalogUtils.URIToString(uri))
+            location = uri_text(jvm, uri)
     if tag is not None:
         return JvmTable(kind, str(tag), location, None)
     try:
         columns = describe_columns(json.loads(str(table.schema().json())))
     except UnrenderedSchemaError:
         return JvmTable(kind, None, location, None)
-    partitions = table.partitionColumnNames()
-    partition_columns = [str(partitions.apply(i)) for i in range(int(partitions.length()))]
     material = {
         "created_time": created_time(int(table.createTime())),
-        "provider": _option(table.provider()),
+        "provider": option(table.provider()),
         "type": kind,
         "columns": columns,
-        "partition_columns": partition_columns or None,
+        "partition_columns": seq_strings(jvm, table.partitionColumnNames()) or None,
     }
     return JvmTable(kind, None, location, material)

@@ -6,6 +6,8 @@ Why not Spark's client: ``HiveExternalCatalog.alterTable`` keeps a data source t
 ``HiveClientImpl`` serialises its calls on a lock the Python side cannot take, while reader threads use it. This
 client is built from the same Hive configuration (embedded Derby or a Thrift service), used under a Python lock, and
 works on the metastore's own ``Table`` records, so a definition taken from one table is installed on another exactly.
+The records cross Py4J whole, as Thrift JSON (:mod:`storage.catalogs.spark.hive_record`): a read is four round
+trips, an install three, never one per field.
 
 Hive 2.3 refuses an ``alter_table`` whose column types are not implicitly convertible from the old ones
 (``hive.metastore.disallow.incompatible.col.type.changes``, on by default) and compares columns by position. For a
@@ -19,26 +21,27 @@ Only on a classic session (a JVM handle) with Hive support; :meth:`MetastoreClie
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
-import time
 from typing import Any
 from urllib.parse import unquote
 
-from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs import lookup_scope
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.engine import ENGINE_ERRORS, HIVE_RECORD, Engine, inspect_error
+from storage.catalogs.spark.hive_record import (
+    MANAGED,
+    PROVIDER_PROPERTY,
+    HivePartition,
+    HiveTable,
+    name_list,
+    partitions_java,
+    partitions_of,
+    tables_of,
+)
+from storage.catalogs.spark.jvm import to_json
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
-MANAGED = "MANAGED_TABLE"
-EXTERNAL = "EXTERNAL_TABLE"
-PROVIDER_PROPERTY = "spark.sql.sources.provider"
-"""Where Spark keeps a data source table's provider; a Hive serde table has none (or ``hive``)."""
-PARTITION_PROVIDER_PROPERTY = "spark.sql.partitionProvider"
-"""``catalog`` when Spark reads a table's partitions from the metastore (else it lists the table's directory)."""
-STATISTICS = frozenset({"numFiles", "numRows", "rawDataSize", "totalSize", "COLUMN_STATS_ACCURATE",
-                        "transient_lastDdlTime", "numFilesErasureCoded"})
-"""Table parameters the metastore keeps as statistics of a table's files: an empty copy starts without them."""
-SPARK_STATISTICS = "spark.sql.statistics."
 EMPTY_DIRECTORY = "_ddllog_no_rows"
 """A path under a table's directory that never exists: a partition pointing there has no rows (Spark lists a
 missing partition directory as empty; the leading ``_`` hides it from partition discovery)."""
@@ -60,19 +63,25 @@ class MetastoreClient:
         self._client: Any = None
         self._session: Any = None
         self._lock = threading.Lock()
+        self._refusal_of: tuple[Any, str | None] | None = None
 
     def refusal(self) -> str | None:
-        """Why this session has no metastore client (None when it has one)."""
+        """Why this session has no metastore client (None when it has one). The catalog implementation is a static
+        setting: read once per session."""
         jsession = getattr(self._engine.spark, "_jsparkSession", None)
         if jsession is None:
             return "a Spark Connect session has no handle on the Hive metastore client"
+        if self._refusal_of is not None and self._refusal_of[0] is jsession:
+            return self._refusal_of[1]
         try:
             implementation = self._engine.spark.conf.get("spark.sql.catalogImplementation", "in-memory")
         except ENGINE_ERRORS:
             return "the session's catalog implementation cannot be read"
+        refusal = None
         if str(implementation).lower() != "hive":
-            return f"the session catalog is {implementation!r}, not the Hive metastore"
-        return None
+            refusal = f"the session catalog is {implementation!r}, not the Hive metastore"
+        self._refusal_of = (jsession, refusal)
+        return refusal
 
     def _msc(self) -> Any:
         jsession = self._engine.spark._jsparkSession
@@ -96,54 +105,66 @@ class MetastoreClient:
             with contextlib.suppress(*ENGINE_ERRORS):  # a stopped JVM or a gone service: nothing is left open
                 client.close()
 
-    def get(self, name: TableName) -> Any | None:
-        """The metastore's ``Table`` record of ``name`` (None when missing), read afresh every time: Spark's own
-        statements (a RENAME through Spark SQL) change names behind this client, so an answer kept for the statement
-        went stale (found by the soak: RENAME t4 TO t5, t1 TO t4 refused "t4 already exists")."""
+    def get(self, name: TableName) -> HiveTable | None:
+        """The metastore's ``Table`` record of ``name`` (None when missing). One metastore call and four Py4J round
+        trips, no exception for a missing name. Read afresh, except inside a statement's
+        :func:`~storage.catalogs.lookup_scope.reuse_lookups`, where a name read once is answered again until this
+        client or the engine changes it (``Engine.forget``): Spark's own statements change names behind this client
+        (found by the soak: RENAME t4 TO t5, t1 TO t4 refused "t4 already exists"), and every change the catalog
+        makes through Spark forgets the names it touches first."""
+        known = lookup_scope.cached(self._engine, (HIVE_RECORD, name))
+        if known is not lookup_scope.MISSING_ENTRY:
+            return known  # type: ignore[no-any-return]
+        spark = self._engine.spark
         with self._lock:
             try:
-                return self._msc().getTable(name.db, name.name)
+                found = tables_of(spark, self._msc().getTableObjectsByName(name.db, name_list(spark, name.name)))
             except ENGINE_ERRORS as error:
-                if _java_class(error).endswith("NoSuchObjectException"):
+                if _java_class(error).endswith(("NoSuchObjectException", "UnknownDBException")):
                     return None
                 raise self._error(error, f"cannot read the definition of {name}", name) from None
+        table = next((t for t in found if t.name.lower() == name.name.lower()), None)
+        lookup_scope.remember(self._engine, (HIVE_RECORD, name), table)
+        return table
 
-    def install(self, name: TableName, table: Any) -> None:
+    def _changing(self, name: TableName) -> None:
+        lookup_scope.forget(self._engine, (HIVE_RECORD, name))
+
+    def install(self, name: TableName, table: HiveTable) -> None:
         """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``."""
+        self._changing(name)
+        spark = self._engine.spark
         with self._lock:
             client = self._msc()
             try:
-                client.alter_table(name.db, name.name, table)
+                client.alter_table(name.db, name.name, table.java(spark))
                 return
             except ENGINE_ERRORS as error:
                 if not _java_class(error).endswith("InvalidOperationException") or "incompatible" not in str(error):
                     raise self._error(error, f"cannot install the new definition of {name}", name) from None
-            bridge = table.deepCopy()
-            bridge.getSd().setCols(self._engine.spark._jvm.java.util.ArrayList())
             try:
-                client.alter_table(name.db, name.name, bridge)
-                client.alter_table(name.db, name.name, table)
+                client.alter_table(name.db, name.name, table.without_columns().java(spark))
+                client.alter_table(name.db, name.name, table.java(spark))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot install the new definition of {name}", name) from None
 
-    def create(self, name: TableName, table: Any) -> None:
+    def create(self, name: TableName, table: HiveTable) -> None:
         """Create ``table`` (a ``Table`` record naming ``name``); the metastore makes a managed table's directory."""
+        self._changing(name)
         with self._lock:
             try:
-                self._msc().createTable(table)
+                self._msc().createTable(table.java(self._engine.spark))
             except ENGINE_ERRORS as error:
                 if _java_class(error).endswith("AlreadyExistsException"):
                     raise ObjectExistsError(f"{name} already exists", str(name)) from None
                 raise self._error(error, f"cannot create {name}", name) from None
 
-    def add_partitions(self, name: TableName, partitions: list[Any]) -> None:
+    def add_partitions(self, name: TableName, partitions: list[HivePartition]) -> None:
         """Register ``partitions`` (``Partition`` records naming ``name``) in one call, their files where they are."""
+        self._changing(name)
         with self._lock:
             try:
-                added = self._engine.spark._jvm.java.util.ArrayList()
-                for partition in partitions:
-                    added.add(partition)
-                self._msc().add_partitions(added)
+                self._msc().add_partitions(partitions_java(self._engine.spark, partitions))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot add the partitions of {name}", name) from None
 
@@ -179,43 +200,38 @@ class MetastoreClient:
             raise EngineOperationError(f"cannot make {location}: {inspect_error(error).message}", location,
                                        error) from None
 
-    def partitions(self, name: TableName) -> list[Any]:
-        """The metastore's ``Partition`` records of ``name``."""
+    def partitions(self, name: TableName) -> list[HivePartition]:
+        """The metastore's ``Partition`` records of ``name``: one metastore call, three Py4J round trips."""
+        spark = self._engine.spark
         with self._lock:
             try:
-                return list(self._msc().listPartitions(name.db, name.name, -1))
+                return partitions_of(spark, self._msc().listPartitions(name.db, name.name, -1))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot list the partitions of {name}", name) from None
 
-    def switch_partitions(self, name: TableName, wanted: list[Any], empty_location: str) -> None:
+    def switch_partitions(self, name: TableName, wanted: list[HivePartition], empty_location: str) -> None:
         """Make ``wanted`` (``Partition`` records of any table) the partitions of ``name`` with at most one switch a
         reader can see: partitions missing so far are added pointing at ``empty_location`` (a path that does not
         exist: no rows), then one ``alter_partitions`` (one metastore transaction) points every partition at its new
         directory (the unwanted ones at ``empty_location``), then the unwanted ones are dropped without their files.
         A query that lists the partitions sees the old set of rows or the new one. Idempotent."""
-        jvm = self._engine.spark._jvm
-        current = {tuple(p.getValues()): p for p in self.partitions(name)}
-        target = {tuple(p.getValues()): p for p in wanted}
+        spark = self._engine.spark
+        current = {p.values: p for p in self.partitions(name)}
+        target = {p.values: p for p in wanted}
+        self._changing(name)
         with self._lock:
             client = self._msc()
             try:
-                added = jvm.java.util.ArrayList()
-                for values, partition in target.items():
-                    if values not in current:
-                        added.add(_partition_for(partition, name, empty_location))
-                if added.size():
-                    client.add_partitions(added)
-                switched = jvm.java.util.ArrayList()
-                for partition in target.values():
-                    switched.add(_partition_for(partition, name, None))
-                for values, partition in current.items():
-                    if values not in target:
-                        switched.add(_partition_for(partition, name, empty_location))
-                if switched.size():
-                    client.alter_partitions(name.db, name.name, switched)
+                added = [p.placed(name, empty_location) for values, p in target.items() if values not in current]
+                if added:
+                    client.add_partitions(partitions_java(spark, added))
+                switched = [p.placed(name) for p in target.values()]
+                switched += [p.placed(name, empty_location) for values, p in current.items() if values not in target]
+                if switched:
+                    client.alter_partitions(name.db, name.name, partitions_java(spark, switched))
                 for values in current:
                     if values not in target:
-                        client.dropPartition(name.db, name.name, jvm.java.util.ArrayList(list(values)), False)
+                        client.dropPartition(name.db, name.name, list(values), False)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot switch the partitions of {name}", name) from None
 
@@ -225,18 +241,19 @@ class MetastoreClient:
         One call per database and two more per database with tables, one per partitioned table: every database of
         the metastore is looked at, since any table of any database can point anywhere."""
         target = normalized_location(location)
+        spark = self._engine.spark
         with self._lock:
             try:
                 client = self._msc()
-                for db in client.getAllDatabases():
-                    database = client.getDatabase(db)
-                    if _at_or_under(normalized_location(str(database.getLocationUri())), target):
-                        return f"database {db} is located at {database.getLocationUri()}"
+                for db in json.loads(to_json(spark._jvm, client.getAllDatabases())):
+                    where = str(client.getDatabase(db).getLocationUri())
+                    if _at_or_under(normalized_location(where), target):
+                        return f"database {db} is located at {where}"
                     names = client.getAllTables(db)
                     if not names.size():
                         continue
-                    for table in client.getTableObjectsByName(db, names):
-                        reason = self._table_use(client, table, target)
+                    for table in tables_of(spark, client.getTableObjectsByName(db, names)):
+                        reason = self._table_use(client, db, table, target)
                         if reason is not None:
                             return reason
             except ENGINE_ERRORS as error:
@@ -244,17 +261,15 @@ class MetastoreClient:
                                            location, error) from None
         return None
 
-    @staticmethod
-    def _table_use(client: Any, table: Any, target: str) -> str | None:
-        label = f"{table.getDbName()}.{table.getTableName()}"
-        storage = table.getSd()
-        own = storage.getLocation() if storage is not None else None
-        if own and _related(normalized_location(str(own)), target):
+    def _table_use(self, client: Any, db: str, table: HiveTable, target: str) -> str | None:
+        label = f"{db}.{table.name}"
+        own = table.location
+        if own and _related(normalized_location(own), target):
             return f"table {label} is located at {own}"
-        if table.getPartitionKeysSize():
-            for partition in client.listPartitions(table.getDbName(), table.getTableName(), -1):
-                where = partition.getSd().getLocation() if partition.getSd() is not None else None
-                if where and _related(normalized_location(str(where)), target):
+        if table.partitioned:
+            for partition in partitions_of(self._engine.spark, client.listPartitions(db, table.name, -1)):
+                where = partition.location
+                if where and _related(normalized_location(where), target):
                     return f"a partition of table {label} is located at {where}"
         return None
 
@@ -276,6 +291,7 @@ class MetastoreClient:
         """Remove ``name`` from the metastore, never its files (``deleteData`` off, whatever the table's kind)."""
         with self._lock:
             try:
+                self._changing(name)
                 self._msc().dropTable(name.db, name.name, False, True)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot remove {name} from the metastore", name) from None
@@ -307,100 +323,20 @@ def _related(candidate: str, target: str) -> bool:
     return _at_or_under(candidate, target) or target.startswith(candidate + "/")
 
 
-def _partition_for(partition: Any, name: TableName, location: str | None) -> Any:
-    copy = partition.deepCopy()
-    copy.setDbName(name.db)
-    copy.setTableName(name.name)
-    if location is not None:
-        copy.getSd().setLocation(location)
-    return copy
-
-
-def discovering(table: Any) -> Any:
-    """A partitioned data source table's definition with its partitions found in its directory rather than in the
-    metastore: what a reader resolves while the metastore's partitions are being switched."""
-    copy = table.deepCopy()
-    copy.getParameters().remove(PARTITION_PROVIDER_PROPERTY)
-    return copy
-
-
-def renamed(table: Any, name: TableName) -> Any:
-    """A copy of a ``Table`` record that names ``name``: the metastore alters the table the call names, and takes
-    the name inside the record as its new name, so a definition taken from another table must carry this one's."""
-    copy = table.deepCopy()
-    copy.setDbName(name.db)
-    copy.setTableName(name.name)
-    return copy
-
-
-def empty_copy(table: Any, name: TableName, tag: str, location: str) -> Any:
-    """An empty table with ``table``'s whole definition under ``name`` at ``location``, tagged ``tag``: what Spark's
-    TRUNCATE leaves (properties and comment kept, statistics gone)."""
-    copy = renamed(table, name)
-    parameters = copy.getParameters()
-    for key in [str(key) for key in parameters.keySet()]:
-        if key in STATISTICS or key.startswith(SPARK_STATISTICS):
-            parameters.remove(key)
-    parameters.put(TAG_PROPERTY, tag)
-    storage = copy.getSd()
-    storage.setLocation(location)
-    serde = storage.getSerdeInfo().getParameters() if storage.getSerdeInfo() is not None else None
-    if serde is not None and serde.containsKey("path"):
-        serde.put("path", location)
-    copy.setCreateTime(int(time.time()))
-    copy.setLastAccessTime(0)
-    return copy
-
-
-def as_holder(table: Any, name: TableName, holder_tag: str) -> Any:
-    """ORIG's definition as TMP keeps it until the commit: external (dropping it never deletes ORIG's files) and
-    tagged ``holder_tag``, so recovery knows it from any other table."""
-    holder = renamed(table, name)
-    holder.setTableType(EXTERNAL)
-    holder.getParameters().put("EXTERNAL", "TRUE")
-    holder.getParameters().put(TAG_PROPERTY, holder_tag)
-    return holder
-
-
-def as_restored(holder: Any, name: TableName, orig_tag: str | None) -> Any:
-    """The holder's definition back on ORIG: managed again, with ORIG's own tag property (or none)."""
-    table = renamed(holder, name)
-    table.setTableType(MANAGED)
-    parameters = table.getParameters()
-    parameters.remove("EXTERNAL")
-    if orig_tag is None:
-        parameters.remove(TAG_PROPERTY)
-    else:
-        parameters.put(TAG_PROPERTY, orig_tag)
-    return table
-
-
-def swap_refusal(table: Any, name: TableName) -> str | None:
+def swap_refusal(table: HiveTable | None, name: TableName) -> str | None:
     """Why the definition of ``table`` cannot take part in a swap (None when it can)."""
     if table is None:
         return f"{name} does not exist"
-    if str(table.getTableType()) != MANAGED:
+    if table.table_type != MANAGED:
         return f"{name} is not a managed table"
-    provider = table.getParameters().get(PROVIDER_PROPERTY)
-    if provider is None or str(provider).lower() == "hive":
+    provider = table.parameters.get(PROVIDER_PROPERTY)
+    if provider is None or provider.lower() == "hive":
         return f"{name} is a Hive serde table (its Hive columns are its schema)"
     return None
 
 
-def keys_refusal(orig: Any, tmp: Any, name: TableName) -> str | None:
+def keys_refusal(orig: HiveTable, tmp: HiveTable, name: TableName) -> str | None:
     """Why the new definition cannot be swapped onto ORIG's: the metastore refuses to change partition keys."""
-    def keys(table: Any) -> list[tuple[str, str]]:
-        return [(str(k.getName()).lower(), str(k.getType()).lower()) for k in table.getPartitionKeys()]
-
-    if keys(orig) != keys(tmp):
+    if orig.partition_keys != tmp.partition_keys:
         return f"the partition columns of {name} change (the metastore cannot change a table's partition keys)"
     return None
-
-
-def tag_of(table: Any) -> str | None:
-    value = table.getParameters().get(TAG_PROPERTY)
-    return None if value is None else str(value)
-
-
-def location_of(table: Any) -> str:
-    return str(table.getSd().getLocation())

@@ -17,25 +17,14 @@ lives at its former TMP directory, not at ``<database>/<name>``: see :meth:`Spar
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapPlan
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.definition_text import version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
-from storage.catalogs.spark.metastore import (
-    EMPTY_DIRECTORY,
-    MANAGED,
-    MetastoreClient,
-    as_restored,
-    discovering,
-    empty_copy,
-    keys_refusal,
-    location_of,
-    renamed,
-    swap_refusal,
-    tag_of,
-)
+from storage.catalogs.spark.hive_record import MANAGED, HivePartition, HiveTable
+from storage.catalogs.spark.jvm import forget_relation
+from storage.catalogs.spark.metastore import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.schema_edit import altered
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
@@ -55,13 +44,15 @@ class SparkSwap:
         if refusal is not None:
             return SwapPlan(refusal)
         old, new = self._client.get(orig), self._client.get(tmp)
-        refusal = swap_refusal(old, orig) or swap_refusal(new, tmp) or keys_refusal(old, new, tmp)
+        refusal = swap_refusal(old, orig) or swap_refusal(new, tmp)
         if refusal is not None or old is None or new is None:
             return SwapPlan(refusal or "a table is missing")
-        partitioned = bool(old.getPartitionKeysSize())
-        old_partitions = self._client.partitions(orig) if partitioned else []
-        new_partitions = self._client.partitions(tmp) if partitioned else []
-        return SwapPlan(None, version_text(self._engine, orig, old, old_partitions), (new, new_partitions))
+        refusal = keys_refusal(old, new, tmp)
+        if refusal is not None:
+            return SwapPlan(refusal)
+        old_partitions = self._client.partitions(orig) if old.partitioned else []
+        new_partitions = self._client.partitions(tmp) if old.partitioned else []
+        return SwapPlan(None, version_text(orig, old, old_partitions), (new, new_partitions))
 
     def plan_empty(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """TRUNCATE's plan without a TMP table (see ``Catalog.plan_empty_swap``): one ``get_table`` and one
@@ -73,13 +64,12 @@ class SparkSwap:
         refusal = swap_refusal(old, orig)
         if refusal is not None or old is None:
             return SwapPlan(refusal or f"{orig} does not exist")
-        if old.getPartitionKeysSize():
+        if old.partitioned:
             return SwapPlan(f"{orig} is partitioned: its partitions stay registered, built under TMP")
         location = self._client.default_location(tmp)
         if location is None or self._client.directory_in_use(location):
             return SwapPlan(f"files are at {location}")
-        return SwapPlan(None, version_text(self._engine, orig, old, []),
-                        (empty_copy(old, orig, tag, location), [], location))
+        return SwapPlan(None, version_text(orig, old, []), (old.emptied(orig, tag, location), [], location))
 
     def clone_empty(self, source: TableName, name: TableName, tag: str) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
@@ -94,7 +84,7 @@ class SparkSwap:
         location = self._client.default_location(name)
         if location is None or self._client.directory_in_use(location):
             return False
-        self._client.create(name, empty_copy(table, name, tag, location))
+        self._client.create(name, table.emptied(name, tag, location))
         self._engine.forget(name)
         return True
 
@@ -109,14 +99,15 @@ class SparkSwap:
         table = self._client.get(source)
         if table is None:
             raise NoSuchObjectError(f"table {source} does not exist", str(source))
-        if str(table.getTableType()) != MANAGED:
+        if table.table_type != MANAGED:
             raise CatalogError(f"cannot rebuild {source}: it is an external table, whose files live at its own "
                                "location (the change would rewrite them in place, which cannot be atomic)", str(source))
         location = self._client.default_location(name)
         if location is None:
             raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
-        copy = altered(self._engine.spark, table, change, source)
-        self._client.create(name, empty_copy(copy, name, tag, location))
+        spark = self._engine.spark
+        copy = HiveTable.of_java(spark, altered(spark, table.java(spark), change, source))
+        self._client.create(name, copy.emptied(name, tag, location))
         self._engine.forget(name)
 
     def rename_in_place(self, old: TableName, new: TableName) -> bool:
@@ -130,9 +121,9 @@ class SparkSwap:
         if self._client.refusal() is not None:
             return False
         table = self._client.get(old)
-        if table is None or str(table.getTableType()) != MANAGED:
+        if table is None or table.table_type != MANAGED:
             return False
-        if location_of(table).rstrip("/").rpartition("/")[2].lower() == old.name.lower():
+        if table.location.rstrip("/").rpartition("/")[2].lower() == old.name.lower():
             return False
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
@@ -140,7 +131,7 @@ class SparkSwap:
             raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
         self.refresh(old)
         self._engine.forget(old, new)
-        self._client.install(old, renamed(table, new))
+        self._client.install(old, table.renamed(new))
         return True
 
     def exchange(self, orig: TableName, tmp: TableName, plan: SwapPlan, between: Callable[[], None]) -> None:
@@ -149,26 +140,26 @@ class SparkSwap:
         if plan.refusal is not None or plan.handle is None:
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
         new, new_partitions, *directory = plan.handle
-        self._engine.forget(orig, tmp)
+        self._engine.forget(orig)  # TMP does not change: its record read by the plan serves its removal
         if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
             self._client.make_directory(directory[0])
         between()
-        self._install(orig, renamed(new, orig), new_partitions)
+        self._install(orig, new.renamed(orig), new_partitions)
         self.refresh(orig)
 
-    def install(self, name: TableName, table: Any, partitions: list[Any]) -> None:
+    def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
         """Make ``table`` with ``partitions`` the definition of ``name`` (see :meth:`_install`): RESTORE's call."""
         self._install(name, table, partitions)
 
-    def _install(self, name: TableName, table: Any, partitions: list[Any]) -> None:
+    def _install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
         """Make ``table`` (and for a partitioned one ``partitions``) the definition of ``name``, readers seeing the
         old or the new version whole. Partitioned: the definition first with its partitions found in its directory
         (a query resolving the table reads the new directory), then the metastore's partitions switched in one
         transaction (a query holding a cached relation lists them), then the definition as it is."""
-        if table.getPartitionKeysSize():
-            self._client.install(name, discovering(table))
+        if table.partitioned:
+            self._client.install(name, table.discovering())
             SWITCHING_PARTITIONS()
-            self._client.switch_partitions(name, partitions, f"{location_of(table).rstrip('/')}/{EMPTY_DIRECTORY}")
+            self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
         self._client.install(name, table)
 
     def restore(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
@@ -176,15 +167,15 @@ class SparkSwap:
         kept = self._client.get(holder)
         if kept is None:
             raise NoSuchObjectError(f"table {holder} does not exist", str(holder))
-        partitions = self._client.partitions(holder) if kept.getPartitionKeysSize() else []
+        partitions = self._client.partitions(holder) if kept.partitioned else []
         self._engine.forget(orig, holder)
-        self._install(orig, as_restored(kept, orig, orig_tag), partitions)
+        self._install(orig, kept.as_restored(orig, orig_tag), partitions)
         self.refresh(orig)
 
     def forget(self, name: TableName, expect: str) -> bool:
         """Remove the holder ``name`` from the metastore, never its files; only while its tag is ``expect``."""
         table = self._client.get(name)
-        if table is None or tag_of(table) != expect:
+        if table is None or table.tag != expect:
             return False
         self._engine.forget(name)
         self._client.forget(name)
@@ -216,11 +207,20 @@ class SparkSwap:
 
     def refresh(self, name: TableName) -> None:
         """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
-        try:
-            self._engine.spark.catalog.refreshTable(name.quoted)
-        except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND",):
-                return
-            raise EngineOperationError(f"cannot refresh {name}: {failure.message}", str(name), error) from None
+        refresh(self._engine, name)
 
+
+def refresh(engine: Engine, name: TableName) -> None:
+    """Drop this session's cached relation and file listing of ``name`` (:func:`~storage.catalogs.spark.jvm.
+    forget_relation`; Spark's ``refreshTable`` where data is cached or there is no JVM handle)."""
+    spark = engine.spark
+    jsession, jvm = getattr(spark, "_jsparkSession", None), getattr(spark, "_jvm", None)
+    try:
+        if jsession is not None and jvm is not None and forget_relation(jsession, jvm, name.quoted):
+            return
+        spark.catalog.refreshTable(name.quoted)
+    except ENGINE_ERRORS as error:
+        failure = inspect_error(error)
+        if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND",):
+            return
+        raise EngineOperationError(f"cannot refresh {name}: {failure.message}", str(name), error) from None

@@ -13,37 +13,32 @@ from pyspark.sql.types import StructType
 from storage.catalogs.interface import TableMetadata
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.columns import schema_columns
-
-
-def _option(value: Any) -> Any:
-    """A Scala ``Option``'s value, or None."""
-    return value.get() if value.isDefined() else None
+from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, uri_text
 
 
 def recorded_definition(spark: Any, name: TableName) -> tuple[str, TableMetadata] | None:
     """The location and metadata of the table ``name``; None when it is missing, a view, or the session has no
-    handle on its external catalog (Spark Connect: the caller falls back to DESCRIBE)."""
+    handle on its external catalog (Spark Connect: the caller falls back to DESCRIBE). About fifteen Py4J round
+    trips (:mod:`storage.catalogs.spark.jvm`)."""
     jsession, jvm = getattr(spark, "_jsparkSession", None), getattr(spark, "_jvm", None)
     if jsession is None or jvm is None:
         return None
-    found = jsession.sharedState().externalCatalog().getTablesByName(name.db, jvm.PythonUtils.toSeq([name.name]))
+    found = tables_by_name(jsession, jvm, name.db, name.name)
     if found.isEmpty():
         return None
     table = found.head()
     kind = str(table.tableType().name())
-    uri = _option(table.storage().locationUri())
+    uri = option(table.storage().locationUri())
     if kind == "VIEW" or uri is None:
         return None
-    location = str(jvm.org.apache.spark.sql.catalyst.catalog.CatalogUtils.URIToString(uri))
     columns = schema_columns(StructType.fromJson(json.loads(str(table.schema().json()))))
-    partitions = table.partitionColumnNames()
-    properties = jvm.scala.jdk.javaapi.CollectionConverters.asJava(table.properties())
-    comment = _option(table.comment())
-    return location, TableMetadata(
+    properties = json.loads(map_json(jvm, table.properties(), scala=True))
+    comment = option(table.comment())
+    return uri_text(jvm, uri), TableMetadata(
         columns=columns,
-        partitioned_by=tuple(str(partitions.apply(i)) for i in range(int(partitions.length()))),
-        properties=tuple(sorted((str(k), str(v)) for k, v in dict(properties).items())),
-        provider=str(_option(table.provider()) or "hive"),
+        partitioned_by=tuple(seq_strings(jvm, table.partitionColumnNames())),
+        properties=tuple(sorted((str(k), str(v)) for k, v in properties.items())),
+        provider=str(option(table.provider()) or "hive"),
         comment=None if comment is None else str(comment),
         external=kind == "EXTERNAL",
     )

@@ -12,7 +12,7 @@ from storage.catalogs.interface import TAG_PROPERTY, TableVersion
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.definition_text import version_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
-from storage.catalogs.spark.metastore import MetastoreClient, keys_refusal, renamed, swap_refusal
+from storage.catalogs.spark.metastore import MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.swap import SparkSwap
 from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
 
@@ -31,21 +31,21 @@ class SparkVersions:
         table = self._client.get(name)
         if table is None or swap_refusal(table, name) is not None:
             return None
-        partitions = self._client.partitions(name) if table.getPartitionKeysSize() else []
-        return version_text(self._engine, name, table, partitions)
+        partitions = self._client.partitions(name) if table.partitioned else []
+        return version_text(name, table, partitions)
 
     def install_refusal(self, name: TableName, definition: str) -> str | None:
         current = self._client.get(name)
         if current is None:
             return None
-        table, _ = version_records(self._engine, name, definition)
+        table, _ = version_records(name, definition)
         return keys_refusal(current, table, name)
 
     def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
-        table, partitions = version_records(self._engine, name, definition)
-        table = renamed(table, name)
+        table, partitions = version_records(name, definition)
+        table = table.renamed(name)
         if tag is not None:
-            table.getParameters().put(TAG_PROPERTY, tag)
+            table = table.with_parameters({TAG_PROPERTY: tag})
         if not create:
             if self._client.get(name) is None:
                 raise NoSuchObjectError(f"table {name} does not exist", str(name))

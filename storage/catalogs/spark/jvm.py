@@ -1,0 +1,164 @@
+"""Cheap Py4J: JVM classes and static methods the hot path uses, resolved once per JVM, and whole Java values carried
+across in one call as JSON.
+
+Why: every Py4J call is a socket round trip to the driver's JVM (about 60 to 300 us on a 2-core machine), and
+PySpark's ways of reaching a class cost many of them. ``spark._jvm.org.apache.x.Y`` asks the JVM once per dotted
+segment (about 2 ms for seven segments, each a failed class lookup inside the JVM), a static method of a class is
+one reflection call before the call itself, iterating a Java collection is two calls per element, and the end of
+every iteration is a Java exception that PySpark's handler inspects with about fifty more calls. A statement used to
+make over 500 of them. So:
+
+* :func:`static` and :func:`new` build Py4J's handles locally (``JavaClass`` needs no call) and keep each static
+  method's handle per gateway: one round trip per call;
+* :func:`map_json` turns a ``java.util.Map`` (or a Scala ``Map``) into JSON inside the JVM (Jackson, in Spark's own
+  jars): one round trip, whatever its size, and no iteration;
+* :func:`thrift_json` / :func:`thrift_value` write and read a Thrift record (a Hive metastore ``Table`` or
+  ``Partition``, or a record holding a list of them) with Thrift's JSON protocol: one round trip each way.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from typing import Any
+
+from py4j.java_gateway import JavaClass
+
+_HANDLES: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+_THRIFT_LOCKS: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()
+
+_JSON_FACTORY = "org.apache.thrift.protocol.TJSONProtocol$Factory"
+_MAPPER = "com.fasterxml.jackson.databind.ObjectMapper"
+_AS_JAVA = "scala.jdk.javaapi.CollectionConverters"
+_PYTHON_UTILS = "org.apache.spark.api.python.PythonUtils"
+
+
+def _client(jvm: Any) -> Any:
+    return jvm._gateway_client
+
+
+def _handle(jvm: Any, key: tuple[str, str], make: Any) -> Any:
+    client = _client(jvm)
+    with _LOCK:
+        handles = _HANDLES.setdefault(client, {})
+        if key not in handles:
+            handles[key] = make(client)
+        return handles[key]
+
+
+def static(jvm: Any, class_name: str, method: str) -> Any:
+    """The static method ``class_name.method`` (a Scala object's too, through its static forwarder), callable in one
+    round trip; the reflection call that finds it is made once per JVM."""
+    return _handle(jvm, (class_name, method), lambda client: getattr(JavaClass(class_name, client), method))
+
+
+def new(jvm: Any, class_name: str, *args: Any) -> Any:
+    """A new ``class_name(*args)``: one round trip (no package walk)."""
+    return JavaClass(class_name, _client(jvm))(*args)
+
+
+def _shared(jvm: Any, class_name: str, *args: Any) -> Any:
+    """One instance of ``class_name(*args)`` per JVM, for objects that are safe to share (an ``ObjectMapper``)."""
+    return _handle(jvm, (class_name, "<instance>"), lambda client: JavaClass(class_name, client)(*args))
+
+
+def session_part(jsession: Any, jvm: Any, part: str) -> Any:
+    """A part of the session that lives as long as it: ``external catalog`` (its shared state's ``ExternalCatalog``),
+    ``session catalog``, ``sql parser``, ``cache manager``; one handle per session, the round trips that reach it
+    made once."""
+    found = _handle(jvm, ("<session>", part), lambda client: [None, None])
+    with _LOCK:
+        if found[0] is jsession:
+            return found[1]
+    state = jsession.sessionState()
+    handle = {"external catalog": lambda: jsession.sharedState().externalCatalog(),
+              "session catalog": lambda: state.catalog(),
+              "sql parser": lambda: state.sqlParser(),
+              "cache manager": lambda: jsession.sharedState().cacheManager()}[part]()
+    with _LOCK:
+        found[0], found[1] = jsession, handle
+    return handle
+
+
+def external_catalog(jsession: Any, jvm: Any) -> Any:
+    """The session's external catalog (Spark's ``ExternalCatalog`` over the Hive metastore)."""
+    return session_part(jsession, jvm, "external catalog")
+
+
+def forget_relation(jsession: Any, jvm: Any, quoted: str) -> bool:
+    """Drop this session's cached relation (and with it its file listing) of the table ``quoted``, and return True;
+    False (nothing done) when the session caches any data (``CACHE TABLE``, ``df.cache()``): then only Spark's own
+    ``refreshTable`` also re-caches what depends on the table. Three round trips, against Spark's ``refreshTable``,
+    which resolves the table again (a metastore call and a listing of its files) before invalidating it."""
+    if not session_part(jsession, jvm, "cache manager").isEmpty():
+        return False
+    identifier = session_part(jsession, jvm, "sql parser").parseTableIdentifier(quoted)
+    session_part(jsession, jvm, "session catalog").invalidateCachedTable(identifier)
+    return True
+
+
+def tables_by_name(jsession: Any, jvm: Any, db: str, name: str) -> Any:
+    """The external catalog's ``CatalogTable`` records of ``db.name`` (a Scala ``Seq``, empty when nothing holds the
+    name): one metastore call, three round trips."""
+    names = static(jvm, _PYTHON_UTILS, "toSeq")(static(jvm, "java.util.Collections", "singletonList")(name))
+    return external_catalog(jsession, jvm).getTablesByName(db, names)
+
+
+def option(value: Any) -> Any:
+    """A Scala ``Option``'s value, or None: one round trip (two when set)."""
+    return value.get() if value.isDefined() else None
+
+
+def seq_strings(jvm: Any, seq: Any) -> list[str]:
+    """A Scala ``Seq`` of strings as a list: two round trips, whatever its length."""
+    return [str(item) for item in json.loads(to_json(jvm, static(jvm, _AS_JAVA, "asJava")(seq)))]
+
+
+def uri_text(jvm: Any, uri: Any) -> str:
+    """A location URI as Spark writes it (``CatalogUtils.URIToString``: decoded): one round trip."""
+    return str(static(jvm, "org.apache.spark.sql.catalyst.catalog.CatalogUtils", "URIToString")(uri))
+
+
+def map_json(jvm: Any, java_map: Any, *, scala: bool = False) -> str:
+    """A ``java.util.Map`` (``scala``: a Scala ``Map``) as a JSON object, written in the JVM: one round trip (two for
+    a Scala map)."""
+    if scala:
+        java_map = static(jvm, _AS_JAVA, "asJava")(java_map)
+    return to_json(jvm, java_map)
+
+
+def to_json(jvm: Any, value: Any) -> str:
+    """A JVM value Jackson can write (a ``java.util.List`` of strings, a ``java.util.Map``) as JSON: one round
+    trip."""
+    return str(_shared(jvm, _MAPPER).writeValueAsString(value))
+
+
+def _thrift(jvm: Any) -> tuple[Any, Any, threading.Lock]:
+    """A Thrift JSON serializer and deserializer of this JVM and the lock that guards them (neither is thread-safe)."""
+    factory = _shared(jvm, _JSON_FACTORY)
+    serializer = _handle(jvm, ("org.apache.thrift.TSerializer", "<instance>"),
+                         lambda client: JavaClass("org.apache.thrift.TSerializer", client)(factory))
+    deserializer = _handle(jvm, ("org.apache.thrift.TDeserializer", "<instance>"),
+                           lambda client: JavaClass("org.apache.thrift.TDeserializer", client)(factory))
+    client = _client(jvm)
+    with _LOCK:
+        lock = _THRIFT_LOCKS.setdefault(client, threading.Lock())
+    return serializer, deserializer, lock
+
+
+def thrift_json(jvm: Any, record: Any) -> str:
+    """``record`` (any Thrift struct of the JVM) in Thrift's JSON protocol: one round trip."""
+    serializer, _, lock = _thrift(jvm)
+    with lock:
+        return str(serializer.toString(record))
+
+
+def thrift_value(jvm: Any, class_name: str, text: str) -> Any:
+    """A new ``class_name`` Thrift struct read from ``text`` (Thrift's JSON protocol): two round trips."""
+    _, deserializer, lock = _thrift(jvm)
+    record = new(jvm, class_name)
+    with lock:
+        deserializer.fromString(record, text)
+    return record
