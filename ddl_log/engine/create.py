@@ -202,17 +202,20 @@ class InsertOverwrite(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         catalog = ctx.catalog
-        metadata = catalog.table_metadata(self.name)
-        if metadata is None:
-            raise missing_table(catalog, self.name)
-        mode = resolve_mode(catalog, self.overwrite_mode, self.name, metadata)
-        check_rewritable(self.name, metadata, self.label)
-        plan = plan_overwrite(catalog, self.name, metadata, as_select=self.as_select, df=self.df,
-                              partition=self.partition, mode=mode, if_not_exists=self.if_not_exists)
-        if plan.skip:
-            return NOTHING_DONE
-        text = self.text or overwrite_text(self.name, plan.fill, if_not_exists=self.if_not_exists)
-        copy = TableSpec(like=self.name, copy=True)  # an empty copy, properties and comment kept as Spark keeps them
         with reuse_lookups():
+            # the one-call reading of the table (a classic session); what it does not cover (no location: an
+            # external table on Spark Connect) the full metadata
+            found = catalog.recorded_definition(self.name)
+            metadata = found[1] if found is not None else catalog.table_metadata(self.name)
+            if metadata is None:
+                raise missing_table(catalog, self.name)
+            mode = resolve_mode(catalog, self.overwrite_mode, self.name, metadata)
+            check_rewritable(self.name, metadata, self.label)
+            plan = plan_overwrite(catalog, self.name, metadata, as_select=self.as_select, df=self.df,
+                                  partition=self.partition, mode=mode, if_not_exists=self.if_not_exists)
+            if plan.skip:
+                return NOTHING_DONE
+            text = self.text or overwrite_text(self.name, plan.fill, if_not_exists=self.if_not_exists)
+            copy = TableSpec(like=self.name, copy=True)  # an empty copy, properties and comment kept as Spark's
             return ReplaceTable(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True,
                                 fill=plan.fill).run()

@@ -45,6 +45,12 @@ def cached(owner: object, key: Any) -> Any:
     return scope.get((id(owner), key), MISSING_ENTRY)
 
 
+def held(owner: object, key: Any) -> bool:
+    """Whether ``owner`` found something under ``key`` in the current scope (so its database exists, say)."""
+    known = cached(owner, key)
+    return known is not MISSING_ENTRY and known is not None
+
+
 def remember(owner: object, key: Any, value: Any) -> None:
     """Store ``value`` as ``owner``'s answer for ``key`` until the scope ends (a no-op outside a scope)."""
     scope = _SCOPE.get()

@@ -22,6 +22,7 @@ from typing import Any
 
 import attrs
 
+from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
 from storage.catalogs.rules import first_duplicate
@@ -121,7 +122,8 @@ class SparkTableCreate:
         target = quote_ident(RESERVED_PREFIX + "check")
         if name is not None:
             target = f"{quote_ident(name.db)}.{target}"
-            if self._engine.database_location(name.db) is None:
+            # the statement's lookup found the name held: its database exists (no metastore call to ask)
+            if not lookup_scope.held(self._engine, name) and self._engine.database_location(name.db) is None:
                 raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
         failure = analysis_failure(self._spark, spec.text.render(target, self._tag_pair("check")))
         if failure is not None:
@@ -165,7 +167,9 @@ class SparkTableCreate:
         else:
             statement = self._create_statement(name, spec, tag, view)
             self._engine.check_literal_mode()
-        if self._engine.occupied(name):
+        if not name.is_reserved and self._engine.occupied(name):
+            # (a reserved name is a statement's own work name, XID and random token: nothing else has it, and if
+            # something did, Spark's CREATE would refuse it with TABLE_OR_VIEW_ALREADY_EXISTS, read as the same error)
             raise ObjectExistsError(f"{name} already exists", str(name))
         try:
             if view is not None:

@@ -48,10 +48,10 @@ REDACTED = "*********(redacted)"
 """What Spark shows instead of the value of a property whose key or value matches ``spark.redaction.regex`` (a static
 setting, by default ``(?i)secret|password|token|access[.]?key``): a placeholder, never written back as a value."""
 
-HIVE_RECORD = "hive record"
-"""The key under which :class:`~storage.catalogs.spark.metastore.MetastoreClient` keeps a table's ``Table`` record
-for the statement (``(HIVE_RECORD, name)`` in :mod:`~storage.catalogs.lookup_scope`); :meth:`Engine.forget` drops it
-with the engine's own lookup."""
+HIVE_RECORD, HIVE_PARTITIONS = "hive record", "hive partitions"
+"""The keys under which :class:`~storage.catalogs.spark.metastore.MetastoreClient` keeps a table's ``Table`` and
+``Partition`` records for the statement (``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`);
+:meth:`Engine.forget` drops them with the engine's own lookup."""
 
 SOURCE_VIEW_PREFIX = RESERVED_PREFIX + "src_"
 """Names of the temporary views through which a DataFrame is written (``create`` and ``insert``)."""
@@ -332,16 +332,17 @@ class Engine:
     def lookup(self, name: TableName) -> TableLookup | None:
         """Kind, identity and (managed tables) location of what holds ``name``; None when nothing does.
 
-        Classic sessions: one metastore call (:func:`~storage.catalogs.spark.lookups.read_jvm_table`), and a
-        DESCRIBE only for an untagged table whose columns that module does not render. Spark Connect (no JVM
-        handle): :meth:`describe`. Inside :func:`~storage.catalogs.lookup_scope.reuse_lookups` the answer is kept
-        for the statement (see :meth:`forget`), and :meth:`occupied` and :meth:`describe` of a name found free
-        reuse it too.
-        """
+        Classic sessions: one metastore call (:func:`~storage.catalogs.spark.lookups.read_jvm_table`), a DESCRIBE
+        only for an untagged table whose columns it does not render; Spark Connect: :meth:`describe`. Inside
+        :func:`~storage.catalogs.lookup_scope.reuse_lookups` the answer is kept for the statement (:meth:`forget`,
+        :meth:`remember`); :meth:`occupied` and :meth:`describe` of a name found free reuse it too."""
         known = lookup_scope.cached(self, name)
         if known is not lookup_scope.MISSING_ENTRY:
             return known  # type: ignore[no-any-return]
-        found = self._lookup(name)
+        return self.remember(name, self._lookup(name))
+
+    def remember(self, name: TableName, found: TableLookup | None) -> TableLookup | None:
+        """Keep ``found`` as this statement's lookup of ``name`` (from a reading that told as much)."""
         lookup_scope.remember(self, name, found)
         return found
 
@@ -375,7 +376,7 @@ class Engine:
     def forget(self, *names: TableName) -> None:
         """Forget what :meth:`lookup` (and the metastore client's ``get``) kept of ``names`` in this statement: call it
         before changing them."""
-        lookup_scope.forget(self, *names, *((HIVE_RECORD, name) for name in names))
+        lookup_scope.forget(self, *names, *((key, name) for key in (HIVE_RECORD, HIVE_PARTITIONS) for name in names))
 
     def default_location(self, name: TableName) -> str | None:
         """Where a managed table called ``name`` keeps its data: ``<database location>/<name>``, decoded.

@@ -37,6 +37,8 @@ PROVIDER_PROPERTY = "spark.sql.sources.provider"
 """Where Spark keeps a data source table's provider; a Hive serde table has none (or ``hive``)."""
 PARTITION_PROVIDER_PROPERTY = "spark.sql.partitionProvider"
 """``catalog`` when Spark reads a table's partitions from the metastore (else it lists the table's directory)."""
+PARTITION_COLUMN_PROPERTY = "spark.sql.sources.schema.partCol."
+"""``<prefix><i>``: the i-th partition column of a data source table, in the case Spark was given it."""
 STATISTICS = frozenset({"numFiles", "numRows", "rawDataSize", "totalSize", "COLUMN_STATS_ACCURATE",
                         "transient_lastDdlTime", "numFilesErasureCoded"})
 """Table parameters the metastore keeps as statistics of a table's files: an empty copy starts without them."""
@@ -124,6 +126,17 @@ class HiveTable:
         """(name, type) of each partition column, lower case."""
         return [((_text(key, "1") or "").lower(), (_text(key, "2") or "").lower())
                 for key in _records(self.fields, "8")]
+
+    @property
+    def partition_column_names(self) -> list[str]:
+        """The partition columns as Spark names them: a data source table's own case (kept in its parameters; Hive
+        lower-cases its keys), else the keys."""
+        parameters = self.parameters
+        keys = [key for key, _ in self.partition_keys]
+        spark = [parameters.get(f"{PARTITION_COLUMN_PROPERTY}{i}") for i in range(len(keys))]
+        if all(name is not None and name.lower() == key for name, key in zip(spark, keys, strict=True)):
+            return [str(name) for name in spark]
+        return keys
 
     @property
     def partitioned(self) -> bool:

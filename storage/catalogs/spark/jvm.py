@@ -21,10 +21,12 @@ from __future__ import annotations
 import json
 import threading
 import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from py4j.java_gateway import JavaClass
 
+T = TypeVar("T")
 _HANDLES: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 _THRIFT_LOCKS: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()
@@ -119,6 +121,21 @@ def seq_strings(jvm: Any, seq: Any) -> list[str]:
 def uri_text(jvm: Any, uri: Any) -> str:
     """A location URI as Spark writes it (``CatalogUtils.URIToString``: decoded): one round trip."""
     return str(static(jvm, "org.apache.spark.sql.catalyst.catalog.CatalogUtils", "URIToString")(uri))
+
+
+def with_active_session(spark: Any, read: Callable[[], T]) -> T:
+    """``read()`` with ``spark``'s JVM session the active one of this thread's JVM thread (settings such as
+    ``spark.sql.defaultCatalog`` are read from it), the previous one put back after: four round trips."""
+    jvm, session = spark._jvm, "org.apache.spark.sql.SparkSession"
+    previous = static(jvm, session, "getActiveSession")()
+    static(jvm, session, "setActiveSession")(spark._jsparkSession)
+    try:
+        return read()
+    finally:
+        if previous.isDefined():
+            static(jvm, session, "setActiveSession")(previous.get())
+        else:
+            static(jvm, session, "clearActiveSession")()
 
 
 def map_json(jvm: Any, java_map: Any, *, scala: bool = False) -> str:

@@ -28,7 +28,7 @@ from urllib.parse import unquote
 
 from storage.catalogs import lookup_scope
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, HIVE_RECORD, Engine, inspect_error
+from storage.catalogs.spark.engine import ENGINE_ERRORS, HIVE_PARTITIONS, HIVE_RECORD, Engine, inspect_error
 from storage.catalogs.spark.hive_record import (
     MANAGED,
     PROVIDER_PROPERTY,
@@ -39,7 +39,7 @@ from storage.catalogs.spark.hive_record import (
     partitions_of,
     tables_of,
 )
-from storage.catalogs.spark.jvm import to_json
+from storage.catalogs.spark.jvm import new, to_json
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 EMPTY_DIRECTORY = "_ddllog_no_rows"
@@ -127,12 +127,15 @@ class MetastoreClient:
         lookup_scope.remember(self._engine, (HIVE_RECORD, name), table)
         return table
 
-    def _changing(self, name: TableName) -> None:
-        lookup_scope.forget(self._engine, (HIVE_RECORD, name))
+    def _changing(self, name: TableName, *, partitions: bool = True) -> None:
+        """Forget what was read of ``name`` in this statement before changing it (``partitions`` False: its
+        ``Table`` record only, for an ``alter_table`` that leaves its partitions alone)."""
+        lookup_scope.forget(self._engine, (HIVE_RECORD, name), *([(HIVE_PARTITIONS, name)] if partitions else []))
 
     def install(self, name: TableName, table: HiveTable) -> None:
-        """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``."""
-        self._changing(name)
+        """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``: one
+        ``alter_table``, which changes no partition of a table it does not rename."""
+        self._changing(name, partitions=table.name.lower() != name.name.lower())
         spark = self._engine.spark
         with self._lock:
             client = self._msc()
@@ -183,7 +186,7 @@ class MetastoreClient:
         """Whether ``location`` exists and holds anything (through Hadoop's file system, as the metastore sees it)."""
         jvm = self._engine.spark._jvm
         try:
-            path = jvm.org.apache.hadoop.fs.Path(location)
+            path = new(jvm, "org.apache.hadoop.fs.Path", location)
             file_system = path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration())
             return bool(file_system.exists(path)) and len(file_system.listStatus(path)) > 0
         except ENGINE_ERRORS as error:
@@ -194,20 +197,26 @@ class MetastoreClient:
         """Make the empty directory ``location`` (and its parents), as the metastore makes a new managed table's."""
         jvm = self._engine.spark._jvm
         try:
-            path = jvm.org.apache.hadoop.fs.Path(location)
+            path = new(jvm, "org.apache.hadoop.fs.Path", location)
             path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration()).mkdirs(path)
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot make {location}: {inspect_error(error).message}", location,
                                        error) from None
 
     def partitions(self, name: TableName) -> list[HivePartition]:
-        """The metastore's ``Partition`` records of ``name``: one metastore call, three Py4J round trips."""
+        """The metastore's ``Partition`` records of ``name``: one metastore call, three Py4J round trips; kept for
+        the statement as :meth:`get` keeps a record."""
+        known = lookup_scope.cached(self._engine, (HIVE_PARTITIONS, name))
+        if known is not lookup_scope.MISSING_ENTRY:
+            return list(known)
         spark = self._engine.spark
         with self._lock:
             try:
-                return partitions_of(spark, self._msc().listPartitions(name.db, name.name, -1))
+                found = partitions_of(spark, self._msc().listPartitions(name.db, name.name, -1))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot list the partitions of {name}", name) from None
+        lookup_scope.remember(self._engine, (HIVE_PARTITIONS, name), tuple(found))
+        return found
 
     def switch_partitions(self, name: TableName, wanted: list[HivePartition], empty_location: str) -> None:
         """Make ``wanted`` (``Partition`` records of any table) the partitions of ``name`` with at most one switch a

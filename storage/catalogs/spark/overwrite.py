@@ -18,6 +18,8 @@ row carries them; the ones replaced disappear, as they do in Spark.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.alter import SparkTableAlter
@@ -67,39 +69,44 @@ def insert_error(name: TableName, failure: Failure) -> CatalogError:
 
 
 class SparkPartitionKeep:
-    """Copies the kept partitions of ``fill.keep`` into the table just filled with the new rows (``alter`` lists
-    and adds partitions)."""
+    """Copies the kept partitions of ``fill.keep`` into the table just filled with the new rows (``alter`` adds
+    partitions and lists those matching a spec; ``partitions`` lists a table's partitions as ``SHOW PARTITIONS``
+    does: the metastore client's reading, kept for the statement, which the swap's plan reads again)."""
 
-    def __init__(self, engine: Engine, alter: SparkTableAlter) -> None:
+    def __init__(self, engine: Engine, alter: SparkTableAlter,
+                 partitions: Callable[[TableName], list[dict[str, str]]]) -> None:
         self._engine = engine
         self._alter = alter
+        self._partitions = partitions
 
     def keep(self, name: TableName, fill: Fill) -> None:
-        """Rows, then empty partitions: one INSERT and two or three ``SHOW PARTITIONS`` calls, one ``ADD PARTITION``
-        per kept empty partition. A dynamic overwrite whose rows went to every partition the table had keeps
-        nothing: no INSERT (its job would read the whole old table to find no row to keep)."""
+        """Rows, then empty partitions: one INSERT and two or three partition listings, one ``ADD PARTITION`` per
+        kept empty partition. A dynamic overwrite whose rows went to every partition the table had keeps nothing:
+        no INSERT (its job would read the whole old table to find no row to keep)."""
         source = fill.keep
         if source is None:
             return
         KEEP_POINT()
-        old_partitions = self._alter.list_partitions(source)
-        new_partitions = self._alter.list_partitions(name)
+        old_partitions = self._partitions(source)
+        new_partitions = self._partitions(name)
         if fill.replaces != "written" or any(partition not in new_partitions for partition in old_partitions):
             self._copy_rows(name, source, fill)
-            new_partitions = self._alter.list_partitions(name)
+            new_partitions = self._partitions(name)
         missing = [partition for partition in old_partitions if partition not in new_partitions]
         if missing and fill.replaces == "matching":
             replaced = self._alter.list_partitions(source, fill.static)
             missing = [partition for partition in missing if partition not in replaced]
         for partition in missing:
+            self._engine.forget(name)
             self._alter.add_partition(name, partition)
 
     def add_empty(self, name: TableName, source: TableName) -> None:
-        """Register the partitions of ``source`` that ``name`` lacks (no row went to them): two ``SHOW PARTITIONS``,
+        """Register the partitions of ``source`` that ``name`` lacks (no row went to them): two partition listings,
         one ``ADD PARTITION`` per missing partition."""
-        present = self._alter.list_partitions(name)
-        for partition in self._alter.list_partitions(source):
+        present = self._partitions(name)
+        for partition in self._partitions(source):
             if partition not in present:
+                self._engine.forget(name)
                 self._alter.add_partition(name, partition)
 
     def _copy_rows(self, name: TableName, source: TableName, fill: Fill) -> None:
@@ -114,6 +121,7 @@ class SparkPartitionKeep:
                 for c, v in fill.static.items()
             )
             predicate = f"NOT ({same})"
+        self._engine.forget(name)  # its partitions change
         try:
             self._engine.spark.sql(f"INSERT INTO {name.quoted} SELECT * FROM {source.quoted} AS o WHERE {predicate}")
         except ENGINE_ERRORS as error:

@@ -142,6 +142,7 @@ class SparkTables:
             source = select_sql(fill.as_select, name)
         else:
             source = f"SELECT * FROM {quote_ident(str(view))}"
+        self._engine.forget(name)  # its partitions (and statistics) change
         try:
             if view is not None:
                 self._engine.register_temp_view(fill.df, view, name)

@@ -12,6 +12,7 @@ from storage.catalogs.interface import TAG_PROPERTY, TableVersion
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.definition_text import version_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.jvm import new
 from storage.catalogs.spark.metastore import MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.swap import SparkSwap
 from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
@@ -66,7 +67,7 @@ class SparkVersions:
             return None
         jvm = self._engine.spark._jvm
         try:
-            path = jvm.org.apache.hadoop.fs.Path(location)
+            path = new(jvm, "org.apache.hadoop.fs.Path", location)
             file_system = path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration())
             if not file_system.exists(path):
                 return 0
