@@ -48,6 +48,7 @@ from replace_table.machine import work_names
 from storage import crashpoints
 from storage.catalogs.interface import TAG_PROPERTY, ViewDefinition
 from storage.catalogs.kind_exchange import KindExchange, kind_exchange_of
+from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName
 from storage.errors import DDLLogError, NotAtomicError
 
@@ -204,10 +205,11 @@ class CreateOrReplaceAnyKind(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         target = attrs.evolve(self.target, text=self.binlog_text)
-        if isinstance(target, CreateOrReplaceTable):
-            other_kind = ctx.catalog.view_definition(self.name) is not None
-        else:
-            other_kind = ctx.catalog.identity(self.name) is not None
-        if not other_kind:
-            return target.run(ctx)
+        with reuse_lookups():  # the kind check's lookup serves the statement's own checks
+            if isinstance(target, CreateOrReplaceTable):
+                other_kind = ctx.catalog.view_definition(self.name) is not None
+            else:
+                other_kind = ctx.catalog.identity(self.name) is not None
+            if not other_kind:
+                return target.run(ctx)
         return KindChange(ctx, self.name, target, self.binlog_text).run()

@@ -25,6 +25,7 @@ from ddl_log.engine.tables import LogAction, table_names
 from ddl_log.engine.texts import drop_text, function_text, sql_string, view_text
 from ddl_log.engine.typed import Statement
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
+from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName
 from storage.catalogs.rules import check_settable_properties
 from storage.errors import (
@@ -45,7 +46,14 @@ ALTER_VIEW_PROPERTIES_POINTS = StatementPoints.declare("alter_view_properties")
 
 def put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *, or_replace: bool, statement: str,
              verb: str) -> StatementResult:
-    """CREATE [OR REPLACE] VIEW / ALTER VIEW: the old definition (or none) logged, the new one put in place."""
+    """CREATE [OR REPLACE] VIEW / ALTER VIEW: the old definition (or none) logged, the new one put in place. One
+    lookup of the name serves the checks (the catalog forgets it when the view changes)."""
+    with reuse_lookups():
+        return _put_view(ctx, name, definition, or_replace=or_replace, statement=statement, verb=verb)
+
+
+def _put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *, or_replace: bool, statement: str,
+              verb: str) -> StatementResult:
     if ctx.catalog.identity(name) is not None:
         if verb == "ALTER VIEW":
             raise WrongObjectKindError.table_not_view(name, "use ALTER TABLE",

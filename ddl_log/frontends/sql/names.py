@@ -100,6 +100,20 @@ class NoSparkFacts:
         return False
 
 
+def _quoted_if_needed(part: str) -> str:
+    """A namespace part as ``current_database()`` shows it (Spark's ``quoteIfNeeded``)."""
+    if re.fullmatch(r"[a-zA-Z0-9_]+", part) and not part.isdigit():
+        return part
+    return "`" + part.replace("`", "``") + "`"
+
+
+def _catalog_and_namespace(jsession: Any) -> tuple[str, str]:
+    manager = jsession.sessionState().catalogManager()
+    namespace = manager.currentNamespace()
+    parts = [str(namespace[i]) for i in range(len(namespace))]
+    return str(manager.currentCatalog().name()), ".".join(_quoted_if_needed(part) for part in parts)
+
+
 class SparkFacts:
     """Facts read from a SparkSession (classic or Connect) through its public API only, each at most once: the
     session does not change under a DDL-log statement, and the front end makes a new one after every statement it
@@ -119,10 +133,18 @@ class SparkFacts:
         return None if value is None else str(value)
 
     def _where(self) -> tuple[str, str]:
-        # Asked in SQL: spark.catalog.currentCatalog() reads spark.sql.defaultCatalog from the thread's active session,
-        # which need not be this one; a query runs with this session active.
+        # The session's catalog manager reads spark.sql.defaultCatalog from the thread's active session, which need
+        # not be this one (spark.catalog.currentCatalog() is wrong so): a classic session is made the JVM thread's
+        # active one for the few Py4J calls that ask it, as a query runs with its session active; Spark Connect is
+        # asked in SQL.
         def ask() -> tuple[str, str]:
-            row = self._spark().sql("SELECT current_catalog(), current_database()").collect()[0]
+            spark = self._spark()
+            jsession = getattr(spark, "_jsparkSession", None)
+            if jsession is not None:
+                from storage.catalogs.spark.jvm import with_active_session  # Spark's modules only where Spark runs
+
+                return with_active_session(spark, lambda: _catalog_and_namespace(jsession))
+            row = spark.sql("SELECT current_catalog(), current_database()").collect()[0]
             return str(row[0]), str(row[1])
 
         where: tuple[str, str] = self._once(("where", ""), ask)

@@ -40,6 +40,7 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
+from storage.catalogs.spark.jvm import option
 from storage.catalogs.spark.text_codec import decode_text, encode_text
 from storage.errors import (
     CatalogError,
@@ -168,6 +169,7 @@ class SparkViews:
                                                          for k, v in pairs) + ")")
         head = "CREATE OR REPLACE VIEW" if replace else "CREATE VIEW"
         statement = f"{head} {name.quoted} {' '.join(clauses)} AS {query}"
+        self._engine.forget(name)
         try:
             self._spark.sql(statement)
         except ENGINE_ERRORS as error:
@@ -190,8 +192,20 @@ class SparkViews:
         return query, comment, columns
 
     def _stored_text(self, name: TableName, query: str) -> str:
-        """The View Text Spark stores for ``query``: create a temporary view of it and read that back."""
+        """The View Text Spark stores for ``query``: on a classic session what Spark's own parser keeps of it
+        (``CreateView.originalText``: the query's source text, as the CREATE VIEW will store it; parsing alone, no
+        metastore), else a temporary view of it read back."""
         self._engine.check_literal_mode()
+        jsession = getattr(self._spark, "_jsparkSession", None)
+        if jsession is not None:
+            try:
+                plan = jsession.sessionState().sqlParser().parsePlan(f"CREATE VIEW {quote_ident(_PROBE_PREFIX)} AS "
+                                                                     f"{query}")
+                text = option(plan.originalText()) if plan.getClass().getSimpleName() == "CreateView" else None
+            except ENGINE_ERRORS as error:
+                raise self._create_error(name, inspect_error(error), _PROBE_PREFIX) from None
+            if text is not None:
+                return str(text)
         probe = f"{_PROBE_PREFIX}{uuid.uuid4().hex}"
         try:
             try:
@@ -234,6 +248,7 @@ class SparkViews:
             raise NoSuchObjectError(f"view {old} does not exist", str(old))
         if substitutes(new.name):
             raise InvalidNameError(f"view names containing '${{' are not supported: {new}", str(new))
+        self._engine.forget(old, new)
         try:
             self._spark.sql(f"ALTER VIEW {old.quoted} RENAME TO {new.quoted}")
         except ENGINE_ERRORS as error:
@@ -277,6 +292,7 @@ class SparkViews:
         if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
             raise NoSuchObjectError(f"view {name} does not exist", str(name))
         self._engine.check_literal_mode()
+        self._engine.forget(name)
         try:
             self._spark.sql(f"ALTER VIEW {name.quoted} {clause}")
         except ENGINE_ERRORS as error:
@@ -289,6 +305,7 @@ class SparkViews:
         is a table. One metastore call."""
         if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
             raise NoSuchObjectError(f"view {name} does not exist", str(name))
+        self._engine.forget(name)
         try:
             self._spark.sql(f"DROP VIEW {name.quoted}")
         except ENGINE_ERRORS as error:
