@@ -23,7 +23,13 @@ from replace_table.machine import ReplaceResult, ReplaceTable
 from storage.catalogs.interface import CreateText, Fill, TableSpec
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
-from storage.errors import InvalidNameError, NoSuchObjectError, ObjectExistsError, WrongObjectKindError
+from storage.errors import (
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+    WrongObjectKindError,
+)
 
 
 def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None, statement: str, *, verb: str,
@@ -78,6 +84,10 @@ class CreateOrReplaceTable(Statement):
     name: TableName
     spec: TableSpec
     must_exist: bool = False
+    rows: str | None = None
+    """A SELECT whose rows the new version holds, inserted after the create as INSERT INTO inserts them (by
+    position, each value cast to its column's type as Spark's store assignment casts it), in the same statement:
+    a table of declared columns and its rows at once, what a dbt seed is (a columns or LIKE form only)."""
 
     @classmethod
     def of(cls, name: str | TableName, *, schema: SchemaLike | None = None, like: str | TableName | None = None,
@@ -96,8 +106,12 @@ class CreateOrReplaceTable(Statement):
 
     def run(self, ctx: ActionContext) -> ReplaceResult:
         verb = "REPLACE TABLE" if self.must_exist else self.label
+        if self.rows is not None and (self.spec.as_select is not None or self.spec.df is not None):
+            raise InvalidDefinitionError(f"rows are given for {self.name}, whose definition has its own query",
+                                         str(self.name))
         return build_version(ctx, self.name, self.spec, self.binlog_text, verb=verb,
-                             orig_must_exist=True if self.must_exist else None)
+                             orig_must_exist=True if self.must_exist else None,
+                             fill=None if self.rows is None else Fill(as_select=self.rows))
 
 
 @attrs.frozen(kw_only=True)

@@ -45,6 +45,24 @@ class DDLLogConnectionWrapper(SparkConnectionWrapper):
         else:
             self.current.execute(sql, *[self._binding(value) for value in bindings])
 
+    def replace_with_rows(self, create: str, names: list[str], quoted: list[str], partition_by: Any,
+                          batches: list[list[Any]]) -> None:
+        """See ``Spark_DDL_LogAdapter.spark_ddl_log_replace_seed``: the rows' SELECT built here, bound as
+        :meth:`execute` binds, then one statement."""
+        assert self.current is not None, "no cursor"
+        selects = [f"SELECT * FROM VALUES {values}" % tuple(self._binding(value) for value in bindings)
+                   for values, bindings in batches]
+        rows = None
+        if selects:
+            last = {str(column).lower() for column in _listed(partition_by)}
+            order = [q for n, q in zip(names, quoted, strict=True) if n.lower() not in last]
+            order += [q for column in _listed(partition_by) for n, q in zip(names, quoted, strict=True)
+                      if n.lower() == str(column).lower()]
+            rows = (f"SELECT {', '.join(order)} FROM ({' UNION ALL '.join(selects)}) "
+                    f"AS `spark_ddl_log_seed_rows`({', '.join(quoted)})")
+        count = sum(len(bindings) for _, bindings in batches) // max(len(names), 1)
+        self.current.replace_with_rows(create, rows, count)
+
     @property
     def description(self) -> Description:
         assert self.current is not None, "no cursor"
@@ -61,6 +79,13 @@ class DDLLogConnectionWrapper(SparkConnectionWrapper):
         if isinstance(value, dt.datetime):
             return f"'{value.strftime('%Y-%m-%d %H:%M:%S.%f')[:-3]}'"
         return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _listed(columns: Any) -> list[Any]:
+    """dbt's ``partition_by``: none, one column, or a list."""
+    if columns is None:
+        return []
+    return [columns] if isinstance(columns, str) else list(columns)
 
 
 class SparkDDLLogConnectionManager(SparkConnectionManager):

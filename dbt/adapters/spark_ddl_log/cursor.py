@@ -12,13 +12,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import attrs
 from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, Row, SparkSession
 
 from dbt.adapters.spark_ddl_log.homes import engine_for
-from ddl_log import DDLLogError
+from ddl_log import AtomicDDL, DDLLogError
+from ddl_log.engine.create import CreateOrReplaceTable
 
 _LEADING_COMMENTS = re.compile(r"\A\s*((?:/\*.*?\*/\s*)+)", re.DOTALL)
 _TRAILING_COMMENTS = re.compile(r"((?:\s*/\*.*?\*/)+)\s*\Z", re.DOTALL)
@@ -74,16 +76,19 @@ class DDLLogCursor:
         self.frame: DataFrame | None = None
         self.rows: list[Row] | None = None
 
-    def execute(self, sql: str, *parameters: Any) -> None:
-        if parameters:
-            sql = sql % parameters
-        self.frame, self.rows = None, None
+    def _engine(self) -> AtomicDDL:
         if self.own_session:
             engine = engine_for(None, self.home, self.settings)
             for key, value in self.server_side_parameters.items():
                 engine.spark.conf.set(key, value)
-        else:
-            engine = engine_for(session(self.server_side_parameters), self.home, self.settings)
+            return engine
+        return engine_for(session(self.server_side_parameters), self.home, self.settings)
+
+    def execute(self, sql: str, *parameters: Any) -> None:
+        if parameters:
+            sql = sql % parameters
+        self.frame, self.rows = None, None
+        engine = self._engine()
         try:
             if _READ_ONLY.match(sql):
                 self.frame = engine.spark.sql(sql.strip().rstrip(";"))
@@ -93,6 +98,21 @@ class DDLLogCursor:
             raise DbtRuntimeError(str(error)) from error
         if results and results[-1].kind == "query":
             self.frame = results[-1].result
+
+    def replace_with_rows(self, create: str, rows: str | None, count: int) -> None:
+        """``create`` (one CREATE OR REPLACE TABLE with columns) run with ``rows`` (a SELECT; None: no rows) as the
+        new version's rows, in one statement of the DDL log (``CreateOrReplaceTable.rows``)."""
+        self.frame, self.rows = None, None
+        engine = self._engine()
+        try:
+            statements = engine.statements_of(with_comment_inside(create))
+            statement = statements[0] if len(statements) == 1 else None
+            if not isinstance(statement, CreateOrReplaceTable):
+                raise DbtRuntimeError(f"spark_ddl_log: not one CREATE OR REPLACE TABLE: {create}")
+            text = f"{statement.binlog_text} /* spark_ddl_log: and {count} rows */"
+            engine.execute(attrs.evolve(statement, rows=rows, text=text))
+        except (PySparkException, DDLLogError) as error:
+            raise DbtRuntimeError(str(error)) from error
 
     def fetchall(self) -> list[Row]:
         """The rows of a query; none for a statement the DDL log ran (as an empty result of dbt-spark's)."""

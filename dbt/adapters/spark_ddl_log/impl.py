@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from dbt.adapters.base.meta import available
 from dbt.adapters.spark.impl import SparkAdapter
 
-from dbt.adapters.spark_ddl_log.connections import SparkDDLLogConnectionManager
+from dbt.adapters.spark_ddl_log.connections import DDLLogConnectionWrapper, SparkDDLLogConnectionManager
 
 
 class Spark_DDL_LogAdapter(SparkAdapter):  # noqa: N801 - dbt reads the adapter's module from the class name
@@ -16,3 +19,17 @@ class Spark_DDL_LogAdapter(SparkAdapter):  # noqa: N801 - dbt reads the adapter'
     @classmethod
     def type(cls) -> str:
         return "spark_ddl_log"
+
+    @available
+    def spark_ddl_log_replace_seed(self, create: str, names: list[str], quoted: list[str], partition_by: Any,
+                                   batches: list[list[Any]]) -> None:
+        """The seed materialization's one statement: ``create`` (CREATE OR REPLACE TABLE with the seed's columns and
+        clauses) filled with the rows of ``batches`` (each a VALUES list with binding characters and its bindings,
+        bound as dbt-spark binds them), by column name (``names`` as in the CSV, ``quoted`` as the column list
+        writes them; a partition column of ``partition_by`` comes last in the table, as Spark puts it)."""
+        connection = self.connections.get_thread_connection()
+        with self.connections.exception_handler(create):
+            handle = connection.handle
+            assert isinstance(handle, DDLLogConnectionWrapper)
+            handle.cursor().replace_with_rows(create, names, quoted, partition_by, batches)
+

@@ -1,5 +1,6 @@
-{#- seed: the rows are loaded into a staging table, then one CREATE OR REPLACE TABLE ... AS SELECT installs them:
-    readers see the old seed or the new one, whole; a failed load leaves the old one. -#}
+{#- seed: one atomic statement, CREATE OR REPLACE TABLE with the seed's columns (dbt-spark's create_csv_table) and
+    its rows (dbt-spark's batched VALUES, each value cast to its column's type, inserted as INSERT INTO inserts them,
+    by column name): readers see the old seed or the new one, whole; a failed load leaves the old one. -#}
 {% materialization seed, adapter='spark_ddl_log' %}
   {%- set old_relation = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
   {%- if old_relation is not none and old_relation.is_view -%}
@@ -8,7 +9,6 @@
   {%- set grant_config = config.get('grants') -%}
   {%- set agate_table = load_agate_table() -%}
   {%- do store_result('agate_table', response='OK', agate_table=agate_table) -%}
-  {%- set stage = this.incorporate(path={"identifier": model['alias'] ~ '__dbt_seed_stage'}, type='table') -%}
   {%- set column_types = model['config'].get('column_types', {}) -%}
   {%- set quote_columns = model['config'].get('quote_columns', None) -%}
 
@@ -19,42 +19,40 @@
     {%- do columns.append((name | string, column_types.get(name, adapter.convert_type(agate_table, loop.index0)))) -%}
   {%- endfor -%}
 
-  {%- call statement('stage') -%}
-    create or replace table {{ stage.render() }} (
+  {%- set create -%}
+    create or replace table {{ this.render() }} (
       {%- for name, type in columns -%}
         {{ adapter.quote_seed_column(name, quote_columns) }} {{ type }}{{ ", " if not loop.last }}
       {%- endfor -%}
-    ) {{ file_format_clause() }}
-  {%- endcall -%}
-
-  {%- for chunk in agate_table.rows | batch(get_batch_size()) -%}
-    {%- set bindings = [] -%}
-    {%- for row in chunk -%}{%- do bindings.extend(row) -%}{%- endfor -%}
-    {%- set insert -%}
-      insert into {{ stage.render() }} values
-      {%- for row in chunk %} ({% for name, type in columns -%}
-        cast({{ get_binding_char() }} as {{ type }}){{ ", " if not loop.last }}
-      {%- endfor %}){{ "," if not loop.last }}
-      {%- endfor %}
-    {%- endset -%}
-    {%- do adapter.add_query(insert, bindings=bindings, abridge_sql_log=True) -%}
-  {%- endfor -%}
-
-  {%- set install -%}
-    create or replace table {{ this.render() }}
+    )
       {{ file_format_clause() }}
       {{ partition_cols(label="partitioned by") }}
       {{ clustered_cols(label="clustered by") }}
       {{ location_clause() }}
       {{ comment_clause() }}
-    as select * from {{ stage.render() }}
   {%- endset -%}
-  {%- call statement('install') -%} {{ install }} {%- endcall -%}
-  {%- call statement('drop_stage') -%} drop table if exists {{ stage.render() }} {%- endcall -%}
+
+  {%- set batches = [] -%}
+  {%- for chunk in agate_table.rows | batch(get_batch_size()) -%}
+    {%- set bindings = [] -%}
+    {%- for row in chunk -%}{%- do bindings.extend(row) -%}{%- endfor -%}
+    {%- set values -%}
+      {%- for row in chunk %} ({% for name, type in columns -%}
+        cast({{ get_binding_char() }} as {{ type }}){{ ", " if not loop.last }}
+      {%- endfor %}){{ "," if not loop.last }}
+      {%- endfor %}
+    {%- endset -%}
+    {%- do batches.append([values, bindings]) -%}
+  {%- endfor -%}
+
+  {%- set quoted = [] -%}
+  {%- for name, type in columns -%}{%- do quoted.append(adapter.quote_seed_column(name, quote_columns)) -%}{%- endfor -%}
+  {%- do adapter.spark_ddl_log_replace_seed(create, columns | map('first') | list, quoted,
+                                            config.get('partition_by'), batches) -%}
 
   {%- set rows = agate_table.rows | length -%}
   {% call noop_statement('main', 'INSERT ' ~ rows, 'INSERT', rows) %}
-    {{ install }}
+    {{ create }}
   {% endcall %}
 
   {%- set target_relation = this.incorporate(type='table') -%}
