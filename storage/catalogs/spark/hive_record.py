@@ -69,6 +69,13 @@ def _records(fields: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
     return [] if value is None else list(value["lst"][2:])
 
 
+def _set_path(fields: dict[str, Any], location: str) -> None:
+    """The ``path`` storage property of a ``Table`` record's fields set to ``location`` (when it has one)."""
+    serde = fields["7"]["rec"].get("7", {}).get("rec")
+    if serde is not None and "path" in _string_map(serde, "3"):
+        _set_string_map(serde, "3", {**_string_map(serde, "3"), "path": location})
+
+
 @attrs.frozen
 class HiveTable:
     """One ``Table`` record. ``text`` is its Thrift JSON (what the log keeps), ``fields`` the same parsed; an edit
@@ -178,12 +185,23 @@ class HiveTable:
                       if key not in STATISTICS and not key.startswith(SPARK_STATISTICS)}
         parameters[TAG_PROPERTY] = tag
         _set_string_map(fields, "9", parameters)
-        storage = fields["7"]["rec"]
-        storage["2"] = {"str": location}
-        serde = storage.get("7", {}).get("rec")
-        if serde is not None and "path" in _string_map(serde, "3"):
-            _set_string_map(serde, "3", {**_string_map(serde, "3"), "path": location})
+        fields["7"]["rec"]["2"] = {"str": location}
+        _set_path(fields, location)
         fields["4"], fields["5"] = {"i32": int(time.time())}, {"i32": 0}
+        return HiveTable.of_fields(fields)
+
+    @property
+    def path(self) -> str | None:
+        """A data source table's ``path`` storage property (where Spark reads it), None without one."""
+        serde = self.fields.get("7", {}).get("rec", {}).get("7", {}).get("rec")
+        return None if serde is None else _string_map(serde, "3").get("path")
+
+    def moved(self, name: TableName, location: str) -> HiveTable:
+        """The record renamed to ``name`` with its ``path`` property at ``location`` and its storage location kept: the
+        metastore's rename of a managed table at its default directory then moves the directory to ``location``
+        (what Spark's RENAME asks of it)."""
+        fields = self.renamed(name)._edited()
+        _set_path(fields, location)
         return HiveTable.of_fields(fields)
 
     def discovering(self) -> HiveTable:

@@ -89,12 +89,17 @@ def external_catalog(jsession: Any, jvm: Any) -> Any:
     return session_part(jsession, jvm, "external catalog")
 
 
+def caches_data(jsession: Any, jvm: Any) -> bool:
+    """Whether the session caches any data (``CACHE TABLE``, ``df.cache()``): one round trip."""
+    return not session_part(jsession, jvm, "cache manager").isEmpty()
+
+
 def forget_relation(jsession: Any, jvm: Any, quoted: str) -> bool:
     """Drop this session's cached relation (and with it its file listing) of the table ``quoted``, and return True;
     False (nothing done) when the session caches any data (``CACHE TABLE``, ``df.cache()``): then only Spark's own
     ``refreshTable`` also re-caches what depends on the table. Three round trips, against Spark's ``refreshTable``,
     which resolves the table again (a metastore call and a listing of its files) before invalidating it."""
-    if not session_part(jsession, jvm, "cache manager").isEmpty():
+    if caches_data(jsession, jvm):
         return False
     identifier = session_part(jsession, jvm, "sql parser").parseTableIdentifier(quoted)
     session_part(jsession, jvm, "session catalog").invalidateCachedTable(identifier)

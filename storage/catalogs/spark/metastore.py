@@ -193,6 +193,16 @@ class MetastoreClient:
             raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
                                        error) from None
 
+    def directory_exists(self, location: str) -> bool:
+        """Whether anything (even an empty directory) is at ``location``."""
+        jvm = self._engine.spark._jvm
+        try:
+            path = new(jvm, "org.apache.hadoop.fs.Path", location)
+            return bool(path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration()).exists(path))
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot look at {location}: {inspect_error(error).message}", location,
+                                       error) from None
+
     def make_directory(self, location: str) -> None:
         """Make the empty directory ``location`` (and its parents), as the metastore makes a new managed table's."""
         jvm = self._engine.spark._jvm

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapPlan
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.definition_text import version_text
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine, inspect_error
 from storage.catalogs.spark.hive_record import MANAGED, HivePartition, HiveTable
-from storage.catalogs.spark.jvm import forget_relation
+from storage.catalogs.spark.jvm import caches_data, forget_relation
 from storage.catalogs.spark.metastore import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.schema_edit import altered
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
@@ -111,28 +111,52 @@ class SparkSwap:
         self._engine.forget(name)
 
     def rename_in_place(self, old: TableName, new: TableName) -> bool:
-        """Rename a managed table that is not at its default location (a swapped one) in one metastore call that
-        keeps its location, and return True; False (nothing done) for any other table.
+        """Rename a managed table in one metastore call and return True; False (nothing done) where Spark's own
+        RENAME is left to do it.
 
-        Spark's own RENAME points a managed data source table's path at ``<database>/<new>`` and counts on the
-        metastore to move the directory there, which the metastore does only for a table at ``<database>/<old>``:
-        a swapped table renamed so would read from a directory that does not exist.
+        * A table away from its default location (a swapped one) keeps its location. Spark's own RENAME points a
+          managed data source table's path at ``<database>/<new>`` and counts on the metastore to move the directory
+          there, which the metastore does only for a table at ``<database>/<old>``: a swapped table renamed so would
+          read from a directory that does not exist.
+        * A managed data source table at its default directory moves to ``<database>/<new>``, its path property
+          pointing there: the one ``alter_table`` Spark's RENAME makes (the metastore moves the directory), without
+          Spark's command around it, which resolved the table (a metastore read and a listing of its files) to look
+          for cached data. Where the session caches data, a file or directory is at ``<database>/<new>``, or the
+          table is a Hive serde one, Spark's RENAME runs (its re-caching and its leftover checks).
         """
         if self._client.refusal() is not None:
             return False
         table = self._client.get(old)
         if table is None or table.table_type != MANAGED:
             return False
+        moved = None
         if table.location.rstrip("/").rpartition("/")[2].lower() == old.name.lower():
-            return False
+            moved = self._moved(table, old, new)
+            if moved is None:
+                return False
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
         if self._client.get(new) is not None:
             raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
         self.refresh(old)
         self._engine.forget(old, new)
-        self._client.install(old, table.renamed(new))
+        self._client.install(old, moved or table.renamed(new))
         return True
+
+    def _moved(self, table: HiveTable, old: TableName, new: TableName) -> HiveTable | None:
+        """``table`` renamed to ``new`` so that the metastore moves its directory, or None where Spark's RENAME is
+        to run (see :meth:`rename_in_place`)."""
+        spark = self._engine.spark
+        if old.db != new.db or swap_refusal(table, old) is not None or table.path is None:
+            return None
+        if not ENGINE_NAME.fullmatch(new.name):  # Spark's RENAME says why not, as it says it
+            return None
+        if caches_data(spark._jsparkSession, spark._jvm):
+            return None
+        location = self._client.default_location(new)
+        if location is None or self._client.directory_exists(location):
+            return None
+        return table.moved(new, location)
 
     def exchange(self, orig: TableName, tmp: TableName, plan: SwapPlan, between: Callable[[], None]) -> None:
         """ORIG := TMP's definition as ``plan`` read it (one ``alter_table``; see :meth:`_install` for a partitioned
