@@ -1,7 +1,9 @@
-"""Table versions, measured (``python -m bench.versions``): metastore calls per statement (the catalog's own
-metastore client, counted per method) and the time of RESTORE and UNDROP of a 1k-row and a 1M-row table, which
-should not depend on the size (metadata only). Runs on any checkout: statements it lacks are skipped, so the same
-script counts the calls before and after a change (``PYTHONPATH=<other checkout> python -m bench.versions``)."""
+"""Table versions, measured (``python -m bench.versions``): metastore calls per statement and the time of RESTORE and
+UNDROP of a 1k-row and a 1M-row table, which should not depend on the size (metadata only). ``calls``: the catalog's
+own metastore client, counted per method (a read a statement answers from its own earlier reading counts too);
+``jvm``: what the statement asks the JVM (:mod:`bench.py4j_calls`: Py4J round trips, the metastore calls it makes
+itself, its SQL statements). Runs on any checkout: statements it lacks are skipped, so the same script counts the
+calls before and after a change (``PYTHONPATH=<other checkout> python -m bench.versions``)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import time
 from collections import Counter
 from typing import Any
 
+from bench.py4j_calls import counting
 from ddl_log import AtomicDDL
 
 CLIENT_METHODS = ("get", "install", "create", "partitions", "switch_partitions", "forget", "add_partitions",
@@ -57,12 +60,19 @@ def main() -> None:
     ddl.create_or_replace_table("t", as_select="SELECT * FROM s")  # away from <db>/<name> once
     spark.sql("CREATE TABLE p USING parquet PARTITIONED BY (k) AS SELECT id AS v, id % 4 AS k FROM range(1000)")
     ddl.truncate_table("p")
-    figures: dict[str, Any] = {"calls": {}, "seconds": {}}
+    ddl.sql("CREATE OR REPLACE VIEW w AS SELECT * FROM s")
+    figures: dict[str, Any] = {"calls": {}, "jvm": {}, "seconds": {}}
     statements = {
         "CREATE OR REPLACE AS SELECT": lambda: ddl.create_or_replace_table("t", as_select="SELECT * FROM s"),
         "TRUNCATE": lambda: ddl.truncate_table("t"),
         "INSERT OVERWRITE": lambda: ddl.insert_overwrite("t", as_select="SELECT * FROM s"),
         "TRUNCATE (partitioned)": lambda: ddl.truncate_table("p"),
+        "INSERT OVERWRITE (partitioned, dynamic)": lambda: ddl.insert_overwrite(
+            "p", as_select="SELECT id AS v, id % 4 AS k FROM range(1000)", partition={"k": None},
+            overwrite_mode="dynamic"),
+        "CREATE TABLE AS SELECT": lambda: ddl.create_table("c", as_select="SELECT * FROM s"),
+        "RENAME TABLE": lambda: ddl.rename_tables([("c", "c2")]),
+        "CREATE OR REPLACE VIEW (SQL)": lambda: ddl.sql("CREATE OR REPLACE VIEW w AS SELECT * FROM s"),
         "DROP TABLE": lambda: ddl.drop_tables(["t"]),
     }
     if hasattr(ddl, "undrop_table"):
@@ -70,7 +80,9 @@ def main() -> None:
         statements["RESTORE TABLE"] = lambda: ddl.restore_table(
             "t", version=ddl.describe_history("t").rows[0].version)
     for label, action in statements.items():
-        figures["calls"][label] = timed(counter, action)[1]
+        with counting() as jvm:
+            figures["calls"][label] = timed(counter, action)[1]
+        figures["jvm"][label] = {key: jvm[key] for key in ("round trips", "metastore", "spark.sql")}
     if hasattr(ddl, "undrop_table"):
         for rows in (1000, 1_000_000):
             spark.sql(f"DROP TABLE IF EXISTS big{rows}")
