@@ -14,6 +14,7 @@ events that recorded their table version are installed from that version's files
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable, Iterator
 
@@ -27,10 +28,11 @@ from ddl_log.engine.versions import RestoreTable
 from ddl_log.replication.copy import copy_statement, copyable
 from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError, SourceVersionGoneError
 from ddl_log.replication.follow import SkipNotes, follow_of
+from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.origin import AppliedPosition, marked
 from ddl_log.replication.rewrite import rewrite_statement
 from ddl_log.replication.source import Source
-from ddl_log.replication.state import note_error, read_state, write_state
+from ddl_log.replication.state import REPLICATION_DIR, note_error, read_state, write_state
 from storage import crashpoints
 from storage.catalogs.names import TableName
 from storage.errors import DDLLogError
@@ -71,7 +73,8 @@ class Applier:
         if state.origin is None:
             write_state(self.home_dir, attrs.evolve(state, source=source.path, origin=source.origin))
         self.position = applied.of(source.origin)
-        self.follow = follow_of(engine.home.location, events, source, read_state(self.home_dir))
+        self.follow = follow_of(engine.home.location, events, source, read_state(self.home_dir),
+                                Ledger(os.path.join(self.home_dir, REPLICATION_DIR)))
         self.skips = SkipNotes(engine.binlog_file, source.origin)
 
     def statements(self, event: BinlogEvent) -> list[Statement]:
@@ -110,6 +113,7 @@ class Applier:
     def apply(self, event: BinlogEvent) -> bool:
         """Apply one event (the next after the position); True when it was installed from its version's files."""
         BEFORE_APPLY()
+        self.follow.check_by_hand(self.engine.catalog, event)
         try:
             statements = self.statements(event)
             for statement in statements:
@@ -120,6 +124,7 @@ class Applier:
             raise ApplyFailedError(event.seq, event.statement, error) from error
         AFTER_APPLY()
         self.position = event.seq
+        self.follow.noted(self.engine.catalog, event)
         return copyable(event.version) and not self.engine.uses_custom_catalog
 
     def apply_available(self, until: int | None = None) -> ApplyReport:

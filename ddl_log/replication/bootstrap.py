@@ -15,6 +15,7 @@ statement, so a kill inside one is undone or finished by the next open of the ho
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from typing import cast
@@ -34,6 +35,7 @@ from ddl_log.replication.errors import (
     SourceCatalogError,
 )
 from ddl_log.replication.follow import Filters
+from ddl_log.replication.ledger import Ledger, names_of
 from ddl_log.replication.origin import AppliedPosition
 from ddl_log.replication.position import (
     BOOTSTRAP_AT,
@@ -46,7 +48,7 @@ from ddl_log.replication.position import (
 from ddl_log.replication.rewrite import rewrite_statement
 from ddl_log.replication.snapshot import DatabaseSnapshot, SourceCatalog, fingerprint
 from ddl_log.replication.source import Source
-from ddl_log.replication.state import read_state, write_state
+from ddl_log.replication.state import REPLICATION_DIR, read_state, write_state
 from ddl_log.replication.sync import Copied, Key, rounds, stale, target_key
 from storage import crashpoints
 from storage.catalogs.copying import CopyingCatalog
@@ -116,6 +118,7 @@ class Bootstrap:
         self.snapshot: dict[str, DatabaseSnapshot] = {}
         self.statements = self.dropped = self.round = 0
         self.not_copied: dict[str, str] = {}
+        self.ledger = Ledger(os.path.join(ddl.home.spark_directory(), REPLICATION_DIR))
 
     @property
     def catalog(self) -> CopyingCatalog:
@@ -155,6 +158,9 @@ class Bootstrap:
                     forget=self.forget)
         self.ddl.binlog_file.append(bootstrap_done(self.origin, at, self.describe()), xid=None)
         DONE()
+        for db in sorted(self.filters.databases or ()):
+            objects = self.catalog.list_objects(self.filters.target_db(db))
+            self.ledger.note(self.catalog, [*objects.tables, *objects.views])
         return SyncReport(at, self.round, self.statements, kept, self.dropped,
                           tuple(f"{name}: {why}" for name, why in sorted(self.not_copied.items())),
                           round(time.monotonic() - started, 3))
@@ -196,7 +202,8 @@ class Bootstrap:
 
     def run_statement(self, statement: Statement, at: int, kind: str, print_: str, key: Key | None) -> None:
         text = bootstrap_statement(self.origin, at, kind, print_, statement.canonical_text())
-        self.ddl.run(attrs.evolve(statement, text=text))
+        result = self.ddl.run(attrs.evolve(statement, text=text))
+        self.ledger.note(self.catalog, names_of(result.objects))
         self.statements += 1
         if key is not None:
             self.copied[key] = Copied(print_, at)

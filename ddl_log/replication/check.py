@@ -113,7 +113,7 @@ class Check:
                                                          else {("database", item)})}
         for db, snapshot in snapshots.items():
             self.compare_database(db, snapshot)
-        names = sorted({f"{kind} {name}" for kind, name in self.pending
+        names = sorted({f"database {name}" if isinstance(name, str) else str(name) for _, name in self.pending
                         if (name if isinstance(name, str) else name.db) in databases})
         return CheckReport(position, head, self.compared, tuple(self.differences), tuple(names), stopped,
                            round(time.monotonic() - started, 3))

@@ -22,10 +22,12 @@ from ddl_log.replication.errors import (
     ReplicaPromotedError,
     SyncIncompleteError,
 )
+from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.origin import AppliedPosition, origin_of
 from ddl_log.replication.position import PROMOTED, ReplicaPosition, first_origin, is_note, is_own, skipped
 from ddl_log.replication.source import Source
 from ddl_log.replication.state import ReplicaState, read_state, write_state
+from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
 from storage.records.home import is_database_url
 
@@ -97,12 +99,41 @@ def event_tables(event: BinlogEvent) -> tuple[list[TableName], set[str]]:
 
 
 class Follow:
-    """The applier's decisions for one source, from the replica's filters and what its binlog says."""
+    """The applier's decisions for one source, from the replica's filters and what its binlog says; ``ledger``: who
+    the replica's objects are (None: not checked); ``unsettled``: the objects of the last applied event, whose
+    ledger entries a crash may have left stale."""
 
-    def __init__(self, filters: Filters, own_origin: str | None, position: ReplicaPosition) -> None:
+    def __init__(self, filters: Filters, own_origin: str | None, position: ReplicaPosition,
+                 ledger: Ledger | None = None, unsettled: Iterable[TableName] = ()) -> None:
         self.filters = filters
         self.own_origin = own_origin
         self.position = position
+        self.ledger = ledger
+        self.unsettled = list(unsettled)
+
+    def replica_names(self, event: BinlogEvent) -> list[TableName]:
+        return [self.filters.target(name) for name in event_tables(event)[0]]
+
+    def check_by_hand(self, catalog: Catalog, event: BinlogEvent) -> None:
+        """Stop before ``event`` when an object it names was dropped or replaced on the replica by hand."""
+        if self.ledger is None:
+            return
+        if self.unsettled:
+            self.ledger.settle(catalog, self.unsettled)
+            self.unsettled = []
+        changed = self.ledger.changed_by_hand(catalog, self.replica_names(event))
+        if changed is not None:
+            name, how = changed
+            raise ApplyFailedError(event.seq, event.statement, f"{name} was {how} on the replica outside its "
+                                   f"applier (by hand?); make it the source's again: `ddl-log replica resync {name}`")
+
+    def noted(self, catalog: Catalog, event: BinlogEvent) -> None:
+        """Record what the objects ``event`` names are on the replica now that it applied it."""
+        if self.ledger is not None:
+            names, databases = event_tables(event)
+            for db in databases - {name.db for name in names}:  # a whole database: its objects changed too
+                self.ledger.forget_database(self.filters.target_db(db))
+            self.ledger.note(catalog, self.replica_names(event))
 
     def skip_reason(self, event: BinlogEvent) -> str | None:
         """Why ``event`` is not applied (None: apply it); :class:`ApplyFailedError` for an event that can be neither
@@ -189,7 +220,8 @@ def check_not_diverged(home: str, events: Iterable[BinlogEvent], source_events: 
         raise DivergedSourceError(home, source, lacking)
 
 
-def follow_of(home: str, events: list[BinlogEvent], source: Source, state: ReplicaState) -> Follow:
+def follow_of(home: str, events: list[BinlogEvent], source: Source, state: ReplicaState,
+              ledger: Ledger | None = None) -> Follow:
     """The applier's policy for ``source`` on the replica ``home`` (whose binlog events are ``events``), once the
     checks pass: no promotion, no unfinished bootstrap or resync, nothing committed here that the source lacks."""
     position = ReplicaPosition.read(events, source.origin)
@@ -203,7 +235,9 @@ def follow_of(home: str, events: list[BinlogEvent], source: Source, state: Repli
     own = None if is_database_url(home) else origin_of(home)
     if own is not None:
         check_not_diverged(home, events, lambda: source.events_after(0), own, source.path)
-    return Follow(Filters.of_state(state), own, position)
+    last = AppliedPosition.read(events).last_event.get(source.origin)
+    unsettled = [] if last is None else [name for name in (TableName.of(o) for o in last.objects if "." in o)]
+    return Follow(Filters.of_state(state), own, position, ledger, unsettled)
 
 
 def configure(home_dir: str, home: str, events: list[BinlogEvent], origin: str, filters: Filters) -> None:

@@ -10,6 +10,7 @@ nothing lost. A *begin* note is durable first: until the done note, the applier 
 
 from __future__ import annotations
 
+import os
 import time
 
 import attrs
@@ -21,10 +22,11 @@ from ddl_log.replication.bootstrap import SyncReport
 from ddl_log.replication.copy_table import CopyTable
 from ddl_log.replication.errors import ReplicaConfigError, SyncIncompleteError
 from ddl_log.replication.follow import Filters
+from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.position import ReplicaPosition, resync_begin, resync_done, resync_statement
 from ddl_log.replication.snapshot import SourceCatalog, TableCopy
 from ddl_log.replication.source import Source
-from ddl_log.replication.state import read_state
+from ddl_log.replication.state import REPLICATION_DIR, read_state
 from ddl_log.replication.sync import Key, rounds
 from storage import crashpoints
 from storage.catalogs.names import TableName
@@ -57,6 +59,7 @@ class Resync:
         self.current: TableCopy | None = None
         self.copied: str | None = None
         self.statements = self.round = 0
+        self.ledger = Ledger(os.path.join(ddl.home.spark_directory(), REPLICATION_DIR))
 
     def in_scope(self, item: TableName | str) -> bool:
         return item == self.source_table or item == self.source_table.db
@@ -88,6 +91,7 @@ class Resync:
                                   location=self.current.location, source=self.reader.files)
         text = resync_statement(self.origin, at, statement.canonical_text())
         self.ddl.run(attrs.evolve(statement, text=text))
+        self.ledger.note(self.ddl.catalog, [self.table])
         self.statements += 1
         self.copied = wanted
 
@@ -103,4 +107,5 @@ class Resync:
                     attempts=self.attempts, forget=self.forget)
         self.ddl.binlog_file.append(resync_done(self.origin, self.table, at), xid=None)
         DONE()
+        self.ledger.note(self.ddl.catalog, [self.table])
         return SyncReport(at, self.round, self.statements, seconds=round(time.monotonic() - started, 3))

@@ -21,6 +21,14 @@ CHECKSUM_SQL = ("SELECT count(1), coalesce(sum(CAST(xxhash64(to_json(struct(*)))
 rows give equal sums whatever their order or files, and a duplicated or lost row changes both."""
 
 
+def moved(storage: Any, location: str) -> None:
+    """A storage descriptor at ``location``: its own and, for a data source table, the ``path`` Spark reads."""
+    storage.setLocation(location)
+    serde = storage.getSerdeInfo().getParameters() if storage.getSerdeInfo() is not None else None
+    if serde is not None and serde.containsKey("path"):
+        serde.put("path", location)
+
+
 class SparkCopying:
     """Copy table versions between metastores and read what a replica compares."""
 
@@ -54,7 +62,7 @@ class SparkCopying:
         name = TableName(str(table.getDbName()), str(table.getTableName()))
         old = normalized_location(location_of(table))
         root = location.rstrip("/")
-        table.getSd().setLocation(root)
+        moved(table.getSd(), root)
         parameters = table.getParameters()
         for key in [str(k) for k in parameters.keySet()]:
             if key.startswith(INTERNAL_PROPERTY_PREFIX):
@@ -66,7 +74,7 @@ class SparkCopying:
             if not at.startswith(old + "/"):
                 raise NotAtomicError(f"a partition of {name} lies outside the table's directory ({at}): its files "
                                      "would be shared, not copied", str(name))
-            partition.getSd().setLocation(root + at[len(old):])
+            moved(partition.getSd(), root + at[len(old):])
         return version_text(self._engine, name, table, partitions).definition
 
     def copy_version_into(self, name: TableName, source: object, location: str) -> int:
