@@ -56,6 +56,16 @@ def stale_replica(path: Path) -> Home:
     return Home(path, catalog)
 
 
+def bootstrapped(tmp_path: Path, databases: tuple[str, ...] = ("d2",)) -> tuple[Home, Home]:
+    """The source of :func:`source_home` and a replica of ``databases`` bootstrapped from it."""
+    source = source_home(tmp_path)
+    replica = Home(tmp_path / "replica", MemoryCatalog())
+    ddl = replica.open()
+    ddl.replica_bootstrap(source.path, databases=list(databases), source_catalog=source.catalog)
+    ddl.close()
+    return source, replica
+
+
 def database_state(catalog: MemoryCatalog, db: str) -> Any:
     """``db``'s tables (rows, columns, types, properties, partitions), views and functions, by name without the
     database."""

@@ -10,19 +10,9 @@ import json
 
 from ddl_log.engine.alter_ops import SetProperties
 from storage.catalogs.interface import ViewDefinition
-from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName
-from tests.replication.ops_support import Home, source_home
+from tests.replication.ops_support import bootstrapped
 from tests.replication.test_apply_exactly_once import ddl_log_cli
-
-
-def bootstrapped(tmp_path) -> tuple[Home, Home]:
-    source = source_home(tmp_path)
-    replica = Home(tmp_path / "replica", MemoryCatalog())
-    ddl = replica.open()
-    ddl.replica_bootstrap(source.path, databases=["d2"], source_catalog=source.catalog)
-    ddl.close()
-    return source, replica
 
 
 def test_a_consistent_replica_has_no_difference_and_each_change_by_hand_is_named(tmp_path):

@@ -5,26 +5,14 @@ texts included (by the SQL parser, never by matching text), and its binlog says 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ddl_log import ApplyFailedError, ReplicaConfigError, RewriteError
 from ddl_log.engine.alter_ops import SetProperties
 from ddl_log.replication.origin import mark_of
 from ddl_log.replication.rewrite import rewrite_query
-from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName
-from tests.replication.ops_support import Home, database_state, source_home
-
-
-def bootstrapped(tmp_path: Path) -> tuple[Home, Home]:
-    source = source_home(tmp_path)
-    replica = Home(tmp_path / "replica", MemoryCatalog())
-    ddl = replica.open()
-    ddl.replica_bootstrap(source.path, databases=["d2"], source_catalog=source.catalog)
-    ddl.close()
-    return source, replica
+from tests.replication.ops_support import Home, bootstrapped, database_state, source_home
 
 
 def test_events_on_databases_not_replicated_are_skipped_and_each_skip_is_recorded(tmp_path):
