@@ -13,6 +13,7 @@ database at a time, so this works only while the source's driver is stopped; oth
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -146,6 +147,10 @@ class ProcessReader:
         where = ["--metastore-uri", metastore_uri] if metastore_uri is not None else ["--embedded", str(embedded)]
         self.embedded = embedded is not None
         self.log_path = os.path.join(scratch, "reader.log")
+        self.logs = [self.log_path, os.path.join(scratch, "logs", "spark.log"), os.path.join(scratch, "derby.log")]
+        for old in self.logs[1:]:  # what an earlier reader said is not this one's
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(old)
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen([sys.executable, "-m", "ddl_log.replication.reader_process", "--dir",
                                              scratch, *where], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -157,7 +162,11 @@ class ProcessReader:
         with open(self.log_path, encoding="utf-8", errors="replace") as log:
             tail = log.read()[-3000:]
         self.close()
-        if self.embedded and any(mark in tail for mark in DERBY_BUSY):
+        everything = ""
+        for path in self.logs:  # Spark's and Derby's own logs say why the metastore did not open
+            with contextlib.suppress(FileNotFoundError), open(path, encoding="utf-8", errors="replace") as log:
+                everything += log.read()[-200_000:]
+        if self.embedded and any(mark in everything for mark in DERBY_BUSY):
             return SourceCatalogError(self.source, "its embedded Derby metastore is open in its driver's JVM (Derby "
                                       "lets one JVM open it): stop the source's driver while it is read, or run the "
                                       "source on a metastore service and give its URI")
