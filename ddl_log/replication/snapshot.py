@@ -10,6 +10,7 @@ source's metastore, under other database names), or a given one (an in-memory ca
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Protocol
 
 import attrs
@@ -30,8 +31,29 @@ class TableCopy:
 
     @property
     def fingerprint(self) -> str:
-        text = f"{self.definition}\n{self.location}\n{self.refusal}"
+        text = f"{canonical(self.definition)}\n{self.location}\n{self.refusal}"
         return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def canonical(definition: str | None) -> str | None:
+    """A definition's text with every JSON object's keys in order, JSON inside strings included: the metastore's
+    maps (a table's parameters) come out of Thrift in hash order, which differs between two reads of one table."""
+    if definition is None:
+        return None
+
+    def parsed(value: object) -> object:
+        if isinstance(value, str) and value[:1] in "{[":
+            try:
+                return parsed(json.loads(value))
+            except ValueError:
+                return value
+        if isinstance(value, dict):
+            return {key: parsed(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [parsed(item) for item in value]
+        return value
+
+    return json.dumps(parsed(definition), sort_keys=True)
 
 
 @attrs.frozen

@@ -16,6 +16,7 @@ from ddl_log.replication.origin import mark_of
 from ddl_log.replication.position import ReplicaPosition
 from ddl_log.replication.snapshot import CatalogReader
 from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.names import TableName
 from tests import crashkit
 from tests.replication.ops_support import Home, database_state, origin, source_home, stale_replica
 
@@ -181,3 +182,14 @@ def test_a_replica_home_refuses_statements_by_hand_until_promoted(tmp_path):
     assert ddl.describe_history("d2.t").rows == ()  # reads are allowed
     ddl.close()
     assert "mine" not in replica.catalog.databases
+
+
+def test_a_definitions_fingerprint_does_not_depend_on_the_order_the_metastore_lists_its_maps_in():
+    from ddl_log.replication.snapshot import TableCopy
+
+    first = '{"table": "{\\"9\\": {\\"map\\": [\\"str\\", \\"str\\", 2, {\\"a\\": \\"1\\", \\"b\\": \\"2\\"}]}}"}'
+    second = '{"table": "{\\"9\\": {\\"map\\": [\\"str\\", \\"str\\", 2, {\\"b\\": \\"2\\", \\"a\\": \\"1\\"}]}}"}'
+    changed = first.replace('\\"2\\"}', '\\"3\\"}')
+    name = TableName.of("d2.t")
+    assert TableCopy(name, first, "/x").fingerprint == TableCopy(name, second, "/x").fingerprint
+    assert TableCopy(name, first, "/x").fingerprint != TableCopy(name, changed, "/x").fingerprint

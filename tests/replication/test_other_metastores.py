@@ -1,7 +1,7 @@
 """Bootstrap, check and the applier with the source's catalog in another metastore than the replica's, read by a
 Spark driver of the replica's own (``--source-metastore``): a metastore service the source's drivers use, and a
 stopped source's own embedded Derby (refused, saying what to do, while its driver holds it). Every step is a real
-``ddl-log`` process, so these run only with ``DDL_LOG_REPLICATION_LONG=1`` (``make replication-long``): several JVM
+``ddl-log`` process, so these run only with ``DDL_LOG_REPLICATION_LONG=1`` (``make replication``): several JVM
 starts each."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tests.servers.metastore import metastore_service
 
 pytestmark = [pytest.mark.xdist_group("replication"),
               pytest.mark.skipif(not os.environ.get("DDL_LOG_REPLICATION_LONG"),
-                                 reason="several JVMs: make replication-long")]
+                                 reason="several JVMs: make replication")]
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ["CREATE DATABASE src",
