@@ -103,7 +103,7 @@ class Bootstrap:
                  attempts: int = 5, source_catalog: str | None = None, same_catalog: bool = False) -> None:
         if not filters.databases:
             raise ReplicaConfigError(ddl.home.location, "a bootstrap names the databases it copies (--databases)")
-        if same_catalog and any(filters.target_db(db) == db for db in filters.databases):
+        if same_catalog and any(filters.target_db(db) in filters.databases for db in filters.databases):
             raise SourceCatalogError(source.path, "the replica would read and write the source's own databases (one "
                                      "metastore): give --rewrite-db src=dst for each database, or the source's "
                                      "metastore (--source-metastore) when the replica has a catalog of its own")

@@ -233,6 +233,8 @@ def follow_of(home: str, events: list[BinlogEvent], source: Source, state: Repli
     for table in sorted(position.resyncing):
         raise SyncIncompleteError(home, f"the resync of {table}", f"ddl-log --home {home} replica resync {table}")
     own = None if is_database_url(home) else origin_of(home)
+    if own == source.origin:
+        raise ReplicaConfigError(home, "it is the source itself: a home cannot follow its own binlog")
     if own is not None:
         check_not_diverged(home, events, lambda: source.events_after(0), own, source.path)
     last = AppliedPosition.read(events).last_event.get(source.origin)

@@ -159,6 +159,9 @@ def test_a_replica_in_the_sources_own_catalog_must_rename_every_database(tmp_pat
     ddl = AtomicDDL(home=str(tmp_path / "replica"), catalog=source.catalog)
     with pytest.raises(SourceCatalogError, match="--rewrite-db"):
         ddl.replica_bootstrap(source.path, databases=["d2"], source_catalog=source.catalog)
+    with pytest.raises(SourceCatalogError, match="--rewrite-db"):  # a swap would write into the other source db
+        ddl.replica_bootstrap(source.path, databases=["d2", "default"], rewrite_db={"d2": "default", "default": "d2"},
+                              source_catalog=source.catalog)
     report = ddl.replica_bootstrap(source.path, databases=["d2"], rewrite_db={"d2": "r2"},
                                    source_catalog=source.catalog)
     ddl.close()

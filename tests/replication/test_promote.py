@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ddl_log import AtomicDDL, DivergedSourceError, ReplicaPromotedError, ReplicaReadOnlyError
+from ddl_log import AtomicDDL, DivergedSourceError, ReplicaConfigError, ReplicaPromotedError, ReplicaReadOnlyError
 from ddl_log.engine.alter_ops import SetProperties
 from ddl_log.replication.position import ReplicaPosition
 from storage.catalogs.memory import MemoryCatalog
@@ -55,6 +55,10 @@ def test_the_old_source_follows_the_promoted_replica_applying_only_what_it_lacks
     with pytest.raises(ReplicaPromotedError, match="promoted at seq 4"):
         ddl.replica_of(source.path)  # the new source no longer follows the old one
     ddl.close()
+    alone = Home(tmp_path / "alone", MemoryCatalog()).open()
+    with pytest.raises(ReplicaConfigError, match="cannot follow its own binlog"):
+        alone.replica_of(str(tmp_path / "alone"))
+    alone.close()
 
 
 def test_an_old_source_that_committed_what_the_new_one_lacks_is_refused_with_those_events_named(tmp_path):
