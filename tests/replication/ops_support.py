@@ -4,6 +4,8 @@ without its name (a database kept under another name compares equal)."""
 
 from __future__ import annotations
 
+import copy
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,12 @@ class Home:
             return ReplicaPosition.read(ddl.binlog_events(), origin)
         finally:
             ddl.close()
+
+
+def clone(home: Home, path: Path) -> Home:
+    """A copy of a closed home and its catalog: many replicas in the same state."""
+    shutil.copytree(home.path, path)
+    return Home(path, copy.deepcopy(home.catalog))
 
 
 def source_home(tmp_path: Path) -> Home:

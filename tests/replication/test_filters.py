@@ -5,14 +5,17 @@ texts included (by the SQL parser, never by matching text), and its binlog says 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from ddl_log import ApplyFailedError, ReplicaConfigError, RewriteError
+from ddl_log import ApplyFailedError, AtomicDDL, ReplicaConfigError, RewriteError
 from ddl_log.engine.alter_ops import SetProperties
 from ddl_log.replication.origin import mark_of
 from ddl_log.replication.rewrite import rewrite_query
 from storage.catalogs.names import TableName
-from tests.replication.ops_support import Home, bootstrapped, database_state, source_home
+from tests import crashkit
+from tests.replication.ops_support import Home, bootstrapped, clone, database_state, source_home
 
 
 def test_events_on_databases_not_replicated_are_skipped_and_each_skip_is_recorded(tmp_path):
@@ -80,3 +83,32 @@ def test_database_names_are_rewritten_where_the_parser_finds_table_references_an
     assert rewrite_query("SELECT 1 FROM other.t", mapping, what="q") == "SELECT 1 FROM other.t"
     with pytest.raises(RewriteError, match="cannot be read"):
         rewrite_query("SELECT FROM FROM src.t (((", mapping, what="view v")
+
+
+def test_an_applier_with_filters_killed_anywhere_applies_each_replicated_event_once_and_records_every_skip(tmp_path):
+    source, template = bootstrapped(tmp_path)
+    writer = source.open()
+    writer.create_table("default.n1", like="default.a")
+    writer.alter_table("d2.t", SetProperties({"k": "1"}))
+    writer.create_database("d9")
+    writer.create_table("d2.n2", like="d2.t")
+    writer.create_table("d9.n3", like="d2.t")
+    writer.close()
+    head = 8
+
+    def apply(ddl: AtomicDDL) -> Any:
+        return ddl.replica_of(source.path).apply_available()
+
+    points = crashkit.trace(clone(template, tmp_path / "trace").open, apply)
+    for index, (point, nth) in enumerate(points):
+        replica = clone(template, tmp_path / f"r{index}")
+        assert crashkit.crash_at(replica.open, apply, point, nth), (point, nth)
+        ddl = replica.open()
+        assert apply(ddl).position == head, (point, nth)
+        marks = [mark_of(event.statement) for event in ddl.binlog_events()]
+        ddl.close()
+        applied = [m.seq for m in marks if m is not None and m.seq in (5, 7)]
+        assert applied == [5, 7], (point, nth)  # each replicated event once, in order
+        noted = {m.seq for m in marks if m is not None}
+        assert {4, 8} <= noted or {6, 8} <= noted, (point, nth)  # the skips recorded, up to the head
+        assert database_state(replica.catalog, "d2") == database_state(source.catalog, "d2"), (point, nth)

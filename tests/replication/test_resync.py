@@ -6,9 +6,7 @@ cleanly (the applier waits for it). In-memory catalog; on Spark with data and re
 
 from __future__ import annotations
 
-import copy
 import re
-import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +20,7 @@ from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import TableName
 from tests import crashkit
-from tests.replication.ops_support import Home, database_state, origin, source_home
+from tests.replication.ops_support import Home, clone, database_state, origin, source_home
 
 T, V = TableName.of("d2.t"), TableName.of("d2.w")
 ROWS = MemoryTable("", ("z",), [(5,), (6,)])
@@ -125,12 +123,6 @@ def test_an_event_on_a_resynced_table_and_another_before_the_resyncs_position_st
     assert ddl.replica_of(source.path).apply_available().skipped == 1
     ddl.close()
     assert database_state(replica.catalog, "d2") == database_state(source.catalog, "d2")
-
-
-def clone(home: Home, path: Any) -> Home:
-    """A copy of a closed home and its catalog: many replicas in the same state."""
-    shutil.copytree(home.path, path)
-    return Home(path, copy.deepcopy(home.catalog))
 
 
 def test_a_resync_killed_anywhere_restarts_cleanly_and_the_applier_waits_for_it(tmp_path):
