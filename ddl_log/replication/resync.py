@@ -20,7 +20,7 @@ from ddl_log.engine.tables import DropTables
 from ddl_log.engine.typed import Statement
 from ddl_log.replication.bootstrap import SyncReport
 from ddl_log.replication.copy_table import CopyTable
-from ddl_log.replication.errors import ReplicaConfigError, SyncIncompleteError
+from ddl_log.replication.errors import ReplicaConfigError, ReplicaPromotedError, SyncIncompleteError
 from ddl_log.replication.follow import Filters
 from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.position import ReplicaPosition, resync_begin, resync_done, resync_statement
@@ -98,6 +98,8 @@ class Resync:
     def run(self) -> SyncReport:
         started = time.monotonic()
         position = ReplicaPosition.read(self.ddl.binlog_file.events(), self.origin)
+        if position.promoted_at is not None:
+            raise ReplicaPromotedError(self.ddl.home.location, self.origin, position.promoted_at)
         if position.bootstrapping:
             raise SyncIncompleteError(self.ddl.home.location, "a bootstrap", "ddl-log replica bootstrap")
         if self.table not in position.resyncing:

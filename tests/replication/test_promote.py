@@ -54,6 +54,8 @@ def test_the_old_source_follows_the_promoted_replica_applying_only_what_it_lacks
     ddl = replica.open()
     with pytest.raises(ReplicaPromotedError, match="promoted at seq 4"):
         ddl.replica_of(source.path)  # the new source no longer follows the old one
+    with pytest.raises(ReplicaPromotedError):
+        ddl.replica_resync("d2.t", source_catalog=source.catalog)
     ddl.close()
     alone = Home(tmp_path / "alone", MemoryCatalog()).open()
     with pytest.raises(ReplicaConfigError, match="cannot follow its own binlog"):
