@@ -22,7 +22,7 @@ from ddl_log.replication.errors import (
     ReplicaPromotedError,
     SyncIncompleteError,
 )
-from ddl_log.replication.ledger import Ledger
+from ddl_log.replication.ledger import Ledger, names_of
 from ddl_log.replication.origin import AppliedPosition, origin_of
 from ddl_log.replication.position import PROMOTED, ReplicaPosition, first_origin, is_note, is_own, skipped
 from ddl_log.replication.source import Source
@@ -238,7 +238,7 @@ def follow_of(home: str, events: list[BinlogEvent], source: Source, state: Repli
     if own is not None:
         check_not_diverged(home, events, lambda: source.events_after(0), own, source.path)
     last = AppliedPosition.read(events).last_event.get(source.origin)
-    unsettled = [] if last is None else [name for name in (TableName.of(o) for o in last.objects if "." in o)]
+    unsettled = [] if last is None else names_of(last.objects)
     return Follow(Filters.of_state(state), own, position, ledger, unsettled)
 
 

@@ -7,17 +7,22 @@ The ledger (``replication/identities.json``) is written after each statement the
 applied event, a bootstrap's or a resync's copy), with the identity of every table or view that statement names
 (None: absent). A crash between a statement's commit and the ledger's write leaves the entries of that statement's
 objects stale, and only those: :meth:`Ledger.settle` takes the catalog's word for the objects of the event at the
-replica's position when the applier starts. An object the ledger has no entry for is not checked (the engine's own
-errors still stop the applier).
+replica's position when the applier starts. A crash inside an apply is undone by recovery, which puts each object
+back as it was: a table with its own tag, a view with its definition (a view's identity in the catalog is renewed when
+it is created again, so the ledger keeps a view's definition instead). An object the ledger has no entry for is not
+checked (the engine's own errors still stop the applier).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable
 
-from storage.catalogs.interface import Catalog
+import attrs
+
+from storage.catalogs.interface import TAG_PROPERTY, Catalog
 from storage.catalogs.names import TableName
 
 LEDGER_FILE = "identities.json"
@@ -42,8 +47,11 @@ class Ledger:
         found = catalog.identity(name)
         if found is not None:
             return found
-        view = catalog.view_identity(name)
-        return None if view is None else f"view:{view}"
+        view = catalog.view_definition(name)
+        if view is None:
+            return None
+        kept = tuple((k, v) for k, v in view.properties if k != TAG_PROPERTY)
+        return "view:" + hashlib.sha256(repr(attrs.evolve(view, properties=kept)).encode()).hexdigest()[:20]
 
     def changed_by_hand(self, catalog: Catalog, names: Iterable[TableName]) -> tuple[TableName, str] | None:
         """The first of ``names`` that is not what the replica left (and how), or None."""
