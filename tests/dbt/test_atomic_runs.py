@@ -182,6 +182,20 @@ class TestFailingModel:
         return engine.binlog_events()
 
 
+class TestPythonModel:
+    """dbt-spark's session method cannot run Python models (its submission methods send them to Databricks): the
+    adapter refuses one before anything runs, saying so."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"py.py": "def model(dbt, session):\n    return session.range(3)\n"}
+
+    def test_a_python_model_is_refused_before_anything_runs(self, project: Any, spark: Any) -> None:
+        _, output = run_dbt_and_capture(["run"], expect_pass=False)
+        assert "spark_ddl_log does not run Python models (model.test.py)" in output, output[-2000:]
+        assert not spark.catalog.tableExists(f"{project.test_schema}.py")
+
+
 class TestGoingBackToPlainDbtSpark:
     """A user going back from the adapter to plain dbt-spark, or mixing both on one schema. The first replace of a
     table at ``<schema>/<name>`` keeps its old files there for the grace period (readers), where plain dbt-spark's
