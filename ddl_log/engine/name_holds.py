@@ -160,8 +160,9 @@ class ReleaseTableName(Statement):
         if not holds:
             raise NothingToReleaseError(
                 f"nothing this home keeps is at {location}, the default directory of {self.name} (ddl-log status "
-                "lists what is kept); if files are there, they are no version of this home's: if no table uses "
-                "them (e.g. what a killed plain Spark CTAS left), remove them by hand", str(self.name))
+                f"lists what is kept; a {KEPT_NOTE} file there names the home that keeps it); other files there "
+                "are no version's: if no table uses them (e.g. what a killed plain Spark CTAS left), remove them by "
+                "hand", str(self.name))
         user = catalog.directory_user(location)
         if user is not None:
             raise DirectoryInUseError(f"cannot release {location}, the default directory of {self.name}: {user}",
