@@ -48,7 +48,9 @@ RELEASE_POINTS = StatementPoints.declare("release")
 
 
 def release_command(home: str, name: TableName) -> str:
-    return f"ddl-log --home {shlex.quote(home)} release {name}"
+    """The shell command that frees ``name`` (backquoted, and quoted for the shell, when it needs it)."""
+    plain = all(part.replace("_", "").isalnum() and part.isascii() for part in (name.db, name.name))
+    return f"ddl-log --home {shlex.quote(home)} release {name if plain else shlex.quote(name.quoted)}"
 
 
 def hold_message(hold: NameHold, home: str) -> str:

@@ -6,13 +6,15 @@ test_release_name.py."""
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 import pytest
 
 from ddl_log import AtomicDDL, DirectoryInUseError, NothingToReleaseError
-from ddl_log.engine.name_holds import RELEASE_POINTS
+from ddl_log.engine.name_holds import RELEASE_POINTS, release_command
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.names import TableName
 from tests import crashkit
 from tests.unit.test_statement_sweeps import NEW_ROWS, populated_catalog, tn
 
@@ -128,3 +130,10 @@ def test_every_crash_point_of_release_recovers_to_before_or_after(tmp_path):
             assert again.last_recovery.nothing_to_do, (point, nth)
         outcomes.append("after" if state == after else "before")
     assert outcomes == sorted(outcomes, key=lambda o: o == "after") and outcomes[-1] == "after", outcomes
+
+
+@pytest.mark.parametrize("name", ["db.t", "`my db`.`it's t`", "d.`t;rm -rf`"])
+def test_the_command_in_the_note_names_the_table_exactly_whatever_its_name(name):
+    table = TableName.of(name)
+    argument = shlex.split(release_command("/a home", table))[-1]
+    assert TableName.of(argument) == table
