@@ -10,9 +10,11 @@ from actions.recovery import RecoveryReport
 from actions.results import StatementResult
 from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.errors import (
+    DirectoryInUseError,
     InvalidSchemaError,
     InvalidSettingError,
     NoSuchVersionError,
+    NothingToReleaseError,
     ObjectInRecoveryError,
     SqlParseError,
     UnsupportedStatementError,
@@ -81,6 +83,7 @@ __all__ = [
     "CommittedWithPendingWorkWarning",
     "CorruptLogError",
     "DDLLogError",
+    "DirectoryInUseError",
     "DivergedSourceError",
     "EngineOperationError",
     "FollowsAnotherSourceError",
@@ -102,6 +105,7 @@ __all__ = [
     "NoSuchObjectError",
     "NoSuchVersionError",
     "NotAtomicError",
+    "NothingToReleaseError",
     "ObjectExistsError",
     "ObjectInRecoveryError",
     "OperationNotAllowedError",

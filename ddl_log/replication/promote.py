@@ -15,6 +15,7 @@ import attrs
 
 from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.typed import Statement
+from ddl_log.engine.name_holds import ReleaseTableName
 from ddl_log.engine.versions import DescribeHistory, ShowTablesDropped
 from ddl_log.replication.errors import ReplicaConfigError, ReplicaReadOnlyError, SyncIncompleteError
 from ddl_log.replication.origin import AppliedPosition
@@ -24,7 +25,9 @@ from storage import crashpoints
 from storage.records.home import is_database_url
 
 PROMOTED = crashpoints.declare("replica.promote.noted", "the promotion note is durable; the state file not updated")
-READS = (DescribeHistory, ShowTablesDropped)
+READS = (DescribeHistory, ShowTablesDropped, ReleaseTableName)
+"""Statements a replica allows by hand: they change no replicated object (reads of its history, freeing a name's
+directory of a version the replica itself keeps)."""
 
 
 @attrs.frozen
@@ -57,7 +60,7 @@ def promote(ddl: DDLEngine) -> PromoteReport:
 
 def check_writable(ddl: DDLEngine, statement: Statement) -> None:
     """Refuse a statement run by hand on a replica home that follows a source and was not promoted (what it applies
-    carries a marker of its source; reads of its history are allowed). The state file answers first; the binlog
+    carries a marker of its source; :data:`READS` are allowed). The state file answers first; the binlog
     settles a promotion whose state was not written yet."""
     if is_database_url(ddl.home.location) or isinstance(statement, READS):
         return

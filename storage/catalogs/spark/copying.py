@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, DatabaseDefinition
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.definition_digest import definition_digest
 from storage.catalogs.spark.definition_text import version_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, engine_error, inspect_error
-from storage.catalogs.spark.metastore import MetastoreClient, location_of, normalized_location
+from storage.catalogs.spark.metastore import MetastoreClient, location_of
 from storage.catalogs.spark.version_files import copy_version_files
 from storage.errors import NoSuchObjectError, NotAtomicError
 
