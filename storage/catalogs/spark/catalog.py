@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from storage.catalogs.copying import DatabaseDefinition
 from storage.catalogs.interface import (
     Column,
     DatabaseObjects,
@@ -54,6 +55,7 @@ from storage.catalogs.interface import (
 from storage.catalogs.names import TableName
 from storage.catalogs.spark import kept_notes
 from storage.catalogs.spark.alter import SparkTableAlter
+from storage.catalogs.spark.copying import SparkCopying
 from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrategy, engine_error, inspect_error
@@ -105,6 +107,7 @@ class SparkCatalog:
         self._swap = SparkSwap(engine, self._metastore)
         self._versions = SparkVersions(engine, self._metastore, self._swap)
         self._kinds = SparkKindSwap(engine, self._metastore)
+        self._copying = SparkCopying(engine, self._metastore)
 
     def close(self) -> None:
         """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
@@ -419,3 +422,23 @@ class SparkCatalog:
     def clean_database_leftovers(self, db: str) -> bool:
         """See :meth:`storage.catalogs.spark.databases.SparkDatabases.clean_database_leftovers`."""
         return self._databases.clean_database_leftovers(db)
+
+    # ------------------------------------------------------------------ copying (storage.catalogs.spark.copying)
+
+    def list_databases(self) -> list[str]:
+        return self._copying.list_databases()
+
+    def database_definition(self, db: str) -> DatabaseDefinition | None:
+        return self._copying.database_definition(db)
+
+    def relocated_version(self, definition: str, location: str) -> str:
+        return self._copying.relocated_version(definition, location)
+
+    def copy_version_into(self, name: TableName, source: object, location: str) -> int:
+        return self._copying.copy_version_into(name, source, location)
+
+    def definition_digest(self, name: TableName) -> str | None:
+        return self._copying.definition_digest(name)
+
+    def row_checksum(self, name: TableName) -> str:
+        return self._copying.row_checksum(name)
