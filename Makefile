@@ -52,8 +52,8 @@ bench: install
 demo: install
 	$(PY) -m ddl_log.frontends.demo
 
-# dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series); `make test` runs a
-# short set of it.
+# dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series, five replacing runs
+# per side of the readers on a metastore service, the in-session readers); `make test` runs a short set of it.
 .PHONY: test-dbt
 test-dbt: install
 	DBT_FULL=1 $(PY) -m pytest -q tests/dbt tests/spark/test_statement_sweeps.py -k "dbt or becomes" $(PYTEST_ARGS)
@@ -123,13 +123,16 @@ spark-cluster-stop: install
 test-cluster: install
 	DDL_LOG_CLUSTER_PROOFS=long $(PY) -m pytest -q -p no:cacheprovider --timeout 7200 --durations=20 tests/cluster $(PYTEST_ARGS)
 
-# Replication (issue 28): the exactly-once crash sweeps (in-memory catalog) and the replica process on Spark, killed
-# mid-copy and after a commit. REPLICA_HOME / REPLICA_SOURCE: `make replica-run` applies a source until caught up.
+# Replication (issue 28): every test of tests/replication with their long variants (DDL_LOG_REPLICATION_LONG): the
+# exactly-once and bootstrap/resync/promote crash sweeps, resync crashed at every catalog instant on Spark, bootstrap
+# and check from a source on a metastore service and from a stopped source's embedded metastore (several JVMs each).
+# `make test` runs the short variants. REPLICA_HOME / REPLICA_SOURCE: `make replica-run` applies a source until
+# caught up.
 REPLICA_HOME ?= ./replica_home
 REPLICA_SOURCE ?= ./ddl_home
 .PHONY: replication replica-run
 replication: install
-	$(PY) -m pytest -q tests/replication
+	DDL_LOG_REPLICATION_LONG=1 $(PY) -m pytest -q --durations=20 tests/replication $(PYTEST_ARGS)
 replica-run: install
 	$(PY) -m ddl_log --home $(REPLICA_HOME) replica run --source $(REPLICA_SOURCE) --until-caught-up
 

@@ -10,9 +10,11 @@ from actions.recovery import RecoveryReport
 from actions.results import StatementResult
 from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.errors import (
+    DirectoryInUseError,
     InvalidSchemaError,
     InvalidSettingError,
     NoSuchVersionError,
+    NothingToReleaseError,
     ObjectInRecoveryError,
     SqlParseError,
     UnsupportedStatementError,
@@ -29,11 +31,19 @@ from ddl_log.ops.errors import (
 )
 from ddl_log.replication.errors import (
     ApplyFailedError,
+    DivergedSourceError,
     FollowsAnotherSourceError,
+    ReplicaConfigError,
+    ReplicaPromotedError,
+    ReplicaReadOnlyError,
     ReplicationError,
+    RewriteError,
+    SnapshotNotConsistentError,
+    SourceCatalogError,
     SourceDamagedError,
     SourceMissingError,
     SourceVersionGoneError,
+    SyncIncompleteError,
 )
 from ddl_log.settings import Settings
 from replace_table.machine import ReplaceResult
@@ -73,6 +83,8 @@ __all__ = [
     "CommittedWithPendingWorkWarning",
     "CorruptLogError",
     "DDLLogError",
+    "DirectoryInUseError",
+    "DivergedSourceError",
     "EngineOperationError",
     "FollowsAnotherSourceError",
     "HomeFencedError",
@@ -93,6 +105,7 @@ __all__ = [
     "NoSuchObjectError",
     "NoSuchVersionError",
     "NotAtomicError",
+    "NothingToReleaseError",
     "ObjectExistsError",
     "ObjectInRecoveryError",
     "OperationNotAllowedError",
@@ -101,10 +114,16 @@ __all__ = [
     "PostgresUrlError",
     "RecoveryReport",
     "ReplaceResult",
+    "ReplicaConfigError",
+    "ReplicaPromotedError",
+    "ReplicaReadOnlyError",
     "ReplicationError",
+    "RewriteError",
     "ServiceError",
     "Settings",
     "SimulatedCrash",
+    "SnapshotNotConsistentError",
+    "SourceCatalogError",
     "SourceDamagedError",
     "SourceMissingError",
     "SourceVersionGoneError",
@@ -114,6 +133,7 @@ __all__ = [
     "StatementFailedError",
     "StatementResult",
     "StorageError",
+    "SyncIncompleteError",
     "UnsafePathError",
     "UnsupportedFormatError",
     "UnsupportedStatementError",

@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from storage.catalogs.copying import DatabaseDefinition
 from storage.catalogs.interface import (
     TAG_PROPERTY,
     Column,
@@ -53,7 +54,9 @@ from storage.catalogs.interface import (
     ViewDefinition,
 )
 from storage.catalogs.names import TableName
+from storage.catalogs.spark import kept_notes
 from storage.catalogs.spark.alter import SparkTableAlter
+from storage.catalogs.spark.copying import SparkCopying
 from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrategy, engine_error, inspect_error
@@ -108,6 +111,7 @@ class SparkCatalog:
         self._swap = SparkSwap(engine, self._metastore)
         self._versions = SparkVersions(engine, self._metastore, self._swap)
         self._kinds = SparkKindSwap(engine, self._metastore)
+        self._copying = SparkCopying(engine, self._metastore)
 
     def _partition_specs(self, name: TableName) -> list[dict[str, str]]:
         """The partitions of ``name`` as column -> value, as ``SHOW PARTITIONS`` gives them: from the metastore
@@ -255,13 +259,25 @@ class SparkCatalog:
         ``Catalog.delete_data``; :meth:`MetastoreClient.user_of` looks at every database, table and partition), then
         :meth:`storage.catalogs.spark.leftovers.SparkLeftovers.delete_directory`. Without the metastore client (Spark
         Connect) nothing can be proven: the directory is kept and the reason returned."""
-        refusal = self._swap.client_refusal()
-        if refusal is not None:
-            return f"whether anything uses it cannot be checked ({refusal})"
-        user = self._swap.user_of(location)
+        user = self.directory_user(location)
         if user is not None:
             return user
         return self._leftovers.delete_directory(location, owner)
+
+    # ------------------------------------------------ kept directories (storage.catalogs.kept_directories)
+
+    def directory_user(self, location: str) -> str | None:
+        """:meth:`MetastoreClient.user_of`; without the metastore client nothing can be proven (a reason)."""
+        refusal = self._swap.client_refusal()
+        if refusal is not None:
+            return f"whether anything uses it cannot be checked ({refusal})"
+        return self._swap.user_of(location)
+
+    def write_kept_note(self, location: str, text: str) -> bool:
+        return kept_notes.write_note(self._engine, location, text)
+
+    def remove_kept_note(self, location: str) -> None:
+        kept_notes.remove_note(self._engine, location)
 
     # ------------------------------------------------------------------ create (storage.catalogs.spark.create)
 
@@ -433,3 +449,23 @@ class SparkCatalog:
     def clean_database_leftovers(self, db: str) -> bool:
         """See :meth:`storage.catalogs.spark.databases.SparkDatabases.clean_database_leftovers`."""
         return self._databases.clean_database_leftovers(db)
+
+    # ------------------------------------------------------------------ copying (storage.catalogs.spark.copying)
+
+    def list_databases(self) -> list[str]:
+        return self._copying.list_databases()
+
+    def database_definition(self, db: str) -> DatabaseDefinition | None:
+        return self._copying.database_definition(db)
+
+    def relocated_version(self, definition: str, location: str) -> str:
+        return self._copying.relocated_version(definition, location)
+
+    def copy_version_into(self, name: TableName, source: object, location: str) -> int:
+        return self._copying.copy_version_into(name, source, location)
+
+    def definition_digest(self, name: TableName) -> str | None:
+        return self._copying.definition_digest(name)
+
+    def row_checksum(self, name: TableName) -> str:
+        return self._copying.row_checksum(name)

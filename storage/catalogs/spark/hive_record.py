@@ -69,9 +69,10 @@ def _records(fields: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
     return [] if value is None else list(value["lst"][2:])
 
 
-def _set_path(fields: dict[str, Any], location: str) -> None:
-    """The ``path`` storage property of a ``Table`` record's fields set to ``location`` (when it has one)."""
-    serde = fields["7"]["rec"].get("7", {}).get("rec")
+def _set_path(fields: dict[str, Any], location: str, storage: str = "7") -> None:
+    """The ``path`` storage property of a ``Table`` record's fields (``storage``: the field of its storage descriptor;
+    a ``Partition``'s is 6) set to ``location``, when it has one."""
+    serde = fields[storage]["rec"].get("7", {}).get("rec")
     if serde is not None and "path" in _string_map(serde, "3"):
         _set_string_map(serde, "3", {**_string_map(serde, "3"), "path": location})
 
@@ -106,6 +107,10 @@ class HiveTable:
     @property
     def name(self) -> str:
         return _text(self.fields, "1") or ""
+
+    @property
+    def db(self) -> str:
+        return _text(self.fields, "2") or ""
 
     @property
     def table_type(self) -> str:
@@ -196,6 +201,13 @@ class HiveTable:
         serde = self.fields.get("7", {}).get("rec", {}).get("7", {}).get("rec")
         return None if serde is None else _string_map(serde, "3").get("path")
 
+    def relocated(self, location: str) -> HiveTable:
+        """The record at ``location``: its storage location and (a data source table) the ``path`` Spark reads."""
+        fields = self._edited()
+        fields["7"]["rec"]["2"] = {"str": location}
+        _set_path(fields, location)
+        return HiveTable.of_fields(fields)
+
     def moved(self, name: TableName, location: str) -> HiveTable:
         """The record renamed to ``name`` with its ``path`` property at ``location`` and its storage location kept: the
         metastore's rename of a managed table at its default directory then moves the directory to ``location``
@@ -257,6 +269,13 @@ class HivePartition:
         fields["2"], fields["3"] = {"str": name.db}, {"str": name.name}
         if location is not None:
             fields["6"]["rec"]["2"] = {"str": location}
+        return HivePartition(fields)
+
+    def relocated(self, location: str) -> HivePartition:
+        """The partition at ``location``: its storage location and the ``path`` storage property when it has one."""
+        fields = copy.deepcopy(self.fields)
+        fields["6"]["rec"]["2"] = {"str": location}
+        _set_path(fields, location, "6")
         return HivePartition(fields)
 
 

@@ -24,9 +24,9 @@ import contextlib
 import json
 import threading
 from typing import Any
-from urllib.parse import unquote
 
 from storage.catalogs import lookup_scope
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, HIVE_PARTITIONS, HIVE_RECORD, Engine, inspect_error
 from storage.catalogs.spark.hive_record import (
@@ -126,6 +126,17 @@ class MetastoreClient:
         table = next((t for t in found if t.name.lower() == name.name.lower()), None)
         lookup_scope.remember(self._engine, (HIVE_RECORD, name), table)
         return table
+
+    def database(self, db: str) -> Any | None:
+        """The metastore's ``Database`` record of ``db`` (None when missing)."""
+        with self._lock:
+            try:
+                return self._msc().getDatabase(db)
+            except ENGINE_ERRORS as error:
+                if _java_class(error).endswith("NoSuchObjectException"):
+                    return None
+                raise EngineOperationError(f"cannot read database {db}: {inspect_error(error).message}", db,
+                                           error) from None
 
     def _changing(self, name: TableName, *, partitions: bool = True) -> None:
         """Forget what was read of ``name`` in this statement before changing it (``partitions`` False: its
@@ -320,17 +331,6 @@ class MetastoreClient:
         if _java_class(error).endswith("NoSuchObjectException"):
             return NoSuchObjectError(f"table {name} does not exist", str(name))
         return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
-
-
-def normalized_location(location: str) -> str:
-    """A location as one form for comparison: decoded, no trailing ``/``, ``file:///x`` and a bare ``/x`` as
-    ``file:/x``."""
-    text = unquote(location).rstrip("/")
-    if text.startswith("file:///"):
-        return "file:/" + text[len("file:///"):]
-    if text.startswith("file://localhost/"):
-        return "file:/" + text[len("file://localhost/"):]
-    return "file:" + text if text.startswith("/") else text
 
 
 def _at_or_under(candidate: str, target: str) -> bool:
