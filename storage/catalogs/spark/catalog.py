@@ -42,7 +42,6 @@ from typing import Any
 
 from storage.catalogs.copying import DatabaseDefinition
 from storage.catalogs.interface import (
-    TAG_PROPERTY,
     Column,
     DatabaseObjects,
     Fill,
@@ -64,13 +63,12 @@ from storage.catalogs.spark.executors import orphan_window
 from storage.catalogs.spark.functions import SparkFunctions
 from storage.catalogs.spark.kind_swap import SparkKindSwap
 from storage.catalogs.spark.leftovers import SparkLeftovers
-from storage.catalogs.spark.lookups import TableLookup
 from storage.catalogs.spark.metastore import MetastoreClient
 from storage.catalogs.spark.overwrite import SparkPartitionKeep
 from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.catalogs.spark.swap import SparkSwap
 from storage.catalogs.spark.tables import SparkTables
-from storage.catalogs.spark.version_record import recorded_definition
+from storage.catalogs.spark.version_record import recorded_definition, remember_lookup
 from storage.catalogs.spark.versions import SparkVersions
 from storage.catalogs.spark.views import SparkViews
 from storage.errors import NoSuchObjectError
@@ -98,11 +96,10 @@ class SparkCatalog:
         if quiet:
             quiet_pyspark_error_loggers()
         self._engine = engine
-        self._orphan: tuple[Any, float | None] | None = None
         self._leftovers = SparkLeftovers(engine)
         self._alter = SparkTableAlter(engine)
         self._metastore = MetastoreClient(engine)
-        keep = SparkPartitionKeep(engine, self._alter, self._partition_specs)
+        keep = SparkPartitionKeep(engine, self._alter, self._metastore)
         self._tables = SparkTables(engine, self._leftovers, keep)
         self._create = SparkTableCreate(engine, self._leftovers, self._tables)
         self._views = SparkViews(engine)
@@ -112,18 +109,6 @@ class SparkCatalog:
         self._versions = SparkVersions(engine, self._metastore, self._swap)
         self._kinds = SparkKindSwap(engine, self._metastore)
         self._copying = SparkCopying(engine, self._metastore)
-
-    def _partition_specs(self, name: TableName) -> list[dict[str, str]]:
-        """The partitions of ``name`` as column -> value, as ``SHOW PARTITIONS`` gives them: from the metastore
-        client's records (kept for the statement: the swap's plan reads them again) where there is one."""
-        if self._metastore.refusal() is not None:
-            return self._alter.list_partitions(name)
-        table = self._metastore.get(name)
-        if table is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
-        keys = table.partition_column_names
-        return [dict(zip(keys, partition.values, strict=True)) for partition in self._metastore.partitions(name)
-                ] if keys else []
 
     def close(self) -> None:
         """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
@@ -159,12 +144,8 @@ class SparkCatalog:
         return self._engine.default_location(name)
 
     def orphan_window(self) -> float | None:
-        """See :func:`storage.catalogs.spark.executors.orphan_window`: read once per SparkContext (its master and
-        executor settings are fixed for its life)."""
-        context = getattr(self._engine.spark, "_jsc", None)
-        if self._orphan is None or self._orphan[0] is not context:
-            self._orphan = (context, orphan_window(self._engine.spark))
-        return self._orphan[1]
+        """See :func:`storage.catalogs.spark.executors.orphan_window` (read once per SparkContext)."""
+        return orphan_window(self._engine.spark)
 
     def table_location(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.table_location`."""
@@ -321,11 +302,7 @@ class SparkCatalog:
         except ENGINE_ERRORS as error:
             raise engine_error(inspect_error(error), f"cannot read the definition of {name}", name) from None
         if found is not None:
-            where, read = found
-            tag = dict(read.properties).get(TAG_PROPERTY)
-            if tag is not None:  # as the statement's lookup would find the table: its identity check reads no more
-                kind = "EXTERNAL" if read.external else "MANAGED"
-                self._engine.remember(name, TableLookup(kind, tag, where if kind == "MANAGED" else None))
+            remember_lookup(self._engine, name, *found)  # the statement's identity check reads no more
             return found
         if getattr(self._engine.spark, "_jsparkSession", None) is not None:
             return None

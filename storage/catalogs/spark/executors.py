@@ -22,12 +22,23 @@ HEARTBEAT_INTERVAL = ("spark.executor.heartbeatInterval", "10s")
 HEARTBEAT_MAX_FAILURES = ("spark.executor.heartbeat.maxFailures", 60)
 
 
+_KNOWN: list[Any] = [None, None]
+"""The last SparkContext asked and its answer: its master and executor settings are fixed for its life."""
+
+
 def orphan_window(spark: Any) -> float | None:
     """Seconds a task of ``spark``'s jobs can write after its driver died (see the module); None in local mode and
-    on Spark Connect."""
+    on Spark Connect. Read once per SparkContext."""
     jsc = getattr(spark, "_jsc", None)
     if jsc is None:  # a Connect session has no SparkContext of its own
         return None
+    known = _KNOWN
+    if known[0] is not jsc:
+        known[1], known[0] = _read_window(jsc), jsc
+    return known[1]  # type: ignore[no-any-return]
+
+
+def _read_window(jsc: Any) -> float | None:
     context = jsc.sc()
     master = str(context.master())
     if master == "local" or master.startswith("local["):

@@ -18,8 +18,6 @@ row carries them; the ones replaced disappear, as they do in Spark.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.alter import SparkTableAlter
@@ -34,6 +32,7 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
+from storage.catalogs.spark.metastore import MetastoreClient
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -70,14 +69,24 @@ def insert_error(name: TableName, failure: Failure) -> CatalogError:
 
 class SparkPartitionKeep:
     """Copies the kept partitions of ``fill.keep`` into the table just filled with the new rows (``alter`` adds
-    partitions and lists those matching a spec; ``partitions`` lists a table's partitions as ``SHOW PARTITIONS``
-    does: the metastore client's reading, kept for the statement, which the swap's plan reads again)."""
+    partitions and lists those matching a spec; ``client`` reads a table's partitions, kept for the statement, which
+    the swap's plan reads again)."""
 
-    def __init__(self, engine: Engine, alter: SparkTableAlter,
-                 partitions: Callable[[TableName], list[dict[str, str]]]) -> None:
+    def __init__(self, engine: Engine, alter: SparkTableAlter, client: MetastoreClient) -> None:
         self._engine = engine
         self._alter = alter
-        self._partitions = partitions
+        self._client = client
+
+    def _partitions(self, name: TableName) -> list[dict[str, str]]:
+        """The partitions of ``name`` as column -> value, as ``SHOW PARTITIONS`` gives them: from the metastore
+        client's records (kept for the statement: the swap's plan reads them again) where there is one."""
+        if self._client.refusal() is not None:
+            return self._alter.list_partitions(name)
+        table = self._client.get(name)
+        if table is None:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        keys = table.partition_column_names
+        return [dict(zip(keys, p.values, strict=True)) for p in self._client.partitions(name)] if keys else []
 
     def keep(self, name: TableName, fill: Fill) -> None:
         """Rows, then empty partitions: one INSERT and two or three partition listings, one ``ADD PARTITION`` per

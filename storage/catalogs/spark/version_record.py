@@ -10,10 +10,12 @@ from typing import Any
 
 from pyspark.sql.types import StructType
 
-from storage.catalogs.interface import TableMetadata
+from storage.catalogs.interface import TAG_PROPERTY, TableMetadata
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.columns import schema_columns
+from storage.catalogs.spark.engine import Engine
 from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, uri_text
+from storage.catalogs.spark.lookups import TableLookup
 
 
 def recorded_definition(spark: Any, name: TableName) -> tuple[str, TableMetadata] | None:
@@ -42,3 +44,13 @@ def recorded_definition(spark: Any, name: TableName) -> tuple[str, TableMetadata
         comment=None if comment is None else str(comment),
         external=kind == "EXTERNAL",
     )
+
+
+def remember_lookup(engine: Engine, name: TableName, location: str, metadata: TableMetadata) -> None:
+    """Keep what :func:`recorded_definition` read of a tagged table as the statement's lookup of ``name`` (kind, tag,
+    the same decoded location): its identity check then reads no more."""
+    tag = dict(metadata.properties).get(TAG_PROPERTY)
+    if tag is not None:
+        kind = "EXTERNAL" if metadata.external else "MANAGED"
+        engine.remember(name, TableLookup(kind, tag, location if kind == "MANAGED" else None))
+
