@@ -276,6 +276,24 @@ class SparkTableAlter:
             raise self._error(name, failure, "list the partitions of") from None
         return [parse_partition(str(row[0])) for row in rows]
 
+    def partition_paths(self, name: TableName) -> list[str]:
+        """The partitions of ``name`` as ``SHOW PARTITIONS`` prints them (``k=a%2Fb/j=1``: the escaped relative
+        path Spark gives a partition's directory); ``[]`` for a table that is not partitioned. One metastore call."""
+        try:
+            rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}").collect()
+        except ENGINE_ERRORS as error:
+            failure = inspect_error(error)
+            if (failure.condition or "").startswith("INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY"):
+                return []
+            raise self._error(name, failure, "list the partitions of") from None
+        return [str(row[0]) for row in rows]
+
+    def add_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None:
+        """``ALTER TABLE ... ADD IF NOT EXISTS PARTITION (...) PARTITION (...) ...``: one metastore call, as Spark's
+        own INSERT registers the partitions it wrote; existing ones are left alone."""
+        clause = " ".join(f"PARTITION ({self._spec_sql(name, spec)})" for spec in specs)
+        self._alter(name, f"ADD IF NOT EXISTS {clause}", "add partitions to")
+
     def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
         """``ALTER TABLE ... ADD IF NOT EXISTS PARTITION``: an existing partition is left alone. ``spec`` names every
         partition column (any case); a bad spec (unknown column, missing column, empty value, a value the column

@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from storage.catalogs.file_moves import FileMove, MovePlan
 from storage.catalogs.interface import (
     Column,
     DatabaseObjects,
@@ -57,6 +58,7 @@ from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrategy, engine_error, inspect_error
 from storage.catalogs.spark.executors import orphan_window
+from storage.catalogs.spark.file_moves import SparkFileMoves
 from storage.catalogs.spark.functions import SparkFunctions
 from storage.catalogs.spark.kind_swap import SparkKindSwap
 from storage.catalogs.spark.leftovers import SparkLeftovers
@@ -104,6 +106,7 @@ class SparkCatalog:
         self._swap = SparkSwap(engine, self._metastore)
         self._versions = SparkVersions(engine, self._metastore, self._swap)
         self._kinds = SparkKindSwap(engine, self._metastore)
+        self._files = SparkFileMoves(engine, self._tables, self._alter)
 
     def close(self) -> None:
         """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
@@ -147,8 +150,26 @@ class SparkCatalog:
         return self._tables.table_location(name)
 
     def insert(self, name: TableName, fill: Fill) -> None:
-        """See :meth:`storage.catalogs.spark.tables.SparkTables.insert`."""
+        """See :meth:`storage.catalogs.spark.tables.SparkTables.insert`; a replica's copy of a source INSERT's files:
+        :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.copy_in`."""
+        if fill.copy_files or fill.copy_partitions:
+            self._files.copy_in(name, fill)
+            return
         self._tables.insert(name, fill)
+
+    # ------------------------------------------------------------------ INSERT INTO's files (spark.file_moves)
+
+    def plan_moves(self, staged: TableName, target: TableName) -> MovePlan:
+        """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.plan_moves`."""
+        return self._files.plan_moves(staged, target)
+
+    def move_file(self, move: FileMove) -> None:
+        """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.move_file`."""
+        self._files.move_file(move)
+
+    def moves_done(self, target: TableName, plan: MovePlan) -> None:
+        """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.moves_done`."""
+        self._files.moves_done(target, plan)
 
     def partition_overwrite_mode(self) -> str:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.partition_overwrite_mode`."""
