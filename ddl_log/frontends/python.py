@@ -13,8 +13,8 @@ from actions.results import StatementResult
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.alter_ops import AlterOp
 from ddl_log.engine.core import DDLEngine
-from ddl_log.engine.insert import InsertInto, InsertResult
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.insert import InsertInto, InsertResult
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
 from ddl_log.engine.schema import SchemaLike
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables

@@ -27,7 +27,8 @@ class SwapState:
     files: dict[str, MemoryTable] = attrs.field(factory=dict)
     """The rows (the "files") at each orphan location, as the table that left them had them: a kept version."""
     moved: set[str] = attrs.field(factory=set)
-    """The "files" (one per row) moved out of an INSERT's work table into its table (:mod:`~storage.catalogs.memory_files`)."""
+    """The "files" (one per row) moved out of an INSERT's work table into its table
+    (:mod:`~storage.catalogs.memory_files`)."""
 
 
 def default_location(name: TableName) -> str:

@@ -56,8 +56,8 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.CLAIM_VERSION: ClaimVersionPayload(12),
         ActionType.SWEEP_TABLE: SweepTablePayload("file:/warehouse/ddllog_7_abcdef_tmp", 1795434777.5),
         ActionType.CHANGE_KIND: ChangeKindPayload("x1-new", "x1-new:holder", None),
-        ActionType.MOVE_FILES: MoveFilesPayload(MovePlan(
-            "file:/warehouse/t", (FileMove("file:/warehouse/ddllog_7_ab_tmp/k=a%2Fb/part-0", "file:/warehouse/t/k=a%2Fb/"
-                                           "part-0", (("k", "a/b"),)),), ((("k", "a/b"),), (("k", "e"),)))),
+        ActionType.MOVE_FILES: MoveFilesPayload(MovePlan("file:/warehouse/t", (
+            FileMove("file:/warehouse/ddllog_7_ab_tmp/k=a%2Fb/part-0", "file:/warehouse/t/k=a%2Fb/part-0",
+                     (("k", "a/b"),)),), ((("k", "a/b"),), (("k", "e"),)))),
     }
     return samples[action_type]

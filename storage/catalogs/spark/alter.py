@@ -264,23 +264,16 @@ class SparkTableAlter:
         that is not partitioned. With ``spec`` (some partition columns), the partitions matching it, Spark
         casting its values to the column types. One metastore call (and one more to tell a view from a missing
         table)."""
+        return [parse_partition(path) for path in self.partition_paths(name, spec)]
+
+    def partition_paths(self, name: TableName, spec: dict[str, str] | None = None) -> list[str]:
+        """:meth:`list_partitions` as ``SHOW PARTITIONS`` prints them (``k=a%2Fb/j=1``: the escaped relative path
+        Spark gives a partition's directory)."""
         if substitutes(name.db) or substitutes(name.name):
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         where = f" PARTITION ({self._spec_sql(name, spec)})" if spec else ""
         try:
             rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}{where}").collect()
-        except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if (failure.condition or "").startswith("INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY"):
-                return []
-            raise self._error(name, failure, "list the partitions of") from None
-        return [parse_partition(str(row[0])) for row in rows]
-
-    def partition_paths(self, name: TableName) -> list[str]:
-        """The partitions of ``name`` as ``SHOW PARTITIONS`` prints them (``k=a%2Fb/j=1``: the escaped relative
-        path Spark gives a partition's directory); ``[]`` for a table that is not partitioned. One metastore call."""
-        try:
-            rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}").collect()
         except ENGINE_ERRORS as error:
             failure = inspect_error(error)
             if (failure.condition or "").startswith("INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY"):
