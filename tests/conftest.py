@@ -47,6 +47,7 @@ SLOWEST_FIRST = (
     "tests/dbt/",
     "tests/readers/test_readers_other_driver.py",
     "tests/spark/test_replace_kill.py",
+    "tests/spark/test_insert_into_kill.py",
     "tests/spark/test_replace_sweep.py",
     "tests/spark/test_statement_sweeps.py",
     "tests/cli/test_cli_spark.py",
