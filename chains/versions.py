@@ -25,18 +25,27 @@ class VersionRecord:
     provider: str = "parquet"
     properties: tuple[tuple[str, str], ...] = ()
     comment: str | None = None
+    files: tuple[str, ...] | None = None
+    """The version's data files when it committed, relative to ``location`` (``k=1/part-0...``): a later INSERT INTO
+    adds files to the same directory, which a replica must not take as the version's (it applies that INSERT's own
+    event). None in events written before (a replica then takes every file there)."""
 
     def to_wire(self) -> dict[str, Any]:
-        return {"table": self.table, "loc": self.location, "cols": [list(c) for c in self.columns],
+        wire = {"table": self.table, "loc": self.location, "cols": [list(c) for c in self.columns],
                 "parts": list(self.partitioned_by), "provider": self.provider,
                 "props": [list(p) for p in self.properties], "comment": self.comment}
+        if self.files is not None:
+            wire["files"] = list(self.files)
+        return wire
 
     @classmethod
     def from_wire(cls, wire: dict[str, Any]) -> VersionRecord:
+        files = wire.get("files")
         return cls(table=wire["table"], location=wire["loc"],
                    columns=tuple((c[0], c[1], c[2]) for c in wire["cols"]),
                    partitioned_by=tuple(wire["parts"]), provider=wire["provider"],
-                   properties=tuple((p[0], p[1]) for p in wire["props"]), comment=wire["comment"])
+                   properties=tuple((p[0], p[1]) for p in wire["props"]), comment=wire["comment"],
+                   files=None if files is None else tuple(str(f) for f in files))
 
 
 PartitionValues = tuple[tuple[str, str], ...]

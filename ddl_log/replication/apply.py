@@ -24,6 +24,7 @@ from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.tables import RenameTables
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.versions import RestoreTable
+from ddl_log.replication.added import insert_statement
 from ddl_log.replication.copy import copy_statement, copyable
 from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError, SourceVersionGoneError
 from ddl_log.replication.origin import AppliedPosition, marked
@@ -72,6 +73,8 @@ class Applier:
         text = marked(self.source.origin, event.seq, event.statement)
         if copyable(event.version) and not self.engine.uses_custom_catalog:
             return [copy_statement(self.engine.spark, event, text, lambda: self.renames_after(event.seq))]
+        if event.added is not None and not self.engine.uses_custom_catalog:
+            return [insert_statement(event, text, lambda: self.renames_after(event.seq))]
         statements = self.read(event.statement)
         if len(statements) != 1:
             raise ApplyFailedError(event.seq, event.statement,
@@ -105,7 +108,7 @@ class Applier:
             raise ApplyFailedError(event.seq, event.statement, error) from error
         AFTER_APPLY()
         self.position = event.seq
-        return copyable(event.version) and not self.engine.uses_custom_catalog
+        return (copyable(event.version) or event.added is not None) and not self.engine.uses_custom_catalog
 
     def apply_available(self, until: int | None = None) -> ApplyReport:
         """Apply every event committed on the source now (up to ``until``), in order; stops at the first error."""

@@ -51,6 +51,11 @@ class FileMover(Protocol):
         listed and moved (a file system this process does not reach)."""
         ...
 
+    def data_files(self, location: str) -> tuple[str, ...] | None:
+        """The data files under ``location`` (a table version's directory), relative to it, sorted; None where they
+        cannot be listed. What a binlog event records as the version's files."""
+        ...
+
     def move_file(self, move: FileMove) -> None:
         """Move one file (with the engine's checksum file beside it) into place in one rename; nothing when it is
         there already (a replay after a crash). A file found at neither place raises: rows a committed statement

@@ -40,6 +40,9 @@ class MemoryFiles:
         partitions = tuple(tuple((column, p[column]) for column in table.partitioned_by) for p in table.partitions)
         return MovePlan(destination, tuple(moves), partitions)
 
+    def data_files(self, location: str) -> tuple[str, ...] | None:
+        return None  # rows, not files: a replica of the in-memory catalog replays text
+
     def move_file(self, move: FileMove) -> None:
         if move.source in self.swap.moved:
             return

@@ -163,6 +163,10 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.plan_moves`."""
         return self._files.plan_moves(staged, target)
 
+    def data_files(self, location: str) -> tuple[str, ...] | None:
+        """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.data_files`."""
+        return self._files.data_files(location)
+
     def move_file(self, move: FileMove) -> None:
         """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.move_file`."""
         self._files.move_file(move)

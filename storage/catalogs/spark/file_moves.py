@@ -64,6 +64,30 @@ class SparkFileMoves:
                       for name in self._list(f"{source}/{raw}")]
         return MovePlan(destination, tuple(moves), tuple(partitions))
 
+    def data_files(self, location: str) -> tuple[str, ...] | None:
+        """Every data file under ``location`` (partition directories included), relative to it; None on Spark
+        Connect for a remote file system. One listing per directory."""
+        root = local_path(location)
+        if root is not None:
+            if not root.is_dir():
+                return ()
+            return tuple(sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                                if p.is_file() and all(data_file(part) for part in p.relative_to(root).parts)))
+        if getattr(self._engine.spark, "_jvm", None) is None:
+            return None
+        file_system = self._hadoop(location)
+        try:
+            base = str(file_system.makeQualified(self._path(location)).toUri().getPath()).rstrip("/") + "/"
+            found, listing = [], file_system.listFiles(self._path(location), True)
+            while listing.hasNext():
+                relative = str(listing.next().getPath().toUri().getPath()).removeprefix(base)
+                if all(data_file(part) for part in relative.split("/")):
+                    found.append(relative)
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
+                                       error) from None
+        return tuple(sorted(found))
+
     def move_file(self, move: FileMove) -> None:
         source, target = local_path(move.source), local_path(move.target)
         if source is not None and target is not None:
