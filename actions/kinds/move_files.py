@@ -1,8 +1,9 @@
 """MOVE_FILES: after an INSERT INTO commits, the files its work table holds are moved into the table one by one,
 then the partitions the table lacks are registered (in one call) and the session refreshed; a roll-forward, which
 recovery finishes after a crash (each move is idempotent: a file already in place is not moved again). Only while
-the table is the one the statement added rows to (its identity): another table put under the name since gets
-nothing, and the files stay where they are (the action fails, is retried and then reported as abandoned).
+the table is the one the statement added rows to (its identity): another table put under the name since (between a
+crash and recovery) gets nothing; the action fails, is retried, and on the last try is given up on like a refused
+DROP (reported as "gave up on"), and the work table leaves with the files no table of theirs can take.
 
 Undo needs nothing of it: before the commit point the files are only in the work table, whose CREATE_TABLE undo
 drops it with them."""
@@ -64,7 +65,7 @@ def forward_move_files(action: ActionEntry, ctx: ActionContext) -> None:
     identity = ctx.catalog.identity(name)
     if identity != action.tag:
         raise CatalogError(f"{name} is not the table the committed INSERT INTO added rows to (identity "
-                           f"{action.tag}, now {identity}): its {len(plan.moves)} new files stay where they are",
+                           f"{action.tag}, now {identity}): none of its {len(plan.moves)} files goes into it",
                            str(name))
     for index, move in enumerate(plan.moves):
         if index:
