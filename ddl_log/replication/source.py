@@ -13,13 +13,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from typing import Any, Protocol
-from urllib.parse import quote, urlsplit
 
 import attrs
 
 from chains.binlog import BINLOG_MAGIC, BinlogEvent, binlog_store, list_segments, segment_name
 from ddl_log.replication.errors import SourceDamagedError, SourceMissingError
-from ddl_log.replication.origin import origin_of
+from ddl_log.replication.origin import origin_for, origin_of
 from storage.errors import DDLLogError
 from storage.records.home import BINLOG_DIR, is_database_url
 
@@ -56,10 +55,9 @@ class CatalogSource:
         from storage.records.pg_store import redact
 
         self.location = location
-        url, _ = split_home_url(location)
-        parts = urlsplit(url)
+        split_home_url(location)  # refuses a malformed URL or home id
         self.path = redact(location)
-        self.origin = "pg:" + quote(f"{parts.hostname or ''}:{parts.port or 5432}{parts.path}", safe="/:._-")
+        self.origin = origin_for(location)
         try:
             self.head()
         except DDLLogError as error:

@@ -27,6 +27,7 @@ from ddl_log.engine.views import (
 from ddl_log.errors import SqlParseError, Unsupported, UnsupportedStatementError
 from ddl_log.frontends.sql.cursor import Cursor
 from ddl_log.frontends.sql.plan import Name, PlannedStatement, draft
+from ddl_log.frontends.sql.replayed import replayed
 from ddl_log.frontends.sql.tokens import Piece, line_col, slice_text, split_script
 from ddl_log.frontends.sql.validate import is_data_type, validate
 from ddl_log.frontends.sql.version_routes import VersionRoutes
@@ -75,6 +76,7 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False,
         if plan.spark_sql:
             raise _spark_parse_error(script, piece, refusal)
         validate(script, piece.raw)  # a form Spark does not know: sqlglot checks its syntax
+    plan = replayed(plan, piece.leading(script))
     return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.draft else plan
 
 
