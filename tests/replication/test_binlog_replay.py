@@ -12,6 +12,7 @@ import pytest
 from ddl_log import AtomicDDL, UnsupportedStatementError
 from ddl_log.frontends.sql import plan_script
 from ddl_log.replication.origin import mark_of, origin_of
+from storage.catalogs.memory import MemoryCatalog
 from tests import crashkit
 from tests.replication.test_apply_exactly_once import SOURCE_SCRIPT, ddl_log_cli, source_home
 from tests.unit.test_statement_sweeps import catalog_state, populated_catalog
@@ -50,7 +51,7 @@ def test_a_replay_crashed_in_the_middle_and_run_again_applies_every_statement_ex
     for index, (point, nth) in enumerate(chosen):
         catalog, home = populated_catalog(), str(tmp_path / f"r{index}")
 
-        def opener() -> AtomicDDL:
+        def opener(home: str = home, catalog: MemoryCatalog = catalog) -> AtomicDDL:
             return AtomicDDL(home=home, catalog=catalog, compact_bytes=0)
 
         assert crashkit.crash_at(opener, lambda d: d.sql(script), point, nth)
