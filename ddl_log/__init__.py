@@ -32,7 +32,9 @@ from ddl_log.replication.errors import (
     FollowsAnotherSourceError,
     ReplicationError,
     SourceDamagedError,
+    SourceEventsMissingError,
     SourceMissingError,
+    SourceUnavailableError,
     SourceVersionGoneError,
 )
 from ddl_log.settings import Settings
@@ -106,7 +108,9 @@ __all__ = [
     "Settings",
     "SimulatedCrash",
     "SourceDamagedError",
+    "SourceEventsMissingError",
     "SourceMissingError",
+    "SourceUnavailableError",
     "SourceVersionGoneError",
     "SparkClusterError",
     "SqlParseError",
