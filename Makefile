@@ -123,13 +123,17 @@ spark-cluster-stop: install
 test-cluster: install
 	DDL_LOG_CLUSTER_PROOFS=long $(PY) -m pytest -q -p no:cacheprovider --timeout 7200 --durations=20 tests/cluster $(PYTEST_ARGS)
 
-# Replication (issue 28): the exactly-once crash sweeps (in-memory catalog) and the replica process on Spark, killed
-# mid-copy and after a commit. REPLICA_HOME / REPLICA_SOURCE: `make replica-run` applies a source until caught up.
+# Replication (issue 28): the exactly-once crash sweeps (in-memory catalog), the replica process on Spark killed
+# mid-copy, two metastore services on PostgreSQL (a replica killed mid-apply, its service and the source's killed
+# mid-apply), and INSERT INTO (every crash point on Spark, real kills before and after its commit): the long
+# variants (DDL_LOG_REPLICATION_LONG=1) of what `make test` runs in part. REPLICA_HOME / REPLICA_SOURCE: `make
+# replica-run` applies a source until caught up.
 REPLICA_HOME ?= ./replica_home
 REPLICA_SOURCE ?= ./ddl_home
 .PHONY: replication replica-run
-replication: install
-	$(PY) -m pytest -q tests/replication
+replication: install system-deps
+	DDL_LOG_REPLICATION_LONG=1 $(PY) -m pytest -q --durations=20 tests/replication tests/spark/test_insert_into.py \
+		tests/spark/test_insert_into_kill.py $(PYTEST_ARGS)
 replica-run: install
 	$(PY) -m ddl_log --home $(REPLICA_HOME) replica run --source $(REPLICA_SOURCE) --until-caught-up
 

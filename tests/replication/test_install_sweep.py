@@ -5,6 +5,7 @@ a second recovery changes nothing."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from tests import crashkit
 from tests.spark.sweep_support import crash_then_recover, restore, snapshot, spark_worthy, table_state
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("replication")]
+LONG = os.environ.get("DDL_LOG_REPLICATION_LONG") == "1"
 
 OLD = "CREATE TABLE t USING parquet AS SELECT CAST(id AS INT) AS a, concat('x', id % 3) AS b FROM range(50)"
 VERSION = "CREATE TABLE version USING parquet AS SELECT id AS n, concat('v', rand()) AS w FROM range(30)"
@@ -63,7 +65,8 @@ def test_an_install_of_a_version_crashed_anywhere_leaves_the_old_table_or_the_ve
 def test_a_replicas_insert_of_a_sources_files_crashed_anywhere_adds_all_of_them_or_none(spark, warehouse, tmp_path,
                                                                                          clean_spark):
     """The replica's INSERT INTO of a source event's files (copied into its work table, then moved in) at the
-    instants that differ on Spark: nothing copied yet, copied, committed, some files moved."""
+    instants that differ on Spark: nothing copied yet, committed (``make replication``: copied, some files moved
+    too; every instant of INSERT INTO is swept in tests/spark/test_insert_into.py)."""
     from chains.binlog import BinlogEvent
     from chains.versions import AddedFile, AddedFiles
     from ddl_log.replication.added import insert_statement
@@ -93,9 +96,10 @@ def test_a_replicas_insert_of_a_sources_files_crashed_anywhere_adds_all_of_them_
     old, new = before.rows("p"), after.rows("p")
     assert new[1] == 11 and spark.sql("SHOW PARTITIONS p").count() == 4  # every file once, the empty one too
     restore(spark, warehouse, setup, before, after)
-    chosen = [p for p in spark_worthy(trace) if p in (("insert.fill_tmp.before", 1), ("insert.log_moves.before", 1),
-                                                      ("commit.after_binlog", 1), ("insert.move.between", 1))]
-    assert len(chosen) == 4
+    sample = [("insert.fill_tmp.before", 1), ("commit.after_binlog", 1)] + (
+        [("insert.log_moves.before", 1), ("insert.move.between", 1)] if LONG else [])
+    chosen = [p for p in spark_worthy(trace) if p in sample]
+    assert len(chosen) == len(sample)
     outcomes = []
     for index, (point, nth) in enumerate(chosen):
         events = crash_then_recover(world(f"case{index}"), insert, point, nth)
@@ -104,4 +108,4 @@ def test_a_replicas_insert_of_a_sources_files_crashed_anywhere_adds_all_of_them_
         assert state.names() == {"p", "src"} and state.dirs == state.table_dirs({"p", "src"}), (point, nth)
         outcomes.append("new" if events else "old")
         restore(spark, warehouse, setup, before, state)
-    assert outcomes == ["old", "old", "new", "new"]
+    assert outcomes == sorted(outcomes, key=lambda o: o == "new") and outcomes.count("old") == len(sample) // 2

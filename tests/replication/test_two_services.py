@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -75,12 +76,13 @@ def services() -> Iterator[dict[str, MetastoreService]]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def database_home(service: MetastoreService, name: str) -> str:
-    """A database home on the service's own PostgreSQL cluster (the production shape: log beside the metastore)."""
+def database_home(service: MetastoreService, database: str) -> str:
+    """A database home on the service's own PostgreSQL cluster (the production shape: log beside the metastore), in
+    a database of the test's own: every home of a database shares its catalog binlog."""
     assert service.postgres_root is not None
     server = postgres.status(service.postgres_root)
     assert server is not None
-    return f"{postgres.create_database(server, 'ddl_homes')}?home={name}"
+    return f"{postgres.create_database(server, database)}?home=driver-1"
 
 
 def worker(*args: str, crash_at: str | None = None) -> subprocess.Popen[str]:
@@ -101,12 +103,12 @@ def finished(process: subprocess.Popen[str], timeout: float = 600) -> tuple[int,
 
 def test_a_replica_on_its_own_service_applies_every_kind_once_killed_mid_apply_with_readers(services, tmp_path):
     source_service, replica_service = services["source"], services["replica"]
-    source_home = database_home(source_service, "src")
+    source_home = database_home(source_service, "ddl_homes")
     replica_home, done, history = tmp_path / "replica", tmp_path / "source-done", tmp_path / "history.json"
     replica_args = ("replica", str(replica_home), source_home, replica_service.uri, str(replica_service.warehouse),
-                    str(done), str(history))
+                    str(done), str(history), "r")
     began = time.monotonic()
-    source = worker("source", source_home, source_service.uri, str(source_service.warehouse))
+    source = worker("source", source_home, source_service.uri, str(source_service.warehouse), "r")
     killed = worker(*replica_args, crash_at="insert.move.between:1")  # follows the source as it runs
     code, report, err = finished(source)
     assert code == 0 and report is not None, err[-3000:]
@@ -123,3 +125,61 @@ def test_a_replica_on_its_own_service_applies_every_kind_once_killed_mid_apply_w
     assert replica["bad"] == [] and replica["reads"] > 0
     assert replica["dump"] == report["dump"]
     assert len(json.loads(report["dump"]["rp.r"]["rows"][0])) == 2 and "rq.a" not in report["dump"]
+
+
+LONG = os.environ.get("DDL_LOG_REPLICATION_LONG") == "1"
+
+
+def kill(service: MetastoreService) -> None:
+    """SIGKILL the service's process group (its JVM), as a crashed host would; its PostgreSQL keeps running."""
+    running = metastore.status(service.root)
+    assert running is not None
+    os.killpg(running.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 20
+    while metastore.is_alive(running) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def applied_now(home: Path) -> int:
+    from chains.binlog import read_events
+    from ddl_log.replication.origin import mark_of
+
+    return sum(mark_of(event.statement) is not None for event in read_events(str(home))) if home.exists() else 0
+
+
+@pytest.mark.skipif(not LONG, reason="make replication (DDL_LOG_REPLICATION_LONG=1)")
+def test_the_replicas_service_dying_mid_apply_stops_it_typed_and_the_sources_service_is_not_needed(services,
+                                                                                                   tmp_path):
+    """The replica's metastore service SIGKILLed mid-apply: the applier stops with ApplyFailedError naming the
+    event (nothing of it applied: recovery undoes it); once the service is back a new applier goes on from there.
+    The source's service SIGKILLed mid-apply changes nothing: the applier reads the source's catalog binlog
+    (PostgreSQL) and its files, never its metastore. Every event once, the databases equal at the end."""
+    source_service, replica_service = services["source"], services["replica"]
+    source_home = database_home(source_service, "ddl_homes_faults")
+    replica_home, done, history = tmp_path / "replica", tmp_path / "source-done", tmp_path / "history.json"
+    replica_args = ("replica", str(replica_home), source_home, replica_service.uri, str(replica_service.warehouse),
+                    str(done), str(history), "f")
+    code, report, err = finished(worker("source", source_home, source_service.uri, str(source_service.warehouse), "f"))
+    assert code == 0 and report is not None, err[-3000:]
+    done.touch()
+    applier = worker(*replica_args)
+    deadline = time.monotonic() + 300
+    while applied_now(replica_home) < 6 and applier.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    kill(replica_service)
+    code, _, err = finished(applier)
+    assert code != 0 and "ApplyFailedError" in err and "was not applied" in err, err[-3000:]
+    stood = applied_now(replica_home)
+    metastore.start(replica_service.root, port=replica_service.port)
+    history.write_text(json.dumps(report["history"]))
+    resumed = worker(*replica_args)
+    while applied_now(replica_home) < stood + 3 and resumed.poll() is None:
+        time.sleep(0.1)
+    kill(source_service)
+    try:
+        code, replica, err = finished(resumed)
+    finally:
+        metastore.start(source_service.root, port=source_service.port)
+    assert code == 0 and replica is not None, err[-3000:]
+    assert replica["seqs"] == list(range(1, report["events"] + 1)) and replica["bad"] == []
+    assert replica["dump"] == report["dump"]

@@ -1,7 +1,8 @@
 """INSERT INTO through the project on real Spark: it leaves what plain Spark's own INSERT INTO leaves (rows,
 partitions, refusals) for the forms the differential runs do not write (column lists, BY NAME, a static partition
-of no row, a Hive serde table), its binlog event records the files it moved in, and crashed at any instant it adds
-all the rows or none (in-process here; a real SIGKILL of the process and JVM in test_insert_into_kill.py).
+of no row; a Hive serde table in ``make replication``), its binlog event records the files it moved in, and
+crashed at any instant it adds all the rows or none (in-process here; real SIGKILLs in test_insert_into_kill.py and
+tests/replication/test_two_services.py).
 
 ``make replication`` (``DDL_LOG_REPLICATION_LONG=1``) sweeps every crash point on Spark; the default run the points
 around each catalog operation, the commit and the moves (every point is swept on the in-memory catalog in
@@ -50,7 +51,7 @@ def table_facts(spark: Any, name: str) -> tuple[Any, ...]:
     return rows, partitions, spark.table(name).schema.simpleString()
 
 
-@pytest.mark.parametrize("shape", sorted(SHAPES))
+@pytest.mark.parametrize("shape", sorted(SHAPES) if LONG else ["p", "t"])
 def test_insert_into_leaves_what_plain_sparks_insert_into_leaves(clean_spark, tmp_path, shape):
     spark = clean_spark
     for name in ("ours", "plain"):
