@@ -51,7 +51,7 @@ from ddl_log.engine.typed import Statement
 from replace_table.machine import work_names
 from storage import crashpoints
 from storage.catalogs.file_moves import MovePlan, file_mover_of
-from storage.catalogs.interface import Fill, TableMetadata, TableSpec
+from storage.catalogs.interface import TAG_PROPERTY, Fill, TableMetadata, TableSpec
 from storage.catalogs.names import TableName, quote_ident
 from storage.errors import CatalogError, DDLLogError, InvalidNameError, NotAtomicError
 
@@ -103,14 +103,19 @@ class InsertInto(Statement):
         return LockKeys.objects(self.name)
 
     def run(self, ctx: ActionContext) -> InsertResult:
-        metadata = ctx.catalog.table_metadata(self.name)
-        if metadata is None:
+        found = ctx.catalog.recorded_definition(self.name)  # one metastore call on a classic session
+        if found is None:
             raise missing_table(ctx.catalog, self.name)
+        metadata = found[1]
         if metadata.external:
             raise NotAtomicError(f"INSERT INTO the external table {self.name} cannot be atomic: its files live at the "
                                  "table's own location, outside the log's (allow_non_atomic=True or "
                                  "--allow-non-atomic runs Spark's own statement)", str(self.name))
+        self.check(metadata)
         return InsertRun(ctx, self, metadata).run()
+
+    def check(self, metadata: TableMetadata) -> None:
+        """What the table must be beyond an existing managed table (nothing here; a replica checks its shape)."""
 
 
 class InsertRun:
@@ -136,7 +141,7 @@ class InsertRun:
 
     def run(self) -> InsertResult:
         ctx, log = self.ctx, self.ctx.log
-        identity = ctx.catalog.identity(self.name)
+        identity = self.metadata.property_map.get(TAG_PROPERTY) or ctx.catalog.identity(self.name)
         event = None
         try:
             self.undo_chain = log.new_chain(ChainKind.UNDO, self.text)
@@ -145,7 +150,7 @@ class InsertRun:
             self.step("create_tmp", lambda: ctx.catalog.create(self.tmp, TableSpec(like=self.name, copy=True),
                                                                self.tag))
             self.step("fill_tmp", self.fill_tmp)
-            self.plan = self.mover.plan_moves(self.tmp, self.name)
+            self.plan = self.mover.plan_moves(self.tmp, self.name, partitioned=bool(self.metadata.partitioned_by))
             self.step("log_moves", lambda: self.log_moves(identity))
             event = self.step("commit", lambda: commit_chain(
                 log, ctx.binlog, self.undo_chain, self.text, (str(self.name),), xid=self.xid,

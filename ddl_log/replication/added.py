@@ -15,15 +15,14 @@ from collections.abc import Iterable
 
 import attrs
 
-from actions.context import ActionContext
 from chains.binlog import BinlogEvent
 from chains.versions import AddedFiles
-from ddl_log.engine.insert import InsertInto, InsertResult
+from ddl_log.engine.insert import InsertInto
 from ddl_log.replication.copy import Renames, followed_location
 from ddl_log.replication.errors import SourceVersionGoneError
-from storage.catalogs.interface import Fill
+from storage.catalogs.interface import Fill, TableMetadata
 from storage.catalogs.names import TableName
-from storage.errors import InvalidDefinitionError, NoSuchObjectError
+from storage.errors import InvalidDefinitionError
 
 
 @attrs.frozen(kw_only=True)
@@ -32,10 +31,7 @@ class ReplicatedInsert(InsertInto):
 
     added: AddedFiles
 
-    def run(self, ctx: ActionContext) -> InsertResult:
-        metadata = ctx.catalog.table_metadata(self.name)
-        if metadata is None:
-            raise NoSuchObjectError(f"table {self.name} does not exist on the replica", str(self.name))
+    def check(self, metadata: TableMetadata) -> None:
         mine = (tuple((c.name.lower(), c.type.lower()) for c in metadata.columns),
                 tuple(c.lower() for c in metadata.partitioned_by))
         theirs = (tuple((n.lower(), t.lower()) for n, t in self.added.columns),
@@ -44,7 +40,6 @@ class ReplicatedInsert(InsertInto):
             raise InvalidDefinitionError(f"{self.name} on the replica has columns {mine[0]} partitioned by {mine[1]}; "
                                          f"the source added rows to one with {theirs[0]} partitioned by {theirs[1]}",
                                          str(self.name))
-        return super().run(ctx)
 
 
 def present_files(event: BinlogEvent, added: AddedFiles,

@@ -43,11 +43,12 @@ class MovePlan:
 
 @runtime_checkable
 class FileMover(Protocol):
-    def plan_moves(self, staged: TableName, target: TableName) -> MovePlan:
+    def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
         """Reads only: the data files of ``staged`` (the work table an INSERT filled; the engine's hidden and
         ``_SUCCESS`` files are not data) and where each goes in ``target``: into the directory of the target's
         partition when it has it, else where the engine puts that partition (the staged file's path relative to the
-        staged table's directory, under the target's). Raises :class:`NotAtomicError` where the files cannot be
+        staged table's directory, under the target's). ``partitioned``: whether the table is (so that an
+        unpartitioned one costs no partition listing). Raises :class:`NotAtomicError` where the files cannot be
         listed and moved (a file system this process does not reach)."""
         ...
 

@@ -25,7 +25,7 @@ class MemoryFiles:
                  if path.startswith(location_of(name, table) + "/")]
         return max(found, key=lambda item: len(location_of(*item)), default=None)
 
-    def plan_moves(self, staged: TableName, target: TableName) -> MovePlan:
+    def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
         table, into = self.tables.get(staged), self.tables.get(target)
         if table is None or into is None:
             missing = staged if table is None else target

@@ -159,9 +159,9 @@ class SparkCatalog:
 
     # ------------------------------------------------------------------ INSERT INTO's files (spark.file_moves)
 
-    def plan_moves(self, staged: TableName, target: TableName) -> MovePlan:
+    def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
         """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.plan_moves`."""
-        return self._files.plan_moves(staged, target)
+        return self._files.plan_moves(staged, target, partitioned=partitioned)
 
     def data_files(self, location: str) -> tuple[str, ...] | None:
         """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.data_files`."""

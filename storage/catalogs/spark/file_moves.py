@@ -47,12 +47,12 @@ class SparkFileMoves:
 
     # ------------------------------------------------------------------ the source's INSERT INTO
 
-    def plan_moves(self, staged: TableName, target: TableName) -> MovePlan:
+    def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
         """Reads only: two lookups, ``SHOW PARTITIONS`` of the staged table, one directory listing per staged
         partition (or of its directory). A partition's files go where Spark puts that partition's
         (``<table>/<escaped spec>``: a partition given another LOCATION by plain Spark would not read them)."""
         source, destination = self._location(staged), self._location(target)
-        raw_paths = self._alter.partition_paths(staged)
+        raw_paths = self._alter.partition_paths(staged) if partitioned else []
         if not raw_paths:  # unpartitioned (a partitioned table's rows are all in partition directories)
             moves = [FileMove(f"{source}/{name}", f"{destination}/{name}") for name in self._list(source)]
             return MovePlan(destination, tuple(moves))
