@@ -52,8 +52,8 @@ bench: install
 demo: install
 	$(PY) -m ddl_log.frontends.demo
 
-# dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series); `make test` runs a
-# short set of it.
+# dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series, five replacing runs
+# per side of the readers on a metastore service, the in-session readers); `make test` runs a short set of it.
 .PHONY: test-dbt
 test-dbt: install
 	DBT_FULL=1 $(PY) -m pytest -q tests/dbt tests/spark/test_statement_sweeps.py -k "dbt or becomes" $(PYTEST_ARGS)

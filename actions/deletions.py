@@ -5,14 +5,19 @@ it alone, and the statements' "active chains" do not count it."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable, Sequence
+
 import attrs
 
-from actions.kinds.delete_data import DeleteDataPayload
+from actions.kinds.delete_data import DeleteDataPayload, log_delete_data
 from actions.kinds.kind import payload_of
 from actions.kinds.sweep_table import SweepTablePayload
-from chains.entries import ActionEntry, ActionType, ExecuteEntry
+from chains.entries import ActionEntry, ActionType, ChainKind, ChainState, ExecuteEntry
 from chains.log import DDLLog
-from storage.catalogs.names import TableName
+from storage.catalogs.kept_directories import normalized_location
+from storage.catalogs.names import TableName, check_identifier
+from storage.errors import InvalidNameError
 
 SCHEDULED: dict[ActionType, type[DeleteDataPayload] | type[SweepTablePayload]] = {
     ActionType.DELETE_DATA: DeleteDataPayload,
@@ -90,3 +95,64 @@ def due_deletions(log: DDLLog, now: float, dropped: frozenset[TableName] = froze
             continue
         due.append(chain)
     return due
+
+
+@attrs.frozen
+class NameHold:
+    """A scheduled deletion whose directory is the default one of the table name ``name`` (``<database>/<name>``,
+    where plain Spark puts a managed table): until it runs, plain Spark cannot make a managed table of that name
+    (``LOCATION_ALREADY_EXISTS``). ``owner``: the table whose files they were; ``chain``: the deletion chain (the
+    version number when ``version``)."""
+
+    name: TableName
+    location: str
+    due: float
+    chain: int
+    owner: TableName
+    version: bool
+
+
+def held_name(owner: TableName | None, location: str) -> TableName | None:
+    """The table name whose default directory ``location`` would be (its last part, in ``owner``'s database); None
+    for a work table's directory (``ddllog_...``), a database's, or a part that is no table name. By name only:
+    whether the database's directory is its parent is the catalog's to confirm."""
+    if owner is None or owner.name == "*":
+        return None
+    try:
+        return TableName(owner.db, check_identifier(normalized_location(location).rpartition("/")[2]))
+    except InvalidNameError:
+        return None
+
+
+def name_holds(log: DDLLog, positions: Iterable[int] | None = None) -> list[NameHold]:
+    """The committed scheduled deletions (of the chains at ``positions``, else of every chain) whose directory is
+    named like a table, soonest first."""
+    chains = log.active_chains() if positions is None else [
+        log.chain(p) for p in positions if log.is_written(p) and log.chain(p).active]
+    found = []
+    for chain in chains:
+        if chain.master is not None and log.chain(chain.master).active:
+            continue  # its statement has not committed (or is being undone)
+        for action in log.actions_of(chain.position):
+            if action.type is not ActionType.DELETE_DATA or action.done or action.name is None:
+                continue
+            payload = payload_of(action, DeleteDataPayload)
+            name = held_name(action.name, payload.location)
+            if name is not None:
+                found.append(NameHold(name, payload.location, payload.due, chain.position, action.name,
+                                      payload.version is not None))
+    return sorted(found, key=lambda hold: hold.due)
+
+
+def release_now(log: DDLLog, holds: Sequence[NameHold], statement: str) -> int:
+    """Make the holds' directories due now, durably, in one write: a roll-forward chain deleting each of them, due
+    at once (recovery finishes it if the process dies before it ran), and the holds' own deletion chains
+    cancelled (their versions leave the history at that instant, never half deleted). The new chain's position."""
+    position = log.new_chain(ChainKind.FORWARD, statement)
+    now = time.time()
+    with log.batch():
+        for location, owner in dict.fromkeys((hold.location, hold.owner) for hold in holds):
+            log_delete_data(log, position, owner, location, now)
+        for hold in holds:
+            log.set_state(hold.chain, ChainState.CANCELLED)
+    return position

@@ -25,7 +25,7 @@ from contextlib import AbstractContextManager, nullcontext
 import attrs
 
 from actions.context import ActionContext
-from actions.deletions import due_deletions, is_waiting, pending_deletions
+from actions.deletions import due_deletions, is_waiting, name_holds, pending_deletions, release_now
 from actions.errors import ActionFailedError
 from actions.replay import replay_chain
 from chains.binlog import BinlogLike
@@ -162,7 +162,19 @@ def delete_versions_of_dropped(ctx: ActionContext, name: TableName) -> None:
     dropped table; one of them may hold ``<database>/<name>``, which the new table needs). The caller holds the
     name's lock. Nothing to do, and no catalog call, when no deletion of ``name`` is pending."""
     if any(pending.table == name for pending in pending_deletions(ctx.log)) and not ctx.catalog.exists(name):
+        release_versions_early(ctx.log, name)
         run_due_deletions(ctx, dropped=frozenset({name}))
+
+
+def release_versions_early(log: DDLLog, name: TableName) -> None:
+    """Before the waiting deletions of dropped ``name`` run early: those that carry a restorable version first leave
+    the history, durably, in one write (:func:`~actions.deletions.release_now`), so a crash in the middle of deleting
+    their files never leaves a version listed as restorable over a partial directory (UNDROP would install it)."""
+    now = time.time()
+    early = [chain.position for chain in due_deletions(log, now, frozenset({name})) if is_waiting(log, chain, now)]
+    holds = [hold for hold in name_holds(log, early) if hold.version]
+    if holds:
+        release_now(log, holds, f"delete the versions of dropped table {name} at its directory before a new {name}")
 
 
 def _recover_chain(log: DDLLog, context: Callable[[], ActionContext], position: int,

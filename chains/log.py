@@ -211,6 +211,10 @@ class DDLLog:
             with self._lock:
                 self._owned.difference_update(positions)
 
+    def chains_of_this_statement(self) -> tuple[int, ...]:
+        """The chains this thread created inside its :meth:`owning` block so far (none outside one)."""
+        return tuple(getattr(self._scope, "positions", None) or ())
+
     def owned_positions(self) -> frozenset[int]:
         """Chains of statements running now in this process."""
         with self._lock:

@@ -10,9 +10,11 @@ from actions.recovery import RecoveryReport
 from actions.results import StatementResult
 from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.errors import (
+    DirectoryInUseError,
     InvalidSchemaError,
     InvalidSettingError,
     NoSuchVersionError,
+    NothingToReleaseError,
     ObjectInRecoveryError,
     SqlParseError,
     UnsupportedStatementError,
@@ -75,6 +77,7 @@ __all__ = [
     "CommittedWithPendingWorkWarning",
     "CorruptLogError",
     "DDLLogError",
+    "DirectoryInUseError",
     "EngineOperationError",
     "FollowsAnotherSourceError",
     "HomeFencedError",
@@ -95,6 +98,7 @@ __all__ = [
     "NoSuchObjectError",
     "NoSuchVersionError",
     "NotAtomicError",
+    "NothingToReleaseError",
     "ObjectExistsError",
     "ObjectInRecoveryError",
     "OperationNotAllowedError",

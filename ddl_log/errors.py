@@ -4,7 +4,7 @@ live in ``storage/errors.py``, ``chains/errors.py`` and ``actions/errors.py``; `
 
 from __future__ import annotations
 
-from storage.errors import DDLLogError, InvalidNameError, NoSuchObjectError
+from storage.errors import DDLLogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
 
 
 class InvalidSchemaError(InvalidNameError):
@@ -91,3 +91,13 @@ class InvalidSettingError(DDLLogError):
 class NoSuchVersionError(NoSuchObjectError):
     """RESTORE or UNDROP named a version of a table that is not kept (never was, expired, or is the current one);
     ``.name`` is the table."""
+
+
+class NothingToReleaseError(NoSuchObjectError):
+    """RELEASE TABLE NAME named a table name whose default directory holds nothing this home keeps; ``.name`` is the
+    table name."""
+
+
+class DirectoryInUseError(ObjectExistsError):
+    """RELEASE TABLE NAME found the name's default directory used by a table, partition or database (its files are
+    not a kept version's only); ``.name`` is the table name."""

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
+import attrs
+
 from actions.context import ActionContext
 from actions.deletions import PendingDeletion, due_deletions, is_waiting, pending_deletions
 from actions.locking import LockKeys, chain_keys
@@ -30,6 +32,7 @@ from ddl_log.cluster.takeover import (
     stop_takeover,
     take_over_dead,
 )
+from ddl_log.engine.name_holds import explain_holds
 from ddl_log.engine.typed import Statement
 from ddl_log.settings import Settings
 from storage.catalogs.interface import Catalog
@@ -125,9 +128,13 @@ class DDLEngine:
     # ------------------------------------------------------------------ statements
 
     def run(self, statement: Statement) -> StatementResult:
-        """Run a typed statement: the one path of every statement, whoever made it."""
+        """Run a typed statement: the one path of every statement, whoever made it. A directory it left at a table
+        name's default directory (:mod:`ddl_log.engine.name_holds`) gets its note and is in the result's
+        ``holds``."""
         with self._statement(statement.lock_keys()):
-            return statement.run(self.context())
+            result = statement.run(self.context())
+            holds = explain_holds(self.context(), self.log.chains_of_this_statement(), self.home.location)
+        return attrs.evolve(result, holds=holds) if holds else result
 
     @contextmanager
     def _statement(self, keys: LockKeys) -> Iterator[None]:

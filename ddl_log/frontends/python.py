@@ -16,6 +16,7 @@ from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.insert import InsertInto, InsertResult
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
+from ddl_log.engine.name_holds import ReleaseResult, ReleaseTableName
 from ddl_log.engine.schema import SchemaLike
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
@@ -164,6 +165,14 @@ class AtomicDDL(DDLEngine):
         """SHOW TABLES DROPPED [IN db]: the dropped tables UNDROP can bring back (``.rows``)."""
         result = self.run(ShowTablesDropped.of(database, text=statement))
         assert isinstance(result, HistoryResult), result
+        return result
+
+    def release_table_name(self, name: str | TableName, *, statement: str | None = None) -> ReleaseResult:
+        """RELEASE TABLE NAME t: delete now what this home keeps at ``t``'s default directory (a replaced or dropped
+        version waiting for its grace period), so that plain Spark can make a managed table ``t`` (README "dbt",
+        "Going back to plain dbt-spark")."""
+        result = self.run(ReleaseTableName.of(name, text=statement))
+        assert isinstance(result, ReleaseResult), result
         return result
 
     # ------------------------------------------------------------------ databases

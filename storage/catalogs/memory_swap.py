@@ -29,6 +29,8 @@ class SwapState:
     moved: set[str] = attrs.field(factory=set)
     """The "files" (one per row) moved out of an INSERT's work table into its table
     (:mod:`~storage.catalogs.memory_files`)."""
+    notes: dict[str, str] = attrs.field(factory=dict)
+    """The note of each kept directory (``write_kept_note``), by location."""
 
 
 def default_location(name: TableName) -> str:
@@ -124,6 +126,17 @@ class MemorySwap:
     def delete_data(self, location: str, owner: TableName) -> str | None:
         """As Spark's: kept while any table's location is at, under or above it, or a database's at or under it."""
         self._check("delete_data", owner)
+        user = self.directory_user(location)
+        if user is not None:
+            return user
+        self.swap.orphans = {kept for kept in self.swap.orphans
+                             if kept != location and not kept.startswith(location + "/")}
+        self.swap.files = {kept: table for kept, table in self.swap.files.items() if kept in self.swap.orphans}
+        self.swap.notes = {kept: note for kept, note in self.swap.notes.items() if kept in self.swap.orphans}
+        self.forget_database_directory(location)
+        return None
+
+    def directory_user(self, location: str) -> str | None:
         for name, table in self.tables.items():
             where = location_of(name, table)
             if where == location or where.startswith(location + "/") or location.startswith(where + "/"):
@@ -132,11 +145,17 @@ class MemorySwap:
             where = database_location(db)
             if where == location or where.startswith(location + "/"):
                 return f"database {db} is located at {where}"
-        self.swap.orphans = {kept for kept in self.swap.orphans
-                             if kept != location and not kept.startswith(location + "/")}
-        self.swap.files = {kept: table for kept, table in self.swap.files.items() if kept in self.swap.orphans}
-        self.forget_database_directory(location)
         return None
+
+    def write_kept_note(self, location: str, text: str) -> bool:
+        """Only into a directory that is there: kept files, or a table's."""
+        if location not in self.swap.orphans and all(location_of(n, t) != location for n, t in self.tables.items()):
+            return False
+        self.swap.notes[location] = text
+        return True
+
+    def remove_kept_note(self, location: str) -> None:
+        self.swap.notes.pop(location, None)
 
     def live_databases(self) -> set[str]:
         raise NotImplementedError  # MemoryCatalog's

@@ -1,7 +1,7 @@
 """What a dbt user gets from ``type: spark_ddl_log`` over plain dbt-spark, measured in the same run: readers during
 repeated ``dbt run``\\ s never fail and never read a partial table (plain dbt-spark's figures beside them); a model
 that changes kind keeps its name; a model whose SELECT fails leaves the old table whole, binlogs nothing and dbt shows
-Spark's error; going back to plain dbt-spark on the same schema."""
+Spark's error; going back to plain dbt-spark on the same schema, and both on one schema."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import yaml
 from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 
 from dbt.adapters.spark_ddl_log.homes import open_engine
-from tests.dbt.conftest import adapter_target
+from storage.catalogs.kept_directories import KEPT_NOTE
+from tests.conftest import warehouse_of
+from tests.dbt.conftest import adapter_target, full_only
 
 ROWS = 100_000
 TABLE_MODEL = "{{ config(materialized='table') }}\nselect id, {{ var('version') }} as version from range(" + \
@@ -78,6 +80,7 @@ class Readers:
         return f"{self.reads} reads, {self.failed} failed, {self.wrong} wrong"
 
 
+@full_only  # make test runs the same readers, and one in another driver, on a metastore service (test_service_readers)
 class TestReadersDuringRuns:
     @pytest.fixture(scope="class")
     def dbt_profile_target(self, spark: Any, ddl_log_home: Path) -> dict[str, Any]:
@@ -179,9 +182,26 @@ class TestFailingModel:
         return engine.binlog_events()
 
 
+class TestPythonModel:
+    """dbt-spark's session method cannot run Python models (its submission methods send them to Databricks): the
+    adapter refuses one before anything runs, saying so."""
+
+    @pytest.fixture(scope="class")
+    def models(self) -> dict[str, str]:
+        return {"py.py": "def model(dbt, session):\n    return session.range(3)\n"}
+
+    def test_a_python_model_is_refused_before_anything_runs(self, project: Any, spark: Any) -> None:
+        _, output = run_dbt_and_capture(["run"], expect_pass=False)
+        assert "spark_ddl_log does not run Python models (model.test.py)" in output, output[-2000:]
+        assert not spark.catalog.tableExists(f"{project.test_schema}.py")
+
+
 class TestGoingBackToPlainDbtSpark:
-    """A user going back from the adapter to plain dbt-spark on the same schema: dbt-spark's DROP + CREATE of a
-    table the adapter replaced must work."""
+    """A user going back from the adapter to plain dbt-spark, or mixing both on one schema. The first replace of a
+    table at ``<schema>/<name>`` keeps its old files there for the grace period (readers), where plain dbt-spark's
+    CREATE cannot go: the adapter warns saying until when and what frees the name, plain dbt-spark's error meets a
+    directory that explains itself, and ``spark_ddl_log_release`` (RELEASE TABLE NAME) frees it; then plain
+    dbt-spark runs the model, and the adapter runs it again over plain dbt-spark's table."""
 
     @pytest.fixture(scope="class")
     def dbt_profile_target(self, spark: Any, ddl_log_home: Path) -> dict[str, Any]:
@@ -191,14 +211,31 @@ class TestGoingBackToPlainDbtSpark:
     def models(self) -> dict[str, str]:
         return {"t.sql": TABLE_MODEL}
 
-    @pytest.mark.xfail(strict=True, reason="needs issue 29: versions out of <db>/<name>")
-    def test_plain_dbt_spark_runs_a_model_the_adapter_replaced(self, project: Any, spark: Any) -> None:
+    def test_plain_dbt_spark_runs_a_model_the_adapter_replaced_once_the_name_is_released(
+            self, project: Any, spark: Any, ddl_log_home: Path) -> None:
         add_plain_target(project)
+        table = f"{project.test_schema}.t"
+        at_name = warehouse_of(spark) / f"{project.test_schema}.db" / "t"
         run(1)
-        run(2)  # a swap: the first version waits at <db>/t for its grace period
-        results, output = run_dbt_and_capture(["run", "--target", "plain", "--vars", "{version: 3}"],
-                                              expect_pass=False)
-        assert "LOCATION_ALREADY_EXISTS" not in output, "the replaced version's directory holds <db>/t"
-        assert all(result.status == "success" for result in results), output[-2000:]
-        assert spark.sql(f"SELECT count(*) AS n, max(version) AS v FROM {project.test_schema}.t").first().asDict() \
-            == {"n": ROWS, "v": 3}
+        _, output = run_dbt_and_capture(["run", "--vars", "{version: 2}"])  # a swap: version 1 waits at <db>/t
+        release = f"ddl-log --home {ddl_log_home} release {table}"
+        assert "plain dbt-spark" in output and release in output and "spark_ddl_log_release" in output, output
+        assert release in (at_name / KEPT_NOTE).read_text()
+
+        _, output = run_dbt_and_capture(["run", "--target", "plain", "--vars", "{version: 3}"], expect_pass=False)
+        assert "LOCATION_ALREADY_EXISTS" in output  # plain dbt-spark's own CREATE, loudly, at that directory
+        run_dbt(["run-operation", "spark_ddl_log_release", "--args", f"{{relation: {table}}}"])
+        assert not at_name.exists()
+        run(3, target="plain")
+        assert self.rows(spark, table) == {"n": ROWS, "v": 3}
+
+        _, output = run_dbt_and_capture(["run", "--vars", "{version: 4}"])  # mixing: the adapter over plain's table
+        assert self.rows(spark, table) == {"n": ROWS, "v": 4} and release in output
+        run_dbt(["run-operation", "spark_ddl_log_release", "--args", f"{{relation: {table}}}"])
+        run(5, target="plain")
+        assert self.rows(spark, table) == {"n": ROWS, "v": 5}
+
+    @staticmethod
+    def rows(spark: Any, table: str) -> dict[str, int]:
+        spark.catalog.refreshTable(table)
+        return dict(spark.sql(f"SELECT count(*) AS n, max(version) AS v FROM {table}").first().asDict())

@@ -158,6 +158,25 @@ def test_a_version_at_the_names_own_directory_is_kept_for_the_grace_period_only(
         assert ddl.show_tables_dropped().rows == ()
 
 
+def test_a_crash_while_a_new_table_deletes_the_dropped_version_at_its_directory_never_leaves_it_restorable(world):
+    """Review finding: the early deletion ran the version's own waiting chain, so a crash in the middle of deleting
+    its files left it listed (and UNDROP-able) over a partial directory. It leaves the history first, in one write
+    with the deletion that replaces it; recovery finishes that deletion."""
+    from tests import crashkit
+
+    catalog, open_home = world
+    with open_home(grace_seconds=60) as ddl:
+        ddl.drop_tables(["a"])
+        assert [row.location for row in ddl.show_tables_dropped().rows] == ["memory:/default/a"]
+    assert crashkit.crash_at(lambda: open_home(grace_seconds=60), lambda d: d.create_table("a", like="b"),
+                             "forward.delete_data.before_delete", 1)
+    with open_home(grace_seconds=60) as ddl:
+        assert ddl.show_tables_dropped().rows == ()
+        assert not ddl.pending_deletions(), "recovery finished the deletion"
+        assert not catalog.exists(tn("a"))
+        ddl.create_table("a", like="b")
+
+
 def test_versions_keep_the_name_they_were_made_under_across_a_rename(world):
     """A RENAME moves the table, not its history: RESTORE of the old name's versions needs that name."""
     _catalog, open_home = world

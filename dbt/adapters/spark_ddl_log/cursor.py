@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from dbt.adapters.events.logging import AdapterLogger
 from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark.errors import PySparkException
@@ -19,6 +20,9 @@ from pyspark.sql import DataFrame, Row, SparkSession
 
 from dbt.adapters.spark_ddl_log.homes import engine_for
 from ddl_log import DDLLogError
+from ddl_log.engine.name_holds import hold_message
+
+logger = AdapterLogger("spark_ddl_log")
 
 _LEADING_COMMENTS = re.compile(r"\A\s*((?:/\*.*?\*/\s*)+)", re.DOTALL)
 _TRAILING_COMMENTS = re.compile(r"((?:\s*/\*.*?\*/)+)\s*\Z", re.DOTALL)
@@ -52,6 +56,14 @@ def with_comment_inside(sql: str) -> str:
         return text
     comments += f" /* dbt_invocation_id: {get_invocation_id()} */"
     return f"{body[:word.end()]} {comments}{body[word.end():]}"
+
+
+def warn_holds(result: object, home: str) -> None:
+    """A model's replace (or drop) left its table's previous files at ``<schema>/<name>``, where plain dbt-spark
+    would create the table (README "dbt", "Going back to plain dbt-spark"): say until when and what frees it."""
+    for hold in getattr(result, "holds", ()):
+        logger.warning(f"spark_ddl_log: {hold_message(hold, home)}, or before switching: dbt run-operation "
+                       f"spark_ddl_log_release --args '{{relation: {hold.name}}}'")
 
 
 def session(server_side_parameters: dict[str, str]) -> Any:
@@ -91,6 +103,8 @@ class DDLLogCursor:
             results = engine.sql(with_comment_inside(sql))
         except (PySparkException, DDLLogError) as error:  # as dbt-spark's session cursor reports Spark's errors
             raise DbtRuntimeError(str(error)) from error
+        for result in results:
+            warn_holds(result.result, engine.home.location)
         if results and results[-1].kind == "query":
             self.frame = results[-1].result
 

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from dbt.adapters.base.meta import available
+from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.impl import SparkAdapter
+from dbt_common.exceptions import DbtRuntimeError
 
 from dbt.adapters.spark_ddl_log.connections import SparkDDLLogConnectionManager
+
+PYTHON_MODELS = (
+    "spark_ddl_log does not run Python models ({model}): dbt-spark's session method has no way to run them either "
+    "(SparkAdapter.python_submission_helpers offers only job_cluster and all_purpose_cluster, which send the model "
+    "to a Databricks cluster through its REST API, where its saveAsTable runs outside the DDL log); materialize "
+    "the model as SQL")
 
 
 class Spark_DDL_LogAdapter(SparkAdapter):  # noqa: N801 - dbt reads the adapter's module from the class name
@@ -16,3 +25,8 @@ class Spark_DDL_LogAdapter(SparkAdapter):  # noqa: N801 - dbt reads the adapter'
     @classmethod
     def type(cls) -> str:
         return "spark_ddl_log"
+
+    @available.parse_none
+    def submit_python_job(self, parsed_model: dict, compiled_code: str) -> AdapterResponse:  # type: ignore[type-arg]
+        """Refused before anything runs: see :data:`PYTHON_MODELS` (README "dbt")."""
+        raise DbtRuntimeError(PYTHON_MODELS.format(model=parsed_model.get("unique_id", "a Python model")))

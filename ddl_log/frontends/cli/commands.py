@@ -15,7 +15,7 @@ from ddl_log.frontends.cli.forensics import cmd_binlog, cmd_dump, cmd_history, c
 from ddl_log.frontends.cli.metastore import add_metastore_parser, cmd_metastore
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_USAGE
 from ddl_log.frontends.cli.replica import add_replica_parser, cmd_replica
-from ddl_log.frontends.cli.run import cmd_recover, cmd_sql
+from ddl_log.frontends.cli.run import cmd_recover, cmd_release, cmd_sql
 from ddl_log.settings import add_setting_options
 from storage.errors import DDLLogError
 from storage.records.home import DEFAULT_HOME, HOME_ENV
@@ -54,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     recover.add_argument("--all", action="store_true",
                          help="then take over every dead driver's home in the database home's database (its "
                               "advisory lock free or its lease over) and recover its statements")
+
+    release = commands.add_parser(
+        "release", parents=[common], help="free a table name's default directory now (RELEASE TABLE NAME)",
+        description="Delete what this home keeps at <database>/<name> (a replaced or dropped version waiting for "
+                    "its grace period), after proving nothing uses it, so that plain Spark can create a managed "
+                    "table of that name. Queries still reading those files then fail.")
+    release.add_argument("table", metavar="TABLE", help="db.name (a bare name is in the default database)")
+    release.add_argument("--json", action="store_true")
 
     status = commands.add_parser("status", parents=[common], help="active and abandoned chains (read-only)")
     status.add_argument("--json", action="store_true")
@@ -138,6 +146,7 @@ def first_line(text: str) -> str:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "sql": cmd_sql,
     "recover": cmd_recover,
+    "release": cmd_release,
     "status": cmd_status,
     "history": cmd_history,
     "dump": cmd_dump,

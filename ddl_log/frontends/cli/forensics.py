@@ -62,6 +62,9 @@ def cmd_status(args: argparse.Namespace) -> int:
                 what = "sweep of late writes to" if deletion["sweep"] else "was"
                 out(f"  chain {deletion['chain']}: {deletion['location']} ({what} {deletion['table']}), due "
                     f"{deletion['due_at']} (in {deletion['due_in_seconds']:.0f} s)")
+                if deletion["holds_name"]:
+                    out(f"    plain Spark cannot create a managed table {deletion['holds_name']} until then "
+                        f"(`ddl-log release {deletion['holds_name']}` frees the name now)")
         if versions:
             total = sum(v["size_bytes"] or 0 for v in versions)
             out(f"kept versions ({len(versions)}, {total} bytes; RESTORE / UNDROP can bring them back until then):")
@@ -107,7 +110,7 @@ def actions_of(chain: ExecuteEntry, state: LogState) -> list[ActionEntry]:
 
 
 def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
-    from actions.deletions import deletion_of
+    from actions.deletions import deletion_of, held_name
     from chains.entries import ActionType
 
     actions = actions_of(chain, state)
@@ -115,8 +118,9 @@ def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
     assert deletion is not None
     table, payload = deletion
     sweep = any(action.type is ActionType.SWEEP_TABLE for action in actions)
+    held = None if sweep else held_name(table, payload.location)
     return {"chain": chain.position, "table": str(table), "location": payload.location, "due": payload.due,
-            "sweep": sweep,
+            "sweep": sweep, "holds_name": None if held is None else str(held),
             "due_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(payload.due)),
             "due_in_seconds": max(0.0, payload.due - time.time()), "statement": chain.statement}
 

@@ -1,4 +1,4 @@
-"""The commands that open the home (its lock, then recovery first): ``sql`` and ``recover``."""
+"""The commands that open the home (its lock, then recovery first): ``sql``, ``release`` and ``recover``."""
 
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
         try:
             for result in execute(ddl, plans):
                 print_result(result, as_json=args.json)
+                warn_holds(result.result, ddl.home.location)
                 done += 1
         except BrokenPipeError:
             raise
@@ -71,6 +72,30 @@ def cmd_sql(args: argparse.Namespace) -> int:
             label = labels[done]
             where = f"statement {done + 1} of {len(plans)} ({label + ', ' if label else ''}line {plans[done].line})"
             raise StatementFailed(where, exc) from exc
+    return EXIT_ABANDONED if abandoned else EXIT_OK
+
+
+def warn_holds(result: object, home: str) -> None:
+    """What a statement left at a table name's default directory, on stderr (see ``RELEASE TABLE NAME``)."""
+    from ddl_log.engine.name_holds import hold_message
+
+    for hold in getattr(result, "holds", ()):
+        warn(f"note: {hold_message(hold, home)}")
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    """``RELEASE TABLE NAME``: free a table name's default directory now (see :mod:`ddl_log.engine.name_holds`)."""
+    from storage.catalogs.names import TableName
+
+    name = TableName.of(args.table)
+    with open_home(args) as ddl:
+        abandoned = report_recovery(ddl.last_recovery, to_stderr=True)
+        result = ddl.release_table_name(name)
+        if args.json:
+            out(dumps({"table": str(name), "location": result.location, "released": list(result.released),
+                       "kept": result.kept}))
+        else:
+            out(f"ok  {result.describe()}")
     return EXIT_ABANDONED if abandoned else EXIT_OK
 
 

@@ -130,7 +130,8 @@ class Router(VersionRoutes):
             c.i = 2
             return self.insert_into()
         if (head in ("RESTORE", "UNDROP") and c.at(head, "TABLE")) or (head in ("DESCRIBE", "DESC") and c.at(
-                head, "HISTORY")) or (head == "SHOW" and c.at("SHOW", "TABLES", "DROPPED")):
+                head, "HISTORY")) or (head == "SHOW" and c.at("SHOW", "TABLES", "DROPPED")) or (
+                head == "RELEASE" and c.at("RELEASE", "TABLE", "NAME")):
             return self.versions(head)
         if head in ("MSCK", "REPAIR"):
             raise Unsupported(f"{head} ... (adds or drops many partitions, one by one)")

@@ -40,10 +40,11 @@ def validate(script: str, tokens: Sequence[Token]) -> None:
 
 
 def _own_form(words: list[tuple[str, ...]]) -> bool:
-    """RESTORE TABLE, UNDROP TABLE, DESCRIBE HISTORY, SHOW TABLES DROPPED: the table versions' statements."""
+    """RESTORE TABLE, UNDROP TABLE, DESCRIBE HISTORY, SHOW TABLES DROPPED, RELEASE TABLE NAME: the table versions'
+    statements."""
     heads = [word[0] if word else "" for word in words]
     return (heads[:2] in (["RESTORE", "TABLE"], ["UNDROP", "TABLE"], ["DESCRIBE", "HISTORY"], ["DESC", "HISTORY"])
-            or heads == ["SHOW", "TABLES", "DROPPED"])
+            or heads in (["SHOW", "TABLES", "DROPPED"], ["RELEASE", "TABLE", "NAME"]))
 
 
 def _for_sqlglot(script: str, tokens: list[Token]) -> list[Token]:

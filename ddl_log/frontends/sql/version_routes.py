@@ -1,8 +1,9 @@
 """The SQL forms of table versions (this project's own: Spark does not run them): DESCRIBE HISTORY, RESTORE TABLE,
-UNDROP TABLE, SHOW TABLES DROPPED."""
+UNDROP TABLE, SHOW TABLES DROPPED, RELEASE TABLE NAME (:mod:`ddl_log.engine.name_holds`)."""
 
 from __future__ import annotations
 
+from ddl_log.engine.name_holds import ReleaseTableName
 from ddl_log.engine.versions import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
 from ddl_log.frontends.sql.clauses import ClauseReader
 from ddl_log.frontends.sql.plan import PlannedStatement, draft
@@ -18,8 +19,11 @@ class VersionRoutes(ClauseReader):
             database = self.database_name() if c.take("IN") or c.take("FROM") else None
             c.expect_end()
             return c.ddl("SHOW TABLES DROPPED", draft(ShowTablesDropped.of, database), spark_sql=False)
-        c.i = 2
+        c.i = 3 if head == "RELEASE" else 2
         name = c.name("a table name").as_kind("relation")
+        if head == "RELEASE":
+            c.expect_end()
+            return c.ddl("RELEASE TABLE NAME", draft(ReleaseTableName.of, name), spark_sql=False)
         if head == "UNDROP":
             c.expect_end()
             return c.ddl("UNDROP TABLE", draft(UndropTable.of, name), spark_sql=False)

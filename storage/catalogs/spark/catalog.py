@@ -53,6 +53,7 @@ from storage.catalogs.interface import (
     ViewDefinition,
 )
 from storage.catalogs.names import TableName
+from storage.catalogs.spark import kept_notes
 from storage.catalogs.spark.alter import SparkTableAlter
 from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
@@ -260,13 +261,25 @@ class SparkCatalog:
         ``Catalog.delete_data``; :meth:`MetastoreClient.user_of` looks at every database, table and partition), then
         :meth:`storage.catalogs.spark.leftovers.SparkLeftovers.delete_directory`. Without the metastore client (Spark
         Connect) nothing can be proven: the directory is kept and the reason returned."""
-        refusal = self._swap.client_refusal()
-        if refusal is not None:
-            return f"whether anything uses it cannot be checked ({refusal})"
-        user = self._swap.user_of(location)
+        user = self.directory_user(location)
         if user is not None:
             return user
         return self._leftovers.delete_directory(location, owner)
+
+    # ------------------------------------------------ kept directories (storage.catalogs.kept_directories)
+
+    def directory_user(self, location: str) -> str | None:
+        """:meth:`MetastoreClient.user_of`; without the metastore client nothing can be proven (a reason)."""
+        refusal = self._swap.client_refusal()
+        if refusal is not None:
+            return f"whether anything uses it cannot be checked ({refusal})"
+        return self._swap.user_of(location)
+
+    def write_kept_note(self, location: str, text: str) -> bool:
+        return kept_notes.write_note(self._engine, location, text)
+
+    def remove_kept_note(self, location: str) -> None:
+        kept_notes.remove_note(self._engine, location)
 
     # ------------------------------------------------------------------ create (storage.catalogs.spark.create)
 

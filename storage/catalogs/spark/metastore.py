@@ -22,9 +22,9 @@ import contextlib
 import threading
 import time
 from typing import Any
-from urllib.parse import unquote
 
 from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
@@ -285,17 +285,6 @@ class MetastoreClient:
         if _java_class(error).endswith("NoSuchObjectException"):
             return NoSuchObjectError(f"table {name} does not exist", str(name))
         return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
-
-
-def normalized_location(location: str) -> str:
-    """A location as one form for comparison: decoded, no trailing ``/``, ``file:///x`` and a bare ``/x`` as
-    ``file:/x``."""
-    text = unquote(location).rstrip("/")
-    if text.startswith("file:///"):
-        return "file:/" + text[len("file:///"):]
-    if text.startswith("file://localhost/"):
-        return "file:/" + text[len("file://localhost/"):]
-    return "file:" + text if text.startswith("/") else text
 
 
 def _at_or_under(candidate: str, target: str) -> bool:

@@ -49,3 +49,13 @@
   {#- A view materialization over a table: no drop, the CREATE OR REPLACE VIEW above changes its kind. -#}
   {{ log("Replacing table " ~ old_relation.render() ~ " by a view in one statement of the DDL log") }}
 {%- endmacro %}
+
+
+{% macro spark_ddl_log_release(relation) -%}
+  {#- dbt run-operation spark_ddl_log_release --args '{relation: schema.model}': RELEASE TABLE NAME through the DDL
+      log, before a model goes back to plain dbt-spark (README "dbt", "Going back to plain dbt-spark"): the previous
+      version of the model's table kept at <schema>/<model> for its grace period is deleted now, so that plain
+      dbt-spark's CREATE finds the directory free. Queries still reading that version then fail. -#}
+  {%- do run_query("release table name " ~ relation) -%}
+  {{- log("spark_ddl_log: released the default directory of " ~ relation, info=True) -}}
+{%- endmacro %}

@@ -1,0 +1,195 @@
+"""Kept directories at a table name's default directory (:class:`~actions.deletions.NameHold`): the note that
+explains one to whoever plain Spark's ``LOCATION_ALREADY_EXISTS`` sends there, and ``RELEASE TABLE NAME`` that
+frees the name before its time.
+
+Why they exist at all: a replaced or dropped table's old files stay for the grace period so that a query that listed
+them before the change still reads them (README "Concurrent readers"). Spark's CREATE of a managed table needs its
+directory absent or empty (``SessionCatalog.validateTableLocation``), and a table plain Spark made lives at
+``<database>/<name>``, so both cannot hold at once for that directory: after the first replace or drop of such a
+table, plain Spark cannot make a managed table of that name until the directory is deleted. The statement that
+leaves one says so (:attr:`StatementResult.holds`, the dbt adapter's warning) and writes the note into it; the
+operator who cannot wait runs ``RELEASE TABLE NAME db.t`` (``ddl-log release db.t``), which ends the grace period
+of that directory alone.
+
+RELEASE is not binlogged: it changes no catalog object and no table's rows, only deletes files no table uses. A
+replica that has not yet copied that version's files stops as it does when the version expires
+(``SourceVersionGoneError``); an event could not give them back."""
+
+from __future__ import annotations
+
+import contextlib
+import shlex
+import time
+import warnings
+from collections.abc import Sequence
+from typing import ClassVar
+
+import attrs
+
+from actions.context import ActionContext
+from actions.deletions import NameHold, name_holds, release_now
+from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning
+from actions.kinds.claim_version import ClaimVersionPayload
+from actions.kinds.delete_data import DeleteDataPayload
+from actions.kinds.kind import payload_of
+from actions.locking import LockKeys
+from actions.replay import replay_chain
+from actions.results import StatementResult
+from chains.entries import ActionType
+from ddl_log.engine.driver import StatementPoints
+from ddl_log.engine.typed import Statement
+from ddl_log.engine.versions import timestamp_text
+from ddl_log.errors import DirectoryInUseError, NothingToReleaseError
+from storage.catalogs.kept_directories import KEPT_NOTE, KeptDirectories, normalized_location
+from storage.catalogs.names import TableName
+from storage.errors import DDLLogError, NoSuchObjectError, NotAtomicError
+
+RELEASE_POINTS = StatementPoints.declare("release")
+
+
+def release_command(home: str, name: TableName) -> str:
+    """The shell command that frees ``name`` (backquoted, and quoted for the shell, when it needs it)."""
+    plain = all(part.replace("_", "").isalnum() and part.isascii() for part in (name.db, name.name))
+    return f"ddl-log --home {shlex.quote(home)} release {name if plain else shlex.quote(name.quoted)}"
+
+
+def hold_message(hold: NameHold, home: str) -> str:
+    """One line for the statement's caller (the dbt adapter's warning, ``ddl-log sql``)."""
+    return (f"the previous files of {hold.owner} stay at {hold.location} until {timestamp_text(hold.due)} for the "
+            f"queries reading them: plain Spark (and plain dbt-spark) cannot create a managed table {hold.name} "
+            f"until then (LOCATION_ALREADY_EXISTS); to free the name now: {release_command(home, hold.name)}")
+
+
+def note_text(hold: NameHold, statement: str, home: str) -> str:
+    """What :data:`~storage.catalogs.kept_directories.KEPT_NOTE` says: whose files, why kept, until when, and the
+    command that frees the name now."""
+    what = (f"version {hold.chain} of table {hold.owner} (RESTORE TABLE / UNDROP TABLE can bring it back until then)"
+            if hold.version else f"the old files of table {hold.owner}")
+    return (
+        f"spark-ddl-log keeps this directory: {what}, as it was before this statement of the DDL log home {home}:\n"
+        f"  {statement[:300]}\n"
+        "A query that listed these files before that statement still reads them; they are deleted at "
+        f"{timestamp_text(hold.due)} (writer's local time) by the home's next statement or recovery.\n"
+        f"Until then plain Spark cannot create a managed table {hold.name}: its directory must be absent or empty "
+        "(LOCATION_ALREADY_EXISTS). To free the name now (a query still reading these files then fails, and the "
+        "version is gone):\n"
+        f"  {release_command(home, hold.name)}\n"
+        f"  (or the SQL statement RELEASE TABLE NAME {hold.name.quoted} through the DDL log)\n"
+        "Deleting the directory by hand instead leaves the version listed with no files (ddl-log status).\n")
+
+
+def explain_holds(ctx: ActionContext, positions: Sequence[int], home: str) -> tuple[NameHold, ...]:
+    """After a statement whose chains are at ``positions`` committed: the directories it left at a table name's
+    default directory (confirmed by the catalog), each given its note; a version RESTORE or UNDROP made the table's
+    again loses its note. Best effort: the statement has committed, so a failure here only leaves a note out."""
+    catalog = ctx.catalog
+    if not positions or not isinstance(catalog, KeptDirectories):
+        return ()
+    log = ctx.log
+    confirmed: list[NameHold] = []
+    with contextlib.suppress(DDLLogError, OSError):
+        for location in claimed_locations(ctx, positions):
+            catalog.remove_kept_note(location)
+        now = time.time()
+        for hold in name_holds(log, positions):
+            default = catalog.default_location(hold.name) if hold.due > now else None
+            if default is None or normalized_location(default) != normalized_location(hold.location):
+                continue
+            catalog.write_kept_note(hold.location, note_text(hold, log.chain(hold.chain).statement, home))
+            confirmed.append(hold)
+    return tuple(confirmed)
+
+
+def claimed_locations(ctx: ActionContext, positions: Sequence[int]) -> list[str]:
+    """The directories of the versions CLAIM_VERSION actions of these chains made a table's again."""
+    log = ctx.log
+    found = []
+    for position in positions:
+        if not log.is_written(position):
+            continue
+        for claim in log.actions_of(position):
+            if claim.type is not ActionType.CLAIM_VERSION:
+                continue
+            version = payload_of(claim, ClaimVersionPayload).chain
+            found += [payload_of(action, DeleteDataPayload).location for action in log.actions_of(version)
+                      if action.type is ActionType.DELETE_DATA]
+    return found
+
+
+@attrs.frozen(kw_only=True)
+class ReleaseResult(StatementResult):
+    """RELEASE TABLE NAME: ``location`` the directory freed; ``released`` the deletion chains (version numbers) that
+    kept it; ``kept``: why the directory stayed after all (something registered it meanwhile), else None."""
+
+    location: str
+    released: tuple[int, ...]
+    kept: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ReleaseTableName(Statement):
+    """RELEASE TABLE NAME db.t: delete now what this home keeps at ``db.t``'s default directory (a replaced or
+    dropped version waiting for its grace period), after proving no table, partition or database uses it, so that
+    plain Spark can make a managed table ``db.t``. Refused, changing nothing, when nothing is kept there or
+    something uses it. The table ``db.t`` itself, if there is one elsewhere, is not touched."""
+
+    label: ClassVar[str] = "RELEASE TABLE NAME"
+    name: TableName
+
+    @classmethod
+    def of(cls, name: str | TableName, *, text: str | None = None) -> ReleaseTableName:
+        return cls(name=TableName.of(name), text=text)
+
+    def canonical_text(self) -> str:
+        return f"RELEASE TABLE NAME {self.name.quoted}"
+
+    def lock_keys(self) -> LockKeys:
+        """The whole database: which tables' versions sit at the directory is read from the log only once the
+        statement runs, and no RESTORE, UNDROP or deletion of them may run beside it."""
+        return LockKeys.database(self.name.db)
+
+    def run(self, ctx: ActionContext) -> ReleaseResult:
+        catalog = ctx.catalog
+        if not isinstance(catalog, KeptDirectories):
+            raise NotAtomicError(f"cannot release {self.name}: this catalog cannot prove that nothing uses a "
+                                 "directory", str(self.name))
+        location = catalog.default_location(self.name)
+        if location is None:
+            raise NoSuchObjectError(f"cannot release {self.name}: database {self.name.db} does not exist",
+                                    self.name.db)
+        target = normalized_location(location)
+        holds = [hold for hold in name_holds(ctx.log) if normalized_location(hold.location) == target]
+        if not holds:
+            raise NothingToReleaseError(
+                f"nothing this home keeps is at {location}, the default directory of {self.name} (ddl-log status "
+                f"lists what is kept; a {KEPT_NOTE} file there names the home that keeps it); other files there "
+                "are no version's: if no table uses them (e.g. what a killed plain Spark CTAS left), remove them by "
+                "hand", str(self.name))
+        user = catalog.directory_user(location)
+        if user is not None:
+            raise DirectoryInUseError(f"cannot release {location}, the default directory of {self.name}: {user}",
+                                      str(self.name))
+        before, after = RELEASE_POINTS.log
+        before()
+        position = release_now(ctx.log, holds, self.binlog_text)
+        after()
+        before, after = RELEASE_POINTS.do
+        before()
+        kept = None
+        try:
+            replay_chain(ctx, position)
+        except ActionFailedError as error:  # logged: the next statement or recovery deletes it
+            warnings.warn(CommittedWithPendingWorkWarning(
+                f"{self.label} {self.name}: deleting {location} failed ({error}); the next statement or recovery "
+                "deletes it"), stacklevel=2)
+        else:
+            notes = [ctx.log.note_of(action.id) for action in ctx.log.actions_of(position)]
+            kept = next((note for note in notes if note), None)
+        after()
+        released = tuple(hold.chain for hold in holds)
+        return ReleaseResult(objects=(str(self.name),), location=location, released=released, kept=kept,
+                             detail=f"released {location} (kept by chain {', '.join(map(str, released))})"
+                             + (f"; {kept}" if kept else ""))
+
+
+__all__ = ["KEPT_NOTE", "ReleaseResult", "ReleaseTableName", "explain_holds", "hold_message", "release_command"]

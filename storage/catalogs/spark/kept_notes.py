@@ -1,0 +1,75 @@
+"""The note of a kept directory (:mod:`storage.catalogs.kept_directories`) on Spark's file systems: Python's file
+functions for local directories, Hadoop's ``FileSystem`` of the session elsewhere (HDFS, object stores); a Spark
+Connect session has neither, so it writes no note."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Any
+
+from storage.catalogs.kept_directories import KEPT_NOTE
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error, local_path
+from storage.errors import EngineOperationError
+
+
+def write_note(engine: Engine, location: str, text: str) -> bool:
+    """``text`` as the note of the directory ``location`` (False: the directory is gone, or no way to write)."""
+    local = local_path(location)
+    if local is not None:
+        if not local.is_dir():
+            return False
+        staged = local / f".{KEPT_NOTE}.new"  # hidden while it is written, then in place at once
+        try:
+            staged.write_text(text, encoding="utf-8")
+            os.replace(staged, local / KEPT_NOTE)
+        except OSError as error:
+            raise EngineOperationError(f"cannot write {KEPT_NOTE} into {location}: {error}", location,
+                                       error) from None
+        return True
+    try:
+        found = _hadoop(engine, location)
+        if found is None:
+            return False
+        file_system, directory = found
+        if not file_system.exists(directory):
+            return False
+        stream = file_system.create(_child(engine, directory), True)
+        try:
+            stream.write(bytearray(text.encode("utf-8")))
+        finally:
+            stream.close()
+    except ENGINE_ERRORS as error:
+        raise EngineOperationError(f"cannot write {KEPT_NOTE} into {location}: {inspect_error(error).message}",
+                                   location, error) from None
+    return True
+
+
+def remove_note(engine: Engine, location: str) -> None:
+    local = local_path(location)
+    if local is not None:
+        with contextlib.suppress(FileNotFoundError):
+            (local / KEPT_NOTE).unlink()
+        return
+    try:
+        found = _hadoop(engine, location)
+        if found is not None:
+            file_system, directory = found
+            file_system.delete(_child(engine, directory), False)
+    except ENGINE_ERRORS as error:
+        raise EngineOperationError(f"cannot remove {KEPT_NOTE} from {location}: {inspect_error(error).message}",
+                                   location, error) from None
+
+
+def _hadoop(engine: Engine, location: str) -> tuple[Any, Any] | None:
+    """The session's Hadoop file system of ``location`` and its path (None on Spark Connect: no JVM handle)."""
+    jvm = getattr(engine.spark, "_jvm", None)
+    context = getattr(engine.spark, "_jsc", None)
+    if jvm is None or context is None:
+        return None
+    path = jvm.org.apache.hadoop.fs.Path(location)
+    return path.getFileSystem(context.hadoopConfiguration()), path
+
+
+def _child(engine: Engine, directory: Any) -> Any:
+    return engine.spark._jvm.org.apache.hadoop.fs.Path(directory, KEPT_NOTE)

@@ -1,0 +1,54 @@
+"""A table plain Spark made at ``<db>/<name>``, replaced through the project: its old files wait there for the grace
+period, which blocks plain Spark's CREATE of that name (``LOCATION_ALREADY_EXISTS``, Spark's
+``SessionCatalog.validateTableLocation``); the directory explains itself (its note, which readers, RESTORE and the
+preservation of the version's files never see), and RELEASE TABLE NAME frees the name at once. (The log's side,
+crashes included: tests/unit/test_release_name.py.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL
+from storage.catalogs.kept_directories import KEPT_NOTE
+from tests.conftest import warehouse_of
+
+pytestmark = pytest.mark.spark
+
+DB = "rel"
+
+
+def files(path: Any) -> list[str]:
+    return sorted(entry.name for entry in path.iterdir()) if path.is_dir() else []
+
+
+def test_plain_spark_meets_an_explained_directory_and_release_frees_the_name(spark, tmp_path, clean_spark):
+    spark.sql(f"CREATE DATABASE {DB}")
+    spark.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT id, 'old' AS w FROM range(50)")
+    spark.sql(f"CREATE TABLE {DB}.u USING parquet AS SELECT id FROM range(3)")
+    at_name = warehouse_of(spark) / f"{DB}.db" / "t"
+    old_files = files(at_name)
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=600, retention_seconds=0) as ddl:
+        [replaced] = ddl.sql(f"CREATE OR REPLACE TABLE {DB}.t USING parquet AS SELECT id, 'new' AS w FROM range(5)")
+        [hold] = replaced.result.holds
+        assert (str(hold.name), hold.version) == (f"{DB}.t", True)
+        assert files(at_name) == sorted([*old_files, KEPT_NOTE])  # the old version's files, untouched
+        note = (at_name / KEPT_NOTE).read_text()
+        assert f"version {hold.chain} of table {DB}.t" in note and f"release {DB}.t" in note
+        # a reader that listed the old files reads them as before: Spark skips the note (a name starting with _)
+        assert spark.read.parquet(str(at_name)).filter("w = 'old'").count() == 50
+
+        spark.sql(f"DROP TABLE {DB}.t")  # going back to plain Spark: its DROP + CREATE of the name
+        with pytest.raises(Exception, match="LOCATION_ALREADY_EXISTS"):
+            spark.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT 1 AS id")
+        released = ddl.release_table_name(f"{DB}.t")
+        assert released.released == (hold.chain,) and not at_name.exists()
+        spark.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT 1 AS id")
+        assert spark.table(f"{DB}.t").count() == 1
+
+        first = ddl.create_or_replace_table(f"{DB}.u", as_select="SELECT id FROM range(7)")
+        assert (warehouse_of(spark) / f"{DB}.db" / "u" / KEPT_NOTE).exists()
+        ddl.restore_table(f"{DB}.u", version=first.version)  # the version is the table's again: no note in it
+        assert not (warehouse_of(spark) / f"{DB}.db" / "u" / KEPT_NOTE).exists()
+        assert spark.table(f"{DB}.u").count() == 3
