@@ -109,7 +109,8 @@ class SparkFileMoves:
                                        move.target, error) from None
 
     def moves_done(self, target: TableName, plan: MovePlan) -> None:
-        """Sync the directories (local), register the partitions ``target`` lacks (one call), refresh the session."""
+        """Sync the directories (local), register the partitions ``target`` lacks (one call), refresh the session,
+        update the statistics as Spark's INSERT does."""
         directories = {str(path.parent) for move in plan.moves for location in (move.source, move.target)
                        if (path := local_path(location)) is not None}
         sync_directory(sorted(directories))
@@ -121,9 +122,21 @@ class SparkFileMoves:
         self._engine.forget(target)
         try:
             self._engine.spark.catalog.refreshTable(target.quoted)
+            self._update_statistics(target)
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot refresh {target}: {inspect_error(error).message}", str(target),
                                        error) from None
+
+    def _update_statistics(self, target: TableName) -> None:
+        """What Spark's own INSERT does to the table's statistics after its files are in (``CommandUtils
+        .updateTableStats``: dropped, or recomputed when ``spark.sql.statistics.size.autoUpdate.enabled``); on a
+        classic session (Spark Connect has no handle on it: the old statistics stay)."""
+        jsession, jvm = getattr(self._engine.spark, "_jsparkSession", None), getattr(self._engine.spark, "_jvm", None)
+        if jsession is None or jvm is None:
+            return
+        identifier = jvm.org.apache.spark.sql.catalyst.TableIdentifier(target.name, jvm.scala.Some(target.db))
+        table = jsession.sessionState().catalog().getTableMetadata(identifier)
+        jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(jsession, table)
 
     # ------------------------------------------------------------------ the replica's copy
 
