@@ -1,6 +1,6 @@
 """INSERT INTO through the project on real Spark: it leaves what plain Spark's own INSERT INTO leaves (rows,
-partitions, statistics, refusals) for the forms the differential runs do not write (column lists, BY NAME, a static partition
-of no row; a Hive serde table in ``make replication``), its binlog event records the files it moved in, and
+partitions, statistics, refusals) for forms the differential runs write seldom (column lists, BY NAME, a static
+partition of no row; a Hive serde table in ``make replication``), its binlog event records the files it moved in, and
 crashed at any instant it adds all the rows or none (in-process here; real SIGKILLs in test_insert_into_kill.py and
 tests/replication/test_two_services.py).
 
