@@ -62,8 +62,10 @@ def present_files(event: BinlogEvent, added: AddedFiles,
     return tuple(paths)
 
 
-def insert_statement(event: BinlogEvent, text: str, later: Renames) -> ReplicatedInsert:
-    """The replica's INSERT INTO for ``event`` (its ``added`` record), the source's files copied, not its query."""
+def insert_statement(event: BinlogEvent, text: str, later: Renames,
+                     name: TableName | None = None) -> ReplicatedInsert:
+    """The replica's INSERT INTO for ``event`` (its ``added`` record), the source's files copied, not its query;
+    into ``name`` (default: the source's table name, as the event records it)."""
     added = event.added
     assert added is not None
     try:
@@ -72,4 +74,4 @@ def insert_statement(event: BinlogEvent, text: str, later: Renames) -> Replicate
         paths = present_files(event, added, later())
     fill = Fill(copy_files=tuple((path, file.partition) for path, file in zip(paths, added.files, strict=True)),
                 copy_partitions=added.partitions)
-    return ReplicatedInsert(name=TableName.of(added.table), fill=fill, added=added, text=text)
+    return ReplicatedInsert(name=name or TableName.of(added.table), fill=fill, added=added, text=text)
