@@ -41,6 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 SLOWEST_FIRST = (
     "tests/production/",
+    "tests/replication/test_two_services.py",
     "tests/cluster/",
     "tests/soak_cluster/",
     "tests/soak/",
