@@ -123,11 +123,12 @@ spark-cluster-stop: install
 test-cluster: install
 	DDL_LOG_CLUSTER_PROOFS=long $(PY) -m pytest -q -p no:cacheprovider --timeout 7200 --durations=20 tests/cluster $(PYTEST_ARGS)
 
-# Replication (issue 28): the exactly-once crash sweeps (in-memory catalog), the replica process on Spark killed
-# mid-copy, two metastore services on PostgreSQL (a replica killed mid-apply, its service and the source's killed
-# mid-apply), and INSERT INTO (every crash point on Spark, real kills before and after its commit): the long
-# variants (DDL_LOG_REPLICATION_LONG=1) of what `make test` runs in part. REPLICA_HOME / REPLICA_SOURCE: `make
-# replica-run` applies a source until caught up.
+# Replication (issue 28): every test of tests/replication with their long variants (DDL_LOG_REPLICATION_LONG): the
+# exactly-once and bootstrap/resync/promote crash sweeps, resync crashed at every catalog instant on Spark, bootstrap
+# and check from a source on a metastore service and from a stopped source's embedded metastore (several JVMs each),
+# two metastore services on PostgreSQL (a replica killed mid-apply, its service and the source's killed mid-apply),
+# and INSERT INTO (every crash point on Spark, real kills before and after its commit). `make test` runs the short
+# variants. REPLICA_HOME / REPLICA_SOURCE: `make replica-run` applies a source until caught up.
 REPLICA_HOME ?= ./replica_home
 REPLICA_SOURCE ?= ./ddl_home
 .PHONY: replication replica-run

@@ -190,7 +190,8 @@ def test_copy_of_a_1m_row_version_beside_cp_and_copytree(benchmark, spark: Any, 
     copies = iter(range(1000))
 
     def files_only() -> None:  # the install's data path alone: its copy of the version's files
-        copy_version_files(version.location, f"file:{tmp_path}/files{next(copies)}", TableName.of("x"), version.files)
+        copy_version_files(version.location, f"file:{tmp_path}/files{next(copies)}", TableName.of("x"),
+                           names=version.files)
 
     steps = {"replica_install": install, "replica_file_copy": files_only}
     paired_copies(location, tmp_path, steps, 998)  # warm-up: the first replace of a JVM pays class loading

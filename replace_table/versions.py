@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from actions.context import ActionContext
 from chains.versions import VersionRecord
-from storage.catalogs.file_moves import FileMover
+from storage.catalogs.file_moves import data_files_of
 from storage.catalogs.interface import TAG_PROPERTY, Fill, TableSpec
 from storage.catalogs.names import TableName
 
@@ -45,5 +45,5 @@ def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | N
         provider=metadata.provider,
         properties=tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY),
         comment=metadata.comment,
-        files=ctx.catalog.data_files(location) if isinstance(ctx.catalog, FileMover) else None,
+        files=data_files_of(ctx.catalog, location),
     )

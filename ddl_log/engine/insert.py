@@ -166,7 +166,10 @@ class InsertRun:
 
     def fill_tmp(self) -> None:
         try:
-            self.ctx.catalog.insert(self.tmp, self.fill)
+            if self.fill.copy_files or self.fill.copy_partitions:  # a replica: the source's files, as files
+                self.mover.copy_in(self.tmp, self.fill)
+            else:
+                self.ctx.catalog.insert(self.tmp, self.fill)
         except CatalogError as error:  # Spark's message names the work table: name the statement's table instead
             raise renamed(error, self.tmp, self.name) from None
 

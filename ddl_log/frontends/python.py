@@ -40,7 +40,15 @@ from ddl_log.engine.views import (
 from ddl_log.frontends.sql import SqlResult, run_sql
 from ddl_log.frontends.sql.execute import read_statements
 from ddl_log.replication.apply import Applier
+from ddl_log.replication.bootstrap import Bootstrap, SyncReport
+from ddl_log.replication.check import Check, CheckReport
+from ddl_log.replication.errors import ReplicaConfigError
+from ddl_log.replication.follow import Filters, configure
+from ddl_log.replication.promote import PromoteReport, check_writable, promote
+from ddl_log.replication.readers import source_reader
+from ddl_log.replication.resync import Resync
 from ddl_log.replication.source import open_source
+from ddl_log.replication.state import read_state
 from replace_table.machine import ReplaceResult
 from storage.catalogs.names import TableName
 
@@ -62,11 +70,82 @@ class AtomicDDL(DDLEngine):
         """The typed statements of a SQL text, names resolved now, none run (what a replica applies)."""
         return read_statements(self, text)
 
-    def replica_of(self, source: str) -> Applier:
+    def run(self, statement: Statement) -> StatementResult:
+        """Run a typed statement on the engine's one path; on a replica home only what it applies (read-only until
+        promoted: :func:`~ddl_log.replication.promote.check_writable`)."""
+        check_writable(self, statement)
+        return super().run(statement)
+
+    # ------------------------------------------------------------------ replication ("Replication" in the README)
+
+    def replica_of(self, source: str, *, databases: Iterable[str] | None = None,
+                   rewrite_db: Mapping[str, str] | None = None) -> Applier:
         """This home as a replica of the source home ``source`` (a directory, or a database home's URL: its catalog
         binlog): :class:`~ddl_log.replication.apply.Applier` (``apply_available()``, ``run(until_caught_up=True)``,
-        ``position``)."""
-        return Applier(self, open_source(source), self.statements_of)
+        ``position``). ``databases``: replicate only these (other events are skipped and recorded);
+        ``rewrite_db``: {source database: replica database}. Set once; later calls may leave them out."""
+        opened = open_source(source)
+        if databases is not None or rewrite_db:
+            configure(self.home.spark_directory(), self.home.location, self.binlog_events(), opened.origin,
+                      Filters.of(databases, rewrite_db or {}))
+        return Applier(self, opened, self.statements_of)
+
+    def replica_bootstrap(self, source: str, *, databases: Iterable[str], rewrite_db: Mapping[str, str] | None = None,
+                          source_metastore: str | None = None, source_catalog: object | None = None,
+                          attempts: int = 5) -> SyncReport:
+        """Make this home a replica of ``source`` from its current state: ``databases`` (renamed by ``rewrite_db``)
+        copied as they are at one source position, then the applier goes on from it. ``source_metastore``: where
+        the source's catalog is (``thrift://HOST:PORT``, or ``embedded`` for a stopped source's own Derby; default:
+        this home's metastore, under other database names); ``source_catalog``: a catalog object instead."""
+        opened = open_source(source)
+        filters = Filters.of(databases, rewrite_db or {})
+        reader, same = source_reader(self, opened, filters, metastore=source_metastore, catalog=source_catalog)
+        try:
+            return Bootstrap(self, opened, reader, filters, attempts=attempts, source_catalog=source_metastore,
+                             same_catalog=same).run()
+        finally:
+            reader.close()
+
+    def replica_check(self, source: str | None = None, *, catch_up: bool = True,
+                      source_metastore: str | None = None, source_catalog: object | None = None) -> CheckReport:
+        """Compare every replicated object with the source's (definitions and row checksums) at the replica's
+        position, after catching up (``catch_up``); ``.differences`` empty when they agree."""
+        applier = self.replica_of(self._source_of(source))
+        reader, _ = source_reader(self, applier.source, applier.follow.filters,
+                                  metastore=self._source_metastore(source_metastore), catalog=source_catalog)
+        try:
+            return Check(self, applier, reader).run(catch_up=catch_up)
+        finally:
+            reader.close()
+
+    def replica_resync(self, table: str | TableName, *, source: str | None = None,
+                       source_metastore: str | None = None, source_catalog: object | None = None,
+                       attempts: int = 5) -> SyncReport:
+        """Copy the replica's ``table`` again from the source, in one atomic replace, at a recorded source position
+        (the applier then skips the events on it up to there)."""
+        opened = open_source(self._source_of(source))
+        state = read_state(self.home.spark_directory())
+        reader, _ = source_reader(self, opened, Filters.of_state(state),
+                                  metastore=self._source_metastore(source_metastore), catalog=source_catalog)
+        try:
+            return Resync(self, opened, reader, TableName.of(table), attempts=attempts).run()
+        finally:
+            reader.close()
+
+    def replica_promote(self, *, catch_up: bool = False, source: str | None = None) -> PromoteReport:
+        """Stop following the source (after applying what it has, with ``catch_up``) and become a source."""
+        if catch_up:
+            self.replica_of(self._source_of(source)).run(until_caught_up=True)
+        return promote(self)
+
+    def _source_of(self, source: str | None) -> str:
+        found = source or read_state(self.home.spark_directory()).source
+        if found is None:
+            raise ReplicaConfigError(self.home.location, "it follows no source yet: name one")
+        return found
+
+    def _source_metastore(self, given: str | None) -> str | None:
+        return given if given is not None else read_state(self.home.spark_directory()).source_catalog
 
     # ------------------------------------------------------------------ tables
 

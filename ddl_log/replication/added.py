@@ -31,6 +31,9 @@ class ReplicatedInsert(InsertInto):
 
     added: AddedFiles
 
+    def canonical_text(self) -> str:
+        return f"/* add the {len(self.added.files)} files an INSERT INTO added */ INSERT INTO TABLE {self.name.quoted}"
+
     def check(self, metadata: TableMetadata) -> None:
         mine = (tuple((c.name.lower(), c.type.lower()) for c in metadata.columns),
                 tuple(c.lower() for c in metadata.partitioned_by))

@@ -13,9 +13,10 @@ events that recorded their table version are installed from that version's files
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import attrs
 
@@ -27,9 +28,12 @@ from ddl_log.engine.versions import RestoreTable
 from ddl_log.replication.added import insert_statement
 from ddl_log.replication.copy import copy_statement, copyable
 from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError, SourceVersionGoneError
+from ddl_log.replication.follow import SkipNotes, follow_of
+from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.origin import AppliedPosition, marked
-from ddl_log.replication.source import Source, open_source
-from ddl_log.replication.state import ReplicaState, note_error, read_state, write_state
+from ddl_log.replication.rewrite import rewrite_statement
+from ddl_log.replication.source import Source
+from ddl_log.replication.state import REPLICATION_DIR, note_error, read_state, write_state
 from storage import crashpoints
 from storage.catalogs.names import TableName
 from storage.errors import DDLLogError
@@ -48,6 +52,8 @@ class ApplyReport:
     position: int
     copied: int = 0
     """Of ``applied``, events installed from their version's files."""
+    skipped: int = 0
+    """Events not applied and recorded as skipped (notes, filters, this home's own, resynced tables)."""
 
 
 class Applier:
@@ -58,7 +64,8 @@ class Applier:
         self.source = source
         self.read = read
         self.home_dir = engine.home.spark_directory()
-        applied = AppliedPosition.read(engine.binlog_file.events())
+        events = list(engine.binlog_file.events())
+        applied = AppliedPosition.read(events)
         others = sorted(set(applied.seqs) - {source.origin})
         state = read_state(self.home_dir)
         followed = state.origin if state.origin not in (None, source.origin) else (others[0] if others else None)
@@ -67,14 +74,25 @@ class Applier:
         if state.origin is None:
             write_state(self.home_dir, attrs.evolve(state, source=source.path, origin=source.origin))
         self.position = applied.of(source.origin)
+        self.follow = follow_of(engine.home.location, events, source, read_state(self.home_dir),
+                                Ledger(os.path.join(self.home_dir, REPLICATION_DIR)))
+        self.skips = SkipNotes(engine.binlog_file, source.origin)
 
     def statements(self, event: BinlogEvent) -> list[Statement]:
         """The replica's statements for ``event``: exactly one, its text the source's behind the position marker."""
         text = marked(self.source.origin, event.seq, event.statement)
+        mapping = self.follow.filters.mapping
         if copyable(event.version) and not self.engine.uses_custom_catalog:
-            return [copy_statement(self.engine.spark, event, text, lambda: self.renames_after(event.seq))]
+            assert event.version is not None
+            table = self.follow.filters.target(TableName.of(event.version.table))
+            copy = copy_statement(self.engine.spark, event, text, lambda: self.renames_after(event.seq), name=table)
+            return [attrs.evolve(copy, text=marked(self.source.origin, event.seq, copy.canonical_text()))
+                    if mapping else copy]
         if event.added is not None and not self.engine.uses_custom_catalog:
-            return [insert_statement(event, text, lambda: self.renames_after(event.seq))]
+            table = self.follow.filters.target(TableName.of(event.added.table))
+            insert = insert_statement(event, text, lambda: self.renames_after(event.seq), name=table)
+            return [attrs.evolve(insert, text=marked(self.source.origin, event.seq, insert.canonical_text()))
+                    if mapping else insert]
         statements = self.read(event.statement)
         if len(statements) != 1:
             raise ApplyFailedError(event.seq, event.statement,
@@ -84,7 +102,10 @@ class Applier:
                                    "which the replica's does not number alike; it replicates by copying the "
                                    "restored version's files, which needs a parquet or ORC table and a Spark "
                                    "catalog on the replica (re-bootstrap the table)")
-        return [attrs.evolve(statements[0], text=text)]
+        statement = rewrite_statement(statements[0], mapping)
+        if statement != statements[0]:  # the replica's binlog says what it did: the rewritten statement
+            text = marked(self.source.origin, event.seq, statement.canonical_text())
+        return [attrs.evolve(statement, text=text)]
 
     def renames_after(self, seq: int) -> Iterator[tuple[TableName, TableName]]:
         """The source's table renames after ``seq``, in order (where a moved version's files went)."""
@@ -98,6 +119,7 @@ class Applier:
     def apply(self, event: BinlogEvent) -> bool:
         """Apply one event (the next after the position); True when it was installed from its version's files."""
         BEFORE_APPLY()
+        self.follow.check_by_hand(self.engine.catalog, event)
         try:
             statements = self.statements(event)
             for statement in statements:
@@ -108,56 +130,51 @@ class Applier:
             raise ApplyFailedError(event.seq, event.statement, error) from error
         AFTER_APPLY()
         self.position = event.seq
+        self.follow.noted(self.engine.catalog, event)
         return (copyable(event.version) or event.added is not None) and not self.engine.uses_custom_catalog
 
     def apply_available(self, until: int | None = None) -> ApplyReport:
         """Apply every event committed on the source now (up to ``until``), in order; stops at the first error."""
         applied = copied = 0
+        skipped = self.skips.count
         try:
             for event in self.source.events_after(self.position):
                 if until is not None and event.seq > until:
                     break
+                reason = self.follow.skip_reason(event)
+                if reason is not None:
+                    self.skips.add(event.seq, reason)
+                    continue
+                self.note_skips()
                 copied += self.apply(event)
                 applied += 1
+            self.note_skips()
         except DDLLogError as error:
+            with contextlib.suppress(DDLLogError):  # what was skipped before the failing event is recorded
+                self.note_skips()
             note_error(self.home_dir, error)
             raise
-        if applied and read_state(self.home_dir).last_error is not None:
+        if (applied or self.skips.count > skipped) and read_state(self.home_dir).last_error is not None:
             note_error(self.home_dir, None)
-        return ApplyReport(applied, self.position, copied)
+        return ApplyReport(applied, self.position, copied, self.skips.count - skipped)
+
+    def note_skips(self) -> None:
+        """Record the events skipped since the last note, in one note that moves the position past them."""
+        noted = self.skips.flush()
+        if noted is not None:
+            self.position = noted
 
     def run(self, *, until_caught_up: bool = False, poll_seconds: float = 1.0,
             stop: Callable[[], bool] = lambda: False) -> ApplyReport:
         """Apply until the source's head (``until_caught_up``), or forever, polling for new events."""
-        applied = copied = 0
+        applied = copied = skipped = 0
         while True:
             report = self.apply_available()
-            applied, copied = applied + report.applied, copied + report.copied
+            applied, copied, skipped = applied + report.applied, copied + report.copied, skipped + report.skipped
             if until_caught_up and self.position >= self.source.head().seq:
-                return ApplyReport(applied, self.position, copied)
+                return ApplyReport(applied, self.position, copied, skipped)
             if stop():
-                return ApplyReport(applied, self.position, copied)
-            if not report.applied:
+                return ApplyReport(applied, self.position, copied, skipped)
+            if not report.applied and not report.skipped:
                 time.sleep(poll_seconds)
 
-
-def replica_status(home_dir: str, replica_events: Any, source: Source | None) -> dict[str, Any]:
-    """Applied position, source head, events and seconds behind, last error: from files only (no Spark, no lock)."""
-    state: ReplicaState = read_state(home_dir)
-    if source is None and state.source is not None:
-        try:
-            source = open_source(state.source)
-        except Exception:  # noqa: BLE001 - gone, or a database whose password is not kept: status says less
-            source = None
-    applied = AppliedPosition.read(replica_events)
-    origin = source.origin if source is not None else state.origin
-    position = applied.of(origin) if origin is not None else 0
-    status: dict[str, Any] = {"source": state.source, "origin": origin, "applied": position,
-                              "last_error": state.last_error, "pid": state.pid}
-    if source is not None:
-        head = source.head()
-        status["source_head"] = head.seq
-        status["events_behind"] = max(0, head.seq - position)
-        pending = next(iter(source.events_after(position)), None)
-        status["seconds_behind"] = 0.0 if pending is None else round(time.time() - pending.timestamp, 3)
-    return status

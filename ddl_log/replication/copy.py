@@ -78,22 +78,23 @@ def present_location(event: BinlogEvent, version: VersionRecord, later: Renames)
     return location
 
 
-def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames) -> Statement:
+def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames, *,
+                   name: TableName | None = None) -> Statement:
     """CREATE OR REPLACE of the event's table from its version's files: copied as files when the version is
     unpartitioned and both sides are local (:class:`~ddl_log.replication.install.InstallVersion`), else read with
     Spark when the statement fills its TMP. ``later``: the source's renames after this event (read only when the
-    files moved)."""
+    files moved). ``name``: the replica's table (``--rewrite-db``; default the version's own)."""
     from storage.catalogs.spark.engine import local_path
 
     version = event.version
     assert version is not None
+    target = TableName.of(version.table) if name is None else name
     location = present_location(event, version, later)
     warehouse = str(spark.conf.get("spark.sql.warehouse.dir"))
     if not version.partitioned_by and local_path(location) is not None and local_path(warehouse) is not None:
         spec = table_spec(schema=schema_text(version), using=version.provider,
                           properties=dict(version.properties) or None, comment=version.comment)
-        return InstallVersion(name=TableName.of(version.table), spec=spec, files_from=location, files=version.files,
-                              text=text)
+        return InstallVersion(name=target, spec=spec, files_from=location, files=version.files, text=text)
     reader = spark.read.schema(schema_text(version)).format(version.provider)
     if version.files is None:
         frame = reader.load(location)
@@ -101,6 +102,6 @@ def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames) ->
         frame = reader.option("basePath", location).load([f"{location.rstrip('/')}/{f}" for f in version.files])
     else:
         frame = spark.createDataFrame([], schema_text(version))
-    return CreateOrReplaceTable.of(TableName.of(version.table), df=frame, using=version.provider,
+    return CreateOrReplaceTable.of(target, df=frame, using=version.provider,
                                    partitioned_by=version.partitioned_by, properties=dict(version.properties) or None,
                                    comment=version.comment, text=text)

@@ -84,3 +84,86 @@ class SourceEventsMissingError(ReplicationError):
         self.name = location
         self.after_seq = after_seq
         self.found_seq = found_seq
+
+
+class RewriteError(ReplicationError):
+    """``--rewrite-db`` cannot rename the databases a statement's SQL text names (sqlglot cannot read it): the
+    statement is not applied rather than applied to the source's database."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        super().__init__(f"{what}: {reason}")
+        self.name = what
+
+
+class ReplicaConfigError(ReplicationError):
+    """The replica's filters (``--databases``, ``--rewrite-db``) or its catalog do not fit what was asked: changing
+    them after events were applied would leave the replica matching no source position."""
+
+    def __init__(self, replica: str, reason: str) -> None:
+        super().__init__(f"replica {replica}: {reason}")
+        self.name = replica
+
+
+class SyncIncompleteError(ReplicationError):
+    """A bootstrap (or a resync of a table) began and did not finish: the replica's catalog is part copied, so the
+    applier does not run until the same command is run again (it restarts cleanly)."""
+
+    def __init__(self, replica: str, what: str, command: str) -> None:
+        super().__init__(f"replica {replica}: {what} began and did not finish; run `{command}` again (it restarts "
+                         "cleanly), then the applier goes on")
+        self.name = replica
+        self.command = command
+
+
+class ReplicaPromotedError(ReplicationError):
+    """The replica home was promoted: it is a source now and applies no more of its old source's events."""
+
+    def __init__(self, replica: str, origin: str, at: int) -> None:
+        super().__init__(f"replica {replica} was promoted at seq {at} of {origin}: it is a source now (point the old "
+                         "source at it with `replica run --source` on the old source's home)")
+        self.name = replica
+        self.at = at
+
+
+class DivergedSourceError(ReplicationError):
+    """This home committed statements the source it is asked to follow does not have (an old source that went on
+    after its replica was promoted): following would lose them, so nothing is applied. ``events``: (seq, text)."""
+
+    def __init__(self, home: str, source: str, events: list[tuple[int, str]]) -> None:
+        listed = "; ".join(f"#{seq} {text[:120]!r}" for seq, text in events[:10])
+        more = f" and {len(events) - 10} more" if len(events) > 10 else ""
+        super().__init__(f"{home} committed {len(events)} statement(s) that {source} lacks: {listed}{more}; "
+                         "re-bootstrap this home from it (or replay those statements there) before it follows")
+        self.name = home
+        self.events = events
+
+
+class SnapshotNotConsistentError(ReplicationError):
+    """The source kept changing the objects being copied (or had interrupted statements on them) through every
+    attempt: no snapshot at one source position could be taken. Nothing is recorded as done."""
+
+    def __init__(self, what: str, attempts: int, changed: list[str]) -> None:
+        listed = ", ".join(changed[:10]) + (f" and {len(changed) - 10} more" if len(changed) > 10 else "")
+        super().__init__(f"{what}: the source changed {listed} during each of {attempts} attempts (or a source "
+                         "statement on them is interrupted: recover the source); retry when it is quieter")
+        self.name = what
+        self.changed = changed
+
+
+class SourceCatalogError(ReplicationError):
+    """The source's catalog cannot be read as asked (embedded Derby opened by its driver, no metastore given, the
+    replica in the source's own metastore without renaming its databases)."""
+
+    def __init__(self, source: str, reason: str) -> None:
+        super().__init__(f"source catalog of {source}: {reason}")
+        self.name = source
+
+
+class ReplicaReadOnlyError(ReplicationError):
+    """A statement run on a replica home by hand: a replica changes only by applying its source (as MySQL's
+    ``super_read_only``), so that it never holds what its source does not."""
+
+    def __init__(self, replica: str, statement: str) -> None:
+        super().__init__(f"replica {replica} is read-only (it follows a source): {statement[:120]!r} was not run; "
+                         "write on the source, or `ddl-log replica promote` this home first")
+        self.name = replica

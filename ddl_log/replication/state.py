@@ -15,6 +15,14 @@ REPLICATION_DIR = "replication"
 STATE_FILE = "state.json"
 
 
+def _names(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)
+
+
+def _pairs(value: Any) -> tuple[tuple[str, str], ...]:
+    return tuple((str(a), str(b)) for a, b in value or ())
+
+
 @attrs.frozen
 class ReplicaState:
     source: str | None = None
@@ -23,6 +31,15 @@ class ReplicaState:
     error_at: float | None = None
     pid: int | None = None
     """The background applier's process (``replica start``), while it runs."""
+    databases: tuple[str, ...] | None = attrs.field(default=None, converter=_names)
+    """``--databases``: the source databases replicated (None: all)."""
+    rewrite: tuple[tuple[str, str], ...] = attrs.field(default=(), converter=_pairs)
+    """``--rewrite-db``: (source database, replica database) pairs."""
+    source_catalog: str | None = None
+    """Where bootstrap, check and resync read the source's catalog: a metastore URI (None: the replica's own)."""
+    promoted_at: int | None = None
+    """Set by ``replica promote`` (the binlog's promotion note is the record; this is what the read-only check reads
+    first)."""
 
     def as_dict(self) -> dict[str, Any]:
         return attrs.asdict(self)

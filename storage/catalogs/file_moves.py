@@ -2,7 +2,7 @@
 the engine's own INSERT), then their files are moved into the table one by one after the commit point, a roll-forward
 that recovery finishes (:mod:`actions.kinds.move_files`). A separate protocol, like
 :mod:`storage.catalogs.kind_exchange`, so that a catalog without it refuses the statement (:func:`file_mover_of`)
-instead of writing into the table in place.
+instead of writing into the table in place; a catalog gives its mover by ``file_mover()`` (:class:`HasFileMover`).
 
 Every step is idempotent, because recovery repeats the ones a crash cut: a file already at its target is moved, a
 partition already registered is registered."""
@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
+from storage.catalogs.fill import Fill
 from storage.catalogs.names import TableName
 from storage.errors import NotAtomicError
 
@@ -69,8 +70,26 @@ class FileMover(Protocol):
         ...
 
 
+    def copy_in(self, name: TableName, fill: Fill) -> None:
+        """A replica's half: register every partition of ``fill`` in the table ``name`` (one call), then copy each
+        file of ``fill.copy_files`` into its partition's directory under its own name (as files, no job)."""
+        ...
+
+
+@runtime_checkable
+class HasFileMover(Protocol):
+    def file_mover(self) -> FileMover:
+        """The catalog's :class:`FileMover`."""
+        ...
+
+
 def file_mover_of(catalog: object, name: TableName) -> FileMover:
-    """``catalog`` as a :class:`FileMover`, or :class:`NotAtomicError` naming ``name`` (nothing done)."""
-    if not isinstance(catalog, FileMover):
+    """``catalog``'s :class:`FileMover`, or :class:`NotAtomicError` naming ``name`` (nothing done)."""
+    if not isinstance(catalog, HasFileMover):
         raise NotAtomicError(f"this catalog cannot add rows to {name} atomically (it cannot move files)", str(name))
-    return catalog
+    return catalog.file_mover()
+
+
+def data_files_of(catalog: object, location: str) -> tuple[str, ...] | None:
+    """The data files under ``location`` as ``catalog`` lists them (None: it cannot)."""
+    return catalog.file_mover().data_files(location) if isinstance(catalog, HasFileMover) else None

@@ -5,10 +5,11 @@ moved files are remembered, as a file system remembers where a file is)."""
 from __future__ import annotations
 
 from storage.catalogs.file_moves import FileMove, MovePlan
+from storage.catalogs.fill import Fill
 from storage.catalogs.memory_swap import SwapState, location_of
 from storage.catalogs.memory_table import MemoryTable, partition_of, register_partition
 from storage.catalogs.names import TableName
-from storage.errors import CatalogError, NoSuchObjectError
+from storage.errors import CatalogError, InvalidDefinitionError, NoSuchObjectError
 
 
 class MemoryFiles:
@@ -24,6 +25,12 @@ class MemoryFiles:
         found = [(name, table) for name, table in self.tables.items()
                  if path.startswith(location_of(name, table) + "/")]
         return max(found, key=lambda item: len(location_of(*item)), default=None)
+
+    def file_mover(self) -> MemoryFiles:
+        return self
+
+    def copy_in(self, name: TableName, fill: Fill) -> None:
+        raise InvalidDefinitionError("the in-memory catalog has no files to copy", str(name))
 
     def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
         table, into = self.tables.get(staged), self.tables.get(target)

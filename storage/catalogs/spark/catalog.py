@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from storage.catalogs.file_moves import FileMove, MovePlan
+from storage.catalogs.copying import DatabaseDefinition
 from storage.catalogs.interface import (
     Column,
     DatabaseObjects,
@@ -55,6 +55,7 @@ from storage.catalogs.interface import (
 from storage.catalogs.names import TableName
 from storage.catalogs.spark import kept_notes
 from storage.catalogs.spark.alter import SparkTableAlter
+from storage.catalogs.spark.copying import SparkCopying
 from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrategy, engine_error, inspect_error
@@ -107,6 +108,7 @@ class SparkCatalog:
         self._swap = SparkSwap(engine, self._metastore)
         self._versions = SparkVersions(engine, self._metastore, self._swap)
         self._kinds = SparkKindSwap(engine, self._metastore)
+        self._copying = SparkCopying(engine, self._metastore)
         self._files = SparkFileMoves(engine, self._tables, self._alter)
 
     def close(self) -> None:
@@ -150,31 +152,13 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.table_location`."""
         return self._tables.table_location(name)
 
+    def file_mover(self) -> SparkFileMoves:
+        """INSERT INTO's files (:mod:`storage.catalogs.spark.file_moves`)."""
+        return self._files
+
     def insert(self, name: TableName, fill: Fill) -> None:
-        """See :meth:`storage.catalogs.spark.tables.SparkTables.insert`; a replica's copy of a source INSERT's files:
-        :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.copy_in`."""
-        if fill.copy_files or fill.copy_partitions:
-            self._files.copy_in(name, fill)
-            return
+        """See :meth:`storage.catalogs.spark.tables.SparkTables.insert`."""
         self._tables.insert(name, fill)
-
-    # ------------------------------------------------------------------ INSERT INTO's files (spark.file_moves)
-
-    def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
-        """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.plan_moves`."""
-        return self._files.plan_moves(staged, target, partitioned=partitioned)
-
-    def data_files(self, location: str) -> tuple[str, ...] | None:
-        """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.data_files`."""
-        return self._files.data_files(location)
-
-    def move_file(self, move: FileMove) -> None:
-        """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.move_file`."""
-        self._files.move_file(move)
-
-    def moves_done(self, target: TableName, plan: MovePlan) -> None:
-        """See :meth:`storage.catalogs.spark.file_moves.SparkFileMoves.moves_done`."""
-        self._files.moves_done(target, plan)
 
     def partition_overwrite_mode(self) -> str:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.partition_overwrite_mode`."""
@@ -444,3 +428,23 @@ class SparkCatalog:
     def clean_database_leftovers(self, db: str) -> bool:
         """See :meth:`storage.catalogs.spark.databases.SparkDatabases.clean_database_leftovers`."""
         return self._databases.clean_database_leftovers(db)
+
+    # ------------------------------------------------------------------ copying (storage.catalogs.spark.copying)
+
+    def list_databases(self) -> list[str]:
+        return self._copying.list_databases()
+
+    def database_definition(self, db: str) -> DatabaseDefinition | None:
+        return self._copying.database_definition(db)
+
+    def relocated_version(self, definition: str, location: str) -> str:
+        return self._copying.relocated_version(definition, location)
+
+    def copy_version_into(self, name: TableName, source: object, location: str) -> int:
+        return self._copying.copy_version_into(name, source, location)
+
+    def definition_digest(self, name: TableName) -> str | None:
+        return self._copying.definition_digest(name)
+
+    def row_checksum(self, name: TableName) -> str:
+        return self._copying.row_checksum(name)

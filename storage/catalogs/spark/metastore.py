@@ -108,6 +108,17 @@ class MetastoreClient:
                     return None
                 raise self._error(error, f"cannot read the definition of {name}", name) from None
 
+    def database(self, db: str) -> Any | None:
+        """The metastore's ``Database`` record of ``db`` (None when missing)."""
+        with self._lock:
+            try:
+                return self._msc().getDatabase(db)
+            except ENGINE_ERRORS as error:
+                if _java_class(error).endswith("NoSuchObjectException"):
+                    return None
+                raise EngineOperationError(f"cannot read database {db}: {inspect_error(error).message}", db,
+                                           error) from None
+
     def install(self, name: TableName, table: Any) -> None:
         """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``."""
         with self._lock:

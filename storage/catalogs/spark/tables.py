@@ -127,7 +127,7 @@ class SparkTables:
         (neither SELECT nor DataFrame) that names ``partitions_of`` only registers those partitions, empty.
         """
         if fill.files_from is not None:  # a replica's version: its files, as files
-            copy_version_files(fill.files_from, self.table_location(name), name, fill.files_named)
+            copy_version_files(fill.files_from, self.table_location(name), name, self._spark, fill.files_named)
             self._spark.catalog.refreshTable(name.quoted)
             return
         given = [value for value in (fill.as_select, fill.df, fill.insert_text) if value is not None]

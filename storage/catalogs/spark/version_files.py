@@ -1,34 +1,84 @@
 """A table version's data files copied into another table's directory, as files (a replica installing the source's
-version: the rows exactly as written, at the speed of a file copy, no Spark job). Local file systems only; the
-caller falls back to reading the files with Spark elsewhere. The table is the replace machine's TMP, whose
-directory its chain owns: a crash mid-copy is undone with the table."""
+version, a bootstrap copying a table: the rows exactly as written, at the speed of a file copy, no Spark job).
+Partition directories are copied with their relative paths; names starting with ``_`` or ``.`` (``_SUCCESS``,
+``_temporary``, checksum files) are left out. Local file systems with Python's file functions, any other through
+Hadoop's file system API when a session is given. The table is the replace machine's TMP, whose directory its chain
+owns: a crash mid-copy is undone with the table."""
 
 from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
+from typing import Any
 
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import local_path
-from storage.errors import InvalidDefinitionError
+from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error, local_path
+from storage.errors import EngineOperationError, InvalidDefinitionError
 
 
-def copy_version_files(source: str, target_location: str | None, table: TableName,
+def hidden(name: str) -> bool:
+    return name.startswith(("_", "."))
+
+
+def copy_version_files(source: str, target_location: str | None, table: TableName, spark: Any = None,
                        names: tuple[str, ...] | None = None) -> int:
-    """Copy every data file of ``source`` (not ``_SUCCESS`` or hidden files; only ``names`` when given: the
-    version's own, not what a later INSERT INTO added beside them) into ``target_location``; the count."""
+    """Copy every data file under ``source`` (partition directories included) into ``target_location``; the count.
+    ``names``: only these files (paths relative to ``source``: the version's own, which its binlog event lists, not
+    what a later INSERT INTO added beside them)."""
     source_dir = local_path(source)
     target_dir = None if target_location is None else local_path(target_location)
-    if source_dir is None or target_dir is None or not source_dir.is_dir():
+    wanted = None if names is None else frozenset(names)
+    if source_dir is not None and target_dir is not None and source_dir.is_dir():
+        return _copy_local(source_dir, target_dir, wanted)
+    if spark is None or target_location is None:
         raise InvalidDefinitionError(f"cannot copy the files of {source} into {table}: both must be local "
                                      "directories", str(table))
-    os.makedirs(target_dir, exist_ok=True)
+    return _copy_hadoop(spark, source, target_location, table, wanted)
+
+
+def _copy_local(source_dir: Path, target_dir: Path, wanted: frozenset[str] | None) -> int:
     copied = 0
-    for entry in sorted(os.scandir(source_dir), key=lambda e: e.name):
-        if entry.name.startswith(("_", ".")) or not entry.is_file():
-            continue
-        if names is not None and entry.name not in names:
-            continue
-        shutil.copyfile(entry.path, os.path.join(target_dir, entry.name))
-        copied += 1
+    for root, directories, files in os.walk(source_dir):
+        directories[:] = sorted(d for d in directories if not hidden(d))
+        relative = os.path.relpath(root, source_dir)
+        into = target_dir if relative == "." else target_dir / relative
+        os.makedirs(into, exist_ok=True)
+        for name in sorted(files):
+            path = name if relative == "." else f"{relative}/{name}"
+            if not hidden(name) and (wanted is None or path in wanted):
+                shutil.copyfile(os.path.join(root, name), into / name)
+                copied += 1
     return copied
+
+
+def _copy_hadoop(spark: Any, source: str, target: str, table: TableName, wanted: frozenset[str] | None) -> int:
+    jvm = spark._jvm
+    configuration = spark._jsc.hadoopConfiguration()
+    try:
+        source_path = jvm.org.apache.hadoop.fs.Path(source)
+        target_path = jvm.org.apache.hadoop.fs.Path(target)
+        source_fs = source_path.getFileSystem(configuration)
+        target_fs = target_path.getFileSystem(configuration)
+        copied = 0
+        pending = [(source_path, target_path, "")]
+        while pending:
+            at, into, relative = pending.pop()
+            target_fs.mkdirs(into)
+            for status in source_fs.listStatus(at):
+                name = str(status.getPath().getName())
+                if hidden(name):
+                    continue
+                child = jvm.org.apache.hadoop.fs.Path(into, name)
+                if status.isDirectory():
+                    pending.append((status.getPath(), child, f"{relative}{name}/"))
+                    continue
+                if wanted is not None and f"{relative}{name}" not in wanted:
+                    continue
+                jvm.org.apache.hadoop.fs.FileUtil.copy(source_fs, status.getPath(), target_fs, child, False, True,
+                                                       configuration)
+                copied += 1
+        return copied
+    except ENGINE_ERRORS as error:
+        raise EngineOperationError(f"cannot copy the files of {source} into {table}: {inspect_error(error).message}",
+                                   str(table), error) from None

@@ -1,0 +1,104 @@
+"""The Spark catalog's side of :class:`~storage.catalogs.copying.CopyingCatalog`: a table version of another
+metastore (the Thrift text of :mod:`~storage.catalogs.spark.definition_text`) moved to a directory of this warehouse,
+its files copied there as files, and a checksum of a table's rows computed by one Spark job."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, DatabaseDefinition
+from storage.catalogs.kept_directories import normalized_location
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.definition_digest import definition_digest
+from storage.catalogs.spark.definition_text import version_records, version_text
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, engine_error, inspect_error
+from storage.catalogs.spark.metastore import MetastoreClient, location_of
+from storage.catalogs.spark.version_files import copy_version_files
+from storage.errors import NoSuchObjectError, NotAtomicError
+
+CHECKSUM_SQL = ("SELECT count(1), coalesce(sum(CAST(xxhash64(to_json(struct(*))) AS DECIMAL(38, 0))), 0) "
+                "FROM {table}")
+"""A table's rows as a count and the sum of a 64-bit hash of each row (its JSON: every type, maps included): equal
+rows give equal sums whatever their order or files, and a duplicated or lost row changes both."""
+
+
+def moved(storage: Any, location: str) -> None:
+    """A storage descriptor at ``location``: its own and, for a data source table, the ``path`` Spark reads."""
+    storage.setLocation(location)
+    serde = storage.getSerdeInfo().getParameters() if storage.getSerdeInfo() is not None else None
+    if serde is not None and serde.containsKey("path"):
+        serde.put("path", location)
+
+
+class SparkCopying:
+    """Copy table versions between metastores and read what a replica compares."""
+
+    def __init__(self, engine: Engine, client: MetastoreClient) -> None:
+        self._engine = engine
+        self._client = client
+
+    def list_databases(self) -> list[str]:
+        try:
+            return sorted(str(db.name) for db in self._engine.spark.catalog.listDatabases())
+        except ENGINE_ERRORS as error:
+            raise engine_error(inspect_error(error), "cannot list the databases", None) from None
+
+    def database_definition(self, db: str) -> DatabaseDefinition | None:
+        if self._client.refusal() is not None:  # Spark Connect: the comment only
+            try:
+                return DatabaseDefinition(self._engine.spark.catalog.getDatabase(db).description or None)
+            except ENGINE_ERRORS:
+                return None
+        database = self._client.database(db)
+        if database is None:
+            return None
+        properties = {str(k): str(v) for k, v in dict(database.getParameters() or {}).items()}
+        kept = tuple(sorted((k, v) for k, v in properties.items() if not k.startswith(INTERNAL_PROPERTY_PREFIX)))
+        description = database.getDescription()
+        return DatabaseDefinition(str(description) if description else None, kept)
+
+    def relocated_version(self, definition: str, location: str) -> str:
+        probe = TableName("default", "t")  # the records keep their own names; the install renames them
+        table, partitions = version_records(self._engine, probe, definition)
+        name = TableName(str(table.getDbName()), str(table.getTableName()))
+        old = normalized_location(location_of(table))
+        root = location.rstrip("/")
+        moved(table.getSd(), root)
+        parameters = table.getParameters()
+        for key in [str(k) for k in parameters.keySet()]:
+            if key.startswith(INTERNAL_PROPERTY_PREFIX):
+                parameters.remove(key)
+        for partition in partitions:
+            partition.setDbName(name.db)
+            partition.setTableName(name.name)
+            at = normalized_location(str(partition.getSd().getLocation()))
+            if not at.startswith(old + "/"):
+                raise NotAtomicError(f"a partition of {name} lies outside the table's directory ({at}): its files "
+                                     "would be shared, not copied", str(name))
+            moved(partition.getSd(), root + at[len(old):])
+        return version_text(self._engine, name, table, partitions).definition
+
+    def copy_version_into(self, name: TableName, source: object, location: str) -> int:
+        table = self._client.get(name)
+        if table is None:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        copied = copy_version_files(location, location_of(table), name, self._engine.spark)
+        self._engine.forget(name)
+        self._engine.spark.catalog.refreshTable(name.quoted)
+        return copied
+
+    def definition_digest(self, name: TableName) -> str | None:
+        if self._client.refusal() is not None:
+            return None
+        try:
+            return definition_digest(self._engine.spark, name.db, name.name)
+        except ENGINE_ERRORS as error:
+            raise engine_error(inspect_error(error), f"cannot read the definition of {name}", name) from None
+
+    def row_checksum(self, name: TableName) -> str:
+        try:
+            row: Any = self._engine.spark.sql(CHECKSUM_SQL.format(table=name.quoted)).collect()[0]
+        except ENGINE_ERRORS as error:
+            failure = inspect_error(error)
+            raise engine_error(failure, f"cannot read the rows of {name}", name) from None
+        return f"{int(row[0])}:{row[1]}"
