@@ -60,6 +60,7 @@ from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrategy, engine_error, inspect_error
 from storage.catalogs.spark.executors import orphan_window
+from storage.catalogs.spark.file_moves import SparkFileMoves
 from storage.catalogs.spark.functions import SparkFunctions
 from storage.catalogs.spark.kind_swap import SparkKindSwap
 from storage.catalogs.spark.leftovers import SparkLeftovers
@@ -108,6 +109,7 @@ class SparkCatalog:
         self._versions = SparkVersions(engine, self._metastore, self._swap)
         self._kinds = SparkKindSwap(engine, self._metastore)
         self._copying = SparkCopying(engine, self._metastore)
+        self._files = SparkFileMoves(engine, self._tables, self._alter)
 
     def close(self) -> None:
         """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
@@ -149,6 +151,10 @@ class SparkCatalog:
     def table_location(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.table_location`."""
         return self._tables.table_location(name)
+
+    def file_mover(self) -> SparkFileMoves:
+        """INSERT INTO's files (:mod:`storage.catalogs.spark.file_moves`)."""
+        return self._files
 
     def insert(self, name: TableName, fill: Fill) -> None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.insert`."""
