@@ -125,14 +125,16 @@ test-cluster: install
 
 # Replication (issue 28): every test of tests/replication with their long variants (DDL_LOG_REPLICATION_LONG): the
 # exactly-once and bootstrap/resync/promote crash sweeps, resync crashed at every catalog instant on Spark, bootstrap
-# and check from a source on a metastore service and from a stopped source's embedded metastore (several JVMs each).
-# `make test` runs the short variants. REPLICA_HOME / REPLICA_SOURCE: `make replica-run` applies a source until
-# caught up.
+# and check from a source on a metastore service and from a stopped source's embedded metastore (several JVMs each),
+# two metastore services on PostgreSQL (a replica killed mid-apply, its service and the source's killed mid-apply),
+# and INSERT INTO (every crash point on Spark, real kills before and after its commit). `make test` runs the short
+# variants. REPLICA_HOME / REPLICA_SOURCE: `make replica-run` applies a source until caught up.
 REPLICA_HOME ?= ./replica_home
 REPLICA_SOURCE ?= ./ddl_home
 .PHONY: replication replica-run
-replication: install
-	DDL_LOG_REPLICATION_LONG=1 $(PY) -m pytest -q --durations=20 tests/replication $(PYTEST_ARGS)
+replication: install system-deps
+	DDL_LOG_REPLICATION_LONG=1 $(PY) -m pytest -q --durations=20 tests/replication tests/spark/test_insert_into.py \
+		tests/spark/test_insert_into_kill.py $(PYTEST_ARGS)
 replica-run: install
 	$(PY) -m ddl_log --home $(REPLICA_HOME) replica run --source $(REPLICA_SOURCE) --until-caught-up
 

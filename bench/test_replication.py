@@ -4,17 +4,23 @@ a plain copy of the same files (``shutil.copytree``) on Spark.
 
 Throughput is paired: the same statements run directly on a fresh home (``direct``) against the same statements
 applied from a source's binlog (``apply``, which adds reading the source, parsing the text and the position marker);
-the ratio is apply / direct. The copy is paired too: each round copies the files with ``copytree`` and then installs
-them as the replica does (a CREATE OR REPLACE whose TMP gets the version's data files as files, the swap included)."""
+the ratio is apply / direct. The copies are paired too: each round copies the files with ``cp -r`` and
+``shutil.copytree`` and installs them as the replica does (a version: a CREATE OR REPLACE whose TMP gets the
+version's data files as files, the swap included; an INSERT INTO's files: copied into the work table, then moved
+into the table), the order alternating per round; one more install runs under :mod:`bench.profiler`, which says
+where its time goes (the catalog calls, the log writes, the file copy inside ``insert``)."""
 
 from __future__ import annotations
 
 import shutil
 import statistics
+import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import attrs
 
 from ddl_log import AtomicDDL
 from ddl_log.engine.alter_ops import SetProperties
@@ -113,40 +119,131 @@ def test_apply_lag_under_a_steady_source_load(benchmark, tmp_path):
     })
 
 
-def test_copy_of_a_1m_row_version_beside_copytree(benchmark, spark: Any, tmp_path):
+def paired_copies(location: str, target: Path, steps: dict[str, Any], index: int) -> dict[str, float]:
+    """One round: ``cp -r`` and ``shutil.copytree`` of the directory ``location``, and each of ``steps`` (the
+    replica's install ...), in an order that alternates per round (the page cache and the load favour no side)."""
+    def cp_r() -> None:
+        subprocess.run(["cp", "-r", location, str(target / f"cp{index}")], check=True)
+
+    def copytree() -> None:
+        shutil.copytree(location, target / f"tree{index}")
+
+    named = [("cp_r", cp_r), ("copytree", copytree), *steps.items()]
+    seconds: dict[str, float] = {}
+    for name, step in named if index % 2 else reversed(named):
+        started = time.perf_counter()
+        step()
+        seconds[name] = time.perf_counter() - started
+    return seconds
+
+
+def copy_figures(benchmark: Any, rounds: list[dict[str, float]], profile: dict[str, Any], size: int) -> None:
+    """The medians and paired ratios (each step against ``cp -r``), and where a profiled install's time goes (its
+    largest items)."""
+    items = sorted(profile.get("items", []), key=lambda item: -item["ms"])
+    benchmark.extra_info["bytes"] = size
+    for name in rounds[0]:
+        benchmark.extra_info[f"{name}_seconds"] = round(statistics.median(r[name] for r in rounds), 4)
+        if name != "cp_r":
+            benchmark.extra_info[f"paired_ratio_{name}_vs_cp_r"] = round(
+                statistics.median(r[name] / r["cp_r"] for r in rounds), 2)
+    benchmark.extra_info.update({
+        "profiled_wall_ms": profile.get("wall_ms"),
+        "profiled_categories": profile.get("categories"),
+        "profiled_items": [item for item in items if item["ms"] >= 1.0][:16],
+    })
+
+
+def profiled(ddl: AtomicDDL, install: Any, rounds: int = 2) -> dict[str, Any]:
+    """``install`` run ``rounds`` times under :class:`bench.profiler.StatementProfiler`: its breakdown."""
+    from bench.profiler import StatementProfiler
+
+    profiler = StatementProfiler(ddl)
+    with profiler.installed():
+        for _ in range(rounds):
+            with profiler.round():
+                install()
+    return profiler.breakdown()
+
+
+def test_copy_of_a_1m_row_version_beside_cp_and_copytree(benchmark, spark: Any, tmp_path):
+    """The replica's install of a source's CTAS version (its data files copied as files into TMP, then the swap)."""
     from ddl_log.engine.schema import table_spec
     from ddl_log.replication.copy import schema_text
     from ddl_log.replication.install import InstallVersion
     from replace_table.versions import version_record
+    from storage.catalogs.spark.version_files import copy_version_files
 
-    spark.sql("DROP TABLE IF EXISTS default.version_1m PURGE")
-    spark.sql("DROP TABLE IF EXISTS default.version_copy PURGE")
+    for name in ("version_1m", "version_copy"):
+        spark.sql(f"DROP TABLE IF EXISTS default.{name} PURGE")
     ddl = AtomicDDL(spark=spark, home=str(tmp_path / "home"), grace_seconds=0)  # its own home: no warm-up fixture
     ddl.create_table("version_1m", as_select="SELECT id, id*2 AS v, concat('r', id) AS s FROM range(1000000)")
     version = version_record(ddl.context(), TableName.of("version_1m"), _select_spec(), None)
-    assert version is not None
+    assert version is not None and version.files
     location = version.location.removeprefix("file:")
-    rounds: list[tuple[float, float]] = []
+    size = sum(path.stat().st_size for path in Path(location).rglob("*") if path.is_file())
+
+    def install() -> None:
+        ddl.run(InstallVersion(name=TableName.of("version_copy"), files_from=version.location, files=version.files,
+                               spec=table_spec(schema=schema_text(version), using="parquet")))
+
+    copies = iter(range(1000))
+
+    def files_only() -> None:  # the install's data path alone: its copy of the version's files
+        copy_version_files(version.location, f"file:{tmp_path}/files{next(copies)}", TableName.of("x"),
+                           names=version.files)
+
+    steps = {"replica_install": install, "replica_file_copy": files_only}
+    paired_copies(location, tmp_path, steps, 998)  # warm-up: the first replace of a JVM pays class loading
+    rounds: list[dict[str, float]] = []
+    counter = iter(range(1000))
+    benchmark.pedantic(lambda: rounds.append(paired_copies(location, tmp_path, steps, next(counter))), rounds=5,
+                       iterations=1)
+    copy_figures(benchmark, rounds, profiled(ddl, install), size)
+    ddl.drop_tables(["version_1m", "version_copy"])
+    ddl.close()
+
+
+def test_copy_of_a_1m_row_insert_beside_cp_and_copytree(benchmark, spark: Any, tmp_path):
+    """The replica's INSERT INTO of a source INSERT's 1M rows: its files copied into the work table, then moved
+    into the table (the table holds more rows each round; the copy is of the insert's files only)."""
+    from chains.binlog import BinlogEvent
+    from ddl_log.replication.added import insert_statement
+
+    for name in ("insert_1m", "insert_copy"):
+        spark.sql(f"DROP TABLE IF EXISTS default.{name} PURGE")
+    ddl = AtomicDDL(spark=spark, home=str(tmp_path / "home"), grace_seconds=0)
+    ddl.sql("CREATE TABLE insert_1m (id BIGINT, v BIGINT, s STRING) USING parquet")
+    event = ddl.sql("INSERT INTO insert_1m SELECT id, id*2, concat('r', id) FROM range(1000000)")[-1].result.event
+    added = attrs.evolve(event.added, table="default.insert_copy")
+    location = added.location.removeprefix("file:")
+    size = sum(Path(f.path.removeprefix("file:")).stat().st_size for f in added.files)
+    stage = tmp_path / "insert-files"  # the insert's files alone, for the plain copies
+    stage.mkdir()
+    for f in added.files:
+        shutil.copyfile(f.path.removeprefix("file:"), stage / Path(f.path).name)
+    assert location
+
+    def install() -> None:
+        ddl.run(insert_statement(BinlogEvent(1, 1, "INSERT INTO insert_copy ...", added=added), "/* bench */", list))
+
+    def fresh() -> None:  # the same files cannot go into one table twice: an empty table per round (not timed)
+        spark.sql("DROP TABLE IF EXISTS default.insert_copy PURGE")
+        spark.sql("CREATE TABLE insert_copy (id BIGINT, v BIGINT, s STRING) USING parquet")
 
     def once(index: int) -> None:
-        started = time.perf_counter()
-        shutil.copytree(location, tmp_path / f"copy{index}")
-        plain = time.perf_counter() - started
-        started = time.perf_counter()
-        ddl.run(InstallVersion(name=TableName.of("version_copy"), files_from=version.location,
-                               spec=table_spec(schema=schema_text(version), using="parquet")))
-        rounds.append((plain, time.perf_counter() - started))
+        fresh()
+        rounds.append(paired_copies(str(stage), tmp_path, {"replica_insert": install}, index))
 
-    once(999)  # warm-up: the first CREATE OR REPLACE of a JVM pays class loading
+    rounds: list[dict[str, float]] = []
+    once(998)
     rounds.clear()
     counter = iter(range(1000))
-    benchmark.pedantic(lambda: once(next(counter)), rounds=3, iterations=1)
-    benchmark.extra_info.update({
-        "copytree_seconds": round(statistics.median(r[0] for r in rounds), 3),
-        "replica_copy_seconds": round(statistics.median(r[1] for r in rounds), 3),
-        "paired_ratio": round(statistics.median(r[1] / r[0] for r in rounds), 2),
-    })
-    ddl.drop_tables(["version_1m", "version_copy"])
+    benchmark.pedantic(lambda: once(next(counter)), rounds=5, iterations=1)
+    fresh()
+    profile = profiled(ddl, install, rounds=1)
+    copy_figures(benchmark, rounds, profile, size)
+    ddl.drop_tables(["insert_1m", "insert_copy"])
     ddl.close()
 
 

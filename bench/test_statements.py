@@ -184,6 +184,23 @@ def insert_overwrite() -> Scenario:
     )
 
 
+def insert_into() -> Scenario:
+    """The table exists; every round appends the same rows (plain: Spark's INSERT INTO, moving its task files into
+    the table at job commit; atomic: written aside, logged, moved in after the commit point)."""
+
+    def check(spark: Any, kind: str) -> None:
+        count = spark.table(T(f"ii_{kind}")).count()
+        assert count and count % FILL_ROWS == 0
+
+    return Scenario(
+        "insert_into", f"INSERT INTO, {size_id(FILL_ROWS)} rows", FILL_ROWS,
+        plain=lambda spark, kind: run(spark, f"INSERT INTO {T(f'ii_{kind}')} {select(FILL_ROWS)}"),
+        atomic=lambda ddl, kind: ddl.insert_into(f"ii_{kind}", as_select=select(FILL_ROWS)),
+        prepare=lambda spark, kind: exists(spark, f"ii_{kind}") or create_table(spark, f"ii_{kind}", 0),
+        check=check,
+    )
+
+
 def truncate() -> Scenario:
     """Setup fills the table again (plain INSERT OVERWRITE, outside the timing); the statement empties it."""
 
@@ -203,10 +220,10 @@ def truncate() -> Scenario:
 SIDE_BY_SIDE = [
     create_or_replace(0), create_or_replace(100_000), create_or_replace(1_000_000),
     create_as_select(0), create_as_select(100_000),
-    rename_two(), drop_two(), insert_overwrite(), truncate(),
+    rename_two(), drop_two(), insert_overwrite(), insert_into(), truncate(),
 ]
 BREAKDOWN = [create_or_replace(0), create_or_replace(100_000), create_as_select(100_000),
-             rename_two(), drop_two(), insert_overwrite(), truncate()]
+             rename_two(), drop_two(), insert_overwrite(), insert_into(), truncate()]
 KINDS = ("plain", "atomic")
 
 

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import attrs
 
 from chains.entries import BinlogPosition
-from chains.versions import VersionRecord
+from chains.versions import AddedFiles, VersionRecord
 from storage import crashpoints
 from storage.errors import LogWriteFailedError, StorageError
 from storage.records.file_store import FileRecordStore
@@ -60,6 +60,8 @@ class BinlogEvent:
     """The home id of the driver that committed it (the catalog binlog); None in a home's own binlog."""
     version: VersionRecord | None = None
     """The table version the statement installed (:mod:`chains.versions`), for replicas; None for other events."""
+    added: AddedFiles | None = None
+    """What an INSERT INTO added (:class:`chains.versions.AddedFiles`), for replicas; None for other events."""
 
     def to_wire(self) -> dict[str, Any]:
         wire = {
@@ -75,6 +77,8 @@ class BinlogEvent:
             wire["driver"] = self.driver
         if self.version is not None:  # optional too: events without one are read as before
             wire["ver"] = self.version.to_wire()
+        if self.added is not None:
+            wire["ins"] = self.added.to_wire()
         return wire
 
     @classmethod
@@ -88,6 +92,7 @@ class BinlogEvent:
             generated_by_recovery=record["gen"],
             driver=record.get("driver"),
             version=VersionRecord.from_wire(record["ver"]) if record.get("ver") is not None else None,
+            added=AddedFiles.from_wire(record["ins"]) if record.get("ins") is not None else None,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -100,6 +105,7 @@ class BinlogEvent:
             "generated_by_recovery": self.generated_by_recovery,
             "driver": self.driver,
             "version": None if self.version is None else self.version.to_wire(),
+            "added": None if self.added is None else self.added.to_wire(),
         }
 
 
@@ -115,7 +121,8 @@ class BinlogLike(Protocol):
         """A position at or before the next event: an XID noted with it is found by :meth:`xids_since` it."""
 
     def append(self, statement: str, *, xid: int | None, objects: tuple[str, ...] = (),
-               generated_by_recovery: bool = False, version: VersionRecord | None = None) -> BinlogEvent: ...
+               generated_by_recovery: bool = False, version: VersionRecord | None = None,
+               added: AddedFiles | None = None) -> BinlogEvent: ...
 
     def append_many(self, items: list[tuple[str, int | None, tuple[str, ...]]]) -> list[BinlogEvent]:
         """Group commit: several events in one durable write, consecutive seqs."""
@@ -203,7 +210,8 @@ class Binlog:
             return BinlogPosition(self._segment, self._file.size)
 
     def append(self, statement: str, *, xid: int | None, objects: tuple[str, ...] = (),
-               generated_by_recovery: bool = False, version: VersionRecord | None = None) -> BinlogEvent:
+               generated_by_recovery: bool = False, version: VersionRecord | None = None,
+               added: AddedFiles | None = None) -> BinlogEvent:
         """Durably write one event. This write is the commit point of the statement it describes."""
         with self._lock:
             self._check_writable()
@@ -217,6 +225,7 @@ class Binlog:
                 timestamp=time.time(),
                 generated_by_recovery=generated_by_recovery,
                 version=version,
+                added=added,
             )
             self._file.append(event.to_wire())
             self._note(event.to_wire())

@@ -19,7 +19,7 @@ import attrs
 
 from chains.binlog import Binlog, BinlogEvent, BinlogLike, events_from
 from chains.entries import BinlogPosition
-from chains.versions import VersionRecord
+from chains.versions import AddedFiles, VersionRecord
 from storage.records.fileops import FileOps
 from storage.records.home import AnyHome
 from storage.records.store import RecordStore
@@ -45,10 +45,11 @@ class CatalogBinlog:
             return BinlogPosition(CATALOG_SEGMENT, self.last_seq + 1)
 
     def append(self, statement: str, *, xid: int | None, objects: tuple[str, ...] = (),
-               generated_by_recovery: bool = False, version: VersionRecord | None = None) -> BinlogEvent:
+               generated_by_recovery: bool = False, version: VersionRecord | None = None,
+               added: AddedFiles | None = None) -> BinlogEvent:
         """Commit one event: its row's commit is the statement's commit point."""
         return self._append([BinlogEvent(0, xid, statement, tuple(objects), time.time(), generated_by_recovery,
-                                         self.driver, version)])[0]
+                                         self.driver, version, added)])[0]
 
     def append_many(self, items: list[tuple[str, int | None, tuple[str, ...]]]) -> list[BinlogEvent]:
         """Group commit: one transaction, consecutive seqs."""

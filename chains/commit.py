@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from chains.binlog import BinlogEvent, BinlogLike
 from chains.entries import ChainState, ExecuteEntry
 from chains.log import DDLLog
-from chains.versions import VersionRecord
+from chains.versions import AddedFiles, VersionRecord
 from storage import crashpoints
 
 BEFORE_XID = crashpoints.declare("commit.before_xid", "the statement's work is done; its XID is not stored yet")
@@ -23,16 +23,17 @@ AFTER_CLOSE = crashpoints.declare("commit.after_close", "the committed chain is 
 
 def commit_chain(log: DDLLog, binlog: BinlogLike | None, position: int, statement: str,
                  objects: tuple[str, ...], *, xid: int | None = None,
-                 version: VersionRecord | None = None) -> BinlogEvent | None:
+                 version: VersionRecord | None = None, added: AddedFiles | None = None) -> BinlogEvent | None:
     """Commit the statement whose undo chain is ``position``; returns its binlog event (None with binlog off).
 
     ``xid`` is the statement's XID when it already has one (it names TMP and BACKUP tables); else one is allocated.
-    ``version``: the table version the statement installed, recorded in its event for replicas.
+    ``version``: the table version the statement installed, ``added``: what an INSERT INTO added, recorded in its
+    event for replicas.
     """
     event = None
     if binlog is not None:
         event = binlog_once(log, binlog, position, statement, objects, generated_by_recovery=False, xid=xid,
-                            version=version)
+                            version=version, added=added)
         AFTER_BINLOG()
         if event is None:  # binlogged before (a replay of a committed statement): read back, the rare way
             event = _last_event_for(binlog, log, position)
@@ -45,7 +46,7 @@ def commit_chain(log: DDLLog, binlog: BinlogLike | None, position: int, statemen
 
 def binlog_once(log: DDLLog, binlog: BinlogLike, position: int, statement: str, objects: tuple[str, ...], *,
                 generated_by_recovery: bool, xid: int | None = None,
-                version: VersionRecord | None = None) -> BinlogEvent | None:
+                version: VersionRecord | None = None, added: AddedFiles | None = None) -> BinlogEvent | None:
     """Write the chain's binlog event unless its XID is already there (a replay after a crash); the event written,
     as the append returned it (no read back), or None when it was there already."""
     chain = log.chain(position)
@@ -59,7 +60,7 @@ def binlog_once(log: DDLLog, binlog: BinlogLike, position: int, statement: str, 
         log.set_xid(position, xid, binlog.position())
     BEFORE_BINLOG()
     return binlog.append(statement, xid=xid, objects=objects, generated_by_recovery=generated_by_recovery,
-                         version=version)
+                         version=version, added=added)
 
 
 def _last_event_for(binlog: BinlogLike, log: DDLLog, position: int) -> BinlogEvent | None:

@@ -71,6 +71,7 @@ class ActionType(enum.Enum):
     INSTALL_VERSION = "install_version"
     CLAIM_VERSION = "claim_version"
     CHANGE_KIND = "change_kind"
+    MOVE_FILES = "move_files"
 
 
 @attrs.frozen

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from actions.context import ActionContext
 from chains.versions import VersionRecord
+from storage.catalogs.file_moves import data_files_of
 from storage.catalogs.interface import TAG_PROPERTY, Fill, TableSpec
 from storage.catalogs.names import TableName
 
@@ -28,7 +29,8 @@ def version_record(ctx: ActionContext, table: TableName, spec: TableSpec, fill: 
 def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | None:
     """The current version of ``table`` as an event records it (RESTORE and UNDROP record theirs always: a replica's
     own history does not number versions alike, so it installs the version's files); None when the binlog or the
-    setting is off, or the catalog reports no location. One metastore read on a classic Spark session."""
+    setting is off, or the catalog reports no location. One metastore read on a classic Spark session, and a listing
+    of the version's data files (a later INSERT INTO adds files to its directory: the record says which are its)."""
     if ctx.binlog is None or not ctx.record_versions:
         return None
     found = ctx.catalog.recorded_definition(table)
@@ -43,4 +45,5 @@ def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | N
         provider=metadata.provider,
         properties=tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY),
         comment=metadata.comment,
+        files=data_files_of(ctx.catalog, location),
     )

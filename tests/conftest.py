@@ -41,12 +41,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 SLOWEST_FIRST = (
     "tests/production/",
+    "tests/replication/test_two_services.py",
     "tests/cluster/",
     "tests/soak_cluster/",
     "tests/soak/",
     "tests/dbt/",
     "tests/readers/test_readers_other_driver.py",
     "tests/spark/test_replace_kill.py",
+    "tests/spark/test_insert_into_kill.py",
     "tests/spark/test_replace_sweep.py",
     "tests/spark/test_statement_sweeps.py",
     "tests/cli/test_cli_spark.py",

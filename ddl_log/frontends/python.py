@@ -14,6 +14,7 @@ from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.alter_ops import AlterOp
 from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.insert import InsertInto, InsertResult
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
 from ddl_log.engine.name_holds import ReleaseResult, ReleaseTableName
 from ddl_log.engine.schema import SchemaLike
@@ -194,6 +195,14 @@ class AtomicDDL(DDLEngine):
         return self.run(InsertOverwrite.of(name, as_select=as_select, df=df, partition=partition,
                                            overwrite_mode=overwrite_mode, if_not_exists=if_not_exists,
                                            text=statement))
+
+    def insert_into(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
+                    partition: Mapping[str, str | None] | None = None, statement: str | None = None) -> InsertResult:
+        """INSERT INTO t [PARTITION (...)] SELECT ...: all the rows or none, whatever instant the process dies; see
+        :mod:`ddl_log.engine.insert` (``partition`` as for :meth:`insert_overwrite`)."""
+        result = self.run(InsertInto.of(name, as_select=as_select, df=df, partition=partition, text=statement))
+        assert isinstance(result, InsertResult), result
+        return result
 
     def rename_tables(self, pairs: Iterable[tuple[str | TableName, str | TableName]], *,
                       statement: str | None = None) -> StatementResult:

@@ -129,15 +129,23 @@ the failing step, and the two reads of its rollback), measured on this setup; no
 chain to recovery, while a database restart of a second or two is still ridden through."""
 
 
+CONNECTION_POOL = {"datanucleus.connectionPoolingType": "HikariCP"}
+"""A JDBC pool whose jar pyspark ships (HikariCP-2.5.1). Hive's default, BoneCP, is not there: DataNucleus falls
+back quietly, but the metastore's transaction handler does not, and every ``drop_database`` (which cleans the
+database's transaction records) killed the service's worker thread with ``NoClassDefFoundError:
+com/jolbox/bonecp/BoneCPConfig``: DROP DATABASE failed on the service with "Socket is closed by peer"."""
+
+
 def service_settings(database: dict[str, str], warehouse: Path) -> dict[str, str]:
     """Everything in the service's ``hive-site.xml``: the database, the warehouse, no schema version check (the
-    schema is DataNucleus's, not made by Hive's schema scripts, so it records no version to check), and
-    :data:`DATABASE_RETRIES`."""
+    schema is DataNucleus's, not made by Hive's schema scripts, so it records no version to check),
+    :data:`DATABASE_RETRIES` and :data:`CONNECTION_POOL`."""
     return {
         **database,
         "hive.metastore.warehouse.dir": str(warehouse),
         "hive.metastore.schema.verification": "false",
         **DATABASE_RETRIES,
+        **CONNECTION_POOL,
     }
 
 

@@ -25,6 +25,7 @@ from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.tables import RenameTables
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.versions import RestoreTable
+from ddl_log.replication.added import insert_statement
 from ddl_log.replication.copy import copy_statement, copyable
 from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError, SourceVersionGoneError
 from ddl_log.replication.follow import SkipNotes, follow_of
@@ -87,6 +88,11 @@ class Applier:
             copy = copy_statement(self.engine.spark, event, text, lambda: self.renames_after(event.seq), name=table)
             return [attrs.evolve(copy, text=marked(self.source.origin, event.seq, copy.canonical_text()))
                     if mapping else copy]
+        if event.added is not None and not self.engine.uses_custom_catalog:
+            table = self.follow.filters.target(TableName.of(event.added.table))
+            insert = insert_statement(event, text, lambda: self.renames_after(event.seq), name=table)
+            return [attrs.evolve(insert, text=marked(self.source.origin, event.seq, insert.canonical_text()))
+                    if mapping else insert]
         statements = self.read(event.statement)
         if len(statements) != 1:
             raise ApplyFailedError(event.seq, event.statement,
@@ -125,7 +131,7 @@ class Applier:
         AFTER_APPLY()
         self.position = event.seq
         self.follow.noted(self.engine.catalog, event)
-        return copyable(event.version) and not self.engine.uses_custom_catalog
+        return (copyable(event.version) or event.added is not None) and not self.engine.uses_custom_catalog
 
     def apply_available(self, until: int | None = None) -> ApplyReport:
         """Apply every event committed on the source now (up to ``until``), in order; stops at the first error."""

@@ -44,9 +44,15 @@ Renames = Callable[[], Iterable[tuple[TableName, TableName]]]
 
 
 def followed(version: VersionRecord, renames: Iterable[tuple[TableName, TableName]]) -> str:
-    """Where the version's files are now: a RENAME of a table at its default directory makes the metastore move the
-    directory to the new name's (``<db>/<new name>``), so later source renames of the table are followed."""
-    table, location = TableName.of(version.table), version.location
+    """Where the version's files are now (:func:`followed_location`)."""
+    return followed_location(version.table, version.location, renames)
+
+
+def followed_location(name: str, location: str, renames: Iterable[tuple[TableName, TableName]]) -> str:
+    """Where the files of table ``name`` at ``location`` are now: a RENAME of a table at its default directory makes
+    the metastore move the directory to the new name's (``<db>/<new name>``), so later source renames of the table
+    are followed."""
+    table = TableName.of(name)
     for old, new in renames:
         if old != table:
             continue
@@ -88,8 +94,14 @@ def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames, *,
     if not version.partitioned_by and local_path(location) is not None and local_path(warehouse) is not None:
         spec = table_spec(schema=schema_text(version), using=version.provider,
                           properties=dict(version.properties) or None, comment=version.comment)
-        return InstallVersion(name=target, spec=spec, files_from=location, text=text)
-    frame = spark.read.schema(schema_text(version)).format(version.provider).load(location)
+        return InstallVersion(name=target, spec=spec, files_from=location, files=version.files, text=text)
+    reader = spark.read.schema(schema_text(version)).format(version.provider)
+    if version.files is None:
+        frame = reader.load(location)
+    elif version.files:  # the version's own files, not what a later INSERT INTO put beside them
+        frame = reader.option("basePath", location).load([f"{location.rstrip('/')}/{f}" for f in version.files])
+    else:
+        frame = spark.createDataFrame([], schema_text(version))
     return CreateOrReplaceTable.of(target, df=frame, using=version.provider,
                                    partitioned_by=version.partitioned_by, properties=dict(version.properties) or None,
                                    comment=version.comment, text=text)

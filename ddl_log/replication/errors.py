@@ -62,6 +62,30 @@ class SourceDamagedError(ReplicationError):
         self.after_seq = after_seq
 
 
+class SourceUnavailableError(ReplicationError):
+    """The source's binlog cannot be read now (its PostgreSQL, or the file system of its directory, went away): the
+    applier stops where it is, having applied whole events only; run it again once the source is back and it goes
+    on from its position, each event once."""
+
+    def __init__(self, origin: str, cause: BaseException | str) -> None:
+        super().__init__(f"source {origin} cannot be read now ({cause}): stopped between two events; run the "
+                         "applier again once it is back")
+        self.name = origin
+
+
+class SourceEventsMissingError(ReplicationError):
+    """Events are missing from the source's binlog after the replica's position (a segment deleted, or the binlog
+    cut at its head): applying what follows would skip them, so the applier stops and asks for a re-bootstrap (the
+    gap HIVE-19219 met with purged notification events)."""
+
+    def __init__(self, location: str, after_seq: int, found_seq: int) -> None:
+        super().__init__(f"source binlog {location}: events {after_seq + 1} to {found_seq - 1} are missing (applied "
+                         f"up to {after_seq}): stopped, nothing skipped; re-bootstrap the replica")
+        self.name = location
+        self.after_seq = after_seq
+        self.found_seq = found_seq
+
+
 class RewriteError(ReplicationError):
     """``--rewrite-db`` cannot rename the databases a statement's SQL text names (sqlglot cannot read it): the
     statement is not applied rather than applied to the source's database."""

@@ -26,6 +26,8 @@ class InstallVersion(Statement):
     name: TableName
     spec: TableSpec
     files_from: str
+    files: tuple[str, ...] | None = None
+    """Only these files of ``files_from`` (the version's own); None: every data file there."""
 
     def canonical_text(self) -> str:
         return f"/* install the version at {self.files_from} as {self.name.quoted} */"
@@ -35,4 +37,4 @@ class InstallVersion(Statement):
 
     def run(self, ctx: ActionContext) -> ReplaceResult:
         return build_version(ctx, self.name, self.spec, self.binlog_text, verb=self.label, orig_must_exist=None,
-                             fill=Fill(files_from=self.files_from))
+                             fill=Fill(files_from=self.files_from, files_named=self.files))

@@ -12,18 +12,30 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import attrs
 
 from chains.binlog import BinlogEvent
+from storage.records.home import is_database_url
 
-MARKER = re.compile(r"^/\* ddl-log origin (\S+) seq (\d+) \*/ ")
+MARKER = re.compile(r"^\s*/\* ddl-log origin (\S+) seq (\d+) \*/\s")
+COMMENT = re.compile(r"/\* ddl-log origin \S+ seq \d+ \*/")
+"""The marker as a comment anywhere (before a statement of a script, after other comments)."""
 
 
 def origin_of(source: str) -> str:
     """The origin id of a source home: ``file:`` and its real path (quoted: no spaces or comment ends in it)."""
     return "file:" + quote(os.path.realpath(source), safe="/:._-")
+
+
+def origin_for(location: str) -> str:
+    """The origin id of any source: a directory home's (:func:`origin_of`), or a database home's, which names its
+    catalog binlog (every driver of the database): ``pg:`` host, port and database, never a user or password."""
+    if not is_database_url(location):
+        return origin_of(location)
+    parts = urlsplit(location)
+    return "pg:" + quote(f"{parts.hostname or ''}:{parts.port or 5432}{parts.path}", safe="/:._-")
 
 
 def marked(origin: str, seq: int, statement: str) -> str:

@@ -13,14 +13,18 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from typing import Any, Protocol
-from urllib.parse import quote, urlsplit
 
 import attrs
 
 from chains.binlog import BINLOG_MAGIC, BinlogEvent, binlog_store, list_segments, segment_name
-from ddl_log.replication.errors import SourceDamagedError, SourceMissingError
-from ddl_log.replication.origin import origin_of
-from storage.errors import DDLLogError
+from ddl_log.replication.errors import (
+    SourceDamagedError,
+    SourceEventsMissingError,
+    SourceMissingError,
+    SourceUnavailableError,
+)
+from ddl_log.replication.origin import origin_for, origin_of
+from storage.errors import CorruptLogError, DDLLogError, StorageError
 from storage.records.home import BINLOG_DIR, is_database_url
 
 
@@ -56,10 +60,9 @@ class CatalogSource:
         from storage.records.pg_store import redact
 
         self.location = location
-        url, _ = split_home_url(location)
-        parts = urlsplit(url)
+        split_home_url(location)  # refuses a malformed URL or home id
         self.path = redact(location)
-        self.origin = "pg:" + quote(f"{parts.hostname or ''}:{parts.port or 5432}{parts.path}", safe="/:._-")
+        self.origin = origin_for(location)
         try:
             self.head()
         except DDLLogError as error:
@@ -71,21 +74,30 @@ class CatalogSource:
         return read_only_binlog(self.location)
 
     def events_after(self, seq: int) -> Iterator[BinlogEvent]:
-        table = self._table()
         try:
-            rows = table.rows(seq + 1)
-        finally:
-            table.close()
-        for _, record in rows:
-            yield BinlogEvent.from_wire(record)
+            table = self._table()
+            try:
+                rows = table.rows(seq + 1)
+            finally:
+                table.close()
+        except CorruptLogError:
+            raise
+        except StorageError as error:  # its PostgreSQL went away: a typed stop, between two events
+            raise SourceUnavailableError(self.origin, error) from error
+        yield from contiguous((BinlogEvent.from_wire(record) for _, record in rows), seq, self.path)
 
     def head(self) -> SourceHead:
-        table = self._table()
         try:
-            last, _ = table.maxima()
-            rows = table.rows(last) if last else []
-        finally:
-            table.close()
+            table = self._table()
+            try:
+                last, _ = table.maxima()
+                rows = table.rows(last) if last else []
+            finally:
+                table.close()
+        except CorruptLogError:
+            raise
+        except StorageError as error:
+            raise SourceUnavailableError(self.origin, error) from error
         return SourceHead(last, rows[-1][1]["ts"] if rows else 0.0)
 
 
@@ -100,7 +112,15 @@ class SourceBinlog:
         self.store = binlog_store(path)
 
     def events_after(self, seq: int) -> Iterator[BinlogEvent]:
-        """Committed events with a seq above ``seq``, oldest first, up to the end or the first damage."""
+        """Committed events with a seq above ``seq``, oldest first, up to the end or the first damage; a gap after
+        ``seq`` (a deleted segment) is :class:`SourceEventsMissingError`, a directory gone
+        :class:`SourceUnavailableError`."""
+        try:
+            yield from contiguous(self._events_after(seq), seq, self.path)
+        except OSError as error:
+            raise SourceUnavailableError(self.origin, error) from error
+
+    def _events_after(self, seq: int) -> Iterator[BinlogEvent]:
         segments = list_segments(self.store)
         last_seq = seq
         for index, segment in enumerate(segments):
@@ -130,3 +150,13 @@ class SourceBinlog:
             if records and records[0][1]["op"] == "start" and records[0][1]["seq"]:
                 return SourceHead(records[0][1]["seq"], 0.0)
         return SourceHead(0, 0.0)
+
+
+def contiguous(events: Iterator[BinlogEvent], after: int, location: str) -> Iterator[BinlogEvent]:
+    """``events`` (seqs above ``after``, in order) as long as none is missing: a gap raises."""
+    expected = after + 1
+    for event in events:
+        if event.seq != expected:
+            raise SourceEventsMissingError(location, expected - 1, event.seq)
+        expected += 1
+        yield event

@@ -51,6 +51,18 @@ class Fill:
     files_from: str | None = None
     """Instead of rows: copy the data files of this directory (a table version written with the same definition,
     unpartitioned, on a local file system) into the table: a replica installing a source's version."""
+    files_named: tuple[str, ...] | None = None
+    """With ``files_from``: only these files of it (the version's own; None: every data file there)."""
+    insert_text: str | None = None
+    """Instead of ``as_select``: what follows the table's name in an ``INSERT INTO`` as its author wrote it
+    (``PARTITION (...)``, a column list, ``BY NAME``, the query or ``VALUES``), run as ``INSERT INTO <table> <text>``
+    so that the engine decides everything the statement says (positions, casts, defaults, partitions, errors)."""
+    copy_files: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    """Instead of rows: these data files (path, partition values) copied as files into the table's directory of
+    their partition: a replica adding the rows a source's INSERT INTO added."""
+    copy_partitions: tuple[tuple[tuple[str, str], ...], ...] = ()
+    """With ``copy_files``: partitions to register in the table, also without a file (an INSERT of no row into a
+    static partition registers it)."""
 
     @property
     def static(self) -> dict[str, str]:

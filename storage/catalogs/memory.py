@@ -25,6 +25,7 @@ from storage.catalogs.interface import (
     new_database_tag,
 )
 from storage.catalogs.memory_copying import MemoryCopying
+from storage.catalogs.memory_files import MemoryFiles
 from storage.catalogs.memory_kinds import MemoryKinds
 from storage.catalogs.memory_objects import MemoryObjects
 from storage.catalogs.memory_swap import SwapState, database_location, location_of
@@ -49,7 +50,7 @@ from storage.errors import (
 _ids = itertools.count(1)
 
 
-class MemoryCatalog(MemoryObjects, MemoryKinds, MemoryVersions, MemoryCopying):  # MemorySwap beneath MemoryKinds
+class MemoryCatalog(MemoryObjects, MemoryFiles, MemoryKinds, MemoryVersions, MemoryCopying):  # MemorySwap: Kinds'
     def __init__(self, *, swap: bool = True, orphan_window: float | None = None) -> None:
         """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path.
         ``orphan_window``: see :class:`~storage.catalogs.memory_swap.MemorySwap`."""

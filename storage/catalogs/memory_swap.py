@@ -26,6 +26,9 @@ class SwapState:
     makes a late write of one by adding its table's name to ``MemoryCatalog.leftovers``)."""
     files: dict[str, MemoryTable] = attrs.field(factory=dict)
     """The rows (the "files") at each orphan location, as the table that left them had them: a kept version."""
+    moved: set[str] = attrs.field(factory=set)
+    """The "files" (one per row) moved out of an INSERT's work table into its table
+    (:mod:`~storage.catalogs.memory_files`)."""
     notes: dict[str, str] = attrs.field(factory=dict)
     """The note of each kept directory (``write_kept_note``), by location."""
 

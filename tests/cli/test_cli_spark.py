@@ -33,16 +33,18 @@ def test_a_script_end_to_end(cli: Runner, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "ok  CREATE TABLE t (a INT, s STRING) USING parquet  (created)  [binlog #1]"
-    assert lines[1] == "ok  INSERT INTO t VALUES (1, 'x;y'), (2, 'tab\\there')"
+    assert lines[1].startswith("ok  INSERT INTO t VALUES (1, 'x;y'), (2, 'tab\\there')  (")  # its files added
+    assert lines[1].endswith("files added)  [binlog #2]")
     assert lines[2:5] == ["a\ts", "1\tx;y", "2\ttab\\there"]
     assert lines[5] == ("ok  CREATE OR REPLACE TABLE t USING parquet AS SELECT a * 10 AS a, s FROM t  "
-                        "(replaced the old table: definition swap, old files kept for readers)  [binlog #2]")
+                        "(replaced the old table: definition swap, old files kept for readers)  [binlog #3]")
     assert lines[6:] == ["a\ts", "10\tx;y", "20\ttab\\there"]
     assert "Traceback" not in done.stderr
 
     events = [json.loads(line) for line in cli("binlog", "--json").stdout.splitlines()]
     assert [e["statement"] for e in events] == [
         "CREATE TABLE t (a INT, s STRING) USING parquet",
+        "INSERT INTO t VALUES (1, 'x;y'), (2, 'tab\\there')",
         "CREATE OR REPLACE TABLE t USING parquet AS\n  SELECT a * 10 AS a, s FROM t",
     ], "the binlog holds each statement exactly as written"
     status = cli("status")
@@ -64,14 +66,15 @@ def test_a_script_end_to_end(cli: Runner, tmp_path: Path) -> None:
 
 def test_a_statement_killed_mid_way_is_undone_by_recover(cli: Runner) -> None:
     needs_java()
-    # One process (one JVM start) makes and fills the table, then is killed in the replace: the CREATE TABLE passes
-    # commit.before_binlog once, the INSERT (not logged) never, the replace is the second hit.
+    # One process (one JVM start) makes and fills the table, then is killed in the replace: the CREATE TABLE and the
+    # INSERT pass commit.before_binlog once each, the replace is the third hit.
     killed = cli("sql", "CREATE TABLE t (a INT) USING parquet; INSERT INTO t VALUES (1), (2); "
                  "CREATE OR REPLACE TABLE t USING parquet AS SELECT a + 100 AS a FROM t",
-                 env=clean_env(DDL_LOG_CRASH_AT="commit.before_binlog:2"))
+                 env=clean_env(DDL_LOG_CRASH_AT="commit.before_binlog:3"))
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    assert killed.stdout.splitlines() == ["ok  CREATE TABLE t (a INT) USING parquet  (created)  [binlog #1]",
-                                          "ok  INSERT INTO t VALUES (1), (2)"], "the set-up ran before the kill"
+    lines = killed.stdout.splitlines()
+    assert lines[0] == "ok  CREATE TABLE t (a INT) USING parquet  (created)  [binlog #1]"
+    assert lines[1].startswith("ok  INSERT INTO t VALUES (1), (2)  (") and len(lines) == 2, "set up before the kill"
 
     status = cli("status")  # needs no Spark: reads the log
     assert status.returncode == 0
@@ -87,7 +90,7 @@ def test_a_statement_killed_mid_way_is_undone_by_recover(cli: Runner) -> None:
     assert after.returncode == 0, after.stderr
     assert [json.loads(line) for line in after.stdout.splitlines()] == [{"a": 1}, {"a": 2}], "the old table"
     assert [json.loads(e)["statement"] for e in cli("binlog", "--json").stdout.splitlines()] == [
-        "CREATE TABLE t (a INT) USING parquet"], "the killed statement never committed"
+        "CREATE TABLE t (a INT) USING parquet", "INSERT INTO t VALUES (1), (2)"], "the killed statement never committed"
 
 
 def test_dropping_a_missing_table_is_one_clear_error(cli: Runner) -> None:

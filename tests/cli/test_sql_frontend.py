@@ -16,6 +16,7 @@ from actions.results import StatementResult
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
@@ -381,8 +382,7 @@ PASS_THROUGH = [
     "SHOW TABLES",
     "SHOW TABLES LIKE 'a;b'",
     "DESCRIBE TABLE EXTENDED t",
-    "INSERT INTO t SELECT 1",
-    "INSERT INTO t VALUES (1, 'a')",
+    "EXPLAIN INSERT INTO t SELECT 1",
     "SET spark.sql.shuffle.partitions = 4",
     "EXPLAIN CREATE TABLE t (a INT)",
     "CREATE TEMPORARY VIEW tv AS SELECT 1",
@@ -424,6 +424,8 @@ UNSUPPORTED = [
     ("INSERT OVERWRITE t (a) SELECT 1", "column list"),
     ("WITH x AS (SELECT 1) INSERT OVERWRITE TABLE t SELECT * FROM x", "INSERT OVERWRITE"),
     ("FROM s INSERT OVERWRITE TABLE t SELECT *", "INSERT OVERWRITE"),
+    ("FROM s INSERT INTO t SELECT * INSERT INTO u SELECT *", "INSERT INTO"),
+    ("WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x", "INSERT INTO"),
     ("MSCK REPAIR TABLE t", "MSCK"),
     ("LOAD DATA INPATH '/x' OVERWRITE INTO TABLE t", "LOAD DATA"),
     ("EXECUTE IMMEDIATE 'DROP TABLE t'", "EXECUTE IMMEDIATE"),
@@ -479,9 +481,23 @@ def test_empty_and_comment_only_scripts_run_nothing() -> None:
 def test_a_script_runs_in_order() -> None:
     ddl = FakeDDL()
     results = run_sql(ddl, "CREATE TABLE a (x INT); INSERT INTO a VALUES (1); RENAME TABLE a TO b; SELECT * FROM b")
-    assert [r.kind for r in results] == ["ddl", "query", "ddl", "query"]
-    assert [type(statement) for statement in ddl.ran] == [CreateTable, RenameTables]
-    assert ddl.spark.statements == ["INSERT INTO a VALUES (1)", "SELECT * FROM b"]
+    assert [r.kind for r in results] == ["ddl", "ddl", "ddl", "query"]
+    assert [type(statement) for statement in ddl.ran] == [CreateTable, InsertInto, RenameTables]
+    assert ddl.spark.statements == ["SELECT * FROM b"]
+
+
+@pytest.mark.parametrize(("sql", "body"), [
+    ("INSERT INTO t VALUES (1, 'a')", "VALUES (1, 'a')"),
+    ("INSERT INTO TABLE t PARTITION (p = 1, q) (a, b) SELECT 1, 2", "PARTITION (p = 1, q) (a, b) SELECT 1, 2"),
+    ("insert into t by name select 1 as a /* c */", "by name select 1 as a"),
+    ("INSERT INTO t(a) VALUES (1)", "(a) VALUES (1)"),
+])
+def test_insert_into_runs_through_the_log_with_the_rest_of_its_text_as_written(sql: str, body: str) -> None:
+    ddl = FakeDDL()
+    assert [r.kind for r in run_sql(ddl, sql)] == ["ddl"]
+    [statement] = ddl.ran
+    assert isinstance(statement, InsertInto) and statement.name == TableName.of(T)
+    assert statement.fill.insert_text == body
 
 
 PARSE_ERRORS = [

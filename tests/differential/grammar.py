@@ -29,6 +29,7 @@ from tests.differential.phrases import (
     query_for,
     spec_values,
     table_clauses,
+    values_rows,
 )
 from tests.differential.script import MAIN, DropMany, Name, Rebuild, RenameMany, Replace, Step, placeholder
 from tests.differential.vocabulary import (
@@ -40,6 +41,7 @@ from tests.differential.vocabulary import (
     TEMP_VIEWS,
     TYPE_CHANGES,
     VIEWS,
+    literal,
 )
 
 UDF_CLASS = "'org.apache.hadoop.hive.ql.udf.generic.GenericUDFAbs'"
@@ -157,8 +159,19 @@ def insert(w: Writer) -> Step:
         if overwrite and chance(w.rng, 0.04):
             spec = f"PARTITION ({table.partitioned[0]} = NULL)"
         spec += " "
+    if not overwrite and chance(w.rng, 0.3):
+        return Step(f"{verb} {name.sql} {spec}{named_columns(w.rng, columns)}", "insert_into")
     body = query_for(w.rng, w.model, name, columns)
     return Step(f"{verb} {name.sql} {spec}{body.text}", "insert_overwrite" if overwrite else "insert_into")
+
+
+def named_columns(rng: random.Random, columns: list[Column]) -> str:
+    """INSERT INTO's other ways of naming the columns: a column list (shuffled, some left out: Spark fills them with
+    their defaults or NULL), or ``BY NAME`` (the query's aliases in another order)."""
+    chosen = rng.sample(columns, rng.randint(1, len(columns))) if columns else []
+    if chance(rng, 0.5):
+        return "(" + ", ".join(c.sql for c in chosen) + ") " + values_rows(rng, chosen).text
+    return "BY NAME SELECT " + (", ".join(f"{literal(rng, c.type)} AS {c.sql}" for c in chosen) or "1 AS x")
 
 
 def truncate(w: Writer) -> Step:

@@ -143,6 +143,15 @@ class InsertOverwrite(Case):
 
 
 @attrs.frozen(repr=False)
+class InsertInto(InsertOverwrite):
+    """INSERT INTO [PARTITION (...)] with the same forms (no IF NOT EXISTS, no mode: nothing is replaced)."""
+
+    def statement(self, table: str) -> str:
+        text = super().statement(table).replace("INSERT OVERWRITE TABLE", "INSERT INTO TABLE", 1)
+        return text.replace(f"-- insert_overwrite(overwrite_mode={self.mode!r})", "-- insert_into()")
+
+
+@attrs.frozen(repr=False)
 class ReplaceLike(Case):
     """CREATE OR REPLACE TABLE t LIKE s: ``shape`` is t's old shape, ``source`` is s."""
 
@@ -275,6 +284,13 @@ def insert_overwrites(draw: Any, **space: Any) -> InsertOverwrite:
     rows = draw(st.lists(row(chosen, dynamic_count, shape.hive), max_size=3))
     return InsertOverwrite(shape, spec, if_not_exists, draw(st.sampled_from([None, "static", "dynamic"])),
                            draw(st.sampled_from(["sql", "api"])), tuple(rows))
+
+
+@st.composite
+def insert_intos(draw: Any, **space: Any) -> InsertInto:
+    """The forms of :func:`insert_overwrites` that INSERT INTO has, through SQL or the Python API."""
+    case = draw(insert_overwrites(**space))
+    return InsertInto(case.shape, case.spec, False, None, case.via, case.rows)
 
 
 @st.composite

@@ -5,6 +5,7 @@ a second recovery changes nothing."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from tests import crashkit
 from tests.spark.sweep_support import crash_then_recover, restore, snapshot, spark_worthy, table_state
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("replication")]
+LONG = os.environ.get("DDL_LOG_REPLICATION_LONG") == "1"
 
 OLD = "CREATE TABLE t USING parquet AS SELECT CAST(id AS INT) AS a, concat('x', id % 3) AS b FROM range(50)"
 VERSION = "CREATE TABLE version USING parquet AS SELECT id AS n, concat('v', rand()) AS w FROM range(30)"
@@ -58,3 +60,52 @@ def test_an_install_of_a_version_crashed_anywhere_leaves_the_old_table_or_the_ve
         outcomes.append("new" if events else "old")
         restore(spark, warehouse, setup, before, state)
     assert outcomes == sorted(outcomes, key=lambda o: o == "new") and "old" in outcomes and "new" in outcomes
+
+
+def test_a_replicas_insert_of_a_sources_files_crashed_anywhere_adds_all_of_them_or_none(spark, warehouse, tmp_path,
+                                                                                         clean_spark):
+    """The replica's INSERT INTO of a source event's files (copied into its work table, then moved in) at the
+    instants that differ on Spark: nothing copied yet, committed (``make replication``: copied, some files moved
+    too; every instant of INSERT INTO is swept in tests/spark/test_insert_into.py)."""
+    from chains.binlog import BinlogEvent
+    from chains.versions import AddedFile, AddedFiles
+    from ddl_log.replication.added import insert_statement
+
+    setup = ["CREATE TABLE p USING parquet PARTITIONED BY (k) AS SELECT CAST(0 AS BIGINT) AS v, 'a' AS k",
+             "CREATE TABLE src USING parquet PARTITIONED BY (k) AS SELECT id AS v, CAST(id % 2 AS STRING) AS k "
+             "FROM range(10)"]
+    for sql in setup:
+        spark.sql(sql)
+    src = warehouse / "src"
+    files = tuple(AddedFile(f"file:{path}", (("k", path.parent.name.split("=")[1]),))
+                  for path in sorted(src.glob("k=*/part-*")))
+    added = AddedFiles(table="default.p", location=f"file:{src}", identity=None, files=files,
+                       partitions=((("k", "0"),), (("k", "1"),), (("k", "e"),)),
+                       columns=(("v", "bigint"), ("k", "string")), partitioned_by=("k",))
+    event = BinlogEvent(3, 9, "INSERT INTO p SELECT ...", added=added)
+
+    def insert(ddl: AtomicDDL) -> Any:
+        return ddl.run(insert_statement(event, "/* ddl-log origin file:/s seq 3 */ INSERT INTO p ...", lambda: []))
+
+    def world(label: str) -> Any:
+        return lambda: AtomicDDL(spark=spark, home=tmp_path / label, compact_bytes=0)
+
+    before = snapshot(spark, warehouse)
+    trace = crashkit.trace(world("trace"), insert)
+    after = snapshot(spark, warehouse)
+    old, new = before.rows("p"), after.rows("p")
+    assert new[1] == 11 and spark.sql("SHOW PARTITIONS p").count() == 4  # every file once, the empty one too
+    restore(spark, warehouse, setup, before, after)
+    sample = [("insert.fill_tmp.before", 1), ("commit.after_binlog", 1)] + (
+        [("insert.log_moves.before", 1), ("insert.move.between", 1)] if LONG else [])
+    chosen = [p for p in spark_worthy(trace) if p in sample]
+    assert len(chosen) == len(sample)
+    outcomes = []
+    for index, (point, nth) in enumerate(chosen):
+        events = crash_then_recover(world(f"case{index}"), insert, point, nth)
+        state = snapshot(spark, warehouse)
+        assert len(events) <= 1 and state.rows("p") == (new if events else old), (point, nth)
+        assert state.names() == {"p", "src"} and state.dirs == state.table_dirs({"p", "src"}), (point, nth)
+        outcomes.append("new" if events else "old")
+        restore(spark, warehouse, setup, before, state)
+    assert outcomes == sorted(outcomes, key=lambda o: o == "new") and outcomes.count("old") == len(sample) // 2

@@ -1,6 +1,7 @@
 """A replica on real Spark, in its own process (its own JVM and embedded metastore; two Hive metastores cannot share
 one session): it ends with the source's rows, also of non-deterministic queries and of queries over a table it does
-not have (copied from the version's files, the query not run again), a reader on it never sees a gap, and a real
+not have (copied from the version's files, the query not run again; an INSERT INTO's files too, followed through a
+later RENAME of their table), a reader on it never sees a gap, and a real
 SIGKILL of the applier (JVM included) mid-copy is recovered with every event applied once. RESTORE and UNDROP
 replicate as the version they installed (its files), since the replica numbers its own history."""
 
@@ -27,11 +28,14 @@ SOURCE_SCRIPT = [
     "CREATE TABLE rp.p USING parquet PARTITIONED BY (k) AS SELECT id, CAST(id % 3 AS STRING) AS k FROM range(30)",
     "INSERT OVERWRITE rp.r SELECT id, rand() AS x FROM range(50)",
     "CREATE TABLE rp.s USING parquet COMMENT 'from a table only the source has' AS SELECT * FROM default.hidden",
+    "INSERT INTO rp.s SELECT id + 100, concat('r', rand()) FROM range(3)",
     "ALTER TABLE rp.r SET TBLPROPERTIES ('team' = 'blue')",
     "CREATE VIEW rp.v AS SELECT count(*) AS c FROM rp.r",
     "ALTER TABLE rp.s RENAME TO rp.s2",
     "CREATE TABLE rp.c (a INT, b STRING) USING parquet",
     "INSERT OVERWRITE rp.p PARTITION (k = '1') SELECT id + 100 FROM range(3)",
+    "INSERT INTO rp.p SELECT CAST(rand() * 1000000 AS BIGINT), CAST(id % 2 + 5 AS STRING) FROM range(6)",
+    "INSERT INTO rp.p PARTITION (k = 'empty') SELECT 1 WHERE false",
     "DROP TABLE rp.c",
 ]
 
@@ -69,7 +73,8 @@ def source(clean_spark: Any, tmp_path: Path) -> tuple[Path, dict[str, Any]]:
         ddl.sql("UNDROP TABLE rp.c")
         events = ddl.binlog_events()
     assert [event.version is not None for event in events] == [
-        False, True, True, True, True, False, False, False, False, True, False, True, True]
+        False, True, True, True, True, False, False, False, False, False, True, False, False, False, True, True]
+    assert [i for i, event in enumerate(events) if event.added is not None] == [5, 11, 12]  # the INSERT INTOs
     return home, source_tables(clean_spark)
 
 
@@ -90,4 +95,5 @@ def test_a_replica_killed_mid_copy_ends_with_the_sources_rows_each_event_once(so
     assert report["tables"]["rp.c"] is not None and report["views"] == ["v"]  # undropped on the source
     assert len(report["tables"]["rp.r"]["rows"]) == 100  # restored: the CTAS's rows, copied, not drawn again
     assert ["101", "1"] in report["tables"]["rp.p"]["rows"]  # the overwritten partition, the others kept
+    assert len(report["tables"]["rp.s2"]["rows"]) == 10  # the INSERT INTO's rand() rows, its files followed
     assert report["bad"] == [] and report["reads"] > 0  # the reader on the replica never saw a gap

@@ -44,7 +44,10 @@ def table_dump(spark: Any, table: str) -> dict[str, Any] | None:
     rows = sorted(tuple(row) for row in spark.table(table).collect())
     props = {str(r[0]): str(r[1]) for r in spark.sql(f"SHOW TBLPROPERTIES {table}").collect()
              if str(r[0]) == "team"}
-    return {"rows": [list(map(str, row)) for row in rows], "props": props,
+    partitioned = bool(spark.sql(f"DESCRIBE TABLE EXTENDED {table}").filter("col_name = '# Partition Information'")
+                       .count())
+    partitions = sorted(str(r[0]) for r in spark.sql(f"SHOW PARTITIONS {table}").collect()) if partitioned else []
+    return {"rows": [list(map(str, row)) for row in rows], "props": props, "partitions": partitions,
             "columns": [f"{f.name}:{f.dataType.simpleString()}" for f in spark.table(table).schema.fields],
             "files": data_files(spark, table)}
 

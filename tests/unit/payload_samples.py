@@ -18,11 +18,13 @@ from actions.kinds.drop_view import DropViewPayload
 from actions.kinds.forget_table import ForgetTablePayload
 from actions.kinds.install_version import InstallVersionPayload
 from actions.kinds.kind import Payload
+from actions.kinds.move_files import MoveFilesPayload
 from actions.kinds.rename_table import RenameTablePayload
 from actions.kinds.rename_view import RenameViewPayload
 from actions.kinds.swap_table import SwapTablePayload
 from actions.kinds.sweep_table import SweepTablePayload
 from chains.entries import ActionType
+from storage.catalogs.file_moves import FileMove, MovePlan
 from storage.catalogs.interface import Column, FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
 
@@ -54,5 +56,8 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.CLAIM_VERSION: ClaimVersionPayload(12),
         ActionType.SWEEP_TABLE: SweepTablePayload("file:/warehouse/ddllog_7_abcdef_tmp", 1795434777.5),
         ActionType.CHANGE_KIND: ChangeKindPayload("x1-new", "x1-new:holder", None),
+        ActionType.MOVE_FILES: MoveFilesPayload(MovePlan("file:/warehouse/t", (
+            FileMove("file:/warehouse/ddllog_7_ab_tmp/k=a%2Fb/part-0", "file:/warehouse/t/k=a%2Fb/part-0",
+                     (("k", "a/b"),)),), ((("k", "a/b"),), (("k", "e"),)))),
     }
     return samples[action_type]

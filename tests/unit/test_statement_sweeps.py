@@ -108,6 +108,10 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
         "r", df=MemoryTable("", ("v", "b"), [(10, "z")]), partition={"a": "1", "b": None}),
     "insert_overwrite_dynamic_mixed_spec": lambda d: d.insert_overwrite(
         "r", df=MemoryTable("", ("v", "b"), [(10, "x")]), partition={"a": "1", "b": None}, overwrite_mode="dynamic"),
+    "insert_into": lambda d: d.insert_into("a", df=NEW_ROWS),
+    "insert_into_partitions": lambda d: d.insert_into(
+        "q", df=MemoryTable("", ("v", "k"), [(10, "1"), (11, "9"), (12, None)])),
+    "insert_into_static_partition": lambda d: d.insert_into("q", df=MemoryTable("", ("v",), []), partition={"k": "8"}),
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
     "create_database": lambda d: d.create_database("d3"),
     "create_view": lambda d: d.create_view("v2", as_select="SELECT 2"),

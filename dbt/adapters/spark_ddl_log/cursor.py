@@ -1,6 +1,6 @@
 """The cursor of a ``spark_ddl_log`` connection: every statement dbt sends goes to :meth:`ddl_log.AtomicDDL.sql` on
-the session dbt-spark's own session cursor would use, so DDL runs through the DDL log (logged, atomic, binlogged) and
-everything else (queries, ``SET``, ``INSERT INTO``, temporary views) reaches ``spark.sql`` unchanged.
+the session dbt-spark's own session cursor would use, so DDL and ``INSERT INTO`` run through the DDL log (logged,
+atomic, binlogged) and everything else (queries, ``SET``, temporary views) reaches ``spark.sql`` unchanged.
 
 dbt puts its query comment (``/* {"app": "dbt", ..., "node_id": "model.p.m"} */``) before the statement, where a
 script's reader drops it as the space between statements; it is moved after the first word, with the invocation id,

@@ -76,10 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
     binlog = commands.add_parser("binlog", parents=[common], help="binlog events (read-only)")
     binlog.add_argument("--json", action="store_true")
     binlog.add_argument("--since", metavar="SEQ", type=int, default=0, help="only events after sequence SEQ")
-    binlog.add_argument("--until", metavar="SEQ", type=int, default=None, help="only events up to sequence SEQ")
+    until = binlog.add_mutually_exclusive_group()
+    until.add_argument("--until", metavar="SEQ", type=int, default=None, help="only events up to sequence SEQ")
+    until.add_argument("--until-time", metavar="TIME", default=None,
+                       help="only events committed at or before TIME (ISO 8601, local time unless it names a zone)")
     binlog.add_argument("--sql", action="store_true",
-                        help="print the events as a SQL script that `ddl-log sql -f` replays (text replay: queries "
-                             "run again; `replica run --until` copies their versions instead)")
+                        help="print the events as a SQL script that `ddl-log sql -f` replays, each statement once "
+                             "(each carries its origin and sequence: statements the replaying home applied are "
+                             "skipped). Text replay: queries run again; `replica run --until` copies their files")
 
     points = commands.add_parser("crash-points", parents=[common], help="every crash point name, one per line")
     points.add_argument("-v", "--describe", action="store_true", help="add what each point means")

@@ -51,6 +51,10 @@ def dumps(value: Any) -> str:
 
 
 def print_result(result: SqlResult, *, as_json: bool) -> None:
+    if result.kind == "skipped":
+        out(dumps({"statement": result.statement, "kind": "skipped"}) if as_json
+            else f"skipped  {summary(result.statement)}  (applied before)")
+        return
     if result.kind == "query":
         if getattr(result.result, "columns", None):
             print_frame(result.result, as_json=as_json)

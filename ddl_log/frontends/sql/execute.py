@@ -7,11 +7,13 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 from actions.results import StatementResult
+from chains.binlog import BinlogEvent
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import UnsupportedStatementError
 from ddl_log.frontends.sql.names import NoSparkFacts, SessionFacts, SparkFacts
 from ddl_log.frontends.sql.plan import PlannedStatement, SqlResult
 from ddl_log.frontends.sql.router import SparkParser, plan_script
+from ddl_log.replication.origin import AppliedPosition, mark_of
 from storage.errors import NotAtomicError
 
 
@@ -29,6 +31,8 @@ class StatementRunner(Protocol):
 
     def run(self, statement: Statement) -> StatementResult: ...
 
+    def binlog_events(self) -> list[BinlogEvent]: ...
+
 
 def run_sql(ddl: StatementRunner, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
     """Run every statement of ``text`` in order and return their results. The whole script is parsed and checked
@@ -39,13 +43,27 @@ def run_sql(ddl: StatementRunner, text: str, *, allow_non_atomic: bool = False) 
 
 def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator[SqlResult]:
     """Run planned statements one by one, yielding each result as soon as it is there. Names are resolved as each
-    statement runs; what is known of the session is forgotten after every statement Spark runs."""
+    statement runs; what is known of the session is forgotten after every statement Spark runs.
+
+    A statement with an origin marker (a ``ddl-log binlog --sql`` script) that this home applied before, as its own
+    binlog says, is skipped (kind ``skipped``): the script replays each statement once, however often it runs."""
     facts: SessionFacts | None = None
+    applied: AppliedPosition | None = None
     for plan in plans:
         statement = None
+        mark = mark_of(plan.text)
+        if mark is not None:
+            applied = applied or AppliedPosition.read(ddl.binlog_events())
+            if mark.seq <= applied.of(mark.origin):
+                yield SqlResult(plan.text, "skipped", None)
+                continue
         if plan.draft is not None:
             facts = facts or _session_facts(ddl)
             statement = plan.resolved(facts)
+        if statement is None and mark is not None:
+            raise UnsupportedStatementError(summary_of(plan.text), line=plan.line, statement=plan.text,
+                                            reason="a replayed statement must run through the DDL log (its binlog "
+                                                   "event records that it was applied); this one would go to Spark")
         if statement is None:
             result = ddl.spark.sql(plan.text)
             facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
@@ -59,6 +77,8 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
             facts = None
             yield SqlResult(plan.text, "query", ddl.spark.sql(plan.text))  # Spark's own statement, as asked
             continue
+        if mark is not None and applied is not None:
+            applied.seqs[mark.origin] = mark.seq
         yield SqlResult(plan.text, "ddl", done)
 
 

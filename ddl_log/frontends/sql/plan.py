@@ -17,10 +17,11 @@ from storage.catalogs.names import SESSION_CATALOG, quote_ident
 @attrs.frozen
 class SqlResult:
     """One statement's outcome. ``kind``: ``"ddl"`` ran atomically through :class:`AtomicDDL` (``result`` is the
-    method's return value); ``"query"`` went unchanged to ``spark.sql`` (``result`` is its DataFrame)."""
+    method's return value); ``"query"`` went unchanged to ``spark.sql`` (``result`` is its DataFrame); ``"skipped"``:
+    a replayed statement this home applied before (``result`` None)."""
 
     statement: str
-    kind: Literal["ddl", "query"]
+    kind: Literal["ddl", "query", "skipped"]
     result: Any = attrs.field(repr=False)
 
 

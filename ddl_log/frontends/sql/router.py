@@ -12,6 +12,7 @@ from sqlglot.tokenizer_core import TokenType
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind, any_kind_marked
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.views import (
@@ -26,6 +27,7 @@ from ddl_log.engine.views import (
 from ddl_log.errors import SqlParseError, Unsupported, UnsupportedStatementError
 from ddl_log.frontends.sql.cursor import Cursor
 from ddl_log.frontends.sql.plan import Name, PlannedStatement, draft
+from ddl_log.frontends.sql.replayed import replayed
 from ddl_log.frontends.sql.tokens import Piece, line_col, slice_text, split_script
 from ddl_log.frontends.sql.validate import is_data_type, validate
 from ddl_log.frontends.sql.version_routes import VersionRoutes
@@ -74,6 +76,7 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False,
         if plan.spark_sql:
             raise _spark_parse_error(script, piece, refusal)
         validate(script, piece.raw)  # a form Spark does not know: sqlglot checks its syntax
+    plan = replayed(plan, piece.leading(script))
     return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.draft else plan
 
 
@@ -123,6 +126,9 @@ class Router(VersionRoutes):
         if head == "INSERT" and c.at("INSERT", "OVERWRITE"):
             c.i = 2
             return self.insert_overwrite()
+        if head == "INSERT" and c.at("INSERT", "INTO"):
+            c.i = 2
+            return self.insert_into()
         if (head in ("RESTORE", "UNDROP") and c.at(head, "TABLE")) or (head in ("DESCRIBE", "DESC") and c.at(
                 head, "HISTORY")) or (head == "SHOW" and c.at("SHOW", "TABLES", "DROPPED")) or (
                 head == "RELEASE" and c.at("RELEASE", "TABLE", "NAME")):
@@ -138,8 +144,10 @@ class Router(VersionRoutes):
             raise Unsupported("EXECUTE IMMEDIATE (it runs SQL the DDL log cannot see)")
         if head == "BEGIN":
             raise Unsupported("a compound statement BEGIN ... END")
-        if any(c.words(k) == ("INSERT",) and c.words(k + 1) == ("OVERWRITE",) for k in range(len(c.tokens))):
-            raise Unsupported("INSERT OVERWRITE in this form (only INSERT OVERWRITE [TABLE] t <query>)")
+        for k in range(len(c.tokens) if head != "EXPLAIN" else 0):  # EXPLAIN runs nothing
+            if c.words(k) == ("INSERT",) and c.words(k + 1) in (("OVERWRITE",), ("INTO",)):
+                verb = f"INSERT {c.words(k + 1)[0]}"
+                raise Unsupported(f"{verb} in this form (only {verb} [TABLE] t ... <query>, one table per statement)")
         return c.query()
 
     # -- CREATE
@@ -430,3 +438,11 @@ class Router(VersionRoutes):
                 and not c.is_kind(TokenType.L_PAREN, 1):
             raise Unsupported("INSERT OVERWRITE with a column list")
         return c.ddl("INSERT OVERWRITE", draft(InsertOverwrite.of, name, as_select=self.query_text(), **extra))
+
+    def insert_into(self) -> PlannedStatement:
+        """``INSERT INTO [TABLE] t <the rest>``: the rest (a PARTITION spec, a column list, ``BY NAME``, the query or
+        VALUES) goes to Spark as written, on the statement's work table (:mod:`ddl_log.engine.insert`)."""
+        c = self.c
+        c.take("TABLE")
+        name = c.name("a table name").as_kind("relation")
+        return c.ddl("INSERT INTO", draft(InsertInto.of, name, body=c.rest()))

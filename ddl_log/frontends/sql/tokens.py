@@ -36,9 +36,16 @@ class Piece:
 
     raw: tuple[Token, ...]
     tokens: tuple[Token, ...]
+    start: int = 0
+    """Where the piece begins in the script (just after the previous ``;``): its leading comments are before its
+    first token."""
 
     def text(self, script: str) -> str:
         return slice_text(script, self.tokens[0], self.tokens[-1])
+
+    def leading(self, script: str) -> str:
+        """The comments (and blanks) before the statement's first token."""
+        return script[self.start:self.tokens[0].start]
 
 
 def split_script(text: str) -> list[Piece]:
@@ -46,12 +53,14 @@ def split_script(text: str) -> list[Piece]:
     raw = tokenize(text)
     pieces: list[Piece] = []
     current: list[Token] = []
+    start = 0
     for token in [*raw, None]:
         if token is None or token.token_type is TokenType.SEMICOLON:
             if current:
                 end = token.start if token is not None else len(text)
-                pieces.append(Piece(tuple(current), tuple(_expand_command(text, current, end))))
+                pieces.append(Piece(tuple(current), tuple(_expand_command(text, current, end)), start))
             current = []
+            start = token.end + 1 if token is not None else len(text)
         else:
             current.append(token)
     return pieces

@@ -264,6 +264,11 @@ class SparkTableAlter:
         that is not partitioned. With ``spec`` (some partition columns), the partitions matching it, Spark
         casting its values to the column types. One metastore call (and one more to tell a view from a missing
         table)."""
+        return [parse_partition(path) for path in self.partition_paths(name, spec)]
+
+    def partition_paths(self, name: TableName, spec: dict[str, str] | None = None) -> list[str]:
+        """:meth:`list_partitions` as ``SHOW PARTITIONS`` prints them (``k=a%2Fb/j=1``: the escaped relative path
+        Spark gives a partition's directory)."""
         if substitutes(name.db) or substitutes(name.name):
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         where = f" PARTITION ({self._spec_sql(name, spec)})" if spec else ""
@@ -274,7 +279,13 @@ class SparkTableAlter:
             if (failure.condition or "").startswith("INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY"):
                 return []
             raise self._error(name, failure, "list the partitions of") from None
-        return [parse_partition(str(row[0])) for row in rows]
+        return [str(row[0]) for row in rows]
+
+    def add_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None:
+        """``ALTER TABLE ... ADD IF NOT EXISTS PARTITION (...) PARTITION (...) ...``: one metastore call, as Spark's
+        own INSERT registers the partitions it wrote; existing ones are left alone."""
+        clause = " ".join(f"PARTITION ({self._spec_sql(name, spec)})" for spec in specs)
+        self._alter(name, f"ADD IF NOT EXISTS {clause}", "add partitions to")
 
     def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
         """``ALTER TABLE ... ADD IF NOT EXISTS PARTITION``: an existing partition is left alone. ``spec`` names every

@@ -20,8 +20,7 @@ types that Spark itself parsed and this package printed again (:func:`~storage.c
 The one piece of user text spliced as it is, is the SELECT of a ``CREATE TABLE ... AS SELECT``: it is the user's
 query by design, and it sits inside a subquery, so it can only be a query.
 
-Spark / Hive behaviours that concern every part (Spark 4.0.1, built-in Hive 2.3 metastore client; the parts describe
-their own):
+Spark / Hive behaviours that concern every part (Spark 4.0.1, built-in Hive 2.3 metastore client):
 
 * Table and database names must match ``[A-Za-z0-9_]+`` (``INVALID_SCHEMA_OR_RELATION_NAME``); anything else is
   refused at create (:class:`InvalidNameError`). Column names may hold any character.
@@ -60,6 +59,7 @@ from storage.catalogs.spark.create import SparkTableCreate
 from storage.catalogs.spark.databases import SparkDatabases
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrategy, engine_error, inspect_error
 from storage.catalogs.spark.executors import orphan_window
+from storage.catalogs.spark.file_moves import SparkFileMoves
 from storage.catalogs.spark.functions import SparkFunctions
 from storage.catalogs.spark.kind_swap import SparkKindSwap
 from storage.catalogs.spark.leftovers import SparkLeftovers
@@ -79,8 +79,8 @@ class SparkCatalog:
     (``spark_catalog``), on a classic or Spark Connect session. Each method delegates to the part of its concern
     (listed in :mod:`storage.catalogs.spark.catalog`), where its Spark behaviours are described.
 
-    Each method costs one to a few metastore round trips (given per method); nothing is cached, so changes made
-    by other sessions are always seen.
+    Each method costs one to a few metastore round trips (given per method); answers are kept only within one
+    statement (:mod:`storage.catalogs.lookup_scope`), so changes made by other sessions are seen by the next.
 
     ``leftovers`` says how :meth:`clean_leftovers` and :meth:`settle_rename` touch directories: ``"local"`` with
     Python's file functions (``file:`` locations this process can see), ``"metastore"`` through the Hive metastore
@@ -111,8 +111,7 @@ class SparkCatalog:
         self._copying = SparkCopying(engine, self._metastore)
 
     def close(self) -> None:
-        """Close the metastore client this catalog opened (it opens a new one if used again); the session stays
-        open, it is its owner's."""
+        """Close the metastore client this catalog opened (reopened if used again); the session is its owner's."""
         self._metastore.close()
 
     @property
@@ -150,6 +149,10 @@ class SparkCatalog:
     def table_location(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.table_location`."""
         return self._tables.table_location(name)
+
+    def file_mover(self) -> SparkFileMoves:
+        """INSERT INTO's files (:mod:`storage.catalogs.spark.file_moves`)."""
+        return SparkFileMoves(self._engine, self._tables, self._alter)
 
     def insert(self, name: TableName, fill: Fill) -> None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.insert`."""
@@ -406,8 +409,7 @@ class SparkCatalog:
         self._databases.create_database(db, comment=comment, properties=properties)
 
     def drop_database(self, db: str, *, keep_files: bool = False) -> None:
-        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.drop_database`; ``keep_files`` leaves its
-        directory (:meth:`SparkSwap.drop_database_keeping_files`) when the metastore client is there."""
+        """See :meth:`storage.catalogs.spark.databases.SparkDatabases.drop_database`; ``keep_files`` keeps its files."""
         if keep_files and self._swap.client_refusal() is None:
             if self._engine.database_location(db) is None:
                 raise NoSuchObjectError(f"database {db} does not exist", db)

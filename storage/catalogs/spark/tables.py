@@ -127,27 +127,29 @@ class SparkTables:
         (neither SELECT nor DataFrame) that names ``partitions_of`` only registers those partitions, empty.
         """
         if fill.files_from is not None:  # a replica's version: its files, as files
-            copy_version_files(fill.files_from, self.table_location(name), name)
+            copy_version_files(fill.files_from, self.table_location(name), name, self._spark, fill.files_named)
             self._spark.catalog.refreshTable(name.quoted)
             return
-        given = [value for value in (fill.as_select, fill.df) if value is not None]
+        given = [value for value in (fill.as_select, fill.df, fill.insert_text) if value is not None]
         if not given and fill.partitions_of is not None and fill.keep is None:
             self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
             return
         if len(given) != 1:
-            raise InvalidDefinitionError("a Fill needs exactly one of as_select, df", str(name))
+            raise InvalidDefinitionError("a Fill needs exactly one of as_select, df, insert_text", str(name))
         self._engine.check_literal_mode()
         view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
-        if fill.as_select is not None:
-            source = select_sql(fill.as_select, name)
+        if fill.insert_text is not None:  # the user's INSERT INTO as written, after its table name
+            source = fill.insert_text
+        elif fill.as_select is not None:
+            source = partition_clause(fill) + " " + select_sql(fill.as_select, name)
         else:
-            source = f"SELECT * FROM {quote_ident(str(view))}"
+            source = f"{partition_clause(fill)} SELECT * FROM {quote_ident(str(view))}"
         self._engine.forget(name)  # its partitions (and statistics) change
         try:
             if view is not None:
                 self._engine.register_temp_view(fill.df, view, name)
             try:
-                self._spark.sql(f"INSERT INTO {name.quoted}{partition_clause(fill)} {source}")
+                self._spark.sql(f"INSERT INTO {name.quoted} {source}")
             except ENGINE_ERRORS as error:
                 failure = inspect_error(error)
                 # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.

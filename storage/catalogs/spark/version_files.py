@@ -21,19 +21,23 @@ def hidden(name: str) -> bool:
     return name.startswith(("_", "."))
 
 
-def copy_version_files(source: str, target_location: str | None, table: TableName, spark: Any = None) -> int:
-    """Copy every data file under ``source`` (partition directories included) into ``target_location``; the count."""
+def copy_version_files(source: str, target_location: str | None, table: TableName, spark: Any = None,
+                       names: tuple[str, ...] | None = None) -> int:
+    """Copy every data file under ``source`` (partition directories included) into ``target_location``; the count.
+    ``names``: only these files (paths relative to ``source``: the version's own, which its binlog event lists, not
+    what a later INSERT INTO added beside them)."""
     source_dir = local_path(source)
     target_dir = None if target_location is None else local_path(target_location)
+    wanted = None if names is None else frozenset(names)
     if source_dir is not None and target_dir is not None and source_dir.is_dir():
-        return _copy_local(source_dir, target_dir)
+        return _copy_local(source_dir, target_dir, wanted)
     if spark is None or target_location is None:
         raise InvalidDefinitionError(f"cannot copy the files of {source} into {table}: both must be local "
                                      "directories", str(table))
-    return _copy_hadoop(spark, source, target_location, table)
+    return _copy_hadoop(spark, source, target_location, table, wanted)
 
 
-def _copy_local(source_dir: Path, target_dir: Path) -> int:
+def _copy_local(source_dir: Path, target_dir: Path, wanted: frozenset[str] | None) -> int:
     copied = 0
     for root, directories, files in os.walk(source_dir):
         directories[:] = sorted(d for d in directories if not hidden(d))
@@ -41,13 +45,14 @@ def _copy_local(source_dir: Path, target_dir: Path) -> int:
         into = target_dir if relative == "." else target_dir / relative
         os.makedirs(into, exist_ok=True)
         for name in sorted(files):
-            if not hidden(name):
+            path = name if relative == "." else f"{relative}/{name}"
+            if not hidden(name) and (wanted is None or path in wanted):
                 shutil.copyfile(os.path.join(root, name), into / name)
                 copied += 1
     return copied
 
 
-def _copy_hadoop(spark: Any, source: str, target: str, table: TableName) -> int:
+def _copy_hadoop(spark: Any, source: str, target: str, table: TableName, wanted: frozenset[str] | None) -> int:
     jvm = spark._jvm
     configuration = spark._jsc.hadoopConfiguration()
     try:
@@ -56,9 +61,9 @@ def _copy_hadoop(spark: Any, source: str, target: str, table: TableName) -> int:
         source_fs = source_path.getFileSystem(configuration)
         target_fs = target_path.getFileSystem(configuration)
         copied = 0
-        pending = [(source_path, target_path)]
+        pending = [(source_path, target_path, "")]
         while pending:
-            at, into = pending.pop()
+            at, into, relative = pending.pop()
             target_fs.mkdirs(into)
             for status in source_fs.listStatus(at):
                 name = str(status.getPath().getName())
@@ -66,7 +71,9 @@ def _copy_hadoop(spark: Any, source: str, target: str, table: TableName) -> int:
                     continue
                 child = jvm.org.apache.hadoop.fs.Path(into, name)
                 if status.isDirectory():
-                    pending.append((status.getPath(), child))
+                    pending.append((status.getPath(), child, f"{relative}{name}/"))
+                    continue
+                if wanted is not None and f"{relative}{name}" not in wanted:
                     continue
                 jvm.org.apache.hadoop.fs.FileUtil.copy(source_fs, status.getPath(), target_fs, child, False, True,
                                                        configuration)

@@ -1,0 +1,95 @@
+"""What a catalog needs to make INSERT INTO crash-atomic: the new rows are written aside first (into a work table, by
+the engine's own INSERT), then their files are moved into the table one by one after the commit point, a roll-forward
+that recovery finishes (:mod:`actions.kinds.move_files`). A separate protocol, like
+:mod:`storage.catalogs.kind_exchange`, so that a catalog without it refuses the statement (:func:`file_mover_of`)
+instead of writing into the table in place; a catalog gives its mover by ``file_mover()`` (:class:`HasFileMover`).
+
+Every step is idempotent, because recovery repeats the ones a crash cut: a file already at its target is moved, a
+partition already registered is registered."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import attrs
+
+from storage.catalogs.fill import Fill
+from storage.catalogs.names import TableName
+from storage.errors import NotAtomicError
+
+PartitionValues = tuple[tuple[str, str], ...]
+"""A partition as ``((column, value), ...)`` in the table's partition column order, values as the metastore stores
+them (NULL as ``__HIVE_DEFAULT_PARTITION__``); ``()`` for an unpartitioned table."""
+
+
+@attrs.frozen
+class FileMove:
+    """One data file of the work table (``source``), where it goes in the table (``target``), and its partition."""
+
+    source: str
+    target: str
+    partition: PartitionValues = ()
+
+
+@attrs.frozen
+class MovePlan:
+    """Every data file the work table holds with where it goes, and the work table's partitions (the ones the
+    table lacks are registered after the moves: a static partition insert of no row registers its partition too, as
+    the engine's own INSERT does). ``location``: the table's directory."""
+
+    location: str
+    moves: tuple[FileMove, ...] = ()
+    partitions: tuple[PartitionValues, ...] = ()
+
+
+@runtime_checkable
+class FileMover(Protocol):
+    def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
+        """Reads only: the data files of ``staged`` (the work table an INSERT filled; the engine's hidden and
+        ``_SUCCESS`` files are not data) and where each goes in ``target``: into the directory of the target's
+        partition when it has it, else where the engine puts that partition (the staged file's path relative to the
+        staged table's directory, under the target's). ``partitioned``: whether the table is (so that an
+        unpartitioned one costs no partition listing). Raises :class:`NotAtomicError` where the files cannot be
+        listed and moved (a file system this process does not reach)."""
+        ...
+
+    def data_files(self, location: str) -> tuple[str, ...] | None:
+        """The data files under ``location`` (a table version's directory), relative to it, sorted; None where they
+        cannot be listed. What a binlog event records as the version's files."""
+        ...
+
+    def move_file(self, move: FileMove) -> None:
+        """Move one file (with the engine's checksum file beside it) into place in one rename; nothing when it is
+        there already (a replay after a crash). A file found at neither place raises: rows a committed statement
+        added are gone, which an operator must hear about."""
+        ...
+
+    def moves_done(self, target: TableName, plan: MovePlan) -> None:
+        """After every move: make them durable (the directories synced), register the partitions ``target`` lacks
+        in one call (readers see the new partitions at once), and refresh the session's view of ``target``."""
+        ...
+
+
+    def copy_in(self, name: TableName, fill: Fill) -> None:
+        """A replica's half: register every partition of ``fill`` in the table ``name`` (one call), then copy each
+        file of ``fill.copy_files`` into its partition's directory under its own name (as files, no job)."""
+        ...
+
+
+@runtime_checkable
+class HasFileMover(Protocol):
+    def file_mover(self) -> FileMover:
+        """The catalog's :class:`FileMover`."""
+        ...
+
+
+def file_mover_of(catalog: object, name: TableName) -> FileMover:
+    """``catalog``'s :class:`FileMover`, or :class:`NotAtomicError` naming ``name`` (nothing done)."""
+    if not isinstance(catalog, HasFileMover):
+        raise NotAtomicError(f"this catalog cannot add rows to {name} atomically (it cannot move files)", str(name))
+    return catalog.file_mover()
+
+
+def data_files_of(catalog: object, location: str) -> tuple[str, ...] | None:
+    """The data files under ``location`` as ``catalog`` lists them (None: it cannot)."""
+    return catalog.file_mover().data_files(location) if isinstance(catalog, HasFileMover) else None

@@ -1,0 +1,152 @@
+"""INSERT INTO through the project on real Spark: it leaves what plain Spark's own INSERT INTO leaves (rows,
+partitions, statistics, refusals) for forms the differential runs write seldom (column lists, BY NAME, a static
+partition of no row; a Hive serde table in ``make replication``), its binlog event records the files it moved in, and
+crashed at any instant it adds all the rows or none (in-process here; real SIGKILLs in test_insert_into_kill.py and
+tests/replication/test_two_services.py).
+
+``make replication`` (``DDL_LOG_REPLICATION_LONG=1``) sweeps every crash point on Spark; the default run the points
+around each catalog operation, the commit and the moves (every point is swept on the in-memory catalog in
+tests/unit/test_statement_sweeps.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL, DDLLogError, NotAtomicError
+from tests import crashkit
+from tests.spark.sweep_support import crash_then_recover, spark_worthy, table_state, user_tables
+
+pytestmark = pytest.mark.spark
+LONG = os.environ.get("DDL_LOG_REPLICATION_LONG") == "1"
+
+SHAPES = {
+    "t": "CREATE TABLE {t} (a INT, b STRING) USING parquet",
+    "p": "CREATE TABLE {t} (v INT, a STRING, k STRING) USING parquet PARTITIONED BY (a, k)",
+    "h": "CREATE TABLE {t} (a INT, b STRING) STORED AS parquet",
+}
+SCRIPTS = {
+    "t": ["INSERT INTO {t} VALUES (1, 'x'), (2, 'y')", "ANALYZE TABLE {t} COMPUTE STATISTICS",
+          "INSERT INTO TABLE {t} SELECT id, CAST(id AS STRING) FROM range(3)",
+          "INSERT INTO {t} (b, a) VALUES ('q', 9)", "INSERT INTO {t} (a) VALUES (5)",
+          "INSERT INTO {t} BY NAME SELECT 'n' AS b, 4 AS a", "INSERT INTO {t} VALUES (1)",
+          "INSERT INTO {t} SELECT 'abc', 'x'", "INSERT INTO {t} SELECT * FROM {t}", "INSERT INTO {t} VALUES (2.5, 7)"],
+    "p": ["INSERT INTO {t} VALUES (1, 'x', 'k1'), (2, 'y', NULL)",
+          "INSERT INTO {t} PARTITION (a='s', k='t') VALUES (3)",
+          "INSERT INTO {t} PARTITION (a='e', k='e') SELECT 1 WHERE false",
+          "INSERT INTO {t} PARTITION (a='x', k) VALUES (4, 'k1')",
+          "INSERT INTO {t} PARTITION (a, k) VALUES (5, 'a/b', 'c=d')",
+          "INSERT INTO {t} PARTITION (k='z') VALUES (6, 'a')"],
+    "h": ["INSERT INTO {t} VALUES (1, 'x')", "INSERT INTO {t} SELECT 2, 'y' UNION ALL SELECT 3, 'z'"],
+}
+
+
+def table_facts(spark: Any, name: str) -> tuple[Any, ...]:
+    rows = sorted(tuple(map(str, row)) for row in spark.table(name).collect())
+    partitioned = spark.sql(f"DESCRIBE TABLE EXTENDED {name}").filter("col_name = '# Partition Information'").count()
+    partitions = sorted(str(r[0]) for r in spark.sql(f"SHOW PARTITIONS {name}").collect()) if partitioned else []
+    statistics = [str(r[1]) for r in spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect() if r[0] == "Statistics"]
+    return rows, partitions, spark.table(name).schema.simpleString(), statistics
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES) if LONG else ["p", "t"])
+def test_insert_into_leaves_what_plain_sparks_insert_into_leaves(clean_spark, tmp_path, shape):
+    spark = clean_spark
+    for name in ("ours", "plain"):
+        spark.sql(SHAPES[shape].format(t=name))
+    with AtomicDDL(spark=spark, home=str(tmp_path / "home")) as ddl:
+        for statement in SCRIPTS[shape]:
+            try:
+                spark.sql(statement.format(t="plain"))
+                plain_error = None
+            except Exception as error:  # noqa: BLE001 - plain Spark's refusal, compared below
+                plain_error = error
+            before = len(ddl.binlog_events())
+            try:
+                results = ddl.sql(statement.format(t="ours"))
+                ours_error = None
+            except DDLLogError as error:
+                ours_error = error
+            assert (plain_error is None) == (ours_error is None), (statement, plain_error, ours_error)
+            if ours_error is None:
+                inserted = statement.startswith("INSERT")
+                assert results[-1].kind == ("ddl" if inserted else "query"), statement
+                assert len(ddl.binlog_events()) == before + inserted, statement
+            else:
+                assert "ours" in str(getattr(ours_error, "name", "")) and "ddllog_" not in str(ours_error)
+                assert len(ddl.binlog_events()) == before, statement
+            assert table_facts(spark, "ours") == table_facts(spark, "plain"), statement
+        assert not [t for t in user_tables(spark) if t.startswith("ddllog_")]
+
+
+def test_an_external_table_is_refused_as_not_atomic_and_runs_on_spark_when_allowed(clean_spark, tmp_path):
+    spark = clean_spark
+    spark.sql(f"CREATE TABLE e (a INT) USING parquet LOCATION '{tmp_path / 'ext'}'")
+    with AtomicDDL(spark=spark, home=str(tmp_path / "home")) as ddl:
+        with pytest.raises(NotAtomicError, match="external"):
+            ddl.sql("INSERT INTO e VALUES (1)")
+        assert spark.table("e").count() == 0
+        assert ddl.sql("INSERT INTO e VALUES (1)", allow_non_atomic=True)[-1].kind == "query"
+        assert spark.table("e").count() == 1
+
+
+def test_the_binlog_event_records_the_files_moved_in_and_the_table_version(clean_spark, tmp_path):
+    spark = clean_spark
+    spark.sql(SHAPES["p"].format(t="p"))
+    with AtomicDDL(spark=spark, home=str(tmp_path / "home")) as ddl:
+        result = ddl.insert_into("p", as_select="SELECT 1, 'x', 'k1' UNION ALL SELECT 2, 'y', NULL",
+                                 statement="INSERT INTO p ...")
+        added = result.event.added
+        location = spark.sql("DESCRIBE TABLE EXTENDED p").filter("col_name = 'Location'").collect()[0][1]
+    assert added.table == "default.p" and added.location == location and added.identity is not None
+    assert result.files == len(added.files) >= 2 and added.partitioned_by == ("a", "k")
+    null = "__HIVE_DEFAULT_PARTITION__"
+    assert {f.partition for f in added.files} == {(("a", "x"), ("k", "k1")), (("a", "y"), ("k", null))}
+    assert all(Path(f.path.removeprefix("file:")).is_file() for f in added.files)  # where they lie in the table now
+
+
+INSERT = "INSERT INTO p VALUES (1, 'x', 'k1'), (2, 'y', NULL), (3, 'y', 'k2')"
+SETUP = [SHAPES["p"].format(t="p"), "INSERT INTO p VALUES (0, 'x', 'k1')"]
+SAMPLE = ("insert.fill_tmp.before", "insert.log_moves.before", "commit.before_binlog", "commit.after_binlog",
+          "insert.move.between", "insert.move.moved", "forward.drop_table.after_drop")
+"""TMP made; TMP filled; the moves logged; committed; some files moved; all moved; TMP gone (the default run)."""
+
+
+def test_insert_into_crashed_anywhere_adds_every_new_row_or_none(clean_spark, warehouse, tmp_path):
+    spark = clean_spark
+
+    def fresh() -> None:
+        spark.sql("DROP TABLE IF EXISTS p PURGE")
+        for sql in SETUP:
+            spark.sql(sql)
+
+    def insert(ddl: AtomicDDL) -> Any:
+        return ddl.sql(INSERT)
+
+    def world(label: str) -> Any:
+        return lambda: AtomicDDL(spark=spark, home=tmp_path / label, compact_bytes=0)
+
+    fresh()
+    old = table_state(spark, "p")
+    points = crashkit.trace(world("trace"), insert)
+    new = table_state(spark, "p")
+    assert new != old and "insert.move.between" in {p for p, _ in points}  # three files, two moves between
+    chosen = spark_worthy(points) if LONG else [p for p in spark_worthy(points) if p[0] in SAMPLE]
+    assert LONG or {p for p, _ in chosen} == set(SAMPLE)
+    outcomes = []
+    for index, (point, nth) in enumerate(chosen):
+        fresh()
+        opener = world(f"case{index}")
+        events = crash_then_recover(opener, insert, point, nth)
+        state = table_state(spark, "p")
+        assert len(events) <= 1 and state == (new if events else old), (point, nth, state)
+        assert user_tables(spark) == {"p"}, (point, nth)
+        assert {d.name for d in warehouse.iterdir() if d.is_dir()} == {"p"}, (point, nth)
+        second = opener()
+        assert second.last_recovery.nothing_to_do, (point, nth)
+        second.close()
+        outcomes.append("new" if events else "old")
+    assert outcomes == sorted(outcomes, key=lambda o: o == "new") and {"old", "new"} <= set(outcomes)
