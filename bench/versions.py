@@ -66,6 +66,7 @@ def main() -> None:
         "CREATE OR REPLACE AS SELECT": lambda: ddl.create_or_replace_table("t", as_select="SELECT * FROM s"),
         "TRUNCATE": lambda: ddl.truncate_table("t"),
         "INSERT OVERWRITE": lambda: ddl.insert_overwrite("t", as_select="SELECT * FROM s"),
+        "INSERT INTO": lambda: ddl.insert_into("t", as_select="SELECT * FROM s"),
         "TRUNCATE (partitioned)": lambda: ddl.truncate_table("p"),
         "INSERT OVERWRITE (partitioned, dynamic)": lambda: ddl.insert_overwrite(
             "p", as_select="SELECT id AS v, id % 4 AS k FROM range(1000)", partition={"k": None},
@@ -75,6 +76,8 @@ def main() -> None:
         "CREATE OR REPLACE VIEW (SQL)": lambda: ddl.sql("CREATE OR REPLACE VIEW w AS SELECT * FROM s"),
         "DROP TABLE": lambda: ddl.drop_tables(["t"]),
     }
+    if not hasattr(ddl, "insert_into"):  # a checkout before the logged INSERT INTO
+        del statements["INSERT INTO"]
     if hasattr(ddl, "undrop_table"):
         statements["UNDROP TABLE"] = lambda: ddl.undrop_table("t")
         statements["RESTORE TABLE"] = lambda: ddl.restore_table(
