@@ -24,9 +24,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from py4j import protocol
 from py4j.java_gateway import JavaClass
-from py4j.protocol import Py4JJavaError
 
 T = TypeVar("T")
 _HANDLES: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
@@ -94,49 +92,6 @@ def external_catalog(jsession: Any, jvm: Any) -> Any:
 def caches_data(jsession: Any, jvm: Any) -> bool:
     """Whether the session caches any data (``CACHE TABLE``, ``df.cache()``): one round trip."""
     return not session_part(jsession, jvm, "cache manager").isEmpty()
-
-
-def forget_relation(jsession: Any, jvm: Any, quoted: str) -> bool:
-    """Drop this session's cached relation (and with it its file listing) of the table ``quoted``, and return True;
-    False (nothing done) when the session caches any data (``CACHE TABLE``, ``df.cache()``): then only Spark's own
-    ``refreshTable`` also re-caches what depends on the table. About eleven round trips, no metastore call, against
-    Spark's ``refreshTable``, which resolves the table again (a metastore call and a listing of its files).
-
-    Why the second look: a query of another thread of this session may be building the relation from the old
-    definition right now (listing its files takes a while); the cache stores it when done, after an invalidation
-    made meanwhile (Guava's invalidate skips an entry still loading). Spark's ``refreshTable`` waits for that load
-    by resolving the table through the cache first; here ``getCachedPlan`` with a loader that returns nothing waits
-    for it the same way (and stores nothing when none runs), and what it waited for is dropped again."""
-    if caches_data(jsession, jvm):
-        return False
-    catalog = session_part(jsession, jvm, "session catalog")
-    named = catalog.qualifyIdentifier(session_part(jsession, jvm, "sql parser").parseTableIdentifier(quoted))
-    key = static(jvm, "org.apache.spark.sql.catalyst.QualifiedTableName", "apply")(
-        named.catalog().get(), named.database().get(), named.table())
-    catalog.invalidateCachedTable(key)
-    try:
-        _call_unconverted(catalog.getCachedPlan, key, _no_loader(jvm))
-    except Py4JJavaError:
-        return True  # no query was loading it: the loader ran, returned null, and nothing was stored
-    catalog.invalidateCachedTable(key)
-    return True
-
-
-def _call_unconverted(member: Any, *args: Any) -> Any:
-    """``member(*args)`` (Java objects as arguments) with Py4J's own answer handling: a Java exception comes back as
-    a plain ``Py4JJavaError``, without PySpark's conversion of it (about 80 round trips of class checks and a stack
-    trace, some 100 ms on a loaded machine), as for an exception that is the expected answer."""
-    arguments, _ = member._build_args(*args)
-    command = protocol.CALL_COMMAND_NAME + member.command_header + arguments + protocol.END_COMMAND_PART
-    answer = member.gateway_client.send_command(command)
-    return protocol.get_return_value(answer, member.gateway_client, member.target_id, member.name)
-
-
-def _no_loader(jvm: Any) -> Any:
-    """A ``Callable`` that returns null (a ``Thread`` without a target runs nothing), so Guava stores nothing from it;
-    one per JVM."""
-    callable_of = static(jvm, "java.util.concurrent.Executors", "callable")
-    return _handle(jvm, ("<no loader>", ""), lambda client: callable_of(JavaClass("java.lang.Thread", client)()))
 
 
 def tables_by_name(jsession: Any, jvm: Any, db: str, name: str) -> Any:
