@@ -44,6 +44,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SIDES = ("source", "replica")
 STARTUP_TIMEOUT = 300.0
 STOP_TIMEOUT = 180.0
+KILLS_GRACE = 180.0
+"""Seconds the workload goes on past its time for kills not made yet (a driver or applier still starting)."""
 
 
 def start_services(root: Path) -> dict[str, MetastoreService]:
@@ -122,6 +124,7 @@ class ReplicaSoak:
         self.samples: dict[str, str | None] = {}
         self.failures: list[dict[str, Any]] = []
         self.homes: list[str] = []
+        self.workload_seconds = 0.0
 
     def log(self, text: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
@@ -226,7 +229,7 @@ class ReplicaSoak:
         return [begin + slot * (i + self.rng.uniform(0.2, 0.8)) for i in range(kills)]
 
     def kill_a_source(self) -> None:
-        candidates = [p for p in self.live_sources() if p.statements]
+        candidates = [p for p in self.live_sources() if p.statements > 1]
         inside = [p for p in candidates if p.running is not None]
         victim = self.rng.choice(inside or candidates)
         self.kill(victim)
@@ -253,7 +256,8 @@ class ReplicaSoak:
         self.log(f"workload of {self.seconds:.0f} s begins")
         source_kills = self.schedule(self.source_kills, begin)
         applier_kills = self.schedule(self.applier_kills, begin)
-        while time.monotonic() < begin + self.seconds:
+        while time.monotonic() < begin + self.seconds or (
+                (source_kills or applier_kills) and time.monotonic() < begin + self.seconds + KILLS_GRACE):
             for process in [*self.sources, self.applier, self.reader]:
                 assert process is not None
                 self.poll(process)
@@ -268,13 +272,15 @@ class ReplicaSoak:
                 if process.exit is not None:
                     raise RuntimeError(f"{process.name} exited with {process.exit}:\n"
                                        f"{process.worker.stderr_tail()}")
-            if source_kills and time.monotonic() >= source_kills[0] and any(p.statements for p in self.live_sources()):
+            busy = any(p.statements > 1 for p in self.live_sources())
+            if source_kills and time.monotonic() >= source_kills[0] and busy:
                 source_kills.pop(0)  # a driver that ran something, preferably inside its next statement
                 self.kill_a_source()
             if applier_kills and time.monotonic() >= applier_kills[0] and self.applier_moved():
                 applier_kills.pop(0)  # an applier that applied something, at a random instant after that
                 self.kill_the_applier()
             time.sleep(0.1)
+        self.workload_seconds = time.monotonic() - begin
 
     def stop_sources(self) -> None:
         self.stop_file.touch()
@@ -307,13 +313,15 @@ class ReplicaSoak:
         do), then the reader stops."""
         assert self.applier is not None and self.reader is not None
         head = max(self.source_seqs(), default=0)
-        deadline = time.monotonic() + STOP_TIMEOUT
-        while max(applied_marks(self.replica_home), default=0) < head:
+        position, deadline = -1, 0.0
+        while (now := max(applied_marks(self.replica_home), default=0)) < head:
+            if now > position:  # progress: the applier has STOP_TIMEOUT for each next event
+                position, deadline = now, time.monotonic() + STOP_TIMEOUT
             self.poll(self.applier)
             if self.applier.exit is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the applier did not catch up with {head}:\n{self.applier.worker.stderr_tail()}")
+                raise RuntimeError(f"the applier stopped at {now} of {head}:\n{self.applier.worker.stderr_tail()}")
             time.sleep(0.5)
-        self.log(f"the replica caught up with source event {head}")
+        self.log(f"the replica caught up with source event {head} ({self.counts['statements']} statements)")
         with contextlib.suppress(ProcessLookupError):
             os.kill(self.applier.worker.proc.pid, signal.SIGTERM)
         self.applier.worker.reap()
@@ -369,7 +377,8 @@ class ReplicaSoak:
                 "source_kills_inside_a_statement": self.counts["source_kills_inside_a_statement"],
                 "takeovers_by_live_drivers": self.counts["takeovers"],
                 "takeovers_at_stop": self.counts["takeovers_at_stop"], "applier_kills": self.counts["applier_kills"],
-                "applier_starts": self.counts["applier_starts"], "source_events": len(source_seqs),
+                "applier_starts": self.counts["applier_starts"], "workload_seconds": round(self.workload_seconds, 1),
+                "source_events": len(source_seqs),
                 "applied": len(applied), "duplicates": len(applied) - len(set(applied)),
                 "reads": reads["reads"], "bad_reads": len(reads["bad"]), "check_compared": check["compared"],
                 "check_seconds": round(check["seconds"], 1),

@@ -13,7 +13,8 @@ statement (kind, outcome).
 The rows say what a reader of the replica may see (:func:`judge`): every row of a write carries the tag
 ``SID:v:N`` (a version made by CTAS, CREATE OR REPLACE or INSERT OVERWRITE: its ``N`` rows, ids ``lo..lo+N-1``, all or
 none) or ``SID:i:N`` (an INSERT INTO: its files appear one rename at a time, so up to ``N``). ``sk.w`` is created by
-``--setup`` and only ever replaced, overwritten or appended to: once a reader saw it, it is never missing or empty.
+``--setup`` (with ``sk.t0``) and only ever replaced, overwritten or appended to: once a reader saw it, it is never
+missing or empty.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from typing import Any
 
 from tests.soak.workload import emit
 from tests.soak_cluster.cluster_state import ddl_options, home_url
@@ -40,34 +42,45 @@ def rows(rng: random.Random, sid: str, kind: str, partition: bool = False) -> st
     return f"SELECT id AS k, '{sid}:{kind}:{n}' AS w, rand() AS x{extra} FROM range({lo}, {lo + n})"
 
 
-SETUP = [f"CREATE DATABASE {DB}", f"CREATE TABLE {WATCHED} USING parquet AS SELECT id AS k, 'setup:v:3' AS w, "
-                                  "rand() AS x FROM range(3)"]
+SETUP = [f"CREATE DATABASE {DB}", *(f"CREATE TABLE {name} USING parquet AS SELECT id AS k, 'setup:v:3' AS w, "
+                                    "rand() AS x FROM range(3)" for name in (WATCHED, TABLES[0]))]
 
 
-def statement(rng: random.Random, sid: str) -> tuple[str, str]:
-    """One random statement: (its kind, its SQL text)."""
-    t, u = rng.sample(TABLES, 2)
+def pick(rng: random.Random, wanted: list[str], count: int) -> list[str]:
+    """``count`` names of ``wanted`` (the names the statement's precondition wants), any of the pool if too few:
+    the other driver races for them anyway, and a statement whose precondition fails changes nothing."""
+    return rng.sample(wanted, count) if len(wanted) >= count else rng.sample(TABLES, count)
+
+
+def statement(rng: random.Random, sid: str, present: set[str], dropped: list[str], versions: list[int]
+              ) -> tuple[str, str]:
+    """One random statement: (its kind, its SQL text). ``present``: the pool's tables this driver sees now;
+    ``dropped``: tables it dropped (for UNDROP); ``versions``: kept versions of ``TABLES[0]``'s history (RESTORE)."""
+    there = sorted(present & set(TABLES))
+    free = [name for name in TABLES if name not in present]
+    t, u = pick(rng, there, 2)
+    new, _ = pick(rng, free, 2)
     n = rng.randint(1, 9)
     choices: list[tuple[str, str, int]] = [
         ("cor_watched", f"CREATE OR REPLACE TABLE {WATCHED} USING parquet AS {rows(rng, sid, 'v')}", 4),
         ("overwrite_watched", f"INSERT OVERWRITE {WATCHED} {rows(rng, sid, 'v')}", 3),
         ("insert_watched", f"INSERT INTO {WATCHED} {rows(rng, sid, 'i')}", 3),
-        ("ctas", f"CREATE TABLE {t} USING parquet AS {rows(rng, sid, 'v')}", 4),
+        ("ctas", f"CREATE TABLE {new} USING parquet AS {rows(rng, sid, 'v')}", 4),
         ("cor", f"CREATE OR REPLACE TABLE {t} USING parquet AS {rows(rng, sid, 'v')}", 5),
-        ("create_columns", f"CREATE TABLE {t} (k BIGINT, w STRING, x DOUBLE) USING parquet", 2),
-        ("create_like", f"CREATE TABLE {t} LIKE {WATCHED}", 1),
+        ("create_columns", f"CREATE TABLE {new} (k BIGINT, w STRING, x DOUBLE) USING parquet", 2),
+        ("create_like", f"CREATE TABLE {new} LIKE {WATCHED}", 1),
         ("insert", f"INSERT INTO {t} {rows(rng, sid, 'i')}", 5),
         ("overwrite", f"INSERT OVERWRITE {t} {rows(rng, sid, 'v')}", 3),
         ("truncate", f"TRUNCATE TABLE {t}", 2),
         ("alter_properties", f"ALTER TABLE {rng.choice([t, WATCHED])} SET TBLPROPERTIES ('team' = 'x{n}')", 2),
         ("comment", f"COMMENT ON TABLE {t} IS 'note {n}'", 1),
         ("add_columns", f"ALTER TABLE {t} ADD COLUMNS (c{n} INT)", 1),
-        ("rename", f"ALTER TABLE {t} RENAME TO {u}", 3),
-        ("rename_swap", f"RENAME TABLE {t} TO {DB}.tmp{n}, {u} TO {t}, {DB}.tmp{n} TO {u}", 1),
+        ("rename", f"ALTER TABLE {t} RENAME TO {new}", 3),
+        ("rename_swap", f"RENAME TABLE {t} TO {DB}.tmp{n}, {u} TO {t}, {DB}.tmp{n} TO {u}", 2),
         ("drop", f"DROP TABLE {t}", 3),
-        ("drop_two", f"DROP TABLE {t}, {u}", 1),
-        ("undrop", f"UNDROP TABLE {t}", 1),
-        ("restore", f"RESTORE TABLE {t} TO VERSION AS OF {n}", 1),
+        ("drop_two", f"DROP TABLE {t}, {u}", 2),
+        ("undrop", f"UNDROP TABLE {rng.choice(dropped or TABLES)}", 2),
+        ("restore", f"RESTORE TABLE {TABLES[0]} TO VERSION AS OF {rng.choice(versions or [n])}", 2),
         ("cor_partitioned", f"CREATE OR REPLACE TABLE {PARTITIONED} USING parquet PARTITIONED BY (p) AS "
                             f"{rows(rng, sid, 'v', partition=True)}", 2),
         ("insert_partitioned", f"INSERT INTO {PARTITIONED} {rows(rng, sid, 'i', partition=True)}", 2),
@@ -106,6 +119,17 @@ def judge(table: str, groups: list[tuple[str, int, int, int]] | None) -> str | N
     return None
 
 
+def state(ddl: Any, dropped: list[str]) -> tuple[set[str], list[str], list[int]]:
+    """What the next statement is planned from: the tables there now, the ones dropped, ``TABLES[0]``'s versions."""
+    spark = ddl.spark
+    try:
+        present = {f"{DB}.{row['tableName']}" for row in spark.sql(f"SHOW TABLES IN {DB}").collect()}
+        versions = [int(row.version) for row in ddl.describe_history(TABLES[0]).rows] if TABLES[0] in present else []
+    except Exception:  # noqa: BLE001 - sk not there yet, or the table went away in between: plan blind
+        return set(), dropped, []
+    return present, [name for name in dropped if name not in present], versions
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.replication.soak_spark_driver")
     parser.add_argument("--url", required=True)
@@ -133,10 +157,10 @@ def main(argv: list[str] | None = None) -> int:
         for text in SETUP if args.setup else []:
             ddl.sql(text)
         emit("ready", home=args.home, recovery=[o.outcome for o in ddl.last_recovery.outcomes])
-        number = 0
+        number, dropped = 0, list[str]()
         while not stop.exists():
             sid = f"{args.home}s{number}"
-            kind, text = statement(rng, sid)
+            kind, text = statement(rng, sid, *state(ddl, dropped))
             emit("begin", sid=sid, kind=kind)
             outcome, message = "ok", None
             try:
@@ -146,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as error:  # noqa: BLE001 - Spark refusing a random statement (analysis): counted
                 outcome, message = type(error).__name__, str(error).splitlines()[0][:300]
             emit("end", sid=sid, kind=kind, outcome=outcome, text=None if message is None else text, error=message)
+            if outcome == "ok" and kind in ("drop", "drop_two"):
+                dropped[:] = [*dropped[-5:], *(name.strip() for name in text.split("TABLE ")[1].split(","))]
             if outcome == "HomeFencedError":
                 code = EXIT_FENCED
                 break

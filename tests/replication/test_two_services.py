@@ -162,10 +162,10 @@ def test_a_short_soak_source_drivers_and_the_applier_killed_at_random_every_even
     """``make soak-replica``, short: a source driver running random statements of every kind, SIGKILLed inside a
     statement and replaced (its home reopened or taken over), the applier SIGKILLed and restarted, a reader process
     on the replica throughout: ``replica check`` finds no difference, every source event applied once, 0 bad reads."""
-    report = soak(services, tmp_path / "soak", seconds=10, seed=28, drivers=1, source_kills=1, applier_kills=1,
+    report = soak(services, tmp_path / "soak", seconds=10, seed=20, drivers=1, source_kills=1, applier_kills=1,
                   database="soak_short")
     print(f"\n[measured] {json.dumps({k: v for k, v in report.items() if k != 'ok_by_kind'})}")
     assert report["violations"] == 0, report["problems"]
     assert report["source_events"] > 0 and report["applied"] == report["source_events"]
-    assert report["source_kills_restart"] + report["source_kills_takeover"] == 1 and report["applier_kills"] == 1
+    assert report["source_kills_takeover"] == 1 and report["applier_kills"] == 1  # seed 20: a new home, takeover
     assert report["reads"] > 0 and report["check_compared"] > 0
