@@ -122,6 +122,7 @@ class ReplicaSoak:
         self.outcomes: Counter[str] = Counter()
         self.errors: Counter[str] = Counter()
         self.samples: dict[str, str | None] = {}
+        self.journal: list[dict[str, Any]] = []  # every statement's end, kept in the work directory
         self.failures: list[dict[str, Any]] = []
         self.homes: list[str] = []
         self.workload_seconds = 0.0
@@ -198,6 +199,7 @@ class ReplicaSoak:
                     self.errors[message["outcome"]] += 1
                     self.samples.setdefault(f"{message['kind']} {message['outcome']}", message.get("error"))
                 self.counts["statements"] += 1
+                self.journal.append({"home": process.name, **message})
             elif message["type"] == "takeovers":
                 self.counts["takeovers_at_stop"] += len(message["homes"])
         if process.exit is None and process.worker.proc.poll() is not None:
@@ -352,7 +354,10 @@ class ReplicaSoak:
         return self.verdict(check, time.monotonic() - began)
 
     def verdict(self, check: dict[str, Any], seconds: float) -> dict[str, Any]:
-        source_seqs = self.source_seqs()
+        events = binlog_of(home_url(self.url, self.homes[0]))
+        source_seqs = [event["seq"] for event in events]
+        for name, rows in (("statements.jsonl", self.journal), ("source-binlog.jsonl", events)):
+            (self.workdir / name).write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
         applied = applied_marks(self.replica_home)
         reads = json.loads((self.workdir / "reads.json").read_text(encoding="utf-8"))
         problems: list[Any] = []

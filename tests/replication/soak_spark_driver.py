@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                 outcome, message = type(error).__name__, str(error)[:300]
             except Exception as error:  # noqa: BLE001 - Spark refusing a random statement (analysis): counted
                 outcome, message = type(error).__name__, str(error).splitlines()[0][:300]
-            emit("end", sid=sid, kind=kind, outcome=outcome, text=None if message is None else text, error=message)
+            emit("end", sid=sid, kind=kind, outcome=outcome, text=text, error=message)
             if outcome == "ok" and kind in ("drop", "drop_two"):
                 dropped[:] = [*dropped[-5:], *(name.strip() for name in text.split("TABLE ")[1].split(","))]
             if outcome == "HomeFencedError":
