@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
 from typing import Any
 
 from tests.soak.workload import emit
@@ -140,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-file", required=True)
     parser.add_argument("--lease", type=float, default=3.0)
     parser.add_argument("--setup", action="store_true", help="create sk and sk.w first")
+    parser.add_argument("--incarnation", type=int, default=0, help="how many processes had this home before")
     args = parser.parse_args(argv)
 
     from pathlib import Path
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     options = ddl_options(lease_seconds=args.lease, lock_wait_seconds=20.0, takeover_interval=args.lease)
     ddl = AtomicDDL(home=home_url(args.url, args.home), metastore_uri=args.uri, warehouse=args.warehouse,
                     wait_seconds=60.0, **options)
-    rng = random.Random(f"{args.seed}:{args.home}:{time.time()}")
+    rng = random.Random(f"{args.seed}:{args.home}:{args.incarnation}")
     stop = Path(args.stop_file)
     code = 0
     try:
