@@ -129,11 +129,17 @@ the failing step, and the two reads of its rollback), measured on this setup; no
 chain to recovery, while a database restart of a second or two is still ridden through."""
 
 
-CONNECTION_POOL = {"datanucleus.connectionPoolingType": "HikariCP"}
+CONNECTION_POOL = {"datanucleus.connectionPoolingType": "HikariCP",
+                   "datanucleus.connectionPool.connectionWaitTimeout": "1000"}
 """A JDBC pool whose jar pyspark ships (HikariCP-2.5.1). Hive's default, BoneCP, is not there: DataNucleus falls
 back quietly, but the metastore's transaction handler does not, and every ``drop_database`` (which cleans the
 database's transaction records) killed the service's worker thread with ``NoClassDefFoundError:
-com/jolbox/bonecp/BoneCPConfig``: DROP DATABASE failed on the service with "Socket is closed by peer"."""
+com/jolbox/bonecp/BoneCPConfig``: DROP DATABASE failed on the service with "Socket is closed by peer".
+HikariCP waits ``connectionTimeout`` (30 s by default) for a connection before it gives up, once per try of
+:data:`DATABASE_RETRIES`: with PostgreSQL gone a statement failed only after 339 s (measured in CI). 1 s per try
+(DataNucleus's ``connectionWaitTimeout`` sets it) bounds a call at about 5 s (the statement then fails in about
+20 s: its failing step and its rollback's two reads; 26 s at 1.5 s per try, load 3.5); a healthy pool of ten
+connections hands one out in milliseconds."""
 
 
 def service_settings(database: dict[str, str], warehouse: Path) -> dict[str, str]:
