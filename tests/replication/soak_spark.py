@@ -265,11 +265,11 @@ class ReplicaSoak:
                                           "stderr": process.worker.stderr_tail(2000)})
                     process.exit = -9  # noted once; a driver in its place
                     self.start_source(process.name)
-            for process in (self.applier, self.reader):
-                assert process is not None
-                if process.exit is not None:
-                    raise RuntimeError(f"{process.name} exited with {process.exit}:\n"
-                                       f"{process.worker.stderr_tail()}")
+            assert self.applier is not None and self.reader is not None
+            if self.reader.exit is not None:
+                raise RuntimeError(f"the reader exited with {self.reader.exit}:\n{self.reader.worker.stderr_tail()}")
+            if self.applier.exit is not None:  # it stopped on its own (typed, before an event): the soak ends here
+                break
             busy = any(p.statements > 1 for p in self.live_sources())
             if source_kills and time.monotonic() >= source_kills[0] and busy:
                 source_kills.pop(0)  # a driver that ran something, preferably inside its next statement
