@@ -138,10 +138,16 @@ replication: install system-deps
 replica-run: install
 	$(PY) -m ddl_log --home $(REPLICA_HOME) replica run --source $(REPLICA_SOURCE) --until-caught-up
 
-# Replication soak (issue 28): random source scripts with source crashes, the replica crashed at random instants,
-# on the in-memory catalog; 0 violations. SOAK_REPLICA_ARGS: e.g. --seed S.
+# Replication soak (issue 28) on Spark: two metastore services on PostgreSQL (source and replica), source drivers
+# (database homes) running random statements of every kind, SIGKILLed at random and replaced (the same home reopened,
+# or a new one: takeover), the replica applier SIGKILLed at random and restarted, a reader on the replica; at the end
+# `replica check` finds 0 differences, every source event applied exactly once, 0 bad reads. Prints one JSON line.
+# SOAK_REPLICA_ARGS: e.g. --seed S --drivers N --keep. `make test` runs a short one (tests/replication/test_two_services.py).
+# soak-replica-memory: the same idea on the in-memory catalog (random scripts, the replica crashed at every instant).
 SOAK_REPLICA_SECONDS ?= 300
 SOAK_REPLICA_ARGS ?=
-.PHONY: soak-replica
-soak-replica: install
+.PHONY: soak-replica soak-replica-memory
+soak-replica: install system-deps
+	$(PY) -m tests.replication.soak_spark --seconds $(SOAK_REPLICA_SECONDS) $(SOAK_REPLICA_ARGS)
+soak-replica-memory: install
 	$(PY) -m tests.replication.soak --seconds $(SOAK_REPLICA_SECONDS) $(SOAK_REPLICA_ARGS)

@@ -4,7 +4,8 @@ live in ``storage/errors.py``, ``chains/errors.py`` and ``actions/errors.py``; `
 
 from __future__ import annotations
 
-from storage.errors import DDLLogError, InvalidNameError, NoSuchObjectError, ObjectExistsError
+from actions.errors import StatementFailedError
+from storage.errors import DDLLogError, InvalidNameError, LeftoverFilesError, NoSuchObjectError, ObjectExistsError
 
 
 class InvalidSchemaError(InvalidNameError):
@@ -101,3 +102,19 @@ class NothingToReleaseError(NoSuchObjectError):
 class DirectoryInUseError(ObjectExistsError):
     """RELEASE TABLE NAME found the name's default directory used by a table, partition or database (its files are
     not a kept version's only); ``.name`` is the table name."""
+
+
+class NameHeldByVersionError(StatementFailedError):
+    """A replace that must move the new table into the name's default directory (the rename path: a change of
+    partition columns, a Hive serde table) found a kept previous version of the table there (its files wait for
+    their grace period and retention); the statement was rolled back. ``.name`` is the table; ``location`` the
+    directory; ``release`` the statement that frees it (RELEASE TABLE NAME), after which the replace runs."""
+
+    def __init__(self, statement: str, name: str, *, location: str, due: str) -> None:
+        explanation = LeftoverFilesError(
+            f"the new definition cannot be installed in place (the rename path), and it needs the default directory "
+            f"{location}, where a previous version of {name} is kept until {due}; nothing was done. RELEASE TABLE "
+            f"NAME {name} (ddl-log release {name}) ends that version's retention now and frees the directory; then "
+            "run the statement again", name, location)
+        super().__init__(statement, name, explanation)
+        self.location = location

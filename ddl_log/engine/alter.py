@@ -10,6 +10,7 @@ from typing import ClassVar
 import attrs
 
 from actions.context import ActionContext
+from actions.errors import StatementFailedError
 from actions.kinds.alter_table import (
     AddColumnsChange,
     AlterChange,
@@ -36,6 +37,7 @@ from ddl_log.engine.alter_ops import (
 )
 from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
 from ddl_log.engine.lookups import missing_table
+from ddl_log.engine.name_holds import held_directory_error
 from ddl_log.engine.schema import check_column_list, check_type, parse_schema, same_type
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement
@@ -255,14 +257,19 @@ def _rebuild(ctx: ActionContext, name: TableName, metadata: TableMetadata, op: C
         if lowered & {p.lower() for p in metadata.partitioned_by}:
             raise CatalogError(f"cannot drop a partition column of {name}", str(name))
         selected = [quote_ident(c.name) for c in metadata.columns if c.name.lower() not in lowered]
-        if not selected:
-            raise CatalogError(f"cannot drop every column of {name}", str(name))
+        partitioning = {p.lower() for p in metadata.partitioned_by}
+        if all(c.name.lower() in lowered | partitioning for c in metadata.columns):
+            # a table of partition columns only cannot be written (Spark's writer fails the job): refused up front
+            raise CatalogError(f"cannot drop every data column of {name}", str(name))
         change = ColumnChange(drop=tuple(dropped))
     query = f"SELECT {', '.join(selected)} FROM {name.quoted}"
     ctx.catalog.check_create(TableSpec(as_select=query), name)  # the new type, analysed by the engine
     copy = TableSpec(like=name, copy=True, alter=change)
-    return ReplaceTable(ctx, name, copy, statement, verb="ALTER TABLE", fill=Fill(as_select=query, partitions_of=name),
-                        orig_must_exist=True).run()
+    try:
+        return ReplaceTable(ctx, name, copy, statement, verb="ALTER TABLE",
+                            fill=Fill(as_select=query, partitions_of=name), orig_must_exist=True).run()
+    except StatementFailedError as error:
+        raise held_directory_error(ctx, name, "ALTER TABLE", error) from error.cause
 
 
 def strict_cast(table: TableName, column: str, type_text: str) -> str:

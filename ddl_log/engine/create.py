@@ -11,10 +11,12 @@ from typing import Any, ClassVar
 import attrs
 
 from actions.context import ActionContext
+from actions.errors import StatementFailedError
 from actions.locking import LockKeys, database_key, object_key
 from actions.recovery import delete_versions_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
 from ddl_log.engine.lookups import missing_table
+from ddl_log.engine.name_holds import held_directory_error
 from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_overwrite, resolve_mode
 from ddl_log.engine.schema import SchemaLike, table_spec
 from ddl_log.engine.texts import create_table_text, sql_string
@@ -68,6 +70,8 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             if orig_must_exist and error.name == str(target):  # refused before anything was done
                 raise missing_table(ctx.catalog, target) from None
             raise
+        except StatementFailedError as error:
+            raise held_directory_error(ctx, target, verb, error) from error.cause
 
 
 def _spec_keys(name: TableName, spec: TableSpec) -> LockKeys:

@@ -28,7 +28,7 @@ import attrs
 
 from actions.context import ActionContext
 from actions.deletions import NameHold, name_holds, release_now
-from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning
+from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
 from actions.kinds.claim_version import ClaimVersionPayload
 from actions.kinds.delete_data import DeleteDataPayload
 from actions.kinds.kind import payload_of
@@ -39,10 +39,10 @@ from chains.entries import ActionType
 from ddl_log.engine.driver import StatementPoints
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.versions import timestamp_text
-from ddl_log.errors import DirectoryInUseError, NothingToReleaseError
+from ddl_log.errors import DirectoryInUseError, NameHeldByVersionError, NothingToReleaseError
 from storage.catalogs.kept_directories import KEPT_NOTE, KeptDirectories, normalized_location
 from storage.catalogs.names import TableName
-from storage.errors import DDLLogError, NoSuchObjectError, NotAtomicError
+from storage.errors import DDLLogError, LeftoverFilesError, NoSuchObjectError, NotAtomicError
 
 RELEASE_POINTS = StatementPoints.declare("release")
 
@@ -51,6 +51,21 @@ def release_command(home: str, name: TableName) -> str:
     """The shell command that frees ``name`` (backquoted, and quoted for the shell, when it needs it)."""
     plain = all(part.replace("_", "").isalnum() and part.isascii() for part in (name.db, name.name))
     return f"ddl-log --home {shlex.quote(home)} release {name if plain else shlex.quote(name.quoted)}"
+
+
+def held_directory_error(ctx: ActionContext, target: TableName, verb: str,
+                         error: StatementFailedError) -> StatementFailedError:
+    """``error`` explained when what made the statement fail is a kept version of ``target`` at the name's default
+    directory, which the rename path moves the new table into (:class:`NameHeldByVersionError`); else ``error``."""
+    cause = error.cause
+    if not isinstance(cause, LeftoverFilesError) or cause.name != str(target) or not cause.location:
+        return error
+    at = normalized_location(cause.location)
+    hold = next((hold for hold in name_holds(ctx.log) if hold.name == target and hold.owner == target
+                 and normalized_location(hold.location) == at), None)
+    if hold is None:
+        return error
+    return NameHeldByVersionError(verb, str(target), location=hold.location, due=timestamp_text(hold.due))
 
 
 def hold_message(hold: NameHold, home: str) -> str:

@@ -10,6 +10,7 @@ period) stops the replica: installing the current version instead would silently
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from chains.binlog import BinlogEvent
@@ -69,13 +70,20 @@ def present_location(event: BinlogEvent, version: VersionRecord, later: Renames)
     from storage.catalogs.spark.engine import local_path
 
     path = local_path(version.location)
-    if path is None or path.is_dir():
+    if path is None or holds(path, version.files):
         return version.location
     location = followed(version, later())
     path = local_path(location)
-    if path is not None and not path.is_dir():
+    if path is not None and not holds(path, version.files):
         raise SourceVersionGoneError(event.seq, version.table, version.location)
     return location
+
+
+def holds(path: Path, files: tuple[str, ...] | None) -> bool:
+    """The version's files are at ``path``: its directory, and every file it listed. A directory alone is not enough:
+    a CREATE of the name on the source deletes a dropped version kept at ``<db>/<name>`` and writes its own files
+    there (found by the Spark replication soak: the replica installed the version empty, silently)."""
+    return path.is_dir() and all((path / name).is_file() for name in files or ())
 
 
 def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames, *,

@@ -45,3 +45,20 @@ def test_a_versions_files_are_found_where_they_are_followed_through_renames_or_t
     with pytest.raises(SourceVersionGoneError, match="source event 5") as gone:
         present_location(event, version, lambda: renames)
     assert gone.value.seq == 5 and gone.value.name == "`rp`.`s`"
+
+
+def test_a_directory_without_the_versions_listed_files_stops_the_replica_never_an_empty_install(tmp_path):
+    """Found by the Spark replication soak: CREATE TABLE t, DROP TABLE t, CREATE TABLE t on the source: the second
+    CREATE deletes the dropped version at ``<db>/t`` and writes its own files there. A replica that had not applied
+    the first CREATE yet found the directory and installed the version empty; it stops instead, naming the event."""
+    at = tmp_path / "rp.db" / "r"
+    at.mkdir(parents=True)
+    (at / "part-00000-first.parquet").write_bytes(b"x")
+    version = VersionRecord(table="`rp`.`r`", location=f"file:{at}", columns=(), files=("part-00000-first.parquet",))
+    event = BinlogEvent(2, 1, "CREATE TABLE rp.r AS SELECT ...", ("rp.r",), 1.0, version=version)
+    assert present_location(event, version, lambda: []) == f"file:{at}"
+    (at / "part-00000-first.parquet").unlink()
+    (at / "part-00000-second.parquet").write_bytes(b"y")  # the later CREATE's files, in the same directory
+    with pytest.raises(SourceVersionGoneError, match=r"source event 2.*a CREATE of the name") as gone:
+        present_location(event, version, lambda: [])
+    assert gone.value.name == "`rp`.`r`"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from ddl_log import AtomicDDL
+from ddl_log import AtomicDDL, CatalogError, NameHeldByVersionError
 from storage.catalogs.kept_directories import KEPT_NOTE
 from tests.conftest import warehouse_of
 
@@ -52,3 +52,39 @@ def test_plain_spark_meets_an_explained_directory_and_release_frees_the_name(spa
         ddl.restore_table(f"{DB}.u", version=first.version)  # the version is the table's again: no note in it
         assert not (warehouse_of(spark) / f"{DB}.db" / "u" / KEPT_NOTE).exists()
         assert spark.table(f"{DB}.u").count() == 3
+
+
+def test_a_replace_that_changes_partitioning_names_its_own_kept_version_in_the_way_and_runs_once_released(
+        spark, tmp_path, clean_spark):
+    """Found by the differential run: the first replace of a table at ``<db>/<name>`` keeps its old version there;
+    a later replace that changes the partition columns cannot swap in place (the metastore keeps partition keys),
+    takes the rename path and needs that directory. It is refused with what is in the way and how to free it,
+    nothing changed; after RELEASE TABLE NAME the same statement runs."""
+    spark.sql(f"CREATE DATABASE {DB}")
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=600) as ddl:
+        ddl.sql(f"CREATE TABLE {DB}.p USING parquet PARTITIONED BY (k) AS SELECT id, 'w' AS w, id % 2 AS k "
+                "FROM range(10)")
+        ddl.sql(f"ALTER TABLE {DB}.p DROP COLUMNS (w)")
+        before = sorted(map(tuple, spark.table(f"{DB}.p").collect()))
+        unpartitioned = f"CREATE OR REPLACE TABLE {DB}.p (a INT, b STRING) USING parquet"
+        with pytest.raises(NameHeldByVersionError) as refused:
+            ddl.sql(unpartitioned)
+        assert refused.value.name == f"{DB}.p" and f"RELEASE TABLE NAME {DB}.p" in str(refused.value)
+        assert sorted(map(tuple, spark.table(f"{DB}.p").collect())) == before  # nothing changed
+        assert spark.sql(f"SHOW PARTITIONS {DB}.p").count() == 2
+        ddl.release_table_name(f"{DB}.p")
+        ddl.sql(unpartitioned)
+        assert [f.name for f in spark.table(f"{DB}.p").schema.fields] == ["a", "b"]
+
+
+def test_dropping_every_data_column_is_refused_before_anything_runs(spark, tmp_path, clean_spark):
+    """Found by the differential run: a table left with partition columns only cannot be written (Spark's writer
+    fails its job); the rebuild is refused up front, naming the table, as plain Spark refuses DROP COLUMNS here."""
+    spark.sql(f"CREATE DATABASE {DB}")
+    spark.sql(f"CREATE TABLE {DB}.q USING parquet PARTITIONED BY (k) AS SELECT 'x' AS b, 1 AS k")
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
+        with pytest.raises(CatalogError, match="every data column") as refused:
+            ddl.sql(f"ALTER TABLE {DB}.q DROP COLUMN b")
+        assert refused.value.name == f"{DB}.q"
+    assert [tuple(r) for r in spark.table(f"{DB}.q").collect()] == [("x", 1)]
+

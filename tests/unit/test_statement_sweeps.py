@@ -47,7 +47,7 @@ def populated_catalog() -> MemoryCatalog:
     catalog.views[tn("v1")] = ViewDefinition("SELECT 1 AS one")
     catalog.functions[tn("f1")] = FunctionDefinition(class_name="com.example.F1")
     catalog.tables[tn("a")].properties["team"] = "alice"
-    catalog.add_user_table(tn("p"), ("v", "day"), [(1, "x")])
+    catalog.add_user_table(tn("p"), ("v", "w", "day"), [(1, "w1", "x")])
     catalog.tables[tn("p")].partitioned_by = ("day",)
     catalog.tables[tn("p")].partitions.append({"day": "x"})
     catalog.add_user_table(tn("q"), ("v", "k"), [(1, "1"), (2, "2"), (3, None), (4, "1")])
@@ -248,6 +248,7 @@ FAILURES: dict[str, tuple[Callable[[AtomicDDL], Any], type[Exception]]] = {
         CatalogError,
     ),
     "drop a partition column": (lambda d: d.alter_table("p", DropColumns(("day",))), CatalogError),
+    "drop every data column": (lambda d: d.alter_table("p", DropColumns(("v", "w"))), CatalogError),
     "bad partition spec": (lambda d: d.alter_table("p", AddPartition({"nope": "1"})), CatalogError),
     "partition of an unpartitioned table": (lambda d: d.alter_table("a", AddPartition({"d": "1"})), CatalogError),
     "change to a bad type": (lambda d: d.alter_table("a", ChangeColumnType("x", "NOT_A_TYPE")), CatalogError),
