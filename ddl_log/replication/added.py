@@ -11,6 +11,7 @@ before the event (:class:`SourceVersionGoneError`): skipping them would lose row
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 import attrs
@@ -65,16 +66,33 @@ def present_files(event: BinlogEvent, added: AddedFiles,
     return tuple(paths)
 
 
+MOVE_WAIT_SECONDS = 30.0
+"""How long the files an event lists may take to arrive. The source binlogs INSERT INTO at its commit point and
+moves the files into the table right after (MOVE_FILES rolls forward), or its recovery or a takeover does after a
+crash there: a replica that reads the event at once can be earlier than the move (seen in the two-services test:
+the applier stopped, claiming the files gone, while the source was moving them)."""
+
+
 def insert_statement(event: BinlogEvent, text: str, later: Renames,
-                     name: TableName | None = None) -> ReplicatedInsert:
+                     name: TableName | None = None, *, wait_seconds: float = MOVE_WAIT_SECONDS) -> ReplicatedInsert:
     """The replica's INSERT INTO for ``event`` (its ``added`` record), the source's files copied, not its query;
-    into ``name`` (default: the source's table name, as the event records it)."""
+    into ``name`` (default: the source's table name, as the event records it). Files not there yet are waited for
+    (``wait_seconds``), where they are now or where a later RENAME moved them."""
     added = event.added
     assert added is not None
-    try:
-        paths = present_files(event, added, None)
-    except SourceVersionGoneError:
-        paths = present_files(event, added, later())
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        try:
+            paths = present_files(event, added, None)
+            break
+        except SourceVersionGoneError:
+            try:
+                paths = present_files(event, added, later())
+                break
+            except SourceVersionGoneError:
+                if time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.1)
     fill = Fill(copy_files=tuple((path, file.partition) for path, file in zip(paths, added.files, strict=True)),
                 copy_partitions=added.partitions)
     return ReplicatedInsert(name=name or TableName.of(added.table), fill=fill, added=added, text=text)
