@@ -35,6 +35,8 @@ ORPHAN_SECONDS = 5.0
 COPY_WAIT = 60.0
 """With speculation: how long partition 0's first attempt holds for a copy of it to begin (and the watcher waits
 for it before it kills the original's executor): the copy needs half the tasks done and a free core."""
+KILL_MARGIN = 15.0
+"""Without a copy, the watcher kills the original this long before its hold would end."""
 QUERY = f"SELECT hold(id) AS id, 'new' AS v FROM range(0, {ROWS}, 1, {TASKS})"
 STATEMENTS = {
     "ctas": ("c", f"CREATE TABLE c USING parquet AS {QUERY}"),
@@ -105,7 +107,9 @@ def kill_one(markers: Path, speculation: bool, killed: list[Marker]) -> None:
     first = wait_for_marker(markers, (lambda m: m.partition == 0 and m.attempt == 0) if speculation else
                             (lambda m: True))
     if speculation:
-        deadline = time.monotonic() + COPY_WAIT
+        # kill while the original still holds: its hold ends COPY_WAIT after it began (before the watcher saw its
+        # marker), and a kill after that finds the task done, so nothing is retried (CI saw 0 later attempts)
+        deadline = time.monotonic() + COPY_WAIT - KILL_MARGIN
         while time.monotonic() < deadline and not any(m.partition == 0 and m.attempt > 0
                                                       and m.executor_pid != first.executor_pid
                                                       for m in markers_in(markers)):
