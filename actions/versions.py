@@ -5,7 +5,8 @@ A *version* is a table's previous definition and files, kept when a statement re
 CASCADE; ``PURGE`` keeps nothing). It is the DELETE_DATA chain that deletes those files once due, carrying the
 definition (:class:`~actions.kinds.delete_data.KeptVersion`): no second record to keep in step, and expiry is that
 chain running, proving ownership first as every scheduled deletion does. Its number is the chain's position in the
-log: unique in the home, increasing with time, stable across compaction (not consecutive per table).
+log: unique in the home, increasing with time, stable across compaction (not consecutive per table), and kept
+when the version moves out of its table name's directory (:mod:`actions.kinds.relocate_version`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ class Version:
     due: float
     kept: KeptVersion
     statement: str
+    chain: int
+    """The position of the DELETE_DATA chain that keeps it (RESTORE and UNDROP cancel it): its number, unless it
+    was moved out of the name's directory (:attr:`KeptVersion.number`)."""
 
     @property
     def dropped(self) -> bool:
@@ -65,8 +69,9 @@ def versions_in(chains: Iterable[ExecuteEntry], actions_of: Callable[[int], list
                 continue
             if chain.master is not None and is_active(chain.master):
                 continue  # its statement has not committed (or is being undone): not a version yet
-            found.append(Version(chain.position, action.name, payload.location, payload.due, payload.version,
-                                 chain.statement))
+            number = chain.position if payload.version.number is None else payload.version.number
+            found.append(Version(number, action.name, payload.location, payload.due, payload.version,
+                                 chain.statement, chain.position))
     return sorted(found, key=lambda version: (version.kept.kept_at, version.number))
 
 

@@ -72,6 +72,7 @@ class ActionType(enum.Enum):
     CLAIM_VERSION = "claim_version"
     CHANGE_KIND = "change_kind"
     MOVE_FILES = "move_files"
+    RELOCATE_VERSION = "relocate_version"
 
 
 @attrs.frozen

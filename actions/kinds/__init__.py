@@ -20,6 +20,7 @@ from actions.kinds import (
     forget_table,
     install_version,
     move_files,
+    relocate_version,
     rename_table,
     rename_view,
     swap_table,
@@ -32,7 +33,8 @@ KINDS: dict[ActionType, ActionKind] = {
     module.KIND.type: module.KIND
     for module in (create_table, rename_table, drop_init, drop_table, drop_view, drop_function, drop_db, create_view,
                    rename_view, create_function, alter_table, create_db, swap_table, forget_table, delete_data,
-                   sweep_table, install_version, claim_version, change_kind, move_files)
+                   sweep_table, install_version, claim_version, change_kind, move_files,
+                   relocate_version)
 }
 
 

@@ -31,18 +31,26 @@ class KeptVersion:
     operation: str
     dropped: bool
     xid: int | None = None
+    number: int | None = None
+    """The version's number when it is not its deletion chain's position: a version moved out of the name's
+    directory (:mod:`actions.kinds.relocate_version`) gets a new deletion chain and keeps its number. Optional on
+    the wire (absent: the chain's position, as every log before it meant)."""
 
     def to_wire(self) -> dict[str, Any]:
-        return {"definition": self.definition, "kept_at": self.kept_at, "operation": self.operation,
+        wire = {"definition": self.definition, "kept_at": self.kept_at, "operation": self.operation,
                 "dropped": self.dropped, "xid": self.xid}
+        if self.number is not None:
+            wire["number"] = self.number
+        return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> KeptVersion:
-        xid = require(data, "xid", "DELETE_DATA version")
+        xid, number = require(data, "xid", "DELETE_DATA version"), data.get("number")
         return cls(str(require(data, "definition", "DELETE_DATA version")),
                    float(require(data, "kept_at", "DELETE_DATA version")),
                    str(require(data, "operation", "DELETE_DATA version")),
-                   bool(require(data, "dropped", "DELETE_DATA version")), None if xid is None else int(xid))
+                   bool(require(data, "dropped", "DELETE_DATA version")), None if xid is None else int(xid),
+                   None if number is None else int(number))
 
 
 @attrs.frozen

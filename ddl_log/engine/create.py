@@ -13,7 +13,7 @@ import attrs
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
 from actions.locking import LockKeys, database_key, object_key
-from actions.recovery import delete_versions_of_dropped
+from actions.recovery import free_directory_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.name_holds import held_directory_error
@@ -62,7 +62,7 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
                 raise ObjectExistsError(f"{target} is a view, not a table", str(target))
             ctx.catalog.check_create(spec, target)
-        delete_versions_of_dropped(ctx, target)  # they may hold the name's directory
+        free_directory_of_dropped(ctx, target)  # they may hold the name's directory
         try:
             return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
                                 fill=fill, empty=empty).run()

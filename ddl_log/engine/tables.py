@@ -21,6 +21,7 @@ from actions.kinds.drop_table import log_drop_table
 from actions.kinds.drop_view import log_drop_view
 from actions.kinds.rename_table import log_rename_table
 from actions.locking import LockKeys
+from actions.recovery import free_directory_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
 from actions.versions import keep_version, retention_of
 from chains.log import DDLLog
@@ -116,9 +117,12 @@ def plan_renames(ctx: ActionContext,
 
 
 def rename_table(ctx: ActionContext, old: TableName, new: TableName) -> None:
-    """One rename of a RENAME TABLE statement. Refused as Spark refuses it when ``new``'s default directory exists;
-    when that directory is a replaced version this log keeps for its readers, the error says so and until when
-    (not "left by a failed operation": it is neither garbage nor to be removed by hand)."""
+    """One rename of a RENAME TABLE statement. A kept version of a former ``new`` at ``new``'s default directory,
+    where the metastore moves a table at its default directory, moves aside first, still restorable (as a CREATE
+    does: :func:`~actions.recovery.free_directory_of_dropped`). Refused as Spark refuses it when that directory
+    exists still; when it is a version this log keeps for its readers (one that could not move), the error says so
+    and until when (not "left by a failed operation": it is neither garbage nor to be removed by hand)."""
+    free_directory_of_dropped(ctx, new)
     try:
         ctx.catalog.rename(old, new)
     except LeftoverFilesError as exc:

@@ -90,7 +90,7 @@ def _install(ctx: ActionContext, name: TableName, version: Version, current: Tab
         with ctx.log.batch():
             log_install_version(ctx.log, chain, name, tag, None if current is None else current.definition)
             linked["claim"] = ctx.log.new_chain(ChainKind.FORWARD, statement.binlog_text, master=chain)
-            log_claim_version(ctx.log, linked["claim"], name, version.number)
+            log_claim_version(ctx.log, linked["claim"], name, version.chain)
             if current is not None:
                 linked["kept"] = ctx.log.new_chain(ChainKind.FORWARD, statement.binlog_text, master=chain)
                 log_delete_data(ctx.log, linked["kept"], name, current.location,

@@ -11,7 +11,6 @@ before the event (:class:`SourceVersionGoneError`): skipping them would lose row
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 
 import attrs
@@ -19,8 +18,9 @@ import attrs
 from chains.binlog import BinlogEvent
 from chains.versions import AddedFiles
 from ddl_log.engine.insert import InsertInto
-from ddl_log.replication.copy import Renames, followed_location
+from ddl_log.replication.copy import Renames, followed_location, moved_aside
 from ddl_log.replication.errors import SourceVersionGoneError
+from ddl_log.replication.file_wait import MOVE_WAIT_SECONDS, waiting_for_files
 from storage.catalogs.interface import Fill, TableMetadata
 from storage.catalogs.names import TableName
 from storage.errors import InvalidDefinitionError
@@ -48,29 +48,34 @@ class ReplicatedInsert(InsertInto):
 
 def present_files(event: BinlogEvent, added: AddedFiles,
                   renames: Iterable[tuple[TableName, TableName]] | None) -> tuple[str, ...]:
-    """Where the added files are now (a later RENAME of a table at its default directory moved them: followed);
+    """Where the added files are now (a later RENAME of a table at its default directory moved them: followed; a
+    later CREATE of the name after a DROP moved the dropped version aside: found there);
     :class:`SourceVersionGoneError` when one is gone (local paths; elsewhere the copy fails instead)."""
     from storage.catalogs.spark.engine import local_path
 
-    location = added.location.rstrip("/")
-    if renames is not None:
-        location = followed_location(added.table, location, renames).rstrip("/")
-    paths = []
-    for file in added.files:
-        path = location + file.path[len(added.location.rstrip("/")):] if file.path.startswith(added.location) \
-            else file.path
-        local = local_path(path)
-        if local is not None and not local.is_file():
-            raise SourceVersionGoneError(event.seq, added.table, path)
-        paths.append(path)
-    return tuple(paths)
+    base = added.location.rstrip("/")
+    location = base if renames is None else followed_location(added.table, base, renames).rstrip("/")
+    inside = [file.path[len(base):].lstrip("/") if file.path.startswith(base + "/") else None
+              for file in added.files]
+    paths = tuple(file.path if relative is None else f"{location}/{relative}"
+                  for file, relative in zip(added.files, inside, strict=True))
+    missing = [path for path in paths if (local := local_path(path)) is not None and not local.is_file()]
+    if not missing:
+        return paths
+    if renames is not None and all(relative is not None for relative in inside):
+        listed = tuple(str(relative) for relative in inside)
+        moved = moved_aside(location, listed) or moved_aside(base, listed)  # renamed, or dropped then made again
+        if moved is not None:
+            return tuple(f"{moved}/{relative}" for relative in inside)
+    raise SourceVersionGoneError(event.seq, added.table, missing[0])
 
 
-MOVE_WAIT_SECONDS = 30.0
-"""How long the files an event lists may take to arrive. The source binlogs INSERT INTO at its commit point and
-moves the files into the table right after (MOVE_FILES rolls forward), or its recovery or a takeover does after a
-crash there: a replica that reads the event at once can be earlier than the move (seen in the two-services test:
-the applier stopped, claiming the files gone, while the source was moving them)."""
+def located_files(event: BinlogEvent, added: AddedFiles, later: Renames) -> tuple[str, ...]:
+    """The added files where they are, else where later source statements moved them (:func:`present_files`)."""
+    try:
+        return present_files(event, added, None)
+    except SourceVersionGoneError:
+        return present_files(event, added, later())
 
 
 def insert_statement(event: BinlogEvent, text: str, later: Renames,
@@ -80,19 +85,7 @@ def insert_statement(event: BinlogEvent, text: str, later: Renames,
     (``wait_seconds``), where they are now or where a later RENAME moved them."""
     added = event.added
     assert added is not None
-    deadline = time.monotonic() + wait_seconds
-    while True:
-        try:
-            paths = present_files(event, added, None)
-            break
-        except SourceVersionGoneError:
-            try:
-                paths = present_files(event, added, later())
-                break
-            except SourceVersionGoneError:
-                if time.monotonic() >= deadline:
-                    raise
-                time.sleep(0.1)
+    paths = waiting_for_files(lambda: located_files(event, added, later), wait_seconds)
     fill = Fill(copy_files=tuple((path, file.partition) for path, file in zip(paths, added.files, strict=True)),
                 copy_partitions=added.partitions)
     return ReplicatedInsert(name=name or TableName.of(added.table), fill=fill, added=added, text=text)

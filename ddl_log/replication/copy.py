@@ -4,7 +4,8 @@ The version's rows are read from the source's own files of that version, never b
 ``rand()``, ``current_timestamp()`` and tables the replica lacks give the replica exactly the source's rows. The
 replica installs them with its own atomic CREATE OR REPLACE (the swap: its readers see the old or the new version),
 under the definition the event recorded. A version whose files are gone (the replica lags past the source's grace
-period) stops the replica: installing the current version instead would silently skip history.
+period) stops the replica: installing the current version instead would silently skip history. A dropped version the
+source moved out of its name's directory for a new table of that name is found where it went (:func:`moved_aside`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from ddl_log.engine.schema import table_spec
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement
 from ddl_log.replication.errors import SourceVersionGoneError
+from ddl_log.replication.file_wait import MOVE_WAIT_SECONDS, waiting_for_files
 from ddl_log.replication.install import InstallVersion
 from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.version_moves import is_kept_directory_of
 
 COPYABLE = frozenset({"parquet", "orc"})
 """Providers whose files are read back exactly as written; others (Hive serde, csv/json with options) replay text."""
@@ -75,29 +78,50 @@ def present_location(event: BinlogEvent, version: VersionRecord, later: Renames)
     location = followed(version, later())
     path = local_path(location)
     if path is not None and not holds(path, version.files):
-        raise SourceVersionGoneError(event.seq, version.table, version.location)
+        moved = moved_aside(location, version.files) or moved_aside(version.location, version.files)
+        if moved is None:
+            raise SourceVersionGoneError(event.seq, version.table, version.location)
+        return moved
     return location
+
+
+def moved_aside(location: str, files: tuple[str, ...] | None) -> str | None:
+    """Where the source moved a dropped table's version that was at ``location`` (its name's directory) when a
+    new table of the name needed the directory (:mod:`actions.kinds.relocate_version`): the sibling the log
+    reserves for it that holds every file the version listed (local paths; a version that listed none, or an event
+    written before versions listed their files, cannot be told apart from another: None)."""
+    from storage.catalogs.spark.engine import local_path
+
+    path = local_path(location)
+    if not files or path is None or not path.parent.is_dir():
+        return None
+    head = location.rstrip("/").rpartition("/")[0]
+    for child in sorted(path.parent.iterdir()):
+        if is_kept_directory_of(child.name, path.name) and holds(child, files):
+            return f"{head}/{child.name}"
+    return None
 
 
 def holds(path: Path, files: tuple[str, ...] | None) -> bool:
     """The version's files are at ``path``: its directory, and every file it listed. A directory alone is not enough:
-    a CREATE of the name on the source deletes a dropped version kept at ``<db>/<name>`` and writes its own files
-    there (found by the Spark replication soak: the replica installed the version empty, silently)."""
+    a CREATE of the name on the source moves a dropped version kept at ``<db>/<name>`` aside and writes its own
+    files there (found by the Spark replication soak: the replica installed the version empty, silently)."""
     return path.is_dir() and all((path / name).is_file() for name in files or ())
 
 
 def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames, *,
-                   name: TableName | None = None) -> Statement:
+                   name: TableName | None = None, wait_seconds: float = MOVE_WAIT_SECONDS) -> Statement:
     """CREATE OR REPLACE of the event's table from its version's files: copied as files when the version is
     unpartitioned and both sides are local (:class:`~ddl_log.replication.install.InstallVersion`), else read with
     Spark when the statement fills its TMP. ``later``: the source's renames after this event (read only when the
-    files moved). ``name``: the replica's table (``--rewrite-db``; default the version's own)."""
+    files moved). ``name``: the replica's table (``--rewrite-db``; default the version's own). Files not found are
+    looked for again for ``wait_seconds`` (:mod:`~ddl_log.replication.file_wait`)."""
     from storage.catalogs.spark.engine import local_path
 
     version = event.version
     assert version is not None
     target = TableName.of(version.table) if name is None else name
-    location = present_location(event, version, later)
+    location = waiting_for_files(lambda: present_location(event, version, later), wait_seconds)
     warehouse = str(spark.conf.get("spark.sql.warehouse.dir"))
     if not version.partitioned_by and local_path(location) is not None and local_path(warehouse) is not None:
         spec = table_spec(schema=schema_text(version), using=version.provider,

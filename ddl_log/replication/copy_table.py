@@ -12,7 +12,7 @@ import attrs
 
 from actions.context import ActionContext
 from actions.locking import LockKeys, database_key, object_key
-from actions.recovery import delete_versions_of_dropped
+from actions.recovery import free_directory_of_dropped
 from ddl_log.engine.typed import Statement
 from replace_table.machine import ReplaceResult, ReplaceTable
 from storage import crashpoints
@@ -73,6 +73,6 @@ class CopyTable(Statement):
 
     def run(self, ctx: ActionContext) -> ReplaceResult:
         with reuse_lookups():
-            delete_versions_of_dropped(ctx, self.name)
+            free_directory_of_dropped(ctx, self.name)
             return CopyVersion(ctx, self.name, self.binlog_text, definition=self.definition, location=self.location,
                                source=self.source).run()

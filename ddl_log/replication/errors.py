@@ -28,15 +28,13 @@ class FollowsAnotherSourceError(ReplicationError):
 
 class SourceVersionGoneError(ReplicationError):
     """The files of the table version an event made are gone from the source (its grace period or retention is
-    over, the rename path moved them, or a CREATE of the name deleted a dropped version at its directory): copying
-    the current version instead would skip the versions between, so the replica stops and asks for a re-bootstrap of
-    that table."""
+    over, or RELEASE TABLE NAME deleted them early): copying the current version instead would skip the versions
+    between, so the replica stops and asks for a re-bootstrap of that table."""
 
     def __init__(self, seq: int, table: str, location: str) -> None:
         super().__init__(f"source event {seq}: the files of the version it made of {table} ({location}) are gone "
-                         "(the replica lags past the source's grace period, or a CREATE of the name on the source "
-                         "deleted the dropped version there): stopped before applying it; "
-                         "re-bootstrap the replica")
+                         "(the replica lags past the source's grace period or retention, or RELEASE TABLE NAME on "
+                         "the source deleted them): stopped before applying it; re-bootstrap the replica")
         self.name = table
         self.seq = seq
         self.location = location

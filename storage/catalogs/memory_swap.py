@@ -5,6 +5,7 @@ object under TMP's name, external, remembering ORIG's identity) exists only in l
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import attrs
@@ -135,6 +136,31 @@ class MemorySwap:
         self.swap.notes = {kept: note for kept, note in self.swap.notes.items() if kept in self.swap.orphans}
         self.forget_database_directory(location)
         return None
+
+    def version_mover(self) -> MemorySwap:
+        return self
+
+    def move_directory(self, location: str, to: str, owner: TableName) -> str | None:
+        """As Spark's (:mod:`storage.catalogs.version_moves`): the kept "files" at ``location`` move to ``to``."""
+        self._check("move_directory", owner)
+        user = self.directory_user(location)
+        if user is not None:
+            return user
+        if location in self.swap.orphans:
+            if to in self.swap.orphans:
+                raise CatalogError(f"cannot move the kept version of {owner} at {location}: {to} exists already",
+                                   str(owner))
+            self.swap.orphans.discard(location)
+            self.swap.orphans.add(to)
+            if location in self.swap.files:
+                self.swap.files[to] = self.swap.files.pop(location)
+            self.swap.notes.pop(location, None)
+        return None
+
+    def moved_definition(self, definition: str, to: str) -> str:
+        record = json.loads(definition)
+        record["location"] = to
+        return json.dumps(record, sort_keys=True)
 
     def directory_user(self, location: str) -> str | None:
         for name, table in self.tables.items():

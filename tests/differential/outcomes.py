@@ -95,9 +95,6 @@ catalog (a temporary view) is refused; so is ``CREATE TABLE t LIKE <temporary vi
 DOCUMENTED_DIFFERENCES = (
     ("INSERT OVERWRITE of a table from itself runs, where Spark refuses it (README, SQL front end)",
      re.compile(r"^\s*INSERT\s+OVERWRITE\b", re.I), "plain refuses UNSUPPORTED_OVERWRITE", ""),
-    ("a RENAME onto a name whose directory holds a replaced version in its grace period fails (README Limitations)",
-     re.compile(r"^\s*(?:RENAME\s+TABLE|ALTER\s+TABLE\s+.*\bRENAME\s+TO)\b", re.I | re.S),
-     "holds a replaced version", ""),
     ("a replace on the rename path (partition columns change) onto the name's directory holding the table's own "
      "kept version is refused until RELEASE TABLE NAME (README Limitations)",
      re.compile(r"^\s*(?:CREATE\s+OR\s+REPLACE\s+TABLE|REPLACE\s+TABLE|ALTER\s+TABLE)\b", re.I),

@@ -3,7 +3,8 @@ one session): it ends with the source's rows, also of non-deterministic queries 
 not have (copied from the version's files, the query not run again; an INSERT INTO's files too, followed through a
 later RENAME of their table), a reader on it never sees a gap, and a real
 SIGKILL of the applier (JVM included) mid-copy is recovered with every event applied once. RESTORE and UNDROP
-replicate as the version they installed (its files), since the replica numbers its own history."""
+replicate as the version they installed (its files), since the replica numbers its own history. A table dropped and
+made again on the source before the replica copied it is copied from where the source moved the dropped version."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from ddl_log import AtomicDDL
 pytestmark = pytest.mark.xdist_group("replication")
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = ["rp.r", "rp.s2", "rp.p", "rp.c"]
+TABLES = ["rp.r", "rp.s2", "rp.p", "rp.c", "rp.d", "rp.d2"]
 SOURCE_SCRIPT = [
     "CREATE DATABASE rp",
     "CREATE TABLE rp.r USING parquet AS SELECT id, rand() AS x FROM range(100)",
@@ -37,6 +38,11 @@ SOURCE_SCRIPT = [
     "INSERT INTO rp.p SELECT CAST(rand() * 1000000 AS BIGINT), CAST(id % 2 + 5 AS STRING) FROM range(6)",
     "INSERT INTO rp.p PARTITION (k = 'empty') SELECT 1 WHERE false",
     "DROP TABLE rp.c",
+    "CREATE TABLE rp.d USING parquet AS SELECT id, rand() AS x FROM range(4)",
+    "INSERT INTO rp.d SELECT 99, rand()",
+    "DROP TABLE rp.d",
+    "CREATE TABLE rp.d USING parquet AS SELECT 'new' AS y",  # moves the dropped version out of <rp>/d, kept
+    "ALTER TABLE rp.d RENAME TO rp.d2",
 ]
 
 
@@ -71,10 +77,12 @@ def source(clean_spark: Any, tmp_path: Path) -> tuple[Path, dict[str, Any]]:
         first = min(row.version for row in ddl.describe_history("rp.r").rows)  # the CTAS rows, before the overwrite
         ddl.sql(f"RESTORE TABLE rp.r TO VERSION AS OF {first}")
         ddl.sql("UNDROP TABLE rp.c")
+        ddl.sql("UNDROP TABLE rp.d")  # the first rp.d, from the directory its version was moved to
         events = ddl.binlog_events()
     assert [event.version is not None for event in events] == [
-        False, True, True, True, True, False, False, False, False, False, True, False, False, False, True, True]
-    assert [i for i, event in enumerate(events) if event.added is not None] == [5, 11, 12]  # the INSERT INTOs
+        False, True, True, True, True, False, False, False, False, False, True, False, False, False,
+        True, False, False, True, False, True, True, True]
+    assert [i for i, event in enumerate(events) if event.added is not None] == [5, 11, 12, 15]  # the INSERT INTOs
     return home, source_tables(clean_spark)
 
 
@@ -87,8 +95,8 @@ def test_a_replica_killed_mid_copy_ends_with_the_sources_rows_each_event_once(so
     killed = run_worker(replica, home, crash_at="replace.fill_tmp.after:1")
     assert killed.returncode == -9, killed.stderr[-2000:]
     report = report_of(run_worker(replica, home))
-    assert report["seqs"] == list(range(1, len(SOURCE_SCRIPT) + 3))  # every source event once, in order
-    copied_as_files = {"rp.r", "rp.s2"}  # unpartitioned versions: the source's data files themselves
+    assert report["seqs"] == list(range(1, len(SOURCE_SCRIPT) + 4))  # every source event once, in order
+    copied_as_files = {"rp.r", "rp.s2", "rp.d", "rp.d2"}  # unpartitioned versions: the source's files themselves
     assert {t: d and {**d, "files": d["files"] if t in copied_as_files else []} for t, d in report["tables"].items()} \
         == {t: d and {**d, "files": d["files"] if t in copied_as_files else []} for t, d in expected.items()}
     assert report["tables"]["rp.r"]["files"]  # rand() rows, rows of default.hidden, properties, types: the source's
@@ -97,3 +105,6 @@ def test_a_replica_killed_mid_copy_ends_with_the_sources_rows_each_event_once(so
     assert ["101", "1"] in report["tables"]["rp.p"]["rows"]  # the overwritten partition, the others kept
     assert len(report["tables"]["rp.s2"]["rows"]) == 10  # the INSERT INTO's rand() rows, its files followed
     assert report["bad"] == [] and report["reads"] > 0  # the reader on the replica never saw a gap
+    # the replica applied the first rp.d and its INSERT INTO after the source had dropped it and made a new rp.d:
+    # their files came from where the source moved the dropped version (it deleted them before: the replica stopped)
+    assert len(report["tables"]["rp.d"]["rows"]) == 5 and report["tables"]["rp.d2"]["rows"] == [["new"]]

@@ -49,8 +49,10 @@ def test_a_versions_files_are_found_where_they_are_followed_through_renames_or_t
 
 def test_a_directory_without_the_versions_listed_files_stops_the_replica_never_an_empty_install(tmp_path):
     """Found by the Spark replication soak: CREATE TABLE t, DROP TABLE t, CREATE TABLE t on the source: the second
-    CREATE deletes the dropped version at ``<db>/t`` and writes its own files there. A replica that had not applied
-    the first CREATE yet found the directory and installed the version empty; it stops instead, naming the event."""
+    CREATE deleted the dropped version at ``<db>/t`` and wrote its own files there. A replica that had not applied
+    the first CREATE yet found the directory and installed the version empty. Now the source moves the version
+    aside (next test); where its files are nowhere (RELEASE TABLE NAME deleted them), the replica stops, naming
+    the event."""
     at = tmp_path / "rp.db" / "r"
     at.mkdir(parents=True)
     (at / "part-00000-first.parquet").write_bytes(b"x")
@@ -59,6 +61,29 @@ def test_a_directory_without_the_versions_listed_files_stops_the_replica_never_a
     assert present_location(event, version, lambda: []) == f"file:{at}"
     (at / "part-00000-first.parquet").unlink()
     (at / "part-00000-second.parquet").write_bytes(b"y")  # the later CREATE's files, in the same directory
-    with pytest.raises(SourceVersionGoneError, match=r"source event 2.*a CREATE of the name") as gone:
+    with pytest.raises(SourceVersionGoneError, match=r"source event 2.*RELEASE TABLE NAME") as gone:
         present_location(event, version, lambda: [])
     assert gone.value.name == "`rp`.`r`"
+
+
+def test_a_dropped_version_moved_aside_for_a_new_table_of_its_name_is_found_where_it_went(tmp_path):
+    """The source's CREATE over a dropped name moves the version to ``<db>/ddllog_<n>_kept_<name>``: the replica
+    takes the sibling that holds every file the version listed, never another one, nor another table's."""
+    database = tmp_path / "rp.db"
+    at = database / "r"
+    at.mkdir(parents=True)
+    (at / "part-00000-second.parquet").write_bytes(b"y")  # the new table's files
+    other = database / "ddllog_3_kept_r"
+    other.mkdir()
+    (other / "part-00000-older.parquet").write_bytes(b"o")  # an older version of r moved aside before
+    lookalike = database / "ddllog_5_kept_rr"
+    lookalike.mkdir()
+    (lookalike / "part-00000-first.parquet").write_bytes(b"z")  # another table's (rr), same file name
+    moved = database / "ddllog_9_kept_r"
+    moved.mkdir()
+    (moved / "part-00000-first.parquet").write_bytes(b"x")
+    version = VersionRecord(table="`rp`.`r`", location=f"file:{at}", columns=(), files=("part-00000-first.parquet",))
+    event = BinlogEvent(2, 1, "CREATE TABLE rp.r AS SELECT ...", ("rp.r",), 1.0, version=version)
+    assert present_location(event, version, lambda: []) == f"file:{moved}"
+    unlisted = VersionRecord(table="`rp`.`r`", location=f"file:{at}", columns=(), files=None)
+    assert present_location(event, unlisted, lambda: []) == f"file:{at}"  # an old event: the directory as before

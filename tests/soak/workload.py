@@ -190,9 +190,6 @@ class Planner:
         self.rng = rng
         self.model = model
         self.caps = caps
-        self.held: set[str] = set()
-        """Names whose default directory holds a replaced version waiting for its grace period: a table renamed
-        onto one is refused (as Spark refuses it), so renames do not target them."""
         self.restorable: dict[str, list[int]] = {}
         """Table name -> kept versions of that name (DESCRIBE HISTORY's numbers) whose state the model knows: the
         state the table had when a committed statement of this soak retired it (see :func:`live_versions`)."""
@@ -200,14 +197,6 @@ class Planner:
         """Table name -> the dropped version UNDROP brings back (the newest of the name), when the model knows it."""
 
     # -- helpers
-
-    @property
-    def renameable_free(self) -> list[str]:
-        return [name for name in self.free if name.lower() not in self.held]
-
-    @property
-    def renameable_tables(self) -> list[str]:
-        return [name for name in self.tables if name.lower() not in self.held]
 
     @property
     def tables(self) -> list[str]:
@@ -346,9 +335,9 @@ class Planner:
             touched_tables[target] = self.state(target)
             expect = "failed"
         elif kind in ("rename_move", "rename_swap", "rename_rotate"):
-            free = rng.choice(self.renameable_free)
+            free = rng.choice(self.free)
             count = {"rename_move": 1, "rename_swap": 2, "rename_rotate": 3}[kind]
-            names = rng.sample(self.tables if count == 1 else self.renameable_tables, count)
+            names = rng.sample(self.tables, count)
             if count == 1:
                 pairs = [[names[0], free]]
             else:  # a -> x, b -> a, c -> b, x -> c: every table moves one place along the cycle
@@ -572,8 +561,7 @@ class Planner:
             return free >= 1
         if kind in ("rename_move", "rename_swap", "rename_rotate"):
             count = {"rename_move": 1, "rename_swap": 2, "rename_rotate": 3}[kind]
-            targets = tables if count == 1 else len(self.renameable_tables)
-            return targets >= count and len(self.renameable_free) >= 1
+            return tables >= count and len(self.free) >= 1
         if kind == "drop":
             return tables >= 3
         if kind == "drop_views" or kind == "alter_view":
@@ -696,8 +684,6 @@ def run_workload(ddl: Any, state: dict[str, Any], journal: Journal, rng: random.
     pending = [name for name in INITIAL_TABLES if name not in model["tables"]] if setup else []
     for number in range(statements):
         sid = f"g{state['gen']}i{state['iteration']}s{number}"
-        planner.held = {deletion.location.rstrip("/").rpartition("/")[2].lower()
-                        for deletion in ddl.pending_deletions()}
         live = live_versions(ddl)
         known = model.setdefault("kept", {})
         for number in [number for number in known if int(number) not in live]:

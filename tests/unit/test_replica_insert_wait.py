@@ -43,3 +43,33 @@ def test_files_that_never_come_stop_the_replica_naming_the_event(tmp_path: Path)
     event = event_adding(table_dir, ["part-0.parquet"])
     with pytest.raises(SourceVersionGoneError, match="source event 7"):
         insert_statement(event, "/* replica */ INSERT INTO db.t", list, wait_seconds=0.3)
+
+
+def test_files_of_a_dropped_table_moved_aside_for_a_new_table_of_its_name_are_found_there(tmp_path: Path) -> None:
+    """Source: INSERT INTO t, DROP TABLE t, CREATE TABLE t: the dropped version (with the inserted files) moved to
+    ``ddllog_<n>_kept_t`` beside; a replica that applies the INSERT later copies them from there."""
+    table_dir = tmp_path / "t"
+    table_dir.mkdir()
+    (table_dir / "part-new.parquet").write_bytes(b"n")  # the new table's
+    moved = tmp_path / "ddllog_12_kept_t"
+    (moved / "k=1").mkdir(parents=True)
+    (moved / "k=1" / "part-0.parquet").write_bytes(b"x")
+    event = event_adding(table_dir, ["k=1/part-0.parquet"])
+    statement = insert_statement(event, "/* replica */ INSERT INTO db.t", list, wait_seconds=0.3)
+    assert [path for path, _ in statement.fill.copy_files] == [f"file:{moved}/k=1/part-0.parquet"]
+
+
+def test_a_rename_of_the_new_table_of_the_name_does_not_hide_the_moved_files(tmp_path: Path) -> None:
+    """Source: INSERT INTO t, DROP t, CREATE t, RENAME t TO t2: the rename moved the new table's directory, not the
+    dropped version's (found by the Spark replica test: followed to ``t2``, the files were called gone)."""
+    from storage.catalogs.names import TableName
+
+    table_dir = tmp_path / "t"
+    (tmp_path / "t2").mkdir()
+    moved = tmp_path / "ddllog_12_kept_t"
+    moved.mkdir()
+    (moved / "part-0.parquet").write_bytes(b"x")
+    event = event_adding(table_dir, ["part-0.parquet"])
+    statement = insert_statement(event, "/* replica */ INSERT INTO db.t", lambda: [
+        (TableName.of("db.t"), TableName.of("db.t2"))], wait_seconds=0.3)
+    assert [path for path, _ in statement.fill.copy_files] == [f"file:{moved}/part-0.parquet"]

@@ -135,6 +135,8 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "restore_version": lambda d: d.restore_table("a", version=d.describe_history("a").rows[0].version),
     "restore_partitioned": lambda d: d.restore_table("q", version=d.describe_history("q").rows[0].version),
     "undrop": lambda d: d.undrop_table("b"),
+    "create_over_dropped": lambda d: d.create_table("b", like="a"),
+    "rename_over_dropped": lambda d: d.rename_tables([("a", "b")]),
     "view_becomes_table": lambda d: d.replace_as_table("v1", df=NEW_ROWS),
     "table_becomes_view": lambda d: d.replace_as_view("a", as_select="SELECT 5 AS five"),
 }
@@ -143,6 +145,8 @@ PREPARE: dict[str, Callable[[AtomicDDL], Any]] = {
     "restore_version": lambda d: d.create_or_replace_table("a", df=NEW_ROWS),
     "restore_partitioned": lambda d: d.insert_overwrite("q", df=MemoryTable("", ("v", "k"), [(10, "7")])),
     "undrop": lambda d: d.drop_tables(["b"]),
+    "create_over_dropped": lambda d: d.drop_tables(["b"]),  # its version holds b's directory: it moves aside
+    "rename_over_dropped": lambda d: d.drop_tables(["b"]),
 }
 """What the world holds before a statement that needs a kept version (run once, before the sweep's snapshot)."""
 

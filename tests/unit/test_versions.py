@@ -4,6 +4,8 @@ and UNDROP are in test_statement_sweeps.py; the same on Spark in tests/spark/tes
 
 from __future__ import annotations
 
+import copy
+import shutil
 import time
 
 import pytest
@@ -154,27 +156,63 @@ def test_a_version_at_the_names_own_directory_is_kept_for_the_grace_period_only(
         assert row.location == "memory:/default/a"
         kept_until = time.mktime(time.strptime(row.restorable_until, "%Y-%m-%d %H:%M:%S"))
         assert kept_until - time.time() <= 60
-        ddl.create_table("a", like="b")  # a new table needs the directory: the version goes at once
+
+
+def test_a_new_table_of_a_dropped_name_moves_its_kept_version_aside_still_restorable(world):
+    """The new table needs ``<db>/<name>``: the version moves to a directory the log reserves, keeps its number and
+    its due time, and UNDROP brings it back once the name is free (the Spark replication soak found the early
+    deletion this replaced: a replica that had not copied the version yet could never get it)."""
+    catalog, open_home = world
+    old_rows = list(catalog.tables[tn("a")].rows)
+    with open_home(grace_seconds=60) as ddl:
+        ddl.drop_tables(["a"])
+        [before] = ddl.show_tables_dropped().rows
+        ddl.create_table("a", like="b")
+        [after] = ddl.show_tables_dropped().rows
+        assert (after.version, after.restorable_until) == (before.version, before.restorable_until)
+        assert after.location.startswith("memory:/default/ddllog_") and after.location.endswith("_kept_a")
+        assert catalog.swap.files[after.location].rows == old_rows
+        ddl.drop_tables(["a"])
+        ddl.undrop_table("a")  # the newest dropped version: the second table
+        ddl.drop_tables(["a"], purge=True)
+        ddl.undrop_table("a")
+        assert catalog.tables[tn("a")].rows == old_rows
         assert ddl.show_tables_dropped().rows == ()
 
 
-def test_a_crash_while_a_new_table_deletes_the_dropped_version_at_its_directory_never_leaves_it_restorable(world):
-    """Review finding: the early deletion ran the version's own waiting chain, so a crash in the middle of deleting
-    its files left it listed (and UNDROP-able) over a partial directory. It leaves the history first, in one write
-    with the deletion that replaces it; recovery finishes that deletion."""
+def test_no_crash_while_a_new_table_moves_a_dropped_version_aside_loses_or_doubles_it(world, tmp_path):
+    """At every crash point of CREATE over a dropped name, then recovery: the version is listed once, with its
+    number, and its files hold its rows wherever it is listed; nothing is left to recover."""
     from tests import crashkit
 
     catalog, open_home = world
+    old_rows = list(catalog.tables[tn("a")].rows)
     with open_home(grace_seconds=60) as ddl:
         ddl.drop_tables(["a"])
-        assert [row.location for row in ddl.show_tables_dropped().rows] == ["memory:/default/a"]
-    assert crashkit.crash_at(lambda: open_home(grace_seconds=60), lambda d: d.create_table("a", like="b"),
-                             "forward.delete_data.before_delete", 1)
-    with open_home(grace_seconds=60) as ddl:
-        assert ddl.show_tables_dropped().rows == ()
-        assert not ddl.pending_deletions(), "recovery finished the deletion"
-        assert not catalog.exists(tn("a"))
-        ddl.create_table("a", like="b")
+        [dropped] = ddl.show_tables_dropped().rows
+    snapshot = copy.deepcopy(catalog)
+    home = tmp_path / "home"
+    pristine = tmp_path / "pristine"
+    shutil.copytree(home, pristine)
+    points = crashkit.trace(lambda: open_home(grace_seconds=60), lambda d: d.create_table("a", like="b"))
+    assert {"relocate_version.logged", "relocate_version.before_move", "relocate_version.after_move"} <= {
+        point for point, _ in points}
+    for point, nth in points:
+        shutil.rmtree(home)
+        shutil.copytree(pristine, home)
+        restored = copy.deepcopy(snapshot)
+        catalog.__dict__.update(restored.__dict__)
+        assert crashkit.crash_at(lambda: open_home(grace_seconds=60), lambda d: d.create_table("a", like="b"),
+                                 point, nth)
+        with open_home(grace_seconds=60) as ddl:
+            assert ddl.active_chains() == [], (point, nth)
+            [row] = ddl.show_tables_dropped().rows
+            assert row.version == dropped.version, (point, nth)
+            assert catalog.swap.files[row.location].rows == old_rows, (point, nth)
+            if not catalog.exists(tn("a")):
+                ddl.create_table("a", like="b")  # the statement again, after recovery
+            [row] = ddl.show_tables_dropped().rows
+            assert catalog.swap.files[row.location].rows == old_rows, (point, nth)
 
 
 def test_versions_keep_the_name_they_were_made_under_across_a_rename(world):

@@ -68,6 +68,7 @@ from storage.catalogs.spark.overwrite import SparkPartitionKeep
 from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.catalogs.spark.swap import SparkSwap
 from storage.catalogs.spark.tables import SparkTables
+from storage.catalogs.spark.version_moves import SparkVersionMoves
 from storage.catalogs.spark.version_record import recorded_definition, remember_lookup
 from storage.catalogs.spark.versions import SparkVersions
 from storage.catalogs.spark.views import SparkViews
@@ -81,15 +82,12 @@ class SparkCatalog:
 
     Each method costs one to a few metastore round trips (given per method); answers are kept only within one
     statement (:mod:`storage.catalogs.lookup_scope`), so changes made by other sessions are seen by the next.
-
     ``leftovers`` says how :meth:`clean_leftovers` and :meth:`settle_rename` touch directories: ``"local"`` with
     Python's file functions (``file:`` locations this process can see), ``"metastore"`` through the Hive metastore
     (any file system the engine reaches; see :meth:`clean_leftovers`), ``"auto"`` picks ``"local"`` for ``file:``
     locations. For a Spark Connect server on another machine with a ``file:`` warehouse, pass ``"metastore"``.
-
     ``quiet`` silences PySpark's Python-side error loggers (process-wide, see
-    :func:`storage.catalogs.spark.session.quiet_pyspark_error_loggers`): every engine error is translated anyway.
-    """
+    :func:`storage.catalogs.spark.session.quiet_pyspark_error_loggers`): every engine error is translated anyway."""
 
     def __init__(self, spark: Any, *, leftovers: LeftoverStrategy = "auto", quiet: bool = True) -> None:
         engine = Engine(spark, leftovers)
@@ -153,6 +151,10 @@ class SparkCatalog:
     def file_mover(self) -> SparkFileMoves:
         """INSERT INTO's files (:mod:`storage.catalogs.spark.file_moves`)."""
         return SparkFileMoves(self._engine, self._tables, self._alter)
+
+    def version_mover(self) -> SparkVersionMoves:
+        """A kept version's directory moved aside (:mod:`storage.catalogs.spark.version_moves`)."""
+        return SparkVersionMoves(self._engine, self.directory_user)
 
     def insert(self, name: TableName, fill: Fill) -> None:
         """See :meth:`storage.catalogs.spark.tables.SparkTables.insert`."""
@@ -285,8 +287,6 @@ class SparkCatalog:
                 return
             spec = spec.copied(self.table_metadata(spec.like))
         self._create.create(name, spec, tag)
-
-    # ------------------------------------------------------------------ leftovers (storage.catalogs.spark.leftovers)
 
     def clean_leftovers(self, name: TableName) -> bool:
         """See :meth:`storage.catalogs.spark.leftovers.SparkLeftovers.clean_leftovers`."""

@@ -4,16 +4,13 @@ its files copied there as files, and a checksum of a table's rows computed by on
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, DatabaseDefinition
-from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.definition_digest import definition_digest
-from storage.catalogs.spark.definition_text import version_text
+from storage.catalogs.spark.definition_text import relocated_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, engine_error, inspect_error
-from storage.catalogs.spark.hive_record import HivePartition, HiveTable
 from storage.catalogs.spark.metastore import MetastoreClient
 from storage.catalogs.spark.version_files import copy_version_files
 from storage.errors import NoSuchObjectError, NotAtomicError
@@ -52,22 +49,14 @@ class SparkCopying:
         return DatabaseDefinition(str(description) if description else None, kept)
 
     def relocated_version(self, definition: str, location: str) -> str:
-        record = json.loads(definition)  # the records keep their own names; the install renames them
-        table = HiveTable.parse(record["table"])
+        table, partitions, outside = relocated_records(definition, location)  # the install renames them
         name = TableName(table.db, table.name)
-        old = normalized_location(table.location)
-        root = location.rstrip("/")
-        table = table.relocated(root).with_parameters(
+        if outside:
+            raise NotAtomicError(f"a partition of {name} lies outside the table's directory ({outside[0]}): its "
+                                 "files would be shared, not copied", str(name))
+        table = table.with_parameters(
             remove=[key for key in table.parameters if key.startswith(INTERNAL_PROPERTY_PREFIX)])
-        partitions = []
-        for text in record["partitions"]:
-            partition = HivePartition(json.loads(text))
-            at = normalized_location(partition.location)
-            if not at.startswith(old + "/"):
-                raise NotAtomicError(f"a partition of {name} lies outside the table's directory ({at}): its files "
-                                     "would be shared, not copied", str(name))
-            partitions.append(partition.placed(name).relocated(root + at[len(old):]))
-        return version_text(name, table, partitions).definition
+        return version_text(name, table, [partition.placed(name) for partition in partitions]).definition
 
     def copy_version_into(self, name: TableName, source: object, location: str) -> int:
         table = self._client.get(name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from storage.catalogs.interface import TableVersion
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.hive_record import HivePartition, HiveTable
 
@@ -26,3 +27,22 @@ def version_records(name: TableName, definition: str) -> tuple[HiveTable, list[H
     record = json.loads(definition)
     partitions = [HivePartition(json.loads(text)).placed(name) for text in record["partitions"]]
     return HiveTable.parse(record["table"]), partitions
+
+
+def relocated_records(definition: str, location: str) -> tuple[HiveTable, list[HivePartition], list[str]]:
+    """The records of ``definition`` with the table's data at ``location``: each partition located under the old
+    table directory at the same place under ``location``; the locations of the partitions elsewhere, left as they
+    are (a copy refuses them, a move of the directory leaves them where they are)."""
+    record = json.loads(definition)
+    table = HiveTable.parse(record["table"])
+    old, root = normalized_location(table.location), location.rstrip("/")
+    partitions, outside = [], []
+    for text in record["partitions"]:
+        partition = HivePartition(json.loads(text))
+        at = normalized_location(partition.location)
+        if at.startswith(old + "/"):
+            partition = partition.relocated(root + at[len(old):])
+        else:
+            outside.append(at)
+        partitions.append(partition)
+    return table.relocated(root), partitions, outside
