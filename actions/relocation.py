@@ -27,7 +27,6 @@ from actions.kinds.relocate_version import log_relocate_version
 from actions.replay import replay_chain
 from chains.entries import ActionType, ChainKind, ChainState
 from storage import crashpoints
-from storage.catalogs.kept_directories import KeptDirectories
 from storage.catalogs.version_moves import kept_location, version_mover_of
 
 LOGGED = crashpoints.declare("relocate_version.logged",
@@ -36,22 +35,17 @@ LOGGED = crashpoints.declare("relocate_version.logged",
 
 def relocate_versions(ctx: ActionContext, holds: Sequence[NameHold], statement: str) -> list[NameHold]:
     """Move the kept versions of ``holds`` (versions at their table name's directory) aside, durably logged first;
-    the holds that cannot be moved are returned (the catalog cannot move directories, or something in it uses the
-    directory: the caller deletes them as before, which keeps a directory in use). A move that fails stays logged:
-    recovery retries it, and the caller's CREATE then meets the directory as Spark would."""
+    returns the holds left to the caller's deletion (all of them when the catalog cannot move directories). The
+    proof that nothing in the catalog uses a directory is the move's own (one metastore scan, as a deletion's): one
+    in use stays, and its version leaves the history. A move that fails stays logged: recovery retries it, and the
+    caller's CREATE then meets the directory as Spark would."""
     mover = version_mover_of(ctx.catalog)
-    if mover is None or not isinstance(ctx.catalog, KeptDirectories):
+    if mover is None or not holds:
         return list(holds)
-    movable: list[NameHold] = []
-    left: list[NameHold] = []
-    for hold in holds:
-        (movable if ctx.catalog.directory_user(hold.location) is None else left).append(hold)
-    if not movable:
-        return left
     log = ctx.log
     position = log.new_chain(ChainKind.FORWARD, statement)
     with log.batch():
-        for hold in movable:
+        for hold in holds:
             deletion_action = next(action for action in log.actions_of(hold.chain)
                                    if action.type is ActionType.DELETE_DATA and not action.done)
             payload = payload_of(deletion_action, DeleteDataPayload)
@@ -67,4 +61,4 @@ def relocate_versions(ctx: ActionContext, holds: Sequence[NameHold], statement: 
     LOGGED()
     with contextlib.suppress(ActionFailedError):  # logged: recovery moves it; the CREATE meets the directory as is
         replay_chain(ctx, position)
-    return left
+    return []

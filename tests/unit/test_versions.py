@@ -4,6 +4,7 @@ and UNDROP are in test_statement_sweeps.py; the same on Spark in tests/spark/tes
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import shutil
 import time
@@ -12,6 +13,7 @@ import pytest
 
 from ddl_log import AtomicDDL, NoSuchVersionError, ObjectExistsError
 from storage.catalogs.memory import MemoryTable
+from storage.errors import CatalogError
 from tests.unit.test_statement_sweeps import NEW_ROWS, catalog_state, populated_catalog, tn
 
 
@@ -319,3 +321,19 @@ def test_the_version_a_binlogged_statement_retired_is_found_by_its_xid(world):
         found = version_retired_by(ddl.log, result.event.xid)
         assert found is not None and found.number == result.version and found.table == tn("a")
         assert version_retired_by(ddl.log, result.event.xid + 1000) is None
+
+
+def test_a_dropped_version_whose_directory_another_table_uses_is_not_moved_and_leaves_the_history(world):
+    """Nothing the log did not make is touched: a table registered at the dropped version's directory since (here
+    an external one) keeps it; the version, whose files are not the log's alone any more, is no longer listed."""
+    catalog, open_home = world
+    with open_home(grace_seconds=60) as ddl:
+        ddl.drop_tables(["a"])
+        catalog.tables[tn("squatter")] = MemoryTable("fp:squat", ("x",), [(1,)], location="memory:/default/a",
+                                                     external=True)
+        with contextlib.suppress(CatalogError):  # Spark refuses the non-empty directory; the in-memory one does not
+            ddl.create_table("a", like="b")
+        assert ddl.show_tables_dropped().rows == ()
+        assert catalog.tables[tn("squatter")].location == "memory:/default/a"
+        assert "memory:/default/a" in catalog.swap.orphans  # its files stay where they are
+        assert ddl.active_chains() == []
