@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from actions.context import ActionContext
+from actions.kinds.delete_data import clean_leftovers_of
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
 from actions.kinds.sweep_table import schedule_sweep
 from chains.entries import ActionEntry, ActionType
@@ -82,7 +83,7 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
         except (NoSuchObjectError, WrongObjectKindError):
             pass  # not created, or already dropped: only files can be left
     if owns_location(action):
-        catalog.clean_leftovers(name)
+        clean_leftovers_of(ctx, name)
 
 
 def describe(action: ActionEntry) -> str:

@@ -14,6 +14,7 @@ from actions.kinds.kind import ActionKind, payload_of, require
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
 
@@ -82,6 +83,27 @@ def log_delete_data(log: DDLLog, chain: int, owner: TableName, location: str, du
                     version: KeptVersion | None = None) -> ActionEntry:
     return log.add_action(chain, ActionType.DELETE_DATA, name=owner,
                           payload=DeleteDataPayload(location, due, version))
+
+
+def keeps(log: DDLLog, location: str) -> bool:
+    """Whether a scheduled deletion of the log still keeps ``location`` (a kept version, old files for readers)."""
+    target = normalized_location(location)
+    for chain in log.active_chains():
+        for action in log.actions_of(chain.position):
+            if (action.type is ActionType.DELETE_DATA and not action.done
+                    and normalized_location(payload_of(action, DeleteDataPayload).location) == target):
+                return True
+    return False
+
+
+def clean_leftovers_of(ctx: ActionContext, name: TableName) -> None:
+    """``Catalog.clean_leftovers`` of ``name``, unless its default directory is one the log keeps: the catalog sees
+    a directory no table owns, which is what a kept version of a replaced or dropped table is (found by the short
+    soak: the undo of a refused rename-path replace deleted the table's own kept version at ``<db>/<name>``)."""
+    location = ctx.catalog.default_location(name)
+    if location is not None and keeps(ctx.log, location):
+        return
+    ctx.catalog.clean_leftovers(name)
 
 
 def forward_delete_data(action: ActionEntry, ctx: ActionContext) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 import attrs
 
 from actions.context import ActionContext
+from actions.kinds.delete_data import clean_leftovers_of
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
@@ -48,7 +49,7 @@ def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
     try:
         dropped = catalog.drop(name, expect=action.tag, before=DROP_BEFORE, keep_files=keep_files)
     except (NoSuchObjectError, WrongObjectKindError):  # a view took the name since: our table is gone all the same
-        catalog.clean_leftovers(name)  # the table is gone; a drop cut between metastore and files left them
+        clean_leftovers_of(ctx, name)  # the table is gone; a drop cut between metastore and files left them
         return
     if dropped:
         DROP_AFTER()

@@ -9,6 +9,7 @@ from typing import Any
 import attrs
 
 from actions.context import ActionContext
+from actions.kinds.delete_data import clean_leftovers_of
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
@@ -54,7 +55,7 @@ def undo_rename_table(action: ActionEntry, ctx: ActionContext) -> None:
         raise CatalogError(f"cannot rename {moved_to} back: {original} exists", str(original))
     payload = payload_of(action, RenameTablePayload)
     if original.is_reserved or payload.owns_location:
-        catalog.clean_leftovers(original)
+        clean_leftovers_of(ctx, original)
     UNDO_RENAME_BEFORE()
     catalog.rename(moved_to, original)
 

@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from actions.context import ActionContext
+from actions.kinds.delete_data import clean_leftovers_of
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
 from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.log import DDLLog
@@ -71,7 +72,7 @@ def forward_sweep_table(action: ActionEntry, ctx: ActionContext) -> None:
     if action.tag is not None:
         with contextlib.suppress(NoSuchObjectError):
             ctx.catalog.drop(name, expect=action.tag)
-    ctx.catalog.clean_leftovers(name)
+    clean_leftovers_of(ctx, name)
 
 
 def describe(action: ActionEntry) -> str:

@@ -190,6 +190,10 @@ class Planner:
         self.rng = rng
         self.model = model
         self.caps = caps
+        self.held: set[str] = set()
+        """Names whose default directory holds a kept version waiting for its grace period: a replace that changes
+        the partition columns of a table of that name takes the rename path, which needs that directory, and is
+        refused (``NameHeldByVersionError``, a documented difference), changing nothing."""
         self.restorable: dict[str, list[int]] = {}
         """Table name -> kept versions of that name (DESCRIBE HISTORY's numbers) whose state the model knows: the
         state the table had when a committed statement of this soak retired it (see :func:`live_versions`)."""
@@ -319,6 +323,11 @@ class Planner:
                 call = {"op": "create_or_replace_table", "args": [target], "kw": {"as_select": query}}
                 text = f"CREATE OR REPLACE TABLE {target} AS {query}"
                 touched_tables[target] = self.state(target)
+                expect = "failed"
+            before = self.model["tables"].get(target)
+            if (kind != "cor_select_fail" and before is not None and target.lower() in self.held
+                    and bool(before.get("part")) != bool(touched_tables[target].get("part"))):
+                touched_tables[target] = self.state(target)  # refused, naming the kept version in the way
                 expect = "failed"
         elif kind == "create_select":
             target = create if create is not None else rng.choice(self.free)
@@ -490,6 +499,10 @@ class Planner:
             call = {"op": "create_or_replace_table", "args": [target], "kw": {"df_sql": query}}
             text = f"CREATE OR REPLACE TABLE {target} AS /* DataFrame */ {query}"
             touched_tables[target] = {"seg": segments, "props": {}}
+            before = self.model["tables"].get(target)
+            if before is not None and before.get("part") and target.lower() in self.held:
+                touched_tables[target] = self.state(target)  # refused: see ``held``
+                expect = "failed"
         elif kind == "alter_view":
             target = rng.choice(sorted(self.model["views"]))
             query = f"SELECT CAST({rng.randrange(10**6)} AS BIGINT) AS k, '{tag}' AS w"
@@ -684,6 +697,8 @@ def run_workload(ddl: Any, state: dict[str, Any], journal: Journal, rng: random.
     pending = [name for name in INITIAL_TABLES if name not in model["tables"]] if setup else []
     for number in range(statements):
         sid = f"g{state['gen']}i{state['iteration']}s{number}"
+        planner.held = {deletion.location.rstrip("/").rpartition("/")[2].lower()
+                        for deletion in ddl.pending_deletions()}
         live = live_versions(ddl)
         known = model.setdefault("kept", {})
         for number in [number for number in known if int(number) not in live]:

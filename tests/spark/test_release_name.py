@@ -12,6 +12,7 @@ import pytest
 
 from ddl_log import AtomicDDL, CatalogError, NameHeldByVersionError
 from storage.catalogs.kept_directories import KEPT_NOTE
+from storage.catalogs.spark.engine import local_path
 from tests.conftest import warehouse_of
 
 pytestmark = pytest.mark.spark
@@ -67,11 +68,16 @@ def test_a_replace_that_changes_partitioning_names_its_own_kept_version_in_the_w
         ddl.sql(f"ALTER TABLE {DB}.p DROP COLUMNS (w)")
         before = sorted(map(tuple, spark.table(f"{DB}.p").collect()))
         unpartitioned = f"CREATE OR REPLACE TABLE {DB}.p (a INT, b STRING) USING parquet"
+        [kept] = ddl.describe_history(f"{DB}.p").rows
+        kept_dir = local_path(kept.location)
+        assert kept_dir is not None
+        kept_files = sorted(p.relative_to(kept_dir) for p in kept_dir.rglob("*.parquet"))
         with pytest.raises(NameHeldByVersionError) as refused:
             ddl.sql(unpartitioned)
         assert refused.value.name == f"{DB}.p" and f"RELEASE TABLE NAME {DB}.p" in str(refused.value)
         assert sorted(map(tuple, spark.table(f"{DB}.p").collect())) == before  # nothing changed
         assert spark.sql(f"SHOW PARTITIONS {DB}.p").count() == 2
+        assert kept_files and sorted(p.relative_to(kept_dir) for p in kept_dir.rglob("*.parquet")) == kept_files
         ddl.release_table_name(f"{DB}.p")
         ddl.sql(unpartitioned)
         assert [f.name for f in spark.table(f"{DB}.p").schema.fields] == ["a", "b"]
