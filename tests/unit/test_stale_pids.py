@@ -10,12 +10,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ddl_log.ops import metastore, postgres, spark_cluster
+from ddl_log.ops.processes import is_zombie
 
 
 @pytest.fixture
@@ -40,6 +42,28 @@ def test_a_stale_postmaster_pid_naming_another_process_is_not_a_server(tmp_path:
     assert postgres.stop(tmp_path, timeout=1) is False
     postgres.kill(tmp_path)
     assert alive(stranger), "stop/kill of a dead cluster signalled the process that has its old pid"
+
+
+def test_a_killed_postmasters_lock_file_is_removed_before_a_restart_even_while_it_is_a_zombie(tmp_path: Path,
+                                                                                             stranger) -> None:
+    """Found by CI: after the PostgreSQL-died test killed the postmaster, its restart failed ("lock file
+    postmaster.pid already exists ... another postmaster running?"): the killed postmaster was a zombie nobody had
+    reaped, which PostgreSQL's own check takes for a running server. The file goes when its pid is a zombie or
+    another process; a file still being written (no pid yet) stays."""
+    (tmp_path / "data").mkdir()
+    lock = tmp_path / "data" / "postmaster.pid"
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    while not is_zombie(Path(f"/proc/{zombie.pid}/stat").read_text()):
+        time.sleep(0.02)  # exited, not reaped: what a killed postmaster is until its parent waits for it
+    try:
+        for pid in (zombie.pid, stranger.pid):
+            lock.write_text(f"{pid}\n{tmp_path}/data\n0\n5999\n")
+            assert postgres.remove_stale_lock(tmp_path) and not lock.exists()
+    finally:
+        zombie.wait()
+    lock.write_text("")
+    assert not postgres.remove_stale_lock(tmp_path) and lock.exists()
+    assert alive(stranger)
 
 
 def test_a_stale_metastore_state_naming_another_process_is_not_a_service(tmp_path: Path, stranger) -> None:
