@@ -86,18 +86,24 @@ def present_location(event: BinlogEvent, version: VersionRecord, later: Renames)
 
 
 def moved_aside(location: str, files: tuple[str, ...] | None) -> str | None:
-    """Where the source moved a dropped table's version that was at ``location`` (its name's directory) when a
-    new table of the name needed the directory (:mod:`actions.kinds.relocate_version`): the sibling the log
-    reserves for it that holds every file the version listed (local paths; a version that listed none, or an event
-    written before versions listed their files, cannot be told apart from another: None)."""
+    """Where the source moved a version that was at ``location`` (or a table's directory since renamed onto another
+    name), found by its files: the directory beside it that holds every file the version listed, the log's moved
+    versions of that name first (``ddllog_<n>_kept_<name>``: a CREATE or RENAME onto the name moved a dropped
+    version aside, :mod:`actions.kinds.relocate_version`), then every other one. Following renames by name cannot
+    always tell where a directory went (a RENAME moves the table's current directory, not a version kept at
+    ``<db>/<old name>``: found by the Spark soak, seed 9031), the version's own file names (a UUID each) can. Local
+    paths only; a version that listed no file, or an event written before versions listed them, cannot be told
+    apart from another: None."""
     from storage.catalogs.spark.engine import local_path
 
     path = local_path(location)
     if not files or path is None or not path.parent.is_dir():
         return None
     head = location.rstrip("/").rpartition("/")[0]
-    for child in sorted(path.parent.iterdir()):
-        if is_kept_directory_of(child.name, path.name) and holds(child, files):
+    siblings = sorted(child for child in path.parent.iterdir() if child.is_dir())
+    ranked = sorted(siblings, key=lambda child: not is_kept_directory_of(child.name, path.name))
+    for child in ranked:
+        if holds(child, files):
             return f"{head}/{child.name}"
     return None
 

@@ -34,6 +34,13 @@ def read(spark: Any, table: str) -> list[tuple[str, int, int, int]] | None:
         raise
 
 
+def cause_of(error: BaseException) -> str:
+    """The Java side of a Py4J error (its exception class and message, the first ``Caused by``), for the report."""
+    lines = str(error).splitlines()
+    wanted = [line.strip() for line in lines if "Exception" in line or line.strip().startswith("Caused by")]
+    return " | ".join(wanted[:3])[:600]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.replication.soak_spark_reader")
     for option, kind in (("--uri", str), ("--warehouse", str), ("--scratch", Path), ("--out", Path),
@@ -53,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 groups = read(spark, table)
             except Exception as error:  # noqa: BLE001 - a failed read of a table that is there is a bad read
-                bad.append({"table": table, "at": time.time(), "what": str(error).splitlines()[0][:300]})
+                bad.append({"table": table, "at": time.time(), "what": str(error).splitlines()[0][:300],
+                            "cause": cause_of(error)})
                 continue
             if groups is None and not (table == WATCHED and seen_watched):
                 continue  # not there now: not created yet, or dropped or renamed on the source too

@@ -87,3 +87,20 @@ def test_a_dropped_version_moved_aside_for_a_new_table_of_its_name_is_found_wher
     assert present_location(event, version, lambda: []) == f"file:{moved}"
     unlisted = VersionRecord(table="`rp`.`r`", location=f"file:{at}", columns=(), files=None)
     assert present_location(event, unlisted, lambda: []) == f"file:{at}"  # an old event: the directory as before
+
+
+def test_a_version_whose_directory_went_where_renames_by_name_cannot_tell_is_found_by_its_files(tmp_path):
+    """Found by the Spark soak (seed 9031): t0's version at ``<db>/t0`` became t1's by a rename, was kept at
+    ``<db>/t1`` when t1 was replaced, then t1 (living elsewhere by then) was renamed on: following renames by name
+    moved the expected location to a directory that never held it. The version's own files name its directory."""
+    database = tmp_path / "rp.db"
+    (database / "t0").mkdir(parents=True)
+    (database / "tmp5").mkdir()
+    moved = database / "ddllog_498_kept_t1"
+    moved.mkdir()
+    (moved / "part-00000-c1f.parquet").write_bytes(b"x")
+    version = VersionRecord(table="`rp`.`t0`", location=f"file:{database / 't0'}", columns=(),
+                            files=("part-00000-c1f.parquet",))
+    event = BinlogEvent(123, 1, "CREATE TABLE rp.t0 AS SELECT ...", ("rp.t0",), 1.0, version=version)
+    renames = [(TableName.of("rp.t0"), TableName.of("rp.t1")), (TableName.of("rp.t1"), TableName.of("rp.tmp5"))]
+    assert present_location(event, version, lambda: renames) == f"file:{moved}"
