@@ -209,21 +209,25 @@ def _pid_and_port(root: Path) -> tuple[int, int] | None:
 
 
 def remove_stale_lock(root: Path) -> bool:
-    """Remove a killed server's ``postmaster.pid`` whose pid no longer runs ``postgres -D <root>/data``; True if
-    removed. PostgreSQL's own check (``kill(pid, 0)``) takes a zombie for a running postmaster and refuses to start
-    ("lock file already exists"): a killed postmaster stays a zombie until its parent reaps it, which a container's
-    PID 1 may never do (seen in CI: the restart after the PostgreSQL-died test failed so). A file whose first line is
-    not a pid (being written) is left alone."""
-    lock = Path(root) / "data" / "postmaster.pid"
-    try:
-        pid = int(lock.read_text(encoding="utf-8").splitlines()[0])
-    except (OSError, ValueError, IndexError):
-        return False
-    if runs_marked(pid, str(Path(root) / "data")):
-        return False
-    with contextlib.suppress(FileNotFoundError):
-        lock.unlink()
-    return True
+    """Remove a killed server's lock files (``data/postmaster.pid`` and the socket's ``.s.PGSQL.<port>.lock``) whose
+    pid no longer runs ``postgres -D <root>/data``; True if one was removed. PostgreSQL's own check (``kill(pid,
+    0)``) takes a zombie for a running postmaster and refuses to start ("lock file already exists"): a killed
+    postmaster stays a zombie until its parent reaps it, which does not always happen at once (seen in CI: the
+    restart after the PostgreSQL-died test failed so, on one file and then on the other). A file whose first line
+    is not a pid (being written) is left alone."""
+    data = str(Path(root) / "data")
+    removed = False
+    for lock in [Path(data) / "postmaster.pid", *sorted((Path(root) / "socket").glob(".s.PGSQL.*.lock"))]:
+        try:
+            pid = int(lock.read_text(encoding="utf-8").splitlines()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+        if runs_marked(pid, data):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()
+        removed = True
+    return removed
 
 
 def status(root: Path) -> PostgresServer | None:

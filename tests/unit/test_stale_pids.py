@@ -47,18 +47,21 @@ def test_a_stale_postmaster_pid_naming_another_process_is_not_a_server(tmp_path:
 def test_a_killed_postmasters_lock_file_is_removed_before_a_restart_even_while_it_is_a_zombie(tmp_path: Path,
                                                                                              stranger) -> None:
     """Found by CI: after the PostgreSQL-died test killed the postmaster, its restart failed ("lock file
-    postmaster.pid already exists ... another postmaster running?"): the killed postmaster was a zombie nobody had
-    reaped, which PostgreSQL's own check takes for a running server. The file goes when its pid is a zombie or
-    another process; a file still being written (no pid yet) stays."""
+    postmaster.pid already exists ... another postmaster running?", then the same of the socket's lock file): the
+    killed postmaster was a zombie nobody had reaped yet, which PostgreSQL's own check takes for a running server.
+    A lock file goes when its pid is a zombie or another process; one still being written (no pid yet) stays."""
     (tmp_path / "data").mkdir()
+    (tmp_path / "socket").mkdir()
     lock = tmp_path / "data" / "postmaster.pid"
+    socket_lock = tmp_path / "socket" / ".s.PGSQL.5999.lock"
     zombie = subprocess.Popen([sys.executable, "-c", "pass"])
     while not is_zombie(Path(f"/proc/{zombie.pid}/stat").read_text()):
         time.sleep(0.02)  # exited, not reaped: what a killed postmaster is until its parent waits for it
     try:
         for pid in (zombie.pid, stranger.pid):
             lock.write_text(f"{pid}\n{tmp_path}/data\n0\n5999\n")
-            assert postgres.remove_stale_lock(tmp_path) and not lock.exists()
+            socket_lock.write_text(f"{pid}\n{tmp_path}/socket\n")
+            assert postgres.remove_stale_lock(tmp_path) and not lock.exists() and not socket_lock.exists()
     finally:
         zombie.wait()
     lock.write_text("")
