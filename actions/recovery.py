@@ -164,10 +164,9 @@ def free_directory_of_dropped(ctx: ActionContext, name: TableName) -> None:
     what cannot move (no version, or a catalog that cannot move directories) is deleted now. The caller holds the
     name's lock. Nothing to do, and no catalog call, when no deletion of ``name`` is pending."""
     if any(pending.table == name for pending in pending_deletions(ctx.log)) and not ctx.catalog.exists(name):
-        early = _early_holds(ctx.log, name)
+        versions = [hold for hold in _early_holds(ctx.log, name) if hold.version]
         statement = f"move the kept versions of dropped table {name} out of its directory for a new {name}"
-        left = relocate_versions(ctx, [hold for hold in early if hold.version], statement)
-        release_versions_early(ctx.log, left, name)
+        release_versions_early(ctx.log, relocate_versions(ctx, versions, statement), name)
         run_due_deletions(ctx, dropped=frozenset({name}))
 
 
@@ -178,11 +177,10 @@ def _early_holds(log: DDLLog, name: TableName) -> list[NameHold]:
     return name_holds(log, early)
 
 
-def release_versions_early(log: DDLLog, holds: list[NameHold], name: TableName) -> None:
-    """Before the waiting deletions of dropped ``name`` run early: those that carry a restorable version first leave
+def release_versions_early(log: DDLLog, versions: list[NameHold], name: TableName) -> None:
+    """Before the waiting deletions of dropped ``name`` run early: the restorable ``versions`` among them first leave
     the history, durably, in one write (:func:`~actions.deletions.release_now`), so a crash in the middle of deleting
     their files never leaves a version listed as restorable over a partial directory (UNDROP would install it)."""
-    versions = [hold for hold in holds if hold.version]
     if versions:
         release_now(log, versions, f"delete the versions of dropped table {name} at its directory before a new {name}")
 

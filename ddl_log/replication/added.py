@@ -64,7 +64,7 @@ def present_files(event: BinlogEvent, added: AddedFiles,
         return paths
     if renames is not None and all(relative is not None for relative in inside):
         listed = tuple(str(relative) for relative in inside)
-        moved = moved_aside(location, listed) or moved_aside(base, listed)  # renamed, or dropped then made again
+        moved = moved_aside(location, listed)  # renamed, or dropped then made again: a directory beside it
         if moved is not None:
             return tuple(f"{moved}/{relative}" for relative in inside)
     raise SourceVersionGoneError(event.seq, added.table, missing[0])

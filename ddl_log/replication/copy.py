@@ -78,7 +78,7 @@ def present_location(event: BinlogEvent, version: VersionRecord, later: Renames)
     location = followed(version, later())
     path = local_path(location)
     if path is not None and not holds(path, version.files):
-        moved = moved_aside(location, version.files) or moved_aside(version.location, version.files)
+        moved = moved_aside(location, version.files)  # scans the database directory, the recorded location's too
         if moved is None:
             raise SourceVersionGoneError(event.seq, version.table, version.location)
         return moved
