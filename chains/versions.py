@@ -12,6 +12,10 @@ from typing import Any
 
 import attrs
 
+PartitionValues = tuple[tuple[str, str], ...]
+"""A partition as ``((column, value), ...)`` in the table's partition column order, values as the metastore stores
+them (NULL as ``__HIVE_DEFAULT_PARTITION__``); ``()`` for an unpartitioned table."""
+
 
 @attrs.frozen
 class VersionRecord:
@@ -29,28 +33,33 @@ class VersionRecord:
     """The version's data files when it committed, relative to ``location`` (``k=1/part-0...``): a later INSERT INTO
     adds files to the same directory, which a replica must not take as the version's (it applies that INSERT's own
     event). None in events written before (a replica then takes every file there)."""
+    partitions: tuple[PartitionValues, ...] | None = None
+    """A partitioned version's registered partitions when it committed, empty ones too (``ALTER TABLE ADD
+    PARTITION`` makes partitions no file is in, which an INSERT OVERWRITE of other partitions keeps): a replica
+    that installs the version by reading its rows registers them as well. None: unpartitioned, or an event written
+    before (a replica then has the partitions its rows go to; found by the Spark replication soak, seed 9031)."""
 
     def to_wire(self) -> dict[str, Any]:
-        wire = {"table": self.table, "loc": self.location, "cols": [list(c) for c in self.columns],
-                "parts": list(self.partitioned_by), "provider": self.provider,
-                "props": [list(p) for p in self.properties], "comment": self.comment}
+        wire: dict[str, Any] = {
+            "table": self.table, "loc": self.location, "cols": [list(c) for c in self.columns],
+            "parts": list(self.partitioned_by), "provider": self.provider,
+            "props": [list(p) for p in self.properties], "comment": self.comment}
         if self.files is not None:
             wire["files"] = list(self.files)
+        if self.partitions is not None:
+            wire["partitions"] = [[list(p) for p in partition] for partition in self.partitions]
         return wire
 
     @classmethod
     def from_wire(cls, wire: dict[str, Any]) -> VersionRecord:
-        files = wire.get("files")
+        files, partitions = wire.get("files"), wire.get("partitions")
         return cls(table=wire["table"], location=wire["loc"],
                    columns=tuple((c[0], c[1], c[2]) for c in wire["cols"]),
                    partitioned_by=tuple(wire["parts"]), provider=wire["provider"],
                    properties=tuple((p[0], p[1]) for p in wire["props"]), comment=wire["comment"],
-                   files=None if files is None else tuple(str(f) for f in files))
-
-
-PartitionValues = tuple[tuple[str, str], ...]
-"""A partition as ``((column, value), ...)`` in the table's partition column order, values as the metastore stores
-them (NULL as ``__HIVE_DEFAULT_PARTITION__``); ``()`` for an unpartitioned table."""
+                   files=None if files is None else tuple(str(f) for f in files),
+                   partitions=None if partitions is None else tuple(
+                       tuple((str(c), str(v)) for c, v in partition) for partition in partitions))
 
 
 @attrs.frozen

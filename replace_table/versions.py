@@ -30,7 +30,8 @@ def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | N
     """The current version of ``table`` as an event records it (RESTORE and UNDROP record theirs always: a replica's
     own history does not number versions alike, so it installs the version's files); None when the binlog or the
     setting is off, or the catalog reports no location. One metastore read on a classic Spark session, and a listing
-    of the version's data files (a later INSERT INTO adds files to its directory: the record says which are its)."""
+    of the version's data files (a later INSERT INTO adds files to its directory: the record says which are its);
+    a partitioned version's partitions too (one more call: its empty ones have no file to tell them)."""
     if ctx.binlog is None or not ctx.record_versions:
         return None
     found = ctx.catalog.recorded_definition(table)
@@ -46,4 +47,6 @@ def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | N
         properties=tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY),
         comment=metadata.comment,
         files=data_files_of(ctx.catalog, location),
+        partitions=tuple(tuple(partition.items()) for partition in ctx.catalog.list_partitions(table))
+        if metadata.partitioned_by else None,
     )

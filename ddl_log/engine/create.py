@@ -15,6 +15,7 @@ from actions.errors import StatementFailedError
 from actions.locking import LockKeys, database_key, object_key
 from actions.recovery import free_directory_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
+from chains.versions import PartitionValues
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.name_holds import held_directory_error
 from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_overwrite, resolve_mode
@@ -92,6 +93,9 @@ class CreateOrReplaceTable(Statement):
     """A SELECT whose rows the new version holds, inserted after the create as INSERT INTO inserts them (by
     position, each value cast to its column's type as Spark's store assignment casts it), in the same statement:
     a table of declared columns and its rows at once, what a dbt seed is (a columns or LIKE form only)."""
+    partitions: tuple[PartitionValues, ...] = ()
+    """Partitions the new version registers besides those its rows go to, empty (a replica installing a source's
+    version that had empty partitions, :attr:`chains.versions.VersionRecord.partitions`)."""
 
     @classmethod
     def of(cls, name: str | TableName, *, schema: SchemaLike | None = None, like: str | TableName | None = None,
@@ -115,7 +119,12 @@ class CreateOrReplaceTable(Statement):
                                          str(self.name))
         return build_version(ctx, self.name, self.spec, self.binlog_text, verb=verb,
                              orig_must_exist=True if self.must_exist else None,
-                             fill=None if self.rows is None else Fill(as_select=self.rows))
+                             fill=self._fill())
+
+    def _fill(self) -> Fill | None:
+        if self.rows is None and not self.partitions:
+            return None
+        return Fill(as_select=self.rows, copy_partitions=self.partitions)
 
 
 @attrs.frozen(kw_only=True)

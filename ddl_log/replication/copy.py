@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import attrs
 from chains.binlog import BinlogEvent
 from chains.versions import VersionRecord
 from ddl_log.engine.create import CreateOrReplaceTable
@@ -119,7 +120,8 @@ def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames, *,
                    name: TableName | None = None, wait_seconds: float = MOVE_WAIT_SECONDS) -> Statement:
     """CREATE OR REPLACE of the event's table from its version's files: copied as files when the version is
     unpartitioned and both sides are local (:class:`~ddl_log.replication.install.InstallVersion`), else read with
-    Spark when the statement fills its TMP. ``later``: the source's renames after this event (read only when the
+    Spark when the statement fills its TMP, the version's empty partitions registered with them (Spark writes only
+    the partitions rows go to). ``later``: the source's renames after this event (read only when the
     files moved). ``name``: the replica's table (``--rewrite-db``; default the version's own). Files not found are
     looked for again for ``wait_seconds`` (:mod:`~ddl_log.replication.file_wait`)."""
     from storage.catalogs.spark.engine import local_path
@@ -140,6 +142,8 @@ def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames, *,
         frame = reader.option("basePath", location).load([f"{location.rstrip('/')}/{f}" for f in version.files])
     else:
         frame = spark.createDataFrame([], schema_text(version))
-    return CreateOrReplaceTable.of(target, df=frame, using=version.provider,
-                                   partitioned_by=version.partitioned_by, properties=dict(version.properties) or None,
-                                   comment=version.comment, text=text)
+    statement = CreateOrReplaceTable.of(target, df=frame, using=version.provider,
+                                        partitioned_by=version.partitioned_by,
+                                        properties=dict(version.properties) or None, comment=version.comment,
+                                        text=text)
+    return attrs.evolve(statement, partitions=version.partitions or ())

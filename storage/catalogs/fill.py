@@ -61,8 +61,9 @@ class Fill:
     """Instead of rows: these data files (path, partition values) copied as files into the table's directory of
     their partition: a replica adding the rows a source's INSERT INTO added."""
     copy_partitions: tuple[tuple[tuple[str, str], ...], ...] = ()
-    """With ``copy_files``: partitions to register in the table, also without a file (an INSERT of no row into a
-    static partition registers it)."""
+    """Partitions to register in the table, also without a file: with ``copy_files``, an INSERT of no row into a
+    static partition registers it; otherwise, after the rows (or alone), a replica's copy of a version whose
+    registered partitions include empty ones (:attr:`chains.versions.VersionRecord.partitions`)."""
 
     @property
     def static(self) -> dict[str, str]:

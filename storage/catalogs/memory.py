@@ -173,6 +173,8 @@ class MemoryCatalog(MemoryObjects, MemoryFiles, MemoryKinds, MemoryVersions, Mem
         if fill.partitions_of is not None:
             for partition in self._table(fill.partitions_of).partitions:
                 register_partition(table, partition)
+        for listed in fill.copy_partitions:
+            register_partition(table, dict(listed))
 
     def _keep(self, table: MemoryTable, source: MemoryTable, fill: Fill, written: set[tuple[str, ...]]) -> None:
         static = fill.static

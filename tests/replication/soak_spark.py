@@ -246,10 +246,11 @@ class ReplicaSoak:
         self.start_applier()
 
     def workload(self) -> None:
-        first = [self.start_source(setup=True), *(self.start_source() for _ in range(self.drivers - 1))]
+        setup = self.start_source(setup=True)
         self.start_applier()
         self.start_reader()
-        self.wait_ready(first)
+        self.wait_ready([setup])  # the others only then: one racing in could make sk.w first (setup then failed)
+        self.wait_ready([setup, *(self.start_source() for _ in range(self.drivers - 1))])
         begin = time.monotonic()
         self.log(f"workload of {self.seconds:.0f} s begins")
         source_kills = self.schedule(self.source_kills, begin)

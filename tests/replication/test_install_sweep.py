@@ -109,3 +109,52 @@ def test_a_replicas_insert_of_a_sources_files_crashed_anywhere_adds_all_of_them_
         outcomes.append("new" if events else "old")
         restore(spark, warehouse, setup, before, state)
     assert outcomes == sorted(outcomes, key=lambda o: o == "new") and outcomes.count("old") == len(sample) // 2
+
+
+def test_a_replicas_copy_of_a_partitioned_version_crashed_anywhere_has_all_its_partitions_or_the_old_table(
+        spark, warehouse, tmp_path, clean_spark):
+    """A partitioned version is installed by reading its files (Spark writes only the partitions rows go to); its
+    empty partitions (``ADD PARTITION``), which the event lists, are registered in the same statement's TMP (found
+    by the Spark replication soak, seed 9031: the replica lost them). Crashed at the instants that differ: nothing
+    filled, TMP filled with rows and partitions, committed (``make replication``: every point of the statement)."""
+    from chains.binlog import BinlogEvent
+    from chains.versions import VersionRecord
+    from ddl_log.replication.copy import copy_statement
+
+    setup = ["CREATE TABLE p USING parquet PARTITIONED BY (k) AS SELECT CAST(0 AS BIGINT) AS v, 'old' AS k",
+             "CREATE TABLE src USING parquet PARTITIONED BY (k) AS SELECT id AS v, CAST(id % 2 AS STRING) AS k "
+             "FROM range(10)"]
+    for sql in [*setup, "ALTER TABLE src ADD PARTITION (k = 'e6')", "ALTER TABLE src ADD PARTITION (k = 'a b/c')"]:
+        spark.sql(sql)  # src is only read: never remade
+    src = warehouse / "src"
+    listed = tuple(sorted(str(path.relative_to(src)) for path in src.glob("k=*/part-*")))
+    version = VersionRecord(table="`default`.`p`", location=f"file:{src}", columns=(
+        ("v", "bigint", None), ("k", "string", None)), partitioned_by=("k",), files=listed,
+        partitions=((("k", "0"),), (("k", "1"),), (("k", "e6"),), (("k", "a b/c"),)))
+    event = BinlogEvent(4, 9, "INSERT OVERWRITE p ...", ("default.p",), 1.0, version=version)
+
+    def install(ddl: AtomicDDL) -> Any:
+        return ddl.run(copy_statement(spark, event, "/* ddl-log origin file:/s seq 4 */ INSERT OVERWRITE p ...",
+                                      lambda: []))
+
+    def world(label: str) -> Any:
+        return lambda: AtomicDDL(spark=spark, home=tmp_path / label, compact_bytes=0, grace_seconds=0)
+
+    before = snapshot(spark, warehouse)
+    trace = crashkit.trace(world("trace"), install)
+    after = snapshot(spark, warehouse)
+    old, new = before.objects[("table", "default", "p")], after.objects[("table", "default", "p")]
+    assert new[4] == ["k=0", "k=1", "k=a b%2Fc", "k=e6"] and new[5] == before.rows("src")  # empty ones too
+    restore(spark, warehouse, setup, before, after)
+    worthy = spark_worthy(trace)
+    filled = worthy.index(("replace.fill_tmp.before", 1))
+    chosen = worthy if LONG else [*worthy[filled:filled + 2], ("commit.after_binlog", 1)]  # the fill: before, after
+    outcomes = []
+    for index, (point, nth) in enumerate(chosen):
+        events = crash_then_recover(world(f"case{index}"), install, point, nth)
+        state = snapshot(spark, warehouse)
+        assert len(events) <= 1 and state.objects[("table", "default", "p")] == (new if events else old), (point, nth)
+        assert state.names() == {"p", "src"} and state.dirs == state.table_dirs({"p", "src"}), (point, nth)
+        outcomes.append("new" if events else "old")
+        restore(spark, warehouse, setup, before, state)
+    assert outcomes == sorted(outcomes, key=lambda o: o == "new") and "old" in outcomes and "new" in outcomes

@@ -4,7 +4,8 @@ not have (copied from the version's files, the query not run again; an INSERT IN
 later RENAME of their table), a reader on it never sees a gap, and a real
 SIGKILL of the applier (JVM included) mid-copy is recovered with every event applied once. RESTORE and UNDROP
 replicate as the version they installed (its files), since the replica numbers its own history. A table dropped and
-made again on the source before the replica copied it is copied from where the source moved the dropped version."""
+made again on the source before the replica copied it is copied from where the source moved the dropped version.
+A copied partitioned version keeps its empty partitions (no file tells them: the event lists them)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ SOURCE_SCRIPT = [
     "CREATE VIEW rp.v AS SELECT count(*) AS c FROM rp.r",
     "ALTER TABLE rp.s RENAME TO rp.s2",
     "CREATE TABLE rp.c (a INT, b STRING) USING parquet",
+    "ALTER TABLE rp.p ADD PARTITION (k = 'e6')",  # empty: the overwrite's version keeps it, no file tells it
     "INSERT OVERWRITE rp.p PARTITION (k = '1') SELECT id + 100 FROM range(3)",
     "INSERT INTO rp.p SELECT CAST(rand() * 1000000 AS BIGINT), CAST(id % 2 + 5 AS STRING) FROM range(6)",
     "INSERT INTO rp.p PARTITION (k = 'empty') SELECT 1 WHERE false",
@@ -80,9 +82,11 @@ def source(clean_spark: Any, tmp_path: Path) -> tuple[Path, dict[str, Any]]:
         ddl.sql("UNDROP TABLE rp.d")  # the first rp.d, from the directory its version was moved to
         events = ddl.binlog_events()
     assert [event.version is not None for event in events] == [
-        False, True, True, True, True, False, False, False, False, False, True, False, False, False,
+        False, True, True, True, True, False, False, False, False, False, False, True, False, False, False,
         True, False, False, True, False, True, True, True]
-    assert [i for i, event in enumerate(events) if event.added is not None] == [5, 11, 12, 15]  # the INSERT INTOs
+    assert [i for i, event in enumerate(events) if event.added is not None] == [5, 12, 13, 16]  # the INSERT INTOs
+    assert events[11].version is not None and sorted(events[11].version.partitions or ()) == [
+        (("k", "0"),), (("k", "1"),), (("k", "2"),), (("k", "e6"),)]  # the empty one too
     return home, source_tables(clean_spark)
 
 
@@ -103,6 +107,7 @@ def test_a_replica_killed_mid_copy_ends_with_the_sources_rows_each_event_once(so
     assert report["tables"]["rp.c"] is not None and report["views"] == ["v"]  # undropped on the source
     assert len(report["tables"]["rp.r"]["rows"]) == 100  # restored: the CTAS's rows, copied, not drawn again
     assert ["101", "1"] in report["tables"]["rp.p"]["rows"]  # the overwritten partition, the others kept
+    assert "k=e6" in report["tables"]["rp.p"]["partitions"]  # empty, registered with the copied version's rows
     assert len(report["tables"]["rp.s2"]["rows"]) == 10  # the INSERT INTO's rand() rows, its files followed
     assert report["bad"] == [] and report["reads"] > 0  # the reader on the replica never saw a gap
     # the replica applied the first rp.d and its INSERT INTO after the source had dropped it and made a new rp.d:

@@ -4,6 +4,7 @@ silent skip to the current version)."""
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from chains.binlog import BinlogEvent
@@ -22,6 +23,17 @@ def test_an_event_without_a_version_is_written_and_read_exactly_as_before():
     assert BinlogEvent.from_wire(event.to_wire()) == event
     with_version = BinlogEvent(2, 8, "CREATE TABLE s AS SELECT rand()", ("rp.s",), 2.0, version=VERSION)
     assert BinlogEvent.from_wire(with_version.to_wire()) == with_version
+
+
+def test_a_versions_partitions_empty_ones_included_survive_the_wire_and_older_events_have_none():
+    """A partitioned version lists its registered partitions (``ADD PARTITION`` made empty ones no file tells):
+    the replica's copy registers them. An event written before has none: ``None``, not ``()`` (no partition)."""
+    listed = attrs.evolve(VERSION, partitions=((("w", "a"),), (("w", "__HIVE_DEFAULT_PARTITION__"),), (("w", "é/1"),)))
+    event = BinlogEvent(3, 8, "INSERT OVERWRITE rp.s PARTITION (w='a') SELECT 1", ("rp.s",), 3.0, version=listed)
+    assert BinlogEvent.from_wire(event.to_wire()) == event
+    assert "partitions" not in VERSION.to_wire() and VersionRecord.from_wire(VERSION.to_wire()).partitions is None
+    none_left = attrs.evolve(VERSION, partitions=())
+    assert VersionRecord.from_wire(none_left.to_wire()).partitions == ()
 
 
 def test_the_recorded_schema_keeps_types_and_comments_and_only_file_formats_are_copied():
@@ -104,3 +116,27 @@ def test_a_version_whose_directory_went_where_renames_by_name_cannot_tell_is_fou
     event = BinlogEvent(123, 1, "CREATE TABLE rp.t0 AS SELECT ...", ("rp.t0",), 1.0, version=version)
     renames = [(TableName.of("rp.t0"), TableName.of("rp.t1")), (TableName.of("rp.t1"), TableName.of("rp.tmp5"))]
     assert present_location(event, version, lambda: renames) == f"file:{moved}"
+
+
+def test_a_partitioned_versions_event_lists_its_empty_partitions_and_a_copy_registers_them(tmp_path):
+    """In-memory catalog (Spark: tests/replication/test_install_sweep.py): INSERT OVERWRITE of one partition keeps
+    an empty one ``ADD PARTITION`` made; the event's version lists it, and a CREATE OR REPLACE given the listed
+    partitions (the replica's copy) registers it though no row goes there."""
+    from ddl_log import AtomicDDL
+    from ddl_log.engine.create import CreateOrReplaceTable
+    from storage.catalogs.memory import MemoryCatalog, MemoryTable
+
+    memory = MemoryCatalog()
+    q = TableName.of("q")
+    memory.add_user_table(q, ("v", "k"), [(1, "1"), (2, "2")])
+    memory.tables[q].partitioned_by = ("k",)
+    memory.tables[q].partitions.extend({"k": k} for k in ("1", "2"))
+    with AtomicDDL(home=tmp_path, catalog=memory) as ddl:
+        ddl.sql("ALTER TABLE q ADD PARTITION (k = 'e6')")
+        ddl.insert_overwrite("q", df=MemoryTable("", ("v",), [(10,)]), partition={"k": "1"})
+        version = ddl.binlog_events()[-1].version
+        assert version is not None and sorted(version.partitions or ()) == [
+            (("k", "1"),), (("k", "2"),), (("k", "e6"),)]
+        copy = CreateOrReplaceTable.of("c", df=MemoryTable("", ("v", "k"), [(10, "1")]), partitioned_by=("k",))
+        ddl.run(attrs.evolve(copy, partitions=version.partitions))
+    assert sorted(p["k"] for p in memory.tables[TableName.of("c")].partitions) == ["1", "2", "e6"]

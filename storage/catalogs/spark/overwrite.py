@@ -118,6 +118,15 @@ class SparkPartitionKeep:
                 self._engine.forget(name)
                 self._alter.add_partition(name, partition)
 
+    def add_listed(self, name: TableName, partitions: tuple[tuple[tuple[str, str], ...], ...]) -> None:
+        """Register those of ``partitions`` that ``name`` lacks (no row went to them): one partition listing, one
+        ``ADD IF NOT EXISTS PARTITION ...`` call for all of them (a replica's copy of a version's empty ones)."""
+        present = self._partitions(name)
+        missing = [dict(values) for values in partitions if dict(values) not in present]
+        if missing:
+            self._engine.forget(name)
+            self._alter.add_partitions(name, missing)
+
     def _copy_rows(self, name: TableName, source: TableName, fill: Fill) -> None:
         columns = [column for column, _ in fill.partition]
         if fill.replaces == "written":

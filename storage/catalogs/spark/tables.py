@@ -124,15 +124,18 @@ class SparkTables:
         directory behind, which is not removed here since other writers may be using it. Metastore calls: the
         INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
         becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
-        (neither SELECT nor DataFrame) that names ``partitions_of`` only registers those partitions, empty.
+        (neither SELECT nor DataFrame) that names ``partitions_of`` or ``copy_partitions`` only registers those
+        partitions, empty; with rows, they are registered after the rows.
         """
         if fill.files_from is not None:  # a replica's version: its files, as files
             copy_version_files(fill.files_from, self.table_location(name), name, self._spark, fill.files_named)
             self._spark.catalog.refreshTable(name.quoted)
             return
         given = [value for value in (fill.as_select, fill.df, fill.insert_text) if value is not None]
-        if not given and fill.partitions_of is not None and fill.keep is None:
-            self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
+        if not given and fill.keep is None and (fill.partitions_of is not None or fill.copy_partitions):
+            if fill.partitions_of is not None:
+                self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
+            self._keep.add_listed(name, fill.copy_partitions)
             return
         if len(given) != 1:
             raise InvalidDefinitionError("a Fill needs exactly one of as_select, df, insert_text", str(name))
@@ -165,6 +168,8 @@ class SparkTables:
         self._keep.keep(name, fill)
         if fill.partitions_of is not None:
             self._keep.add_empty(name, fill.partitions_of)
+        if fill.copy_partitions:
+            self._keep.add_listed(name, fill.copy_partitions)
 
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
