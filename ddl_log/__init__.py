@@ -31,6 +31,7 @@ from ddl_log.ops.errors import (
     SparkClusterError,
 )
 from ddl_log.replication.errors import (
+    AppliedThenStoppedError,
     ApplyFailedError,
     DivergedSourceError,
     FollowsAnotherSourceError,
@@ -79,6 +80,7 @@ from storage.errors import (
 
 __all__ = [
     "ActionFailedError",
+    "AppliedThenStoppedError",
     "ApplyFailedError",
     "AtomicDDL",
     "BinlogError",

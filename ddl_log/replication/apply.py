@@ -25,9 +25,15 @@ from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.tables import RenameTables
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.versions import RestoreTable
-from ddl_log.replication.added import insert_statement
-from ddl_log.replication.copy import copy_statement, copyable
-from ddl_log.replication.errors import ApplyFailedError, FollowsAnotherSourceError, SourceVersionGoneError
+from ddl_log.replication.added import insert_statement, located_files
+from ddl_log.replication.copy import copy_statement, copyable, present_location
+from ddl_log.replication.errors import (
+    AppliedThenStoppedError,
+    ApplyFailedError,
+    FollowsAnotherSourceError,
+    SourceVersionGoneError,
+)
+from ddl_log.replication.file_wait import MOVE_WAIT_SECONDS, POLL_SECONDS, waiting_for_files
 from ddl_log.replication.follow import SkipNotes, follow_of
 from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.origin import AppliedPosition, marked
@@ -116,22 +122,64 @@ class Applier:
                 if isinstance(statement, RenameTables):
                     yield from statement.pairs
 
+    def copies_files(self, event: BinlogEvent) -> bool:
+        """Whether the replica's statement for ``event`` copies the source's files (else it replays the text)."""
+        return (copyable(event.version) or event.added is not None) and not self.engine.uses_custom_catalog
+
+    def sources(self, event: BinlogEvent) -> tuple[str, ...] | None:
+        """Where the files the replica copies for ``event`` are now (None: it copies none); raises
+        :class:`SourceVersionGoneError` while they are not all in one place."""
+        later = lambda: self.renames_after(event.seq)  # noqa: E731 - read only when the files moved
+        if not self.copies_files(event):
+            return None
+        if event.added is not None and not copyable(event.version):
+            return located_files(event, event.added, later)
+        assert event.version is not None
+        location = present_location(event, event.version, later)
+        return (location, *event.version.files) if event.version.files is not None else (location,)
+
+    def run_statements(self, event: BinlogEvent) -> None:
+        """The replica's statements for ``event``, run; again when the source moved the files they copied under
+        them (found by ``make replication``: an INSERT INTO's files, not yet moved into the source's table, were
+        found in its work table, which the source's moves then emptied mid-copy; the failed statement changed
+        nothing, so it is run again from where the files are then), for at most the files' wait."""
+        deadline = time.monotonic() + MOVE_WAIT_SECONDS
+        while True:
+            before = waiting_for_files(lambda: self.sources(event))
+            try:
+                for statement in self.statements(event):
+                    self.engine.run(statement)
+                return
+            except (ApplyFailedError, SourceVersionGoneError):
+                raise
+            except Exception:
+                if before is None or time.monotonic() >= deadline or not self.moved_since(event, before):
+                    raise
+            time.sleep(POLL_SECONDS)
+
+    def moved_since(self, event: BinlogEvent, before: tuple[str, ...]) -> bool:
+        try:
+            return self.sources(event) != before
+        except SourceVersionGoneError:
+            return True  # in flight
+
     def apply(self, event: BinlogEvent) -> bool:
         """Apply one event (the next after the position); True when it was installed from its version's files."""
         BEFORE_APPLY()
-        self.follow.check_by_hand(self.engine.catalog, event)
         try:
-            statements = self.statements(event)
-            for statement in statements:
-                self.engine.run(statement)
+            self.follow.check_by_hand(self.engine.catalog, event)
+            self.run_statements(event)
         except (ApplyFailedError, SourceVersionGoneError):
             raise
         except Exception as error:
             raise ApplyFailedError(event.seq, event.statement, error) from error
         AFTER_APPLY()
         self.position = event.seq
-        self.follow.noted(self.engine.catalog, event)
-        return (copyable(event.version) or event.added is not None) and not self.engine.uses_custom_catalog
+        try:
+            self.follow.noted(self.engine.catalog, event)
+        except DDLLogError as error:  # the replica's metastore went away after the commit
+            raise AppliedThenStoppedError(event.seq, event.statement, error) from error
+        return self.copies_files(event)
 
     def apply_available(self, until: int | None = None) -> ApplyReport:
         """Apply every event committed on the source now (up to ``until``), in order; stops at the first error."""

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+
 from chains.binlog import BinlogEvent
 from chains.versions import VersionRecord
 from ddl_log.engine.create import CreateOrReplaceTable

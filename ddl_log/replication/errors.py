@@ -51,6 +51,18 @@ class ApplyFailedError(ReplicationError):
         self.name = f"source event {seq}"
 
 
+class AppliedThenStoppedError(ReplicationError):
+    """The replica applied a source event (its position moved past it), then could not read its own catalog to
+    note what the event's objects are now (its metastore went away): the next start settles those objects first."""
+
+    def __init__(self, seq: int, statement: str, cause: BaseException | str) -> None:
+        super().__init__(f"source event {seq} ({statement[:200]!r}) was applied, then the replica stopped: reading "
+                         f"its catalog after it failed: {cause}; the next start checks that event's objects again")
+        self.seq = seq
+        self.statement = statement
+        self.name = f"source event {seq}"
+
+
 class SourceDamagedError(ReplicationError):
     """The source's binlog is damaged before its end: the applier applies up to the damage and stops there."""
 
