@@ -142,7 +142,7 @@ replica-run: install
 # (database homes) running random statements of every kind, SIGKILLed at random and replaced (the same home reopened,
 # or a new one: takeover), the replica applier SIGKILLed at random and restarted, a reader on the replica; at the end
 # `replica check` finds 0 differences, every source event applied exactly once, 0 bad reads. Prints one JSON line.
-# SOAK_REPLICA_ARGS: e.g. --seed S --drivers N --keep. `make test` runs a short one (tests/replication/test_two_services.py).
+# SOAK_REPLICA_ARGS: e.g. --seed S --drivers N --keep. `make replication` runs a short one (tests/replication/test_two_services.py).
 # soak-replica-memory: the same idea on the in-memory catalog (random scripts, the replica crashed at every instant).
 SOAK_REPLICA_SECONDS ?= 300
 SOAK_REPLICA_ARGS ?=

@@ -165,9 +165,8 @@ def test_the_replicas_service_dying_mid_apply_stops_it_typed_and_the_sources_ser
     assert replica["dump"] == report["dump"]
 
 
-@pytest.mark.skipif(not LONG, reason="make replication (DDL_LOG_REPLICATION_LONG=1): 115 to 145 s of JVM starts, and "
-                                     "a seed can meet the open defect README names (a name created again on the "
-                                     "source loses a lagging replica's version)")
+@pytest.mark.skipif(not LONG, reason="make replication (DDL_LOG_REPLICATION_LONG=1): 115 to 145 s of JVM starts, "
+                                     "twice what a test of make test may cost")
 def test_a_short_soak_source_drivers_and_the_applier_killed_at_random_every_event_once(services, tmp_path):
     """``make soak-replica``, short: a source driver running random statements of every kind, SIGKILLed inside a
     statement and replaced (its home reopened or taken over), the applier SIGKILLed and restarted, a reader process
