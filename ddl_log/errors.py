@@ -118,3 +118,19 @@ class NameHeldByVersionError(StatementFailedError):
             "run the statement again", name, location)
         super().__init__(statement, name, explanation)
         self.location = location
+
+
+class NameKeptByAnotherHomeError(StatementFailedError):
+    """A statement that puts a table at its name's default directory found a table version there that another DDL
+    log home keeps (drivers share one catalog, each with its own log; that home's note inside says whose version,
+    until when, and the command that frees it); the statement was rolled back, that version untouched. ``.name`` is
+    the table; ``location`` the directory; ``note`` the note's text."""
+
+    def __init__(self, statement: str, name: str, *, location: str, note: str) -> None:
+        explanation = LeftoverFilesError(
+            f"the default directory {location} of {name} holds a table version that another DDL log home keeps "
+            f"(nothing was done, that version untouched; it is freed when its time is up, or now by that home's "
+            f"RELEASE TABLE NAME); its note says:\n{note.strip()[:1500]}", name, location)
+        super().__init__(statement, name, explanation)
+        self.location = location
+        self.note = note

@@ -39,7 +39,12 @@ from chains.entries import ActionType
 from ddl_log.engine.driver import StatementPoints
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.versions import timestamp_text
-from ddl_log.errors import DirectoryInUseError, NameHeldByVersionError, NothingToReleaseError
+from ddl_log.errors import (
+    DirectoryInUseError,
+    NameHeldByVersionError,
+    NameKeptByAnotherHomeError,
+    NothingToReleaseError,
+)
 from storage.catalogs.kept_directories import KEPT_NOTE, KeptDirectories, normalized_location
 from storage.catalogs.names import TableName
 from storage.errors import DDLLogError, LeftoverFilesError, NoSuchObjectError, NotAtomicError
@@ -63,9 +68,24 @@ def held_directory_error(ctx: ActionContext, target: TableName, verb: str,
     at = normalized_location(cause.location)
     hold = next((hold for hold in name_holds(ctx.log) if hold.name == target and hold.owner == target
                  and normalized_location(hold.location) == at), None)
-    if hold is None:
+    if hold is not None:
+        return NameHeldByVersionError(verb, str(target), location=hold.location, due=timestamp_text(hold.due))
+    if any(normalized_location(hold.location) == at for hold in name_holds(ctx.log)):
+        return error  # this home's, of another table: the engine's own words
+    note = other_homes_note(ctx, cause.location)
+    if note is None:
         return error
-    return NameHeldByVersionError(verb, str(target), location=hold.location, due=timestamp_text(hold.due))
+    return NameKeptByAnotherHomeError(verb, str(target), location=cause.location, note=note)
+
+
+def other_homes_note(ctx: ActionContext, location: str) -> str | None:
+    """The kept-version note inside ``location`` (written by whichever home keeps it), None when there is none."""
+    catalog = ctx.catalog
+    if not isinstance(catalog, KeptDirectories):
+        return None
+    with contextlib.suppress(DDLLogError):
+        return catalog.read_kept_note(location)
+    return None
 
 
 def hold_message(hold: NameHold, home: str) -> str:

@@ -27,6 +27,7 @@ from actions.versions import keep_version, retention_of
 from chains.log import DDLLog
 from ddl_log.engine.driver import KeptFiles, StatementPoints, UndoStatement, run_forward_chain
 from ddl_log.engine.lookups import missing_table
+from ddl_log.engine.name_holds import other_homes_note
 from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text
 from ddl_log.engine.typed import Statement
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
@@ -121,7 +122,8 @@ def rename_table(ctx: ActionContext, old: TableName, new: TableName) -> None:
     where the metastore moves a table at its default directory, moves aside first, still restorable (as a CREATE
     does: :func:`~actions.recovery.free_directory_of_dropped`). Refused as Spark refuses it when that directory
     exists still; when it is a version this log keeps for its readers (one that could not move), the error says so
-    and until when (not "left by a failed operation": it is neither garbage nor to be removed by hand)."""
+    and until when (not "left by a failed operation": it is neither garbage nor to be removed by hand); when another
+    home keeps it (drivers share the catalog, each its own log), the error gives that home's note."""
     free_directory_of_dropped(ctx, new)
     try:
         ctx.catalog.rename(old, new)
@@ -129,7 +131,13 @@ def rename_table(ctx: ActionContext, old: TableName, new: TableName) -> None:
         held = [deletion for deletion in pending_deletions(ctx.log)
                 if exc.location is not None and deletion.location.rstrip("/") == exc.location.rstrip("/")]
         if not held:
-            raise
+            note = None if exc.location is None else other_homes_note(ctx, exc.location)
+            if note is None:
+                raise
+            raise LeftoverFilesError(
+                f"cannot rename {old} to {new}: its directory {exc.location} holds a table version that another DDL "
+                f"log home keeps (that version untouched; it is freed when its time is up, or now by that home's "
+                f"RELEASE TABLE NAME); its note says:\n{note.strip()[:1500]}", str(new), exc.location) from None
         due = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(held[0].due))
         raise LeftoverFilesError(
             f"cannot rename {old} to {new}: its directory {exc.location} holds a replaced version of "

@@ -38,6 +38,11 @@ class KeptDirectories(Protocol):
         """Remove the note from ``location`` (nothing when there is none): the directory is a table's again."""
         ...
 
+    def read_kept_note(self, location: str) -> str | None:
+        """The note inside ``location`` (None: none, or no way to read there): how a home tells a directory that
+        *another* home's log keeps (drivers share one catalog, each its own log) from a leftover."""
+        ...
+
 
 def normalized_location(location: str) -> str:
     """A location as one form for comparison: decoded, no trailing ``/``, ``file:///x`` and a bare ``/x`` as

@@ -183,6 +183,9 @@ class MemorySwap:
     def remove_kept_note(self, location: str) -> None:
         self.swap.notes.pop(location, None)
 
+    def read_kept_note(self, location: str) -> str | None:
+        return self.swap.notes.get(location)
+
     def live_databases(self) -> set[str]:
         raise NotImplementedError  # MemoryCatalog's
 

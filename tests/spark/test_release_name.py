@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from ddl_log import AtomicDDL, CatalogError, NameHeldByVersionError
+from actions.kinds.delete_data import clean_leftovers_of
+from ddl_log import AtomicDDL, CatalogError, DDLLogError, NameHeldByVersionError, NameKeptByAnotherHomeError
 from storage.catalogs.kept_directories import KEPT_NOTE
+from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import local_path
 from tests.conftest import warehouse_of
 
@@ -94,3 +96,43 @@ def test_dropping_every_data_column_is_refused_before_anything_runs(spark, tmp_p
         assert refused.value.name == f"{DB}.q"
     assert [tuple(r) for r in spark.table(f"{DB}.q").collect()] == [("x", 1)]
 
+
+
+def test_a_version_another_home_keeps_at_the_name_is_named_never_deleted_and_its_release_frees_the_name(
+        spark, tmp_path, clean_spark):
+    """Found by the Spark replication soak (two drivers, each its own home on one catalog): most of its refused
+    CREATEs met a version the *other* home kept at ``<db>/<name>``, which this home's log cannot move; the refusal
+    said "left by a failed or interrupted operation; remove it, or call clean_leftovers", an invitation to delete
+    another home's restorable version, and this home's clean-ups of leftovers would have deleted it. Now the refusal
+    names that home's note (whose version, until when, its release command), nothing is changed, no clean-up of
+    this home touches it, and the other home's RELEASE TABLE NAME frees the name."""
+    spark.sql(f"CREATE DATABASE {DB}")
+    a = AtomicDDL(spark=spark, home=tmp_path / "a", grace_seconds=600)
+    b = AtomicDDL(spark=spark, home=tmp_path / "b", grace_seconds=600)
+    try:
+        a.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT id FROM range(4)")  # at <db>/t
+        a.sql(f"CREATE OR REPLACE TABLE {DB}.t USING parquet AS SELECT id FROM range(9)")  # A keeps <db>/t
+        at_name = warehouse_of(spark) / f"{DB}.db" / "t"
+        kept = files(at_name)
+        assert KEPT_NOTE in kept
+        b.sql(f"DROP TABLE {DB}.t")
+        binlog = len(b.binlog_events())
+        with pytest.raises(NameKeptByAnotherHomeError) as refused:
+            b.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT 'b' AS w")
+        assert refused.value.name == f"{DB}.t" and f"release {DB}.t" in str(refused.value)
+        assert str(tmp_path / "a") in refused.value.note and "remove it" not in str(refused.value)
+        assert files(at_name) == kept and not spark.catalog.tableExists(f"{DB}.t")  # nothing changed
+        assert len(b.binlog_events()) == binlog
+        clean_leftovers_of(b.context(), TableName.of(f"{DB}.t"))  # what B's undo, drop fix-up and sweep call
+        assert files(at_name) == kept
+        b.sql(f"CREATE TABLE {DB}.u USING parquet AS SELECT 'u' AS w")  # at <db>/u: a rename moves it to <db>/t
+        with pytest.raises(DDLLogError, match="another DDL log home keeps") as renaming:
+            b.sql(f"ALTER TABLE {DB}.u RENAME TO {DB}.t")
+        assert f"release {DB}.t" in str(renaming.value) and files(at_name) == kept
+        assert [tuple(r) for r in spark.table(f"{DB}.u").collect()] == [("u",)]
+        a.release_table_name(f"{DB}.t")
+        b.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT 'b' AS w")
+        assert [tuple(r) for r in spark.table(f"{DB}.t").collect()] == [("b",)]
+    finally:
+        b.close()
+        a.close()

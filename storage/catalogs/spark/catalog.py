@@ -265,6 +265,9 @@ class SparkCatalog:
     def remove_kept_note(self, location: str) -> None:
         kept_notes.remove_note(self._engine, location)
 
+    def read_kept_note(self, location: str) -> str | None:
+        return kept_notes.read_note(self._engine, location)
+
     # ------------------------------------------------------------------ create (storage.catalogs.spark.create)
 
     def check_alter(self, name: TableName, clause: str) -> None:

@@ -61,6 +61,34 @@ def remove_note(engine: Engine, location: str) -> None:
                                    location, error) from None
 
 
+def read_note(engine: Engine, location: str) -> str | None:
+    """The note of the directory ``location`` (None: none there, or no way to read: Spark Connect)."""
+    local = local_path(location)
+    if local is not None:
+        try:
+            return (local / KEPT_NOTE).read_text(encoding="utf-8", errors="replace")
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as error:
+            raise EngineOperationError(f"cannot read {KEPT_NOTE} in {location}: {error}", location, error) from None
+    try:
+        found = _hadoop(engine, location)
+        if found is None:
+            return None
+        file_system, directory = found
+        note = _child(engine, directory)
+        if not file_system.exists(note):
+            return None
+        stream = file_system.open(note)
+        try:
+            return bytes(stream.readAllBytes()).decode("utf-8", errors="replace")
+        finally:
+            stream.close()
+    except ENGINE_ERRORS as error:
+        raise EngineOperationError(f"cannot read {KEPT_NOTE} in {location}: {inspect_error(error).message}",
+                                   location, error) from None
+
+
 def _hadoop(engine: Engine, location: str) -> tuple[Any, Any] | None:
     """The session's Hadoop file system of ``location`` and its path (None on Spark Connect: no JVM handle)."""
     jvm = getattr(engine.spark, "_jvm", None)
