@@ -75,7 +75,7 @@ from storage.catalogs.spark.views import SparkViews
 from storage.errors import NoSuchObjectError
 
 
-class SparkCatalog:
+class SparkCatalog(kept_notes.SparkKeptNotes):
     """Tables, views, persistent functions and databases of the Hive-backed Spark session catalog
     (``spark_catalog``), on a classic or Spark Connect session. Each method delegates to the part of its concern
     (listed in :mod:`storage.catalogs.spark.catalog`), where its Spark behaviours are described.
@@ -258,15 +258,6 @@ class SparkCatalog:
         if refusal is not None:
             return f"whether anything uses it cannot be checked ({refusal})"
         return self._swap.user_of(location)
-
-    def write_kept_note(self, location: str, text: str) -> bool:
-        return kept_notes.write_note(self._engine, location, text)
-
-    def remove_kept_note(self, location: str) -> None:
-        kept_notes.remove_note(self._engine, location)
-
-    def read_kept_note(self, location: str) -> str | None:
-        return kept_notes.read_note(self._engine, location)
 
     # ------------------------------------------------------------------ create (storage.catalogs.spark.create)
 

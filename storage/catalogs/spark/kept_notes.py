@@ -13,6 +13,22 @@ from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error, 
 from storage.errors import EngineOperationError
 
 
+class SparkKeptNotes:
+    """The note methods of :class:`~storage.catalogs.kept_directories.KeptDirectories` for a catalog on ``_engine``
+    (the catalog's own ``directory_user`` completes the protocol)."""
+
+    _engine: Engine
+
+    def write_kept_note(self, location: str, text: str) -> bool:
+        return write_note(self._engine, location, text)
+
+    def remove_kept_note(self, location: str) -> None:
+        remove_note(self._engine, location)
+
+    def read_kept_note(self, location: str) -> str | None:
+        return read_note(self._engine, location)
+
+
 def write_note(engine: Engine, location: str, text: str) -> bool:
     """``text`` as the note of the directory ``location`` (False: the directory is gone, or no way to write)."""
     local = local_path(location)
