@@ -120,6 +120,12 @@ class NameHeldByVersionError(StatementFailedError):
         self.location = location
 
 
+def kept_elsewhere(location: str, note: str) -> str:
+    """How a refusal says that ``location`` holds a version another DDL log home keeps, quoting that home's note."""
+    return (f"{location} holds a table version that another DDL log home keeps (that version untouched; it is freed "
+            f"when its time is up, or now by that home's RELEASE TABLE NAME); its note says:\n{note.strip()[:1500]}")
+
+
 class NameKeptByAnotherHomeError(StatementFailedError):
     """A statement that puts a table at its name's default directory found a table version there that another DDL
     log home keeps (drivers share one catalog, each with its own log; that home's note inside says whose version,
@@ -127,10 +133,8 @@ class NameKeptByAnotherHomeError(StatementFailedError):
     the table; ``location`` the directory; ``note`` the note's text."""
 
     def __init__(self, statement: str, name: str, *, location: str, note: str) -> None:
-        explanation = LeftoverFilesError(
-            f"the default directory {location} of {name} holds a table version that another DDL log home keeps "
-            f"(nothing was done, that version untouched; it is freed when its time is up, or now by that home's "
-            f"RELEASE TABLE NAME); its note says:\n{note.strip()[:1500]}", name, location)
+        explanation = LeftoverFilesError(f"nothing was done: the default directory of {name}, "
+                                         f"{kept_elsewhere(location, note)}", name, location)
         super().__init__(statement, name, explanation)
         self.location = location
         self.note = note

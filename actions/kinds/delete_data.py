@@ -106,14 +106,18 @@ def clean_leftovers_of(ctx: ActionContext, name: TableName) -> None:
     ctx.catalog.clean_leftovers(name)
 
 
+def kept_note(catalog: object, location: str) -> str | None:
+    """The kept-version note inside ``location``, written by whichever home keeps it (None: none, or a catalog
+    without notes); raises the catalog's :class:`DDLLogError` when it cannot be read."""
+    return catalog.read_kept_note(location) if isinstance(catalog, KeptDirectories) else None
+
+
 def kept_by_a_home(catalog: object, location: str) -> bool:
     """A kept version's note is inside ``location``: a home's log keeps it, maybe another home's (drivers share the
     catalog, each with its own log; found by the Spark replication soak: most of its refused CREATEs met one). A
     note that cannot be read counts as one: nothing is deleted on a guess."""
-    if not isinstance(catalog, KeptDirectories):
-        return False
     try:
-        return catalog.read_kept_note(location) is not None
+        return kept_note(catalog, location) is not None
     except DDLLogError:
         return True
 

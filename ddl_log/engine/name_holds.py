@@ -30,7 +30,7 @@ from actions.context import ActionContext
 from actions.deletions import NameHold, name_holds, release_now
 from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
 from actions.kinds.claim_version import ClaimVersionPayload
-from actions.kinds.delete_data import DeleteDataPayload
+from actions.kinds.delete_data import DeleteDataPayload, kept_note
 from actions.kinds.kind import payload_of
 from actions.locking import LockKeys
 from actions.replay import replay_chain
@@ -79,12 +79,10 @@ def held_directory_error(ctx: ActionContext, target: TableName, verb: str,
 
 
 def other_homes_note(ctx: ActionContext, location: str) -> str | None:
-    """The kept-version note inside ``location`` (written by whichever home keeps it), None when there is none."""
-    catalog = ctx.catalog
-    if not isinstance(catalog, KeptDirectories):
-        return None
+    """:func:`~actions.kinds.delete_data.kept_note`, None also when it cannot be read (the refusal then keeps the
+    engine's own words)."""
     with contextlib.suppress(DDLLogError):
-        return catalog.read_kept_note(location)
+        return kept_note(ctx.catalog, location)
     return None
 
 

@@ -30,6 +30,7 @@ from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.name_holds import other_homes_note
 from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text
 from ddl_log.engine.typed import Statement
+from ddl_log.errors import kept_elsewhere
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, check_identifier, quote_ident
@@ -131,13 +132,11 @@ def rename_table(ctx: ActionContext, old: TableName, new: TableName) -> None:
         held = [deletion for deletion in pending_deletions(ctx.log)
                 if exc.location is not None and deletion.location.rstrip("/") == exc.location.rstrip("/")]
         if not held:
-            note = None if exc.location is None else other_homes_note(ctx, exc.location)
-            if note is None:
+            if exc.location is None or (note := other_homes_note(ctx, exc.location)) is None:
                 raise
-            raise LeftoverFilesError(
-                f"cannot rename {old} to {new}: its directory {exc.location} holds a table version that another DDL "
-                f"log home keeps (that version untouched; it is freed when its time is up, or now by that home's "
-                f"RELEASE TABLE NAME); its note says:\n{note.strip()[:1500]}", str(new), exc.location) from None
+            elsewhere = kept_elsewhere(exc.location, note)
+            raise LeftoverFilesError(f"cannot rename {old} to {new}: its directory, {elsewhere}", str(new),
+                                     exc.location) from None
         due = time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(held[0].due))
         raise LeftoverFilesError(
             f"cannot rename {old} to {new}: its directory {exc.location} holds a replaced version of "

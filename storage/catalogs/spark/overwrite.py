@@ -120,7 +120,10 @@ class SparkPartitionKeep:
 
     def add_listed(self, name: TableName, partitions: tuple[tuple[tuple[str, str], ...], ...]) -> None:
         """Register those of ``partitions`` that ``name`` lacks (no row went to them): one partition listing, one
-        ``ADD IF NOT EXISTS PARTITION ...`` call for all of them (a replica's copy of a version's empty ones)."""
+        ``ADD IF NOT EXISTS PARTITION ...`` call for all of them (a replica's copy of a version's empty ones); no call
+        when none is listed."""
+        if not partitions:
+            return
         present = self._partitions(name)
         missing = [dict(values) for values in partitions if dict(values) not in present]
         if missing:

@@ -168,8 +168,7 @@ class SparkTables:
         self._keep.keep(name, fill)
         if fill.partitions_of is not None:
             self._keep.add_empty(name, fill.partitions_of)
-        if fill.copy_partitions:
-            self._keep.add_listed(name, fill.copy_partitions)
+        self._keep.add_listed(name, fill.copy_partitions)
 
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
