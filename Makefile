@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 SOAK_ITERATIONS ?= 50
 PYTEST_ARGS ?=
 
-.PHONY: install system-deps test test-fast lint bench demo soak clean
+.PHONY: install system-deps test test-fast lint docs bench demo soak clean
 SYSTEM_PACKAGES := postgresql libpostgresql-jdbc-java
 
 install: $(STAMP)
@@ -16,7 +16,7 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,dbt]'
+	$(PY) -m pip install -q -e '.[dev,dbt,docs]'
 	touch $(STAMP)
 
 # Debian packages of the production setup (PostgreSQL server, its JDBC driver for the metastore service); a no-op
@@ -40,6 +40,12 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+
+# The documentation site (mkdocs, material theme) from docs/ into site/ (git-ignored); strict: a warning fails it (a
+# broken link or anchor, a page missing from the nav in mkdocs.yml, a snippet of README.md not found; not --quiet,
+# which would hide the warnings from the strict count).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 bench: install
 	$(PY) -m pytest bench -q --benchmark-only --benchmark-json=bench/results.json -p no:randomly
@@ -76,7 +82,7 @@ differential: install
 	$(PY) -m tests.differential.run --seconds $(DIFFERENTIAL_SECONDS) $(DIFFERENTIAL_ARGS)
 
 clean:
-	rm -rf $(VENV) ddl_home .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) ddl_home site .pytest_cache .mypy_cache .ruff_cache
 
 # Reader proof (issue 14): 2 readers in the writer's session and 1 in another driver, per statement kind.
 READER_STATEMENTS ?= 50
