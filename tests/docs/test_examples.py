@@ -56,12 +56,14 @@ def test_the_examples_of_a_page_run(page: Path, spark: Any, warehouse: Path, tmp
         monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {"__name__": "__docs__"}
+    settings = dict(spark.conf.getAll)
     try:
         for block in blocks(page):
             if block.runs:
                 run_block(block, namespace, tmp_path, monkeypatch)
     finally:
         close_engines(namespace)
+        restore_settings(spark, settings)
         spark.sql("USE default")
         reset_spark(spark, warehouse)
 
@@ -87,6 +89,15 @@ def run_python(block: Block, namespace: dict[str, Any]) -> None:
         return
     code = compile("\n" * block.line + block.text, str(block.path), "exec")
     exec(code, namespace)  # the example as a reader runs it
+
+
+def restore_settings(spark: Any, settings: dict[str, str]) -> None:
+    """Undo the page's ``SET``s: the session is shared with the tests that run after it in this process."""
+    for key, value in dict(spark.conf.getAll).items():
+        if key not in settings:
+            spark.conf.unset(key)
+        elif settings[key] != value:
+            spark.conf.set(key, settings[key])
 
 
 def close_engines(namespace: dict[str, Any]) -> None:
