@@ -80,6 +80,11 @@ class Plan(Generic[R]):
             raise ValueError(f"plan {prefix}: each step named once, one commit step")
         self.sources = {step.name: step.after if step.after is not None else ("start",) if index == 0
                         else (names[index - 1],) for index, step in enumerate(self.steps)}
+        self.leaving: dict[str, set[str]] = {}
+        """The triggers that have a transition out of each state."""
+        for step in self.steps:
+            for source in self.sources[step.name]:
+                self.leaving.setdefault(source, set()).add(TRIGGERS[step.kind])
         def point(step: str, when: str) -> CrashPoint:
             return crashpoints.declare(f"{prefix}.{step}.{when}", describe.format(prefix=prefix, when=when, step=step))
 
@@ -122,7 +127,7 @@ class StatementMachine(Generic[R]):
             for step in plan.steps]
         transitions.append({"trigger": "mark_rolled_back", "source": "*", "dest": "rolled_back"})
         self.machine = Machine(model=self, states=plan.states, transitions=transitions, initial="start",
-                               auto_transitions=False, ignore_invalid_triggers=True)
+                               auto_transitions=False)
 
     def _do(self, step: Step[R]) -> None:
         """The crash-point bracket of every step of every statement: before; the work; after."""
@@ -133,20 +138,25 @@ class StatementMachine(Generic[R]):
         if points is not None:
             points[1]()
 
+    def _fire(self, kind: StepKind) -> bool:
+        """The next step of ``kind``'s phase, if one follows this state and its path condition holds."""
+        trigger = TRIGGERS[kind]
+        return trigger in self.plan.leaving.get(self.state, ()) and self.trigger(trigger)
+
     # ------------------------------------------------------------------ the phases (a transaction runs them apart)
 
     def prepare(self) -> None:
         """Every log and act step, as the path conditions choose them, up to the commit point."""
-        while self.trigger(TRIGGERS["log"]):
+        while self._fire("log"):
             pass
 
     def commit(self) -> BinlogEvent | None:
-        if not self.trigger(TRIGGERS["commit"]):
+        if not self._fire("commit"):
             raise MachineError(f"plan {self.plan.prefix}: no commit step after {self.state}")
         return self.log.event
 
     def retire(self) -> None:
-        while self.trigger(TRIGGERS["retire"]):
+        while self._fire("retire"):
             pass
 
     def revert(self, cause: Exception) -> None:

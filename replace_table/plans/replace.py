@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from actions.context import ActionContext
 from actions.name_holds import free_directory_of_dropped
-from replace_table.machine import Plan, Step, run_plan
+from replace_table.machine import Plan, StatementMachine, Step
 from replace_table.plans import create, rename, swap
 from replace_table.plans.empty import choose_empty
 from replace_table.plans.replace_run import (
@@ -83,12 +83,13 @@ REPLACE: Plan[ReplaceRun] = Plan("replace", [
 ], describe="CREATE OR REPLACE: {when} step {step}")
 
 
-def replace_version(ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
+def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
                     verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
                     frees_name: bool = False, make_tmp: TmpWork | None = None,
-                    fill_tmp: TmpWork | None = None) -> ReplaceResult:
-    """One statement that builds a new version of ``name`` from ``spec`` and installs it.
+                    fill_tmp: TmpWork | None = None) -> StatementMachine[ReplaceRun]:
+    """The checked machine of one statement that builds a new version of ``name`` from ``spec`` and installs it
+    (nothing done yet: :meth:`~replace_table.machine.StatementMachine.run` it, or its phases one by one).
 
     ``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE), False for
     CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP. ``empty``: the new
@@ -107,5 +108,16 @@ def replace_version(ctx: ActionContext, name: TableName, spec: TableSpec, statem
         run.path = "create"
     if empty is not None:  # reads only: nothing is made before the statement is logged
         choose_empty(run, empty)
-    outcome = run_plan(REPLACE, run, log, verb=verb, subject=str(name))
-    return run.result(outcome.event, backup_pending=outcome.pending)
+    return StatementMachine(REPLACE, run, log, verb=verb, subject=str(name))
+
+
+def replace_version(ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
+                    verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
+                    fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
+                    frees_name: bool = False, make_tmp: TmpWork | None = None,
+                    fill_tmp: TmpWork | None = None) -> ReplaceResult:
+    """The statement of :func:`replace_machine`, run whole."""
+    machine = replace_machine(ctx, name, spec, statement, verb=verb, orig_must_exist=orig_must_exist, fill=fill,
+                              empty=empty, frees_name=frees_name, make_tmp=make_tmp, fill_tmp=fill_tmp)
+    outcome = machine.run()
+    return machine.run_state.result(outcome.event, backup_pending=outcome.pending)
