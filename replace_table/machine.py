@@ -69,8 +69,9 @@ class Step(Generic[R]):
 
 
 class Plan(Generic[R]):
-    """A declared list of steps, its crash points ``<prefix>.<step>.before/after`` declared with it (described by
-    ``describe``, formatted with ``when`` and ``step``)."""
+    """A declared list of steps (each named once, one of them the commit), its crash points
+    ``<prefix>.<step>.before/after`` declared with it (described by ``describe``, formatted with ``when`` and
+    ``step``)."""
 
     def __init__(self, prefix: str, steps: Sequence[Step[R]], *, describe: str = "{prefix}: {when} {step}") -> None:
         self.prefix = prefix
@@ -85,6 +86,7 @@ class Plan(Generic[R]):
         for step in self.steps:
             for source in self.sources[step.name]:
                 self.leaving.setdefault(source, set()).add(TRIGGERS[step.kind])
+
         def point(step: str, when: str) -> CrashPoint:
             return crashpoints.declare(f"{prefix}.{step}.{when}", describe.format(prefix=prefix, when=when, step=step))
 
@@ -161,8 +163,9 @@ class StatementMachine(Generic[R]):
 
     def revert(self, cause: Exception) -> None:
         """After ``cause`` broke the statement: return when it committed already; else undo C and raise
-        :class:`~actions.errors.StatementFailedError` (``cause`` itself when no undo chain was logged: nothing was
-        changed, or a forward chain's write failed, which changed nothing either)."""
+        :class:`~actions.errors.StatementFailedError`. ``cause`` itself when the statement has no undo chain: before
+        its first log step nothing of it is logged (a pre-flight commits chains of its own), and a forward chain
+        whose write failed changed nothing."""
         if not self.log.undoable:
             raise cause
         error = self.log.revert(cause, verb=self.verb, subject=self.subject)
