@@ -1,8 +1,7 @@
-"""The statement driver's one decision: an error hit a statement whose undo chain is logged; did the statement
+"""The statement machine's one decision: an error hit a statement whose undo chain is logged; did the statement
 commit (its XID is in the binlog, or with the binlog off its chain is closed)? Then it stands and recovery finishes
-what is left; else the undo chain is replayed now. Every statement runs through here: the undo statements of
-:mod:`ddl_log.engine.driver` and the replace machine of :mod:`replace_table.machine` (which may not import
-``ddl_log``, hence this layer). The only caller of :func:`chains.commit.is_committed`."""
+what is left; else the undo chain is replayed now. Every statement runs through here, from its statement log
+(:meth:`replace_table.statement_log.StatementLog.revert`). The only caller of :func:`chains.commit.is_committed`."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ DEFAULT_RETENTION_SECONDS = 86400.0
 """How long a replaced or dropped table's previous version stays restorable (RESTORE, UNDROP): one day, as
 Snowflake's default time travel, so that a mistake found the next working day can still be undone; its cost is the
 storage of one day's replaced versions (``ddl-log status`` shows it). A table property overrides it per table
-(:data:`actions.versions.RETENTION_PROPERTY`); never less than the grace period."""
+(:data:`actions.kept_versions.RETENTION_PROPERTY`); never less than the grace period."""
 
 
 @attrs.define

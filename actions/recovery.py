@@ -25,9 +25,8 @@ from contextlib import AbstractContextManager, nullcontext
 import attrs
 
 from actions.context import ActionContext
-from actions.deletions import NameHold, due_deletions, is_waiting, name_holds, pending_deletions, release_now
+from actions.deletions import due_deletions, is_waiting
 from actions.errors import ActionFailedError
-from actions.relocation import relocate_versions
 from actions.replay import replay_chain
 from chains.binlog import BinlogLike
 from chains.commit import binlogged
@@ -155,34 +154,6 @@ def run_due_deletions(ctx: ActionContext, lock_chain: LockChain = _no_lock,
         detail = "work table swept after its orphan window" if swept else "old table files deleted"
         outcomes.append(ChainOutcome(chain.position, chain.statement, "finished", detail))
     return outcomes
-
-
-def free_directory_of_dropped(ctx: ActionContext, name: TableName) -> None:
-    """Before a table is created under ``name``: when the table that had the name was dropped (by any driver, plain
-    Spark included) while its old versions wait for their grace period, one of them may hold ``<database>/<name>``,
-    which the new table needs. Its kept versions there move aside, still restorable (:mod:`actions.relocation`);
-    what cannot move (no version, or a catalog that cannot move directories) is deleted now. The caller holds the
-    name's lock. Nothing to do, and no catalog call, when no deletion of ``name`` is pending."""
-    if any(pending.table == name for pending in pending_deletions(ctx.log)) and not ctx.catalog.exists(name):
-        versions = [hold for hold in _early_holds(ctx.log, name) if hold.version]
-        statement = f"move the kept versions of dropped table {name} out of its directory for a new {name}"
-        release_versions_early(ctx.log, relocate_versions(ctx, versions, statement), name)
-        run_due_deletions(ctx, dropped=frozenset({name}))
-
-
-def _early_holds(log: DDLLog, name: TableName) -> list[NameHold]:
-    """The waiting deletions of dropped ``name`` at its directory, which would run early for a new ``name``."""
-    now = time.time()
-    early = [chain.position for chain in due_deletions(log, now, frozenset({name})) if is_waiting(log, chain, now)]
-    return name_holds(log, early)
-
-
-def release_versions_early(log: DDLLog, versions: list[NameHold], name: TableName) -> None:
-    """Before the waiting deletions of dropped ``name`` run early: the restorable ``versions`` among them first leave
-    the history, durably, in one write (:func:`~actions.deletions.release_now`), so a crash in the middle of deleting
-    their files never leaves a version listed as restorable over a partial directory (UNDROP would install it)."""
-    if versions:
-        release_now(log, versions, f"delete the versions of dropped table {name} at its directory before a new {name}")
 
 
 def _recover_chain(log: DDLLog, context: Callable[[], ActionContext], position: int,

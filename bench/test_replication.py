@@ -171,7 +171,7 @@ def test_copy_of_a_1m_row_version_beside_cp_and_copytree(benchmark, spark: Any, 
     from ddl_log.engine.schema import table_spec
     from ddl_log.replication.copy import schema_text
     from ddl_log.replication.install import InstallVersion
-    from replace_table.versions import version_record
+    from replace_table.plans.recorded_version import version_record
     from storage.catalogs.spark.version_files import copy_version_files
 
     for name in ("version_1m", "version_copy"):

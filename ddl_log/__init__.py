@@ -51,7 +51,7 @@ from ddl_log.replication.errors import (
     SyncIncompleteError,
 )
 from ddl_log.settings import Settings
-from replace_table.machine import ReplaceResult
+from replace_table.plans.replace_run import ReplaceResult
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
     CatalogError,

@@ -1,384 +1,192 @@
-"""CREATE OR REPLACE TABLE as a state machine (``transitions``): the algorithm of seed MDEV-25292, with a swap that
-never removes the name where the engine can change a whole table definition in one call.
+"""The statement machine: every atomic statement runs as a :class:`Plan` on it, "check, build a plan, run it".
 
-Chains: C (undo, position p) and roll-forward chains linked to C (they run only once C is closed, and are cancelled
-when C is replayed). The new table is always built under the TMP name while ORIG stays readable (steps 1-3).
+A plan is a declared list of steps of four kinds, each a function of the statement's run state:
 
-Swap path (ORIG exists and, once TMP is built, ``Catalog.plan_swap`` finds nothing against the two; it reads ORIG's
-whole definition, partitions included, for the log):
+=========  =========================================================================================================
+kind       what the step does
+=========  =========================================================================================================
+``log``    log actions (a kind's ``log_*`` helper, :mod:`actions.kinds`) on chain C, or on chains linked to it, in
+           one durable write (:meth:`~replace_table.statement_log.StatementLog.batch`)
+``act``    one catalog call (or a pre-flight that commits chains of its own before C exists)
+``commit`` the commit point: the XID in C, the binlog event, C closed (a forward statement: its chain's one write)
+``retire`` after the commit: replay the linked chains that finish the statement (the old version retired, the
+           files moved in); a failure there is left to recovery
+=========  =========================================================================================================
 
-====  ===========================  =========================================================================
-step  trigger                      effect
-====  ===========================  =========================================================================
-1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included, and on a
-                                   cluster logs a sweep of TMP for after the orphan window)
-2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
-3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
-4     ``log_swap``                 C: log INSTALL_VERSION of ORIG with its old definition (undo puts it back
-                                   in one call while ORIG has the new one); D: log FORGET_TABLE of TMP; E: log
-                                   DELETE_DATA of ORIG's old directory, due when the kept version expires (the
-                                   retention; the grace period at least). One durable write
-5     ``exchange``                 ORIG := TMP's definition (one metastore call, two for a partitioned table;
-                                   readers see the old table or the new one, whole)
-6     ``commit``                   store XID in C, write the binlog event (commit point), close C
-7     ``retire``                   replay D (TMP leaves the metastore, its files stay: they are ORIG's); replay
-                                   E too when it is due already (a retention of 0), else it waits: recovery and
-                                   later statements delete the directory once it is due
-====  ===========================  =========================================================================
+From the plan the machine builds its ``transitions`` machine: a state per step (the step done), a transition per
+step from the steps it follows, guarded by the step's path condition (``when``: swap, rename, empty, create ...
+are conditions on transitions, tried in the plan's order), with the step's work, bracketed by its crash points
+``<plan>.<step>.before`` / ``.after``, as the transition's ``before`` callback (if it raises, the state does not
+change). The crash points are declared when the plan is made (at import), so ``ddl-log crash-points`` lists them.
 
-Rename path (Spark Connect, Hive serde or external tables, a change of partition columns: see
-``ReplaceResult.swap_refused``):
+:meth:`StatementMachine.run` is ``prepare`` (every log and act step), ``commit``, ``retire``; on any error before the
+commit point C is undone (its linked chains cancelled) and :class:`~actions.errors.StatementFailedError` raised;
+after it, the statement stands and recovery finishes what is left (:attr:`Outcome.error`).
 
-====  ===========================  =========================================================================
-4     ``log_rename``               link D to C; D: log DROP_TABLE of BACKUP (its files kept when ORIG's definition
-                                   can be kept whole); C: log RENAME_TABLE ORIG -> BACKUP
-5     ``move_orig``                rename ORIG -> BACKUP (the name is missing until step 8)
-6     ``log_kept``                 E (linked to C): log DELETE_DATA of BACKUP's directory with its definition, the
-                                   previous version kept for the retention (RESTORE); nothing when it cannot be
-                                   kept whole (Hive serde, external)
-7     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG)
-8     ``install``                  rename TMP -> ORIG
-9     ``commit``                   as above
-10    ``drop_backup``              replay D: BACKUP leaves the catalog (with its files when none are kept); E too
-                                   when already due
-====  ===========================  =========================================================================
-
-Empty path (TRUNCATE of an unpartitioned table where ``Catalog.plan_empty_swap`` finds nothing against it): no TMP
-table at all. ``log_tmp`` (C: TMP's creation, whose undo removes the new directory at TMP's location), ``log_swap``
-(no D: there is no TMP to forget), ``exchange`` (the directory made, then ORIG := its own definition emptied at it,
-one metastore call, as Spark's TRUNCATE is one), ``commit``, ``retire``.
-
-Without ORIG (an atomic create): steps 1-3, ``log_orig_create``, ``install``, ``commit``.
-
-On an error before the commit: cancel the linked chains, replay C (new ORIG dropped or the old definition put back,
-BACKUP renamed back, TMP dropped), raise :class:`StatementFailedError`. Every step is bracketed by crash points
-``replace.<trigger>.before/after``; ``replace.exchange.between`` sits right before the install call (ORIG's old
-definition logged, the catalog not changed yet).
+The commit is a step a caller can defer (the transactions of issue 39): a transaction plan will ``prepare`` the
+machines of its N statements (each logging on its own chain C, all under one XID), run one commit for the group
+(every C given the XID, one binlog transaction, every C closed), then ``retire`` each; an error in any ``prepare``
+reverts the prepared machines in reverse order (:meth:`StatementMachine.revert`). A forward statement's commit is
+its chain's own write, so inside a transaction its chain would be logged linked to the transaction's chain C and run
+as a retire step of the group.
 """
 
 from __future__ import annotations
 
-import secrets
-import time
-from collections.abc import Callable
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, Generic, Literal, TypeVar
 
 import attrs
-from transitions import Machine
+from transitions import Machine, MachineError
 
-from actions.commit_or_undo import undo_unless_committed
-from actions.context import ActionContext
-from actions.errors import StatementFailedError
-from actions.kinds.create_table import log_create_table
-from actions.kinds.delete_data import log_delete_data
-from actions.kinds.drop_table import log_drop_table
-from actions.kinds.forget_table import log_forget_table
-from actions.kinds.install_version import log_install_version
-from actions.kinds.rename_table import log_rename_table
-from actions.replay import replay_chain
-from actions.results import StatementResult
-from actions.versions import keep_version, retention_of
 from chains.binlog import BinlogEvent
-from chains.commit import commit_chain
-from chains.entries import ChainKind
-from replace_table.versions import version_record
+from replace_table.statement_log import StatementLog
 from storage import crashpoints
-from storage.catalogs.interface import Fill, SwapPlan, TableSpec, TableVersion
-from storage.catalogs.names import RESERVED_PREFIX, TableName
-from storage.errors import CatalogError, DDLLogError, NoSuchObjectError, ObjectExistsError
+from storage.crashpoints import CrashPoint
 
-STATES = [
-    "start",
-    "tmp_logged",
-    "tmp_created",
-    "tmp_ready",
-    "swap_logged",
-    "rename_logged",
-    "orig_moved",
-    "kept_logged",
-    "orig_create_logged",
-    "installed",
-    "committed",
-    "done",
-    "rolled_back",
-]
-
-_FORWARD: list[tuple[str, str | list[str], str]] = [
-    ("log_tmp", "start", "tmp_logged"),
-    ("create_tmp", "tmp_logged", "tmp_created"),
-    ("fill_tmp", "tmp_created", "tmp_ready"),
-    ("log_swap", ["tmp_ready", "tmp_logged"], "swap_logged"),
-    ("exchange", "swap_logged", "installed"),
-    ("log_rename", "tmp_ready", "rename_logged"),
-    ("move_orig", "rename_logged", "orig_moved"),
-    ("log_kept", "orig_moved", "kept_logged"),
-    ("log_orig_create", ["kept_logged", "tmp_ready"], "orig_create_logged"),
-    ("install", "orig_create_logged", "installed"),
-    ("commit", "installed", "committed"),
-    ("retire", "committed", "done"),
-    ("drop_backup", "committed", "done"),
-]
-
-# Each step's work runs in the transition's "before" callback: if it raises, the state does not change.
-TRANSITIONS: list[dict[str, Any]] = [
-    {"trigger": trigger, "source": source, "dest": dest, "before": f"do_{trigger}"}
-    for trigger, source, dest in _FORWARD
-] + [{"trigger": "mark_rolled_back", "source": "*", "dest": "rolled_back"}]
-
-STEPS = [trigger for trigger, _, _ in _FORWARD]
-BUILD = ["log_tmp", "create_tmp", "fill_tmp"]
-SWAP_PLAN = [*BUILD, "log_swap", "exchange", "commit", "retire"]
-RENAME_PLAN = [*BUILD, "log_rename", "move_orig", "log_kept", "log_orig_create", "install", "commit", "drop_backup"]
-CREATE_PLAN = [*BUILD, "log_orig_create", "install", "commit"]
-EMPTY_PLAN = ["log_tmp", "log_swap", "exchange", "commit", "retire"]
-CRASH_POINTS = {
-    step: (
-        crashpoints.declare(f"replace.{step}.before", f"CREATE OR REPLACE: before step {step}"),
-        crashpoints.declare(f"replace.{step}.after", f"CREATE OR REPLACE: after step {step}"),
-    )
-    for step in STEPS
-}
-BETWEEN_SWAP_CALLS = crashpoints.declare(
-    "replace.exchange.between", "ORIG's old definition is logged; ORIG has not taken the new one yet")
-
-Path = Literal["swap", "rename", "create", "empty"]
+R = TypeVar("R")
+StepKind = Literal["log", "act", "commit", "retire"]
+TRIGGERS: dict[StepKind, str] = {"log": "proceed", "act": "proceed", "commit": "pass_commit_point",
+                                 "retire": "retire_step"}
+"""The trigger of each step kind: ``prepare`` fires ``proceed`` until no step follows, then the commit and retire
+phases fire theirs, so a caller can stop at the commit point."""
 
 
-def work_names(orig: TableName, xid: int) -> tuple[TableName, TableName]:
-    """TMP and BACKUP names: reserved prefix + XID (+ a short random token against other homes on one metastore)."""
-    token = secrets.token_hex(3)
-    return (orig.sibling(f"{RESERVED_PREFIX}{xid}_{token}_tmp"), orig.sibling(f"{RESERVED_PREFIX}{xid}_{token}_bak"))
+@attrs.frozen
+class Step(Generic[R]):
+    """One step: ``work(run)`` does it. ``after``: the steps it may follow (``"start"``: it may come first; None:
+    the step before it in the plan). ``when``: the path condition under which it is the next step. ``points``: whether
+    the machine brackets it with its crash points (a commit whose own points bracket it, :mod:`chains.commit`,
+    needs none of its own)."""
+
+    name: str
+    kind: StepKind
+    work: Callable[[R], object]
+    after: tuple[str, ...] | None = None
+    when: Callable[[R], bool] | None = None
+    points: bool = True
 
 
-@attrs.frozen(kw_only=True)
-class ReplaceResult(StatementResult):
-    """The result of a statement that builds a new table version (CREATE [OR REPLACE], TRUNCATE, INSERT OVERWRITE,
-    ALTER TABLE rebuilds)."""
+class Plan(Generic[R]):
+    """A declared list of steps (each named once, one of them the commit), its crash points
+    ``<prefix>.<step>.before/after`` declared with it (described by ``describe``, formatted with ``when`` and
+    ``step``)."""
 
-    name: TableName
-    replaced: bool
-    """False when ORIG did not exist (an atomic create)."""
-    backup_pending: bool = False
-    """The new table is committed but retiring the old one failed; recovery finishes it."""
-    path: Path = "create"
-    """``swap``: ORIG took the new definition in one metastore call (the name never went missing); ``empty``: the
-    same for TRUNCATE, with no TMP table (ORIG's own definition, emptied, at a new directory); ``rename``: the
-    rename algorithm (see ``swap_refused``); ``create``: ORIG did not exist."""
-    swap_refused: str | None = None
-    """Why the rename path was taken."""
-    old_data: str | None = None
-    """Swap path: ORIG's old directory, deleted once the grace period is over (``AtomicDDL.pending_deletions``)."""
-    version: int | None = None
-    """Swap path: the number of the kept previous version (``RESTORE TABLE ... TO VERSION AS OF``), if one is kept."""
+    def __init__(self, prefix: str, steps: Sequence[Step[R]], *, describe: str = "{prefix}: {when} {step}") -> None:
+        self.prefix = prefix
+        self.steps = tuple(steps)
+        names = [step.name for step in self.steps]
+        if len(set(names)) != len(names) or sum(step.kind == "commit" for step in self.steps) != 1:
+            raise ValueError(f"plan {prefix}: each step named once, one commit step")
+        self.sources = {step.name: step.after if step.after is not None else ("start",) if index == 0
+                        else (names[index - 1],) for index, step in enumerate(self.steps)}
+        self.leaving: dict[str, set[str]] = {}
+        """The triggers that have a transition out of each state."""
+        for step in self.steps:
+            for source in self.sources[step.name]:
+                self.leaving.setdefault(source, set()).add(TRIGGERS[step.kind])
 
-    def describe(self) -> str:
-        if not self.replaced:
-            return "created"
-        if self.path in ("swap", "empty"):
-            return "replaced the old table: definition swap, old files kept for readers"
-        return f"replaced the old table: rename swap ({self.swap_refused})"
+        def point(step: str, when: str) -> CrashPoint:
+            return crashpoints.declare(f"{prefix}.{step}.{when}", describe.format(prefix=prefix, when=when, step=step))
+
+        self.points = {step.name: (point(step.name, "before"), point(step.name, "after"))
+                       for step in self.steps if step.points}
+
+    @property
+    def states(self) -> list[str]:
+        return ["start", *(step.name for step in self.steps), "rolled_back"]
 
 
-class ReplaceTable:
-    """One CREATE OR REPLACE TABLE statement. Drive it with :meth:`run`; ``state`` tells how far it got."""
+@attrs.frozen
+class Outcome:
+    """How a statement ended: ``event`` its binlog event (None with the binlog off, or when its commit raised after
+    the commit point); ``error``: what failed after the commit point in the commit step (closing C); ``retire_error``:
+    what stopped a retire step's replay of a linked chain. Either way the statement stands, and recovery finishes
+    what is left."""
+
+    event: BinlogEvent | None
+    error: Exception | None = None
+    retire_error: Exception | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.error is not None or self.retire_error is not None
+
+
+class StatementMachine(Generic[R]):
+    """One statement driven through ``plan``; ``state`` tells how far it got (the last step done)."""
 
     state: str
     trigger: Callable[..., bool]
     mark_rolled_back: Callable[[], bool]
 
-    def __init__(self, ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
-                 verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
-                 fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None) -> None:
-        """``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE),
-        False for CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP.
-        ``empty``: the new version is ORIG's own definition without rows (TRUNCATE): where the catalog can, no TMP
-        table is made (``Catalog.plan_empty_swap``); where it cannot, ``empty()`` raises the statement's refusals or
-        returns the ``fill`` of TMP (the partitions to keep). ``ctx.grace_seconds``: how long ORIG's old files
-        outlive a swap."""
-        self.ctx = ctx
-        self.log = ctx.log
-        self.binlog = ctx.binlog
-        self.catalog = ctx.catalog
-        self.orig = name
-        self.spec = spec
-        self.statement = statement
-        self.verb = verb
-        self.orig_must_exist = orig_must_exist
-        self.fill = fill
-        self.empty = empty
-        self.grace_seconds = ctx.grace_seconds
-        self.xid = ctx.log.allocate_id() if ctx.binlog is None else ctx.binlog.new_xid()
-        self.tmp, self.backup = work_names(name, self.xid)
-        self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
-        self.orig_exists = False
-        self.orig_identity: str | None = None
-        self.swap_refused: str | None = None
-        self.plan: SwapPlan | None = None
-        self.keep_backup = False
-        """Rename path: ORIG's definition can be kept whole, so BACKUP's files stay as the previous version."""
-        self.old_location: str | None = None
-        self.old_version: TableVersion | None = None
-        self.retention = self.grace_seconds
-        self.create_chain = -1
-        self.drop_chain: int | None = None
-        self.delete_chain: int | None = None
-        self.event: BinlogEvent | None = None
-        self.backup_pending = False
-        self.machine = Machine(model=self, states=STATES, transitions=TRANSITIONS, initial="start",
+    def __init__(self, plan: Plan[R], run: R, log: StatementLog, *, verb: str, subject: str) -> None:
+        self.plan, self.run_state, self.log, self.verb, self.subject = plan, run, log, verb, subject
+        transitions: list[dict[str, Any]] = [
+            {"trigger": TRIGGERS[step.kind], "source": list(plan.sources[step.name]), "dest": step.name,
+             "conditions": [] if step.when is None else [partial(step.when, run)], "before": partial(self._do, step)}
+            for step in plan.steps]
+        transitions.append({"trigger": "mark_rolled_back", "source": "*", "dest": "rolled_back"})
+        self.machine = Machine(model=self, states=plan.states, transitions=transitions, initial="start",
                                auto_transitions=False)
 
-    # ------------------------------------------------------------------ steps (one per transition)
+    def _do(self, step: Step[R]) -> None:
+        """The crash-point bracket of every step of every statement: before; the work; after."""
+        points = self.plan.points.get(step.name)
+        if points is not None:
+            points[0]()
+        step.work(self.run_state)
+        if points is not None:
+            points[1]()
 
-    def do_log_tmp(self) -> None:
-        self.create_chain = self.log.new_chain(ChainKind.UNDO, self.statement)
-        log_create_table(self.log, self.create_chain, self.tmp, self.tag, owns_location=True,
-                         late_writes=self.ctx.orphan_window())
+    def _fire(self, kind: StepKind) -> bool:
+        """The next step of ``kind``'s phase, if one follows this state and its path condition holds."""
+        trigger = TRIGGERS[kind]
+        return trigger in self.plan.leaving.get(self.state, ()) and self.trigger(trigger)
 
-    def do_create_tmp(self) -> None:
-        self.catalog.create(self.tmp, self.spec, self.tag)
+    # ------------------------------------------------------------------ the phases (a transaction runs them apart)
 
-    def do_fill_tmp(self) -> None:
-        if self.fill is not None:
-            self.catalog.insert(self.tmp, self.fill)
+    def prepare(self) -> None:
+        """Every log and act step, as the path conditions choose them, up to the commit point."""
+        while self._fire("log"):
+            pass
 
-    def do_log_swap(self) -> None:
-        assert self.plan is not None
-        old = self.plan.old
-        if old is None:
-            raise CatalogError(f"the definition of {self.orig} cannot be kept whole", str(self.orig))
-        self.old_version = old  # kept in the log twice: undo's INSTALL_VERSION, and RESTORE's kept version
-        self.old_location = old.location
-        self.retention = retention_of(self.ctx, old)
-        kept = keep_version(old, self.verb, dropped=False, xid=self.xid)
-        with self.log.batch():
-            if self.state == "tmp_ready":  # TMP was made (not on the empty path): it leaves after the commit
-                self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-                log_forget_table(self.log, self.drop_chain, self.tmp, self.tag)
-            self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            log_delete_data(self.log, self.delete_chain, self.orig, old.location, time.time() + self.retention,
-                            kept)
-            log_install_version(self.log, self.create_chain, self.orig, self.tag, old.definition,
-                                previous_identity=self.orig_identity, previous_location=old.location)
+    def commit(self) -> BinlogEvent | None:
+        if not self._fire("commit"):
+            raise MachineError(f"plan {self.plan.prefix}: no commit step after {self.state}")
+        return self.log.event
 
-    def do_exchange(self) -> None:
-        assert self.plan is not None
-        self.catalog.exchange_definitions(self.orig, self.tmp, self.plan, between=BETWEEN_SWAP_CALLS)
+    def retire(self) -> None:
+        while self._fire("retire"):
+            pass
 
-    def do_log_rename(self) -> None:
-        self.keep_backup = self.catalog.version_of(self.orig) is not None
-        with self.log.batch():
-            self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            log_drop_table(self.log, self.drop_chain, self.backup, self.orig_identity, keep_files=self.keep_backup)
-            log_rename_table(self.log, self.create_chain, self.orig, self.backup, self.orig_identity,
-                             owns_location=True)
-
-    def do_move_orig(self) -> None:
-        self.catalog.rename(self.orig, self.backup)
-
-    def do_log_kept(self) -> None:
-        if not self.keep_backup:
+    def revert(self, cause: Exception) -> None:
+        """After ``cause`` broke the statement: return when it committed already; else undo C and raise
+        :class:`~actions.errors.StatementFailedError`. ``cause`` itself when the statement has no undo chain: before
+        its first log step nothing of it is logged (a pre-flight commits chains of its own), and a forward chain
+        whose write failed changed nothing."""
+        if not self.log.undoable:
+            raise cause
+        error = self.log.revert(cause, verb=self.verb, subject=self.subject)
+        if error is None:
             return
-        old = self.catalog.version_of(self.backup)  # where the rename put the files (the metastore may move them)
-        location = old.location if old is not None else self.catalog.table_location(self.backup)
-        if location is None:
-            raise CatalogError(f"cannot find the files of {self.backup}", str(self.backup))
-        self.old_version, self.old_location = old, location
-        self.retention = self.grace_seconds if old is None else retention_of(self.ctx, old)
-        kept = None if old is None else keep_version(old, self.verb, dropped=False, xid=self.xid)
-        with self.log.batch():
-            self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
-            log_delete_data(self.log, self.delete_chain, self.orig, location, time.time() + self.retention, kept)
-
-    def do_log_orig_create(self) -> None:
-        log_create_table(self.log, self.create_chain, self.orig, self.tag, owns_location=self.orig_exists,
-                         renamed_from=self.tmp)
-
-    def do_install(self) -> None:
-        self.catalog.rename(self.tmp, self.orig)
-
-    def do_commit(self) -> None:
-        version = version_record(self.ctx, self.orig, self.spec, self.fill)
-        self.event = commit_chain(self.log, self.binlog, self.create_chain, self.statement, (str(self.orig),),
-                                  xid=self.xid, version=version)
-
-    def do_retire(self) -> None:
-        self._replay_forward(self.drop_chain)
-        if self.retention <= 0:
-            self._replay_forward(self.delete_chain)
-
-    def do_drop_backup(self) -> None:
-        self._replay_forward(self.drop_chain)
-        if self.retention <= 0:
-            self._replay_forward(self.delete_chain)
-
-    def _replay_forward(self, position: int | None) -> None:
-        if position is None or self.backup_pending:
-            return
-        try:
-            replay_chain(self.ctx, position)
-        except DDLLogError:  # committed already; the chain stays active and recovery finishes it
-            self.backup_pending = True
-
-    # ------------------------------------------------------------------ driving
-
-    def _step(self, trigger: str) -> None:
-        before, after = CRASH_POINTS[trigger]
-        before()
-        self.trigger(trigger)
-        after()
-
-    def run(self) -> ReplaceResult:
-        self.orig_identity = self.catalog.identity(self.orig)
-        self.orig_exists = self.orig_identity is not None
-        if self.orig_must_exist is True and not self.orig_exists:
-            raise NoSuchObjectError(f"table {self.orig} does not exist", str(self.orig))
-        if self.orig_must_exist is False and self.orig_exists:
-            raise ObjectExistsError(f"table {self.orig} already exists", str(self.orig))
-        path: Path = "create"
-        if self.empty is not None:  # reads only: nothing is made before the statement is logged
-            if self.orig_exists:
-                self.plan = self.catalog.plan_empty_swap(self.orig, self.tmp, self.tag)
-                path = "empty" if self.plan.refusal is None else path
-            if path != "empty":
-                self.fill = self.empty()
-        try:
-            if path == "empty":
-                done = 0
-            else:
-                for trigger in BUILD:
-                    self._step(trigger)
-                done = len(BUILD)
-            if self.orig_exists and path != "empty":  # chosen once both definitions are there: one look at each
-                self.plan = self.catalog.plan_swap(self.orig, self.tmp)
-                self.swap_refused = self.plan.refusal
-                path = "swap" if self.swap_refused is None else "rename"
-            plan = {"swap": SWAP_PLAN, "rename": RENAME_PLAN, "create": CREATE_PLAN, "empty": EMPTY_PLAN}[path]
-            for trigger in plan[done:]:
-                if trigger in ("retire", "drop_backup"):
-                    break
-                self._step(trigger)
-        except Exception as exc:
-            error = self._roll_back(exc)
-            if error is not None:
-                raise error from exc
-            # Committed (the binlog has the XID) but closing C failed: recovery closes C and retires the old table.
-            return self._result(path, backup_pending=True)
-        if plan[-1] in ("retire", "drop_backup"):
-            self._step(plan[-1])
-        return self._result(path, backup_pending=self.backup_pending)
-
-    def _result(self, path: Path, *, backup_pending: bool) -> ReplaceResult:
-        return ReplaceResult(objects=(str(self.orig),), event=self.event, name=self.orig, replaced=self.orig_exists,
-                             backup_pending=backup_pending, path=path, swap_refused=self.swap_refused,
-                             old_data=self.old_location,
-                             version=self.delete_chain if self.old_version is not None and self.retention > 0 else None)
-
-    def _roll_back(self, cause: Exception) -> StatementFailedError | None:
-        """Error: None if the statement committed already; else cancel the linked chains, replay C and return the
-        error to raise. What cannot be undone now stays logged for recovery."""
-        cancel = tuple(chain for chain in (self.drop_chain, self.delete_chain) if chain is not None)
-        error = undo_unless_committed(self.ctx, self.create_chain, cause,
-                                      verb=self.verb, subject=str(self.orig), cancel=cancel)
-        if error is not None and error.rollback_error is None:
+        if error.rollback_error is None:
             self.mark_rolled_back()
-        return error
+        raise error from cause
+
+    def run(self) -> Outcome:
+        """The statement, whole: prepare, commit, retire; undone on any error before the commit point."""
+        try:
+            self.prepare()
+            self.commit()
+        except Exception as exc:  # noqa: BLE001 - revert raises it unless the statement committed
+            self.revert(exc)
+            return Outcome(self.log.event, exc)
+        self.retire()
+        return Outcome(self.log.event, retire_error=self.log.retire_error)
+
+
+def run_plan(plan: Plan[R], run: R, log: StatementLog, *, verb: str, subject: str) -> Outcome:
+    """Run one statement's ``plan`` on its state ``run`` (:meth:`StatementMachine.run`)."""
+    return StatementMachine(plan, run, log, verb=verb, subject=subject).run()

@@ -11,9 +11,9 @@ from typing import Any
 import attrs
 
 from actions.context import ActionContext
-from actions.kinds.delete_data import clean_leftovers_of
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
 from actions.kinds.sweep_table import schedule_sweep
+from actions.leftovers import clean_leftovers_of
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints

@@ -14,9 +14,8 @@ from actions.kinds.kind import ActionKind, payload_of, require
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
-from storage.catalogs.kept_directories import KeptDirectories, normalized_location
 from storage.catalogs.names import TableName
-from storage.errors import CatalogError, DDLLogError
+from storage.errors import CatalogError
 
 DELETE_BEFORE = crashpoints.declare("forward.delete_data.before_delete", "an old table version's files are due")
 
@@ -83,43 +82,6 @@ def log_delete_data(log: DDLLog, chain: int, owner: TableName, location: str, du
                     version: KeptVersion | None = None) -> ActionEntry:
     return log.add_action(chain, ActionType.DELETE_DATA, name=owner,
                           payload=DeleteDataPayload(location, due, version))
-
-
-def keeps(log: DDLLog, location: str) -> bool:
-    """Whether a scheduled deletion of the log still keeps ``location`` (a kept version, old files for readers)."""
-    target = normalized_location(location)
-    for chain in log.active_chains():
-        for action in log.actions_of(chain.position):
-            if (action.type is ActionType.DELETE_DATA and not action.done
-                    and normalized_location(payload_of(action, DeleteDataPayload).location) == target):
-                return True
-    return False
-
-
-def clean_leftovers_of(ctx: ActionContext, name: TableName) -> None:
-    """``Catalog.clean_leftovers`` of ``name``, unless its default directory is one a log keeps: the catalog sees
-    a directory no table owns, which is what a kept version of a replaced or dropped table is (found by the short
-    soak: the undo of a refused rename-path replace deleted the table's own kept version at ``<db>/<name>``)."""
-    location = ctx.catalog.default_location(name)
-    if location is not None and (keeps(ctx.log, location) or kept_by_a_home(ctx.catalog, location)):
-        return
-    ctx.catalog.clean_leftovers(name)
-
-
-def kept_note(catalog: object, location: str) -> str | None:
-    """The kept-version note inside ``location``, written by whichever home keeps it (None: none, or a catalog
-    without notes); raises the catalog's :class:`DDLLogError` when it cannot be read."""
-    return catalog.read_kept_note(location) if isinstance(catalog, KeptDirectories) else None
-
-
-def kept_by_a_home(catalog: object, location: str) -> bool:
-    """A kept version's note is inside ``location``: a home's log keeps it, maybe another home's (drivers share the
-    catalog, each with its own log; found by the Spark replication soak: most of its refused CREATEs met one). A
-    note that cannot be read counts as one: nothing is deleted on a guess."""
-    try:
-        return kept_note(catalog, location) is not None
-    except DDLLogError:
-        return True
 
 
 def forward_delete_data(action: ActionEntry, ctx: ActionContext) -> None:

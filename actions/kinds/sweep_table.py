@@ -16,8 +16,8 @@ from typing import Any
 import attrs
 
 from actions.context import ActionContext
-from actions.kinds.delete_data import clean_leftovers_of
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
+from actions.leftovers import clean_leftovers_of
 from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.log import DDLLog
 from storage import crashpoints

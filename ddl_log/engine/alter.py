@@ -4,22 +4,12 @@ TMP from the old rows and swaps it in with the CREATE OR REPLACE machinery, so a
 
 from __future__ import annotations
 
-from functools import partial
 from typing import ClassVar
 
 import attrs
 
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
-from actions.kinds.alter_table import (
-    AddColumnsChange,
-    AlterChange,
-    PartitionChange,
-    RestoreColumnComment,
-    RestoreProperties,
-    log_alter_table,
-)
-from actions.kinds.drop_init import log_drop_init
 from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
 from ddl_log.engine.alter_ops import (
@@ -35,13 +25,13 @@ from ddl_log.engine.alter_ops import (
     UnsetProperties,
     alter_table_text,
 )
-from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.name_holds import held_directory_error
 from ddl_log.engine.schema import check_column_list, check_type, parse_schema, same_type
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement
-from replace_table.machine import ReplaceTable
+from replace_table.plans import forward, undo
+from replace_table.plans.replace import replace_version
 from storage.catalogs.interface import (
     CONVERSION_FAILURE_MARK,
     TAG_PROPERTY,
@@ -61,9 +51,6 @@ from storage.errors import (
     NotAtomicError,
     ObjectExistsError,
 )
-
-ALTER_TABLE_POINTS = StatementPoints.declare("alter_table")
-ALTER_TABLE_FORWARD_POINTS = StatementPoints.declare("alter_table_forward")
 
 
 def _column(metadata: TableMetadata, name: TableName, column: str) -> str:
@@ -113,15 +100,10 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
     if isinstance(op, ColumnComment):
         column = _column(metadata, name, op.column)
         old = metadata.column(column)
-
-        restore = RestoreColumnComment(column, old.comment if old else None)
-
-        def body(run: UndoStatement) -> tuple[str, ...]:
-            run.logged(lambda chain: log_alter_table(ctx.log, chain, name, tag, restore),
-                       lambda: catalog.set_column_comment(name, column, op.comment))
-            return (str(name),)
-
-        event = UndoStatement(ctx, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
+        comment = op.comment
+        event = undo.change_column_comment(ctx, statement, name, tag, column=column,
+                                           old=old.comment if old else None,
+                                           change=lambda: catalog.set_column_comment(name, column, comment))
         return StatementResult(objects=(str(name),), event=event)
     if isinstance(op, AddColumns):
         added = parse_schema(op.columns)
@@ -130,7 +112,8 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
             if metadata.column(new_column.name) is not None:
                 raise ObjectExistsError(f"column {new_column.name!r} already exists in {name}", new_column.name)
         catalog.check_alter(name, op.clause())  # what Spark refuses in the column list, refused before the log
-        return _forward(ctx, name, tag, statement, AddColumnsChange(tuple(added), op.columns))
+        event = forward.add_columns(ctx, statement, name, tag, added, op.columns)
+        return StatementResult(objects=(str(name),), event=event)
     if isinstance(op, AddPartition | DropPartition):
         spec = _partition_spec(metadata, name, op.spec)
         # Spark's own lookup: the values cast to the column types (p='01' is p=1; a value that does not convert
@@ -141,12 +124,12 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
                 if op.if_not_exists:
                     return None
                 raise ObjectExistsError(f"partition {spec} already exists in {name}", str(name))
-            return _forward(ctx, name, tag, statement, PartitionChange(True, tuple(spec.items())))
-        if not exists:
+        elif not exists:
             if op.if_exists:
                 return None
             raise NoSuchObjectError(f"partition {spec} does not exist in {name}", str(name))
-        return _forward(ctx, name, tag, statement, PartitionChange(False, tuple(spec.items())))
+        event = forward.change_partition(ctx, statement, name, tag, add=isinstance(op, AddPartition), spec=spec)
+        return StatementResult(objects=(str(name),), event=event)
     if isinstance(op, ChangeColumnType | DropColumns):
         return _rebuild(ctx, name, metadata, op, statement)
     raise CatalogError(f"unsupported ALTER TABLE operation {op!r}", str(name))
@@ -193,22 +176,8 @@ def _alter_properties(ctx: ActionContext, name: TableName, tag: str, metadata: T
         else:
             catalog.unset_properties(name, tuple(op.keys))
 
-    restore = RestoreProperties(tuple(old.items()))
-
-    def body(run: UndoStatement) -> tuple[str, ...]:
-        run.logged(lambda chain: log_alter_table(ctx.log, chain, name, tag, restore), change)
-        return (str(name),)
-
-    event = UndoStatement(ctx, "ALTER TABLE", str(name), statement, ALTER_TABLE_POINTS).run(body)
-    return StatementResult(objects=(str(name),), event=event)
-
-
-def _forward(ctx: ActionContext, name: TableName, tag: str, statement: str, change: AlterChange) -> StatementResult:
-    """Changes Spark cannot invert in place roll forward once logged (like DROP): done now, or by recovery."""
-    event = run_forward_chain(ctx, statement, [
-        partial(log_drop_init, statement=statement, objects=(str(name),)),
-        partial(log_alter_table, name=name, tag=tag, change=change),
-    ], ALTER_TABLE_FORWARD_POINTS, verb="ALTER TABLE")
+    event = undo.change_properties(ctx, statement, name, tag, tuple(old.items()), change, view=False,
+                                   verb="ALTER TABLE")
     return StatementResult(objects=(str(name),), event=event)
 
 
@@ -266,8 +235,8 @@ def _rebuild(ctx: ActionContext, name: TableName, metadata: TableMetadata, op: C
     ctx.catalog.check_create(TableSpec(as_select=query), name)  # the new type, analysed by the engine
     copy = TableSpec(like=name, copy=True, alter=change)
     try:
-        return ReplaceTable(ctx, name, copy, statement, verb="ALTER TABLE",
-                            fill=Fill(as_select=query, partitions_of=name), orig_must_exist=True).run()
+        return replace_version(ctx, name, copy, statement, verb="ALTER TABLE",
+                               fill=Fill(as_select=query, partitions_of=name), orig_must_exist=True)
     except StatementFailedError as error:
         raise held_directory_error(ctx, name, "ALTER TABLE", error) from error.cause
 

@@ -1,5 +1,5 @@
-"""The statements that build a new version of a table and install it through the replace machine
-(:mod:`replace_table.machine`): CREATE TABLE and CREATE OR REPLACE TABLE in every form, TRUNCATE TABLE and
+"""The statements that build a new version of a table and install it through the replace plan
+(:mod:`replace_table.plans.replace`): CREATE TABLE and CREATE OR REPLACE TABLE in every form, TRUNCATE TABLE and
 INSERT OVERWRITE. The old table stays readable and intact until the new version is complete and the statement is
 binlogged; any failure or crash before that leaves exactly the old table (or no table)."""
 
@@ -13,7 +13,6 @@ import attrs
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
 from actions.locking import LockKeys, database_key, object_key
-from actions.recovery import free_directory_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
 from chains.versions import PartitionValues
 from ddl_log.engine.lookups import missing_table
@@ -22,7 +21,8 @@ from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_over
 from ddl_log.engine.schema import SchemaLike, table_spec
 from ddl_log.engine.texts import create_table_text, sql_string
 from ddl_log.engine.typed import Statement
-from replace_table.machine import ReplaceResult, ReplaceTable
+from replace_table.plans.replace import replace_version
+from replace_table.plans.replace_run import ReplaceResult
 from storage.catalogs.interface import CreateText, Fill, TableSpec
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
@@ -63,10 +63,9 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
                 raise ObjectExistsError(f"{target} is a view, not a table", str(target))
             ctx.catalog.check_create(spec, target)
-        free_directory_of_dropped(ctx, target)  # they may hold the name's directory
-        try:
-            return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
-                                fill=fill, empty=empty).run()
+        try:  # the kept versions of a dropped table of the name may hold its directory: the plan frees it first
+            return replace_version(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
+                                   fill=fill, empty=empty, frees_name=True)
         except NoSuchObjectError as error:
             if orig_must_exist and error.name == str(target):  # refused before anything was done
                 raise missing_table(ctx.catalog, target) from None
@@ -244,5 +243,4 @@ class InsertOverwrite(Statement):
                 return NOTHING_DONE
             text = self.text or overwrite_text(self.name, plan.fill, if_not_exists=self.if_not_exists)
             copy = TableSpec(like=self.name, copy=True)  # an empty copy, properties and comment kept as Spark's
-            return ReplaceTable(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True,
-                                fill=plan.fill).run()
+            return replace_version(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True, fill=plan.fill)

@@ -20,23 +20,18 @@ from __future__ import annotations
 import contextlib
 import shlex
 import time
-import warnings
 from collections.abc import Sequence
 from typing import ClassVar
 
 import attrs
 
 from actions.context import ActionContext
-from actions.deletions import NameHold, name_holds, release_now
-from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
-from actions.kinds.claim_version import ClaimVersionPayload
-from actions.kinds.delete_data import DeleteDataPayload, kept_note
-from actions.kinds.kind import payload_of
+from actions.deletions import NameHold, name_holds
+from actions.errors import StatementFailedError
+from actions.leftovers import kept_note
 from actions.locking import LockKeys
-from actions.replay import replay_chain
+from actions.name_holds import claimed_locations
 from actions.results import StatementResult
-from chains.entries import ActionType
-from ddl_log.engine.driver import StatementPoints
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.versions import timestamp_text
 from ddl_log.errors import (
@@ -45,11 +40,10 @@ from ddl_log.errors import (
     NameKeptByAnotherHomeError,
     NothingToReleaseError,
 )
+from replace_table.plans.release import release_holds
 from storage.catalogs.kept_directories import KEPT_NOTE, KeptDirectories, normalized_location
 from storage.catalogs.names import TableName
 from storage.errors import DDLLogError, LeftoverFilesError, NoSuchObjectError, NotAtomicError
-
-RELEASE_POINTS = StatementPoints.declare("release")
 
 
 def release_command(home: str, name: TableName) -> str:
@@ -79,7 +73,7 @@ def held_directory_error(ctx: ActionContext, target: TableName, verb: str,
 
 
 def other_homes_note(ctx: ActionContext, location: str) -> str | None:
-    """:func:`~actions.kinds.delete_data.kept_note`, None also when it cannot be read (the refusal then keeps the
+    """:func:`~actions.leftovers.kept_note`, None also when it cannot be read (the refusal then keeps the
     engine's own words)."""
     with contextlib.suppress(DDLLogError):
         return kept_note(ctx.catalog, location)
@@ -131,22 +125,6 @@ def explain_holds(ctx: ActionContext, positions: Sequence[int], home: str) -> tu
             catalog.write_kept_note(hold.location, note_text(hold, log.chain(hold.chain).statement, home))
             confirmed.append(hold)
     return tuple(confirmed)
-
-
-def claimed_locations(ctx: ActionContext, positions: Sequence[int]) -> list[str]:
-    """The directories of the versions CLAIM_VERSION actions of these chains made a table's again."""
-    log = ctx.log
-    found = []
-    for position in positions:
-        if not log.is_written(position):
-            continue
-        for claim in log.actions_of(position):
-            if claim.type is not ActionType.CLAIM_VERSION:
-                continue
-            version = payload_of(claim, ClaimVersionPayload).chain
-            found += [payload_of(action, DeleteDataPayload).location for action in log.actions_of(version)
-                      if action.type is ActionType.DELETE_DATA]
-    return found
 
 
 @attrs.frozen(kw_only=True)
@@ -202,23 +180,7 @@ class ReleaseTableName(Statement):
         if user is not None:
             raise DirectoryInUseError(f"cannot release {location}, the default directory of {self.name}: {user}",
                                       str(self.name))
-        before, after = RELEASE_POINTS.log
-        before()
-        position = release_now(ctx.log, holds, self.binlog_text)
-        after()
-        before, after = RELEASE_POINTS.do
-        before()
-        kept = None
-        try:
-            replay_chain(ctx, position)
-        except ActionFailedError as error:  # logged: the next statement or recovery deletes it
-            warnings.warn(CommittedWithPendingWorkWarning(
-                f"{self.label} {self.name}: deleting {location} failed ({error}); the next statement or recovery "
-                "deletes it"), stacklevel=2)
-        else:
-            notes = [ctx.log.note_of(action.id) for action in ctx.log.actions_of(position)]
-            kept = next((note for note in notes if note), None)
-        after()
+        kept = release_holds(ctx, self.binlog_text, holds, location, verb=self.label, subject=str(self.name))
         released = tuple(hold.chain for hold in holds)
         return ReleaseResult(objects=(str(self.name),), location=location, released=released, kept=kept,
                              detail=f"released {location} (kept by chain {', '.join(map(str, released))})"

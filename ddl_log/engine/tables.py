@@ -5,7 +5,7 @@ F-3; MariaDB's DROP_INIT / DROP_TABLE / DROP_DB actions."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from typing import ClassVar
 
@@ -13,24 +13,14 @@ import attrs
 
 from actions.context import ActionContext
 from actions.deletions import pending_deletions
-from actions.kinds.create_db import log_create_database
-from actions.kinds.drop_db import log_drop_database
-from actions.kinds.drop_function import log_drop_function
-from actions.kinds.drop_init import log_drop_init
-from actions.kinds.drop_table import log_drop_table
-from actions.kinds.drop_view import log_drop_view
-from actions.kinds.rename_table import log_rename_table
 from actions.locking import LockKeys
-from actions.recovery import free_directory_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
-from actions.versions import keep_version, retention_of
-from chains.log import DDLLog
-from ddl_log.engine.driver import KeptFiles, StatementPoints, UndoStatement, run_forward_chain
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.name_holds import other_homes_note
 from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import kept_elsewhere
+from replace_table.plans import forward, undo
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, check_identifier, quote_ident
@@ -42,13 +32,6 @@ from storage.errors import (
     ObjectExistsError,
     WrongObjectKindError,
 )
-
-RENAME_POINTS = StatementPoints.declare("rename")
-DROP_TABLES_POINTS = StatementPoints.declare("drop_tables")
-DROP_DATABASE_POINTS = StatementPoints.declare("drop_database")
-CREATE_DATABASE_POINTS = StatementPoints.declare("create_database")
-
-LogAction = Callable[[DDLLog, int], object]
 
 
 def _pairs(pairs: Iterable[tuple[str | TableName, str | TableName]]) -> tuple[tuple[TableName, TableName], ...]:
@@ -77,19 +60,9 @@ class RenameTables(Statement):
             raise InvalidNameError("RENAME TABLE needs at least one pair", "")
         with reuse_lookups():  # a target found free is not looked up again as a view
             plan = plan_renames(ctx, list(self.pairs))
-            subject = ", ".join(f"{old} TO {new}" for old, new, _ in plan)
-
-            def body(run: UndoStatement) -> tuple[str, ...]:
-                for old, new, tag in plan:
-                    run.logged(partial(_log_rename, ctx, old, new, tag), partial(rename_table, ctx, old, new))
-                return tuple(str(name) for old, new, _ in plan for name in (old, new))
-
-            event = UndoStatement(ctx, self.label, subject, self.binlog_text, RENAME_POINTS).run(body)
+            event = undo.rename_tables(ctx, self.binlog_text, plan, verb=self.label,
+                                       rename=partial(rename_table, ctx))
         return StatementResult(objects=tuple(f"{old} -> {new}" for old, new, _ in plan), event=event)
-
-
-def _log_rename(ctx: ActionContext, old: TableName, new: TableName, tag: str, chain: int) -> object:
-    return log_rename_table(ctx.log, chain, old, new, tag)
 
 
 def plan_renames(ctx: ActionContext,
@@ -119,13 +92,13 @@ def plan_renames(ctx: ActionContext,
 
 
 def rename_table(ctx: ActionContext, old: TableName, new: TableName) -> None:
-    """One rename of a RENAME TABLE statement. A kept version of a former ``new`` at ``new``'s default directory,
-    where the metastore moves a table at its default directory, moves aside first, still restorable (as a CREATE
-    does: :func:`~actions.recovery.free_directory_of_dropped`). Refused as Spark refuses it when that directory
+    """One rename of a RENAME TABLE statement, after the plan's name-hold pre-flight moved a kept version of a
+    former ``new`` at ``new``'s default directory (where the metastore moves a table at its default directory) aside,
+    still restorable (as a CREATE does: :func:`~actions.name_holds.free_directory_of_dropped`). Refused as Spark
+    refuses it when that directory
     exists still; when it is a version this log keeps for its readers (one that could not move), the error says so
     and until when (not "left by a failed operation": it is neither garbage nor to be removed by hand); when another
     home keeps it (drivers share the catalog, each its own log), the error gives that home's note."""
-    free_directory_of_dropped(ctx, new)
     try:
         ctx.catalog.rename(old, new)
     except LeftoverFilesError as exc:
@@ -187,35 +160,8 @@ class DropTables(Statement):
             if not targets:
                 return NOTHING_DONE
             objects = tuple(str(name) for name, _ in targets)
-            keep = not self.purge
-            actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=objects)]
-            actions += [partial(_log_drop_table, name=name, tag=identity, keep_files=keep)
-                        for name, identity in targets]
-            kept = kept_table_files(ctx, [name for name, _ in targets], self.label) if keep else []
-            event = run_forward_chain(ctx, self.binlog_text, actions, DROP_TABLES_POINTS, verb=self.label,
-                                      kept_files=kept)
+            event = forward.drop_tables(ctx, self.binlog_text, targets, purge=self.purge, verb=self.label)
         return StatementResult(objects=objects, event=event, detail="done: " + ", ".join(objects))
-
-
-def _log_drop_table(log: DDLLog, chain: int, *, name: TableName, tag: str | None, keep_files: bool) -> object:
-    return log_drop_table(log, chain, name, tag, keep_files=keep_files)
-
-
-def kept_table_files(ctx: ActionContext, names: list[TableName], operation: str) -> list[KeptFiles]:
-    """The files of the managed ones of ``names`` that a drop keeps: for readers, and as a restorable version
-    (UNDROP) where the catalog can keep the table's whole definition."""
-    kept = []
-    now = time.time()
-    for name in names:
-        version = ctx.catalog.version_of(name)
-        if version is not None:
-            kept.append(KeptFiles(name, version.location, now + retention_of(ctx, version),
-                                  keep_version(version, operation, dropped=True)))
-            continue
-        location = ctx.catalog.table_location(name)
-        if location is not None:
-            kept.append(KeptFiles(name, location, now + ctx.grace_seconds))
-    return kept
 
 
 @attrs.frozen(kw_only=True)
@@ -256,28 +202,7 @@ class DropDatabase(Statement):
         if not objects.empty and not self.cascade:
             raise CatalogError(f"database {db} is not empty ({len(objects.tables)} tables, {len(objects.views)} "
                                f"views, {len(objects.functions)} functions); use CASCADE", db)
-        actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=(db,))]
-        for name in objects.functions:
-            function = catalog.function_definition(name)
-            if function is not None:
-                actions.append(partial(log_drop_function, name=name, definition=function))
-        for name in objects.views:
-            view = catalog.view_definition(name)
-            if view is not None:
-                actions.append(partial(log_drop_view, name=name, identity=catalog.view_identity(name),
-                                       definition=view))
-        actions += [partial(_log_drop_table, name=name, tag=catalog.identity(name), keep_files=True)
-                    for name in objects.tables]
-        # The database's identity: recovery drops this database, never one created anew under the name. Its
-        # directory stays with its tables' files for their readers, deleted after the grace period once unused.
-        actions.append(partial(log_drop_database, db=db, tag=catalog.tag_database(db), keep_files=True))
-        kept = kept_table_files(ctx, list(objects.tables), self.label)
-        location = catalog.database_location(db)
-        if location is not None:  # it holds its tables' kept versions: it goes after the last of them
-            due = max([time.time() + ctx.grace_seconds, *(files.due for files in kept)])
-            kept.append(KeptFiles(TableName(db, "*"), location, due))
-        event = run_forward_chain(ctx, self.binlog_text, actions, DROP_DATABASE_POINTS, verb=self.label,
-                                  kept_files=kept)
+        event = forward.drop_database(ctx, self.binlog_text, db, objects, verb=self.label)
         return StatementResult(objects=(db,), event=event)
 
 
@@ -313,16 +238,8 @@ class CreateDatabase(Statement):
         if any(key == TAG_PROPERTY for key, _ in self.properties):
             raise InvalidNameError(f"database property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
         tag = new_database_tag()  # the database's identity: undo drops this database, never one created anew
-
-        def body(run: UndoStatement) -> tuple[str, ...]:
-            run.logged(partial(_log_create_database, ctx, db, tag, owns_location),
-                       partial(catalog.create_database, db, comment=self.comment,
-                               properties=(*self.properties, (TAG_PROPERTY, tag))))
-            return (db,)
-
-        event = UndoStatement(ctx, self.label, db, self.binlog_text, CREATE_DATABASE_POINTS).run(body)
+        create = partial(catalog.create_database, db, comment=self.comment,
+                         properties=(*self.properties, (TAG_PROPERTY, tag)))
+        event = undo.create_database(ctx, self.binlog_text, db, tag=tag, owns_location=owns_location, create=create,
+                                     verb=self.label)
         return StatementResult(objects=(db,), event=event)
-
-
-def _log_create_database(ctx: ActionContext, db: str, tag: str, owns_location: bool, chain: int) -> object:
-    return log_create_database(ctx.log, chain, db, tag, owns_location=owns_location)

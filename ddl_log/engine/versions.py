@@ -1,51 +1,24 @@
-"""RESTORE TABLE and UNDROP TABLE: a kept version (:mod:`actions.versions`) made the table again, each an atomic,
-binlogged statement; DESCRIBE HISTORY and SHOW TABLES DROPPED read what is kept.
-
-Both are one catalog call between log writes. Chain C (undo) logs INSTALL_VERSION (undo: the previous definition
-back in one call, or the undropped table removed without its files); in the same durable write, linked to C, chain D
-logs CLAIM_VERSION (after the commit the restored version's deletion is cancelled: its files are the table's again)
-and, for RESTORE, chain E keeps the replaced current version (DELETE_DATA with its definition), so a RESTORE can be
-undone by another. Then the install, the commit (binlog), D."""
+"""RESTORE TABLE and UNDROP TABLE: a kept version (:mod:`actions.kept_versions`) made the table again, each an atomic,
+binlogged statement, checked here and run as a plan (:mod:`replace_table.plans.restore`: one catalog call between log
+writes); DESCRIBE HISTORY and SHOW TABLES DROPPED read what is kept."""
 
 from __future__ import annotations
 
-import contextlib
-import secrets
-import time
 from datetime import datetime
 from typing import ClassVar
 
 import attrs
 
 from actions.context import ActionContext
-from actions.kinds.claim_version import log_claim_version
-from actions.kinds.delete_data import log_delete_data
-from actions.kinds.install_version import log_install_version
+from actions.kept_versions import Version, dropped_tables, kept_versions
 from actions.locking import LockKeys
-from actions.replay import replay_chain
 from actions.results import StatementResult
-from actions.versions import Version, dropped_tables, keep_version, kept_versions, retention_of
-from chains.entries import ChainKind
-from ddl_log.engine.driver import StatementPoints, UndoStatement
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import NoSuchVersionError
-from replace_table.versions import installed_version
-from storage.catalogs.interface import TableVersion
+from replace_table.plans.restore import RESTORE, UNDROP, VersionResult, install_kept_version
 from storage.catalogs.names import TableName, check_identifier
-from storage.errors import CatalogError, DDLLogError, NoSuchObjectError, NotAtomicError, ObjectExistsError
-
-RESTORE_POINTS = StatementPoints.declare("restore")
-UNDROP_POINTS = StatementPoints.declare("undrop")
-
-
-@attrs.frozen(kw_only=True)
-class VersionResult(StatementResult):
-    """RESTORE / UNDROP: ``version`` the kept version brought back; ``kept``: the number the replaced current
-    version is kept under (RESTORE; None when none is kept)."""
-
-    version: int
-    kept: int | None = None
+from storage.errors import CatalogError, NoSuchObjectError, NotAtomicError, ObjectExistsError
 
 
 def parse_timestamp(value: str | float) -> float:
@@ -78,36 +51,6 @@ def version_as_of(ctx: ActionContext, name: TableName, number: int | None, times
 
 def timestamp_text(seconds: float) -> str:
     return datetime.fromtimestamp(seconds).isoformat(sep=" ", timespec="seconds")
-
-
-def _install(ctx: ActionContext, name: TableName, version: Version, current: TableVersion | None,
-             statement: Statement, points: StatementPoints) -> VersionResult:
-    """Log, install ``version`` as ``name`` (over ``current``, or creating it when None), commit, claim."""
-    tag = f"v{version.number}-{secrets.token_hex(8)}"
-    linked: dict[str, int] = {}
-
-    def log_all(chain: int) -> None:
-        with ctx.log.batch():
-            log_install_version(ctx.log, chain, name, tag, None if current is None else current.definition)
-            linked["claim"] = ctx.log.new_chain(ChainKind.FORWARD, statement.binlog_text, master=chain)
-            log_claim_version(ctx.log, linked["claim"], name, version.chain)
-            if current is not None:
-                linked["kept"] = ctx.log.new_chain(ChainKind.FORWARD, statement.binlog_text, master=chain)
-                log_delete_data(ctx.log, linked["kept"], name, current.location,
-                                time.time() + retention_of(ctx, current),
-                                keep_version(current, statement.label, dropped=False))
-
-    def body(run: UndoStatement) -> tuple[str, ...]:
-        run.logged(log_all, lambda: ctx.catalog.install_version(name, version.kept.definition, tag,
-                                                                create=current is None))
-        run.version = installed_version(ctx, name)
-        return (str(name),)
-
-    event = UndoStatement(ctx, statement.label, str(name), statement.binlog_text, points).run(body)
-    with contextlib.suppress(DDLLogError):  # committed; the claim chain stays active and recovery finishes it
-        replay_chain(ctx, linked["claim"])
-    return VersionResult(objects=(str(name),), event=event, version=version.number, kept=linked.get("kept"),
-                         detail=f"version {version.number} of {name} restored")
 
 
 @attrs.frozen(kw_only=True)
@@ -150,7 +93,7 @@ class RestoreTable(Statement):
             raise NotAtomicError(f"cannot restore {self.name} to version {version.number} in one metastore call: "
                                  f"{refusal}; its files stay at {version.location} until "
                                  f"{timestamp_text(version.due)}", str(self.name))
-        return _install(ctx, self.name, version, current, self, RESTORE_POINTS)
+        return install_kept_version(ctx, RESTORE, self.binlog_text, self.name, version, current, verb=self.label)
 
 
 @attrs.frozen(kw_only=True)
@@ -182,7 +125,7 @@ class UndropTable(Statement):
         if not ctx.catalog.database_exists(self.name.db):
             raise NoSuchObjectError(f"cannot undrop {self.name}: database {self.name.db} does not exist (create "
                                     "it first)", self.name.db)
-        return _install(ctx, self.name, found[-1], None, self, UNDROP_POINTS)
+        return install_kept_version(ctx, UNDROP, self.binlog_text, self.name, found[-1], None, verb=self.label)
 
 
 @attrs.frozen

@@ -4,26 +4,18 @@ undo; DROP VIEW / DROP FUNCTION check every name first, then roll forward."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from functools import partial
 from typing import ClassVar
 
 import attrs
 
 from actions.context import ActionContext
-from actions.kinds.alter_table import RestoreProperties, log_alter_table
-from actions.kinds.create_function import log_create_function
-from actions.kinds.create_view import log_create_view
-from actions.kinds.drop_function import log_drop_function
-from actions.kinds.drop_init import log_drop_init
-from actions.kinds.drop_view import log_drop_view
-from actions.kinds.rename_view import log_rename_view
 from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
-from ddl_log.engine.driver import StatementPoints, UndoStatement, run_forward_chain
 from ddl_log.engine.lookups import missing_view
-from ddl_log.engine.tables import LogAction, table_names
+from ddl_log.engine.tables import table_names
 from ddl_log.engine.texts import drop_text, function_text, sql_string, view_text
 from ddl_log.engine.typed import Statement
+from replace_table.plans import forward, undo
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName
@@ -35,13 +27,6 @@ from storage.errors import (
     ObjectExistsError,
     WrongObjectKindError,
 )
-
-CREATE_FUNCTION_POINTS = StatementPoints.declare("create_function")
-CREATE_VIEW_POINTS = StatementPoints.declare("create_view")
-DROP_FUNCTION_POINTS = StatementPoints.declare("drop_function")
-RENAME_VIEW_POINTS = StatementPoints.declare("rename_view")
-DROP_VIEWS_POINTS = StatementPoints.declare("drop_views")
-ALTER_VIEW_PROPERTIES_POINTS = StatementPoints.declare("alter_view_properties")
 
 
 def put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *, or_replace: bool, statement: str,
@@ -64,13 +49,7 @@ def _put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *
     old = ctx.catalog.view_definition(name)
     if old is not None and not or_replace:
         raise ObjectExistsError(f"view {name} already exists", str(name))
-
-    def body(run: UndoStatement) -> tuple[str, ...]:
-        run.logged(lambda chain: log_create_view(ctx.log, chain, name, old, definition),
-                   lambda: ctx.catalog.create_view(name, definition, replace=old is not None))
-        return (str(name),)
-
-    event = UndoStatement(ctx, verb, str(name), statement, CREATE_VIEW_POINTS).run(body)
+    event = undo.put_view(ctx, statement, name, old, definition, verb=verb)
     return StatementResult(objects=(str(name),), event=event)
 
 
@@ -174,7 +153,7 @@ class AlterViewProperties(Statement):
         keys = tuple(key for key, _ in self.set) if self.set else tuple(k for k in self.unset if k in current)
         if not keys:
             return NOTHING_DONE
-        restore = RestoreProperties(tuple((key, current.get(key)) for key in keys), view=True)
+        old = tuple((key, current.get(key)) for key in keys)
         identity = catalog.view_identity(name)
 
         def change() -> None:
@@ -182,12 +161,8 @@ class AlterViewProperties(Statement):
                 catalog.set_view_properties(name, dict(self.set))
             else:
                 catalog.unset_view_properties(name, keys)
-
-        def body(run: UndoStatement) -> tuple[str, ...]:
-            run.logged(lambda chain: log_alter_table(ctx.log, chain, name, identity, restore), change)
-            return (str(name),)
-
-        event = UndoStatement(ctx, self.label, str(name), self.binlog_text, ALTER_VIEW_PROPERTIES_POINTS).run(body)
+        event = undo.change_properties(ctx, self.binlog_text, name, identity, old, change, view=True,
+                                       verb=self.label)
         return StatementResult(objects=(str(name),), event=event)
 
 
@@ -218,13 +193,8 @@ class RenameView(Statement):
         if catalog.view_definition(new) is not None or catalog.identity(new) is not None:
             raise ObjectExistsError(f"{new} already exists", str(new))
         identity = catalog.view_identity(old)  # a rename keeps it: undo moves back only this view
-
-        def body(run: UndoStatement) -> tuple[str, ...]:
-            run.logged(lambda chain: log_rename_view(ctx.log, chain, old, new, identity, definition),
-                       lambda: catalog.rename_view(old, new))
-            return (str(old), str(new))
-
-        event = UndoStatement(ctx, self.label, f"{old} TO {new}", self.binlog_text, RENAME_VIEW_POINTS).run(body)
+        event = undo.rename_view(ctx, self.binlog_text, old, new, identity=identity, definition=definition,
+                                 verb=self.label)
         return StatementResult(objects=(f"{old} -> {new}",), event=event)
 
 
@@ -262,10 +232,7 @@ class DropViews(Statement):
         if not targets:
             return NOTHING_DONE
         objects = tuple(str(name) for name, _, _ in targets)
-        actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=objects)]
-        actions += [partial(log_drop_view, name=name, identity=identity, definition=definition)
-                    for name, identity, definition in targets]
-        event = run_forward_chain(ctx, self.binlog_text, actions, DROP_VIEWS_POINTS, verb=self.label)
+        event = forward.drop_views(ctx, self.binlog_text, targets, verb=self.label)
         return StatementResult(objects=objects, event=event, detail="done: " + ", ".join(objects))
 
 
@@ -311,13 +278,7 @@ class CreateFunction(Statement):
             return NOTHING_DONE
         if old is not None and not self.or_replace:
             raise ObjectExistsError(f"function {name} already exists", str(name))
-
-        def body(run: UndoStatement) -> tuple[str, ...]:
-            run.logged(lambda chain: log_create_function(ctx.log, chain, name, old, definition),
-                       lambda: ctx.catalog.create_function(name, definition, replace=old is not None))
-            return (str(name),)
-
-        event = UndoStatement(ctx, self.label, str(name), self.binlog_text, CREATE_FUNCTION_POINTS).run(body)
+        event = undo.create_function(ctx, self.binlog_text, name, old, definition, verb=self.label)
         return StatementResult(objects=(str(name),), event=event)
 
 
@@ -343,7 +304,5 @@ class DropFunction(Statement):
             if self.if_exists:
                 return NOTHING_DONE
             raise NoSuchObjectError(f"function {self.name} does not exist", str(self.name))
-        actions: list[LogAction] = [partial(log_drop_init, statement=self.binlog_text, objects=(str(self.name),)),
-                                    partial(log_drop_function, name=self.name, definition=definition)]
-        event = run_forward_chain(ctx, self.binlog_text, actions, DROP_FUNCTION_POINTS, verb=self.label)
+        event = forward.drop_function(ctx, self.binlog_text, self.name, definition, verb=self.label)
         return StatementResult(objects=(str(self.name),), event=event)

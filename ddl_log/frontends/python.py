@@ -1,8 +1,9 @@
 """The Python API: :class:`AtomicDDL`, the statement engine (:class:`~ddl_log.engine.core.DDLEngine`) with one method
 per statement, each a thin constructor of its typed statement (:mod:`ddl_log.engine.typed`) run on the engine's one
 path, and :meth:`AtomicDDL.sql` for SQL scripts (:mod:`ddl_log.frontends.sql`). Every method returns a
-:class:`~actions.results.StatementResult` (a :class:`~replace_table.machine.ReplaceResult` for the statements that
-build a table version); ``statement=`` is the text the binlog records (default: the statement's canonical text)."""
+:class:`~actions.results.StatementResult` (a :class:`~replace_table.plans.replace_run.ReplaceResult` for the
+statements that build a table version); ``statement=`` is the text the binlog records (default: the statement's
+canonical text)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.alter_ops import AlterOp
 from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
-from ddl_log.engine.insert import InsertInto, InsertResult
+from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
 from ddl_log.engine.name_holds import ReleaseResult, ReleaseTableName
 from ddl_log.engine.schema import SchemaLike
@@ -26,7 +27,6 @@ from ddl_log.engine.versions import (
     RestoreTable,
     ShowTablesDropped,
     UndropTable,
-    VersionResult,
 )
 from ddl_log.engine.views import (
     AlterView,
@@ -49,7 +49,9 @@ from ddl_log.replication.readers import source_reader
 from ddl_log.replication.resync import Resync
 from ddl_log.replication.source import open_source
 from ddl_log.replication.state import read_state
-from replace_table.machine import ReplaceResult
+from replace_table.plans.insert_into import InsertResult
+from replace_table.plans.replace_run import ReplaceResult
+from replace_table.plans.restore import VersionResult
 from storage.catalogs.names import TableName
 
 

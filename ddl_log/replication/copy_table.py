@@ -12,9 +12,9 @@ import attrs
 
 from actions.context import ActionContext
 from actions.locking import LockKeys, database_key, object_key
-from actions.recovery import free_directory_of_dropped
 from ddl_log.engine.typed import Statement
-from replace_table.machine import ReplaceResult, ReplaceTable
+from replace_table.plans.replace import replace_version
+from replace_table.plans.replace_run import ReplaceResult, ReplaceRun, TmpWork
 from storage import crashpoints
 from storage.catalogs.copying import CopyingCatalog
 from storage.catalogs.interface import Fill, TableSpec
@@ -32,26 +32,22 @@ def copying(ctx: ActionContext, name: TableName) -> CopyingCatalog:
     return ctx.catalog
 
 
-class CopyVersion(ReplaceTable):
-    """The replace machine with TMP made from another catalog's definition and filled by a file copy."""
+def copy_into_tmp(definition: str, source: object, location: str) -> tuple[TmpWork, TmpWork]:
+    """The replace plan's ``make_tmp`` and ``fill_tmp`` for a copy: TMP made from another catalog's ``definition``
+    and filled by a file copy of the version at ``location`` in ``source``'s storage."""
 
-    def __init__(self, ctx: ActionContext, name: TableName, statement: str, *, definition: str, location: str,
-                 source: object) -> None:
-        super().__init__(ctx, name, TableSpec(like=name), statement, fill=Fill(files_from=location))
-        self.definition = definition
-        self.location = location
-        self.source = source
-
-    def do_create_tmp(self) -> None:
-        catalog = copying(self.ctx, self.orig)
-        where = catalog.default_location(self.tmp)
+    def make_tmp(run: ReplaceRun) -> None:
+        catalog = copying(run.ctx, run.orig)
+        where = catalog.default_location(run.tmp)
         if where is None:
-            raise CatalogError(f"database {self.orig.db} does not exist", self.orig.db)
-        catalog.install_version(self.tmp, catalog.relocated_version(self.definition, where), self.tag, create=True)
+            raise CatalogError(f"database {run.orig.db} does not exist", run.orig.db)
+        catalog.install_version(run.tmp, catalog.relocated_version(definition, where), run.log.tag, create=True)
 
-    def do_fill_tmp(self) -> None:
-        copying(self.ctx, self.orig).copy_version_into(self.tmp, self.source, self.location)
+    def fill_tmp(run: ReplaceRun) -> None:
+        copying(run.ctx, run.orig).copy_version_into(run.tmp, source, location)
         COPIED()
+
+    return make_tmp, fill_tmp
 
 
 @attrs.frozen(kw_only=True)
@@ -72,7 +68,8 @@ class CopyTable(Statement):
         return LockKeys((object_key(self.name),), (database_key(self.name.db),))
 
     def run(self, ctx: ActionContext) -> ReplaceResult:
+        make_tmp, fill_tmp = copy_into_tmp(self.definition, self.source, self.location)
         with reuse_lookups():
-            free_directory_of_dropped(ctx, self.name)
-            return CopyVersion(ctx, self.name, self.binlog_text, definition=self.definition, location=self.location,
-                               source=self.source).run()
+            return replace_version(ctx, self.name, TableSpec(like=self.name), self.binlog_text,
+                                   fill=Fill(files_from=self.location), frees_name=True, make_tmp=make_tmp,
+                                   fill_tmp=fill_tmp)

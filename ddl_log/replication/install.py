@@ -13,7 +13,7 @@ from actions.context import ActionContext
 from actions.locking import LockKeys, database_key, object_key
 from ddl_log.engine.create import build_version
 from ddl_log.engine.typed import Statement
-from replace_table.machine import ReplaceResult
+from replace_table.plans.replace_run import ReplaceResult
 from storage.catalogs.interface import Fill, TableSpec
 from storage.catalogs.names import TableName
 

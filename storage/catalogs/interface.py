@@ -403,7 +403,7 @@ class Catalog(Protocol):
         (or was gone already)."""
         ...
 
-    # -- table versions (RESTORE, UNDROP: :mod:`actions.versions`)
+    # -- table versions (RESTORE, UNDROP: :mod:`actions.kept_versions`)
 
     def version_of(self, name: TableName) -> TableVersion | None:
         """The managed table ``name``'s whole definition as the engine stores it (partitions included), to keep in

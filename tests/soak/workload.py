@@ -646,7 +646,7 @@ def execute(ddl: Any, statement: dict[str, Any]) -> Any:
 
 def live_versions(ddl: Any) -> dict[int, Any]:
     """The kept versions of ``default`` tables restorable for :data:`RESTORABLE_FOR` seconds more, by number."""
-    from actions.versions import kept_versions
+    from actions.kept_versions import kept_versions
 
     soon = time.time() + RESTORABLE_FOR
     return {version.number: version for version in kept_versions(ddl.log)
@@ -668,7 +668,7 @@ def newly_kept(statement: dict[str, Any], before: dict[int, Any], after: dict[in
 def restorable(ddl: Any, live: dict[int, Any], known: dict[str, Any]) -> tuple[dict[str, list[int]], dict[str, int]]:
     """What RESTORE (kept versions of a name, replaced or dropped) and UNDROP (the newest dropped version of a name:
     the one it brings back) can be planned from: live versions whose state the model knows."""
-    from actions.versions import dropped_tables
+    from actions.kept_versions import dropped_tables
 
     versions: dict[str, list[int]] = {}
     for number, version in sorted(live.items()):

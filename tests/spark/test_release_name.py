@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from actions.kinds.delete_data import clean_leftovers_of
+from actions.leftovers import clean_leftovers_of
 from ddl_log import AtomicDDL, CatalogError, DDLLogError, NameHeldByVersionError, NameKeptByAnotherHomeError
 from storage.catalogs.kept_directories import KEPT_NOTE
 from storage.catalogs.names import TableName

@@ -7,12 +7,12 @@ from __future__ import annotations
 import attrs
 import pytest
 
+from actions.kept_versions import dropped_tables
 from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.drop_init import DropInitPayload
 from actions.kinds.drop_table import DropTablePayload
 from actions.kinds.rename_table import log_rename_table
 from actions.kinds.swap_table import SwapTablePayload, log_swap_table
-from actions.versions import dropped_tables
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType, ChainKind, ChainState
 from ddl_log import AtomicDDL, StatementFailedError

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, DirectoryInUseError, NothingToReleaseError
-from ddl_log.engine.name_holds import RELEASE_POINTS, release_command
+from ddl_log.engine.name_holds import release_command
+from replace_table.plans.release import RELEASE
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName
 from tests import crashkit
@@ -119,7 +120,7 @@ def test_every_crash_point_of_release_recovers_to_before_or_after(tmp_path):
     after = versions_and_files(catalog, opener)
     assert before != after and after[0] == [] and after[2] == before[2]
     points = crashkit.trace(world(tmp_path, "trace")[1], lambda d: d.release_table_name("a"))
-    assert {point for point, _ in points} >= {p.name for p in (*RELEASE_POINTS.log, *RELEASE_POINTS.do)}
+    assert {point for point, _ in points} >= {p.name for pair in RELEASE.points.values() for p in pair}
     outcomes = []
     for index, (point, nth) in enumerate(points):
         catalog, opener = world(tmp_path, f"w{index}")

@@ -311,7 +311,7 @@ def test_a_crash_inside_the_recovery_of_restore_or_undrop_then_recovery_again_co
 
 def test_the_version_a_binlogged_statement_retired_is_found_by_its_xid(world):
     """What replication reads: a binlog event's XID names the version its statement replaced."""
-    from actions.versions import version_retired_by
+    from actions.kept_versions import version_retired_by
 
     catalog, open_home = world
     away(catalog, "a")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 if TYPE_CHECKING:
-    from actions.versions import Version
+    from actions.kept_versions import Version
     from chains.state import LogState
 
 
@@ -25,7 +25,7 @@ def local_size(location: str) -> int | None:
 
 
 def versions_of_state(state: LogState, table: Any = None) -> list[Version]:
-    from actions.versions import versions_in
+    from actions.kept_versions import versions_in
 
     chains = [state.chains[position] for position in sorted(state.chains)]
     return versions_in(chains, lambda p: [state.actions[a] for a in state.chains[p].actions if a in state.actions],

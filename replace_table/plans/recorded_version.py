@@ -1,6 +1,7 @@
-"""The version record a replace writes into its binlog event (:mod:`chains.versions`): only for statements whose
-rows come from a query or a DataFrame, the ones a replica must not run again; the others (columns, LIKE, TRUNCATE,
-ALTER rebuilds) are deterministic given the replica's own rows, and their text is enough."""
+"""The table version a statement records in its binlog event (:mod:`chains.versions`), for replicas: a replace
+records it only when its rows come from a query or a DataFrame, the ones a replica must not run again (the others:
+columns, LIKE, TRUNCATE, ALTER rebuilds, are deterministic given the replica's own rows, and their text is enough);
+RESTORE and UNDROP always."""
 
 from __future__ import annotations
 

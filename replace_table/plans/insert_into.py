@@ -1,0 +1,153 @@
+"""INSERT INTO, crash-atomic: all the new rows or none, whatever instant the process dies.
+
+Spark's own INSERT moves its task files into the table one by one at job commit, so a kill in the middle leaves part
+of the rows. Here the rows are written aside first and moved in only after the commit point:
+
+====  ===============  =====================================================================================
+step  name             effect
+====  ===============  =====================================================================================
+1     ``log_tmp``      C (undo): CREATE_TABLE of TMP; undo drops it with its files
+2     ``create_tmp``   an empty copy of the table's whole definition, at its own directory
+3     ``fill_tmp``     Spark's own ``INSERT INTO TMP ...`` (the statement as written, its table name replaced):
+                       positions, casts, defaults, partitions, errors are Spark's
+4     ``log_moves``    D (roll-forward, linked to C): MOVE_FILES (every file of TMP and where it goes in the
+                       table, the partitions), then DROP_TABLE of TMP. One write
+5     ``commit``       the XID in C, the binlog event (the commit point: it records the files and the table
+                       version they go into, for replicas), C closed
+6     ``move``         replay D: each file renamed into the table, the new partitions registered in one call,
+                       TMP dropped with what is left of it
+====  ===============  =====================================================================================
+
+A crash before step 5 undoes C (TMP and its files go; the table never had a new row); after it, recovery replays D
+(moves already made are not made again). What readers of the table see: nothing new until step 6, then the files
+appear one rename at a time, as they do during plain Spark's own job commit (a reader that lists the directory in
+that instant reads part of the new rows; a partitioned table's new partitions appear all at once).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import attrs
+
+from actions.context import ActionContext
+from actions.errors import CommittedWithPendingWorkWarning
+from actions.kinds.create_table import log_create_table
+from actions.kinds.drop_table import log_drop_table
+from actions.kinds.move_files import log_move_files
+from actions.results import StatementResult
+from chains.versions import AddedFile, AddedFiles
+from replace_table.machine import Plan, Step, run_plan
+from replace_table.statement_log import StatementLog
+from storage.catalogs.file_moves import FileMover, MovePlan, file_mover_of
+from storage.catalogs.interface import TAG_PROPERTY, Fill, TableMetadata, TableSpec
+from storage.catalogs.names import TableName
+from storage.errors import CatalogError
+
+
+@attrs.frozen(kw_only=True)
+class InsertResult(StatementResult):
+    """``files``: how many data files the statement added to the table; ``moves_pending``: committed, but moving
+    them in failed (recovery finishes it)."""
+
+    files: int = 0
+    moves_pending: bool = False
+
+
+@attrs.define
+class InsertRun:
+    """``fill``'s rows appended to the existing managed table ``name`` (its definition ``metadata``)."""
+
+    ctx: ActionContext
+    log: StatementLog
+    name: TableName
+    fill: Fill
+    metadata: TableMetadata
+    mover: FileMover
+    tmp: TableName = attrs.field(init=False)
+    identity: str | None = None
+    plan: MovePlan = attrs.field(factory=lambda: MovePlan(""))
+    move_chain: int | None = None
+
+    def __attrs_post_init__(self) -> None:
+        self.tmp, _ = self.log.work_names(self.name)
+
+
+def log_tmp(run: InsertRun) -> None:
+    log_create_table(run.ctx.log, run.log.undo_chain(), run.tmp, run.log.tag, owns_location=True,
+                     late_writes=run.ctx.orphan_window())
+
+
+def create_tmp(run: InsertRun) -> None:
+    run.ctx.catalog.create(run.tmp, TableSpec(like=run.name, copy=True), run.log.tag)
+
+
+def fill_tmp(run: InsertRun) -> None:
+    try:
+        if run.fill.copy_files or run.fill.copy_partitions:  # a replica: the source's files, as files
+            run.mover.copy_in(run.tmp, run.fill)
+        else:
+            run.ctx.catalog.insert(run.tmp, run.fill)
+    except CatalogError as error:  # Spark's message names the work table: name the statement's table instead
+        raise renamed(error, run.tmp, run.name) from None
+
+
+def log_moves(run: InsertRun) -> None:
+    run.plan = run.mover.plan_moves(run.tmp, run.name, partitioned=bool(run.metadata.partitioned_by))
+    with run.log.batch() as log:
+        run.move_chain = run.log.link()
+        log_move_files(log, run.move_chain, run.name, run.identity, run.plan)
+        log_drop_table(log, run.move_chain, run.tmp, run.log.tag, keep_files=False)
+
+
+def commit(run: InsertRun) -> None:
+    run.log.commit((str(run.name),), added=added(run) if run.ctx.record_versions else None)
+
+
+def move(run: InsertRun) -> None:
+    run.log.retire([run.move_chain])
+
+
+INSERT = Plan("insert", [Step("log_tmp", "log", log_tmp), Step("create_tmp", "act", create_tmp),
+                         Step("fill_tmp", "act", fill_tmp), Step("log_moves", "log", log_moves),
+                         Step("commit", "commit", commit), Step("move", "retire", move)],
+              describe="INSERT INTO: {when} {step}")
+
+
+def insert_rows(ctx: ActionContext, statement: str, name: TableName, fill: Fill,
+                metadata: TableMetadata) -> InsertResult:
+    """INSERT INTO the checked managed table ``name`` (the module's table)."""
+    log = StatementLog(ctx, statement)
+    run = InsertRun(ctx, log, name, fill, metadata, file_mover_of(ctx.catalog, name))
+    run.identity = metadata.property_map.get(TAG_PROPERTY) or ctx.catalog.identity(name)
+    outcome = run_plan(INSERT, run, log, verb="INSERT INTO", subject=str(name))
+    event = outcome.event
+    if outcome.error is not None:
+        event = log.committed_event()
+    if outcome.pending:
+        warnings.warn(CommittedWithPendingWorkWarning(
+            f"INSERT INTO {name} committed; moving its files in failed ({outcome.error or outcome.retire_error}): "
+            "recovery finishes it"), stacklevel=3)
+    return InsertResult(objects=(str(name),), event=event, files=len(run.plan.moves), moves_pending=outcome.pending,
+                        detail=f"{len(run.plan.moves)} files added")
+
+
+def added(run: InsertRun) -> AddedFiles:
+    metadata = run.metadata
+    return AddedFiles(
+        table=str(run.name), location=run.plan.location, identity=run.identity,
+        files=tuple(AddedFile(move.target, move.partition) for move in run.plan.moves),
+        partitions=run.plan.partitions, columns=tuple((c.name, c.type) for c in metadata.columns),
+        partitioned_by=metadata.partitioned_by, provider=metadata.provider)
+
+
+def renamed(error: CatalogError, tmp: TableName, name: TableName) -> CatalogError:
+    """``error`` with the work table's name replaced by the statement's table's, in its message and ``name``."""
+    if error.args and isinstance(error.args[0], str):
+        message = error.args[0]
+        for old, new in ((tmp.quoted, name.quoted), (str(tmp), str(name)), (tmp.name, name.name)):
+            message = message.replace(old, new)
+        error.args = (message, *error.args[1:])
+    if error.name in (str(tmp), tmp.name):
+        error.name = str(name)
+    return error

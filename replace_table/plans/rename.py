@@ -1,0 +1,59 @@
+"""The rename path of a replace (Spark Connect, Hive serde or external tables, a change of partition columns: see
+``ReplaceResult.swap_refused``): ORIG moved to BACKUP, TMP renamed to ORIG; the name is missing between the two.
+
+====  ===========================  =========================================================================
+step  name                         effect
+====  ===========================  =========================================================================
+4     ``log_rename``               link D to C; D: log DROP_TABLE of BACKUP (its files kept when ORIG's definition
+                                   can be kept whole); C: log RENAME_TABLE ORIG -> BACKUP
+5     ``move_orig``                rename ORIG -> BACKUP (the name is missing until step 8)
+6     ``log_kept``                 E (linked to C): log DELETE_DATA of BACKUP's directory with its definition, the
+                                   previous version kept for the retention (RESTORE); nothing when it cannot be
+                                   kept whole (Hive serde, external)
+7     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG,
+                                   :mod:`~replace_table.plans.create`)
+8     ``install``                  rename TMP -> ORIG
+9     ``commit``                   store XID in C, write the binlog event (commit point), close C
+10    ``drop_backup``              replay D: BACKUP leaves the catalog (with its files when none are kept); E too
+                                   when already due
+====  ===========================  =========================================================================
+"""
+
+from __future__ import annotations
+
+import time
+
+from actions.kept_versions import keep_version, retention_of
+from actions.kinds.delete_data import log_delete_data
+from actions.kinds.drop_table import log_drop_table
+from actions.kinds.rename_table import log_rename_table
+from replace_table.plans.replace_run import ReplaceRun
+from storage.errors import CatalogError
+
+
+def log_rename(run: ReplaceRun) -> None:
+    run.keep_backup = run.ctx.catalog.version_of(run.orig) is not None
+    with run.log.batch() as log:
+        run.drop_chain = run.log.link()
+        log_drop_table(log, run.drop_chain, run.backup, run.orig_identity, keep_files=run.keep_backup)
+        log_rename_table(log, run.log.undo_chain(), run.orig, run.backup, run.orig_identity, owns_location=True)
+
+
+def move_orig(run: ReplaceRun) -> None:
+    run.ctx.catalog.rename(run.orig, run.backup)
+
+
+def log_kept(run: ReplaceRun) -> None:
+    if not run.keep_backup:
+        return
+    catalog = run.ctx.catalog
+    old = catalog.version_of(run.backup)  # where the rename put the files (the metastore may move them)
+    location = old.location if old is not None else catalog.table_location(run.backup)
+    if location is None:
+        raise CatalogError(f"cannot find the files of {run.backup}", str(run.backup))
+    run.old_version, run.old_location = old, location
+    run.retention = run.ctx.grace_seconds if old is None else retention_of(run.ctx, old)
+    kept = None if old is None else keep_version(old, run.verb, dropped=False, xid=run.log.xid)
+    with run.log.batch() as log:
+        run.delete_chain = run.log.link()
+        log_delete_data(log, run.delete_chain, run.orig, location, time.time() + run.retention, kept)

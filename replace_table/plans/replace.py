@@ -1,0 +1,123 @@
+"""A replace as one plan: the algorithm of seed MDEV-25292 (the new version built under the TMP name while ORIG stays
+readable, steps 1-3), then one of four paths, chosen by conditions on the machine's transitions:
+
+* swap (:mod:`~replace_table.plans.swap`): ORIG exists and takes TMP's whole definition in one call;
+* rename (:mod:`~replace_table.plans.rename`): ORIG -> BACKUP, TMP -> ORIG, where the swap is refused;
+* create (:mod:`~replace_table.plans.create`): ORIG does not exist, TMP -> ORIG;
+* empty (:mod:`~replace_table.plans.empty`): TRUNCATE in one call, no TMP table.
+
+====  ===========================  =========================================================================
+step  name                         effect
+====  ===========================  =========================================================================
+0     ``free_name``                the name-hold pre-flight of a statement that may make the table anew (CREATE
+                                   [OR REPLACE], a replica's copy): :func:`actions.name_holds.free_directory_of_dropped`
+1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included, and on a
+                                   cluster logs a sweep of TMP for after the orphan window)
+2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
+3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
+4-    the path's steps             swap or rename chosen once TMP is built (``Catalog.plan_swap``, one look at
+                                   each definition); create and empty before anything is logged
+====  ===========================  =========================================================================
+
+On an error before the commit: the linked chains cancelled, C replayed (new ORIG dropped or the old definition put
+back, BACKUP renamed back, TMP dropped), :class:`StatementFailedError` raised. Every step is bracketed by crash
+points ``replace.<step>.before/after``; ``replace.exchange.between`` sits right before the install call (ORIG's old
+definition logged, the catalog not changed yet)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from actions.context import ActionContext
+from actions.name_holds import free_directory_of_dropped
+from replace_table.machine import Plan, StatementMachine, Step
+from replace_table.plans import create, rename, swap
+from replace_table.plans.empty import choose_empty
+from replace_table.plans.replace_run import (
+    ReplaceResult,
+    ReplaceRun,
+    TmpWork,
+    commit,
+    create_tmp,
+    empties,
+    fill_tmp,
+    log_tmp,
+    renames,
+    renames_tmp_in,
+    retire_old,
+    swaps,
+)
+from replace_table.statement_log import StatementLog
+from storage.catalogs.interface import Fill, TableSpec
+from storage.catalogs.names import TableName
+from storage.errors import NoSuchObjectError, ObjectExistsError
+
+
+def frees_name(run: ReplaceRun) -> bool:
+    return run.frees_name
+
+
+def free_name(run: ReplaceRun) -> None:
+    free_directory_of_dropped(run.ctx, run.orig)
+
+
+def builds_tmp(run: ReplaceRun) -> bool:
+    return not empties(run)
+
+
+REPLACE: Plan[ReplaceRun] = Plan("replace", [
+    Step("free_name", "act", free_name, after=("start",), when=frees_name),
+    Step("log_tmp", "log", log_tmp, after=("start", "free_name")),
+    Step("create_tmp", "act", create_tmp, when=builds_tmp),
+    Step("fill_tmp", "act", fill_tmp),
+    Step("log_swap", "log", swap.log_swap, after=("fill_tmp", "log_tmp"), when=swaps),
+    Step("exchange", "act", swap.exchange),
+    Step("log_rename", "log", rename.log_rename, after=("fill_tmp",), when=renames),
+    Step("move_orig", "act", rename.move_orig),
+    Step("log_kept", "log", rename.log_kept),
+    Step("log_orig_create", "log", create.log_orig_create, after=("log_kept", "fill_tmp"), when=renames_tmp_in),
+    Step("install", "act", create.install),
+    Step("commit", "commit", commit, after=("exchange", "install")),
+    Step("retire", "retire", retire_old, after=("commit",), when=swaps),
+    Step("drop_backup", "retire", retire_old, after=("commit",), when=renames),
+], describe="CREATE OR REPLACE: {when} step {step}")
+
+
+def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
+                    verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
+                    fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
+                    frees_name: bool = False, make_tmp: TmpWork | None = None,
+                    fill_tmp: TmpWork | None = None) -> StatementMachine[ReplaceRun]:
+    """The checked machine of one statement that builds a new version of ``name`` from ``spec`` and installs it
+    (nothing done yet: :meth:`~replace_table.machine.StatementMachine.run` it, or its phases one by one).
+
+    ``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE), False for
+    CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP. ``empty``: the new
+    version is ORIG's own definition without rows (TRUNCATE, :mod:`~replace_table.plans.empty`). ``frees_name``: run
+    the name-hold pre-flight first. ``make_tmp`` / ``fill_tmp``: another way to make and fill TMP (a replica's copy).
+    ``ctx.grace_seconds``: how long ORIG's old files outlive a swap."""
+    log = StatementLog(ctx, statement)
+    run = ReplaceRun(ctx=ctx, log=log, orig=name, spec=spec, verb=verb, fill=fill, frees_name=frees_name,
+                     make_tmp=make_tmp, fill_tmp=fill_tmp)
+    run.orig_identity = ctx.catalog.identity(name)
+    if orig_must_exist is True and not run.orig_exists:
+        raise NoSuchObjectError(f"table {name} does not exist", str(name))
+    if orig_must_exist is False and run.orig_exists:
+        raise ObjectExistsError(f"table {name} already exists", str(name))
+    if not run.orig_exists:
+        run.path = "create"
+    if empty is not None:  # reads only: nothing is made before the statement is logged
+        choose_empty(run, empty)
+    return StatementMachine(REPLACE, run, log, verb=verb, subject=str(name))
+
+
+def replace_version(ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
+                    verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
+                    fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
+                    frees_name: bool = False, make_tmp: TmpWork | None = None,
+                    fill_tmp: TmpWork | None = None) -> ReplaceResult:
+    """The statement of :func:`replace_machine`, run whole."""
+    machine = replace_machine(ctx, name, spec, statement, verb=verb, orig_must_exist=orig_must_exist, fill=fill,
+                              empty=empty, frees_name=frees_name, make_tmp=make_tmp, fill_tmp=fill_tmp)
+    outcome = machine.run()
+    return machine.run_state.result(outcome.event, backup_pending=outcome.pending)

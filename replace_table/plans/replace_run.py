@@ -1,0 +1,162 @@
+"""The state of one replace (a statement that builds a new version of a table: CREATE [OR REPLACE], TRUNCATE, INSERT
+OVERWRITE, ALTER rebuilds, a replica's copy), the steps every path of it shares (TMP logged, made and filled; the
+commit; the old version retired), and how its path is chosen. The paths: :mod:`~replace_table.plans.swap`,
+:mod:`~replace_table.plans.rename`, :mod:`~replace_table.plans.create`, :mod:`~replace_table.plans.empty`; the plan
+that joins them: :mod:`~replace_table.plans.replace`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+import attrs
+
+from actions.context import ActionContext
+from actions.kinds.create_table import log_create_table
+from actions.results import StatementResult
+from chains.binlog import BinlogEvent
+from replace_table.plans.recorded_version import version_record
+from replace_table.statement_log import StatementLog
+from storage.catalogs.interface import Fill, SwapPlan, TableSpec, TableVersion
+from storage.catalogs.names import TableName
+
+Path = Literal["swap", "rename", "create", "empty"]
+
+
+@attrs.frozen(kw_only=True)
+class ReplaceResult(StatementResult):
+    """The result of a statement that builds a new table version (CREATE [OR REPLACE], TRUNCATE, INSERT OVERWRITE,
+    ALTER TABLE rebuilds)."""
+
+    name: TableName
+    replaced: bool
+    """False when ORIG did not exist (an atomic create)."""
+    backup_pending: bool = False
+    """The new table is committed but retiring the old one failed; recovery finishes it."""
+    path: Path = "create"
+    """``swap``: ORIG took the new definition in one metastore call (the name never went missing); ``empty``: the
+    same for TRUNCATE, with no TMP table (ORIG's own definition, emptied, at a new directory); ``rename``: the
+    rename algorithm (see ``swap_refused``); ``create``: ORIG did not exist."""
+    swap_refused: str | None = None
+    """Why the rename path was taken."""
+    old_data: str | None = None
+    """Swap path: ORIG's old directory, deleted once the grace period is over (``AtomicDDL.pending_deletions``)."""
+    version: int | None = None
+    """Swap path: the number of the kept previous version (``RESTORE TABLE ... TO VERSION AS OF``), if one is kept."""
+
+    def describe(self) -> str:
+        if not self.replaced:
+            return "created"
+        if self.path in ("swap", "empty"):
+            return "replaced the old table: definition swap, old files kept for readers"
+        return f"replaced the old table: rename swap ({self.swap_refused})"
+
+
+TmpWork = Callable[["ReplaceRun"], None]
+
+
+@attrs.define(kw_only=True)
+class ReplaceRun:
+    """One replace of ``orig`` by a version built from ``spec`` (filled by ``fill``) under the TMP name."""
+
+    ctx: ActionContext
+    log: StatementLog
+    orig: TableName
+    spec: TableSpec
+    verb: str
+    fill: Fill | None = None
+    frees_name: bool = False
+    """Run the name-hold pre-flight first (:func:`actions.name_holds.free_directory_of_dropped`)."""
+    make_tmp: TmpWork | None = None
+    fill_tmp: TmpWork | None = None
+    """Another way to make and fill TMP than ``Catalog.create`` and ``Catalog.insert`` (a replica's copy)."""
+    tmp: TableName = attrs.field(init=False)
+    backup: TableName = attrs.field(init=False)
+    orig_identity: str | None = None
+    path: Path | None = None
+    """Chosen before the statement runs (create, empty) or once TMP is built (swap or rename)."""
+    swap_refused: str | None = None
+    plan: SwapPlan | None = None
+    keep_backup: bool = False
+    """Rename path: ORIG's definition can be kept whole, so BACKUP's files stay as the previous version."""
+    old_version: TableVersion | None = None
+    old_location: str | None = None
+    retention: float = 0.0
+    drop_chain: int | None = None
+    delete_chain: int | None = None
+
+    def __attrs_post_init__(self) -> None:
+        self.tmp, self.backup = self.log.work_names(self.orig)
+        self.retention = self.ctx.grace_seconds
+
+    @property
+    def orig_exists(self) -> bool:
+        return self.orig_identity is not None
+
+    def chosen_path(self) -> Path:
+        """The path, swap or rename chosen here once both definitions are there (one look at each)."""
+        if self.path is None:
+            self.plan = self.ctx.catalog.plan_swap(self.orig, self.tmp)
+            self.swap_refused = self.plan.refusal
+            self.path = "swap" if self.swap_refused is None else "rename"
+        return self.path
+
+    def result(self, event: BinlogEvent | None, *, backup_pending: bool) -> ReplaceResult:
+        return ReplaceResult(objects=(str(self.orig),), event=event, name=self.orig, replaced=self.orig_exists,
+                             backup_pending=backup_pending, path=self.path or "create", swap_refused=self.swap_refused,
+                             old_data=self.old_location,
+                             version=self.delete_chain if self.old_version is not None and self.retention > 0 else None)
+
+
+def empties(run: ReplaceRun) -> bool:
+    return run.path == "empty"
+
+
+def swaps(run: ReplaceRun) -> bool:
+    """ORIG takes the new definition in one call (the swap and empty paths)."""
+    return run.chosen_path() in ("swap", "empty")
+
+
+def renames(run: ReplaceRun) -> bool:
+    return run.chosen_path() == "rename"
+
+
+def renames_tmp_in(run: ReplaceRun) -> bool:
+    """TMP is renamed to ORIG (the rename and create paths)."""
+    return run.chosen_path() in ("rename", "create")
+
+
+# ------------------------------------------------------------------ the steps every path shares
+
+
+def log_tmp(run: ReplaceRun) -> None:
+    """C: CREATE_TABLE of TMP (undo drops TMP, files included, and on a cluster logs a sweep of TMP for after the
+    orphan window)."""
+    log_create_table(run.ctx.log, run.log.undo_chain(), run.tmp, run.log.tag, owns_location=True,
+                     late_writes=run.ctx.orphan_window())
+
+
+def create_tmp(run: ReplaceRun) -> None:
+    """TMP at its own directory (a CTAS fills it in the same call)."""
+    if run.make_tmp is not None:
+        run.make_tmp(run)
+    else:
+        run.ctx.catalog.create(run.tmp, run.spec, run.log.tag)
+
+
+def fill_tmp(run: ReplaceRun) -> None:
+    """TMP filled from a SELECT / DataFrame (INSERT; nothing to do otherwise)."""
+    if run.fill_tmp is not None:
+        run.fill_tmp(run)
+    elif run.fill is not None:
+        run.ctx.catalog.insert(run.tmp, run.fill)
+
+
+def commit(run: ReplaceRun) -> None:
+    run.log.commit((str(run.orig),), version=version_record(run.ctx, run.orig, run.spec, run.fill))
+
+
+def retire_old(run: ReplaceRun) -> None:
+    """Replay D (TMP leaves the metastore, or BACKUP the catalog), and E when it is due already (a retention of 0):
+    else E waits, and recovery and later statements delete the old directory once it is due."""
+    run.log.retire([run.drop_chain, run.delete_chain if run.retention <= 0 else None])
