@@ -13,7 +13,7 @@ import pytest
 from ddl_log import AtomicDDL
 from storage.catalogs import lookup_scope
 from storage.catalogs.names import TableName
-from storage.catalogs.spark import lookups
+from storage.catalogs.spark import table_lookup as lookups
 from storage.catalogs.spark.engine import Engine, identity_of, object_kind
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spare_shared")]

@@ -110,7 +110,7 @@ def spark_parser(ddl: StatementRunner) -> SparkParser | None:
     spark = ddl.spark
     if getattr(spark, "_jsparkSession", None) is None:
         return None
-    from storage.catalogs.spark.analysis import parse_failure  # Spark's modules only where Spark runs
+    from storage.catalogs.spark.sql.analysis import parse_failure  # Spark's modules only where Spark runs
 
     return lambda statement: parse_failure(spark, statement)
 

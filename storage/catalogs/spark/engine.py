@@ -30,7 +30,7 @@ from pyspark.errors import AnalysisException, PySparkException
 from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
-from storage.catalogs.spark.lookups import JvmTable, TableLookup, read_jvm_table
+from storage.catalogs.spark.table_lookup import JvmTable, TableLookup, read_jvm_table
 from storage.errors import CatalogError, EngineOperationError, InvalidDefinitionError
 
 LeftoverStrategy = Literal["auto", "local", "metastore"]
@@ -49,8 +49,8 @@ REDACTED = "*********(redacted)"
 setting, by default ``(?i)secret|password|token|access[.]?key``): a placeholder, never written back as a value."""
 
 HIVE_RECORD, HIVE_PARTITIONS = "hive record", "hive partitions"
-"""The keys under which :class:`~storage.catalogs.spark.metastore.MetastoreClient` keeps a table's ``Table`` and
-``Partition`` records for the statement (``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`);
+"""The keys under which :class:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient` keeps a table's ``Table``
+and ``Partition`` records for the statement (``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`);
 :meth:`Engine.forget` drops them with the engine's own lookup."""
 
 SOURCE_VIEW_PREFIX = RESERVED_PREFIX + "src_"
@@ -332,7 +332,7 @@ class Engine:
     def lookup(self, name: TableName) -> TableLookup | None:
         """Kind, identity and (managed tables) location of what holds ``name``; None when nothing does.
 
-        Classic sessions: one metastore call (:func:`~storage.catalogs.spark.lookups.read_jvm_table`), a DESCRIBE
+        Classic sessions: one metastore call (:func:`~storage.catalogs.spark.table_lookup.read_jvm_table`), a DESCRIBE
         only for an untagged table whose columns it does not render; Spark Connect: :meth:`describe`. Inside
         :func:`~storage.catalogs.lookup_scope.reuse_lookups` the answer is kept for the statement (:meth:`forget`,
         :meth:`remember`); :meth:`occupied` and :meth:`describe` of a name found free reuse it too."""

@@ -17,7 +17,7 @@ Spark 4.0.1 with the Hive metastore keeps two kinds of persistent function, both
 So that ``function_definition`` gives back exactly what ``create_function`` was given (the DDL log compares
 definitions with ``==``), ``create_function`` records the given definition together with what Spark will report for
 it (for a SQL function, learned beforehand from a temporary function of the same text) in properties of the
-function's database (:mod:`storage.catalogs.spark.function_records`), ``RECORD_PREFIX`` ``<hash of the name>.<n>``:
+function's database (:mod:`storage.catalogs.spark.sql.function_records`), ``RECORD_PREFIX`` ``<hash of the name>.<n>``:
 compressed JSON in hex, split in chunks below the metastore's 4000-character limit for database property values
 (longer ones are dropped without an error); hex and a hashed name because Spark shows a property whose key or value
 matches ``spark.redaction.regex`` (by default ``secret|password|token|access.?key``) as ``*********(redacted)``. A
@@ -50,7 +50,7 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
-from storage.catalogs.spark.function_records import (
+from storage.catalogs.spark.sql.function_records import (
     FunctionRecords,
     decode_records,
     encode_record,

@@ -1,8 +1,8 @@
 """Table versions for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: a table's whole metastore definition
 (its ``Table`` record and its ``Partition`` records) kept as text in the DDL log, and installed again exactly.
 
-The text is :mod:`storage.catalogs.spark.definition_text`'s. Installing goes through the
-swap's one-call install (:meth:`~storage.catalogs.spark.swap.SparkSwap.install`), or one ``create_table`` plus one
+The text is :mod:`storage.catalogs.spark.hms.definition_text`'s. Installing goes through the
+swap's one-call install (:meth:`~storage.catalogs.spark.hms.swap.SparkSwap.install`), or one ``create_table`` plus one
 ``add_partitions`` for UNDROP. Only on a classic session with the metastore client (see ``MetastoreClient.refusal``).
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from storage.catalogs.interface import TAG_PROPERTY, TableVersion
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.definition_text import version_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.hms.definition_text import version_records, version_text
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient, keys_refusal, swap_refusal
+from storage.catalogs.spark.hms.swap import SparkSwap
 from storage.catalogs.spark.jvm import new
-from storage.catalogs.spark.metastore import MetastoreClient, keys_refusal, swap_refusal
-from storage.catalogs.spark.swap import SparkSwap
 from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 

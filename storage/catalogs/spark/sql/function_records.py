@@ -1,8 +1,8 @@
 """Function definitions as Spark reports them, and the records that keep them as they were given, for
-:mod:`storage.catalogs.spark.functions` (where the Spark behaviours behind the records are described).
+:mod:`storage.catalogs.spark.sql.function_statements` (where the Spark behaviours behind the records are described).
 
 A record lives in properties of the function's database, :data:`RECORD_PREFIX` ``<record_id(name)>.<n>``: compressed
-JSON in hex (:func:`~storage.catalogs.spark.text_codec.encode_text`), split in chunks below the metastore's
+JSON in hex (:func:`~storage.catalogs.spark.sql.text_codec.encode_text`), split in chunks below the metastore's
 4000-character limit for database property values, every chunk tagged with one write id so that a torn or
 superseded record is ignored.
 """
@@ -19,7 +19,7 @@ import attrs
 
 from storage.catalogs.interface import FunctionDefinition
 from storage.catalogs.spark.engine import sql_string_literal
-from storage.catalogs.spark.text_codec import decode_text, encode_text
+from storage.catalogs.spark.sql.text_codec import decode_text, encode_text
 from storage.errors import CatalogError
 
 RECORD_PREFIX = "spark_ddl_log.function."

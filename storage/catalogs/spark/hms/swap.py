@@ -2,14 +2,16 @@
 without a moment in which the name is missing or points at an empty or partial directory.
 
 TMP is built at its own directory; ORIG's whole definition is read and logged (:meth:`SparkSwap.plan`, the caller
-logs it); then one ``alter_table`` call (:mod:`storage.catalogs.spark.metastore`): ORIG := TMP's definition (schema,
+logs it); then one ``alter_table`` call (:mod:`storage.catalogs.spark.hms.metastore_client`): ORIG := TMP's definition
+(schema,
 location, properties, its tag), the one call readers can observe. A query that resolved ORIG before it reads the old
 files, which stay in place; one after it reads the new ones. TMP then leaves the metastore, its files kept (they are
 ORIG's now).
 
 A partitioned table's partitions live apart from its definition in the metastore: each install goes through the
 directory (see :meth:`SparkSwap._install`). Undo puts the logged definition back with the same install
-(:meth:`storage.catalogs.spark.versions.SparkVersions.install_version`). :meth:`SparkSwap.restore` undoes swaps logged
+(:meth:`storage.catalogs.spark.hms.definitions.SparkVersions.install_version`). :meth:`SparkSwap.restore` undoes swaps
+logged
 by earlier versions of this project, where TMP held ORIG's old definition as an external *holder*. A swapped table
 lives at its former TMP directory, not at ``<database>/<name>``: see :meth:`SparkSwap.rename_in_place`.
 """
@@ -20,12 +22,12 @@ from collections.abc import Callable
 
 from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapPlan
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.definition_text import version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine, inspect_error
-from storage.catalogs.spark.hive_record import MANAGED, HivePartition, HiveTable
+from storage.catalogs.spark.hms.definition_text import version_text
+from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
+from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
+from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data
-from storage.catalogs.spark.metastore import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
-from storage.catalogs.spark.schema_edit import altered
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 
@@ -90,7 +92,7 @@ class SparkSwap:
 
     def clone_altered(self, source: TableName, name: TableName, tag: str, change: ColumnChange) -> None:
         """Create ``name`` as an empty copy of ``source``'s whole definition with ``change`` applied (see
-        :mod:`storage.catalogs.spark.schema_edit`), in one metastore call, at ``name``'s default directory. An
+        :mod:`storage.catalogs.spark.hms.schema_edit`), in one metastore call, at ``name``'s default directory. An
         ALTER TABLE rebuild needs the metastore client (a classic session): anything else a definition holds would be
         lost by a CREATE TABLE that describes only part of it."""
         refusal = self._client.refusal()
@@ -226,7 +228,7 @@ class SparkSwap:
         self._client.drop_database(db)
 
     def user_of(self, location: str) -> str | None:
-        """See :meth:`storage.catalogs.spark.metastore.MetastoreClient.user_of`."""
+        """See :meth:`storage.catalogs.spark.hms.metastore_client.MetastoreClient.user_of`."""
         return self._client.user_of(location)
 
     def refresh(self, name: TableName) -> None:

@@ -1,5 +1,6 @@
 """The Spark catalog's side of :class:`~storage.catalogs.copying.CopyingCatalog`: a table version of another
-metastore (the Thrift text of :mod:`~storage.catalogs.spark.definition_text`) moved to a directory of this warehouse,
+metastore (the Thrift text of :mod:`~storage.catalogs.spark.hms.definition_text`) moved to a directory of this
+warehouse,
 its files copied there as files, and a checksum of a table's rows computed by one Spark job."""
 
 from __future__ import annotations
@@ -8,11 +9,11 @@ from typing import Any
 
 from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, DatabaseDefinition
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.definition_digest import definition_digest
-from storage.catalogs.spark.definition_text import relocated_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, engine_error, inspect_error
-from storage.catalogs.spark.metastore import MetastoreClient
-from storage.catalogs.spark.version_files import copy_version_files
+from storage.catalogs.spark.fs.version_files import copy_version_files
+from storage.catalogs.spark.hms.definition_digest import definition_digest
+from storage.catalogs.spark.hms.definition_text import relocated_records, version_text
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.errors import NoSuchObjectError, NotAtomicError
 
 CHECKSUM_SQL = ("SELECT count(1), coalesce(sum(CAST(xxhash64(to_json(struct(*))) AS DECIMAL(38, 0))), 0) "

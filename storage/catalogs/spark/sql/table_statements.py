@@ -1,6 +1,6 @@
 """Tables of the Spark session catalog for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: lookups, identity,
-INSERT, RENAME (and the repair of a torn one) and DROP. CREATE is in :mod:`storage.catalogs.spark.create`, the
-files no table owns in :mod:`storage.catalogs.spark.leftovers`.
+INSERT, RENAME (and the repair of a torn one) and DROP. CREATE is in :mod:`storage.catalogs.spark.sql.table_create`, the
+files no table owns in :mod:`storage.catalogs.spark.fs.leftover_files`.
 
 Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 metastore client):
 
@@ -35,9 +35,9 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
-from storage.catalogs.spark.leftovers import SparkLeftovers
-from storage.catalogs.spark.overwrite import SparkPartitionKeep, insert_error, partition_clause
-from storage.catalogs.spark.version_files import copy_version_files
+from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
+from storage.catalogs.spark.fs.version_files import copy_version_files
+from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
 from storage.errors import (
     CatalogError,
     EngineOperationError,

@@ -24,13 +24,13 @@ from storage.catalogs.interface import (
     ViewDefinition,
     new_database_tag,
 )
-from storage.catalogs.memory_copying import MemoryCopying
-from storage.catalogs.memory_files import MemoryFiles
-from storage.catalogs.memory_kinds import MemoryKinds
-from storage.catalogs.memory_objects import MemoryObjects
-from storage.catalogs.memory_swap import SwapState, database_location, location_of
-from storage.catalogs.memory_table import MemoryTable, partition_of, register_partition, with_static
-from storage.catalogs.memory_versions import MemoryVersions
+from storage.catalogs.memory.memory_copying import MemoryCopying
+from storage.catalogs.memory.memory_files import MemoryFiles
+from storage.catalogs.memory.memory_kinds import MemoryKinds
+from storage.catalogs.memory.memory_objects import MemoryObjects
+from storage.catalogs.memory.memory_swap import SwapState, database_location, location_of
+from storage.catalogs.memory.memory_table import MemoryTable, partition_of, register_partition, with_static
+from storage.catalogs.memory.memory_versions import MemoryVersions
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
     DATABASE_TAG,
@@ -53,7 +53,7 @@ _ids = itertools.count(1)
 class MemoryCatalog(MemoryObjects, MemoryFiles, MemoryKinds, MemoryVersions, MemoryCopying):  # MemorySwap: Kinds'
     def __init__(self, *, swap: bool = True, orphan_window: float | None = None) -> None:
         """``swap=False``: the catalog refuses definition swaps, so replaces take the rename path.
-        ``orphan_window``: see :class:`~storage.catalogs.memory_swap.MemorySwap`."""
+        ``orphan_window``: see :class:`~storage.catalogs.memory.memory_swap.MemorySwap`."""
         self.swap = SwapState(enabled=swap, orphan_window=orphan_window)
         self.tables: dict[TableName, MemoryTable] = {}
         self.views: dict[TableName, ViewDefinition] = {}

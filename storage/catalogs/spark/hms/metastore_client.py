@@ -6,7 +6,7 @@ Why not Spark's client: ``HiveExternalCatalog.alterTable`` keeps a data source t
 ``HiveClientImpl`` serialises its calls on a lock the Python side cannot take, while reader threads use it. This
 client is built from the same Hive configuration (embedded Derby or a Thrift service), used under a Python lock, and
 works on the metastore's own ``Table`` records, so a definition taken from one table is installed on another exactly.
-The records cross Py4J whole, as Thrift JSON (:mod:`storage.catalogs.spark.hive_record`): a read is four round
+The records cross Py4J whole, as Thrift JSON (:mod:`storage.catalogs.spark.hms.hive_record`): a read is four round
 trips, an install three, never one per field.
 
 Hive 2.3 refuses an ``alter_table`` whose column types are not implicitly convertible from the old ones
@@ -29,7 +29,7 @@ from storage.catalogs import lookup_scope
 from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, HIVE_PARTITIONS, HIVE_RECORD, Engine, inspect_error
-from storage.catalogs.spark.hive_record import (
+from storage.catalogs.spark.hms.hive_record import (
     MANAGED,
     PROVIDER_PROPERTY,
     HivePartition,

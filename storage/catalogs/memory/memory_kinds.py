@@ -1,6 +1,6 @@
 """The kind exchange of the in-memory catalog (:class:`~storage.catalogs.kind_exchange.KindExchange`): a view's
 tag is its ``spark_ddl_log.tag`` property, a view holder is the old view under TMP's name with the holder tag as that
-property, a table holder is the old table object, external, as in :mod:`storage.catalogs.memory_swap`."""
+property, a table holder is the old table object, external, as in :mod:`storage.catalogs.memory.memory_swap`."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Callable
 import attrs
 
 from storage.catalogs.interface import TAG_PROPERTY, ViewDefinition
-from storage.catalogs.memory_swap import MemorySwap, location_of
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory.memory_swap import MemorySwap, location_of
+from storage.catalogs.memory.memory_table import MemoryTable
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, NoSuchObjectError
 

@@ -1,5 +1,5 @@
 """The kind exchange of :class:`~storage.catalogs.spark.catalog.SparkCatalog`
-(:class:`~storage.catalogs.kind_exchange.KindExchange`): the definition swap of :mod:`storage.catalogs.spark.swap`
+(:class:`~storage.catalogs.kind_exchange.KindExchange`): the definition swap of :mod:`storage.catalogs.spark.hms.swap`
 across kinds. The Hive metastore keeps a view and a table as the same ``Table`` record (``tableType``
 ``VIRTUAL_VIEW`` or ``MANAGED_TABLE``), and ``alter_table`` replaces the whole record in one transaction, kind
 included: so ORIG turns from a view into a table (or back) in one call, and a reader resolves the old relation or the
@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine
-from storage.catalogs.spark.metastore import MetastoreClient, swap_refusal
-from storage.catalogs.spark.swap import refresh
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient, swap_refusal
+from storage.catalogs.spark.hms.swap import refresh
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError
 
 

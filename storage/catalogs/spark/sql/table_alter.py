@@ -32,14 +32,12 @@ Spark 4.0.1 / Hive metastore behaviours this module deals with:
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import unquote
 
 import attrs
 
 from storage.catalogs.interface import Column, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.rules import first_duplicate
-from storage.catalogs.spark.analysis import analysis_failure
 from storage.catalogs.spark.columns import column_sql, schema_columns
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
@@ -52,6 +50,8 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
+from storage.catalogs.spark.fs.file_mover import parse_partition
+from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.errors import (
     CatalogError,
     InvalidDefinitionError,
@@ -90,22 +90,6 @@ _BAD_PARTITION = frozenset(
 def is_internal_property(key: str) -> bool:
     """Whether ``key`` is a metastore-maintained property (see :data:`INTERNAL_PROPERTIES`)."""
     return key in INTERNAL_PROPERTIES or key.startswith(_INTERNAL_PREFIXES)
-
-
-def unescape_partition_path(text: str) -> str:
-    """Undo Hive's ``FileUtils.escapePathName`` (``%XX`` for a fixed set of ASCII characters; ``%`` itself too)."""
-    return unquote(text)
-
-
-def parse_partition(text: str) -> dict[str, str]:
-    """``p=a%2Fb/q=1`` (a ``SHOW PARTITIONS`` row) -> ``{"p": "a/b", "q": "1"}``; escaped ``/`` and ``=`` stay in."""
-    spec: dict[str, str] = {}
-    for part in text.split("/"):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise CatalogError(f"unexpected SHOW PARTITIONS row {text!r}")
-        spec[unescape_partition_path(key)] = unescape_partition_path(value)
-    return spec
 
 
 class SparkTableAlter:
@@ -330,7 +314,8 @@ class SparkTableAlter:
 
     def check_alter(self, name: TableName, clause: str) -> None:
         """Spark's parser and analyzer on ``ALTER TABLE name <clause>``, nothing run
-        (:func:`~storage.catalogs.spark.analysis.analysis_failure`); what they refuse raises as :meth:`_alter` would."""
+        (:func:`~storage.catalogs.spark.sql.analysis.analysis_failure`); what they refuse raises as :meth:`_alter`
+        would."""
         failure = analysis_failure(self._spark, f"ALTER TABLE {name.quoted} {clause}")
         if failure is not None:
             raise self._error(name, attrs.evolve(failure, analysis=True), "alter") from None

@@ -8,8 +8,8 @@ import hashlib
 import json
 
 from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, DatabaseDefinition
-from storage.catalogs.memory_swap import SwapState, location_of
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory.memory_swap import SwapState, location_of
+from storage.catalogs.memory.memory_table import MemoryTable
 from storage.catalogs.names import TableName
 from storage.errors import InvalidDefinitionError, NoSuchObjectError
 

@@ -15,17 +15,40 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import unquote
 
 from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.alter import SparkTableAlter, parse_partition
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error, local_path
-from storage.catalogs.spark.tables import SparkTables
-from storage.errors import EngineOperationError, NoSuchObjectError, NotAtomicError
+from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, NotAtomicError
+
+
+def unescape_partition_path(text: str) -> str:
+    """Undo Hive's ``FileUtils.escapePathName`` (``%XX`` for a fixed set of ASCII characters; ``%`` itself too)."""
+    return unquote(text)
+
+
+def parse_partition(text: str) -> dict[str, str]:
+    """``p=a%2Fb/q=1`` (a ``SHOW PARTITIONS`` row) -> ``{"p": "a/b", "q": "1"}``; escaped ``/`` and ``=`` stay in."""
+    spec: dict[str, str] = {}
+    for part in text.split("/"):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise CatalogError(f"unexpected SHOW PARTITIONS row {text!r}")
+        spec[unescape_partition_path(key)] = unescape_partition_path(value)
+    return spec
+
+
+class Partitions(Protocol):
+    """The partitions of a table as Spark lists and registers them (the catalog's ALTER TABLE part)."""
+
+    def partition_paths(self, name: TableName, spec: dict[str, str] | None = None) -> list[str]: ...
+
+    def add_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None: ...
 
 
 def data_file(name: str) -> bool:
@@ -38,11 +61,12 @@ def checksum_of(path: Path) -> Path:
 
 
 class SparkFileMoves:
-    """The file half of INSERT INTO (the table's lookups are ``tables``', its partitions ``alter``'s)."""
+    """The file half of INSERT INTO (``location_of`` says where a table is, ``alter`` lists and registers its
+    partitions)."""
 
-    def __init__(self, engine: Engine, tables: SparkTables, alter: SparkTableAlter) -> None:
+    def __init__(self, engine: Engine, location_of: Callable[[TableName], str | None], alter: Partitions) -> None:
         self._engine = engine
-        self._tables = tables
+        self._location_of = location_of
         self._alter = alter
 
     # ------------------------------------------------------------------ the source's INSERT INTO
@@ -159,7 +183,7 @@ class SparkFileMoves:
     # ------------------------------------------------------------------ helpers
 
     def _location(self, name: TableName) -> str:
-        location = self._tables.table_location(name)
+        location = self._location_of(name)
         if location is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         return location.rstrip("/")

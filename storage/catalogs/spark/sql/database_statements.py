@@ -26,7 +26,7 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
-from storage.catalogs.spark.function_records import RECORD_PREFIX
+from storage.catalogs.spark.sql.function_records import RECORD_PREFIX
 from storage.errors import (
     CatalogError,
     EngineOperationError,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import attrs
 
 from storage.catalogs.interface import SwapPlan, TableVersion
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory.memory_table import MemoryTable
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, NoSuchObjectError
 
@@ -29,7 +29,7 @@ class SwapState:
     """The rows (the "files") at each orphan location, as the table that left them had them: a kept version."""
     moved: set[str] = attrs.field(factory=set)
     """The "files" (one per row) moved out of an INSERT's work table into its table
-    (:mod:`~storage.catalogs.memory_files`)."""
+    (:mod:`~storage.catalogs.memory.memory_files`)."""
     notes: dict[str, str] = attrs.field(factory=dict)
     """The note of each kept directory (``write_kept_note``), by location."""
 

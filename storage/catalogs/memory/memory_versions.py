@@ -1,14 +1,14 @@
 """Table versions in the in-memory catalog (the contract of ``Catalog.version_of`` and ``install_version``): a
 definition is the table record without its rows, as JSON, its location written out; the rows stay with the
-location (:attr:`SwapState.files <storage.catalogs.memory_swap.SwapState.files>`) while no table reads it."""
+location (:attr:`SwapState.files <storage.catalogs.memory.memory_swap.SwapState.files>`) while no table reads it."""
 
 from __future__ import annotations
 
 import json
 
 from storage.catalogs.interface import TableVersion
-from storage.catalogs.memory_swap import SwapState, default_location, location_of
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory.memory_swap import SwapState, default_location, location_of
+from storage.catalogs.memory.memory_table import MemoryTable
 from storage.catalogs.names import TableName
 from storage.errors import NoSuchObjectError, ObjectExistsError
 

@@ -8,10 +8,10 @@ import os
 from collections.abc import Callable
 
 from storage.catalogs.names import TableName
-from storage.catalogs.spark import kept_notes
-from storage.catalogs.spark.definition_text import relocated_records, version_text
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error, local_path
-from storage.catalogs.spark.file_moves import sync_directory
+from storage.catalogs.spark.fs import kept_notes
+from storage.catalogs.spark.fs.file_mover import sync_directory
+from storage.catalogs.spark.hms.definition_text import relocated_records, version_text
 from storage.errors import EngineOperationError
 
 

@@ -27,7 +27,6 @@ from typing import Any
 
 from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
-from storage.catalogs.spark.alter import is_internal_property
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     Engine,
@@ -41,7 +40,8 @@ from storage.catalogs.spark.engine import (
     substitutes,
 )
 from storage.catalogs.spark.jvm import option
-from storage.catalogs.spark.text_codec import decode_text, encode_text
+from storage.catalogs.spark.sql.table_alter import is_internal_property
+from storage.catalogs.spark.sql.text_codec import decode_text, encode_text
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -54,7 +54,7 @@ from storage.errors import (
 
 VIEW_RECORD = "spark_ddl_log.view"
 """View property holding the definition ``create_view`` was given: query, the View Text Spark stored for it, explicit
-columns (:func:`~storage.catalogs.spark.text_codec.encode_text`: hex, so that Spark's redaction of properties never
+columns (:func:`~storage.catalogs.spark.sql.text_codec.encode_text`: hex, so that Spark's redaction of properties never
 hides it)."""
 
 _PROBE_PREFIX = RESERVED_PREFIX + "view_"

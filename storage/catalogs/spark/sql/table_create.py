@@ -11,7 +11,7 @@ Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 m
 * A CTAS whose SELECT fails while running leaves its target directory behind: empty for an unpartitioned table,
   holding ``_temporary/`` for a partitioned one (which blocks the next CREATE of that name). A process killed
   mid-CTAS leaves ``_temporary/`` too. :meth:`SparkTableCreate.create` removes such leftovers of its own failures
-  (through :mod:`storage.catalogs.spark.leftovers`).
+  (through :mod:`storage.catalogs.spark.fs.leftover_files`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
 from storage.catalogs.rules import first_duplicate
-from storage.catalogs.spark.analysis import analysis_failure
 from storage.catalogs.spark.columns import column_sql
 from storage.catalogs.spark.engine import (
     BAD_DEFINITION,
@@ -44,8 +43,9 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
-from storage.catalogs.spark.leftovers import SparkLeftovers
-from storage.catalogs.spark.tables import SparkTables
+from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
+from storage.catalogs.spark.sql.analysis import analysis_failure
+from storage.catalogs.spark.sql.table_statements import SparkTables
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -77,7 +77,7 @@ class SparkTableCreate:
         """Raise what :meth:`create` would raise for a bad definition of ``name``, without side effects.
 
         A statement as written (``spec.text``) is parsed and analysed by Spark itself under a check name (see
-        :mod:`storage.catalogs.spark.analysis`): whatever Spark refuses is refused with Spark's reason; then the
+        :mod:`storage.catalogs.spark.sql.analysis`): whatever Spark refuses is refused with Spark's reason; then the
         LIKE source and the database must exist (Spark checks those only when the statement runs).
 
         Checks the form, provider, properties, column types (parsed by Spark), partition columns against the

@@ -8,7 +8,7 @@ import itertools
 import attrs
 
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory.memory_table import MemoryTable
 from storage.catalogs.names import TableName
 from storage.catalogs.rules import check_function, check_name, check_view
 from storage.errors import CatalogError, NoSuchObjectError, ObjectExistsError, WrongObjectKindError

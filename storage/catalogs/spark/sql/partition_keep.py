@@ -1,5 +1,6 @@
 """INSERT OVERWRITE of some partitions on Spark: the half of
-:meth:`~storage.catalogs.spark.tables.SparkTables.insert` that writes a static partition spec, translates a failed
+:meth:`~storage.catalogs.spark.sql.table_statements.SparkTables.insert` that writes a static partition spec, translates
+a failed
 INSERT, and copies in the partitions a statement keeps (:attr:`storage.catalogs.interface.Fill.keep`).
 
 The new table version is built whole in TMP before the swap, so the kept partitions' rows are *copied* (one
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
 from storage.catalogs.names import TableName, quote_ident
-from storage.catalogs.spark.alter import SparkTableAlter
 from storage.catalogs.spark.columns import type_sql
 from storage.catalogs.spark.engine import (
     BAD_DEFINITION,
@@ -32,7 +32,8 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
-from storage.catalogs.spark.metastore import MetastoreClient
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.errors import (
     CatalogError,
     EngineOperationError,

@@ -15,7 +15,7 @@ from storage.catalogs.names import TableName
 from storage.catalogs.spark.columns import schema_columns
 from storage.catalogs.spark.engine import Engine
 from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, uri_text
-from storage.catalogs.spark.lookups import TableLookup
+from storage.catalogs.spark.table_lookup import TableLookup
 
 
 def recorded_definition(spark: Any, name: TableName) -> tuple[str, TableMetadata] | None:

@@ -1,7 +1,7 @@
 """A table's whole metastore definition as text, and back: its ``Table`` record and its ``Partition`` records written
 with Thrift's JSON protocol (``libthrift``, in pyspark's jars), which writes every field of them, so the text is the
 metastore's own definition, not a description of part of it. What the DDL log keeps of a table version. The records
-are already that text in Python (:mod:`storage.catalogs.spark.hive_record`): nothing crosses to the JVM here."""
+are already that text in Python (:mod:`storage.catalogs.spark.hms.hive_record`): nothing crosses to the JVM here."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import json
 from storage.catalogs.interface import TableVersion
 from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.hive_record import HivePartition, HiveTable
+from storage.catalogs.spark.hms.hive_record import HivePartition, HiveTable
 
 
 def version_text(name: TableName, table: HiveTable, partitions: list[HivePartition]) -> TableVersion:

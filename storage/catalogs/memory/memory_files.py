@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from storage.catalogs.file_moves import FileMove, MovePlan
 from storage.catalogs.fill import Fill
-from storage.catalogs.memory_swap import SwapState, location_of
-from storage.catalogs.memory_table import MemoryTable, partition_of, register_partition
+from storage.catalogs.memory.memory_swap import SwapState, location_of
+from storage.catalogs.memory.memory_table import MemoryTable, partition_of, register_partition
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, InvalidDefinitionError, NoSuchObjectError
 
