@@ -107,10 +107,12 @@ def spark_parser(ddl: StatementRunner) -> SparkParser | None:
     custom catalog without a session is not made to start one): then Spark decides what parses."""
     if ddl.uses_custom_catalog and not ddl.spark_started:
         return None
+    from storage.catalogs.spark.profile import is_classic  # Spark's modules only where Spark runs
+    from storage.catalogs.spark.sql.analysis import parse_failure
+
     spark = ddl.spark
-    if getattr(spark, "_jsparkSession", None) is None:
+    if not is_classic(spark):
         return None
-    from storage.catalogs.spark.sql.analysis import parse_failure  # Spark's modules only where Spark runs
 
     return lambda statement: parse_failure(spark, statement)
 

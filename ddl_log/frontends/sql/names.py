@@ -107,13 +107,6 @@ def _quoted_if_needed(part: str) -> str:
     return "`" + part.replace("`", "``") + "`"
 
 
-def _catalog_and_namespace(jsession: Any) -> tuple[str, str]:
-    manager = jsession.sessionState().catalogManager()
-    namespace = manager.currentNamespace()
-    parts = [str(namespace[i]) for i in range(len(namespace))]
-    return str(manager.currentCatalog().name()), ".".join(_quoted_if_needed(part) for part in parts)
-
-
 class SparkFacts:
     """Facts read from a SparkSession (classic or Connect) through its public API only, each at most once: the
     session does not change under a DDL-log statement, and the front end makes a new one after every statement it
@@ -139,11 +132,12 @@ class SparkFacts:
         # asked in SQL.
         def ask() -> tuple[str, str]:
             spark = self._spark()
-            jsession = getattr(spark, "_jsparkSession", None)
-            if jsession is not None:
-                from storage.catalogs.spark.jvm import with_active_session  # Spark's modules only where Spark runs
+            from storage.catalogs.spark.engine import session_position  # Spark's modules only where Spark runs
 
-                return with_active_session(spark, lambda: _catalog_and_namespace(jsession))
+            classic = session_position(spark)
+            if classic is not None:
+                catalog, namespace = classic
+                return catalog, ".".join(_quoted_if_needed(part) for part in namespace)
             row = spark.sql("SELECT current_catalog(), current_database()").collect()[0]
             return str(row[0]), str(row[1])
 

@@ -1,18 +1,27 @@
 """The :class:`~storage.catalogs.interface.Catalog` on a Spark session with a Hive metastore.
 
-Only public Spark APIs are used (``spark.sql``, ``spark.catalog``, ``spark.conf``, ``spark.read``, ``DataFrame``,
-``DataType``), so the same code runs on a classic session and on a Spark Connect session.
+Only public Spark APIs are used for statements (``spark.sql``, ``spark.catalog``, ``spark.conf``, ``spark.read``,
+``DataFrame``, ``DataType``), so the same code runs on a classic session and on a Spark Connect session; what only a
+classic session can do (the metastore client of the catalog's own, Spark's parser, Hadoop's file systems) goes
+through the JVM handles of the session's profile (:mod:`storage.catalogs.spark.profile`).
 
-:class:`SparkCatalog` composes one part per concern and delegates each method of the protocol to it; every part
-works on the shared :class:`~storage.catalogs.spark.engine.Engine` (the session and the lookups several parts make):
+:class:`SparkCatalog` wires one part per concern, grouped by mechanism, and delegates each method of the protocol to
+it; every part works on the shared :class:`~storage.catalogs.spark.engine.Engine` (the session, its profile and the
+lookups several parts make):
 
-* :mod:`~storage.catalogs.spark.sql.table_statements`: lookups, identity, INSERT, RENAME (and its repair), DROP;
-* :mod:`~storage.catalogs.spark.sql.table_create`: CREATE TABLE in all its forms, and its check;
-* :mod:`~storage.catalogs.spark.fs.leftover_files`: files at a table's default location that no table owns;
-* :mod:`~storage.catalogs.spark.sql.partition_keep`: the partitions an INSERT OVERWRITE keeps;
-* :mod:`~storage.catalogs.spark.sql.table_alter`, :mod:`~storage.catalogs.spark.sql.view_statements`,
-:mod:`~storage.catalogs.spark.sql.function_statements`
-  (with :mod:`~storage.catalogs.spark.sql.function_records`), :mod:`~storage.catalogs.spark.sql.database_statements`;
+* :mod:`storage.catalogs.spark.sql`, Spark SQL text: :mod:`~.sql.table_statements` (lookups, identity, INSERT,
+  RENAME and its repair, DROP), :mod:`~.sql.table_create` (CREATE TABLE in all its forms, and its check),
+  :mod:`~.sql.table_alter`, :mod:`~.sql.partition_keep` (the partitions an INSERT OVERWRITE keeps),
+  :mod:`~.sql.view_statements`, :mod:`~.sql.function_statements` (with :mod:`~.sql.function_records`),
+  :mod:`~.sql.database_statements`, :mod:`~.sql.analysis` (Spark's parser and analyzer, nothing run);
+* :mod:`storage.catalogs.spark.hms`, the Hive metastore's own records through Py4J: :mod:`~.hms.metastore_client`,
+  :mod:`~.hms.swap` (the definition swap), :mod:`~.hms.definitions` (table versions), :mod:`~.hms.kind_swap`;
+  on a session without a metastore client of the catalog's own (the profile says so: Spark Connect)
+  :mod:`~.hms.without_client` is wired in their place, and a replace takes the rename path;
+* :mod:`storage.catalogs.spark.fs`, files: :mod:`~.fs.leftover_files` (files at a table's default location that no
+  table owns), :mod:`~.fs.file_mover` (INSERT INTO's files), :mod:`~.fs.version_mover`, :mod:`~.fs.kept_notes`,
+  :mod:`~.fs.version_files`;
+* :mod:`~storage.catalogs.spark.version_copies`: a replica's copies, across the three;
 * :mod:`~storage.catalogs.spark.engine` and :mod:`~storage.catalogs.spark.columns`: the helpers they all use.
 
 Statement text is built from quoted identifiers (:func:`storage.catalogs.names.quote_ident`), escaped string literals
@@ -55,8 +64,8 @@ from storage.catalogs.interface import (
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrategy, engine_error, inspect_error
 from storage.catalogs.spark.executors import orphan_window
-from storage.catalogs.spark.fs import kept_notes
 from storage.catalogs.spark.fs.file_mover import SparkFileMoves
+from storage.catalogs.spark.fs.kept_notes import read_note, remove_note, write_note
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
 from storage.catalogs.spark.fs.version_mover import SparkVersionMoves
 from storage.catalogs.spark.hms.definitions import SparkVersions
@@ -64,6 +73,7 @@ from storage.catalogs.spark.hms.kind_swap import SparkKindSwap
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.swap import SparkSwap
 from storage.catalogs.spark.hms.version_record import recorded_definition, remember_lookup
+from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.catalogs.spark.sql.database_statements import SparkDatabases
 from storage.catalogs.spark.sql.function_statements import SparkFunctions
@@ -76,7 +86,7 @@ from storage.catalogs.spark.version_copies import SparkCopying
 from storage.errors import NoSuchObjectError
 
 
-class SparkCatalog(kept_notes.SparkKeptNotes):
+class SparkCatalog:
     """Tables, views, persistent functions and databases of the Hive-backed Spark session catalog
     (``spark_catalog``), on a classic or Spark Connect session. Each method delegates to the part of its concern
     (listed in :mod:`storage.catalogs.spark.catalog`), where its Spark behaviours are described.
@@ -88,30 +98,45 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
     (any file system the engine reaches; see :meth:`clean_leftovers`), ``"auto"`` picks ``"local"`` for ``file:``
     locations. For a Spark Connect server on another machine with a ``file:`` warehouse, pass ``"metastore"``.
     ``quiet`` silences PySpark's Python-side error loggers (process-wide, see
-    :func:`storage.catalogs.spark.session.quiet_pyspark_error_loggers`): every engine error is translated anyway."""
+    :func:`storage.catalogs.spark.session.quiet_pyspark_error_loggers`): every engine error is translated anyway.
+
+    The parts are wired by the session's profile, read here (four round trips the first time a session is seen):
+    the metastore-record parts only where the catalog can open a metastore client of its own."""
 
     def __init__(self, spark: Any, *, leftovers: LeftoverStrategy = "auto", quiet: bool = True) -> None:
         engine = Engine(spark, leftovers)
         if quiet:
             quiet_pyspark_error_loggers()
         self._engine = engine
+        profile = engine.profile
         self._leftovers = SparkLeftovers(engine)
         self._alter = SparkTableAlter(engine)
-        self._metastore = MetastoreClient(engine)
-        keep = SparkPartitionKeep(engine, self._alter, self._metastore)
+        client = None if profile.metastore_refusal is not None else MetastoreClient(engine)
+        self._metastore = client
+        keep = SparkPartitionKeep(engine, self._alter, client)
         self._tables = SparkTables(engine, self._leftovers, keep)
         self._create = SparkTableCreate(engine, self._leftovers, self._tables)
         self._views = SparkViews(engine)
         self._functions = SparkFunctions(engine)
         self._databases = SparkDatabases(engine)
-        self._swap = SparkSwap(engine, self._metastore)
-        self._versions = SparkVersions(engine, self._metastore, self._swap)
-        self._kinds = SparkKindSwap(engine, self._metastore)
-        self._copying = SparkCopying(engine, self._metastore)
+        self._copying = SparkCopying(engine, client)
+        self._hms: SparkSwap | None = None
+        """The definition swap where the session has a metastore client (dropping a table or a database while
+        keeping its files needs one)."""
+        self._swap: SparkSwap | WithoutMetastoreClient
+        self._versions: SparkVersions | WithoutMetastoreClient
+        self._kinds: SparkKindSwap | WithoutMetastoreClient
+        if client is None:
+            self._swap = self._versions = self._kinds = WithoutMetastoreClient(engine, profile.metastore_refusal or "")
+        else:
+            self._hms = self._swap = SparkSwap(engine, client)
+            self._versions = SparkVersions(engine, client, self._hms)
+            self._kinds = SparkKindSwap(engine, client)
 
     def close(self) -> None:
         """Close the metastore client this catalog opened (reopened if used again); the session is its owner's."""
-        self._metastore.close()
+        if self._metastore is not None:
+            self._metastore.close()
 
     @property
     def spark(self) -> Any:
@@ -120,7 +145,8 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
 
     @spark.setter
     def spark(self, session: Any) -> None:
-        """Put another object in front of the session (the benchmark's timing proxy), between calls only."""
+        """Put another object in front of the same session (the benchmark's timing proxy), between calls only: the
+        parts stay wired by the session's profile."""
         self._engine.spark = session
 
     # ---------------- tables (sql.table_statements)
@@ -143,7 +169,7 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
 
     def orphan_window(self) -> float | None:
         """See :func:`storage.catalogs.spark.executors.orphan_window` (read once per SparkContext)."""
-        return orphan_window(self._engine.spark)
+        return orphan_window(self._engine.jvm)
 
     def table_location(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.sql.table_statements.SparkTables.table_location`."""
@@ -183,9 +209,8 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
         leaves the
         metastore, its files stay) needs the metastore client (:meth:`SparkSwap.drop_keeping_files`), else the files
         go with it as Spark's DROP deletes them."""
-        keep = keep_files and self._swap.client_refusal() is None
-        return self._tables.drop(name, expect=expect, before=before,
-                                 remove=self._swap.drop_keeping_files if keep else None)
+        remove = self._hms.drop_keeping_files if keep_files and self._hms is not None else None
+        return self._tables.drop(name, expect=expect, before=before, remove=remove)
 
     def check_current_catalog(self) -> None:
         """See :meth:`storage.catalogs.spark.engine.Engine.check_current_catalog`."""
@@ -258,10 +283,19 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
 
     def directory_user(self, location: str) -> str | None:
         """:meth:`MetastoreClient.user_of`; without the metastore client nothing can be proven (a reason)."""
-        refusal = self._swap.client_refusal()
-        if refusal is not None:
-            return f"whether anything uses it cannot be checked ({refusal})"
         return self._swap.user_of(location)
+
+    def write_kept_note(self, location: str, text: str) -> bool:
+        """See :func:`storage.catalogs.spark.fs.kept_notes.write_note`."""
+        return write_note(self._engine, location, text)
+
+    def remove_kept_note(self, location: str) -> None:
+        """See :func:`storage.catalogs.spark.fs.kept_notes.remove_note`."""
+        remove_note(self._engine, location)
+
+    def read_kept_note(self, location: str) -> str | None:
+        """See :func:`storage.catalogs.spark.fs.kept_notes.read_note`."""
+        return read_note(self._engine, location)
 
     # ---------------- create (sql.table_create)
 
@@ -299,15 +333,15 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
 
     def recorded_definition(self, name: TableName) -> tuple[str, TableMetadata] | None:
         """See :mod:`storage.catalogs.spark.hms.version_record` (a classic session: one call), else DESCRIBE."""
-        try:
-            found = recorded_definition(self._engine.spark, name)
-        except ENGINE_ERRORS as error:
-            raise engine_error(inspect_error(error), f"cannot read the definition of {name}", name) from None
-        if found is not None:
-            remember_lookup(self._engine, name, *found)  # the statement's identity check reads no more
+        jvm = self._engine.jvm
+        if jvm is not None:
+            try:
+                found = recorded_definition(jvm, name)
+            except ENGINE_ERRORS as error:
+                raise engine_error(inspect_error(error), f"cannot read the definition of {name}", name) from None
+            if found is not None:
+                remember_lookup(self._engine, name, *found)  # the statement's identity check reads no more
             return found
-        if getattr(self._engine.spark, "_jsparkSession", None) is not None:
-            return None
         location, metadata = self._tables.table_location(name), self._alter.table_metadata(name)
         return None if location is None or metadata is None else (location, metadata)
 
@@ -410,10 +444,10 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
     def drop_database(self, db: str, *, keep_files: bool = False) -> None:
         """See :meth:`storage.catalogs.spark.sql.database_statements.SparkDatabases.drop_database`; ``keep_files``
         keeps its files."""
-        if keep_files and self._swap.client_refusal() is None:
+        if keep_files and self._hms is not None:
             if self._engine.database_location(db) is None:
                 raise NoSuchObjectError(f"database {db} does not exist", db)
-            self._swap.drop_database_keeping_files(db)
+            self._hms.drop_database_keeping_files(db)
             return
         self._databases.drop_database(db)
 

@@ -25,6 +25,7 @@ import attrs
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.jvm import option, seq_strings, tables_by_name, uri_text
+from storage.catalogs.spark.profile import Jvm
 from storage.errors import UnrenderedSchemaError
 
 
@@ -126,14 +127,14 @@ def created_time(millis: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(millis // 1000))
 
 
-def read_jvm_table(jsession: Any, jvm: Any, name: TableName) -> JvmTable | None:
+def read_jvm_table(jvm: Jvm, name: TableName) -> JvmTable | None:
     """Read ``name`` from the session's external catalog in one metastore call; None when nothing holds it.
 
     Raises the engine's errors (a missing database among them). ``getTablesByName`` returns the table as
     ``getTable`` does (the data source schema and provider restored from the table properties), without the error
     ``getTable`` raises for a missing name. About a dozen Py4J round trips (:mod:`storage.catalogs.spark.jvm`).
     """
-    found = tables_by_name(jsession, jvm, name.db, name.name)
+    found = tables_by_name(jvm, name.db, name.name)
     if found.isEmpty():
         return None
     table = found.head()

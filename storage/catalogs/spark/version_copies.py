@@ -14,7 +14,7 @@ from storage.catalogs.spark.fs.version_files import copy_version_files
 from storage.catalogs.spark.hms.definition_digest import definition_digest
 from storage.catalogs.spark.hms.definition_text import relocated_records, version_text
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
-from storage.errors import NoSuchObjectError, NotAtomicError
+from storage.errors import CatalogError, NoSuchObjectError, NotAtomicError
 
 CHECKSUM_SQL = ("SELECT count(1), coalesce(sum(CAST(xxhash64(to_json(struct(*))) AS DECIMAL(38, 0))), 0) "
                 "FROM {table}")
@@ -25,7 +25,8 @@ rows give equal sums whatever their order or files, and a duplicated or lost row
 class SparkCopying:
     """Copy table versions between metastores and read what a replica compares."""
 
-    def __init__(self, engine: Engine, client: MetastoreClient) -> None:
+    def __init__(self, engine: Engine, client: MetastoreClient | None) -> None:
+        """``client``: the catalog's metastore client (None on a session without one: Spark Connect)."""
         self._engine = engine
         self._client = client
 
@@ -36,7 +37,7 @@ class SparkCopying:
             raise engine_error(inspect_error(error), "cannot list the databases", None) from None
 
     def database_definition(self, db: str) -> DatabaseDefinition | None:
-        if self._client.refusal() is not None:  # Spark Connect: the comment only
+        if self._client is None:  # Spark Connect: the comment only
             try:
                 return DatabaseDefinition(self._engine.spark.catalog.getDatabase(db).description or None)
             except ENGINE_ERRORS:
@@ -60,6 +61,9 @@ class SparkCopying:
         return version_text(name, table, [partition.placed(name) for partition in partitions]).definition
 
     def copy_version_into(self, name: TableName, source: object, location: str) -> int:
+        if self._client is None:
+            raise CatalogError(f"cannot copy a version into {name}: {self._engine.profile.metastore_refusal}",
+                               str(name))
         table = self._client.get(name)
         if table is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
@@ -69,7 +73,7 @@ class SparkCopying:
         return copied
 
     def definition_digest(self, name: TableName) -> str | None:
-        if self._client.refusal() is not None:
+        if self._client is None:
             return None
         try:
             return definition_digest(self._engine.spark, name.db, name.name)

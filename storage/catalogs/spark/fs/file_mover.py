@@ -23,7 +23,9 @@ from urllib.parse import unquote
 from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error, local_path
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.jvm import new, static
+from storage.catalogs.spark.profile import Jvm, local_path
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, NotAtomicError
 
 
@@ -97,7 +99,7 @@ class SparkFileMoves:
                 return ()
             return tuple(sorted(str(p.relative_to(root)) for p in root.rglob("*")
                                 if p.is_file() and all(data_file(part) for part in p.relative_to(root).parts)))
-        if getattr(self._engine.spark, "_jvm", None) is None:
+        if self._engine.jvm is None:
             return None
         file_system = self._hadoop(location)
         try:
@@ -155,12 +157,13 @@ class SparkFileMoves:
         """What Spark's own INSERT does to the table's statistics after its files are in (``CommandUtils
         .updateTableStats``: dropped, or recomputed when ``spark.sql.statistics.size.autoUpdate.enabled``); on a
         classic session (Spark Connect has no handle on it: the old statistics stay)."""
-        jsession, jvm = getattr(self._engine.spark, "_jsparkSession", None), getattr(self._engine.spark, "_jvm", None)
-        if jsession is None or jvm is None:
+        jvm = self._engine.jvm
+        if jvm is None:
             return
-        identifier = jvm.org.apache.spark.sql.catalyst.TableIdentifier(target.name, jvm.scala.Some(target.db))
-        table = jsession.sessionState().catalog().getTableMetadata(identifier)
-        jvm.org.apache.spark.sql.execution.command.CommandUtils.updateTableStats(jsession, table)
+        view, classes = jvm.view, jvm.classes
+        identifier = new(view, classes.table_identifier, target.name, new(view, "scala.Some", target.db))
+        table = jvm.session.sessionState().catalog().getTableMetadata(identifier)
+        static(view, classes.command_utils, "updateTableStats")(jvm.session, table)
 
     # ------------------------------------------------------------------ the replica's copy
 
@@ -222,28 +225,29 @@ class SparkFileMoves:
             target_path.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source_path, target_path)
             return
-        jvm = self._jvm(target)
+        jvm = self._handles(target)
         try:
             source_fs, target_fs = self._hadoop(source), self._hadoop(target)
-            jvm.org.apache.hadoop.fs.FileUtil.copy(source_fs, self._path(source), target_fs, self._path(target),
-                                                   False, self._engine.spark._jsc.hadoopConfiguration())
+            static(jvm.view, jvm.classes.hadoop_file_util, "copy")(
+                source_fs, self._path(source), target_fs, self._path(target), False, jvm.hadoop_configuration())
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot copy {source} into {name}: {inspect_error(error).message}",
                                        str(name), error) from None
 
-    def _jvm(self, location: str) -> Any:
-        jvm = getattr(self._engine.spark, "_jvm", None)
+    def _handles(self, location: str) -> Jvm:
+        jvm = self._engine.jvm
         if jvm is None:
             raise NotAtomicError(f"cannot move files at {location}: a Spark Connect session reaches only local files "
                                  "from this process", location)
         return jvm
 
     def _path(self, location: str) -> Any:
-        return self._jvm(location).org.apache.hadoop.fs.Path(location)
+        jvm = self._handles(location)
+        return new(jvm.view, jvm.classes.hadoop_path, location)
 
     def _hadoop(self, location: str) -> Any:
         try:
-            return self._path(location).getFileSystem(self._engine.spark._jsc.hadoopConfiguration())
+            return self._path(location).getFileSystem(self._handles(location).hadoop_configuration())
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot reach {location}: {inspect_error(error).message}", location,
                                        error) from None

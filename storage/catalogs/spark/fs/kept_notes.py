@@ -1,6 +1,7 @@
 """The note of a kept directory (:mod:`storage.catalogs.kept_directories`) on Spark's file systems: Python's file
 functions for local directories, Hadoop's ``FileSystem`` of the session elsewhere (HDFS, object stores); a Spark
-Connect session has neither, so it writes no note."""
+Connect session has neither, so it writes no note. The catalog's ``write_kept_note``, ``remove_kept_note`` and
+``read_kept_note`` are these functions on its engine."""
 
 from __future__ import annotations
 
@@ -9,24 +10,10 @@ import os
 from typing import Any
 
 from storage.catalogs.kept_directories import KEPT_NOTE
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error, local_path
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.jvm import new
+from storage.catalogs.spark.profile import local_path
 from storage.errors import EngineOperationError
-
-
-class SparkKeptNotes:
-    """The note methods of :class:`~storage.catalogs.kept_directories.KeptDirectories` for a catalog on ``_engine``
-    (the catalog's own ``directory_user`` completes the protocol)."""
-
-    _engine: Engine
-
-    def write_kept_note(self, location: str, text: str) -> bool:
-        return write_note(self._engine, location, text)
-
-    def remove_kept_note(self, location: str) -> None:
-        remove_note(self._engine, location)
-
-    def read_kept_note(self, location: str) -> str | None:
-        return read_note(self._engine, location)
 
 
 def write_note(engine: Engine, location: str, text: str) -> bool:
@@ -107,13 +94,10 @@ def read_note(engine: Engine, location: str) -> str | None:
 
 def _hadoop(engine: Engine, location: str) -> tuple[Any, Any] | None:
     """The session's Hadoop file system of ``location`` and its path (None on Spark Connect: no JVM handle)."""
-    jvm = getattr(engine.spark, "_jvm", None)
-    context = getattr(engine.spark, "_jsc", None)
-    if jvm is None or context is None:
-        return None
-    path = jvm.org.apache.hadoop.fs.Path(location)
-    return path.getFileSystem(context.hadoopConfiguration()), path
+    return engine.hadoop(location)
 
 
 def _child(engine: Engine, directory: Any) -> Any:
-    return engine.spark._jvm.org.apache.hadoop.fs.Path(directory, KEPT_NOTE)
+    jvm = engine.jvm
+    assert jvm is not None  # a Hadoop path was made: a classic session
+    return new(jvm.view, jvm.classes.hadoop_path, directory, KEPT_NOTE)

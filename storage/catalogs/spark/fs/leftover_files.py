@@ -26,10 +26,10 @@ from storage.catalogs.spark.engine import (
     ENGINE_NAME,
     Engine,
     engine_error,
-    inspect_error,
-    local_path,
     sql_string_literal,
 )
+from storage.catalogs.spark.profile import local_path
+from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, LeftoverFilesError
 
 _SCHEME_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
@@ -157,8 +157,8 @@ class SparkLeftovers:
         try:
             _ = self._spark.read.format("binaryFile").load(location).schema  # resolving the source lists the path
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition == "PATH_NOT_FOUND":
+            failure = self._engine.failure(error)
+            if failure.means(Cause.PATH_MISSING):
                 return False
             raise engine_error(failure, f"cannot check {location}", None) from None
         return True
@@ -195,11 +195,11 @@ class SparkLeftovers:
                         f"{sql_string_literal(str(own).rstrip('/') + '/p=1')}"
                     )
                 except ENGINE_ERRORS as error:
-                    if inspect_error(error).condition != "PARTITIONS_NOT_FOUND":
+                    if not self._engine.failure(error).means(Cause.PARTITION_MISSING):
                         raise
             self._spark.sql(f"DROP TABLE {gc.quoted} PURGE")
         except ENGINE_ERRORS as error:
-            raise engine_error(inspect_error(error), f"cannot remove helper table {gc}", gc) from None
+            raise engine_error(self._engine.failure(error), f"cannot remove helper table {gc}", gc) from None
         return True
 
     # ------------------------------------------------------------------ helpers
@@ -238,7 +238,8 @@ class SparkLeftovers:
             self._spark.sql(f"ALTER TABLE {gc.quoted} ADD PARTITION (`p`=1) LOCATION {sql_string_literal(location)}")
             self._spark.sql(f"DROP TABLE {gc.quoted} PURGE")
         except ENGINE_ERRORS as error:
-            raise engine_error(inspect_error(error), f"cannot remove leftover files at {location}", name) from None
+            failure = self._engine.failure(error)
+            raise engine_error(failure, f"cannot remove leftover files at {location}", name) from None
         return True
 
     def _location_in_use(self, location: str, db: str) -> bool:

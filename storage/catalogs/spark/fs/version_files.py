@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error, local_path
+from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error
+from storage.catalogs.spark.jvm import new, static
+from storage.catalogs.spark.profile import Jvm, jvm_of, local_path
 from storage.errors import EngineOperationError, InvalidDefinitionError
 
 
@@ -31,10 +33,11 @@ def copy_version_files(source: str, target_location: str | None, table: TableNam
     wanted = None if names is None else frozenset(names)
     if source_dir is not None and target_dir is not None and source_dir.is_dir():
         return _copy_local(source_dir, target_dir, wanted)
-    if spark is None or target_location is None:
+    jvm = None if spark is None else jvm_of(spark)
+    if jvm is None or target_location is None:
         raise InvalidDefinitionError(f"cannot copy the files of {source} into {table}: both must be local "
                                      "directories", str(table))
-    return _copy_hadoop(spark, source, target_location, table, wanted)
+    return _copy_hadoop(jvm, source, target_location, table, wanted)
 
 
 def _copy_local(source_dir: Path, target_dir: Path, wanted: frozenset[str] | None) -> int:
@@ -52,12 +55,12 @@ def _copy_local(source_dir: Path, target_dir: Path, wanted: frozenset[str] | Non
     return copied
 
 
-def _copy_hadoop(spark: Any, source: str, target: str, table: TableName, wanted: frozenset[str] | None) -> int:
-    jvm = spark._jvm
-    configuration = spark._jsc.hadoopConfiguration()
+def _copy_hadoop(jvm: Jvm, source: str, target: str, table: TableName, wanted: frozenset[str] | None) -> int:
+    view, path_class = jvm.view, jvm.classes.hadoop_path
+    configuration = jvm.hadoop_configuration()
     try:
-        source_path = jvm.org.apache.hadoop.fs.Path(source)
-        target_path = jvm.org.apache.hadoop.fs.Path(target)
+        source_path = new(view, path_class, source)
+        target_path = new(view, path_class, target)
         source_fs = source_path.getFileSystem(configuration)
         target_fs = target_path.getFileSystem(configuration)
         copied = 0
@@ -69,14 +72,14 @@ def _copy_hadoop(spark: Any, source: str, target: str, table: TableName, wanted:
                 name = str(status.getPath().getName())
                 if hidden(name):
                     continue
-                child = jvm.org.apache.hadoop.fs.Path(into, name)
+                child = new(view, path_class, into, name)
                 if status.isDirectory():
                     pending.append((status.getPath(), child, f"{relative}{name}/"))
                     continue
                 if wanted is not None and f"{relative}{name}" not in wanted:
                     continue
-                jvm.org.apache.hadoop.fs.FileUtil.copy(source_fs, status.getPath(), target_fs, child, False, True,
-                                                       configuration)
+                static(view, jvm.classes.hadoop_file_util, "copy")(source_fs, status.getPath(), target_fs, child, False,
+                                                                   True, configuration)
                 copied += 1
         return copied
     except ENGINE_ERRORS as error:

@@ -8,10 +8,12 @@ import os
 from collections.abc import Callable
 
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error, local_path
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.fs import kept_notes
 from storage.catalogs.spark.fs.file_mover import sync_directory
 from storage.catalogs.spark.hms.definition_text import relocated_records, version_text
+from storage.catalogs.spark.jvm import new
+from storage.catalogs.spark.profile import local_path
 from storage.errors import EngineOperationError
 
 
@@ -41,14 +43,13 @@ class SparkVersionMoves:
         return None
 
     def _move_hadoop(self, location: str, to: str, owner: TableName) -> None:
-        spark = self._engine.spark
-        jvm = getattr(spark, "_jvm", None)
+        jvm = self._engine.jvm
         if jvm is None:
             raise EngineOperationError(f"cannot move {location}: a Spark Connect session reaches only local files",
                                        str(owner))
         try:
-            source, target = jvm.org.apache.hadoop.fs.Path(location), jvm.org.apache.hadoop.fs.Path(to)
-            file_system = source.getFileSystem(spark._jsc.hadoopConfiguration())
+            source, target = (new(jvm.view, jvm.classes.hadoop_path, path) for path in (location, to))
+            file_system = source.getFileSystem(jvm.hadoop_configuration())
             if not file_system.exists(source):
                 return
             if file_system.exists(target):

@@ -19,6 +19,10 @@ from typing import Any
 
 import attrs
 
+from storage.catalogs.spark.jvm import external_catalog, static
+from storage.catalogs.spark.profile import Jvm, jvm_of
+from storage.errors import CatalogError
+
 HIDDEN_PROPERTY_PREFIXES = ("transient_", "spark_ddl_log.", "spark.sql.statistics.", "spark.sql.create.version",
                             "spark.sql.partitionProvider")
 STATISTICS = frozenset({"numFiles", "numRows", "rawDataSize", "totalSize", "COLUMN_STATS_ACCURATE",
@@ -86,14 +90,26 @@ def _fields(schema_json: str) -> tuple[Field, ...]:
     return tuple(fields)
 
 
+def _handles(spark: Any) -> Jvm:
+    jvm = jvm_of(spark)
+    if jvm is None:
+        raise CatalogError("a Spark Connect session has no handle on its external catalog")
+    return jvm
+
+
+def _no_partition_spec(jvm: Jvm) -> Any:
+    """Scala's ``None``, as a listing of every partition takes it."""
+    return static(jvm.view, "scala.Option", "empty")()
+
+
 def database_location(spark: Any, db: str) -> str:
-    external = spark._jsparkSession.sharedState().externalCatalog()
+    external = external_catalog(_handles(spark))
     return str(external.getDatabase(db).locationUri().toString()).rstrip("/")
 
 
 def table_definition(spark: Any, db: str, name: str) -> Definition | None:
     """The definition of the table ``db.name``; None when there is no such table (a view is not a table)."""
-    external = spark._jsparkSession.sharedState().externalCatalog()
+    external = external_catalog(_handles(spark))
     if not external.tableExists(db, name):
         return None
     table = external.getTable(db, name)
@@ -130,11 +146,12 @@ def table_definition(spark: Any, db: str, name: str) -> Definition | None:
 
 def partitions(spark: Any, db: str, name: str) -> tuple[str, ...]:
     """The table's partitions as the metastore names them (``a=1/b=x``), sorted; () for an unpartitioned table."""
-    external = spark._jsparkSession.sharedState().externalCatalog()
+    jvm = _handles(spark)
+    external = external_catalog(jvm)
     table = external.getTable(db, name)
     if table.partitionColumnNames().isEmpty():
         return ()
-    every = spark._jvm.scala.Option.empty()
+    every = _no_partition_spec(jvm)
     return tuple(sorted(_strings(external.listPartitionNames(db, name, every))))
 
 
@@ -154,14 +171,15 @@ class PartitionStorage:
 
 def partition_storage(spark: Any, db: str, name: str) -> tuple[PartitionStorage, ...]:
     """The storage of every partition of the table, by partition name; () for an unpartitioned table."""
-    external = spark._jsparkSession.sharedState().externalCatalog()
+    jvm = _handles(spark)
+    external = external_catalog(jvm)
     table = external.getTable(db, name)
     if table.partitionColumnNames().isEmpty():
         return ()
     root = str(_option(table.storage().locationUri()).toString()).rstrip("/") + "/"
     columns = _strings(table.partitionColumnNames())
     found = []
-    listed = external.listPartitions(db, name, spark._jvm.scala.Option.empty())
+    listed = external.listPartitions(db, name, _no_partition_spec(jvm))
     for index in range(listed.size()):
         partition = listed.apply(index)
         spec = partition.spec()
@@ -173,7 +191,6 @@ def partition_storage(spark: Any, db: str, name: str) -> tuple[PartitionStorage,
                                       _option(storage.serde()), _option(storage.inputFormat()),
                                       _option(storage.outputFormat()), tuple(sorted(options.items()))))
     return tuple(sorted(found, key=lambda p: p.name))
-
 
 
 def definition_digest(spark: Any, db: str, name: str) -> str | None:

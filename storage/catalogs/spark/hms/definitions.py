@@ -3,7 +3,8 @@
 
 The text is :mod:`storage.catalogs.spark.hms.definition_text`'s. Installing goes through the
 swap's one-call install (:meth:`~storage.catalogs.spark.hms.swap.SparkSwap.install`), or one ``create_table`` plus one
-``add_partitions`` for UNDROP. Only on a classic session with the metastore client (see ``MetastoreClient.refusal``).
+``add_partitions`` for UNDROP. Only on a classic session with the metastore client: the catalog wires
+:class:`~storage.catalogs.spark.hms.without_client.WithoutMetastoreClient` in its place otherwise.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.hms.definition_text import version_records, version_text
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.hms.swap import SparkSwap
-from storage.catalogs.spark.jvm import new
 from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 
@@ -27,8 +27,6 @@ class SparkVersions:
         self._swap = swap
 
     def version_of(self, name: TableName) -> TableVersion | None:
-        if self._client.refusal() is not None:
-            return None
         table = self._client.get(name)
         if table is None or swap_refusal(table, name) is not None:
             return None
@@ -63,12 +61,11 @@ class SparkVersions:
         self._swap.refresh(name)
 
     def data_size(self, location: str) -> int | None:
-        if self._client.refusal() is not None:
+        found = self._engine.hadoop(location)
+        if found is None:
             return None
-        jvm = self._engine.spark._jvm
+        file_system, path = found
         try:
-            path = new(jvm, "org.apache.hadoop.fs.Path", location)
-            file_system = path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration())
             if not file_system.exists(path):
                 return 0
             return int(file_system.getContentSummary(path).getLength())

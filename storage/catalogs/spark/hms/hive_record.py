@@ -24,11 +24,8 @@ import attrs
 
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.jvm import new, static, thrift_json, thrift_value
-
-TABLE_CLASS = "org.apache.hadoop.hive.metastore.api.Table"
-_TABLES = "org.apache.hadoop.hive.metastore.api.GetTablesResult"
-_PARTITIONS = "org.apache.hadoop.hive.metastore.api.PartitionsByExprResult"
+from storage.catalogs.spark.jvm import new, singleton_list, thrift_json, thrift_value
+from storage.catalogs.spark.profile import Jvm
 
 MANAGED = "MANAGED_TABLE"
 EXTERNAL = "EXTERNAL_TABLE"
@@ -94,13 +91,13 @@ class HiveTable:
         return cls(dump(fields), fields)
 
     @classmethod
-    def of_java(cls, spark: Any, table: Any) -> HiveTable:
+    def of_java(cls, jvm: Jvm, table: Any) -> HiveTable:
         """A JVM ``Table`` record as Python data (one round trip)."""
-        return cls.parse(thrift_json(spark._jvm, table))
+        return cls.parse(thrift_json(jvm, table))
 
-    def java(self, spark: Any) -> Any:
+    def java(self, jvm: Jvm) -> Any:
         """This record as a JVM ``Table`` (two round trips), for a metastore call."""
-        return thrift_value(spark._jvm, TABLE_CLASS, self.text)
+        return thrift_value(jvm, jvm.classes.hive_table, self.text)
 
     # ------------------------------------------------------------------ reading
 
@@ -279,26 +276,26 @@ class HivePartition:
         return HivePartition(fields)
 
 
-def tables_of(spark: Any, tables: Any) -> list[HiveTable]:
+def tables_of(jvm: Jvm, tables: Any) -> list[HiveTable]:
     """A JVM list of ``Table`` records as Python data: three round trips, whatever its length."""
-    text = thrift_json(spark._jvm, new(spark._jvm, _TABLES, tables))
+    text = thrift_json(jvm, new(jvm.view, jvm.classes.hive_tables_result, tables))
     return [HiveTable.of_fields(fields) for fields in _records(json.loads(text), "1")]
 
 
-def partitions_of(spark: Any, partitions: Any) -> list[HivePartition]:
+def partitions_of(jvm: Jvm, partitions: Any) -> list[HivePartition]:
     """A JVM list of ``Partition`` records as Python data: two round trips, whatever its length."""
-    text = thrift_json(spark._jvm, new(spark._jvm, _PARTITIONS, partitions, False))
+    text = thrift_json(jvm, new(jvm.view, jvm.classes.hive_partitions_result, partitions, False))
     return [HivePartition(fields) for fields in _records(json.loads(text), "1")]
 
 
-def partitions_java(spark: Any, partitions: Iterable[HivePartition]) -> Any:
+def partitions_java(jvm: Jvm, partitions: Iterable[HivePartition]) -> Any:
     """A JVM ``java.util.List`` of ``partitions`` for a metastore call: three round trips, whatever its length."""
     records = [partition.fields for partition in partitions]
-    holder = thrift_value(spark._jvm, _PARTITIONS, dump({"1": {"lst": ["rec", len(records), *records]},
-                                                    "2": {"tf": 0}}))
+    holder = thrift_value(jvm, jvm.classes.hive_partitions_result,
+                          dump({"1": {"lst": ["rec", len(records), *records]}, "2": {"tf": 0}}))
     return holder.getPartitions()
 
 
-def name_list(spark: Any, name: str) -> Any:
+def name_list(jvm: Jvm, name: str) -> Any:
     """A JVM ``List`` holding ``name``: one round trip."""
-    return static(spark._jvm, "java.util.Collections", "singletonList")(name)
+    return singleton_list(jvm, name)

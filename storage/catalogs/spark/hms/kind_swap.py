@@ -24,17 +24,12 @@ class SparkKindSwap:
 
     def relation_tag(self, name: TableName) -> str | None:
         """One metastore call."""
-        if self._client.refusal() is not None:
-            return None
         table = self._client.get(name)
         return None if table is None else table.tag
 
     def kind_refusal(self, orig: TableName, tmp: TableName) -> str | None:
-        """No metastore client, a table that is not a managed data source table, or a partitioned one (its
-        partitions live apart from the record: a view has none to take over or to give back)."""
-        refusal = self._client.refusal()
-        if refusal is not None:
-            return refusal
+        """A table that is not a managed data source table, or a partitioned one (its partitions live apart from the
+        record: a view has none to take over or to give back)."""
         for name in (orig, tmp):
             table = self._client.get(name)
             if table is None:

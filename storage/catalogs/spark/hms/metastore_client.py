@@ -15,7 +15,9 @@ data source table those Hive columns are only a copy (Spark reads the schema fro
 :meth:`MetastoreClient.install` then installs the definition with no Hive columns first and with its own columns
 right after: readers see the new table from the first call on.
 
-Only on a classic session (a JVM handle) with Hive support; :meth:`MetastoreClient.refusal` says why not otherwise.
+Only on a classic session (a JVM handle) with Hive support: the session's profile says why not otherwise
+(:attr:`~storage.catalogs.spark.profile.SparkProfile.metastore_refusal`), and its parts ask it before they use this
+client.
 """
 
 from __future__ import annotations
@@ -40,19 +42,13 @@ from storage.catalogs.spark.hms.hive_record import (
     tables_of,
 )
 from storage.catalogs.spark.jvm import new, to_json
+from storage.catalogs.spark.profile import Jvm
+from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 EMPTY_DIRECTORY = "_ddllog_no_rows"
 """A path under a table's directory that never exists: a partition pointing there has no rows (Spark lists a
 missing partition directory as empty; the leading ``_`` hides it from partition discovery)."""
-
-
-def _java_class(error: BaseException) -> str:
-    java = getattr(error, "java_exception", None)
-    try:
-        return str(java.getClass().getName()) if java is not None else ""
-    except Exception:  # noqa: BLE001 - a gone JVM cannot name the class
-        return ""
 
 
 class MetastoreClient:
@@ -63,34 +59,21 @@ class MetastoreClient:
         self._client: Any = None
         self._session: Any = None
         self._lock = threading.Lock()
-        self._refusal_of: tuple[Any, str | None] | None = None
 
-    def refusal(self) -> str | None:
-        """Why this session has no metastore client (None when it has one). The catalog implementation is a static
-        setting: read once per session."""
-        jsession = getattr(self._engine.spark, "_jsparkSession", None)
-        if jsession is None:
-            return "a Spark Connect session has no handle on the Hive metastore client"
-        if self._refusal_of is not None and self._refusal_of[0] is jsession:
-            return self._refusal_of[1]
-        try:
-            implementation = self._engine.spark.conf.get("spark.sql.catalogImplementation", "in-memory")
-        except ENGINE_ERRORS:
-            return "the session's catalog implementation cannot be read"
-        refusal = None
-        if str(implementation).lower() != "hive":
-            refusal = f"the session catalog is {implementation!r}, not the Hive metastore"
-        self._refusal_of = (jsession, refusal)
-        return refusal
+    def jvm(self) -> Jvm:
+        """The session's JVM handles this client works with."""
+        jvm = self._engine.jvm
+        if jvm is None:
+            raise CatalogError(self._engine.profile.metastore_refusal or "no JVM handle on this session")
+        return jvm
 
     def _msc(self) -> Any:
-        jsession = self._engine.spark._jsparkSession
-        if self._client is None or self._session is not jsession:
+        jvm = self.jvm()
+        if self._client is None or self._session is not jvm.session:
             self._close_client()  # another session: its client goes with it
-            hive = jsession.sharedState().externalCatalog().unwrapped().client()
-            jvm = self._engine.spark._jvm
-            self._client = jvm.org.apache.hadoop.hive.metastore.HiveMetaStoreClient(hive.conf())
-            self._session = jsession
+            hive = jvm.session.sharedState().externalCatalog().unwrapped().client()
+            self._client = new(jvm.view, jvm.classes.hive_metastore_client, hive.conf())
+            self._session = jvm.session
         return self._client
 
     def close(self) -> None:
@@ -115,12 +98,12 @@ class MetastoreClient:
         known = lookup_scope.cached(self._engine, (HIVE_RECORD, name))
         if known is not lookup_scope.MISSING_ENTRY:
             return known  # type: ignore[no-any-return]
-        spark = self._engine.spark
         with self._lock:
             try:
-                found = tables_of(spark, self._msc().getTableObjectsByName(name.db, name_list(spark, name.name)))
+                jvm = self.jvm()
+                found = tables_of(jvm, self._msc().getTableObjectsByName(name.db, name_list(jvm, name.name)))
             except ENGINE_ERRORS as error:
-                if _java_class(error).endswith(("NoSuchObjectException", "UnknownDBException")):
+                if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT, Cause.METASTORE_UNKNOWN_DATABASE):
                     return None
                 raise self._error(error, f"cannot read the definition of {name}", name) from None
         table = next((t for t in found if t.name.lower() == name.name.lower()), None)
@@ -133,7 +116,7 @@ class MetastoreClient:
             try:
                 return self._msc().getDatabase(db)
             except ENGINE_ERRORS as error:
-                if _java_class(error).endswith("NoSuchObjectException"):
+                if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
                     return None
                 raise EngineOperationError(f"cannot read database {db}: {inspect_error(error).message}", db,
                                            error) from None
@@ -147,18 +130,18 @@ class MetastoreClient:
         """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``: one
         ``alter_table``, which changes no partition of a table it does not rename."""
         self._changing(name, partitions=table.name.lower() != name.name.lower())
-        spark = self._engine.spark
         with self._lock:
-            client = self._msc()
+            client, jvm = self._msc(), self.jvm()
             try:
-                client.alter_table(name.db, name.name, table.java(spark))
+                client.alter_table(name.db, name.name, table.java(jvm))
                 return
             except ENGINE_ERRORS as error:
-                if not _java_class(error).endswith("InvalidOperationException") or "incompatible" not in str(error):
+                invalid = self._engine.java_means(error, Cause.METASTORE_INVALID_OPERATION)
+                if not invalid or "incompatible" not in str(error):
                     raise self._error(error, f"cannot install the new definition of {name}", name) from None
             try:
-                client.alter_table(name.db, name.name, table.without_columns().java(spark))
-                client.alter_table(name.db, name.name, table.java(spark))
+                client.alter_table(name.db, name.name, table.without_columns().java(jvm))
+                client.alter_table(name.db, name.name, table.java(jvm))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot install the new definition of {name}", name) from None
 
@@ -167,9 +150,9 @@ class MetastoreClient:
         self._changing(name)
         with self._lock:
             try:
-                self._msc().createTable(table.java(self._engine.spark))
+                self._msc().createTable(table.java(self.jvm()))
             except ENGINE_ERRORS as error:
-                if _java_class(error).endswith("AlreadyExistsException"):
+                if self._engine.java_means(error, Cause.METASTORE_OBJECT_EXISTS):
                     raise ObjectExistsError(f"{name} already exists", str(name)) from None
                 raise self._error(error, f"cannot create {name}", name) from None
 
@@ -178,7 +161,7 @@ class MetastoreClient:
         self._changing(name)
         with self._lock:
             try:
-                self._msc().add_partitions(partitions_java(self._engine.spark, partitions))
+                self._msc().add_partitions(partitions_java(self.jvm(), partitions))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot add the partitions of {name}", name) from None
 
@@ -188,17 +171,21 @@ class MetastoreClient:
             try:
                 database = self._msc().getDatabase(name.db)
             except ENGINE_ERRORS as error:
-                if _java_class(error).endswith("NoSuchObjectException"):
+                if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
                     return None
                 raise self._error(error, f"cannot look up database {name.db}", name) from None
         return f"{str(database.getLocationUri()).rstrip('/')}/{name.name.lower()}"
 
+    def _file_system(self, location: str) -> tuple[Any, Any]:
+        found = self._engine.hadoop(location)
+        if found is None:
+            raise CatalogError(self._engine.profile.metastore_refusal or "no JVM handle on this session", location)
+        return found
+
     def directory_in_use(self, location: str) -> bool:
         """Whether ``location`` exists and holds anything (through Hadoop's file system, as the metastore sees it)."""
-        jvm = self._engine.spark._jvm
         try:
-            path = new(jvm, "org.apache.hadoop.fs.Path", location)
-            file_system = path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration())
+            file_system, path = self._file_system(location)
             return bool(file_system.exists(path)) and len(file_system.listStatus(path)) > 0
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
@@ -206,20 +193,18 @@ class MetastoreClient:
 
     def directory_exists(self, location: str) -> bool:
         """Whether anything (even an empty directory) is at ``location``."""
-        jvm = self._engine.spark._jvm
         try:
-            path = new(jvm, "org.apache.hadoop.fs.Path", location)
-            return bool(path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration()).exists(path))
+            file_system, path = self._file_system(location)
+            return bool(file_system.exists(path))
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot look at {location}: {inspect_error(error).message}", location,
                                        error) from None
 
     def make_directory(self, location: str) -> None:
         """Make the empty directory ``location`` (and its parents), as the metastore makes a new managed table's."""
-        jvm = self._engine.spark._jvm
         try:
-            path = new(jvm, "org.apache.hadoop.fs.Path", location)
-            path.getFileSystem(self._engine.spark._jsc.hadoopConfiguration()).mkdirs(path)
+            file_system, path = self._file_system(location)
+            file_system.mkdirs(path)
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot make {location}: {inspect_error(error).message}", location,
                                        error) from None
@@ -230,10 +215,9 @@ class MetastoreClient:
         known = lookup_scope.cached(self._engine, (HIVE_PARTITIONS, name))
         if known is not lookup_scope.MISSING_ENTRY:
             return list(known)
-        spark = self._engine.spark
         with self._lock:
             try:
-                found = partitions_of(spark, self._msc().listPartitions(name.db, name.name, -1))
+                found = partitions_of(self.jvm(), self._msc().listPartitions(name.db, name.name, -1))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot list the partitions of {name}", name) from None
         lookup_scope.remember(self._engine, (HIVE_PARTITIONS, name), tuple(found))
@@ -245,20 +229,19 @@ class MetastoreClient:
         exist: no rows), then one ``alter_partitions`` (one metastore transaction) points every partition at its new
         directory (the unwanted ones at ``empty_location``), then the unwanted ones are dropped without their files.
         A query that lists the partitions sees the old set of rows or the new one. Idempotent."""
-        spark = self._engine.spark
         current = {p.values: p for p in self.partitions(name)}
         target = {p.values: p for p in wanted}
         self._changing(name)
         with self._lock:
-            client = self._msc()
+            client, jvm = self._msc(), self.jvm()
             try:
                 added = [p.placed(name, empty_location) for values, p in target.items() if values not in current]
                 if added:
-                    client.add_partitions(partitions_java(spark, added))
+                    client.add_partitions(partitions_java(jvm, added))
                 switched = [p.placed(name) for p in target.values()]
                 switched += [p.placed(name, empty_location) for values, p in current.items() if values not in target]
                 if switched:
-                    client.alter_partitions(name.db, name.name, partitions_java(spark, switched))
+                    client.alter_partitions(name.db, name.name, partitions_java(jvm, switched))
                 for values in current:
                     if values not in target:
                         client.dropPartition(name.db, name.name, list(values), False)
@@ -271,18 +254,17 @@ class MetastoreClient:
         One call per database and two more per database with tables, one per partitioned table: every database of
         the metastore is looked at, since any table of any database can point anywhere."""
         target = normalized_location(location)
-        spark = self._engine.spark
         with self._lock:
             try:
-                client = self._msc()
-                for db in json.loads(to_json(spark._jvm, client.getAllDatabases())):
+                client, jvm = self._msc(), self.jvm()
+                for db in json.loads(to_json(jvm, client.getAllDatabases())):
                     where = str(client.getDatabase(db).getLocationUri())
                     if _at_or_under(normalized_location(where), target):
                         return f"database {db} is located at {where}"
                     names = client.getAllTables(db)
                     if not names.size():
                         continue
-                    for table in tables_of(spark, client.getTableObjectsByName(db, names)):
+                    for table in tables_of(jvm, client.getTableObjectsByName(db, names)):
                         reason = self._table_use(client, db, table, target)
                         if reason is not None:
                             return reason
@@ -297,7 +279,7 @@ class MetastoreClient:
         if own and _related(normalized_location(own), target):
             return f"table {label} is located at {own}"
         if table.partitioned:
-            for partition in partitions_of(self._engine.spark, client.listPartitions(db, table.name, -1)):
+            for partition in partitions_of(self.jvm(), client.listPartitions(db, table.name, -1)):
                 where = partition.location
                 if where and _related(normalized_location(where), target):
                     return f"a partition of table {label} is located at {where}"
@@ -309,10 +291,9 @@ class MetastoreClient:
             try:
                 self._msc().dropDatabase(db, False, False, False)
             except ENGINE_ERRORS as error:
-                java = _java_class(error)
-                if java.endswith("NoSuchObjectException"):
+                if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
                     raise NoSuchObjectError(f"database {db} does not exist", db) from None
-                if java.endswith("InvalidOperationException"):
+                if self._engine.java_means(error, Cause.METASTORE_INVALID_OPERATION):
                     raise CatalogError(f"database {db} is not empty", db) from None
                 raise EngineOperationError(f"cannot drop database {db}: {inspect_error(error).message}", db,
                                            error) from None
@@ -326,9 +307,8 @@ class MetastoreClient:
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot remove {name} from the metastore", name) from None
 
-    @staticmethod
-    def _error(error: BaseException, what: str, name: TableName) -> CatalogError:
-        if _java_class(error).endswith("NoSuchObjectException"):
+    def _error(self, error: BaseException, what: str, name: TableName) -> CatalogError:
+        if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
             return NoSuchObjectError(f"table {name} does not exist", str(name))
         return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
 

@@ -24,6 +24,8 @@ from typing import Any
 from storage.catalogs.interface import ColumnChange
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error
+from storage.catalogs.spark.jvm import new, static
+from storage.catalogs.spark.profile import Jvm
 from storage.errors import CatalogError, InvalidDefinitionError
 
 SCHEMA = "spark.sql.sources.schema"
@@ -67,12 +69,16 @@ def _listed(parameters: Any, keys: tuple[str, str]) -> list[str]:
     return [str(parameters.get(f"{prefix}{i}")) for i in range(int(str(parameters.get(count_key))))]
 
 
-def new_field(spark: Any, column: str, type_text: str, table: TableName) -> tuple[dict[str, Any], str]:
+def _parsed(jvm: Jvm, column: str, type_text: str) -> Any:
+    """``column type_text`` as Spark parses it (a ``StructType`` of one field)."""
+    return static(jvm.view, jvm.classes.struct_type, "fromDDL")(f"{quote_ident(column)} {type_text}")
+
+
+def new_field(jvm: Jvm, column: str, type_text: str, table: TableName) -> tuple[dict[str, Any], str]:
     """The schema field (JSON, as Spark stores it) and the Hive type string of ``column type_text``, parsed by Spark."""
-    jvm = spark._jvm
     try:
-        parsed = jvm.org.apache.spark.sql.types.StructType.fromDDL(f"{quote_ident(column)} {type_text}")
-        stored = jvm.org.apache.spark.sql.catalyst.util.CharVarcharUtils.replaceCharVarcharWithStringInSchema(parsed)
+        parsed = _parsed(jvm, column, type_text)
+        stored = static(jvm.view, jvm.classes.char_varchar_utils, "replaceCharVarcharWithStringInSchema")(parsed)
     except ENGINE_ERRORS as error:
         raise InvalidDefinitionError(f"cannot change column {column!r} of {table} to {type_text!r}: "
                                      f"{inspect_error(error).message}", str(table), error) from None
@@ -83,25 +89,25 @@ def new_field(spark: Any, column: str, type_text: str, table: TableName) -> tupl
     return fields[0], str(parsed.fields()[0].dataType().catalogString())
 
 
-def exists_default(spark: Any, column: str, type_text: str, current_default: str, table: TableName) -> str:
+def exists_default(jvm: Jvm, column: str, type_text: str, current_default: str, table: TableName) -> str:
     """The DEFAULT ``current_default`` of ``column type_text`` folded to the constant Spark stores for rows written
     before (``EXISTS_DEFAULT``), by Spark's own ``ResolveDefaultColumns``: a DEFAULT the new type cannot take is
     refused with Spark's reason (``INVALID_DEFAULT_VALUE``), as Spark's CREATE TABLE with that column refuses it."""
-    jvm = spark._jvm
     field = {"name": column, "nullable": True, "metadata": {CURRENT_DEFAULT: current_default}}
     try:
-        parsed = jvm.org.apache.spark.sql.types.StructType.fromDDL(f"{quote_ident(column)} {type_text}")
+        parsed = _parsed(jvm, column, type_text)
         field["type"] = json.loads(str(parsed.json()))["fields"][0]["type"]
-        schema = jvm.org.apache.spark.sql.types.DataType.fromJson(json.dumps({"type": "struct", "fields": [field]}))
-        defaults = jvm.org.apache.spark.sql.catalyst.util.ResolveDefaultColumns
-        folded = defaults.constantFoldCurrentDefaultsToExistDefaults(schema, "ALTER TABLE ALTER COLUMN")
+        schema = static(jvm.view, jvm.classes.data_type, "fromJson")(
+            json.dumps({"type": "struct", "fields": [field]}))
+        fold = static(jvm.view, jvm.classes.resolve_default_columns, "constantFoldCurrentDefaultsToExistDefaults")
+        folded = fold(schema, "ALTER TABLE ALTER COLUMN")
     except ENGINE_ERRORS as error:
         raise InvalidDefinitionError(f"cannot change column {column!r} of {table} to {type_text!r}: "
                                      f"{inspect_error(error).message}", str(table), error) from None
     return str(json.loads(str(folded.json()))["fields"][0]["metadata"][EXISTS_DEFAULT])
 
 
-def altered(spark: Any, table: Any, change: ColumnChange, name: TableName) -> Any:
+def altered(jvm: Jvm, table: Any, change: ColumnChange, name: TableName) -> Any:
     """A copy of the metastore ``Table`` record ``table`` (of the table ``name``) with ``change`` applied."""
     copy = table.deepCopy()
     parameters = copy.getParameters()
@@ -116,13 +122,13 @@ def altered(spark: Any, table: Any, change: ColumnChange, name: TableName) -> An
         field = by_name.get(column.lower())
         if field is None:
             raise CatalogError(f"column {column!r} does not exist in {name}", column)
-        replacement, hive_type = new_field(spark, field["name"], type_text, name)
+        replacement, hive_type = new_field(jvm, field["name"], type_text, name)
         metadata = {k: v for k, v in field.get("metadata", {}).items() if k != CHAR_VARCHAR}
         metadata.update({k: v for k, v in replacement.get("metadata", {}).items() if k == CHAR_VARCHAR})
         if change.comment is not None:
             metadata["comment"] = change.comment
         if CURRENT_DEFAULT in metadata:
-            metadata[EXISTS_DEFAULT] = exists_default(spark, field["name"], type_text, metadata[CURRENT_DEFAULT], name)
+            metadata[EXISTS_DEFAULT] = exists_default(jvm, field["name"], type_text, metadata[CURRENT_DEFAULT], name)
         field.update(type=replacement["type"], metadata=metadata)
     dropped = {column.lower() for column in change.drop}
     for keys, what in ((BUCKET_COLUMNS, "bucketed"), (SORT_COLUMNS, "sorted")):
@@ -132,19 +138,19 @@ def altered(spark: Any, table: Any, change: ColumnChange, name: TableName) -> An
     schema["fields"] = [field for field in fields if field["name"].lower() not in dropped]
     _write_schema(parameters, schema)
     storage = copy.getSd()
-    storage.setCols(_hive_columns(spark, storage.getCols(), by_name, change, hive_type))
-    copy.setPartitionKeys(_hive_columns(spark, copy.getPartitionKeys(), by_name, change, hive_type))
+    storage.setCols(_hive_columns(jvm, storage.getCols(), by_name, change, hive_type))
+    copy.setPartitionKeys(_hive_columns(jvm, copy.getPartitionKeys(), by_name, change, hive_type))
     return copy
 
 
-def _hive_columns(spark: Any, columns: Any, schema: dict[str, Any], change: ColumnChange,
+def _hive_columns(jvm: Jvm, columns: Any, schema: dict[str, Any], change: ColumnChange,
                   hive_type: str | None) -> Any:
     """The Hive columns (or partition keys) with the change, when they mirror the schema; a placeholder column list
     (a data source table Spark could not store the Hive way) stays as it is."""
     if columns is None or not all(str(column.getName()).lower() in schema for column in columns):
         return columns
     dropped = {name.lower() for name in change.drop}
-    kept = spark._jvm.java.util.ArrayList()
+    kept = new(jvm.view, "java.util.ArrayList")
     for column in columns:
         lowered = str(column.getName()).lower()
         if lowered in dropped:

@@ -22,12 +22,13 @@ from collections.abc import Callable
 
 from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapPlan
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine, inspect_error
+from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine
 from storage.catalogs.spark.hms.definition_text import version_text
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data
+from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 
@@ -39,12 +40,9 @@ class SparkSwap:
         self._client = client
 
     def plan(self, orig: TableName, tmp: TableName) -> SwapPlan:
-        """Why ORIG cannot take TMP's definition (no metastore client, a table whose definition does not hold all of
-        it: Hive serde, external; other partition keys), or ORIG's whole definition to log and TMP's to install.
-        One ``get_table`` per table, plus one partition listing each for a partitioned table."""
-        refusal = self._client.refusal()
-        if refusal is not None:
-            return SwapPlan(refusal)
+        """Why ORIG cannot take TMP's definition (a table whose definition does not hold all of it: Hive serde,
+        external; other partition keys), or ORIG's whole definition to log and TMP's to install. One ``get_table``
+        per table, plus one partition listing each for a partitioned table."""
         old, new = self._client.get(orig), self._client.get(tmp)
         refusal = swap_refusal(old, orig) or swap_refusal(new, tmp)
         if refusal is not None or old is None or new is None:
@@ -59,9 +57,6 @@ class SparkSwap:
     def plan_empty(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """TRUNCATE's plan without a TMP table (see ``Catalog.plan_empty_swap``): one ``get_table`` and one
         ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install."""
-        refusal = self._client.refusal()
-        if refusal is not None:
-            return SwapPlan(refusal)
         old = self._client.get(orig)
         refusal = swap_refusal(old, orig)
         if refusal is not None or old is None:
@@ -76,10 +71,8 @@ class SparkSwap:
     def clone_empty(self, source: TableName, name: TableName, tag: str) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
         statistics or partitions) in one metastore call, tagged ``tag``, at ``name``'s default directory, and
-        return True; False (nothing done) when the copy is not one the metastore alone can make: no client, a
-        Hive serde or external source, or files already at the directory (Spark's CREATE handles those)."""
-        if self._client.refusal() is not None:
-            return False
+        return True; False (nothing done) when the copy is not one the metastore alone can make: a Hive serde or
+        external source, or files already at the directory (Spark's CREATE handles those)."""
         table = self._client.get(source)
         if table is None or swap_refusal(table, source) is not None:
             return False
@@ -95,9 +88,6 @@ class SparkSwap:
         :mod:`storage.catalogs.spark.hms.schema_edit`), in one metastore call, at ``name``'s default directory. An
         ALTER TABLE rebuild needs the metastore client (a classic session): anything else a definition holds would be
         lost by a CREATE TABLE that describes only part of it."""
-        refusal = self._client.refusal()
-        if refusal is not None:
-            raise CatalogError(f"cannot rebuild {source} keeping its whole definition: {refusal}", str(source))
         table = self._client.get(source)
         if table is None:
             raise NoSuchObjectError(f"table {source} does not exist", str(source))
@@ -107,8 +97,8 @@ class SparkSwap:
         location = self._client.default_location(name)
         if location is None:
             raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
-        spark = self._engine.spark
-        copy = HiveTable.of_java(spark, altered(spark, table.java(spark), change, source))
+        jvm = self._client.jvm()
+        copy = HiveTable.of_java(jvm, altered(jvm, table.java(jvm), change, source))
         self._client.create(name, copy.emptied(name, tag, location))
         self._engine.forget(name)
 
@@ -126,8 +116,6 @@ class SparkSwap:
           for cached data. Where the session caches data, a file or directory is at ``<database>/<new>``, or the
           table is a Hive serde one, Spark's RENAME runs (its re-caching and its leftover checks).
         """
-        if self._client.refusal() is not None:
-            return False
         table = self._client.get(old)
         if table is None or table.table_type != MANAGED:
             return False
@@ -148,12 +136,11 @@ class SparkSwap:
     def _moved(self, table: HiveTable, old: TableName, new: TableName) -> HiveTable | None:
         """``table`` renamed to ``new`` so that the metastore moves its directory, or None where Spark's RENAME is
         to run (see :meth:`rename_in_place`)."""
-        spark = self._engine.spark
         if old.db != new.db or swap_refusal(table, old) is not None or table.path is None:
             return None
         if not ENGINE_NAME.fullmatch(new.name):  # Spark's RENAME says why not, as it says it
             return None
-        if caches_data(spark._jsparkSession, spark._jvm):
+        if caches_data(self._client.jvm()):
             return None
         location = self._client.default_location(new)
         if location is None or self._client.directory_exists(location):
@@ -207,10 +194,6 @@ class SparkSwap:
         self._client.forget(name)
         return True
 
-    def client_refusal(self) -> str | None:
-        """Why this session has no metastore client of the catalog's own (None when it has one)."""
-        return self._client.refusal()
-
     def drop_keeping_files(self, name: TableName) -> None:
         """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``
         off): this session first forgets its cached relation, file listing and cached data, as Spark's DROP does."""
@@ -246,7 +229,7 @@ def refresh(engine: Engine, name: TableName) -> None:
     try:
         engine.spark.catalog.refreshTable(name.quoted)
     except ENGINE_ERRORS as error:
-        failure = inspect_error(error)
-        if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND",):
+        failure = engine.failure(error)
+        if failure.means(Cause.RELATION_MISSING):
             return
         raise EngineOperationError(f"cannot refresh {name}: {failure.message}", str(name), error) from None

@@ -6,7 +6,6 @@ table properties, as Spark reads the table) rather than DESCRIBE + schema + SHOW
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pyspark.sql.types import StructType
 
@@ -15,17 +14,15 @@ from storage.catalogs.names import TableName
 from storage.catalogs.spark.columns import schema_columns
 from storage.catalogs.spark.engine import Engine
 from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, uri_text
+from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.table_lookup import TableLookup
 
 
-def recorded_definition(spark: Any, name: TableName) -> tuple[str, TableMetadata] | None:
-    """The location and metadata of the table ``name``; None when it is missing, a view, or the session has no
-    handle on its external catalog (Spark Connect: the caller falls back to DESCRIBE). About fifteen Py4J round
+def recorded_definition(jvm: Jvm, name: TableName) -> tuple[str, TableMetadata] | None:
+    """The location and metadata of the table ``name``; None when it is missing or a view. A classic session's
+    (Spark Connect has no handle on its external catalog: the caller describes the table). About fifteen Py4J round
     trips (:mod:`storage.catalogs.spark.jvm`)."""
-    jsession, jvm = getattr(spark, "_jsparkSession", None), getattr(spark, "_jvm", None)
-    if jsession is None or jvm is None:
-        return None
-    found = tables_by_name(jsession, jvm, name.db, name.name)
+    found = tables_by_name(jvm, name.db, name.name)
     if found.isEmpty():
         return None
     table = found.head()

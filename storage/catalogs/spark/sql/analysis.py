@@ -18,6 +18,8 @@ import attrs
 from storage.catalogs.interface import ParseFailure
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Failure, inspect_error, short_message
 from storage.catalogs.spark.jvm import static
+from storage.catalogs.spark.profile import jvm_of, profile_of
+from storage.catalogs.spark.profiles.facts import Cause
 
 _PLANNING_ERROR = "Error occurred during query planning:"
 
@@ -52,14 +54,17 @@ def _option_int(scala: Any) -> int | None:
 def parse_failure(spark: Any, statement: str) -> ParseFailure | None:
     """Why Spark's parser refuses ``statement``; None when it parses. Raises :class:`LookupError` when this session
     has no JVM parser to ask (Spark Connect): the caller falls back to its own reading."""
-    jsession = getattr(spark, "_jsparkSession", None)
-    if jsession is None:
+    jvm = jvm_of(spark)
+    if jvm is None:
         raise LookupError("no JVM parser on this session")
     try:
-        jsession.sessionState().sqlParser().parsePlan(statement)
+        jvm.session.sessionState().sqlParser().parsePlan(statement)
     except ENGINE_ERRORS as error:
         java = _java_exception(error)
-        if java is None or not str(java.getClass().getName()).endswith("ParseException"):
+        if java is None:
+            raise
+        causes = profile_of(spark).conditions.java_causes(str(java.getClass().getName()))
+        if Cause.PARSE_ERROR not in causes:
             raise
         line = _option_int(java.line()) or 1
         position = _option_int(java.startPosition()) or 0
@@ -76,12 +81,12 @@ def _parse_reason(message: str) -> str:
 def analysis_failure(spark: Any, statement: str) -> Failure | None:
     """What Spark's parser or analyzer says against ``statement`` (a command is resolved, not run); None when
     both accept it."""
-    jsession = getattr(spark, "_jsparkSession", None)
-    if jsession is not None:
-        state = jsession.sessionState()
+    jvm = jvm_of(spark)
+    if jvm is not None:
+        state = jvm.session.sessionState()
         try:
             plan = state.sqlParser().parsePlan(statement)
-            skip = static(spark._jvm, "org.apache.spark.sql.execution.CommandExecutionMode", "SKIP")()
+            skip = static(jvm.view, jvm.classes.command_execution_mode, "SKIP")()
             state.executePlan(plan, skip).assertAnalyzed()
         except ENGINE_ERRORS as error:
             return inspect_error(_converted(error))

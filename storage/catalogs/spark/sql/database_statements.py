@@ -21,11 +21,11 @@ from storage.catalogs.spark.engine import (
     ENGINE_NAME,
     Engine,
     engine_error,
-    inspect_error,
-    local_path,
     sql_string_literal,
     substitutes,
 )
+from storage.catalogs.spark.profile import local_path
+from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import RECORD_PREFIX
 from storage.errors import (
     CatalogError,
@@ -61,7 +61,7 @@ class SparkDatabases:
         try:
             return bool(self._spark.catalog.databaseExists(quote_ident(db)))
         except ENGINE_ERRORS as error:
-            raise engine_error(inspect_error(error), f"cannot look up database {db}", db) from None
+            raise engine_error(self._engine.failure(error), f"cannot look up database {db}", db) from None
 
     def database_identity(self, db: str) -> str | None:
         """The ``spark_ddl_log.tag`` property of ``db``; None when missing or untagged. One metastore call."""
@@ -84,8 +84,8 @@ class SparkDatabases:
             self._spark.sql(f"ALTER DATABASE {quote_ident(db)} SET DBPROPERTIES "
                             f"({sql_string_literal(TAG_PROPERTY)}={sql_string_literal(tag)})")
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition == "SCHEMA_NOT_FOUND":
+            failure = self._engine.failure(error)
+            if failure.means(Cause.DATABASE_MISSING):
                 raise NoSuchObjectError(f"database {db} does not exist", db) from None
             raise engine_error(failure, f"cannot tag database {db}", db) from None
         return tag
@@ -125,11 +125,10 @@ class SparkDatabases:
         try:
             self._spark.sql(statement)
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            condition = failure.condition or ""
-            if condition == "SCHEMA_ALREADY_EXISTS":
+            failure = self._engine.failure(error)
+            if failure.means(Cause.DATABASE_EXISTS):
                 raise ObjectExistsError(f"database {db} already exists", db) from None
-            if condition == "INVALID_SCHEMA_OR_RELATION_NAME":
+            if failure.means(Cause.BAD_NAME):
                 raise InvalidNameError(f"{db!r} is not a valid Spark database name", db) from None
             if failure.analysis:
                 raise InvalidDefinitionError(f"cannot create database {db}: {failure.message}", db, error) from None
@@ -148,8 +147,8 @@ class SparkDatabases:
             views = self._spark.sql(f"SHOW VIEWS IN {quoted}").collect()
             functions = self._spark.sql(f"SHOW USER FUNCTIONS IN {quoted}").collect()
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition == "SCHEMA_NOT_FOUND":
+            failure = self._engine.failure(error)
+            if failure.means(Cause.DATABASE_MISSING):
                 raise NoSuchObjectError(f"database {db} does not exist", db) from None
             raise engine_error(failure, f"cannot list the objects of {db}", db) from None
         view_names = {str(row["viewName"]) for row in views if not row["isTemporary"]}
@@ -178,13 +177,12 @@ class SparkDatabases:
         try:
             self._spark.sql(f"DROP DATABASE {quote_ident(db)} RESTRICT")
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            condition = failure.condition or ""
-            if condition == "SCHEMA_NOT_FOUND":
+            failure = self._engine.failure(error)
+            if failure.means(Cause.DATABASE_MISSING):
                 raise NoSuchObjectError(f"database {db} does not exist", db) from None
-            if condition == "SCHEMA_NOT_EMPTY":
+            if failure.means(Cause.DATABASE_NOT_EMPTY):
                 raise CatalogError(f"database {db} is not empty", db) from None
-            if condition.startswith("UNSUPPORTED_FEATURE.DROP_DATABASE"):
+            if failure.means(Cause.DROP_DATABASE_REFUSED):
                 raise CatalogError(f"the database {db} cannot be dropped", db) from None
             raise engine_error(failure, f"dropping database {db} failed", db) from None
         path = local_path(location) if self._engine.strategy(location) == "local" else None

@@ -46,10 +46,10 @@ from storage.catalogs.spark.engine import (
     Engine,
     Failure,
     engine_error,
-    inspect_error,
     param_name,
     sql_string_literal,
 )
+from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import (
     FunctionRecords,
     decode_records,
@@ -69,7 +69,7 @@ from storage.errors import (
 )
 
 RESOURCE_KINDS = ("jar", "file", "archive")
-_MISSING_FUNCTION = frozenset({"UNRESOLVED_ROUTINE", "ROUTINE_NOT_FOUND", "SCHEMA_NOT_FOUND"})
+_MISSING_FUNCTION = (Cause.FUNCTION_MISSING, Cause.DATABASE_MISSING)
 _PROBE_PREFIX = RESERVED_PREFIX + "fn_"
 _CLEANUP_ERRORS: tuple[type[Exception], ...] = (*ENGINE_ERRORS, CatalogError)
 _RECORD_LOCK = threading.Lock()
@@ -112,10 +112,10 @@ class SparkFunctions:
         try:
             self._spark.sql(f"REFRESH FUNCTION {target}")
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in _MISSING_FUNCTION:
+            failure = self._engine.failure(error)
+            if failure.means(*_MISSING_FUNCTION):
                 return None
-            if failure.condition != "CANNOT_LOAD_FUNCTION_CLASS":
+            if not failure.means(Cause.FUNCTION_CLASS_UNLOADABLE):
                 raise engine_error(failure, f"cannot look up function {name}", name) from None
         return self._describe(target, name)
 
@@ -123,8 +123,8 @@ class SparkFunctions:
         try:
             rows = self._spark.sql(f"DESCRIBE FUNCTION EXTENDED {target}").collect()
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in _MISSING_FUNCTION:
+            failure = self._engine.failure(error)
+            if failure.means(*_MISSING_FUNCTION):
                 return None
             raise engine_error(failure, f"cannot describe function {name}", name) from None
         return parse_description([str(row[0]) for row in rows])
@@ -226,14 +226,14 @@ class SparkFunctions:
         try:
             keys: list[str] = action()
         except ENGINE_ERRORS as error:
-            raise self._error(name, inspect_error(error), "record") from None
+            raise self._error(name, self._engine.failure(error), "record") from None
         return keys
 
     def _run(self, action: Any, name: TableName, step: str) -> None:
         try:
             action()
         except ENGINE_ERRORS as error:
-            raise self._error(name, inspect_error(error), step) from None
+            raise self._error(name, self._engine.failure(error), step) from None
 
     @staticmethod
     def _target(name: TableName) -> str:
@@ -296,7 +296,7 @@ class SparkFunctions:
             try:
                 self._spark.sql(statement)
             except ENGINE_ERRORS as error:
-                raise self._error(name, inspect_error(error), "check", probe) from None
+                raise self._error(name, self._engine.failure(error), "check", probe) from None
             reported = self._describe(quote_ident(probe), name)
         finally:
             with contextlib.suppress(*ENGINE_ERRORS):  # a temporary function dies with its session anyway
@@ -320,19 +320,18 @@ class SparkFunctions:
                 self._record_step(lambda: self._write_record(name.db, function, None, keys), name)
 
     def _error(self, name: TableName, failure: Failure, step: str, probe: str | None = None) -> CatalogError:
-        condition = failure.condition or ""
         message = failure.message if probe is None else failure.message.replace(probe, name.name)
         label = str(name)
-        if condition == "SCHEMA_NOT_FOUND":
+        if failure.means(Cause.DATABASE_MISSING):
             db = param_name(failure.params.get("schemaName"), 1) or name.db
             return NoSuchObjectError(f"database {db} does not exist", db)
-        if condition in _MISSING_FUNCTION:
+        if failure.means(*_MISSING_FUNCTION):
             return NoSuchObjectError(f"function {name} does not exist", label)
-        if condition == "ROUTINE_ALREADY_EXISTS":
+        if failure.means(Cause.FUNCTION_EXISTS):
             return ObjectExistsError(f"function {name} already exists", label)
         if "is not a valid object name" in failure.message:
             return InvalidNameError(f"{name} is not a valid function name", label)
-        if condition == "TABLE_OR_VIEW_NOT_FOUND":
+        if failure.means(Cause.RELATION_MISSING):
             missing = param_name(failure.params.get("relationName")) or "a relation"
             return NoSuchObjectError(f"function {name}: {missing} does not exist", missing)
         if failure.analysis:

@@ -28,11 +28,11 @@ from storage.catalogs.spark.engine import (
     MISSING,
     Engine,
     Failure,
-    inspect_error,
     param_name,
     sql_string_literal,
 )
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.errors import (
     CatalogError,
@@ -54,14 +54,13 @@ def partition_clause(fill: Fill) -> str:
 
 def insert_error(name: TableName, failure: Failure) -> CatalogError:
     """The error of an ``INSERT INTO name`` that Spark refused or that failed while running its query."""
-    condition = failure.condition or ""
     raised = str(failure.params.get("errorMessage") or "")
-    if condition == "USER_RAISED_EXCEPTION" and raised.startswith(CONVERSION_FAILURE_MARK):
+    if failure.means(Cause.USER_RAISED) and raised.startswith(CONVERSION_FAILURE_MARK):
         return ValueConversionError(raised[len(CONVERSION_FAILURE_MARK):], str(name))
-    if condition in MISSING:
+    if failure.means(*MISSING):
         missing = param_name(failure.params.get("relationName")) or str(name)
         return NoSuchObjectError(f"cannot insert into {name}: {missing} does not exist", missing)
-    if failure.analysis or condition in BAD_DEFINITION:
+    if failure.analysis or failure.means(*BAD_DEFINITION):
         return InvalidDefinitionError(f"cannot insert into {name}: {failure.message}", str(name), failure.error)
     return EngineOperationError(
         f"inserting into {name} failed while running its query: {failure.message}", str(name), failure.error
@@ -70,10 +69,10 @@ def insert_error(name: TableName, failure: Failure) -> CatalogError:
 
 class SparkPartitionKeep:
     """Copies the kept partitions of ``fill.keep`` into the table just filled with the new rows (``alter`` adds
-    partitions and lists those matching a spec; ``client`` reads a table's partitions, kept for the statement, which
-    the swap's plan reads again)."""
+    partitions and lists those matching a spec; ``client``, where the session has one, reads a table's partitions,
+    kept for the statement, which the swap's plan reads again)."""
 
-    def __init__(self, engine: Engine, alter: SparkTableAlter, client: MetastoreClient) -> None:
+    def __init__(self, engine: Engine, alter: SparkTableAlter, client: MetastoreClient | None) -> None:
         self._engine = engine
         self._alter = alter
         self._client = client
@@ -81,7 +80,7 @@ class SparkPartitionKeep:
     def _partitions(self, name: TableName) -> list[dict[str, str]]:
         """The partitions of ``name`` as column -> value, as ``SHOW PARTITIONS`` gives them: from the metastore
         client's records (kept for the statement: the swap's plan reads them again) where there is one."""
-        if self._client.refusal() is not None:
+        if self._client is None:
             return self._alter.list_partitions(name)
         table = self._client.get(name)
         if table is None:
@@ -147,12 +146,12 @@ class SparkPartitionKeep:
         try:
             self._engine.spark.sql(f"INSERT INTO {name.quoted} SELECT * FROM {source.quoted} AS o WHERE {predicate}")
         except ENGINE_ERRORS as error:
-            raise insert_error(name, inspect_error(error)) from None
+            raise insert_error(name, self._engine.failure(error)) from None
 
     def _partition_types(self, source: TableName, columns: list[str]) -> dict[str, str]:
         try:
             schema = self._engine.spark.table(source.quoted).schema
         except ENGINE_ERRORS as error:
-            raise insert_error(source, inspect_error(error)) from None
+            raise insert_error(source, self._engine.failure(error)) from None
         types = {field.name.lower(): type_sql(field.dataType) for field in schema.fields}
         return {column.lower(): types[column.lower()] for column in columns}

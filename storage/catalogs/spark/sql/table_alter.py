@@ -45,12 +45,12 @@ from storage.catalogs.spark.engine import (
     Engine,
     Failure,
     engine_error,
-    inspect_error,
     object_kind,
     sql_string_literal,
     substitutes,
 )
 from storage.catalogs.spark.fs.file_mover import parse_partition
+from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.errors import (
     CatalogError,
@@ -81,10 +81,9 @@ INTERNAL_PROPERTIES = frozenset(
 """Table properties the metastore maintains itself: never reported by ``table_metadata``, never set here."""
 
 _INTERNAL_PREFIXES = ("spark.sql.",)
-_NOT_A_TABLE = ("EXPECT_TABLE_NOT_VIEW", "WRONG_COMMAND_FOR_OBJECT_TYPE")
-_BAD_PARTITION = frozenset(
-    {"PARTITIONS_NOT_FOUND", "INVALID_PARTITION_OPERATION", "CAST_INVALID_INPUT", "INVALID_PARTITION_COLUMN_DATA_TYPE"}
-)
+_GONE = (Cause.RELATION_MISSING, Cause.DATABASE_MISSING)
+_NOT_A_TABLE = (Cause.VIEW_NOT_TABLE, Cause.WRONG_KIND)
+_BAD_PARTITION = (Cause.PARTITION_MISSING, Cause.BAD_PARTITION)
 
 
 def is_internal_property(key: str) -> bool:
@@ -120,8 +119,8 @@ class SparkTableAlter:
         try:
             schema = self._spark.table(name.quoted).schema
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
+            failure = self._engine.failure(error)
+            if failure.means(*_GONE):
                 return None  # dropped between the two calls
             raise engine_error(failure, f"cannot read the schema of {name}", name) from None
         columns = schema_columns(schema)
@@ -144,8 +143,8 @@ class SparkTableAlter:
         try:
             rows = self._spark.sql(f"SHOW TBLPROPERTIES {name.quoted}").collect()
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
+            failure = self._engine.failure(error)
+            if failure.means(*_GONE):
                 return None
             raise engine_error(failure, f"cannot read the properties of {name}", name) from None
         storage = {f"option.{key}" for key in info.get("storage_properties") or {}}
@@ -259,8 +258,8 @@ class SparkTableAlter:
         try:
             rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}{where}").collect()
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if (failure.condition or "").startswith("INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY"):
+            failure = self._engine.failure(error)
+            if failure.means(Cause.NOT_PARTITIONED):
                 return []
             raise self._error(name, failure, "list the partitions of") from None
         return [str(row[0]) for row in rows]
@@ -309,8 +308,8 @@ class SparkTableAlter:
         if info is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         if object_kind(info) == "VIEW":
-            raise WrongObjectKindError.view_not_table(name, "use ALTER VIEW",
-                                                      condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
+            reported = self._engine.profile.conditions.reported[Refusal.ALTER_VIEW_AS_TABLE]
+            raise WrongObjectKindError.view_not_table(name, "use ALTER VIEW", condition=reported)
 
     def check_alter(self, name: TableName, clause: str) -> None:
         """Spark's parser and analyzer on ``ALTER TABLE name <clause>``, nothing run
@@ -327,23 +326,22 @@ class SparkTableAlter:
         try:
             self._spark.sql(f"ALTER TABLE {name.quoted} {clause}")
         except ENGINE_ERRORS as error:
-            raise self._error(name, inspect_error(error), what, column) from None
+            raise self._error(name, self._engine.failure(error), what, column) from None
 
     def _error(self, name: TableName, failure: Failure, what: str, column: str | None = None) -> CatalogError:
-        condition = failure.condition or ""
-        if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
+        if failure.means(*_GONE):
             return NoSuchObjectError(f"table {name} does not exist", str(name))
-        if condition.startswith(_NOT_A_TABLE):
-            return WrongObjectKindError.view_not_table(name, condition=condition)
-        if condition.startswith("UNRESOLVED_COLUMN") or condition == "FIELD_NOT_FOUND":
+        if failure.means(*_NOT_A_TABLE):
+            return WrongObjectKindError.view_not_table(name, condition=failure.condition or "")
+        if failure.means(Cause.COLUMN_MISSING):
             label = column if column is not None else str(name)
             return NoSuchObjectError(f"column {label!r} does not exist in {name}", label)
-        if condition in ("COLUMN_ALREADY_EXISTS", "FIELD_ALREADY_EXISTS"):
+        if failure.means(Cause.COLUMN_EXISTS, Cause.FIELD_EXISTS):
             existing = failure.params.get("columnName") or failure.params.get("fieldNames") or column or ""
             existing = existing.strip("`").replace("``", "`")
             return ObjectExistsError(f"cannot {what} {name}: column {existing!r} already exists", existing)
-        if condition.startswith("INVALID_PARTITION_OPERATION.PARTITION_SCHEMA_IS_EMPTY"):
+        if failure.means(Cause.NOT_PARTITIONED):
             return InvalidDefinitionError(f"cannot {what} {name}: the table is not partitioned", str(name))
-        if failure.analysis or condition.split(".")[0] in _BAD_PARTITION or condition.startswith("UNSUPPORTED_"):
+        if failure.analysis or failure.means(*_BAD_PARTITION, Cause.UNSUPPORTED):
             return InvalidDefinitionError(f"cannot {what} {name}: {failure.message}", str(name), failure.error)
         return engine_error(failure, f"cannot {what} {name}", name)

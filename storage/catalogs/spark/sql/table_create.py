@@ -35,7 +35,6 @@ from storage.catalogs.spark.engine import (
     SOURCE_VIEW_PREFIX,
     Engine,
     Failure,
-    inspect_error,
     new_table_label,
     object_label,
     param_name,
@@ -44,6 +43,7 @@ from storage.catalogs.spark.engine import (
     substitutes,
 )
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
+from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.catalogs.spark.sql.table_statements import SparkTables
 from storage.errors import (
@@ -99,12 +99,12 @@ class SparkTableCreate:
             try:
                 names = list(self._spark.sql(select_sql(spec.as_select, None)).schema.names)
             except ENGINE_ERRORS as error:
-                raise self._create_error(None, spec, "select", inspect_error(error)) from None
+                raise self._create_error(None, spec, "select", self._engine.failure(error)) from None
         else:
             try:
                 names = list(spec.df.schema.names)
             except DATAFRAME_ERRORS as error:
-                message = inspect_error(error).message if isinstance(error, ENGINE_ERRORS) else "not a DataFrame"
+                message = self._engine.failure(error).message if isinstance(error, ENGINE_ERRORS) else "not a DataFrame"
                 raise InvalidDefinitionError(f"cannot use the DataFrame: {message}", None, error) from None
         lowered = [column.lower() for column in names]
         twice = first_duplicate(names)
@@ -186,7 +186,7 @@ class SparkTableCreate:
             self._spark.sql(f"ALTER TABLE {name.quoted} SET TBLPROPERTIES ('comment' = {sql_string_literal(comment)})")
         except ENGINE_ERRORS as error:
             self._undo_failed_create(name, tag)
-            raise self._create_error(name, TableSpec(like=name), "like", inspect_error(error)) from None
+            raise self._create_error(name, TableSpec(like=name), "like", self._engine.failure(error)) from None
 
     def _run_create(self, name: TableName, spec: TableSpec, tag: str, statement: str) -> None:
         for attempt in (1, 2):
@@ -194,13 +194,13 @@ class SparkTableCreate:
                 self._spark.sql(statement)
                 return
             except ENGINE_ERRORS as error:
-                failure = inspect_error(error)
-            if failure.condition == "LOCATION_ALREADY_EXISTS":
+                failure = self._engine.failure(error)
+            if failure.means(Cause.LOCATION_TAKEN):
                 if attempt == 1 and name.is_reserved and not self._engine.occupied(name):
                     self._leftovers.clean_leftovers(name)
                     continue
                 raise self._leftovers.leftover_error(name, "create") from None
-            if failure.condition != "TABLE_OR_VIEW_ALREADY_EXISTS":
+            if not failure.means(Cause.RELATION_EXISTS):
                 self._undo_failed_create(name, tag)
             raise self._create_error(name, spec, spec.form, failure) from None
 
@@ -306,29 +306,28 @@ class SparkTableCreate:
         return f" TBLPROPERTIES ({assignments})"
 
     def _create_error(self, name: TableName | None, spec: TableSpec, form: str, failure: Failure) -> CatalogError:
-        condition = failure.condition or ""
         label = new_table_label(name)
-        if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
+        if failure.means(Cause.RELATION_EXISTS):
             return ObjectExistsError(f"{label} already exists", object_label(name))
-        if condition == "SCHEMA_NOT_FOUND":
+        if failure.means(Cause.DATABASE_MISSING):
             db = param_name(failure.params.get("schemaName"), 1) or (name.db if name is not None else None)
             return NoSuchObjectError(f"database {db} does not exist", db)
-        if condition == "TABLE_OR_VIEW_NOT_FOUND":
+        if failure.means(Cause.RELATION_MISSING):
             missing = str(spec.like) if spec.like is not None else param_name(failure.params.get("relationName"))
             return NoSuchObjectError(f"cannot create {label}: {missing or 'a table'} does not exist", missing)
         if name is not None and (
-            condition == "INVALID_SCHEMA_OR_RELATION_NAME"
+            failure.means(Cause.BAD_NAME)
             or (
-                condition == "INVALID_ATTRIBUTE_NAME_SYNTAX"
+                failure.means(Cause.BAD_NAME_SYNTAX)
                 and str(failure.params.get("name", "")).lower() in (name.name.lower(), name.db.lower())
             )
         ):
             return InvalidNameError(f"{name} is not a valid Spark table name (letters, digits and _ only)", str(name))
-        if condition == "COLUMN_ALREADY_EXISTS":
+        if failure.means(Cause.COLUMN_EXISTS):
             twice = first_duplicate(column.name for column in spec.columns or ()) or str(
                 failure.params.get("columnName", "")).strip("`")
             return ObjectExistsError(f"cannot create {label}: the column {twice!r} already exists (named twice)", twice)
-        if failure.analysis or condition in BAD_DEFINITION:
+        if failure.analysis or failure.means(*BAD_DEFINITION):
             return InvalidDefinitionError(
                 f"cannot create {label}: {failure.message}", object_label(name), failure.error
             )

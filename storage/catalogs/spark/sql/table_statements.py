@@ -28,8 +28,6 @@ from storage.catalogs.spark.engine import (
     Engine,
     Failure,
     engine_error,
-    inspect_error,
-    local_path,
     object_kind,
     select_sql,
     sql_string_literal,
@@ -37,6 +35,8 @@ from storage.catalogs.spark.engine import (
 )
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
 from storage.catalogs.spark.fs.version_files import copy_version_files
+from storage.catalogs.spark.profile import local_path
+from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
 from storage.errors import (
     CatalogError,
@@ -92,8 +92,8 @@ class SparkTables:
             tables = self._spark.sql(f"SHOW TABLES IN {quoted}").collect()
             views = self._spark.sql(f"SHOW VIEWS IN {quoted}").collect()
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in MISSING:
+            failure = self._engine.failure(error)
+            if failure.means(*MISSING):
                 raise NoSuchObjectError(f"database {db} does not exist", db) from None
             raise engine_error(failure, f"cannot list the tables of {db}", None) from None
         view_names = {row["viewName"] for row in views if not row["isTemporary"]}
@@ -154,12 +154,13 @@ class SparkTables:
             try:
                 self._spark.sql(f"INSERT INTO {name.quoted} {source}")
             except ENGINE_ERRORS as error:
-                failure = inspect_error(error)
+                failure = self._engine.failure(error)
                 # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.
                 if not self.exists(name):
                     found = self._engine.lookup(name)
                     if found is not None and found.kind == "VIEW":
-                        raise WrongObjectKindError.view_not_table(name, condition="EXPECT_TABLE_NOT_VIEW") from None
+                        reported = self._engine.profile.conditions.reported[Refusal.INSERT_INTO_VIEW]
+                        raise WrongObjectKindError.view_not_table(name, condition=reported) from None
                     raise NoSuchObjectError(f"table {name} does not exist", str(name)) from None
                 raise insert_error(name, failure) from None
         finally:
@@ -175,7 +176,7 @@ class SparkTables:
         try:
             value = self._spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")
         except ENGINE_ERRORS as error:
-            raise engine_error(inspect_error(error), "cannot read the partition overwrite mode", None) from None
+            raise engine_error(self._engine.failure(error), "cannot read the partition overwrite mode", None) from None
         return str(value or "static").strip().lower()
 
     # ------------------------------------------------------------------ rename / drop
@@ -201,8 +202,8 @@ class SparkTables:
                 self._spark.sql(statement)
                 return
             except ENGINE_ERRORS as error:
-                failure = inspect_error(error)
-            if failure.condition == "LOCATION_ALREADY_EXISTS":
+                failure = self._engine.failure(error)
+            if failure.means(Cause.LOCATION_TAKEN):
                 if attempt == 1 and new.is_reserved and not self._engine.occupied(new):
                     self._leftovers.clean_leftovers(new)
                     continue
@@ -211,14 +212,14 @@ class SparkTables:
 
     @staticmethod
     def _rename_error(old: TableName, new: TableName, failure: Failure) -> CatalogError:
-        condition = failure.condition or ""
-        if condition in MISSING:
+        if failure.means(*MISSING):
             return NoSuchObjectError(f"table {old} does not exist", str(old))
-        if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
+        if failure.means(Cause.RELATION_EXISTS):
             return ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
-        if condition.startswith("EXPECT_TABLE_NOT_VIEW"):
-            return WrongObjectKindError.view_not_table(old, "use ALTER VIEW ... RENAME TO", condition=condition)
-        if condition in ("INVALID_SCHEMA_OR_RELATION_NAME", "INVALID_ATTRIBUTE_NAME_SYNTAX"):
+        if failure.means(Cause.VIEW_NOT_TABLE):
+            return WrongObjectKindError.view_not_table(old, "use ALTER VIEW ... RENAME TO",
+                                                       condition=failure.condition or "")
+        if failure.means(Cause.BAD_NAME, Cause.BAD_NAME_SYNTAX):
             return InvalidNameError(f"{new} is not a valid Spark table name (letters, digits and _ only)", str(new))
         return engine_error(failure, f"renaming {old} to {new} failed", new)
 
@@ -264,7 +265,7 @@ class SparkTables:
                 # nothing is deleted) and register the partitions found under the table's new location.
                 self._spark.sql(f"MSCK REPAIR TABLE {old.quoted} SYNC PARTITIONS")
         except ENGINE_ERRORS as error:
-            raise engine_error(inspect_error(error), f"cannot repair the torn rename of {old}", old) from None
+            raise engine_error(self._engine.failure(error), f"cannot repair the torn rename of {old}", old) from None
 
     def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
              remove: Callable[[TableName], None] | None = None) -> bool:
@@ -281,7 +282,8 @@ class SparkTables:
         if found is None:
             raise NoSuchObjectError(f"table {name} does not exist", str(name))
         if found.kind == "VIEW":
-            raise WrongObjectKindError.view_not_table(name, "use DROP VIEW", condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
+            reported = self._engine.profile.conditions.reported[Refusal.DROP_VIEW_AS_TABLE]
+            raise WrongObjectKindError.view_not_table(name, "use DROP VIEW", condition=reported)
         if expect is not None and found.identity != expect:
             return False
         if before is not None:
@@ -298,8 +300,8 @@ class SparkTables:
         try:
             self._spark.sql(f"DROP TABLE {name.quoted} PURGE")
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in MISSING:
+            failure = self._engine.failure(error)
+            if failure.means(*MISSING):
                 raise NoSuchObjectError(f"table {name} does not exist", str(name)) from None
             raise engine_error(failure, f"dropping {name} failed", name) from None
         if found.kind == "MANAGED":

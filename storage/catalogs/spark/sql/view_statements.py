@@ -33,13 +33,13 @@ from storage.catalogs.spark.engine import (
     Failure,
     engine_error,
     fingerprint,
-    inspect_error,
     object_kind,
     param_name,
     sql_string_literal,
     substitutes,
 )
 from storage.catalogs.spark.jvm import option
+from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.table_alter import is_internal_property
 from storage.catalogs.spark.sql.text_codec import decode_text, encode_text
 from storage.errors import (
@@ -173,7 +173,7 @@ class SparkViews:
         try:
             self._spark.sql(statement)
         except ENGINE_ERRORS as error:
-            raise self._create_error(name, inspect_error(error)) from None
+            raise self._create_error(name, self._engine.failure(error)) from None
 
     @staticmethod
     def _validated(name: TableName, definition: ViewDefinition) -> tuple[str, str | None, tuple[str, ...]]:
@@ -196,14 +196,15 @@ class SparkViews:
         (``CreateView.originalText``: the query's source text, as the CREATE VIEW will store it; parsing alone, no
         metastore), else a temporary view of it read back."""
         self._engine.check_literal_mode()
-        jsession = getattr(self._spark, "_jsparkSession", None)
-        if jsession is not None:
+        jvm = self._engine.jvm
+        if jvm is not None:
             try:
-                plan = jsession.sessionState().sqlParser().parsePlan(f"CREATE VIEW {quote_ident(_PROBE_PREFIX)} AS "
-                                                                     f"{query}")
-                text = option(plan.originalText()) if plan.getClass().getSimpleName() == "CreateView" else None
+                parser = jvm.session.sessionState().sqlParser()
+                plan = parser.parsePlan(f"CREATE VIEW {quote_ident(_PROBE_PREFIX)} AS {query}")
+                created = plan.getClass().getSimpleName() == jvm.classes.create_view_plan
+                text = option(plan.originalText()) if created else None
             except ENGINE_ERRORS as error:
-                raise self._create_error(name, inspect_error(error), _PROBE_PREFIX) from None
+                raise self._create_error(name, self._engine.failure(error), _PROBE_PREFIX) from None
             if text is not None:
                 return str(text)
         probe = f"{_PROBE_PREFIX}{uuid.uuid4().hex}"
@@ -212,7 +213,7 @@ class SparkViews:
                 self._spark.sql(f"CREATE TEMPORARY VIEW {quote_ident(probe)} AS {query}")
                 rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {quote_ident(probe)} AS JSON").collect()
             except ENGINE_ERRORS as error:
-                raise self._create_error(name, inspect_error(error), probe) from None
+                raise self._create_error(name, self._engine.failure(error), probe) from None
         finally:
             self._engine.drop_temp_view(probe)
         info = json.loads(rows[0][0])
@@ -220,18 +221,17 @@ class SparkViews:
 
     @staticmethod
     def _create_error(name: TableName, failure: Failure, probe: str | None = None) -> CatalogError:
-        condition = failure.condition or ""
         message = failure.message if probe is None else failure.message.replace(probe, name.name)
-        if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
+        if failure.means(Cause.RELATION_EXISTS):
             return ObjectExistsError(f"{name} already exists", str(name))
-        if condition.startswith("EXPECT_VIEW_NOT_TABLE"):
+        if failure.means(Cause.TABLE_NOT_VIEW):
             return ObjectExistsError(f"{name} is a table, not a view", str(name))
-        if condition == "SCHEMA_NOT_FOUND":
+        if failure.means(Cause.DATABASE_MISSING):
             db = param_name(failure.params.get("schemaName"), 1) or name.db
             return NoSuchObjectError(f"database {db} does not exist", db)
-        if condition == "INVALID_SCHEMA_OR_RELATION_NAME":
+        if failure.means(Cause.BAD_NAME):
             return InvalidNameError(f"{name} is not a valid Spark view name (letters, digits and _ only)", str(name))
-        if condition == "TABLE_OR_VIEW_NOT_FOUND":
+        if failure.means(Cause.RELATION_MISSING):
             missing = param_name(failure.params.get("relationName")) or "a relation"
             return NoSuchObjectError(f"cannot create view {name}: {missing} does not exist", missing)
         if failure.analysis:
@@ -252,14 +252,13 @@ class SparkViews:
         try:
             self._spark.sql(f"ALTER VIEW {old.quoted} RENAME TO {new.quoted}")
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            condition = failure.condition or ""
+            failure = self._engine.failure(error)
             not_a_view = _not_a_view(old, failure, "use ALTER TABLE ... RENAME TO")
             if not_a_view is not None:
                 raise not_a_view from None
-            if condition == "TABLE_OR_VIEW_ALREADY_EXISTS":
+            if failure.means(Cause.RELATION_EXISTS):
                 raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new)) from None
-            if condition in ("INVALID_SCHEMA_OR_RELATION_NAME", "INVALID_ATTRIBUTE_NAME_SYNTAX"):
+            if failure.means(Cause.BAD_NAME, Cause.BAD_NAME_SYNTAX):
                 raise InvalidNameError(f"{new} is not a valid Spark view name", str(new)) from None
             raise engine_error(failure, f"renaming view {old} to {new} failed", new) from None
 
@@ -296,7 +295,7 @@ class SparkViews:
         try:
             self._spark.sql(f"ALTER VIEW {name.quoted} {clause}")
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
+            failure = self._engine.failure(error)
             raise _not_a_view(name, failure, "use ALTER TABLE") or engine_error(
                 failure, f"altering view {name} failed", name) from None
 
@@ -309,7 +308,7 @@ class SparkViews:
         try:
             self._spark.sql(f"DROP VIEW {name.quoted}")
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
+            failure = self._engine.failure(error)
             raise _not_a_view(name, failure, "use DROP TABLE") or engine_error(
                 failure, f"dropping view {name} failed", name) from None
 
@@ -317,9 +316,8 @@ class SparkViews:
 def _not_a_view(name: TableName, failure: Failure, hint: str) -> CatalogError | None:
     """Spark's refusal of a view statement because ``name`` is missing or is a table, as the error it stands for
     (None: another failure)."""
-    condition = failure.condition or ""
-    if condition in ("TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"):
+    if failure.means(Cause.RELATION_MISSING, Cause.DATABASE_MISSING):
         return NoSuchObjectError(f"view {name} does not exist", str(name))
-    if condition.startswith(("WRONG_COMMAND_FOR_OBJECT_TYPE", "EXPECT_VIEW_NOT_TABLE")):
-        return WrongObjectKindError.table_not_view(name, hint, condition=condition)
+    if failure.means(Cause.WRONG_KIND, Cause.TABLE_NOT_VIEW):
+        return WrongObjectKindError.table_not_view(name, hint, condition=failure.condition or "")
     return None
