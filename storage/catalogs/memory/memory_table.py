@@ -1,4 +1,5 @@
-"""The in-memory catalog's table record (shared by :mod:`storage.catalogs.memory` and its swap)."""
+"""The in-memory catalog's records: a table, and the state of its "file system" (:class:`SwapState`: what left the
+catalog without its files, moved files, notes), with where a table's rows live (:func:`location_of`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 import attrs
 
 from storage.catalogs.fill import HIVE_DEFAULT_PARTITION
+from storage.catalogs.names import TableName
 
 
 @attrs.define
@@ -40,3 +42,34 @@ def with_static(columns: tuple[str, ...], static: dict[str, str], given: Iterato
 def register_partition(table: MemoryTable, partition: dict[str, str]) -> None:
     if partition not in table.partitions:
         table.partitions.append(dict(partition))
+
+
+@attrs.define
+class SwapState:
+    enabled: bool = True
+    """False: every table is refused (tests of the rename path)."""
+    orphans: set[str] = attrs.field(factory=set)
+    """Locations whose table left the catalog without its files (a forgotten holder): what ``delete_data`` removes."""
+    orphan_window: float | None = None
+    """What ``orphan_window`` answers: None, tasks end with the driver; else an engine whose tasks outlive it (a test
+    makes a late write of one by adding its table's name to ``MemoryCatalog.leftovers``)."""
+    files: dict[str, MemoryTable] = attrs.field(factory=dict)
+    """The rows (the "files") at each orphan location, as the table that left them had them: a kept version."""
+    moved: set[str] = attrs.field(factory=set)
+    """The "files" (one per row) moved out of an INSERT's work table into its table
+    (:class:`~storage.catalogs.memory.memory_files.MemoryFileMover`)."""
+    notes: dict[str, str] = attrs.field(factory=dict)
+    """The note of each kept directory (``write_kept_note``), by location."""
+
+
+def default_location(name: TableName) -> str:
+    return f"memory:/{name.db}/{name.name}"
+
+
+def database_location(db: str) -> str:
+    return f"memory:/{db}"
+
+
+def location_of(name: TableName, table: MemoryTable) -> str:
+    """Where the rows of the table ``name`` live: its own location after a swap, else the name's default one."""
+    return table.location or default_location(name)

@@ -244,9 +244,11 @@ class SparkCatalog:
         return self._versions.install_refusal(name, definition)
 
     def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
+        """See :meth:`storage.catalogs.spark.hms.definitions.SparkVersions.install_version`."""
         self._versions.install_version(name, definition, tag, create=create)
 
     def data_size(self, location: str) -> int | None:
+        """See :meth:`storage.catalogs.spark.hms.definitions.SparkVersions.data_size`."""
         return self._versions.data_size(location)
 
     def forget_table(self, name: TableName, *, expect: str) -> bool:
@@ -256,16 +258,20 @@ class SparkCatalog:
     # ------------------------------------------------------------ kind exchange (storage.catalogs.spark.hms.kind_swap)
 
     def relation_tag(self, name: TableName) -> str | None:
+        """See :meth:`storage.catalogs.spark.hms.kind_swap.SparkKindSwap.relation_tag`."""
         return self._kinds.relation_tag(name)
 
     def kind_refusal(self, orig: TableName, tmp: TableName) -> str | None:
+        """See :meth:`storage.catalogs.spark.hms.kind_swap.SparkKindSwap.kind_refusal`."""
         return self._kinds.kind_refusal(orig, tmp)
 
     def exchange_kinds(self, orig: TableName, tmp: TableName, holder_tag: str, *,
                        between: Callable[[], None]) -> str | None:
+        """See :meth:`storage.catalogs.spark.hms.kind_swap.SparkKindSwap.exchange_kinds`."""
         return self._kinds.exchange_kinds(orig, tmp, holder_tag, between)
 
     def restore_kind(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+        """See :meth:`storage.catalogs.spark.hms.kind_swap.SparkKindSwap.restore_kind`."""
         self._kinds.restore_kind(orig, holder, orig_tag)
 
     def delete_data(self, location: str, owner: TableName) -> str | None:
@@ -466,19 +472,25 @@ class SparkCatalog:
     # ------------------------------------------------------------------ copying (storage.catalogs.spark.version_copies)
 
     def list_databases(self) -> list[str]:
+        """See :meth:`storage.catalogs.spark.version_copies.SparkCopying.list_databases`."""
         return self._copying.list_databases()
 
     def database_definition(self, db: str) -> DatabaseDefinition | None:
+        """See :meth:`storage.catalogs.spark.version_copies.SparkCopying.database_definition`."""
         return self._copying.database_definition(db)
 
     def relocated_version(self, definition: str, location: str) -> str:
+        """See :meth:`storage.catalogs.spark.version_copies.SparkCopying.relocated_version`."""
         return self._copying.relocated_version(definition, location)
 
     def copy_version_into(self, name: TableName, source: object, location: str) -> int:
+        """See :meth:`storage.catalogs.spark.version_copies.SparkCopying.copy_version_into`."""
         return self._copying.copy_version_into(name, source, location)
 
     def definition_digest(self, name: TableName) -> str | None:
+        """See :meth:`storage.catalogs.spark.version_copies.SparkCopying.definition_digest`."""
         return self._copying.definition_digest(name)
 
     def row_checksum(self, name: TableName) -> str:
+        """See :meth:`storage.catalogs.spark.version_copies.SparkCopying.row_checksum`."""
         return self._copying.row_checksum(name)

@@ -2,7 +2,7 @@
 :mod:`storage.catalogs.spark.sql.function_statements` (where the Spark behaviours behind the records are described).
 
 A record lives in properties of the function's database, :data:`RECORD_PREFIX` ``<record_id(name)>.<n>``: compressed
-JSON in hex (:func:`~storage.catalogs.spark.sql.text_codec.encode_text`), split in chunks below the metastore's
+JSON in hex (:func:`encode_text`, which a view's record uses too), split in chunks below the metastore's
 4000-character limit for database property values, every chunk tagged with one write id so that a torn or
 superseded record is ignored.
 """
@@ -13,13 +13,13 @@ import hashlib
 import json
 import re
 import uuid
+import zlib
 from typing import Any
 
 import attrs
 
 from storage.catalogs.interface import FunctionDefinition
 from storage.catalogs.spark.engine import sql_string_literal
-from storage.catalogs.spark.sql.text_codec import decode_text, encode_text
 from storage.errors import CatalogError
 
 RECORD_PREFIX = "spark_ddl_log.function."
@@ -28,6 +28,20 @@ RECORD_PREFIX = "spark_ddl_log.function."
 _CHUNK = 3000
 _RECORD = re.compile(r"\(" + re.escape(RECORD_PREFIX) + r"([0-9a-f]{20})\.(\d+),([0-9a-f]+)\.(\d+)\.([0-9a-f]*)\)")
 _SQL_MARKER = "sqlFunction.returnType"
+
+
+def encode_text(data: Any) -> str:
+    """JSON, compressed, as hex: only ``0-9a-f``, which no redaction pattern of Spark's default matches (Spark shows
+    a property whose key or value matches ``spark.redaction.regex`` as ``*********(redacted)``)."""
+    return zlib.compress(json.dumps(data, ensure_ascii=False, sort_keys=True).encode(), 9).hex()
+
+
+def decode_text(text: str) -> Any:
+    """The inverse of :func:`encode_text`; raises ValueError for anything else."""
+    try:
+        return json.loads(zlib.decompress(bytes.fromhex(text)))
+    except zlib.error as error:
+        raise ValueError(str(error)) from None
 
 
 def _to_json(definition: FunctionDefinition) -> dict[str, Any]:

@@ -40,8 +40,8 @@ from storage.catalogs.spark.engine import (
 )
 from storage.catalogs.spark.jvm import option
 from storage.catalogs.spark.profiles.facts import Cause
+from storage.catalogs.spark.sql.function_records import decode_text, encode_text
 from storage.catalogs.spark.sql.table_alter import is_internal_property
-from storage.catalogs.spark.sql.text_codec import decode_text, encode_text
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -54,8 +54,8 @@ from storage.errors import (
 
 VIEW_RECORD = "spark_ddl_log.view"
 """View property holding the definition ``create_view`` was given: query, the View Text Spark stored for it, explicit
-columns (:func:`~storage.catalogs.spark.sql.text_codec.encode_text`: hex, so that Spark's redaction of properties never
-hides it)."""
+columns (:func:`~storage.catalogs.spark.sql.function_records.encode_text`: hex, so that Spark's redaction of
+properties never hides it)."""
 
 _PROBE_PREFIX = RESERVED_PREFIX + "view_"
 _GLOBAL_TEMP_CONF = "spark.sql.globalTempDatabase"
