@@ -123,6 +123,21 @@ def test_no_module_only_reexports(path: Path) -> None:
     assert not only_reexports(ast.parse(path.read_text())), f"{relative(path)} only re-exports: import the source"
 
 
+SHARED_BASENAMES = frozenset({"__init__.py", "errors.py"})
+"""File names every package may have."""
+
+
+@pytest.mark.parametrize("path", [path for path in project_files() if relative(path).startswith("storage/")],
+                         ids=relative)
+def test_a_storage_module_name_says_what_it_is_in_the_whole_project(path: Path) -> None:
+    """A file name of storage/ is no other file's in the project (``versions.py`` five times with three meanings was
+    the price: each could only be told apart by its folder). The upper floors' repeats are theirs to rename."""
+    if path.name in SHARED_BASENAMES:
+        return
+    same = [relative(other) for other in project_files() if other.name == path.name and other != path]
+    assert same == [], f"{relative(path)} shares its name with {same}"
+
+
 def test_every_listed_exception_is_still_needed() -> None:
     for entry in WIDE_CLASSES:
         file, _, name = entry.partition("::")

@@ -10,7 +10,7 @@ from actions.results import StatementResult
 from chains.binlog import BinlogEvent
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import UnsupportedStatementError
-from ddl_log.frontends.sql.names import NoSparkFacts, SessionFacts, SparkFacts
+from ddl_log.frontends.sql.name_resolution import NoSparkFacts, SessionFacts, SparkFacts
 from ddl_log.frontends.sql.plan import PlannedStatement, SqlResult
 from ddl_log.frontends.sql.router import SparkParser, plan_script
 from ddl_log.replication.origin import AppliedPosition, mark_of
