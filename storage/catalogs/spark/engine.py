@@ -484,7 +484,7 @@ class Engine:
     def new_database_location(self, db: str) -> str:
         """Where Spark puts a database created without LOCATION: the warehouse (``default``) or
         ``<warehouse>/<db>.db``."""
-        warehouse = str(self.spark.conf.get("spark.sql.warehouse.dir"))
+        warehouse = self.profile.warehouse
         return warehouse if db == "default" else f"{warehouse.rstrip('/')}/{db}.db"
 
     def database_properties_text(self, db: str) -> str | None:

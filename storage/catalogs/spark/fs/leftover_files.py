@@ -97,7 +97,7 @@ class SparkLeftovers:
         ``metastore`` strategy's helper table)."""
         text = location.rstrip("/")
         path = text.partition(":")[2] if _SCHEME_PREFIX.match(text) else text
-        warehouse = str(self._spark.conf.get("spark.sql.warehouse.dir", "")).rstrip("/")
+        warehouse = self._engine.profile.warehouse.rstrip("/")
         if path.strip("/").count("/") < 1 or text in (warehouse, warehouse.partition(":")[2]):
             return f"{location} is not a table's directory"
         if self._engine.strategy(location) == "local":
