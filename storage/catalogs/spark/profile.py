@@ -47,17 +47,23 @@ class Jvm:
         return self.context.hadoopConfiguration()
 
 
+def _handles(spark: Any) -> tuple[Any, Any, Any]:
+    """PySpark's private handles of ``spark``: its JVM session, Py4J's view of the JVM, its ``JavaSparkContext``
+    (each None where there is none: Spark Connect). The one place they are read."""
+    return getattr(spark, "_jsparkSession", None), getattr(spark, "_jvm", None), getattr(spark, "_jsc", None)
+
+
 def session_key(spark: Any) -> object:
     """What identifies ``spark``'s session: its JVM session (a proxy in front of a classic session is the same
     session), else the Connect session object itself."""
-    jsession = getattr(spark, "_jsparkSession", None)
+    jsession = _handles(spark)[0]
     return spark if jsession is None else jsession
 
 
 def jvm_of(spark: Any, classes: JvmClasses | None = None) -> Jvm | None:
     """The JVM handles of a classic session (None on Spark Connect). No round trip: ``classes`` default to those of
     the session's profile when one was read, else of the newest known Spark line."""
-    jsession, view, context = (getattr(spark, name, None) for name in ("_jsparkSession", "_jvm", "_jsc"))
+    jsession, view, context = _handles(spark)
     if jsession is None or view is None:
         return None
     if classes is None:
@@ -128,7 +134,7 @@ def read_profile(spark: Any) -> SparkProfile:
     """Read ``spark``'s profile: four round trips. Raises the engine's errors when the session cannot answer."""
     version = str(spark.version)
     facts = facts_for(version)
-    connect = getattr(spark, "_jsparkSession", None) is None
+    connect = _handles(spark)[0] is None
     hive = str(spark.conf.get("spark.sql.hive.metastore.version", facts.hive_client))
     warehouse = str(spark.conf.get("spark.sql.warehouse.dir", ""))
     if connect:
