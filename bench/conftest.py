@@ -58,7 +58,7 @@ def create_table(spark: Any, name: str, rows: int) -> None:
 
 def drop_every_table(spark: Any) -> None:
     """Drop every table and view of ``default`` (reserved TMP/BACKUP names included) and empty the warehouse."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     for row in spark.sql("SHOW VIEWS IN `default`").collect():
         if row["isTemporary"]:

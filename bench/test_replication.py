@@ -172,7 +172,7 @@ def test_copy_of_a_1m_row_version_beside_cp_and_copytree(benchmark, spark: Any, 
     from ddl_log.replication.copy import schema_text
     from ddl_log.replication.install import InstallVersion
     from replace_table.plans.recorded_version import version_record
-    from storage.catalogs.spark.version_files import copy_version_files
+    from storage.catalogs.spark.fs.version_files import copy_version_files
 
     for name in ("version_1m", "version_copy"):
         spark.sql(f"DROP TABLE IF EXISTS default.{name} PURGE")

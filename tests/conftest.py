@@ -120,7 +120,7 @@ def warehouse(spark: Any) -> Path:
 
 def warehouse_of(spark: Any) -> Path:
     """The local directory of ``spark``'s warehouse (for fixtures of a wider scope than :func:`warehouse`)."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
     assert path is not None, "the test warehouse is local"

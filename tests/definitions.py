@@ -1,11 +1,11 @@
-"""Table definitions normalised for comparison (:mod:`storage.catalogs.spark.definition_digest`, which a replica's
+"""Table definitions normalised for comparison (:mod:`storage.catalogs.spark.hms.definition_digest`, which a replica's
 ``check`` uses too), and a table's rows for the tests."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from storage.catalogs.spark.definition_digest import (
+from storage.catalogs.spark.hms.definition_digest import (
     Definition,
     Field,
     PartitionStorage,

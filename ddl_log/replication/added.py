@@ -51,7 +51,7 @@ def present_files(event: BinlogEvent, added: AddedFiles,
     """Where the added files are now (a later RENAME of a table at its default directory moved them: followed; a
     later CREATE of the name after a DROP moved the dropped version aside: found there);
     :class:`SourceVersionGoneError` when one is gone (local paths; elsewhere the copy fails instead)."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     base = added.location.rstrip("/")
     location = base if renames is None else followed_location(added.table, base, renames).rstrip("/")

@@ -72,7 +72,7 @@ def followed_location(name: str, location: str, renames: Iterable[tuple[TableNam
 def present_location(event: BinlogEvent, version: VersionRecord, later: Renames) -> str:
     """The version's files, followed through later renames; stop before the apply when they are gone (local paths;
     elsewhere the read fails instead)."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     path = local_path(version.location)
     if path is None or holds(path, version.files):
@@ -96,7 +96,7 @@ def moved_aside(location: str, files: tuple[str, ...] | None) -> str | None:
     ``<db>/<old name>``: found by the Spark soak, seed 9031), the version's own file names (a UUID each) can. Local
     paths only; a version that listed no file, or an event written before versions listed them, cannot be told
     apart from another: None."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     path = local_path(location)
     if not files or path is None or not path.parent.is_dir():
@@ -125,7 +125,7 @@ def copy_statement(spark: Any, event: BinlogEvent, text: str, later: Renames, *,
     the partitions rows go to). ``later``: the source's renames after this event (read only when the
     files moved). ``name``: the replica's table (``--rewrite-db``; default the version's own). Files not found are
     looked for again for ``wait_seconds`` (:mod:`~ddl_log.replication.file_wait`)."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     version = event.version
     assert version is not None

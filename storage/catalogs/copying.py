@@ -1,7 +1,8 @@
 """What a replica needs of catalogs beyond :class:`~storage.catalogs.interface.Catalog`: copying a table version from
 another catalog (its whole definition, moved to a directory of the replica, and its files), listing databases with
-their definitions, and a checksum of a table's rows. Both catalogs implement it (:mod:`storage.catalogs.spark.copying`,
-:mod:`storage.catalogs.memory_copying`); a replica's bootstrap, ``check`` and ``resync`` use nothing else.
+their definitions, and a checksum of a table's rows. Both catalogs implement it
+(:mod:`storage.catalogs.spark.version_copies`, :mod:`storage.catalogs.memory.memory_catalog`); a replica's bootstrap,
+``check`` and ``resync`` use nothing else.
 """
 
 from __future__ import annotations

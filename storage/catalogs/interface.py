@@ -34,9 +34,6 @@ from storage.catalogs.fill import KEEP_POINT as KEEP_POINT
 from storage.catalogs.fill import SWITCHING_PARTITIONS as SWITCHING_PARTITIONS
 from storage.catalogs.fill import Fill as Fill
 from storage.catalogs.names import TableName
-from storage.catalogs.objects import DatabaseObjects as DatabaseObjects  # re-exported: the interface's records
-from storage.catalogs.objects import FunctionDefinition as FunctionDefinition
-from storage.catalogs.objects import ViewDefinition as ViewDefinition
 
 TAG_PROPERTY = "spark_ddl_log.tag"
 """Table (and database) property holding the identity tag the DDL log gives every table and database it creates."""
@@ -45,6 +42,48 @@ TAG_PROPERTY = "spark_ddl_log.tag"
 def new_database_tag() -> str:
     """A fresh database identity tag (the value of the database's TAG_PROPERTY)."""
     return "db:" + uuid.uuid4().hex
+
+
+@attrs.frozen
+class ViewDefinition:
+    """A persistent view as the catalog stores it; kept in the log so undo can restore the old one."""
+
+    query: str
+    comment: str | None = None
+    columns: tuple[str, ...] = ()
+    """Explicit column names (``CREATE VIEW v (a, b) AS ...``); empty for the query's own names."""
+    properties: tuple[tuple[str, str], ...] = ()
+    """The view's own TBLPROPERTIES (sorted by key), without what the metastore or Spark maintain."""
+
+    @property
+    def property_map(self) -> dict[str, str]:
+        return dict(self.properties)
+
+
+@attrs.frozen
+class FunctionDefinition:
+    """A persistent function: a class with resources (JARs, files), or a SQL function (params, returns, body)."""
+
+    class_name: str | None = None
+    resources: tuple[tuple[str, str], ...] = ()
+    params: str | None = None
+    returns: str | None = None
+    body: str | None = None
+
+    @property
+    def is_sql(self) -> bool:
+        return self.body is not None
+
+
+@attrs.frozen
+class DatabaseObjects:
+    tables: tuple[TableName, ...] = ()
+    views: tuple[TableName, ...] = ()
+    functions: tuple[TableName, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tables or self.views or self.functions)
 
 
 @attrs.frozen

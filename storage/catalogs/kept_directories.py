@@ -8,7 +8,7 @@ them before the change still reads them. A table made by plain Spark (or by this
 ``SessionCatalog.validateTableLocation``) fails with ``LOCATION_ALREADY_EXISTS`` meanwhile. The note file
 (:data:`KEPT_NOTE`) says what the directory is, until when, and the command that frees the name now. Its name
 starts with ``_``: Spark's file listing (``InMemoryFileIndex``), Hive's input formats and this project's own copy of
-a version's files (:mod:`storage.catalogs.spark.version_files`) skip it, so readers, RESTORE and replicas never see
+a version's files (:mod:`storage.catalogs.spark.fs.version_files`) skip it, so readers, RESTORE and replicas never see
 it; the directory's deletion takes it with the files."""
 
 from __future__ import annotations

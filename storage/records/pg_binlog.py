@@ -27,7 +27,7 @@ from typing import Any
 
 import psycopg
 
-from storage.errors import CorruptLogError, HomeFencedError, StorageError
+from storage.errors import CorruptLogError, HomeFencedError, LogWriteFailedError, StorageError
 from storage.records.format import decode_record, encode_record
 from storage.records.pg_lease import application_name
 from storage.records.pg_schema import BINLOG_LOCK
@@ -39,11 +39,27 @@ _INSERT = """INSERT INTO ddl_binlog (seq, xid, home, data)
 _ROWS = "SELECT seq, xid, home, data FROM ddl_binlog WHERE seq >= %s ORDER BY seq"
 
 
-class PgBinlog(PgSession, PgWriter):
+class BinlogWriter(PgWriter):
+    """The binlog's appends: each one committed transaction on the binlog's own session."""
+
+    WRITTEN = "events"
+
+    def __init__(self, binlog: PgBinlog) -> None:
+        self.binlog = binlog
+
+    @property
+    def location(self) -> str:
+        return self.binlog.location
+
+    def _session(self) -> PgSession:
+        return self.binlog
+
+
+class PgBinlog(PgSession):
     """``ddl_binlog`` as seen by one home: its appends name the home; its reads see every home's events.
 
     One connection, used under a lock; re-established after a failure only when ``guard`` (the home's check that it
-    still holds its home) agrees."""
+    still holds its home) agrees. Its writes go through its :class:`BinlogWriter` (poisoned by a failed one)."""
 
     def __init__(self, url: str, home: str, *, guard: Callable[[], None] | None = None,
                  session_name: str | None = None, fence: Callable[[], None] | None = None,
@@ -54,22 +70,28 @@ class PgBinlog(PgSession, PgWriter):
         """The home's epoch when this process claimed it: an append commits only while it is still the home's, so a
         driver that was taken over can never commit a statement its taker has already decided (a fencing token
         checked in the committing transaction itself, under the home row's lock)."""
-
-    WRITTEN = "events"
+        self.writer = BinlogWriter(self)
 
     @property
     def location(self) -> str:
         return f"{redact(self.url)}#ddl_binlog"
 
-    def _session(self) -> PgSession:
-        return self
+    @property
+    def syncs(self) -> int:
+        """Appends committed."""
+        return self.writer.syncs
+
+    @property
+    def failed(self) -> LogWriteFailedError | None:
+        """The failed append that refuses every later one (None: none failed)."""
+        return self.writer.failed
 
     # ----------------------------------------------------------------- writing
 
     def append(self, records: Sequence[Mapping[str, Any]]) -> list[int]:
         """Commit ``records`` (each with its ``xid``, None allowed) in one transaction; each is stored with the seq
         it gets (key ``seq``). Returns the seqs, consecutive."""
-        self._check_writable()
+        self.writer.check_writable()
         if not records:
             return []
 
@@ -86,7 +108,7 @@ class PgBinlog(PgSession, PgWriter):
                                          [encode_record(wire) for wire in wires]))
             return seqs, str(row[1])
 
-        return self._commit(insert)
+        return self.writer.commit_write(insert)
 
     def _check_epoch(self, connection: Connection) -> None:
         """Refuse the commit when the home's epoch moved on (a takeover); ``FOR SHARE`` holds a taker's epoch

@@ -105,7 +105,7 @@ class PgSession:
 
 
 class PgWriter:
-    """A writer whose every write is one committed transaction on a :class:`PgSession` (:meth:`_commit`)."""
+    """A writer whose every write is one committed transaction on a :class:`PgSession` (:meth:`commit_write`)."""
 
     WRITTEN = "records"
     """What a write stores, for messages."""
@@ -126,13 +126,13 @@ class PgWriter:
     def failed(self) -> LogWriteFailedError | None:
         return self._poisoned
 
-    def _commit(self, write: Callable[[Connection], tuple[T, str]]) -> T:
+    def commit_write(self, write: Callable[[Connection], tuple[T, str]]) -> T:
         """Run ``write`` (which returns its result and :func:`~storage.records.pg_fate.current_xact`) in one
         transaction and COMMIT: ``record.before_write`` before it, ``record.torn_write`` and ``record.before_sync``
         before COMMIT (dying there leaves nothing), ``record.after_sync`` after it. A database error poisons the
         writer (:meth:`_fail`) unless the connection was lost during a COMMIT that turns out committed (the write
         stands); any other exception (a simulated crash, a fenced home) rolls back: a dying process never commits."""
-        self._check_writable()
+        self.check_writable()
         session = self._session()
         if session.fence is not None:
             session.fence()
@@ -173,7 +173,7 @@ class PgWriter:
         self._poisoned = LogWriteFailedError(self.location, reason, fate_unknown=fate_unknown)
         return self._poisoned
 
-    def _check_writable(self) -> None:
+    def check_writable(self) -> None:
         if self._poisoned is not None:
             raise LogWriteFailedError(
                 self.location, f"refusing to write after a failed write ({self._poisoned.reason}); reopen to go on")

@@ -212,13 +212,13 @@ class PgRecordStream(PgWriter):
         return self.append_encoded([encode_record(record) for record in records])
 
     def append_encoded(self, encoded: Sequence[bytes]) -> list[int]:
-        """INSERT the records and COMMIT, in one transaction (:meth:`~storage.records.pg_session.PgWriter._commit`:
+        """INSERT the records and COMMIT, in one transaction (:meth:`~storage.records.pg_session.PgWriter.commit_write`:
         a database error poisons the stream, a dying process never commits)."""
-        self._check_writable()
+        self.check_writable()
         if not encoded:
             return []
         offsets, end = offsets_of(self._size, encoded)
-        self._commit(lambda connection: (None, insert_records(connection, self.stream_id, offsets, encoded)))
+        self.commit_write(lambda connection: (None, insert_records(connection, self.stream_id, offsets, encoded)))
         self._size = end
         self.records_written += len(encoded)
         return offsets
@@ -226,7 +226,7 @@ class PgRecordStream(PgWriter):
     def truncate_to(self, offset: int) -> None:
         """Delete the records from ``offset`` on, in one transaction (never needed for a torn write here: a
         transaction is whole; kept for owners that drop an incomplete group of records)."""
-        self._check_writable()
+        self.check_writable()
         if not HEADER_SIZE <= offset <= self._size:
             raise StorageError(f"{self.location}: cannot truncate to {offset}")
         if self.store.fence is not None:
@@ -239,10 +239,10 @@ class PgRecordStream(PgWriter):
             raise self._poison(f"truncate failed: {exc}; the next open cuts the same records again") from exc
         self._size = offset
 
-    def _check_writable(self) -> None:
+    def check_writable(self) -> None:
         if self._closed:
             raise StorageError(f"{self.location}: the stream is closed")
-        super()._check_writable()
+        super().check_writable()
 
     def close(self) -> None:
         """Forget the stream (the store's connection stays with the store; nothing is written)."""

@@ -30,7 +30,7 @@ from chains.entries import ActionType
 from ddl_log import AtomicDDL
 from ddl_log.cluster.takeover import Takeover, TakeoverReport
 from storage.catalogs.names import RESERVED_PREFIX
-from storage.catalogs.spark.engine import local_path
+from storage.catalogs.spark.profile import local_path
 from tests.cluster.executor_kill import stray_files
 from tests.cluster.orphan_driver import GO, OLD_ROWS, STATEMENT
 from tests.cluster.tasks import register_hold

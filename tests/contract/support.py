@@ -83,7 +83,7 @@ class SparkEngine:
         return sorted((tuple(row) for row in self._spark.table(name.quoted).collect()), key=repr)
 
     def _path(self, name: TableName) -> Any:
-        from storage.catalogs.spark.engine import local_path
+        from storage.catalogs.spark.profile import local_path
 
         location = self.catalog.default_location(name)
         path = None if location is None else local_path(location)

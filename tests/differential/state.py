@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from storage.catalogs.spark.engine import local_path
+from storage.catalogs.spark.profile import local_path
 from tests.definitions import partitions, rows, table_definition
 from tests.differential.outcomes import classify
 from tests.differential.script import normalise

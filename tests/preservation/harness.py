@@ -289,7 +289,7 @@ class Example:
 
 def files_at(location: str) -> tuple[tuple[str, int], ...]:
     """The files under a local table location (relative path, size), sorted; () for any other location."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     path = local_path(location)
     if path is None or not path.is_dir():

@@ -18,8 +18,8 @@ import pytest
 
 from ddl_log import AppliedThenStoppedError, AtomicDDL
 from ddl_log.replication.follow import Follow
-from storage.catalogs.spark.engine import local_path
-from storage.catalogs.spark.file_moves import SparkFileMoves
+from storage.catalogs.spark.fs.file_mover import SparkFileMoves
+from storage.catalogs.spark.profile import local_path
 from storage.errors import EngineOperationError
 from tests.definitions import partitions, rows
 

@@ -16,8 +16,7 @@ from ddl_log import ApplyFailedError, AtomicDDL, SyncIncompleteError
 from ddl_log.engine.alter_ops import AddColumns, SetProperties
 from ddl_log.replication.position import ReplicaPosition
 from storage.catalogs.interface import ViewDefinition
-from storage.catalogs.memory import MemoryCatalog
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName
 from tests import crashkit
 from tests.replication.ops_support import Home, clone, database_state, origin, source_home

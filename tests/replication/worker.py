@@ -54,7 +54,7 @@ def table_dump(spark: Any, table: str) -> dict[str, Any] | None:
 
 def data_files(spark: Any, table: str) -> list[str]:
     """The names of the data files at the table's location (a version copied as files keeps the source's names)."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     info = json.loads(spark.sql(f"DESCRIBE TABLE EXTENDED {table} AS JSON").collect()[0][0])
     path = local_path(str(info["location"]))

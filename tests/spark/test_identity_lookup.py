@@ -13,8 +13,9 @@ import pytest
 from ddl_log import AtomicDDL
 from storage.catalogs import lookup_scope
 from storage.catalogs.names import TableName
-from storage.catalogs.spark import lookups
+from storage.catalogs.spark import table_lookup as lookups
 from storage.catalogs.spark.engine import Engine, identity_of, object_kind
+from storage.catalogs.spark.profile import jvm_of
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spare_shared")]
 
@@ -79,7 +80,7 @@ def test_one_call_identity_equals_the_described_identity(spark, made):
         found = engine.lookup(name)
         assert found is not None, key
         assert found.identity == _described_identity(engine, name), key
-        table = lookups.read_jvm_table(spark._jsparkSession, spark._jvm, name)
+        table = lookups.read_jvm_table(jvm_of(spark), name)
         assert table is not None
         jvm_read[key] = table.tag is not None or table.material is not None
     assert {key for key, read in jvm_read.items() if not read} == FALLS_BACK
@@ -130,9 +131,9 @@ def test_a_statement_scope_reuses_a_lookup_until_the_name_is_forgotten(spark, ma
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
-    def counting(jsession: Any, jvm: Any, name: TableName) -> Any:
+    def counting(jvm: Any, name: TableName) -> Any:
         reads.append(name)
-        return real(jsession, jvm, name)
+        return real(jvm, name)
 
     monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
     name, free = made["plain_ctas"], TableName("default", "free_name")
@@ -153,9 +154,9 @@ def test_drop_by_a_statement_checks_identity_from_its_own_lookup(spark, changed,
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
-    def counting(jsession: Any, jvm: Any, name: TableName) -> Any:
+    def counting(jvm: Any, name: TableName) -> Any:
         reads.append(name)
-        return real(jsession, jvm, name)
+        return real(jvm, name)
 
     monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
     with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
@@ -169,9 +170,9 @@ def test_rename_looks_up_each_name_once(spark, changed, tmp_path, monkeypatch):
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
-    def counting(jsession: Any, jvm: Any, name: TableName) -> Any:
+    def counting(jvm: Any, name: TableName) -> Any:
         reads.append(name)
-        return real(jsession, jvm, name)
+        return real(jvm, name)
 
     monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
     tables_before = spark.catalog.tableExists

@@ -14,7 +14,7 @@ from actions.leftovers import clean_leftovers_of
 from ddl_log import AtomicDDL, CatalogError, DDLLogError, NameHeldByVersionError, NameKeptByAnotherHomeError
 from storage.catalogs.kept_directories import KEPT_NOTE
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import local_path
+from storage.catalogs.spark.profile import local_path
 from tests.conftest import warehouse_of
 
 pytestmark = pytest.mark.spark

@@ -1,4 +1,5 @@
-"""SparkCatalog ALTER TABLE methods (storage.catalogs.spark.alter) against the embedded Spark 4 + Hive metastore: table
+"""SparkCatalog ALTER TABLE methods (storage.catalogs.spark.sql.table_alter) against the embedded Spark 4 + Hive
+metastore: table
 metadata, properties, column comments, added columns and partitions."""
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import pytest
 
 from storage.catalogs.interface import TAG_PROPERTY, Column, TableMetadata, TableSpec
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.alter import parse_partition
 from storage.catalogs.spark.catalog import SparkCatalog
 from storage.catalogs.spark.engine import REDACTED
+from storage.catalogs.spark.fs.file_mover import parse_partition
 from storage.errors import (
     CatalogError,
     InvalidDefinitionError,

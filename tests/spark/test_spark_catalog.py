@@ -14,7 +14,8 @@ from pyspark.sql.types import DataType
 from storage.catalogs.interface import TAG_PROPERTY, Catalog, Column, TableSpec
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.catalog import SparkCatalog
-from storage.catalogs.spark.engine import local_path, short_message, sql_string_literal
+from storage.catalogs.spark.engine import short_message, sql_string_literal
+from storage.catalogs.spark.profile import local_path
 from storage.errors import (
     InvalidDefinitionError,
     InvalidNameError,

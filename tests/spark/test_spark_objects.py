@@ -12,8 +12,8 @@ import pytest
 from storage.catalogs.interface import Catalog, Column, DatabaseObjects, FunctionDefinition, TableSpec, ViewDefinition
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.catalog import SparkCatalog
-from storage.catalogs.spark.function_records import RECORD_PREFIX, decode_records, encode_record, record_id
-from storage.catalogs.spark.views import VIEW_RECORD
+from storage.catalogs.spark.sql.function_records import RECORD_PREFIX, decode_records, encode_record, record_id
+from storage.catalogs.spark.sql.view_statements import VIEW_RECORD
 from storage.errors import (
     CatalogError,
     InvalidDefinitionError,

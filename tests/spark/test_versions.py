@@ -204,7 +204,7 @@ def test_a_new_table_over_a_dropped_name_moves_the_version_aside_and_undrop_brin
                                                                                            clean_spark):
     """The new table needs ``<db>/m``: the dropped version (partitions too) moves to a directory the log reserves,
     keeps its number, and UNDROP gives it back whole once the name is free again."""
-    from storage.catalogs.spark.engine import local_path
+    from storage.catalogs.spark.profile import local_path
 
     opener, original, number = moved_world(spark, tmp_path / "home")
     with opener() as ddl:

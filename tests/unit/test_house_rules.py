@@ -1,17 +1,50 @@
-"""Rules of the house that keep it easy to carry on: small files, and no module reaching into another's private
-names. (Layers, independence of the record layer and the catalogs, and the absence of import circles are
-import-linter contracts in pyproject.toml, run by ``make lint``.)"""
+"""Rules of the house that keep it easy to carry on: short functions, classes of one concern, files that stay
+readable, no module reaching into another's private names, one module that knows the Spark session's private handles
+and one table of Spark's error conditions. (Layers, independence of the record layer and the catalogs, and the
+absence of import circles are import-linter contracts in pyproject.toml, run by ``make lint``.)
+
+The sizes are not a wall to push files against: a function is read whole (60 lines), a class is one concern (30
+methods), and a file longer than 700 lines is allowed with its reason written down in :data:`LONG_FILES` (the same for
+a wider class in :data:`WIDE_CLASSES`); each listed entry must still be needed, so the lists only shrink."""
 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("storage", "chains", "actions", "replace_table", "ddl_log", "dbt")
-MAX_LINES = 450
+MAX_FUNCTION_LINES = 60
+MAX_METHODS = 30
+SOFT_FILE_LINES = 700
+
+LONG_FILES: dict[str, str] = {
+    "storage/catalogs/memory/memory_catalog.py":
+        "the in-memory twin of the whole catalog protocol as one class (five mixins split it for length before); "
+        "lowered to fakes of the metastore-record and file-system ports, at most 500 lines, with the ports (issue "
+        "37, item 3)",
+}
+"""Files longer than :data:`SOFT_FILE_LINES`, each with why it stays one file."""
+
+WIDE_CLASSES: dict[str, str] = {
+    "storage/catalogs/interface.py::Catalog":
+        "the catalog protocol, 54 of its 77 methods: cut into narrow ports by role (names, definitions, data jobs, "
+        "directories, objects) once the statement machine's branch has merged (issue 37, item 3)",
+    "storage/catalogs/spark/catalog.py::SparkCatalog":
+        "implements the whole catalog protocol by delegating to its parts; shrinks with the protocol's ports",
+    "storage/catalogs/memory/memory_catalog.py::MemoryCatalog":
+        "implements the whole catalog protocol in memory; lowered to fakes of the metastore-record and file-system "
+        "ports with them",
+    "chains/log.py::DDLLog":
+        "the DDL log's one object (chains, batches, commit, replay and recovery reads); narrowed when the statement "
+        "machine owns chain writing (issue 37, item 1)",
+    "ddl_log/frontends/python.py::AtomicDDL":
+        "the Python API users call: one method per statement and operation",
+}
+"""Classes with more than :data:`MAX_METHODS` methods of their own, each with why."""
 
 
 def project_files() -> list[Path]:
@@ -22,13 +55,99 @@ def test_the_project_has_its_packages() -> None:
     assert len(project_files()) > 40
 
 
-@pytest.mark.parametrize("path", project_files(), ids=lambda path: str(path.relative_to(ROOT)))
-def test_no_file_is_longer_than_the_limit(path: Path) -> None:
+def relative(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def methods(node: ast.ClassDef) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [item for item in node.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def classes_of(path: Path) -> list[ast.ClassDef]:
+    return [node for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ClassDef)]
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
+def test_every_function_can_be_read_whole(path: Path) -> None:
+    long = [f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"  # type: ignore[operator]
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES]  # type: ignore[operator]
+    assert long == [], f"{relative(path)}: functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
+def test_every_class_is_one_concern(path: Path) -> None:
+    wide = [f"{node.name} ({len(methods(node))} methods)" for node in classes_of(path)
+            if len(methods(node)) > MAX_METHODS and f"{relative(path)}::{node.name}" not in WIDE_CLASSES]
+    assert wide == [], f"{relative(path)}: classes over {MAX_METHODS} methods: {wide} (cut by concern)"
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
+def test_a_long_file_says_why(path: Path) -> None:
     lines = len(path.read_text().splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by job"
+    assert lines <= SOFT_FILE_LINES or relative(path) in LONG_FILES, (
+        f"{relative(path)} has {lines} lines: cut it by job, or say in LONG_FILES why it is one file")
 
 
-@pytest.mark.parametrize("path", project_files(), ids=lambda path: str(path.relative_to(ROOT)))
+@functools.cache
+def project_classes() -> frozenset[str]:
+    return frozenset(node.name for path in project_files() for node in classes_of(path))
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
+def test_no_class_is_split_over_mixins(path: Path) -> None:
+    """A class of two or more of the project's own bases is one class spread over files (or two jobs in one):
+    compose instead (a part the class holds), or merge the class back."""
+    local = project_classes()
+    mixed = [f"{node.name}({', '.join(bases)})" for node in classes_of(path)
+             if len(bases := [base.id for base in node.bases if isinstance(base, ast.Name) and base.id in local]) > 1]
+    assert mixed == [], f"{relative(path)}: classes with several project bases: {mixed}"
+
+
+def only_reexports(tree: ast.Module) -> bool:
+    """A module whose body (docstring and ``__all__`` aside) is imports only."""
+    body = [node for node in tree.body
+            if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+            and not (isinstance(node, ast.Assign) and any(isinstance(target, ast.Name) and target.id == "__all__"
+                                                          for target in node.targets))]
+    return bool(body) and all(isinstance(node, ast.Import | ast.ImportFrom) for node in body)
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
+def test_no_module_only_reexports(path: Path) -> None:
+    """A module that only passes names on is a shim between a caller and the module that says what they are
+    (a package's ``__init__`` may gather its names)."""
+    if path.name == "__init__.py":
+        return
+    assert not only_reexports(ast.parse(path.read_text())), f"{relative(path)} only re-exports: import the source"
+
+
+SHARED_BASENAMES = frozenset({"__init__.py", "errors.py"})
+"""File names every package may have."""
+
+
+@pytest.mark.parametrize("path", [path for path in project_files() if relative(path).startswith("storage/")],
+                         ids=relative)
+def test_a_storage_module_name_says_what_it_is_in_the_whole_project(path: Path) -> None:
+    """A file name of storage/ is no other file's in the project (``versions.py`` five times with three meanings was
+    the price: each could only be told apart by its folder). The upper floors' repeats are theirs to rename."""
+    if path.name in SHARED_BASENAMES:
+        return
+    same = [relative(other) for other in project_files() if other.name == path.name and other != path]
+    assert same == [], f"{relative(path)} shares its name with {same}"
+
+
+def test_every_listed_exception_is_still_needed() -> None:
+    for entry in WIDE_CLASSES:
+        file, _, name = entry.partition("::")
+        found = [node for node in classes_of(ROOT / file) if node.name == name]
+        assert found and len(methods(found[0])) > MAX_METHODS, f"{entry} is no longer wide: drop it from the list"
+    for file in LONG_FILES:
+        assert len((ROOT / file).read_text().splitlines()) > SOFT_FILE_LINES, f"{file} is short now: drop it"
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
 def test_no_private_name_is_imported_from_another_file(path: Path) -> None:
     tree = ast.parse(path.read_text())
     private = [
@@ -41,11 +160,70 @@ def test_no_private_name_is_imported_from_another_file(path: Path) -> None:
     assert private == [], f"{path.relative_to(ROOT)} imports private names {private}"
 
 
-FOREIGN_PRIVATE = frozenset({"_jsparkSession", "_jvm", "_jsc", "_origin"})
+SESSION_HANDLES = frozenset({"_jsparkSession", "_jvm", "_jsc"})
+"""PySpark's private handles on a session's JVM."""
+FOREIGN_PRIVATE = SESSION_HANDLES | {"_origin"}
 """PySpark's and Py4J's own handles (the only way to a session's JVM): not names of this project."""
+PROFILE = "storage/catalogs/spark/profile.py"
 
 
-@pytest.mark.parametrize("path", project_files(), ids=lambda path: str(path.relative_to(ROOT)))
+def handles_read(path: Path) -> list[str]:
+    """The session handles ``path`` reads, as attributes or by name (``getattr(spark, "_jvm")``)."""
+    tree = ast.parse(path.read_text())
+    read = [node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr in SESSION_HANDLES]
+    read += [node.value for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in SESSION_HANDLES]
+    return read
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
+def test_only_the_profile_reads_the_sessions_private_handles(path: Path) -> None:
+    """What a session is (classic or Connect, its JVM) is asked of its profile, never probed again elsewhere."""
+    if relative(path) == PROFILE:
+        assert handles_read(path), "the profile reads the handles (else this rule checks nothing)"
+        return
+    assert handles_read(path) == [], f"{relative(path)} reads {handles_read(path)}: ask storage.catalogs.spark.profile"
+
+
+CONDITION_TABLES = "storage/catalogs/spark/profiles/"
+
+
+@functools.cache
+def condition_names() -> frozenset[str]:
+    from storage.catalogs.spark.profiles import KNOWN
+
+    return frozenset().union(*(facts.conditions.condition_names() for facts in KNOWN.values()))
+
+
+def compares_a_condition(node: ast.AST) -> bool:
+    """``x.condition == ...``, ``... in x.condition``, ``x.condition.startswith(...)``."""
+    def is_condition(item: ast.AST) -> bool:
+        return isinstance(item, ast.Attribute) and item.attr == "condition"
+
+    if isinstance(node, ast.Compare):
+        return any(is_condition(item) for item in (node.left, *node.comparators))
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith") and is_condition(node.func.value))
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
+def test_error_conditions_are_told_apart_only_by_the_condition_table(path: Path) -> None:
+    """A failure is judged by what its condition means (``Failure.means``); the spelling of Spark's conditions, which
+    changes between versions, lives in storage/catalogs/spark/profiles only."""
+    if relative(path).startswith(CONDITION_TABLES):
+        return
+    tree = ast.parse(path.read_text())
+    compared = [node.lineno for node in ast.walk(tree) if compares_a_condition(node)]
+    assert compared == [], f"{relative(path)} compares error conditions at lines {compared}: use Failure.means"
+    if not relative(path).startswith("storage/catalogs/"):
+        return  # ddl_log's statements name the conditions they report (listed in the report of issue 37)
+    names = condition_names()
+    spelled = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)
+               and (node.value in names or node.value.split(".")[0] in names)]
+    assert spelled == [], f"{relative(path)} spells Spark's error conditions {spelled}: put them in the table"
+
+
+@pytest.mark.parametrize("path", project_files(), ids=relative)
 def test_no_module_reads_another_objects_private_attribute_through_getattr(path: Path) -> None:
     """``getattr(obj, "_name")`` hides a reach into another object's private state from the rule above."""
     tree = ast.parse(path.read_text())
@@ -69,7 +247,7 @@ def error_classes(path: Path) -> list[str]:
                     for base in node.bases)]
 
 
-@pytest.mark.parametrize("path", project_files(), ids=lambda path: str(path.relative_to(ROOT)))
+@pytest.mark.parametrize("path", project_files(), ids=relative)
 def test_every_error_class_lives_in_an_errors_module(path: Path) -> None:
     """README: each layer keeps its errors in its errors.py (found in one place, re-exported from ddl_log)."""
     if path.name == "errors.py":

@@ -14,8 +14,7 @@ from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.kind import payload_of
 from chains.entries import ActionEntry, ActionType
 from ddl_log import AtomicDDL, StatementFailedError
-from storage.catalogs.memory import MemoryCatalog
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName
 from tests import crashkit
 

@@ -8,8 +8,7 @@ import time
 import pytest
 
 from ddl_log import AtomicDDL
-from storage.catalogs.memory import MemoryCatalog
-from storage.catalogs.memory_table import MemoryTable
+from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName
 from tests import crashkit
 

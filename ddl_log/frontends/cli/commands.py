@@ -63,6 +63,18 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("table", metavar="TABLE", help="db.name (a bare name is in the default database)")
     release.add_argument("--json", action="store_true")
 
+    add_inspection_parsers(commands, common)
+    add_metastore_parser(commands)
+    add_replica_parser(commands, common)
+    add_cluster_parser(commands)
+    for command in commands.choices.values():
+        command.set_defaults(subparser=command)
+    return parser
+
+
+def add_inspection_parsers(commands: argparse._SubParsersAction[argparse.ArgumentParser],
+                           common: argparse.ArgumentParser) -> None:
+    """The read-only commands: status, history, dump, binlog, crash-points."""
     status = commands.add_parser("status", parents=[common], help="active and abandoned chains (read-only)")
     status.add_argument("--json", action="store_true")
 
@@ -87,12 +99,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     points = commands.add_parser("crash-points", parents=[common], help="every crash point name, one per line")
     points.add_argument("-v", "--describe", action="store_true", help="add what each point means")
-    add_metastore_parser(commands)
-    add_replica_parser(commands, common)
-    add_cluster_parser(commands)
-    for command in commands.choices.values():
-        command.set_defaults(subparser=command)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,15 +18,15 @@ How a script is read:
 
 Names are resolved when the statement runs, exactly as Spark would resolve them then (so ``USE`` earlier in the
 script works as in Spark): current catalog and namespace, catalog-qualified names, temporary views and functions (see
-:mod:`ddl_log.frontends.sql.names`). A statement whose object lies outside the session catalog (another catalog, a
-temporary view) or that Spark itself would refuse goes to ``spark.sql`` unchanged; one that Spark cannot run as
-written (``DROP TABLE a, b``, ``RENAME TABLE``) and that names such an object is refused. The engine gets each
-statement typed (:mod:`ddl_log.engine.typed`), its names parsed.
+:mod:`ddl_log.frontends.sql.name_resolution`). A statement whose object lies outside the session catalog
+(another catalog, a temporary view) or that Spark itself would refuse goes to ``spark.sql`` unchanged; one that
+Spark cannot run as written (``DROP TABLE a, b``, ``RENAME TABLE``) and that names such an object is refused. The
+engine gets each statement typed (:mod:`ddl_log.engine.typed`), its names parsed.
 
 The files, by job: :mod:`~ddl_log.frontends.sql.tokens` (tokenizing, splitting, positions),
 :mod:`~ddl_log.frontends.sql.validate` (the sqlglot parse), :mod:`~ddl_log.frontends.sql.cursor` (the token
 reader), :mod:`~ddl_log.frontends.sql.clauses` and :mod:`~ddl_log.frontends.sql.router` (reading and routing),
-:mod:`~ddl_log.frontends.sql.names` (name resolution), :mod:`~ddl_log.frontends.sql.plan` (what a routed
+:mod:`~ddl_log.frontends.sql.name_resolution` (name resolution), :mod:`~ddl_log.frontends.sql.plan` (what a routed
 statement is) and :mod:`~ddl_log.frontends.sql.execute` (running it).
 """
 

@@ -10,7 +10,7 @@ from actions.results import StatementResult
 from chains.binlog import BinlogEvent
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import UnsupportedStatementError
-from ddl_log.frontends.sql.names import NoSparkFacts, SessionFacts, SparkFacts
+from ddl_log.frontends.sql.name_resolution import NoSparkFacts, SessionFacts, SparkFacts
 from ddl_log.frontends.sql.plan import PlannedStatement, SqlResult
 from ddl_log.frontends.sql.router import SparkParser, plan_script
 from ddl_log.replication.origin import AppliedPosition, mark_of
@@ -107,10 +107,12 @@ def spark_parser(ddl: StatementRunner) -> SparkParser | None:
     custom catalog without a session is not made to start one): then Spark decides what parses."""
     if ddl.uses_custom_catalog and not ddl.spark_started:
         return None
+    from storage.catalogs.spark.profile import is_classic  # Spark's modules only where Spark runs
+    from storage.catalogs.spark.sql.analysis import parse_failure
+
     spark = ddl.spark
-    if getattr(spark, "_jsparkSession", None) is None:
+    if not is_classic(spark):
         return None
-    from storage.catalogs.spark.analysis import parse_failure  # Spark's modules only where Spark runs
 
     return lambda statement: parse_failure(spark, statement)
 

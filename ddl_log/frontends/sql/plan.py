@@ -10,7 +10,7 @@ import attrs
 
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import UnsupportedStatementError
-from ddl_log.frontends.sql.names import NameKind, SessionFacts, Target, resolve
+from ddl_log.frontends.sql.name_resolution import NameKind, SessionFacts, Target, resolve
 from storage.catalogs.names import SESSION_CATALOG, quote_ident
 
 
@@ -28,8 +28,8 @@ class SqlResult:
 @attrs.frozen
 class Name:
     """An object name as written (backquotes removed), resolved as Spark would when the statement runs. ``kind``:
-    how Spark looks it up (see :data:`ddl_log.frontends.sql.names.NameKind`); ``renamed``: for the new name of ALTER
-    ... RENAME TO, the name being renamed."""
+    how Spark looks it up (see :data:`ddl_log.frontends.sql.name_resolution.NameKind`); ``renamed``: for the new name
+    of ALTER ... RENAME TO, the name being renamed."""
 
     parts: tuple[str, ...]
     kind: NameKind = "object"

@@ -35,7 +35,8 @@ from storage.catalogs.create_text import GROUP_CLAUSES, QUERY_STARTS, create_tex
 from storage.catalogs.interface import ParseFailure
 
 SparkParser = Callable[[str], ParseFailure | None]
-"""Spark's own parser on one statement's text: why it refuses it, or None (:mod:`storage.catalogs.spark.analysis`)."""
+"""Spark's own parser on one statement's text: why it refuses it, or None
+(:mod:`storage.catalogs.spark.sql.analysis`)."""
 
 
 def plan_script(text: str, *, allow_non_atomic: bool = False,

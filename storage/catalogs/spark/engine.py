@@ -5,12 +5,15 @@ and locations.
 * Statement text: identifiers are quoted (:func:`storage.catalogs.names.quote_ident`), string literals escaped
   (:func:`sql_string_literal`; Spark substitutes ``${...}`` everywhere in a statement, so :func:`substitutes` tells
   which names cannot be spliced at all), a user's SELECT wrapped as a subquery (:func:`select_sql`).
-* Engine errors: every Spark call catches :data:`ENGINE_ERRORS`, reads them with :func:`inspect_error` into a
-  :class:`Failure` (condition, parameters, one-line message) and translates that into a
-  :class:`~storage.errors.CatalogError` subclass naming the object (:func:`engine_error` when nothing more specific
-  applies).
-* Locations: Spark reports them URI-encoded; they are handled decoded, and :func:`local_path` tells which ones this
-  process can touch with Python's file functions.
+* Engine errors: every Spark call catches :data:`ENGINE_ERRORS`, reads them with :meth:`Engine.failure` into a
+  :class:`Failure` (condition, what it means by the session's condition table, parameters, one-line message) and
+  translates that into a :class:`~storage.errors.CatalogError` subclass naming the object (:func:`engine_error` when
+  nothing more specific applies).
+* Locations: Spark reports them URI-encoded; they are handled decoded, and
+  :func:`~storage.catalogs.spark.profile.local_path` tells which ones this process can touch with Python's file
+  functions.
+* The session itself: what it is (classic or Connect, versions, the metastore client) is its
+  :class:`~storage.catalogs.spark.profile.SparkProfile`, which :attr:`Engine.profile` gives every part.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import hashlib
 import importlib
 import json
 import re
-from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
 
@@ -30,7 +32,11 @@ from pyspark.errors import AnalysisException, PySparkException
 from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
-from storage.catalogs.spark.lookups import JvmTable, TableLookup, read_jvm_table
+from storage.catalogs.spark.jvm import new, with_active_session
+from storage.catalogs.spark.profile import Jvm, SparkProfile, jvm_of, local_path, profile_of
+from storage.catalogs.spark.profiles import facts_for
+from storage.catalogs.spark.profiles.facts import Cause, ConditionTable
+from storage.catalogs.spark.table_lookup import JvmTable, TableLookup, read_jvm_table
 from storage.errors import CatalogError, EngineOperationError, InvalidDefinitionError
 
 LeftoverStrategy = Literal["auto", "local", "metastore"]
@@ -38,26 +44,25 @@ LeftoverStrategy = Literal["auto", "local", "metastore"]
 ENGINE_NAME = re.compile(r"[A-Za-z0-9_]+")
 """Database and table names the Spark session catalog accepts (Java ``\\w``: ASCII only)."""
 
-MISSING = frozenset({"TABLE_OR_VIEW_NOT_FOUND", "SCHEMA_NOT_FOUND"})
-"""Conditions that mean the table (or view) or its database does not exist."""
+MISSING = (Cause.RELATION_MISSING, Cause.DATABASE_MISSING)
+"""The table (or view) or its database does not exist."""
 
-BAD_DEFINITION = frozenset({"DATA_SOURCE_NOT_FOUND", "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE"})
-"""Conditions that mean "bad definition" even when Spark raises them outside analysis."""
+BAD_DEFINITION = (Cause.DATA_SOURCE_MISSING, Cause.UNSUPPORTED_DATA_TYPE)
+"""A bad definition, even when Spark says so outside analysis."""
 
 REDACTED = "*********(redacted)"
 """What Spark shows instead of the value of a property whose key or value matches ``spark.redaction.regex`` (a static
 setting, by default ``(?i)secret|password|token|access[.]?key``): a placeholder, never written back as a value."""
 
 HIVE_RECORD, HIVE_PARTITIONS = "hive record", "hive partitions"
-"""The keys under which :class:`~storage.catalogs.spark.metastore.MetastoreClient` keeps a table's ``Table`` and
-``Partition`` records for the statement (``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`);
+"""The keys under which :class:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient` keeps a table's ``Table``
+and ``Partition`` records for the statement (``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`);
 :meth:`Engine.forget` drops them with the engine's own lookup."""
 
 SOURCE_VIEW_PREFIX = RESERVED_PREFIX + "src_"
 """Names of the temporary views through which a DataFrame is written (``create`` and ``insert``)."""
 
 _CONDITION = re.compile(r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _MAX_MESSAGE = 300
 
 
@@ -140,6 +145,12 @@ class Failure:
     analysis: bool
     """The statement was refused before it ran (AnalysisException / ParseException)."""
     error: BaseException
+    causes: frozenset[Cause] = frozenset()
+    """What the condition means (the session's condition table; empty when read without one)."""
+
+    def means(self, *causes: Cause) -> bool:
+        """Whether the condition means any of ``causes``."""
+        return not self.causes.isdisjoint(causes)
 
 
 def short_message(text: str) -> str:
@@ -160,8 +171,9 @@ def short_message(text: str) -> str:
     return first or "unknown Spark error"
 
 
-def inspect_error(error: BaseException) -> Failure:
-    """Read the error condition, parameters and a one-line message from a classic, Connect or Py4J exception."""
+def inspect_error(error: BaseException, conditions: ConditionTable | None = None) -> Failure:
+    """Read the error condition, parameters and a one-line message from a classic, Connect or Py4J exception, and
+    with ``conditions`` what the condition means (:meth:`Engine.failure` gives the session's table)."""
     try:
         text = str(error)
     except Exception:  # noqa: BLE001 - a Py4J error whose JVM is gone cannot even print itself
@@ -177,7 +189,8 @@ def inspect_error(error: BaseException) -> Failure:
     if not condition:
         match = _CONDITION.search(text.split("JVM stacktrace:", 1)[0])
         condition = match.group(1) if match else None
-    return Failure(condition, params, short_message(text), isinstance(error, AnalysisException), error)
+    causes = frozenset() if conditions is None else conditions.causes(condition)
+    return Failure(condition, params, short_message(text), isinstance(error, AnalysisException), error, causes)
 
 
 def param_name(value: str | None, parts_expected: int = 2) -> str | None:
@@ -194,6 +207,22 @@ def param_name(value: str | None, parts_expected: int = 2) -> str | None:
     if len(parts) == parts_expected + 1 and parts[0].lower() == "spark_catalog":
         parts = parts[1:]
     return ".".join(parts)
+
+
+def session_position(spark: Any) -> tuple[str, tuple[str, ...]] | None:
+    """The current catalog and namespace parts of a classic session as its queries see them (the session is made
+    its JVM thread's active one while they are read: the catalog manager reads ``spark.sql.defaultCatalog`` from the
+    thread's active session); None on Spark Connect, which is asked in SQL. Six round trips."""
+    jvm = jvm_of(spark)
+    if jvm is None:
+        return None
+
+    def read() -> tuple[str, tuple[str, ...]]:
+        manager = jvm.session.sessionState().catalogManager()
+        namespace = manager.currentNamespace()
+        return str(manager.currentCatalog().name()), tuple(str(namespace[i]) for i in range(len(namespace)))
+
+    return with_active_session(jvm, read)
 
 
 def engine_error(failure: Failure, what: str, name: TableName | str | None) -> CatalogError:
@@ -225,26 +254,6 @@ def identity_of(info: dict[str, Any]) -> str:
     return fingerprint(info)
 
 
-def local_path(location: str) -> Path | None:
-    """The local path of a decoded ``file:`` location (or of a bare absolute path); None for other file systems.
-
-    The location is *decoded* text (``DESCRIBE`` output after unquoting), so it is not parsed as a URI: ``#`` or
-    ``?`` in a directory name stay part of the path.
-    """
-    if location.startswith("file:"):
-        rest = location[len("file:") :]
-    elif location.startswith("/") and not _SCHEME.match(location):
-        rest = location
-    else:
-        return None
-    if rest.startswith("//"):
-        authority, _, path = rest[2:].partition("/")
-        if authority not in ("", "localhost"):
-            return None
-        rest = "/" + path
-    return Path(rest)
-
-
 class Engine:
     """The Spark session every part of the catalog works on, and the lookups several parts need.
 
@@ -258,6 +267,47 @@ class Engine:
             raise ValueError(f"leftovers must be 'auto', 'local' or 'metastore', not {leftovers!r}")
         self.spark = spark
         self.leftovers: LeftoverStrategy = leftovers
+
+    @property
+    def profile(self) -> SparkProfile:
+        """The session's profile (:func:`~storage.catalogs.spark.profile.profile_of`: read once per session)."""
+        try:
+            return profile_of(self.spark)
+        except ENGINE_ERRORS as error:
+            raise engine_error(inspect_error(error), "cannot read what the Spark session is", None) from None
+
+    @property
+    def jvm(self) -> Jvm | None:
+        """The session's JVM handles (None on Spark Connect). No round trip."""
+        return jvm_of(self.spark, self.profile.classes)
+
+    def failure(self, error: BaseException) -> Failure:
+        """``error`` read (:func:`inspect_error`) with the session's condition table (the newest known one when the
+        session cannot even say its version)."""
+        try:
+            conditions = profile_of(self.spark).conditions
+        except ENGINE_ERRORS:
+            conditions = facts_for(None).conditions
+        return inspect_error(error, conditions)
+
+    def java_means(self, error: BaseException, *causes: Cause) -> bool:
+        """Whether the Java exception behind ``error`` (a Hive metastore call's) means any of ``causes``; one round
+        trip to name its class."""
+        java = getattr(error, "java_exception", None)
+        try:
+            name = str(java.getClass().getName()) if java is not None else ""
+        except Exception:  # noqa: BLE001 - a gone JVM cannot name the class
+            name = ""
+        return not self.profile.conditions.java_causes(name).isdisjoint(causes)
+
+    def hadoop(self, location: str) -> tuple[Any, Any] | None:
+        """Hadoop's ``FileSystem`` of ``location`` and its ``Path``, as the session reaches them (None on Spark
+        Connect): two round trips. Raises the engine's errors."""
+        jvm = self.jvm
+        if jvm is None:
+            return None
+        path = new(jvm.view, jvm.classes.hadoop_path, location)
+        return path.getFileSystem(jvm.hadoop_configuration()), path
 
     def strategy(self, location: str) -> Literal["local", "metastore"]:
         """How to touch ``location``: with Python's file functions (``local``) or through the metastore."""
@@ -276,10 +326,10 @@ class Engine:
     def check_current_catalog(self) -> None:
         """:class:`CatalogError` naming the current catalog unless it is the session catalog. One Py4J call on a
         classic session (the catalog manager), one SQL round trip on Spark Connect."""
-        jsession = getattr(self.spark, "_jsparkSession", None)
+        jvm = self.jvm
         try:
-            if jsession is not None:
-                current = str(jsession.sessionState().catalogManager().currentCatalog().name())
+            if jvm is not None:
+                current = str(jvm.session.sessionState().catalogManager().currentCatalog().name())
             else:
                 current = str(self.spark.sql("SELECT current_catalog()").collect()[0][0])
         except ENGINE_ERRORS as error:
@@ -320,8 +370,8 @@ class Engine:
         try:
             rows = self.spark.sql(f"DESCRIBE TABLE EXTENDED {name.quoted} AS JSON").collect()
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in MISSING:
+            failure = self.failure(error)
+            if failure.means(*MISSING):
                 return None
             raise engine_error(failure, f"cannot describe {name}", name) from None
         info = json.loads(rows[0][0])
@@ -332,7 +382,7 @@ class Engine:
     def lookup(self, name: TableName) -> TableLookup | None:
         """Kind, identity and (managed tables) location of what holds ``name``; None when nothing does.
 
-        Classic sessions: one metastore call (:func:`~storage.catalogs.spark.lookups.read_jvm_table`), a DESCRIBE
+        Classic sessions: one metastore call (:func:`~storage.catalogs.spark.table_lookup.read_jvm_table`), a DESCRIBE
         only for an untagged table whose columns it does not render; Spark Connect: :meth:`describe`. Inside
         :func:`~storage.catalogs.lookup_scope.reuse_lookups` the answer is kept for the statement (:meth:`forget`,
         :meth:`remember`); :meth:`occupied` and :meth:`describe` of a name found free reuse it too."""
@@ -349,10 +399,10 @@ class Engine:
     def _lookup(self, name: TableName) -> TableLookup | None:
         if substitutes(name.db) or substitutes(name.name):
             return None
-        jsession, jvm = getattr(self.spark, "_jsparkSession", None), getattr(self.spark, "_jvm", None)
-        if jsession is not None and jvm is not None:
+        jvm = self.jvm
+        if jvm is not None:
             try:
-                table: JvmTable | None = read_jvm_table(jsession, jvm, name)
+                table: JvmTable | None = read_jvm_table(jvm, name)
             except ENGINE_ERRORS:
                 table = None  # a missing database, say: DESCRIBE tells (and raises) as before
             else:
@@ -413,8 +463,8 @@ class Engine:
             try:
                 location = self.spark.catalog.getDatabase(db).locationUri
             except ENGINE_ERRORS as error:
-                failure = inspect_error(error)
-                if failure.condition in MISSING:
+                failure = self.failure(error)
+                if failure.means(*MISSING):
                     return None
                 raise engine_error(failure, f"cannot look up database {db}", None) from None
             if location:
@@ -422,8 +472,8 @@ class Engine:
         try:
             rows = self.spark.sql(f"DESCRIBE DATABASE EXTENDED {quote_ident(db)}").collect()
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition in MISSING:
+            failure = self.failure(error)
+            if failure.means(*MISSING):
                 return None
             raise engine_error(failure, f"cannot describe database {db}", None) from None
         for row in rows:
@@ -434,7 +484,7 @@ class Engine:
     def new_database_location(self, db: str) -> str:
         """Where Spark puts a database created without LOCATION: the warehouse (``default``) or
         ``<warehouse>/<db>.db``."""
-        warehouse = str(self.spark.conf.get("spark.sql.warehouse.dir"))
+        warehouse = self.profile.warehouse
         return warehouse if db == "default" else f"{warehouse.rstrip('/')}/{db}.db"
 
     def database_properties_text(self, db: str) -> str | None:
@@ -443,8 +493,8 @@ class Engine:
         try:
             rows = self.spark.sql(f"DESCRIBE DATABASE EXTENDED {quote_ident(db)}").collect()
         except ENGINE_ERRORS as error:
-            failure = inspect_error(error)
-            if failure.condition == "SCHEMA_NOT_FOUND":
+            failure = self.failure(error)
+            if failure.means(Cause.DATABASE_MISSING):
                 return None
             raise engine_error(failure, f"cannot describe database {db}", db) from None
         return next((str(row[1] or "") for row in rows if row[0] == "Properties"), "")

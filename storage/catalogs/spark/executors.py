@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from storage.catalogs.spark.profile import Jvm
+
 HEARTBEAT_INTERVAL = ("spark.executor.heartbeatInterval", "10s")
 HEARTBEAT_MAX_FAILURES = ("spark.executor.heartbeat.maxFailures", 60)
 
@@ -26,12 +28,12 @@ _KNOWN: list[Any] = [None, None]
 """The last SparkContext asked and its answer: its master and executor settings are fixed for its life."""
 
 
-def orphan_window(spark: Any) -> float | None:
-    """Seconds a task of ``spark``'s jobs can write after its driver died (see the module); None in local mode and
-    on Spark Connect. Read once per SparkContext."""
-    jsc = getattr(spark, "_jsc", None)
-    if jsc is None:  # a Connect session has no SparkContext of its own
+def orphan_window(jvm: Jvm | None) -> float | None:
+    """Seconds a task of the session's jobs can write after its driver died (see the module); None in local mode and
+    on Spark Connect (``jvm`` None: no SparkContext of its own). Read once per SparkContext."""
+    if jvm is None:
         return None
+    jsc = jvm.context
     known = _KNOWN
     if known[0] is not jsc:
         known[1], known[0] = _read_window(jsc), jsc

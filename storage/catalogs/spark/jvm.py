@@ -2,7 +2,7 @@
 across in one call as JSON.
 
 Why: every Py4J call is a socket round trip to the driver's JVM (about 60 to 300 us on a 2-core machine), and
-PySpark's ways of reaching a class cost many of them. ``spark._jvm.org.apache.x.Y`` asks the JVM once per dotted
+PySpark's ways of reaching a class cost many of them. ``<jvm view>.org.apache.x.Y`` asks the JVM once per dotted
 segment (about 2 ms for seven segments, each a failed class lookup inside the JVM), a static method of a class is
 one reflection call before the call itself, iterating a Java collection is two calls per element, and the end of
 every iteration is a Java exception that PySpark's handler inspects with about fifty more calls. A statement used to
@@ -14,6 +14,9 @@ make over 500 of them. So:
   jars): one round trip, whatever its size, and no iteration;
 * :func:`thrift_json` / :func:`thrift_value` write and read a Thrift record (a Hive metastore ``Table`` or
   ``Partition``, or a record holding a list of them) with Thrift's JSON protocol: one round trip each way.
+
+The classes are named by the session's profile (:class:`~storage.catalogs.spark.profile.Jvm`'s ``classes``): what a
+Spark line calls them is a fact of that line.
 """
 
 from __future__ import annotations
@@ -26,23 +29,20 @@ from typing import Any, TypeVar
 
 from py4j.java_gateway import JavaClass
 
+from storage.catalogs.spark.profile import Jvm
+
 T = TypeVar("T")
 _HANDLES: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], Any]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 _THRIFT_LOCKS: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()
 
-_JSON_FACTORY = "org.apache.thrift.protocol.TJSONProtocol$Factory"
-_MAPPER = "com.fasterxml.jackson.databind.ObjectMapper"
-_AS_JAVA = "scala.jdk.javaapi.CollectionConverters"
-_PYTHON_UTILS = "org.apache.spark.api.python.PythonUtils"
+
+def _client(view: Any) -> Any:
+    return view._gateway_client
 
 
-def _client(jvm: Any) -> Any:
-    return jvm._gateway_client
-
-
-def _handle(jvm: Any, key: tuple[str, str], make: Any) -> Any:
-    client = _client(jvm)
+def _handle(view: Any, key: tuple[str, str], make: Any) -> Any:
+    client = _client(view)
     with _LOCK:
         handles = _HANDLES.setdefault(client, {})
         if key not in handles:
@@ -50,27 +50,28 @@ def _handle(jvm: Any, key: tuple[str, str], make: Any) -> Any:
         return handles[key]
 
 
-def static(jvm: Any, class_name: str, method: str) -> Any:
+def static(view: Any, class_name: str, method: str) -> Any:
     """The static method ``class_name.method`` (a Scala object's too, through its static forwarder), callable in one
-    round trip; the reflection call that finds it is made once per JVM."""
-    return _handle(jvm, (class_name, method), lambda client: getattr(JavaClass(class_name, client), method))
+    round trip; the reflection call that finds it is made once per JVM (``view``: Py4J's view of it)."""
+    return _handle(view, (class_name, method), lambda client: getattr(JavaClass(class_name, client), method))
 
 
-def new(jvm: Any, class_name: str, *args: Any) -> Any:
+def new(view: Any, class_name: str, *args: Any) -> Any:
     """A new ``class_name(*args)``: one round trip (no package walk)."""
-    return JavaClass(class_name, _client(jvm))(*args)
+    return JavaClass(class_name, _client(view))(*args)
 
 
-def _shared(jvm: Any, class_name: str, *args: Any) -> Any:
+def _shared(view: Any, class_name: str, *args: Any) -> Any:
     """One instance of ``class_name(*args)`` per JVM, for objects that are safe to share (an ``ObjectMapper``)."""
-    return _handle(jvm, (class_name, "<instance>"), lambda client: JavaClass(class_name, client)(*args))
+    return _handle(view, (class_name, "<instance>"), lambda client: JavaClass(class_name, client)(*args))
 
 
-def session_part(jsession: Any, jvm: Any, part: str) -> Any:
+def session_part(jvm: Jvm, part: str) -> Any:
     """A part of the session that lives as long as it: ``external catalog`` (its shared state's ``ExternalCatalog``),
     ``session catalog``, ``sql parser``, ``cache manager``; one handle per session, the round trips that reach it
     made once."""
-    found = _handle(jvm, ("<session>", part), lambda client: [None, None])
+    jsession = jvm.session
+    found = _handle(jvm.view, ("<session>", part), lambda client: [None, None])
     with _LOCK:
         if found[0] is jsession:
             return found[1]
@@ -84,21 +85,26 @@ def session_part(jsession: Any, jvm: Any, part: str) -> Any:
     return handle
 
 
-def external_catalog(jsession: Any, jvm: Any) -> Any:
+def external_catalog(jvm: Jvm) -> Any:
     """The session's external catalog (Spark's ``ExternalCatalog`` over the Hive metastore)."""
-    return session_part(jsession, jvm, "external catalog")
+    return session_part(jvm, "external catalog")
 
 
-def caches_data(jsession: Any, jvm: Any) -> bool:
+def caches_data(jvm: Jvm) -> bool:
     """Whether the session caches any data (``CACHE TABLE``, ``df.cache()``): one round trip."""
-    return not session_part(jsession, jvm, "cache manager").isEmpty()
+    return not session_part(jvm, "cache manager").isEmpty()
 
 
-def tables_by_name(jsession: Any, jvm: Any, db: str, name: str) -> Any:
+def singleton_list(jvm: Jvm, item: Any) -> Any:
+    """A ``java.util.List`` holding ``item``: one round trip."""
+    return static(jvm.view, "java.util.Collections", "singletonList")(item)
+
+
+def tables_by_name(jvm: Jvm, db: str, name: str) -> Any:
     """The external catalog's ``CatalogTable`` records of ``db.name`` (a Scala ``Seq``, empty when nothing holds the
     name): one metastore call, three round trips."""
-    names = static(jvm, _PYTHON_UTILS, "toSeq")(static(jvm, "java.util.Collections", "singletonList")(name))
-    return external_catalog(jsession, jvm).getTablesByName(db, names)
+    names = static(jvm.view, jvm.classes.python_utils, "toSeq")(singleton_list(jvm, name))
+    return external_catalog(jvm).getTablesByName(db, names)
 
 
 def option(value: Any) -> Any:
@@ -106,69 +112,71 @@ def option(value: Any) -> Any:
     return value.get() if value.isDefined() else None
 
 
-def seq_strings(jvm: Any, seq: Any) -> list[str]:
+def seq_strings(jvm: Jvm, seq: Any) -> list[str]:
     """A Scala ``Seq`` of strings as a list: two round trips, whatever its length."""
-    return [str(item) for item in json.loads(to_json(jvm, static(jvm, _AS_JAVA, "asJava")(seq)))]
+    as_java = static(jvm.view, jvm.classes.scala_collections, "asJava")(seq)
+    return [str(item) for item in json.loads(to_json(jvm, as_java))]
 
 
-def uri_text(jvm: Any, uri: Any) -> str:
+def uri_text(jvm: Jvm, uri: Any) -> str:
     """A location URI as Spark writes it (``CatalogUtils.URIToString``: decoded): one round trip."""
-    return str(static(jvm, "org.apache.spark.sql.catalyst.catalog.CatalogUtils", "URIToString")(uri))
+    return str(static(jvm.view, jvm.classes.catalog_utils, "URIToString")(uri))
 
 
-def with_active_session(spark: Any, read: Callable[[], T]) -> T:
-    """``read()`` with ``spark``'s JVM session the active one of this thread's JVM thread (settings such as
+def with_active_session(jvm: Jvm, read: Callable[[], T]) -> T:
+    """``read()`` with ``jvm``'s session the active one of this thread's JVM thread (settings such as
     ``spark.sql.defaultCatalog`` are read from it), the previous one put back after: four round trips."""
-    jvm, session = spark._jvm, "org.apache.spark.sql.SparkSession"
-    previous = static(jvm, session, "getActiveSession")()
-    static(jvm, session, "setActiveSession")(spark._jsparkSession)
+    view, session = jvm.view, jvm.classes.spark_session
+    previous = static(view, session, "getActiveSession")()
+    static(view, session, "setActiveSession")(jvm.session)
     try:
         return read()
     finally:
         if previous.isDefined():
-            static(jvm, session, "setActiveSession")(previous.get())
+            static(view, session, "setActiveSession")(previous.get())
         else:
-            static(jvm, session, "clearActiveSession")()
+            static(view, session, "clearActiveSession")()
 
 
-def map_json(jvm: Any, java_map: Any, *, scala: bool = False) -> str:
+def map_json(jvm: Jvm, java_map: Any, *, scala: bool = False) -> str:
     """A ``java.util.Map`` (``scala``: a Scala ``Map``) as a JSON object, written in the JVM: one round trip (two for
     a Scala map)."""
     if scala:
-        java_map = static(jvm, _AS_JAVA, "asJava")(java_map)
+        java_map = static(jvm.view, jvm.classes.scala_collections, "asJava")(java_map)
     return to_json(jvm, java_map)
 
 
-def to_json(jvm: Any, value: Any) -> str:
+def to_json(jvm: Jvm, value: Any) -> str:
     """A JVM value Jackson can write (a ``java.util.List`` of strings, a ``java.util.Map``) as JSON: one round
     trip."""
-    return str(_shared(jvm, _MAPPER).writeValueAsString(value))
+    return str(_shared(jvm.view, jvm.classes.json_mapper).writeValueAsString(value))
 
 
-def _thrift(jvm: Any) -> tuple[Any, Any, threading.Lock]:
+def _thrift(jvm: Jvm) -> tuple[Any, Any, threading.Lock]:
     """A Thrift JSON serializer and deserializer of this JVM and the lock that guards them (neither is thread-safe)."""
-    factory = _shared(jvm, _JSON_FACTORY)
-    serializer = _handle(jvm, ("org.apache.thrift.TSerializer", "<instance>"),
-                         lambda client: JavaClass("org.apache.thrift.TSerializer", client)(factory))
-    deserializer = _handle(jvm, ("org.apache.thrift.TDeserializer", "<instance>"),
-                           lambda client: JavaClass("org.apache.thrift.TDeserializer", client)(factory))
-    client = _client(jvm)
+    view, classes = jvm.view, jvm.classes
+    factory = _shared(view, classes.thrift_json_protocol)
+    serializer = _handle(view, (classes.thrift_serializer, "<instance>"),
+                         lambda client: JavaClass(classes.thrift_serializer, client)(factory))
+    deserializer = _handle(view, (classes.thrift_deserializer, "<instance>"),
+                           lambda client: JavaClass(classes.thrift_deserializer, client)(factory))
+    client = _client(view)
     with _LOCK:
         lock = _THRIFT_LOCKS.setdefault(client, threading.Lock())
     return serializer, deserializer, lock
 
 
-def thrift_json(jvm: Any, record: Any) -> str:
+def thrift_json(jvm: Jvm, record: Any) -> str:
     """``record`` (any Thrift struct of the JVM) in Thrift's JSON protocol: one round trip."""
     serializer, _, lock = _thrift(jvm)
     with lock:
         return str(serializer.toString(record))
 
 
-def thrift_value(jvm: Any, class_name: str, text: str) -> Any:
+def thrift_value(jvm: Jvm, class_name: str, text: str) -> Any:
     """A new ``class_name`` Thrift struct read from ``text`` (Thrift's JSON protocol): two round trips."""
     _, deserializer, lock = _thrift(jvm)
-    record = new(jvm, class_name)
+    record = new(jvm.view, class_name)
     with lock:
         deserializer.fromString(record, text)
     return record

@@ -1,0 +1,107 @@
+"""The "files" of the in-memory catalog: each row of an INSERT's work table is one "file"
+(``<location>/<partition>/part-<row>``), and a kept version's rows are the "files" at its location.
+
+:class:`MemoryFileMover` (:class:`~storage.catalogs.file_moves.FileMover`): moving a file appends its row to the
+table, once (the moved files are remembered, as a file system remembers where a file is).
+:class:`MemoryVersionMover` (:class:`~storage.catalogs.version_moves.VersionMover`): a kept version's rows move to
+another location. Both work on the catalog's tables and :class:`~storage.catalogs.memory.memory_table.SwapState`, and
+call its failure hook (``observe``) as the catalog's own methods do."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from storage.catalogs.file_moves import FileMove, MovePlan
+from storage.catalogs.fill import Fill
+from storage.catalogs.memory.memory_table import MemoryTable, SwapState, location_of, partition_of, register_partition
+from storage.catalogs.names import TableName
+from storage.errors import CatalogError, InvalidDefinitionError, NoSuchObjectError
+
+Observe = Callable[[str, TableName], None]
+"""The catalog's failure hook: records the call, raises the failure a test injected for it."""
+
+
+class MemoryFileMover:
+    """INSERT INTO's file moves on the catalog's ``tables`` and ``swap`` state."""
+
+    def __init__(self, tables: dict[TableName, MemoryTable], swap: SwapState, observe: Observe) -> None:
+        self.tables = tables
+        self.swap = swap
+        self._check = observe
+
+    def _located(self, path: str) -> tuple[TableName, MemoryTable] | None:
+        found = [(name, table) for name, table in self.tables.items()
+                 if path.startswith(location_of(name, table) + "/")]
+        return max(found, key=lambda item: len(location_of(*item)), default=None)
+
+    def copy_in(self, name: TableName, fill: Fill) -> None:
+        raise InvalidDefinitionError("the in-memory catalog has no files to copy", str(name))
+
+    def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
+        table, into = self.tables.get(staged), self.tables.get(target)
+        if table is None or into is None:
+            missing = staged if table is None else target
+            raise NoSuchObjectError(f"table {missing} does not exist", str(missing))
+        source, destination = location_of(staged, table), location_of(target, into)
+        moves = []
+        for index, row in enumerate(table.rows):
+            partition = tuple(zip(table.partitioned_by, partition_of(table, row), strict=True))
+            directory = "".join(f"/{column}={value}" for column, value in partition)
+            moves.append(FileMove(f"{source}{directory}/part-{index:05d}",
+                                  f"{destination}{directory}/{staged.name}-part-{index:05d}", partition))
+        partitions = tuple(tuple((column, p[column]) for column in table.partitioned_by) for p in table.partitions)
+        return MovePlan(destination, tuple(moves), partitions)
+
+    def data_files(self, location: str) -> tuple[str, ...] | None:
+        return None  # rows, not files: a replica of the in-memory catalog replays text
+
+    def move_file(self, move: FileMove) -> None:
+        if move.source in self.swap.moved:
+            return
+        staged, target = self._located(move.source), self._located(move.target)
+        if staged is None or target is None:
+            raise CatalogError(f"the file {move.source} is neither there nor at {move.target}", move.target)
+        self._check("move_file", target[0])
+        index = int(move.source.rsplit("-", 1)[1])
+        target[1].rows.append(staged[1].rows[index])
+        self.swap.moved.add(move.source)
+
+    def moves_done(self, target: TableName, plan: MovePlan) -> None:
+        table = self.tables.get(target)
+        if table is None:
+            raise NoSuchObjectError(f"table {target} does not exist", str(target))
+        self._check("register_partitions", target)
+        for partition in plan.partitions:
+            register_partition(table, dict(partition))
+
+
+class MemoryVersionMover:
+    """A kept version's "directory" moved aside, once ``directory_user`` (the catalog's) finds nothing using it."""
+
+    def __init__(self, swap: SwapState, observe: Observe, directory_user: Callable[[str], str | None]) -> None:
+        self.swap = swap
+        self._check = observe
+        self.directory_user = directory_user
+
+    def move_directory(self, location: str, to: str, owner: TableName) -> str | None:
+        """As Spark's (:mod:`storage.catalogs.version_moves`): the kept "files" at ``location`` move to ``to``."""
+        self._check("move_directory", owner)
+        user = self.directory_user(location)
+        if user is not None:
+            return user
+        if location in self.swap.orphans:
+            if to in self.swap.orphans:
+                raise CatalogError(f"cannot move the kept version of {owner} at {location}: {to} exists already",
+                                   str(owner))
+            self.swap.orphans.discard(location)
+            self.swap.orphans.add(to)
+            if location in self.swap.files:
+                self.swap.files[to] = self.swap.files.pop(location)
+            self.swap.notes.pop(location, None)
+        return None
+
+    def moved_definition(self, definition: str, to: str) -> str:
+        record = json.loads(definition)
+        record["location"] = to
+        return json.dumps(record, sort_keys=True)

@@ -1,0 +1,275 @@
+"""INSERT INTO's files on Spark (:class:`~storage.catalogs.file_moves.FileMover`): the rows were written by Spark's
+own ``INSERT INTO`` into a work table (an empty copy of the table's whole definition), so their files are exactly the
+ones plain Spark would have written; here they are listed, moved into the table one rename each (the checksum file
+Hadoop's local file system writes beside each data file goes along), and the partitions the table lacks registered in
+one ``ALTER TABLE ... ADD IF NOT EXISTS PARTITION ...`` (Spark's own insert registers them with the same command).
+
+Also the replica's half: the data files a source's INSERT INTO added, copied as files into the directories of their
+partitions in the replica's work table (:meth:`SparkFileMoves.copy_in`).
+
+Paths: ``file:`` locations with Python's file functions (each touched directory fsynced once the moves are done);
+any other file system through Hadoop's ``FileSystem`` (a classic session); a Spark Connect session on a remote file
+system cannot move files (:class:`NotAtomicError`, nothing done)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import unquote
+
+from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
+from storage.catalogs.interface import Fill
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.jvm import new, static
+from storage.catalogs.spark.profile import Jvm, local_path
+from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, NotAtomicError
+
+
+def unescape_partition_path(text: str) -> str:
+    """Undo Hive's ``FileUtils.escapePathName`` (``%XX`` for a fixed set of ASCII characters; ``%`` itself too)."""
+    return unquote(text)
+
+
+def parse_partition(text: str) -> dict[str, str]:
+    """``p=a%2Fb/q=1`` (a ``SHOW PARTITIONS`` row) -> ``{"p": "a/b", "q": "1"}``; escaped ``/`` and ``=`` stay in."""
+    spec: dict[str, str] = {}
+    for part in text.split("/"):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise CatalogError(f"unexpected SHOW PARTITIONS row {text!r}")
+        spec[unescape_partition_path(key)] = unescape_partition_path(value)
+    return spec
+
+
+class Partitions(Protocol):
+    """The partitions of a table as Spark lists and registers them (the catalog's ALTER TABLE part)."""
+
+    def partition_paths(self, name: TableName, spec: dict[str, str] | None = None) -> list[str]: ...
+
+    def add_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None: ...
+
+
+def data_file(name: str) -> bool:
+    """A data file of a table (Spark and Hadoop hide the rest behind ``_`` and ``.``: ``_SUCCESS``, ``.crc``)."""
+    return not name.startswith(("_", "."))
+
+
+def checksum_of(path: Path) -> Path:
+    return path.with_name(f".{path.name}.crc")
+
+
+class SparkFileMoves:
+    """The file half of INSERT INTO (``location_of`` says where a table is, ``alter`` lists and registers its
+    partitions)."""
+
+    def __init__(self, engine: Engine, location_of: Callable[[TableName], str | None], alter: Partitions) -> None:
+        self._engine = engine
+        self._location_of = location_of
+        self._alter = alter
+
+    # ------------------------------------------------------------------ the source's INSERT INTO
+
+    def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:
+        """Reads only: two lookups, ``SHOW PARTITIONS`` of the staged table, one directory listing per staged
+        partition (or of its directory). A partition's files go where Spark puts that partition's
+        (``<table>/<escaped spec>``: a partition given another LOCATION by plain Spark would not read them)."""
+        source, destination = self._location(staged), self._location(target)
+        raw_paths = self._alter.partition_paths(staged) if partitioned else []
+        if not raw_paths:  # unpartitioned (a partitioned table's rows are all in partition directories)
+            moves = [FileMove(f"{source}/{name}", f"{destination}/{name}") for name in self._list(source)]
+            return MovePlan(destination, tuple(moves))
+        moves, partitions = [], []
+        for raw in raw_paths:
+            values: PartitionValues = tuple(parse_partition(raw).items())
+            partitions.append(values)
+            moves += [FileMove(f"{source}/{raw}/{name}", f"{destination}/{raw}/{name}", values)
+                      for name in self._list(f"{source}/{raw}")]
+        return MovePlan(destination, tuple(moves), tuple(partitions))
+
+    def data_files(self, location: str) -> tuple[str, ...] | None:
+        """Every data file under ``location`` (partition directories included), relative to it; None on Spark
+        Connect for a remote file system. One listing per directory."""
+        root = local_path(location)
+        if root is not None:
+            if not root.is_dir():
+                return ()
+            return tuple(sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                                if p.is_file() and all(data_file(part) for part in p.relative_to(root).parts)))
+        if self._engine.jvm is None:
+            return None
+        file_system = self._hadoop(location)
+        try:
+            base = str(file_system.makeQualified(self._path(location)).toUri().getPath()).rstrip("/") + "/"
+            found, listing = [], file_system.listFiles(self._path(location), True)
+            while listing.hasNext():
+                relative = str(listing.next().getPath().toUri().getPath()).removeprefix(base)
+                if all(data_file(part) for part in relative.split("/")):
+                    found.append(relative)
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
+                                       error) from None
+        return tuple(sorted(found))
+
+    def move_file(self, move: FileMove) -> None:
+        source, target = local_path(move.source), local_path(move.target)
+        if source is not None and target is not None:
+            self._move_local(source, target, move)
+            return
+        file_system, source_path, target_path = self._hadoop(move.source), self._path(move.source), \
+            self._path(move.target)
+        try:
+            if file_system.exists(source_path):
+                if file_system.exists(target_path):
+                    raise self._collision(move)
+                file_system.mkdirs(target_path.getParent())
+                if not file_system.rename(source_path, target_path):
+                    raise EngineOperationError(f"cannot move {move.source} to {move.target}", move.target)
+            elif not file_system.exists(target_path):
+                raise self._gone(move)
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot move {move.source} to {move.target}: {inspect_error(error).message}",
+                                       move.target, error) from None
+
+    def moves_done(self, target: TableName, plan: MovePlan) -> None:
+        """Sync the directories (local), register the partitions ``target`` lacks (one call), refresh the session,
+        update the statistics as Spark's INSERT does."""
+        directories = {str(path.parent) for move in plan.moves for location in (move.source, move.target)
+                       if (path := local_path(location)) is not None}
+        sync_directory(sorted(directories))
+        if plan.partitions:
+            present = {tuple(parse_partition(raw).items()) for raw in self._alter.partition_paths(target)}
+            missing = [dict(values) for values in plan.partitions if values not in present]
+            if missing:
+                self._alter.add_partitions(target, missing)
+        self._engine.forget(target)
+        try:
+            self._engine.spark.catalog.refreshTable(target.quoted)
+            self._update_statistics(target)
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot refresh {target}: {inspect_error(error).message}", str(target),
+                                       error) from None
+
+    def _update_statistics(self, target: TableName) -> None:
+        """What Spark's own INSERT does to the table's statistics after its files are in (``CommandUtils
+        .updateTableStats``: dropped, or recomputed when ``spark.sql.statistics.size.autoUpdate.enabled``); on a
+        classic session (Spark Connect has no handle on it: the old statistics stay)."""
+        jvm = self._engine.jvm
+        if jvm is None:
+            return
+        view, classes = jvm.view, jvm.classes
+        identifier = new(view, classes.table_identifier, target.name, new(view, "scala.Some", target.db))
+        table = jvm.session.sessionState().catalog().getTableMetadata(identifier)
+        static(view, classes.command_utils, "updateTableStats")(jvm.session, table)
+
+    # ------------------------------------------------------------------ the replica's copy
+
+    def copy_in(self, name: TableName, fill: Fill) -> None:
+        """Register every partition of ``fill`` in the table ``name`` (one call), then copy each file of
+        ``fill.copy_files`` into its partition's directory under its own name (data files only, no Spark job)."""
+        location = self._location(name)
+        partitions = list(dict.fromkeys([*fill.copy_partitions, *(part for _, part in fill.copy_files if part)]))
+        if partitions:
+            self._alter.add_partitions(name, [dict(values) for values in partitions])
+        directories = {tuple(parse_partition(raw).items()): f"{location}/{raw}"
+                       for raw in self._alter.partition_paths(name)} if partitions else {}
+        for path, partition in fill.copy_files:
+            directory = directories.get(partition) if partition else location
+            if directory is None:
+                raise EngineOperationError(f"no partition {dict(partition)} in {name} to copy {path} into", str(name))
+            self._copy(path, f"{directory}/{path.rstrip('/').rsplit('/', 1)[-1]}", name)
+        self._engine.forget(name)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _location(self, name: TableName) -> str:
+        location = self._location_of(name)
+        if location is None:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        return location.rstrip("/")
+
+    def _list(self, directory: str) -> list[str]:
+        """The data files directly in ``directory`` (none when it does not exist), sorted."""
+        path = local_path(directory)
+        if path is not None:
+            if not path.is_dir():
+                return []
+            return sorted(e.name for e in os.scandir(path) if e.is_file() and data_file(e.name))
+        file_system, hadoop_path = self._hadoop(directory), self._path(directory)
+        try:
+            if not file_system.exists(hadoop_path):
+                return []
+            return sorted(str(s.getPath().getName()) for s in file_system.listStatus(hadoop_path)
+                          if s.isFile() and data_file(str(s.getPath().getName())))
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot list {directory}: {inspect_error(error).message}", directory,
+                                       error) from None
+
+    def _move_local(self, source: Path, target: Path, move: FileMove) -> None:
+        if source.exists():
+            if target.exists():
+                raise self._collision(move)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if checksum_of(source).exists():  # first: a data file still in place means "not moved yet"
+                os.replace(checksum_of(source), checksum_of(target))
+            os.rename(source, target)
+        elif not target.exists():
+            raise self._gone(move)
+
+    def _copy(self, source: str, target: str, name: TableName) -> None:
+        source_path, target_path = local_path(source), local_path(target)
+        if source_path is not None and target_path is not None:
+            target_path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source_path, target_path)
+            return
+        jvm = self._handles(target)
+        try:
+            source_fs, target_fs = self._hadoop(source), self._hadoop(target)
+            static(jvm.view, jvm.classes.hadoop_file_util, "copy")(
+                source_fs, self._path(source), target_fs, self._path(target), False, jvm.hadoop_configuration())
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot copy {source} into {name}: {inspect_error(error).message}",
+                                       str(name), error) from None
+
+    def _handles(self, location: str) -> Jvm:
+        jvm = self._engine.jvm
+        if jvm is None:
+            raise NotAtomicError(f"cannot move files at {location}: a Spark Connect session reaches only local files "
+                                 "from this process", location)
+        return jvm
+
+    def _path(self, location: str) -> Any:
+        jvm = self._handles(location)
+        return new(jvm.view, jvm.classes.hadoop_path, location)
+
+    def _hadoop(self, location: str) -> Any:
+        try:
+            return self._path(location).getFileSystem(self._handles(location).hadoop_configuration())
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot reach {location}: {inspect_error(error).message}", location,
+                                       error) from None
+
+    @staticmethod
+    def _collision(move: FileMove) -> EngineOperationError:
+        return EngineOperationError(f"cannot move {move.source}: {move.target} exists already", move.target)
+
+    @staticmethod
+    def _gone(move: FileMove) -> EngineOperationError:
+        return EngineOperationError(f"a file of a committed INSERT INTO is gone: neither {move.source} nor "
+                                    f"{move.target} exists", move.target)
+
+
+def sync_directory(directory: str | Iterable[str]) -> None:
+    """fsync a directory (a rename is durable once its directories are); a missing one is skipped."""
+    for path in [directory] if isinstance(directory, str) else directory:
+        try:
+            handle = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)

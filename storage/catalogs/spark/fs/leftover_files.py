@@ -1,0 +1,251 @@
+"""Leftover files of tables for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: directories at a table's
+default location that no table owns (``clean_leftovers`` of the Catalog protocol, and the clean-up after a failed
+CREATE, RENAME or DROP).
+
+Spark / Hive leave such directories behind: a CTAS whose SELECT fails while running leaves its target directory
+(empty, or holding ``_temporary/`` for a partitioned table, which blocks the next CREATE of that name); a process
+killed mid-CTAS leaves ``_temporary/`` too; tasks Spark is still cancelling after a failed job may re-create
+``_temporary/`` after the job's own abort removed it. CREATE refuses a default location that exists and is not
+empty, RENAME one that exists at all (``LOCATION_ALREADY_EXISTS``): :meth:`SparkLeftovers.leftover_error` says where.
+
+Directories are removed with Python's file functions (``local`` strategy) or, on file systems Python cannot reach,
+through the Hive metastore (``metastore`` strategy, see :meth:`SparkLeftovers.clean_leftovers`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import time
+from typing import Any
+
+from storage.catalogs.names import RESERVED_PREFIX, TableName
+from storage.catalogs.spark.engine import (
+    ENGINE_ERRORS,
+    ENGINE_NAME,
+    Engine,
+    engine_error,
+    sql_string_literal,
+)
+from storage.catalogs.spark.profile import local_path
+from storage.catalogs.spark.profiles.facts import Cause
+from storage.errors import CatalogError, EngineOperationError, LeftoverFilesError
+
+_SCHEME_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_SCHEME_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_GLOB_CHARS = re.compile(r"[\[\]{}*?\\]")
+_SETTLE_POLL_SECONDS = 0.05
+_SETTLE_QUIET_SECONDS = 0.3
+_SETTLE_MAX_SECONDS = 3.0
+
+_GC_PREFIX = RESERVED_PREFIX + "gc_"
+"""Names of the helper tables :meth:`SparkLeftovers.clean_leftovers` uses on file systems Python cannot reach."""
+
+_GC_TARGET = "spark_ddl_log.gc_target"
+"""Table property of a helper table: the directory it was made to delete."""
+
+
+class SparkLeftovers:
+    """Finds and removes the files at a table's default location that no table or view owns."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @property
+    def _spark(self) -> Any:
+        return self._engine.spark
+
+    def clean_leftovers(self, name: TableName) -> bool:
+        """Remove the default location of ``name`` when no table or view of that name exists; True if removed.
+
+        Names Spark could never have created (anything but letters, digits and ``_``) are left alone, so no path
+        can escape the database directory.
+
+        ``local`` strategy: ``shutil.rmtree`` on the ``file:`` path (a symlink is unlinked, never followed).
+        ``metastore`` strategy, for file systems Python cannot reach (HDFS, S3, the disk of a remote Connect
+        server): a helper table ``ddllog_gc_<hash>`` gets a partition located at the directory and is dropped; Hive
+        deletes a managed table's partition directories wherever they are. Limits: the existence check lists the
+        path with the ``binaryFile`` reader (glob characters in the location skip it); a crash can leave the helper
+        table behind, and ``drop`` of it, or the next ``clean_leftovers`` of that name, removes it safely.
+
+        Metastore calls: an existence check and a database lookup (the ``metastore`` strategy: four to six more).
+        """
+        return self.clean(name, None)
+
+    def clean(self, name: TableName, default_location: str | None) -> bool:
+        """:meth:`clean_leftovers`, with the default location of ``name`` when the caller knows it already."""
+        if not (ENGINE_NAME.fullmatch(name.db) and ENGINE_NAME.fullmatch(name.name)):
+            return False
+        if default_location is not None and self._engine.strategy(default_location) == "local":
+            path = local_path(default_location)
+            if path is not None and not (path.exists() or path.is_symlink()):
+                return False  # nothing there (the usual case after a DROP ... PURGE): no metastore call needed
+        if self._engine.occupied(name):
+            return False
+        location = default_location or self._engine.default_location(name)
+        if location is None:
+            return False
+        if self._engine.strategy(location) == "local":
+            return self._remove_local(location, name)
+        return self._remove_via_metastore(location, name)
+
+    def delete_directory(self, location: str, owner: TableName) -> str | None:
+        """Delete the directory ``location`` (nothing uses it: the caller proved it) and return None; kept, with the
+        reason, when it is not a directory a table of ``owner``'s warehouse can have had: a file system root, the
+        warehouse itself. Local directories go with Python's file functions, others through the metastore (the
+        ``metastore`` strategy's helper table)."""
+        text = location.rstrip("/")
+        path = text.partition(":")[2] if _SCHEME_PREFIX.match(text) else text
+        warehouse = self._engine.profile.warehouse.rstrip("/")
+        if path.strip("/").count("/") < 1 or text in (warehouse, warehouse.partition(":")[2]):
+            return f"{location} is not a table's directory"
+        if self._engine.strategy(location) == "local":
+            local = local_path(location)
+            if local is None or not local.is_absolute():
+                return f"{location} is not a local absolute path"
+            try:
+                if local.is_symlink() or local.is_file():
+                    local.unlink()
+                elif local.exists():
+                    shutil.rmtree(local)
+            except OSError as error:
+                raise EngineOperationError(f"cannot delete {location}: {error}", str(owner), error) from None
+            return None
+        self._remove_via_metastore(location, owner)
+        return None
+
+    def clean_until_quiet(self, name: TableName) -> None:
+        """Remove the leftovers of a failed write, and again while tasks Spark is still cancelling re-create them.
+
+        A failed job returns while its other tasks are being killed; one killed mid-write can re-create
+        ``<location>/_temporary/...`` after the job's own abort removed it. Polls the location (local strategy)
+        until it has stayed absent for a moment, for at most a few seconds; the metastore strategy cleans once more
+        after a pause.
+        """
+        self.clean_leftovers(name)
+        location = self._engine.default_location(name)
+        if location is None:
+            return
+        path = local_path(location) if self._engine.strategy(location) == "local" else None
+        if path is None:
+            time.sleep(_SETTLE_QUIET_SECONDS)
+            self.clean_leftovers(name)
+            return
+        deadline = time.monotonic() + _SETTLE_MAX_SECONDS
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(_SETTLE_POLL_SECONDS)
+            if path.exists() or path.is_symlink():
+                self.clean_leftovers(name)
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= _SETTLE_QUIET_SECONDS:
+                return
+
+    def leftover_error(self, name: TableName, operation: str) -> LeftoverFilesError:
+        """The error for ``operation`` refused because files sit at the default location of ``name``."""
+        location = self._engine.default_location(name)
+        return LeftoverFilesError(
+            f"cannot {operation} {name}: its location {location} already exists but no table of that name does "
+            "(left by a failed or interrupted operation); remove it, or call clean_leftovers if it is garbage",
+            str(name),
+            location,
+        )
+
+    def path_exists(self, location: str) -> bool:
+        """Whether ``location`` exists, asked through the engine's file listing (any file system it reaches)."""
+        try:
+            _ = self._spark.read.format("binaryFile").load(location).schema  # resolving the source lists the path
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            if failure.means(Cause.PATH_MISSING):
+                return False
+            raise engine_error(failure, f"cannot check {location}", None) from None
+        return True
+
+    # ------------------------------------------------------------------ helper tables (metastore strategy)
+
+    @staticmethod
+    def is_helper_name(name: TableName) -> bool:
+        """Whether ``name`` may be a helper table of the metastore strategy (:meth:`is_helper_table` tells)."""
+        return name.name.startswith(_GC_PREFIX)
+
+    @staticmethod
+    def is_helper_table(name: TableName, info: dict[str, Any]) -> bool:
+        """Whether the table ``name`` (described as ``info``) is a helper table of the metastore strategy."""
+        return name.name.startswith(_GC_PREFIX) and _GC_TARGET in (info.get("table_properties") or {})
+
+    def discard_helper_table(self, gc: TableName) -> bool:
+        """Drop a helper table of the metastore strategy (one a crash left behind); True if there was one.
+
+        Dropping it deletes its partition's directory. That is the point while the directory is garbage; but if a
+        table may live at that location now, the partition is first pointed back into the helper's own directory,
+        so only the helper's files go.
+        """
+        info = self._engine.describe(gc)
+        if info is None:
+            return False
+        target = (info.get("table_properties") or {}).get(_GC_TARGET)
+        own = info.get("location")
+        try:
+            if own and (target is None or self._location_in_use(str(target), gc.db)):
+                try:
+                    self._spark.sql(
+                        f"ALTER TABLE {gc.quoted} PARTITION (`p`=1) SET LOCATION "
+                        f"{sql_string_literal(str(own).rstrip('/') + '/p=1')}"
+                    )
+                except ENGINE_ERRORS as error:
+                    if not self._engine.failure(error).means(Cause.PARTITION_MISSING):
+                        raise
+            self._spark.sql(f"DROP TABLE {gc.quoted} PURGE")
+        except ENGINE_ERRORS as error:
+            raise engine_error(self._engine.failure(error), f"cannot remove helper table {gc}", gc) from None
+        return True
+
+    # ------------------------------------------------------------------ helpers
+
+    @staticmethod
+    def _remove_local(location: str, name: TableName) -> bool:
+        path = local_path(location)
+        if path is None:
+            raise CatalogError(f"{location} is not a local path; use leftovers='metastore'", str(name))
+        if path.name != name.name or not path.is_absolute():
+            raise CatalogError(f"refusing to remove {location}: not the default location of {name}", str(name))
+        try:
+            if path.is_symlink() or path.is_file():
+                path.unlink()
+                return True
+            if not path.exists():
+                return False
+            shutil.rmtree(path)
+        except OSError as error:
+            raise EngineOperationError(
+                f"cannot remove leftover files at {location}: {error}", str(name), error
+            ) from None
+        return True
+
+    def _remove_via_metastore(self, location: str, name: TableName) -> bool:
+        self._engine.check_literal_mode()
+        gc = TableName(name.db, _GC_PREFIX + hashlib.sha256(location.encode()).hexdigest()[:16])
+        self.discard_helper_table(gc)
+        if not _GLOB_CHARS.search(location) and not self.path_exists(location):
+            return False
+        try:
+            self._spark.sql(
+                f"CREATE TABLE {gc.quoted} (`x` INT, `p` INT) USING parquet PARTITIONED BY (`p`) "
+                f"TBLPROPERTIES ({sql_string_literal(_GC_TARGET)}={sql_string_literal(location)})"
+            )
+            self._spark.sql(f"ALTER TABLE {gc.quoted} ADD PARTITION (`p`=1) LOCATION {sql_string_literal(location)}")
+            self._spark.sql(f"DROP TABLE {gc.quoted} PURGE")
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            raise engine_error(failure, f"cannot remove leftover files at {location}", name) from None
+        return True
+
+    def _location_in_use(self, location: str, db: str) -> bool:
+        """Whether ``location`` may belong to a live table: unless it is the default location of a missing table."""
+        table = location.rstrip("/").rpartition("/")[2]
+        if not ENGINE_NAME.fullmatch(table):
+            return True
+        candidate = TableName(db, table)
+        return self._engine.default_location(candidate) != location or self._engine.occupied(candidate)

@@ -1,0 +1,74 @@
+"""Table versions for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: a table's whole metastore definition
+(its ``Table`` record and its ``Partition`` records) kept as text in the DDL log, and installed again exactly.
+
+The text is :mod:`storage.catalogs.spark.hms.definition_text`'s. Installing goes through the
+swap's one-call install (:meth:`~storage.catalogs.spark.hms.swap.SparkSwap.install`), or one ``create_table`` plus one
+``add_partitions`` for UNDROP. Only on a classic session with the metastore client: the catalog wires
+:class:`~storage.catalogs.spark.hms.without_client.WithoutMetastoreClient` in its place otherwise.
+"""
+
+from __future__ import annotations
+
+from storage.catalogs.interface import TAG_PROPERTY, TableVersion
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.hms.definition_text import version_records, version_text
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient, keys_refusal, swap_refusal
+from storage.catalogs.spark.hms.swap import SparkSwap
+from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
+
+
+class SparkVersions:
+    """Keep and install whole table definitions through the catalog's own metastore client."""
+
+    def __init__(self, engine: Engine, client: MetastoreClient, swap: SparkSwap) -> None:
+        self._engine = engine
+        self._client = client
+        self._swap = swap
+
+    def version_of(self, name: TableName) -> TableVersion | None:
+        table = self._client.get(name)
+        if table is None or swap_refusal(table, name) is not None:
+            return None
+        partitions = self._client.partitions(name) if table.partitioned else []
+        return version_text(name, table, partitions)
+
+    def install_refusal(self, name: TableName, definition: str) -> str | None:
+        current = self._client.get(name)
+        if current is None:
+            return None
+        table, _ = version_records(name, definition)
+        return keys_refusal(current, table, name)
+
+    def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
+        table, partitions = version_records(name, definition)
+        table = table.renamed(name)
+        if tag is not None:
+            table = table.with_parameters({TAG_PROPERTY: tag})
+        if not create:
+            if self._client.get(name) is None:
+                raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            self._engine.forget(name)
+            self._swap.install(name, table, partitions)
+            self._swap.refresh(name)
+            return
+        if self._client.get(name) is not None:
+            raise ObjectExistsError(f"table {name} already exists", str(name))
+        self._engine.forget(name)
+        self._client.create(name, table)
+        if partitions:
+            self._client.add_partitions(name, partitions)
+        self._swap.refresh(name)
+
+    def data_size(self, location: str) -> int | None:
+        found = self._engine.hadoop(location)
+        if found is None:
+            return None
+        file_system, path = found
+        try:
+            if not file_system.exists(path):
+                return 0
+            return int(file_system.getContentSummary(path).getLength())
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot measure {location}: {inspect_error(error).message}", location,
+                                       error) from None

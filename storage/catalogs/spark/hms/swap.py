@@ -1,0 +1,235 @@
+"""The definition swap for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: how a replace installs the new table
+without a moment in which the name is missing or points at an empty or partial directory.
+
+TMP is built at its own directory; ORIG's whole definition is read and logged (:meth:`SparkSwap.plan`, the caller
+logs it); then one ``alter_table`` call (:mod:`storage.catalogs.spark.hms.metastore_client`): ORIG := TMP's definition
+(schema,
+location, properties, its tag), the one call readers can observe. A query that resolved ORIG before it reads the old
+files, which stay in place; one after it reads the new ones. TMP then leaves the metastore, its files kept (they are
+ORIG's now).
+
+A partitioned table's partitions live apart from its definition in the metastore: each install goes through the
+directory (see :meth:`SparkSwap._install`). Undo puts the logged definition back with the same install
+(:meth:`storage.catalogs.spark.hms.definitions.SparkVersions.install_version`). :meth:`SparkSwap.restore` undoes swaps
+logged
+by earlier versions of this project, where TMP held ORIG's old definition as an external *holder*. A swapped table
+lives at its former TMP directory, not at ``<database>/<name>``: see :meth:`SparkSwap.rename_in_place`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapPlan
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine
+from storage.catalogs.spark.hms.definition_text import version_text
+from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
+from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
+from storage.catalogs.spark.hms.schema_edit import altered
+from storage.catalogs.spark.jvm import caches_data
+from storage.catalogs.spark.profiles.facts import Cause
+from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
+
+
+class SparkSwap:
+    """Exchange, restore and forget table definitions through the catalog's own metastore client."""
+
+    def __init__(self, engine: Engine, client: MetastoreClient) -> None:
+        self._engine = engine
+        self._client = client
+
+    def plan(self, orig: TableName, tmp: TableName) -> SwapPlan:
+        """Why ORIG cannot take TMP's definition (a table whose definition does not hold all of it: Hive serde,
+        external; other partition keys), or ORIG's whole definition to log and TMP's to install. One ``get_table``
+        per table, plus one partition listing each for a partitioned table."""
+        old, new = self._client.get(orig), self._client.get(tmp)
+        refusal = swap_refusal(old, orig) or swap_refusal(new, tmp)
+        if refusal is not None or old is None or new is None:
+            return SwapPlan(refusal or "a table is missing")
+        refusal = keys_refusal(old, new, tmp)
+        if refusal is not None:
+            return SwapPlan(refusal)
+        old_partitions = self._client.partitions(orig) if old.partitioned else []
+        new_partitions = self._client.partitions(tmp) if old.partitioned else []
+        return SwapPlan(None, version_text(orig, old, old_partitions), (new, new_partitions))
+
+    def plan_empty(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        """TRUNCATE's plan without a TMP table (see ``Catalog.plan_empty_swap``): one ``get_table`` and one
+        ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install."""
+        old = self._client.get(orig)
+        refusal = swap_refusal(old, orig)
+        if refusal is not None or old is None:
+            return SwapPlan(refusal or f"{orig} does not exist")
+        if old.partitioned:
+            return SwapPlan(f"{orig} is partitioned: its partitions stay registered, built under TMP")
+        location = self._client.default_location(tmp)
+        if location is None or self._client.directory_in_use(location):
+            return SwapPlan(f"files are at {location}")
+        return SwapPlan(None, version_text(orig, old, []), (old.emptied(orig, tag, location), [], location))
+
+    def clone_empty(self, source: TableName, name: TableName, tag: str) -> bool:
+        """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
+        statistics or partitions) in one metastore call, tagged ``tag``, at ``name``'s default directory, and
+        return True; False (nothing done) when the copy is not one the metastore alone can make: a Hive serde or
+        external source, or files already at the directory (Spark's CREATE handles those)."""
+        table = self._client.get(source)
+        if table is None or swap_refusal(table, source) is not None:
+            return False
+        location = self._client.default_location(name)
+        if location is None or self._client.directory_in_use(location):
+            return False
+        self._client.create(name, table.emptied(name, tag, location))
+        self._engine.forget(name)
+        return True
+
+    def clone_altered(self, source: TableName, name: TableName, tag: str, change: ColumnChange) -> None:
+        """Create ``name`` as an empty copy of ``source``'s whole definition with ``change`` applied (see
+        :mod:`storage.catalogs.spark.hms.schema_edit`), in one metastore call, at ``name``'s default directory. An
+        ALTER TABLE rebuild needs the metastore client (a classic session): anything else a definition holds would be
+        lost by a CREATE TABLE that describes only part of it."""
+        table = self._client.get(source)
+        if table is None:
+            raise NoSuchObjectError(f"table {source} does not exist", str(source))
+        if table.table_type != MANAGED:
+            raise CatalogError(f"cannot rebuild {source}: it is an external table, whose files live at its own "
+                               "location (the change would rewrite them in place, which cannot be atomic)", str(source))
+        location = self._client.default_location(name)
+        if location is None:
+            raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
+        jvm = self._client.jvm()
+        copy = HiveTable.of_java(jvm, altered(jvm, table.java(jvm), change, source))
+        self._client.create(name, copy.emptied(name, tag, location))
+        self._engine.forget(name)
+
+    def rename_in_place(self, old: TableName, new: TableName) -> bool:
+        """Rename a managed table in one metastore call and return True; False (nothing done) where Spark's own
+        RENAME is left to do it.
+
+        * A table away from its default location (a swapped one) keeps its location. Spark's own RENAME points a
+          managed data source table's path at ``<database>/<new>`` and counts on the metastore to move the directory
+          there, which the metastore does only for a table at ``<database>/<old>``: a swapped table renamed so would
+          read from a directory that does not exist.
+        * A managed data source table at its default directory moves to ``<database>/<new>``, its path property
+          pointing there: the one ``alter_table`` Spark's RENAME makes (the metastore moves the directory), without
+          Spark's command around it, which resolved the table (a metastore read and a listing of its files) to look
+          for cached data. Where the session caches data, a file or directory is at ``<database>/<new>``, or the
+          table is a Hive serde one, Spark's RENAME runs (its re-caching and its leftover checks).
+        """
+        table = self._client.get(old)
+        if table is None or table.table_type != MANAGED:
+            return False
+        moved = None
+        if table.location.rstrip("/").rpartition("/")[2].lower() == old.name.lower():
+            moved = self._moved(table, old, new)
+            if moved is None:
+                return False
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
+        if self._client.get(new) is not None:
+            raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
+        self.refresh(old)
+        self._engine.forget(old, new)
+        self._client.install(old, moved or table.renamed(new))
+        return True
+
+    def _moved(self, table: HiveTable, old: TableName, new: TableName) -> HiveTable | None:
+        """``table`` renamed to ``new`` so that the metastore moves its directory, or None where Spark's RENAME is
+        to run (see :meth:`rename_in_place`)."""
+        if old.db != new.db or swap_refusal(table, old) is not None or table.path is None:
+            return None
+        if not ENGINE_NAME.fullmatch(new.name):  # Spark's RENAME says why not, as it says it
+            return None
+        if caches_data(self._client.jvm()):
+            return None
+        location = self._client.default_location(new)
+        if location is None or self._client.directory_exists(location):
+            return None
+        return table.moved(new, location)
+
+    def exchange(self, orig: TableName, tmp: TableName, plan: SwapPlan, between: Callable[[], None]) -> None:
+        """ORIG := TMP's definition as ``plan`` read it (one ``alter_table``; see :meth:`_install` for a partitioned
+        table); ``between`` runs right before. Then this session's cached relation of ORIG is refreshed."""
+        if plan.refusal is not None or plan.handle is None:
+            raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
+        new, new_partitions, *directory = plan.handle
+        self._engine.forget(orig)  # TMP does not change: its record read by the plan serves its removal
+        if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
+            self._client.make_directory(directory[0])
+        between()
+        self._install(orig, new.renamed(orig), new_partitions)
+        self.refresh(orig)
+
+    def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
+        """Make ``table`` with ``partitions`` the definition of ``name`` (see :meth:`_install`): RESTORE's call."""
+        self._install(name, table, partitions)
+
+    def _install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
+        """Make ``table`` (and for a partitioned one ``partitions``) the definition of ``name``, readers seeing the
+        old or the new version whole. Partitioned: the definition first with its partitions found in its directory
+        (a query resolving the table reads the new directory), then the metastore's partitions switched in one
+        transaction (a query holding a cached relation lists them), then the definition as it is."""
+        if table.partitioned:
+            self._client.install(name, table.discovering())
+            SWITCHING_PARTITIONS()
+            self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
+        self._client.install(name, table)
+
+    def restore(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+        """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""
+        kept = self._client.get(holder)
+        if kept is None:
+            raise NoSuchObjectError(f"table {holder} does not exist", str(holder))
+        partitions = self._client.partitions(holder) if kept.partitioned else []
+        self._engine.forget(orig, holder)
+        self._install(orig, kept.as_restored(orig, orig_tag), partitions)
+        self.refresh(orig)
+
+    def forget(self, name: TableName, expect: str) -> bool:
+        """Remove the holder ``name`` from the metastore, never its files; only while its tag is ``expect``."""
+        table = self._client.get(name)
+        if table is None or table.tag != expect:
+            return False
+        self._engine.forget(name)
+        self._client.forget(name)
+        return True
+
+    def drop_keeping_files(self, name: TableName) -> None:
+        """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``
+        off): this session first forgets its cached relation, file listing and cached data, as Spark's DROP does."""
+        try:
+            if self._engine.spark.catalog.isCached(name.quoted):
+                self._engine.spark.catalog.uncacheTable(name.quoted)
+        except ENGINE_ERRORS:
+            pass  # nothing cached to drop
+        self.refresh(name)
+        self._engine.forget(name)
+        self._client.forget(name)
+
+    def drop_database_keeping_files(self, db: str) -> None:
+        """Drop the empty database ``db`` from the metastore, its directory left (see :meth:`drop_keeping_files`)."""
+        self._client.drop_database(db)
+
+    def user_of(self, location: str) -> str | None:
+        """See :meth:`storage.catalogs.spark.hms.metastore_client.MetastoreClient.user_of`."""
+        return self._client.user_of(location)
+
+    def refresh(self, name: TableName) -> None:
+        """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
+        refresh(self._engine, name)
+
+
+def refresh(engine: Engine, name: TableName) -> None:
+    """Drop this session's cached relation and file listing of ``name`` with Spark's ``refreshTable``.
+
+    Not the cheaper ``invalidateCachedTable`` alone (three round trips, no metastore call): with it the same-session
+    readers test saw an older version after the statement had returned in 4 runs of 6 (1 or 2 reads of about 105;
+    ``refreshTable`` 0 in 4 runs, 2026-11-27), probably a reader thread that read the old definition storing its
+    relation after the invalidation; ``refreshTable`` resolves the table through the session's cache first."""
+    try:
+        engine.spark.catalog.refreshTable(name.quoted)
+    except ENGINE_ERRORS as error:
+        failure = engine.failure(error)
+        if failure.means(Cause.RELATION_MISSING):
+            return
+        raise EngineOperationError(f"cannot refresh {name}: {failure.message}", str(name), error) from None

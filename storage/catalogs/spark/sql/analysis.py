@@ -1,0 +1,102 @@
+"""Spark's own parser and analyzer, run on a statement without running it: what Spark refuses is refused with
+Spark's reason before anything is logged, and what Spark parses is never refused by a laxer or stricter parser
+of our own.
+
+Classic sessions go through the JVM: ``sessionState.sqlParser.parsePlan`` (the parser ``spark.sql`` uses, variable
+substitution included) and ``executePlan(plan, CommandExecutionMode.SKIP).assertAnalyzed()``, which resolves a
+command (a CREATE TABLE's columns, partitioning, bucketing, provider, the query of a CTAS) without executing it.
+Spark Connect has no JVM handle: ``EXPLAIN`` analyses without running, raising parse errors and reporting analysis
+errors as its output rows ("Error occurred during query planning: ..."), which :func:`analysis_failure` reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from storage.catalogs.interface import ParseFailure
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Failure, inspect_error, short_message
+from storage.catalogs.spark.jvm import static
+from storage.catalogs.spark.profile import jvm_of, profile_of
+from storage.catalogs.spark.profiles.facts import Cause
+
+_PLANNING_ERROR = "Error occurred during query planning:"
+
+
+def _java_exception(error: BaseException) -> Any:
+    """The JVM exception behind a JVM call's error: a raw Py4J error's, or the one PySpark's exception handler
+    (installed for every py4j call) converted into a PySpark exception."""
+    java = getattr(error, "java_exception", None)
+    return java if java is not None else getattr(error, "_origin", None)
+
+
+def _converted(error: BaseException) -> BaseException:
+    """A Py4J error of a JVM call as the PySpark exception ``spark.sql`` would raise (condition, parameters)."""
+    java = getattr(error, "java_exception", None)
+    if java is None:
+        return error
+    try:
+        from pyspark.errors.exceptions.captured import convert_exception
+
+        return convert_exception(java)
+    except Exception:  # noqa: BLE001 - an unknown Java exception keeps its Py4J form
+        return error
+
+
+def _option_int(scala: Any) -> int | None:
+    try:
+        return int(scala.get()) if scala.isDefined() else None
+    except ENGINE_ERRORS:
+        return None
+
+
+def parse_failure(spark: Any, statement: str) -> ParseFailure | None:
+    """Why Spark's parser refuses ``statement``; None when it parses. Raises :class:`LookupError` when this session
+    has no JVM parser to ask (Spark Connect): the caller falls back to its own reading."""
+    jvm = jvm_of(spark)
+    if jvm is None:
+        raise LookupError("no JVM parser on this session")
+    try:
+        jvm.session.sessionState().sqlParser().parsePlan(statement)
+    except ENGINE_ERRORS as error:
+        java = _java_exception(error)
+        if java is None:
+            raise
+        causes = profile_of(spark).conditions.java_causes(str(java.getClass().getName()))
+        if Cause.PARSE_ERROR not in causes:
+            raise
+        line = _option_int(java.line()) or 1
+        position = _option_int(java.startPosition()) or 0
+        condition = inspect_error(_converted(error)).condition
+        return ParseFailure(_parse_reason(str(java.getMessage())), line, position + 1, condition)
+    return None
+
+
+def _parse_reason(message: str) -> str:
+    """Spark's parse message without its SQL excerpt and position lines."""
+    return short_message(message.split("\n== SQL", 1)[0])
+
+
+def analysis_failure(spark: Any, statement: str) -> Failure | None:
+    """What Spark's parser or analyzer says against ``statement`` (a command is resolved, not run); None when
+    both accept it."""
+    jvm = jvm_of(spark)
+    if jvm is not None:
+        state = jvm.session.sessionState()
+        try:
+            plan = state.sqlParser().parsePlan(statement)
+            skip = static(jvm.view, jvm.classes.command_execution_mode, "SKIP")()
+            state.executePlan(plan, skip).assertAnalyzed()
+        except ENGINE_ERRORS as error:
+            return inspect_error(_converted(error))
+        return None
+    try:
+        rows = spark.sql(f"EXPLAIN {statement}").collect()
+    except ENGINE_ERRORS as error:
+        return inspect_error(error)
+    output = "\n".join(str(row[0]) for row in rows)
+    if not output.startswith(_PLANNING_ERROR):
+        return None
+    failure = inspect_error(RuntimeError(output[len(_PLANNING_ERROR):].strip()))
+    return attrs.evolve(failure, analysis=True)

@@ -1,0 +1,157 @@
+"""INSERT OVERWRITE of some partitions on Spark: the half of
+:meth:`~storage.catalogs.spark.sql.table_statements.SparkTables.insert` that writes a static partition spec, translates
+a failed
+INSERT, and copies in the partitions a statement keeps (:attr:`storage.catalogs.interface.Fill.keep`).
+
+The new table version is built whole in TMP before the swap, so the kept partitions' rows are *copied* (one
+``INSERT ... SELECT`` of the old table with a partition predicate): that is the price of replacing some partitions
+atomically. Which partitions a statement replaces follows Spark (4.0.1, data source tables):
+
+* dynamic overwrite: the partitions the new rows go to; a kept partition is one with no new row (the anti-join
+  compares partition values null-safely, typed, as the new rows hold them; a NULL value is the
+  ``__HIVE_DEFAULT_PARTITION__`` partition, and Spark writes an empty string as NULL too).
+* static overwrite with static values (``PARTITION (a=1, b)``): every partition whose columns equal the static values
+  after Spark's cast to the column type (``a='01'`` is ``a=1`` of an INT column), rows or not.
+
+Empty partitions of the old table (``ALTER TABLE ... ADD PARTITION``) that are kept are added to TMP too, since no
+row carries them; the ones replaced disappear, as they do in Spark.
+"""
+
+from __future__ import annotations
+
+from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
+from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.spark.columns import type_sql
+from storage.catalogs.spark.engine import (
+    BAD_DEFINITION,
+    ENGINE_ERRORS,
+    MISSING,
+    Engine,
+    Failure,
+    param_name,
+    sql_string_literal,
+)
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.profiles.facts import Cause
+from storage.catalogs.spark.sql.table_alter import SparkTableAlter
+from storage.errors import (
+    CatalogError,
+    EngineOperationError,
+    InvalidDefinitionError,
+    NoSuchObjectError,
+    ValueConversionError,
+)
+
+
+def partition_clause(fill: Fill) -> str:
+    """`` PARTITION (a='1', b)`` for a fill with static values ('' without: the query then yields every column)."""
+    if not fill.static:
+        return ""
+    parts = [quote_ident(column) if value is None else f"{quote_ident(column)}={sql_string_literal(value)}"
+             for column, value in fill.partition]
+    return f" PARTITION ({', '.join(parts)})"
+
+
+def insert_error(name: TableName, failure: Failure) -> CatalogError:
+    """The error of an ``INSERT INTO name`` that Spark refused or that failed while running its query."""
+    raised = str(failure.params.get("errorMessage") or "")
+    if failure.means(Cause.USER_RAISED) and raised.startswith(CONVERSION_FAILURE_MARK):
+        return ValueConversionError(raised[len(CONVERSION_FAILURE_MARK):], str(name))
+    if failure.means(*MISSING):
+        missing = param_name(failure.params.get("relationName")) or str(name)
+        return NoSuchObjectError(f"cannot insert into {name}: {missing} does not exist", missing)
+    if failure.analysis or failure.means(*BAD_DEFINITION):
+        return InvalidDefinitionError(f"cannot insert into {name}: {failure.message}", str(name), failure.error)
+    return EngineOperationError(
+        f"inserting into {name} failed while running its query: {failure.message}", str(name), failure.error
+    )
+
+
+class SparkPartitionKeep:
+    """Copies the kept partitions of ``fill.keep`` into the table just filled with the new rows (``alter`` adds
+    partitions and lists those matching a spec; ``client``, where the session has one, reads a table's partitions,
+    kept for the statement, which the swap's plan reads again)."""
+
+    def __init__(self, engine: Engine, alter: SparkTableAlter, client: MetastoreClient | None) -> None:
+        self._engine = engine
+        self._alter = alter
+        self._client = client
+
+    def _partitions(self, name: TableName) -> list[dict[str, str]]:
+        """The partitions of ``name`` as column -> value, as ``SHOW PARTITIONS`` gives them: from the metastore
+        client's records (kept for the statement: the swap's plan reads them again) where there is one."""
+        if self._client is None:
+            return self._alter.list_partitions(name)
+        table = self._client.get(name)
+        if table is None:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        keys = table.partition_column_names
+        return [dict(zip(keys, p.values, strict=True)) for p in self._client.partitions(name)] if keys else []
+
+    def keep(self, name: TableName, fill: Fill) -> None:
+        """Rows, then empty partitions: one INSERT and two or three partition listings, one ``ADD PARTITION`` per
+        kept empty partition. A dynamic overwrite whose rows went to every partition the table had keeps nothing:
+        no INSERT (its job would read the whole old table to find no row to keep)."""
+        source = fill.keep
+        if source is None:
+            return
+        KEEP_POINT()
+        old_partitions = self._partitions(source)
+        new_partitions = self._partitions(name)
+        if fill.replaces != "written" or any(partition not in new_partitions for partition in old_partitions):
+            self._copy_rows(name, source, fill)
+            new_partitions = self._partitions(name)
+        missing = [partition for partition in old_partitions if partition not in new_partitions]
+        if missing and fill.replaces == "matching":
+            replaced = self._alter.list_partitions(source, fill.static)
+            missing = [partition for partition in missing if partition not in replaced]
+        for partition in missing:
+            self._engine.forget(name)
+            self._alter.add_partition(name, partition)
+
+    def add_empty(self, name: TableName, source: TableName) -> None:
+        """Register the partitions of ``source`` that ``name`` lacks (no row went to them): two partition listings,
+        one ``ADD PARTITION`` per missing partition."""
+        present = self._partitions(name)
+        for partition in self._partitions(source):
+            if partition not in present:
+                self._engine.forget(name)
+                self._alter.add_partition(name, partition)
+
+    def add_listed(self, name: TableName, partitions: tuple[tuple[tuple[str, str], ...], ...]) -> None:
+        """Register those of ``partitions`` that ``name`` lacks (no row went to them): one partition listing, one
+        ``ADD IF NOT EXISTS PARTITION ...`` call for all of them (a replica's copy of a version's empty ones); no call
+        when none is listed."""
+        if not partitions:
+            return
+        present = self._partitions(name)
+        missing = [dict(values) for values in partitions if dict(values) not in present]
+        if missing:
+            self._engine.forget(name)
+            self._alter.add_partitions(name, missing)
+
+    def _copy_rows(self, name: TableName, source: TableName, fill: Fill) -> None:
+        columns = [column for column, _ in fill.partition]
+        if fill.replaces == "written":
+            same = " AND ".join(f"n.{quote_ident(c)} <=> o.{quote_ident(c)}" for c in columns)
+            predicate = f"NOT EXISTS (SELECT 1 FROM {name.quoted} AS n WHERE {same})"
+        else:
+            types = self._partition_types(source, list(fill.static))
+            same = " AND ".join(
+                f"o.{quote_ident(c)} <=> CAST({sql_string_literal(v)} AS {types[c.lower()]})"
+                for c, v in fill.static.items()
+            )
+            predicate = f"NOT ({same})"
+        self._engine.forget(name)  # its partitions change
+        try:
+            self._engine.spark.sql(f"INSERT INTO {name.quoted} SELECT * FROM {source.quoted} AS o WHERE {predicate}")
+        except ENGINE_ERRORS as error:
+            raise insert_error(name, self._engine.failure(error)) from None
+
+    def _partition_types(self, source: TableName, columns: list[str]) -> dict[str, str]:
+        try:
+            schema = self._engine.spark.table(source.quoted).schema
+        except ENGINE_ERRORS as error:
+            raise insert_error(source, self._engine.failure(error)) from None
+        types = {field.name.lower(): type_sql(field.dataType) for field in schema.fields}
+        return {column.lower(): types[column.lower()] for column in columns}

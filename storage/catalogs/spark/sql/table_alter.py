@@ -1,0 +1,347 @@
+"""ALTER TABLE for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: table metadata, properties, column
+comments, added columns and partitions (the ``table_metadata`` ... ``drop_partition`` methods of the Catalog
+protocol).
+
+Spark 4.0.1 / Hive metastore behaviours this module deals with:
+
+* ``DESCRIBE TABLE ... AS JSON`` reports column types in its own JSON shape and reports CHAR/VARCHAR columns as
+  ``string``; the DataFrame schema of the table (``spark.table(name).schema``, which resolves the table without
+  reading data) has exact types, column comments in the field metadata and the declared CHAR/VARCHAR type in
+  ``__CHAR_VARCHAR_TYPE_STRING``. Columns come from the schema, everything else from the JSON.
+* ``ALTER TABLE ... ALTER COLUMN c COMMENT ''`` stores an empty comment; there is no statement that removes one. An
+  empty comment is reported as ``None`` (so "set to empty" is the exact undo of "had no comment"). Comments of
+  partition columns cannot be changed (``CANNOT_ALTER_PARTITION_COLUMN``).
+* ``DESCRIBE ... AS JSON`` leaves out table properties whose value is empty; ``SHOW TBLPROPERTIES`` lists them
+  (and a Hive table's storage properties as ``option.<key>``), so properties are read from the latter.
+* Table properties: Spark hides its own ``spark.sql.*`` keys (and refuses to set them), refuses ``provider``,
+  ``location``, ``owner``, ``external`` and ``EXTERNAL``; ``comment`` is the table comment. The Hive metastore adds
+  ``transient_lastDdlTime`` and statistics keys (``numFiles``, ``totalSize`` ...), which it maintains itself and
+  silently drops when a user sets them on a data source table. :data:`INTERNAL_PROPERTIES` are not reported and
+  cannot be set here.
+* Spark redacts every property whose key or value matches ``spark.redaction.regex`` (a static setting; by default
+  ``(?i)secret|password|token|access[.]?key``) in all its outputs: ``table_metadata`` reports such a value as
+  :data:`~storage.catalogs.spark.engine.REDACTED`, and ``set_properties`` (like ``create``) refuses to write that
+  placeholder. A change to such a property cannot be undone: no public API reads its old value.
+* ``SHOW PARTITIONS`` prints Hive's escaped directory names (``p=a%2Fb``); values are unescaped. Spark casts a
+  partition value to its column's type when it stores it, so ``q='01'`` of an INT column is listed as ``1``. A NULL
+  partition value is listed as ``__HIVE_DEFAULT_PARTITION__``; an empty value is refused.
+* ``DROP PARTITION ... PURGE`` of a managed table deletes the partition's directory (and parent directories it
+  leaves empty); an external table keeps its files (Spark semantics).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from storage.catalogs.interface import Column, TableMetadata
+from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.rules import first_duplicate
+from storage.catalogs.spark.columns import column_sql, schema_columns
+from storage.catalogs.spark.engine import (
+    ENGINE_ERRORS,
+    REDACTED,
+    Engine,
+    Failure,
+    engine_error,
+    object_kind,
+    sql_string_literal,
+    substitutes,
+)
+from storage.catalogs.spark.fs.file_mover import parse_partition
+from storage.catalogs.spark.profiles.facts import Cause, Refusal
+from storage.catalogs.spark.sql.analysis import analysis_failure
+from storage.errors import (
+    CatalogError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+    WrongObjectKindError,
+)
+
+INTERNAL_PROPERTIES = frozenset(
+    {
+        "transient_lastDdlTime",
+        "last_modified_by",
+        "last_modified_time",
+        "numFiles",
+        "numFilesErasureCoded",
+        "numRows",
+        "numPartitions",
+        "rawDataSize",
+        "totalSize",
+        "COLUMN_STATS_ACCURATE",
+        "STATS_GENERATED",
+        "STATS_GENERATED_VIA_STATS_TASK",
+        "EXTERNAL",
+    }
+)
+"""Table properties the metastore maintains itself: never reported by ``table_metadata``, never set here."""
+
+_INTERNAL_PREFIXES = ("spark.sql.",)
+_GONE = (Cause.RELATION_MISSING, Cause.DATABASE_MISSING)
+_NOT_A_TABLE = (Cause.VIEW_NOT_TABLE, Cause.WRONG_KIND)
+_BAD_PARTITION = (Cause.PARTITION_MISSING, Cause.BAD_PARTITION)
+
+
+def is_internal_property(key: str) -> bool:
+    """Whether ``key`` is a metastore-maintained property (see :data:`INTERNAL_PROPERTIES`)."""
+    return key in INTERNAL_PROPERTIES or key.startswith(_INTERNAL_PREFIXES)
+
+
+class SparkTableAlter:
+    """The ALTER TABLE half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    @property
+    def _spark(self) -> Any:
+        return self._engine.spark
+
+    # ------------------------------------------------------------------ metadata
+
+    def table_metadata(self, name: TableName) -> TableMetadata | None:
+        """Columns (schema order, partition columns last), partitioning, user-visible properties (the DDL log's tag
+        included, sorted by key), provider and comment of the table ``name``; None when no table has that name (a
+        view is not a table). Three metastore calls: ``DESCRIBE ... AS JSON``, the schema of ``spark.table`` and
+        ``SHOW TBLPROPERTIES``.
+
+        Column types are Spark DDL type strings (:func:`~storage.catalogs.spark.columns.type_sql`; the declared type
+        for CHAR/VARCHAR columns); an empty column comment is reported as ``None``. Nested ``NOT NULL`` is not kept
+        by Spark for data source tables and not reported.
+        """
+        info = self._engine.describe(name, expect_present=True)
+        if info is None or object_kind(info) == "VIEW":
+            return None
+        try:
+            schema = self._spark.table(name.quoted).schema
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            if failure.means(*_GONE):
+                return None  # dropped between the two calls
+            raise engine_error(failure, f"cannot read the schema of {name}", name) from None
+        columns = schema_columns(schema)
+        properties = self._properties(name, info)
+        if properties is None:
+            return None
+        comment = info.get("comment")
+        return TableMetadata(
+            columns=columns,
+            partitioned_by=tuple(str(column) for column in info.get("partition_columns") or ()),
+            properties=properties,
+            provider=str(info.get("provider") or "hive"),
+            comment=None if comment is None else str(comment),
+            external=object_kind(info) == "EXTERNAL",
+        )
+
+    def _properties(self, name: TableName, info: dict[str, Any]) -> tuple[tuple[str, str], ...] | None:
+        """User-visible table properties from ``SHOW TBLPROPERTIES`` (``DESCRIBE ... AS JSON`` leaves out properties
+        whose value is empty); it also lists storage properties as ``option.<key>``, which are left out here."""
+        try:
+            rows = self._spark.sql(f"SHOW TBLPROPERTIES {name.quoted}").collect()
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            if failure.means(*_GONE):
+                return None
+            raise engine_error(failure, f"cannot read the properties of {name}", name) from None
+        storage = {f"option.{key}" for key in info.get("storage_properties") or {}}
+        pairs = {str(row[0]): str(row[1]) for row in rows}
+        return tuple(
+            sorted(
+                (key, value)
+                for key, value in pairs.items()
+                if not is_internal_property(key) and key not in storage and key != "comment"
+            )
+        )
+
+    # ------------------------------------------------------------------ properties
+
+    def set_properties(self, name: TableName, properties: dict[str, str]) -> None:
+        """``ALTER TABLE ... SET TBLPROPERTIES``: one metastore call (an existence check when ``properties`` is
+        empty). Keys and values may hold any text. Keys Spark reserves (``provider``, ``location``, ``owner``,
+        ``spark.sql.*`` ...) and :data:`INTERNAL_PROPERTIES` raise :class:`InvalidDefinitionError`; ``comment``
+        sets the table comment."""
+        pairs = list(properties.items())
+        for key, value in pairs:
+            if not isinstance(key, str) or not key or not isinstance(value, str):
+                raise InvalidDefinitionError(f"table properties of {name} must be non-empty strings", str(name))
+            if is_internal_property(key):
+                raise InvalidDefinitionError(
+                    f"table property {key!r} is maintained by the metastore and cannot be set on {name}", str(name)
+                )
+            if value == REDACTED:
+                raise InvalidDefinitionError(
+                    f"table property {key!r} of {name}: {REDACTED!r} is Spark's placeholder for a redacted value, "
+                    "not a value (the real one cannot be read back)",
+                    str(name),
+                )
+        if not pairs:
+            self._require_table(name)
+            return
+        assignments = ", ".join(f"{sql_string_literal(k)}={sql_string_literal(v)}" for k, v in pairs)
+        self._alter(name, f"SET TBLPROPERTIES ({assignments})", "set properties of")
+
+    def unset_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
+        """``ALTER TABLE ... UNSET TBLPROPERTIES IF EXISTS``: keys that are not set, and metastore-maintained keys
+        (which ``table_metadata`` never reports), are ignored. One metastore call (an existence check when there is
+        nothing to remove)."""
+        if any(not isinstance(key, str) or not key for key in keys):
+            raise InvalidDefinitionError(f"table property keys of {name} must be non-empty strings", str(name))
+        wanted = [key for key in dict.fromkeys(keys) if not is_internal_property(key)]
+        if not wanted:
+            self._require_table(name)
+            return
+        self._alter(
+            name,
+            f"UNSET TBLPROPERTIES IF EXISTS ({', '.join(sql_string_literal(k) for k in wanted)})",
+            "unset properties of",
+        )
+
+    # ------------------------------------------------------------------ columns
+
+    def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
+        """``ALTER TABLE ... ALTER COLUMN c COMMENT '...'``: one metastore call. An empty ``comment`` stores an empty
+        one, which :meth:`table_metadata` reports as ``None`` (Spark cannot remove a comment). A missing column raises
+        :class:`NoSuchObjectError` naming it; a partition column :class:`InvalidDefinitionError` (Spark refuses)."""
+        if not isinstance(column, str) or not column:
+            raise InvalidDefinitionError(f"empty column name for {name}", str(name))
+        if not isinstance(comment, str):
+            raise InvalidDefinitionError(f"the comment of column {column!r} must be a string", str(name))
+        self._check_identifier(name, column)
+        self._alter(
+            name,
+            f"ALTER COLUMN {quote_ident(column)} COMMENT {sql_string_literal(comment)}",
+            "set a comment on",
+            column=column,
+        )
+
+    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
+        """``ALTER TABLE ... ADD COLUMNS``: one metastore call. ``text``: the column list as the statement wrote it,
+        run as written (Spark accepts or refuses its types and options as it would the statement's); else types are
+        parsed and checked as in ``create``. A column that exists (case-insensitively) raises
+        :class:`ObjectExistsError` naming it, and nothing is added. For a partitioned table the new columns go before
+        the partition columns."""
+        if not columns:
+            self._require_table(name)
+            return
+        if text is not None:
+            self._alter(name, f"ADD COLUMNS ({text})", "add columns to", column=columns[0].name)
+            return
+        twice = first_duplicate(str(c.name) for c in columns)
+        if twice is not None:
+            raise ObjectExistsError(f"the column {twice!r} is named twice among the columns added to {name}", twice)
+        parts = ", ".join(column_sql(column, name) for column in columns)
+        if substitutes(parts):
+            raise InvalidDefinitionError(
+                f"column names containing '${{' are not supported (Spark would substitute them) in {name}", str(name)
+            )
+        self._alter(name, f"ADD COLUMNS ({parts})", "add columns to", column=columns[0].name)
+
+    # ------------------------------------------------------------------ partitions
+
+    def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
+        """The partitions of ``name`` (``SHOW PARTITIONS``, Spark's order), values unescaped; ``[]`` for a table
+        that is not partitioned. With ``spec`` (some partition columns), the partitions matching it, Spark
+        casting its values to the column types. One metastore call (and one more to tell a view from a missing
+        table)."""
+        return [parse_partition(path) for path in self.partition_paths(name, spec)]
+
+    def partition_paths(self, name: TableName, spec: dict[str, str] | None = None) -> list[str]:
+        """:meth:`list_partitions` as ``SHOW PARTITIONS`` prints them (``k=a%2Fb/j=1``: the escaped relative path
+        Spark gives a partition's directory)."""
+        if substitutes(name.db) or substitutes(name.name):
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        where = f" PARTITION ({self._spec_sql(name, spec)})" if spec else ""
+        try:
+            rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}{where}").collect()
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            if failure.means(Cause.NOT_PARTITIONED):
+                return []
+            raise self._error(name, failure, "list the partitions of") from None
+        return [str(row[0]) for row in rows]
+
+    def add_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None:
+        """``ALTER TABLE ... ADD IF NOT EXISTS PARTITION (...) PARTITION (...) ...``: one metastore call, as Spark's
+        own INSERT registers the partitions it wrote; existing ones are left alone."""
+        clause = " ".join(f"PARTITION ({self._spec_sql(name, spec)})" for spec in specs)
+        self._alter(name, f"ADD IF NOT EXISTS {clause}", "add partitions to")
+
+    def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
+        """``ALTER TABLE ... ADD IF NOT EXISTS PARTITION``: an existing partition is left alone. ``spec`` names every
+        partition column (any case); a bad spec (unknown column, missing column, empty value, a value the column
+        type cannot take, an unpartitioned table) raises :class:`InvalidDefinitionError`. One metastore call."""
+        self._alter(name, f"ADD IF NOT EXISTS PARTITION ({self._spec_sql(name, spec)})", "add a partition to")
+
+    def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
+        """``ALTER TABLE ... DROP IF EXISTS PARTITION ... PURGE``: a missing partition is ignored; a managed table's
+        partition directory is deleted (no trash). A partial ``spec`` drops every partition it matches. One
+        metastore call."""
+        self._alter(name, f"DROP IF EXISTS PARTITION ({self._spec_sql(name, spec)}) PURGE", "drop a partition of")
+
+    # ------------------------------------------------------------------ helpers
+
+    def _spec_sql(self, name: TableName, spec: dict[str, str]) -> str:
+        if not spec:
+            raise InvalidDefinitionError(f"empty partition spec for {name}", str(name))
+        parts = []
+        for key, value in spec.items():
+            if not isinstance(key, str) or not key or not isinstance(value, str):
+                raise InvalidDefinitionError(f"partition spec of {name} must map column names to strings", str(name))
+            self._check_identifier(name, key)
+            parts.append(f"{quote_ident(key)}={sql_string_literal(value)}")
+        return ", ".join(parts)
+
+    @staticmethod
+    def _check_identifier(name: TableName, identifier: str) -> None:
+        if substitutes(identifier):
+            raise InvalidNameError(
+                f"column names containing '${{' are not supported (Spark would substitute them): {identifier!r}",
+                identifier,
+            )
+
+    def _require_table(self, name: TableName) -> None:
+        info = self._engine.describe(name)
+        if info is None:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        if object_kind(info) == "VIEW":
+            reported = self._engine.profile.conditions.reported[Refusal.ALTER_VIEW_AS_TABLE]
+            raise WrongObjectKindError.view_not_table(name, "use ALTER VIEW", condition=reported)
+
+    def check_alter(self, name: TableName, clause: str) -> None:
+        """Spark's parser and analyzer on ``ALTER TABLE name <clause>``, nothing run
+        (:func:`~storage.catalogs.spark.sql.analysis.analysis_failure`); what they refuse raises as :meth:`_alter`
+        would."""
+        failure = analysis_failure(self._spark, f"ALTER TABLE {name.quoted} {clause}")
+        if failure is not None:
+            raise self._error(name, attrs.evolve(failure, analysis=True), "alter") from None
+
+    def _alter(self, name: TableName, clause: str, what: str, *, column: str | None = None) -> None:
+        if substitutes(name.db) or substitutes(name.name):
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        self._engine.check_literal_mode()
+        try:
+            self._spark.sql(f"ALTER TABLE {name.quoted} {clause}")
+        except ENGINE_ERRORS as error:
+            raise self._error(name, self._engine.failure(error), what, column) from None
+
+    def _error(self, name: TableName, failure: Failure, what: str, column: str | None = None) -> CatalogError:
+        if failure.means(*_GONE):
+            return NoSuchObjectError(f"table {name} does not exist", str(name))
+        if failure.means(*_NOT_A_TABLE):
+            return WrongObjectKindError.view_not_table(name, condition=failure.condition or "")
+        if failure.means(Cause.COLUMN_MISSING):
+            label = column if column is not None else str(name)
+            return NoSuchObjectError(f"column {label!r} does not exist in {name}", label)
+        if failure.means(Cause.COLUMN_EXISTS, Cause.FIELD_EXISTS):
+            existing = failure.params.get("columnName") or failure.params.get("fieldNames") or column or ""
+            existing = existing.strip("`").replace("``", "`")
+            return ObjectExistsError(f"cannot {what} {name}: column {existing!r} already exists", existing)
+        if failure.means(Cause.NOT_PARTITIONED):
+            return InvalidDefinitionError(f"cannot {what} {name}: the table is not partitioned", str(name))
+        if failure.analysis or failure.means(*_BAD_PARTITION, Cause.UNSUPPORTED):
+            return InvalidDefinitionError(f"cannot {what} {name}: {failure.message}", str(name), failure.error)
+        return engine_error(failure, f"cannot {what} {name}", name)

@@ -1,0 +1,343 @@
+"""CREATE TABLE for :class:`~storage.catalogs.spark.catalog.SparkCatalog` (``create`` and ``check_create`` of the
+Catalog protocol): the statement for each form of :class:`~storage.catalogs.interface.TableSpec` (columns, LIKE, AS
+SELECT, a DataFrame), validated before it runs, and the clean-up of a failed one.
+
+Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 metastore client):
+
+* Table and database names must match ``[A-Za-z0-9_]+`` (``INVALID_SCHEMA_OR_RELATION_NAME``); anything else is
+  refused at create (:class:`InvalidNameError`). Column names may hold any character.
+* A managed table's default location is ``<database location>/<name>``. CREATE refuses it when it exists and is not
+  empty (``LOCATION_ALREADY_EXISTS``, a ``SparkRuntimeException``).
+* A CTAS whose SELECT fails while running leaves its target directory behind: empty for an unpartitioned table,
+  holding ``_temporary/`` for a partitioned one (which blocks the next CREATE of that name). A process killed
+  mid-CTAS leaves ``_temporary/`` too. :meth:`SparkTableCreate.create` removes such leftovers of its own failures
+  (through :mod:`storage.catalogs.spark.fs.leftover_files`).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+import attrs
+
+from storage.catalogs import lookup_scope
+from storage.catalogs.interface import TAG_PROPERTY, TableSpec
+from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
+from storage.catalogs.rules import first_duplicate
+from storage.catalogs.spark.columns import column_sql
+from storage.catalogs.spark.engine import (
+    BAD_DEFINITION,
+    DATAFRAME_ERRORS,
+    ENGINE_ERRORS,
+    REDACTED,
+    SOURCE_VIEW_PREFIX,
+    Engine,
+    Failure,
+    new_table_label,
+    object_label,
+    param_name,
+    select_sql,
+    sql_string_literal,
+    substitutes,
+)
+from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
+from storage.catalogs.spark.profiles.facts import Cause
+from storage.catalogs.spark.sql.analysis import analysis_failure
+from storage.catalogs.spark.sql.table_statements import SparkTables
+from storage.errors import (
+    CatalogError,
+    EngineOperationError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+)
+
+_PROVIDER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+class SparkTableCreate:
+    """The CREATE TABLE part of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here).
+
+    ``tables`` identifies and drops what a failed CREATE left; ``leftovers`` removes its files.
+    """
+
+    def __init__(self, engine: Engine, leftovers: SparkLeftovers, tables: SparkTables) -> None:
+        self._engine = engine
+        self._leftovers = leftovers
+        self._tables = tables
+
+    @property
+    def _spark(self) -> Any:
+        return self._engine.spark
+
+    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
+        """Raise what :meth:`create` would raise for a bad definition of ``name``, without side effects.
+
+        A statement as written (``spec.text``) is parsed and analysed by Spark itself under a check name (see
+        :mod:`storage.catalogs.spark.sql.analysis`): whatever Spark refuses is refused with Spark's reason; then the
+        LIKE source and the database must exist (Spark checks those only when the statement runs).
+
+        Checks the form, provider, properties, column types (parsed by Spark), partition columns against the
+        columns (or the query's / DataFrame's schema), that a LIKE source exists, and that a SELECT analyses
+        (``spark.sql`` of the query analyses it without running it). Cannot check: an unknown provider, types a
+        provider cannot store, runtime failures.
+        """
+        if spec.text is not None:
+            self._check_text(spec, name)
+            return
+        self._create_statement(None, spec, "", None)
+        if spec.like is not None:
+            if not self._engine.occupied(spec.like):  # LIKE takes a view as well
+                raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
+            return
+        if spec.columns is not None:
+            names = [column.name for column in spec.columns]
+        elif spec.as_select is not None:
+            try:
+                names = list(self._spark.sql(select_sql(spec.as_select, None)).schema.names)
+            except ENGINE_ERRORS as error:
+                raise self._create_error(None, spec, "select", self._engine.failure(error)) from None
+        else:
+            try:
+                names = list(spec.df.schema.names)
+            except DATAFRAME_ERRORS as error:
+                message = self._engine.failure(error).message if isinstance(error, ENGINE_ERRORS) else "not a DataFrame"
+                raise InvalidDefinitionError(f"cannot use the DataFrame: {message}", None, error) from None
+        lowered = [column.lower() for column in names]
+        twice = first_duplicate(names)
+        if twice is not None:
+            raise ObjectExistsError(f"the column {twice!r} already exists in {names} (named twice)", twice)
+        unknown = [column for column in spec.partitioned_by if column.lower() not in lowered]
+        if unknown:
+            raise InvalidDefinitionError(f"partition columns {unknown} are not among the columns {names}")
+        if spec.partitioned_by and len(spec.partitioned_by) >= len(names):
+            raise InvalidDefinitionError("cannot partition by every column: a table needs one data column")
+
+    def _check_text(self, spec: TableSpec, name: TableName | None) -> None:
+        assert spec.text is not None
+        self._properties_sql(spec, "", name)
+        target = quote_ident(RESERVED_PREFIX + "check")
+        if name is not None:
+            target = f"{quote_ident(name.db)}.{target}"
+            # the statement's lookup found the name held: its database exists (no metastore call to ask)
+            if not lookup_scope.held(self._engine, name) and self._engine.database_location(name.db) is None:
+                raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
+        failure = analysis_failure(self._spark, spec.text.render(target, self._tag_pair("check")))
+        if failure is not None:
+            if name is not None:  # Spark names the check table: say the table's own name
+                checked = quote_ident(RESERVED_PREFIX + "check")
+                failure = attrs.evolve(failure, message=failure.message.replace(checked, quote_ident(name.name)))
+            raise self._create_error(name, spec, spec.form if spec.like or spec.as_select else "columns",
+                                     attrs.evolve(failure, analysis=True)) from None
+        if spec.like is not None and not self._engine.occupied(spec.like):
+            raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
+
+    @staticmethod
+    def _tag_pair(tag: str) -> str:
+        return f"{sql_string_literal(TAG_PROPERTY)}={sql_string_literal(tag)}"
+
+    def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
+        """Create ``name`` as ``spec`` says, with ``tag`` stored as table property :data:`TAG_PROPERTY`.
+
+        All-or-nothing as far as Spark allows: when the statement fails, what it left (a table carrying ``tag``, the
+        directory of a failed CTAS) is removed before the error is raised. Files that were at the default location
+        *before* block the create (:class:`LeftoverFilesError`) unless ``name`` is one of the DDL log's own
+        (reserved prefix): then they are removed and the create retried once. An interrupt (``KeyboardInterrupt``)
+        skips the clean-up, the engine may still be writing: recovery runs ``drop`` / ``clean_leftovers``.
+
+        ``like`` copies columns, provider and partitioning of the source (not its properties: give them in
+        ``properties``); ``using`` and ``partitioned_by`` do not apply to it; a ``comment`` is set right after the
+        CREATE (Spark's CREATE TABLE LIKE has no COMMENT clause), still before anyone knows the table.
+        ``as_select`` is the user's query text, ``df`` a
+        DataFrame of this session (written through a temporary view).
+
+        Metastore calls: an existence check, then the CREATE (a CTAS also runs a Spark job); more on failure.
+        """
+        if substitutes(name.db) or substitutes(name.name):
+            raise InvalidNameError(f"table names containing '${{' are not supported: {name}", str(name))
+        view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if spec.df is not None else None
+        if spec.text is not None:
+            self._properties_sql(spec, tag, name)
+            statement = spec.text.render(name.quoted, self._tag_pair(tag))
+            if spec.text.escaped:
+                self._engine.check_literal_mode()
+        else:
+            statement = self._create_statement(name, spec, tag, view)
+            self._engine.check_literal_mode()
+        if not name.is_reserved and self._engine.occupied(name):
+            # (a reserved name is a statement's own work name, XID and random token: nothing else has it, and if
+            # something did, Spark's CREATE would refuse it with TABLE_OR_VIEW_ALREADY_EXISTS, read as the same error)
+            raise ObjectExistsError(f"{name} already exists", str(name))
+        try:
+            if view is not None:
+                self._engine.register_temp_view(spec.df, view, name)
+            self._run_create(name, spec, tag, statement)
+            if spec.text is None and spec.like is not None and spec.comment is not None:
+                self._set_like_comment(name, spec.comment, tag)
+        finally:
+            if view is not None:
+                self._engine.drop_temp_view(view)
+
+    def _set_like_comment(self, name: TableName, comment: str, tag: str) -> None:
+        try:
+            self._spark.sql(f"ALTER TABLE {name.quoted} SET TBLPROPERTIES ('comment' = {sql_string_literal(comment)})")
+        except ENGINE_ERRORS as error:
+            self._undo_failed_create(name, tag)
+            raise self._create_error(name, TableSpec(like=name), "like", self._engine.failure(error)) from None
+
+    def _run_create(self, name: TableName, spec: TableSpec, tag: str, statement: str) -> None:
+        for attempt in (1, 2):
+            try:
+                self._spark.sql(statement)
+                return
+            except ENGINE_ERRORS as error:
+                failure = self._engine.failure(error)
+            if failure.means(Cause.LOCATION_TAKEN):
+                if attempt == 1 and name.is_reserved and not self._engine.occupied(name):
+                    self._leftovers.clean_leftovers(name)
+                    continue
+                raise self._leftovers.leftover_error(name, "create") from None
+            if not failure.means(Cause.RELATION_EXISTS):
+                self._undo_failed_create(name, tag)
+            raise self._create_error(name, spec, spec.form, failure) from None
+
+    def _undo_failed_create(self, name: TableName, tag: str) -> None:
+        """After a failed CREATE of a name that did not exist: drop what carries our tag, remove leftover files."""
+        try:
+            identity = self._tables.identity(name)
+            if identity == tag:
+                self._tables.drop(name)
+            if identity in (tag, None):
+                self._leftovers.clean_until_quiet(name)
+        except CatalogError:
+            pass  # best effort: the caller gets the original error; recovery repeats drop / clean_leftovers
+
+    def _create_statement(self, name: TableName | None, spec: TableSpec, tag: str, view: str | None) -> str:
+        """The CREATE statement for ``spec``, validating everything that needs no metastore (``name`` None: check)."""
+        try:
+            form = spec.form
+        except ValueError as error:
+            raise InvalidDefinitionError(str(error), object_label(name)) from None
+        target = name.quoted if name is not None else quote_ident(RESERVED_PREFIX + "check")
+        properties = self._properties_sql(spec, tag, name)
+        if form == "columns":
+            assert spec.columns is not None
+            if not spec.columns:
+                raise InvalidDefinitionError(f"{new_table_label(name)} needs at least one column", object_label(name))
+            columns = ", ".join(column_sql(column, name) for column in spec.columns)
+            statement = (
+                f"CREATE TABLE {target} ({columns}){self._using_sql(spec, name)}"
+                f"{self._partitioning_sql(spec, name)}{self._comment_sql(spec)}{properties}"
+            )
+        elif form == "like":
+            assert spec.like is not None
+            if spec.partitioned_by:
+                raise InvalidDefinitionError(
+                    f"partitioned_by cannot be given with like (it comes from {spec.like})", object_label(name)
+                )
+            statement = f"CREATE TABLE {target} LIKE {spec.like.quoted}{properties}"
+        else:
+            statement = (
+                f"CREATE TABLE {target}{self._using_sql(spec, name)}"
+                f"{self._partitioning_sql(spec, name)}{self._comment_sql(spec)}{properties} AS "
+            )
+        if substitutes(statement):
+            raise InvalidDefinitionError(
+                f"names containing '${{' are not supported (Spark would substitute them) in {new_table_label(name)}",
+                object_label(name),
+            )
+        if spec.as_select is not None:
+            return statement + select_sql(spec.as_select, name)
+        if spec.df is not None:
+            return statement + f"SELECT * FROM {quote_ident(view or RESERVED_PREFIX + 'src')}"
+        return statement
+
+    @staticmethod
+    def _using_sql(spec: TableSpec, name: TableName | None) -> str:
+        """`` USING <provider>``; nothing without one (the session's ``spark.sql.sources.default`` decides)."""
+        if spec.using is None:
+            return ""
+        if not isinstance(spec.using, str) or not _PROVIDER.fullmatch(spec.using):
+            raise InvalidDefinitionError(
+                f"invalid table provider {spec.using!r} for {new_table_label(name)}", object_label(name)
+            )
+        return f" USING {spec.using}"
+
+    @staticmethod
+    def _partitioning_sql(spec: TableSpec, name: TableName | None) -> str:
+        if not spec.partitioned_by:
+            return ""
+        if any(not isinstance(column, str) or not column for column in spec.partitioned_by):
+            raise InvalidDefinitionError(f"empty partition column name for {new_table_label(name)}", object_label(name))
+        if len({column.lower() for column in spec.partitioned_by}) != len(spec.partitioned_by):
+            raise InvalidDefinitionError(f"duplicate partition column for {new_table_label(name)}", object_label(name))
+        return " PARTITIONED BY (" + ", ".join(quote_ident(column) for column in spec.partitioned_by) + ")"
+
+    @staticmethod
+    def _comment_sql(spec: TableSpec) -> str:
+        return "" if spec.comment is None else f" COMMENT {sql_string_literal(spec.comment)}"
+
+    @staticmethod
+    def _properties_sql(spec: TableSpec, tag: str, name: TableName | None) -> str:
+        keys = [key for key, _ in spec.properties]
+        if TAG_PROPERTY in keys:
+            raise InvalidDefinitionError(f"property {TAG_PROPERTY!r} is reserved for the DDL log", object_label(name))
+        if any(not isinstance(key, str) or not key for key in keys) or any(
+            not isinstance(value, str) for _, value in spec.properties
+        ):
+            raise InvalidDefinitionError(
+                f"table properties of {new_table_label(name)} must be non-empty strings", object_label(name)
+            )
+        if len(set(keys)) != len(keys):
+            raise InvalidDefinitionError(f"duplicate table property for {new_table_label(name)}", object_label(name))
+        if any(value == REDACTED for _, value in spec.properties):
+            raise InvalidDefinitionError(
+                f"a table property of {new_table_label(name)} is {REDACTED!r}: Spark's placeholder for a redacted "
+                "value, whose real value cannot be read back",
+                object_label(name),
+            )
+        if not isinstance(tag, str):
+            raise InvalidDefinitionError(f"the tag must be a string, not {type(tag).__name__}", object_label(name))
+        pairs = [*spec.properties, (TAG_PROPERTY, tag)]
+        assignments = ", ".join(f"{sql_string_literal(key)}={sql_string_literal(value)}" for key, value in pairs)
+        return f" TBLPROPERTIES ({assignments})"
+
+    def _create_error(self, name: TableName | None, spec: TableSpec, form: str, failure: Failure) -> CatalogError:
+        label = new_table_label(name)
+        if failure.means(Cause.RELATION_EXISTS):
+            return ObjectExistsError(f"{label} already exists", object_label(name))
+        if failure.means(Cause.DATABASE_MISSING):
+            db = param_name(failure.params.get("schemaName"), 1) or (name.db if name is not None else None)
+            return NoSuchObjectError(f"database {db} does not exist", db)
+        if failure.means(Cause.RELATION_MISSING):
+            missing = str(spec.like) if spec.like is not None else param_name(failure.params.get("relationName"))
+            return NoSuchObjectError(f"cannot create {label}: {missing or 'a table'} does not exist", missing)
+        if name is not None and (
+            failure.means(Cause.BAD_NAME)
+            or (
+                failure.means(Cause.BAD_NAME_SYNTAX)
+                and str(failure.params.get("name", "")).lower() in (name.name.lower(), name.db.lower())
+            )
+        ):
+            return InvalidNameError(f"{name} is not a valid Spark table name (letters, digits and _ only)", str(name))
+        if failure.means(Cause.COLUMN_EXISTS):
+            twice = first_duplicate(column.name for column in spec.columns or ()) or str(
+                failure.params.get("columnName", "")).strip("`")
+            return ObjectExistsError(f"cannot create {label}: the column {twice!r} already exists (named twice)", twice)
+        if failure.analysis or failure.means(*BAD_DEFINITION):
+            return InvalidDefinitionError(
+                f"cannot create {label}: {failure.message}", object_label(name), failure.error
+            )
+        if form == "select":
+            return EngineOperationError(
+                f"creating {label} failed while running its query: {failure.message}",
+                object_label(name),
+                failure.error,
+            )
+        return EngineOperationError(
+            f"creating {label} failed: {failure.message}", object_label(name), failure.error
+        )
+

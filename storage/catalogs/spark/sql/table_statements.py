@@ -1,0 +1,311 @@
+"""Tables of the Spark session catalog for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: lookups, identity,
+INSERT, RENAME (and the repair of a torn one) and DROP. CREATE is in :mod:`storage.catalogs.spark.sql.table_create`, the
+files no table owns in :mod:`storage.catalogs.spark.fs.leftover_files`.
+
+Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 metastore client):
+
+* RENAME of a managed table in its default location moves the directory: Hive renames the directory, then commits
+  the metastore change, so a kill in between leaves the table under the old name with its data in the new name's
+  directory (:meth:`SparkTables.settle_rename` repairs that). RENAME across databases is refused by Spark; RENAME
+  refuses a target whose default location exists, even empty (``LOCATION_ALREADY_EXISTS``).
+* DROP of a managed table removes the metastore entry, then the directory (``PURGE`` skips any trash).
+* INSERT is not all-or-nothing under a crash (see :meth:`SparkTables.insert`).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from storage.catalogs.interface import Fill
+from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.spark.engine import (
+    ENGINE_ERRORS,
+    MISSING,
+    SOURCE_VIEW_PREFIX,
+    Engine,
+    Failure,
+    engine_error,
+    object_kind,
+    select_sql,
+    sql_string_literal,
+    substitutes,
+)
+from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
+from storage.catalogs.spark.fs.version_files import copy_version_files
+from storage.catalogs.spark.profile import local_path
+from storage.catalogs.spark.profiles.facts import Cause, Refusal
+from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
+from storage.errors import (
+    CatalogError,
+    EngineOperationError,
+    InvalidDefinitionError,
+    InvalidNameError,
+    NoSuchObjectError,
+    ObjectExistsError,
+    WrongObjectKindError,
+)
+
+
+class SparkTables:
+    """The table half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here), CREATE aside.
+
+    ``leftovers`` cleans up after RENAME and DROP; ``keep`` copies the kept partitions of an INSERT OVERWRITE.
+    """
+
+    def __init__(self, engine: Engine, leftovers: SparkLeftovers, keep: SparkPartitionKeep) -> None:
+        self._engine = engine
+        self._leftovers = leftovers
+        self._keep = keep
+
+    @property
+    def _spark(self) -> Any:
+        return self._engine.spark
+
+    # ------------------------------------------------------------------ lookups
+
+    def exists(self, name: TableName) -> bool:
+        """Whether a table (managed or external) is called ``name``; a view is not a table, temporary views are not
+        in the catalog at all. See :meth:`~storage.catalogs.spark.engine.Engine.lookup` for the metastore calls."""
+        found = self._engine.lookup(name)
+        return found is not None and found.kind != "VIEW"
+
+    def identity(self, name: TableName) -> str | None:
+        """The tag property of ``name``, else ``fp:`` + a fingerprint of immutable metadata; None when missing.
+
+        The fingerprint hashes creation time (one second resolution), provider, kind, columns and partition
+        columns: it survives renames, but two untagged tables of one shape created within the same second share
+        it. None for a view (not a table). See :meth:`~storage.catalogs.spark.engine.Engine.lookup` for the
+        metastore calls (one on a classic session).
+        """
+        found = self._engine.lookup(name)
+        return None if found is None else found.identity
+
+    def list_tables(self, db: str) -> list[TableName]:
+        """Tables (managed or external; no views, no temporary views) of ``db``, sorted. Two metastore calls."""
+        if substitutes(db):
+            raise NoSuchObjectError(f"database {db} does not exist", db)
+        quoted = quote_ident(db)
+        try:
+            tables = self._spark.sql(f"SHOW TABLES IN {quoted}").collect()
+            views = self._spark.sql(f"SHOW VIEWS IN {quoted}").collect()
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            if failure.means(*MISSING):
+                raise NoSuchObjectError(f"database {db} does not exist", db) from None
+            raise engine_error(failure, f"cannot list the tables of {db}", None) from None
+        view_names = {row["viewName"] for row in views if not row["isTemporary"]}
+        names = {row["tableName"] for row in tables if not row["isTemporary"]} - view_names
+        return [TableName(db.lower(), table) for table in sorted(names)]
+
+    def table_location(self, name: TableName) -> str | None:
+        """The location recorded for the table ``name`` (None if missing, or a view). One metastore call: the
+        engine's lookup for a managed table (kept for the statement), a DESCRIBE for others."""
+        found = self._engine.lookup(name)
+        if found is None or found.kind == "VIEW":
+            return None
+        if found.location:
+            return found.location
+        info = self._engine.describe(name, expect_present=True)
+        if info is None or not info.get("location"):
+            return None
+        return str(info["location"])
+
+    # ------------------------------------------------------------------ insert
+
+    def insert(self, name: TableName, fill: Fill) -> None:
+        """``INSERT INTO name`` the rows of ``fill`` (a SELECT text or a DataFrame of this session), by position.
+
+        Not all-or-nothing under a crash: Spark's job commit moves the task files into the table one by one, so a
+        kill during it leaves part of the rows, a kill before it a ``_temporary/`` directory that readers ignore. A
+        query that fails adds no rows; a task Spark was still cancelling may leave an (ignored) ``_temporary/``
+        directory behind, which is not removed here since other writers may be using it. Metastore calls: the
+        INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
+        becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
+        (neither SELECT nor DataFrame) that names ``partitions_of`` or ``copy_partitions`` only registers those
+        partitions, empty; with rows, they are registered after the rows.
+        """
+        if fill.files_from is not None:  # a replica's version: its files, as files
+            copy_version_files(fill.files_from, self.table_location(name), name, self._spark, fill.files_named)
+            self._spark.catalog.refreshTable(name.quoted)
+            return
+        given = [value for value in (fill.as_select, fill.df, fill.insert_text) if value is not None]
+        if not given and fill.keep is None and (fill.partitions_of is not None or fill.copy_partitions):
+            if fill.partitions_of is not None:
+                self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
+            self._keep.add_listed(name, fill.copy_partitions)
+            return
+        if len(given) != 1:
+            raise InvalidDefinitionError("a Fill needs exactly one of as_select, df, insert_text", str(name))
+        self._engine.check_literal_mode()
+        view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
+        if fill.insert_text is not None:  # the user's INSERT INTO as written, after its table name
+            source = fill.insert_text
+        elif fill.as_select is not None:
+            source = partition_clause(fill) + " " + select_sql(fill.as_select, name)
+        else:
+            source = f"{partition_clause(fill)} SELECT * FROM {quote_ident(str(view))}"
+        self._engine.forget(name)  # its partitions (and statistics) change
+        try:
+            if view is not None:
+                self._engine.register_temp_view(fill.df, view, name)
+            try:
+                self._spark.sql(f"INSERT INTO {name.quoted} {source}")
+            except ENGINE_ERRORS as error:
+                failure = self._engine.failure(error)
+                # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.
+                if not self.exists(name):
+                    found = self._engine.lookup(name)
+                    if found is not None and found.kind == "VIEW":
+                        reported = self._engine.profile.conditions.reported[Refusal.INSERT_INTO_VIEW]
+                        raise WrongObjectKindError.view_not_table(name, condition=reported) from None
+                    raise NoSuchObjectError(f"table {name} does not exist", str(name)) from None
+                raise insert_error(name, failure) from None
+        finally:
+            if view is not None:
+                self._engine.drop_temp_view(view)
+        self._keep.keep(name, fill)
+        if fill.partitions_of is not None:
+            self._keep.add_empty(name, fill.partitions_of)
+        self._keep.add_listed(name, fill.copy_partitions)
+
+    def partition_overwrite_mode(self) -> str:
+        """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
+        try:
+            value = self._spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")
+        except ENGINE_ERRORS as error:
+            raise engine_error(self._engine.failure(error), "cannot read the partition overwrite mode", None) from None
+        return str(value or "static").strip().lower()
+
+    # ------------------------------------------------------------------ rename / drop
+
+    def rename(self, old: TableName, new: TableName) -> None:
+        """``ALTER TABLE old RENAME TO new``: one metastore call; a managed table's directory moves with it.
+
+        A view is not a table (:class:`NoSuchObjectError`); both names must be in one database. If the target's
+        default location exists (even empty) although no table has that name, Spark refuses; the files are removed
+        first only when ``new`` is one of the DDL log's names (reserved prefix), else :class:`LeftoverFilesError`
+        says where they are.
+        """
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
+        if substitutes(old.db) or substitutes(old.name):
+            raise NoSuchObjectError(f"table {old} does not exist", str(old))
+        if substitutes(new.name):
+            raise InvalidNameError(f"table names containing '${{' are not supported: {new}", str(new))
+        statement = f"ALTER TABLE {old.quoted} RENAME TO {new.quoted}"
+        self._engine.forget(old, new)
+        for attempt in (1, 2):
+            try:
+                self._spark.sql(statement)
+                return
+            except ENGINE_ERRORS as error:
+                failure = self._engine.failure(error)
+            if failure.means(Cause.LOCATION_TAKEN):
+                if attempt == 1 and new.is_reserved and not self._engine.occupied(new):
+                    self._leftovers.clean_leftovers(new)
+                    continue
+                raise self._leftovers.leftover_error(new, f"rename {old} to") from None
+            raise self._rename_error(old, new, failure) from None
+
+    @staticmethod
+    def _rename_error(old: TableName, new: TableName, failure: Failure) -> CatalogError:
+        if failure.means(*MISSING):
+            return NoSuchObjectError(f"table {old} does not exist", str(old))
+        if failure.means(Cause.RELATION_EXISTS):
+            return ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
+        if failure.means(Cause.VIEW_NOT_TABLE):
+            return WrongObjectKindError.view_not_table(old, "use ALTER VIEW ... RENAME TO",
+                                                       condition=failure.condition or "")
+        if failure.means(Cause.BAD_NAME, Cause.BAD_NAME_SYNTAX):
+            return InvalidNameError(f"{new} is not a valid Spark table name (letters, digits and _ only)", str(new))
+        return engine_error(failure, f"renaming {old} to {new} failed", new)
+
+    def settle_rename(self, old: TableName, new: TableName) -> None:
+        """Repair a rename cut between Hive's directory move and its metastore commit; a no-op otherwise.
+
+        Torn means: ``old`` is a managed table recorded at its default location, that directory is gone, no table
+        ``new`` exists and ``new``'s default location does. ``local`` strategy: the directory is moved back
+        (``os.rename``). ``metastore`` strategy (no public API moves files): ``old`` is pointed at the directory
+        where its data now is (``ALTER TABLE ... SET LOCATION``, and for a partitioned table ``MSCK REPAIR TABLE ...
+        SYNC PARTITIONS`` to re-register its partitions there); the table is whole again, but keeps that location
+        until it is dropped. Metastore calls: a describe, an existence check, two database lookups (the metastore
+        strategy: two path checks and one or two ALTERs more).
+        """
+        if old == new or old.db != new.db:
+            return
+        info = self._engine.describe(old)
+        if info is None or object_kind(info) != "MANAGED" or self._engine.occupied(new):
+            return
+        old_default, new_default = self._engine.default_location(old), self._engine.default_location(new)
+        if old_default is None or new_default is None:
+            return
+        if str(info.get("location") or "").rstrip("/") != old_default.rstrip("/"):
+            return  # a table outside its default location is never moved by a rename
+        old_path, new_path = local_path(old_default), local_path(new_default)
+        if self._engine.strategy(old_default) == "local" and old_path is not None and new_path is not None:
+            if old_path.exists() or not new_path.is_dir():
+                return
+            try:
+                os.rename(new_path, old_path)
+            except OSError as error:
+                raise EngineOperationError(
+                    f"cannot move {new_default} back to {old_default}: {error}", str(old), error
+                ) from None
+            return
+        if self._leftovers.path_exists(old_default) or not self._leftovers.path_exists(new_default):
+            return
+        self._engine.check_literal_mode()
+        try:
+            self._spark.sql(f"ALTER TABLE {old.quoted} SET LOCATION {sql_string_literal(new_default)}")
+            if info.get("partition_columns"):
+                # Partition locations still name the old directory: forget those (their directories are gone, so
+                # nothing is deleted) and register the partitions found under the table's new location.
+                self._spark.sql(f"MSCK REPAIR TABLE {old.quoted} SYNC PARTITIONS")
+        except ENGINE_ERRORS as error:
+            raise engine_error(self._engine.failure(error), f"cannot repair the torn rename of {old}", old) from None
+
+    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
+             remove: Callable[[TableName], None] | None = None) -> bool:
+        """``DROP TABLE ... PURGE``, then (managed tables) the leftovers at its location, so no file of it is left;
+        or ``remove`` instead of both, for a managed table (the catalog's drop that keeps the files).
+
+        A view is not a table (:class:`WrongObjectKindError`). With ``expect``, only a table whose :meth:`identity` is
+        ``expect`` is dropped (False otherwise); ``before`` runs right before the DROP. Metastore calls: a lookup
+        (:meth:`~storage.catalogs.spark.engine.Engine.lookup`; none when the statement's check made it), the drop;
+        the clean-up needs none when the table's local directory is gone (else an existence check, and a database
+        lookup when the table was not at its default location).
+        """
+        found = self._engine.lookup(name)
+        if found is None:
+            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        if found.kind == "VIEW":
+            reported = self._engine.profile.conditions.reported[Refusal.DROP_VIEW_AS_TABLE]
+            raise WrongObjectKindError.view_not_table(name, "use DROP VIEW", condition=reported)
+        if expect is not None and found.identity != expect:
+            return False
+        if before is not None:
+            before()
+        self._engine.forget(name)
+        if self._leftovers.is_helper_name(name):
+            info = self._engine.describe(name, expect_present=True)
+            if info is not None and self._leftovers.is_helper_table(name, info):
+                self._leftovers.discard_helper_table(name)
+                return True
+        if remove is not None and found.kind == "MANAGED":
+            remove(name)
+            return True
+        try:
+            self._spark.sql(f"DROP TABLE {name.quoted} PURGE")
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            if failure.means(*MISSING):
+                raise NoSuchObjectError(f"table {name} does not exist", str(name)) from None
+            raise engine_error(failure, f"dropping {name} failed", name) from None
+        if found.kind == "MANAGED":
+            location = (found.location or "").rstrip("/")
+            # A managed table at its default location (``<database>/<name>``) saves the database lookup.
+            self._leftovers.clean(name, location if location.rsplit("/", 1)[-1] == name.name else None)
+        return True

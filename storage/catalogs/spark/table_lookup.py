@@ -1,0 +1,163 @@
+"""One metastore call for what RENAME and DROP need to know about a name: its kind, its identity, its location.
+
+A ``DESCRIBE TABLE EXTENDED ... AS JSON`` costs a SQL statement (parse, analysis, a JSON rendering of everything),
+and :meth:`~storage.catalogs.spark.engine.Engine.describe` asks ``tableExists`` first. On a classic session the
+external catalog's ``getTablesByName`` gets the same ``CatalogTable`` the DESCRIBE renders in one metastore call
+(an empty answer when nothing holds the name, so no error crosses Py4J), and only the few fields needed are read.
+
+The identity must stay exactly what it was (logs written before record it): the fingerprint hashes the DESCRIBE
+rendering of creation time, provider, kind, columns and partition columns, so :func:`describe_columns` renders the
+schema the way ``DESCRIBE ... AS JSON`` does (Spark 4.0's ``DescribeRelationJsonCommand``; read, not copied). For
+what it was not checked against (character types, collations, types beyond the usual ones, an empty schema) it
+gives up, and the caller describes the table as before. ``tests/spark/test_identity_lookup.py`` checks both ways
+agree.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from typing import Any
+
+import attrs
+
+from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.jvm import option, seq_strings, tables_by_name, uri_text
+from storage.catalogs.spark.profile import Jvm
+from storage.errors import UnrenderedSchemaError
+
+
+@attrs.frozen
+class TableLookup:
+    """What a lookup of a name found (a table or a view; None stands for nothing at all)."""
+
+    kind: str
+    """``MANAGED``, ``EXTERNAL`` or ``VIEW``."""
+    identity: str | None
+    """The tag property, else the fingerprint (:func:`~storage.catalogs.spark.engine.fingerprint`); None for a
+    view."""
+    location: str | None
+    """The decoded location of a managed table (None for other kinds)."""
+
+
+@attrs.frozen
+class JvmTable:
+    """The fields of a ``CatalogTable`` the identity needs; ``material`` is None when the columns cannot be rendered
+    as DESCRIBE renders them (the caller then describes the table)."""
+
+    kind: str
+    tag: str | None
+    location: str | None
+    material: dict[str, Any] | None
+
+
+
+
+_SIMPLE = {
+    "integer": "int", "long": "bigint", "short": "smallint", "byte": "tinyint", "float": "float", "double": "double",
+    "boolean": "boolean", "binary": "binary", "date": "date", "timestamp": "timestamp_ltz",
+    "timestamp_ntz": "timestamp_ntz",
+}
+_DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
+_YEAR_MONTH = ("year", "month")
+_DAY_TIME = ("day", "hour", "minute", "second")
+_INTERVAL = re.compile(r"interval (\w+)(?: to (\w+))?")
+_FIELD_METADATA = frozenset({"comment", "CURRENT_DEFAULT", "EXISTS_DEFAULT"})
+"""Field metadata whose rendering is known; anything else (char/varchar markers, collations, ...) gives up."""
+
+
+def _render_type(data_type: Any) -> dict[str, Any]:
+    if isinstance(data_type, str):
+        if data_type in _SIMPLE:
+            return {"name": _SIMPLE[data_type]}
+        if data_type == "string":
+            return {"name": "string", "collation": "UTF8_BINARY"}
+        decimal = _DECIMAL.fullmatch(data_type)
+        if decimal:
+            return {"name": "decimal", "precision": int(decimal[1]), "scale": int(decimal[2])}
+        interval = _INTERVAL.fullmatch(data_type)
+        if interval:
+            start, end = interval[1], interval[2] or interval[1]
+            if {start, end} <= set(_YEAR_MONTH) or {start, end} <= set(_DAY_TIME):
+                return {"name": "interval", "start_unit": start, "end_unit": end}
+        raise UnrenderedSchemaError(data_type)
+    if not isinstance(data_type, dict):
+        raise UnrenderedSchemaError(repr(data_type))
+    kind = data_type.get("type")
+    if kind == "array":
+        return {"name": "array", "element_type": _render_type(data_type["elementType"]),
+                "element_nullable": bool(data_type["containsNull"])}
+    if kind == "map":
+        return {"name": "map", "key_type": _render_type(data_type["keyType"]),
+                "value_type": _render_type(data_type["valueType"]),
+                "value_nullable": bool(data_type["valueContainsNull"])}
+    if kind == "struct":
+        return {"name": "struct", "fields": [_render_field(field) for field in data_type["fields"]]}
+    raise UnrenderedSchemaError(repr(kind))
+
+
+def _render_field(field: dict[str, Any]) -> dict[str, Any]:
+    metadata = field.get("metadata") or {}
+    if not set(metadata) <= _FIELD_METADATA:
+        raise UnrenderedSchemaError(", ".join(sorted(set(metadata) - _FIELD_METADATA)))
+    rendered: dict[str, Any] = {"name": field["name"], "type": _render_type(field["type"]),
+                                "nullable": bool(field["nullable"])}
+    if "comment" in metadata:
+        rendered["comment"] = str(metadata["comment"])
+    if "CURRENT_DEFAULT" in metadata:
+        rendered["default"] = str(metadata["CURRENT_DEFAULT"])
+    return rendered
+
+
+def describe_columns(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``columns`` of ``DESCRIBE ... AS JSON`` for a schema in Spark's JSON form (``StructType.json``).
+
+    Raises :class:`UnrenderedSchemaError` for an empty schema (DESCRIBE infers one) and for anything not known to
+    render the same way.
+    """
+    if schema.get("type") != "struct" or not schema.get("fields"):
+        raise UnrenderedSchemaError("empty schema")
+    return list(_render_type(schema)["fields"])
+
+
+def created_time(millis: int) -> str:
+    """``created_time`` as DESCRIBE renders it: UTC, to the second."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(millis // 1000))
+
+
+def read_jvm_table(jvm: Jvm, name: TableName) -> JvmTable | None:
+    """Read ``name`` from the session's external catalog in one metastore call; None when nothing holds it.
+
+    Raises the engine's errors (a missing database among them). ``getTablesByName`` returns the table as
+    ``getTable`` does (the data source schema and provider restored from the table properties), without the error
+    ``getTable`` raises for a missing name. About a dozen Py4J round trips (:mod:`storage.catalogs.spark.jvm`).
+    """
+    found = tables_by_name(jvm, name.db, name.name)
+    if found.isEmpty():
+        return None
+    table = found.head()
+    kind = str(table.tableType().name())
+    if kind == "VIEW":
+        return JvmTable(kind, None, None, None)
+    tag = option(table.properties().get(TAG_PROPERTY))
+    location = None
+    if kind == "MANAGED":
+        uri = option(table.storage().locationUri())
+        if uri is not None:
+            location = uri_text(jvm, uri)
+    if tag is not None:
+        return JvmTable(kind, str(tag), location, None)
+    try:
+        columns = describe_columns(json.loads(str(table.schema().json())))
+    except UnrenderedSchemaError:
+        return JvmTable(kind, None, location, None)
+    material = {
+        "created_time": created_time(int(table.createTime())),
+        "provider": option(table.provider()),
+        "type": kind,
+        "columns": columns,
+        "partition_columns": seq_strings(jvm, table.partitionColumnNames()) or None,
+    }
+    return JvmTable(kind, None, location, material)
