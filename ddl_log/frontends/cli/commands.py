@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from ddl_log.errors import CommandFailed, StatementFailed, UsageError
 from ddl_log.frontends.cli.cluster import add_cluster_parser, cmd_cluster
 from ddl_log.frontends.cli.crash_points import cmd_crash_points
+from ddl_log.frontends.cli.extension import add_session_conf_parser, cmd_session_conf
 from ddl_log.frontends.cli.forensics import cmd_binlog, cmd_dump, cmd_history, cmd_status
 from ddl_log.frontends.cli.metastore import add_metastore_parser, cmd_metastore
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_USAGE
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     points = commands.add_parser("crash-points", parents=[common], help="every crash point name, one per line")
     points.add_argument("-v", "--describe", action="store_true", help="add what each point means")
+    add_session_conf_parser(commands, common)
     add_metastore_parser(commands)
     add_replica_parser(commands, common)
     add_cluster_parser(commands)
@@ -155,4 +157,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "metastore": cmd_metastore,
     "replica": cmd_replica,
     "cluster": cmd_cluster,
+    "session-conf": cmd_session_conf,
 }
