@@ -58,6 +58,14 @@ bench: install
 demo: install
 	$(PY) -m ddl_log.frontends.demo
 
+# Attached sessions (README "Attached sessions"): the spark.sql crash sweeps at every crash point worth a Spark run,
+# every differential case and seed through an attached session, and the rest of tests/attached; `make test` runs the
+# short forms (the points around each catalog operation, the AGREES cases and one seed).
+.PHONY: test-attached
+test-attached: install
+	DDL_LOG_ATTACHED_LONG=1 $(PY) -m pytest -q --durations=20 tests/attached $(PYTEST_ARGS)
+	DDL_LOG_ATTACHED_LONG=1 $(PY) -m pytest -q --durations=20 tests/differential/test_differential_short.py -k attached $(PYTEST_ARGS)
+
 # dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series, five replacing runs
 # per side of the readers on a metastore service, the in-session readers); `make test` runs a short set of it.
 .PHONY: test-dbt

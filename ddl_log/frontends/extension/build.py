@@ -12,39 +12,26 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SOURCES = HERE / "java"
-JAR = HERE / "spark-ddl-log.jar"
+from ddl_log.errors import ExtensionError
+from ddl_log.frontends.extension.conf import JAR, java_sources
+
 JDK_MISSING = ("the JDK's javac is needed to build the Spark extension (ddl_log/frontends/extension/java): install "
                "a JDK 17 (Debian: apt-get install openjdk-17-jdk-headless) or put its bin/ on PATH")
-
-
-class BuildError(Exception):
-    """The jar cannot be built (no JDK, no pyspark, a compile error): one line says why."""
 
 
 def pyspark_jars() -> Path:
     """The directory of the jars pyspark ships (found without importing pyspark)."""
     spec = importlib.util.find_spec("pyspark")
     if spec is None or not spec.submodule_search_locations:
-        raise BuildError("pyspark is not installed in this Python: the extension compiles against its jars")
+        raise ExtensionError("pyspark is not installed in this Python: the extension compiles against its jars")
     return Path(next(iter(spec.submodule_search_locations))) / "jars"
-
-
-def java_sources() -> list[Path]:
-    return sorted(SOURCES.rglob("*.java"))
-
-
-def stale(jar: Path = JAR) -> bool:
-    """Whether ``jar`` is missing or older than a source."""
-    return not jar.exists() or any(source.stat().st_mtime > jar.stat().st_mtime for source in java_sources())
 
 
 def build(jar: Path = JAR) -> Path:
     """Compile the sources and write ``jar`` (replaced whole: written aside, then moved in)."""
     javac = shutil.which("javac")
     if javac is None:
-        raise BuildError(JDK_MISSING)
+        raise ExtensionError(JDK_MISSING)
     jars = pyspark_jars()
     with tempfile.TemporaryDirectory(prefix="ddl-log-extension-") as work:
         classes = Path(work) / "classes"
@@ -53,7 +40,7 @@ def build(jar: Path = JAR) -> Path:
                    "-cp", str(jars / "*"), *map(str, java_sources())]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
-            raise BuildError("javac failed:\n" + (done.stderr or done.stdout).strip())
+            raise ExtensionError("javac failed:\n" + (done.stderr or done.stdout).strip())
         partial = Path(work) / jar.name
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\nCreated-By: spark-ddl-log\n\n")
@@ -68,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     jar = Path(args[0]) if args else JAR
     try:
         build(jar)
-    except BuildError as error:
+    except ExtensionError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"built {jar}")

@@ -14,8 +14,13 @@ from typing import Any
 import attrs
 
 from ddl_log.errors import ExtensionError
-from ddl_log.frontends.extension.build import JAR, stale
 from ddl_log.settings import ENV_PREFIX, Settings
+
+HERE = Path(__file__).resolve().parent
+SOURCES = HERE / "java"
+JAR = HERE / "spark-ddl-log.jar"
+"""The extension's jar: built by ``make install`` (``python -m ddl_log.frontends.extension.build``), package data,
+git-ignored."""
 
 EXTENSION_CLASS = "spark_ddl_log.DdlLogExtension"
 PREFIX = "spark.ddlLog."
@@ -29,6 +34,15 @@ SESSION_SETTINGS = ("metastore_uri", "warehouse", "spark_master")
 EMBEDDED_CATALOG = ("spark.sql.catalogImplementation", "spark.hadoop.javax.jdo.option.ConnectionURL",
                     "spark.sql.warehouse.dir", "spark.hadoop.hive.exec.scratchdir",
                     "spark.hadoop.hive.exec.local.scratchdir")
+
+
+def java_sources() -> list[Path]:
+    return sorted(SOURCES.rglob("*.java"))
+
+
+def stale(jar: Path = JAR) -> bool:
+    """Whether ``jar`` is missing or older than one of its sources."""
+    return not jar.exists() or any(source.stat().st_mtime > jar.stat().st_mtime for source in java_sources())
 
 
 def jar_path() -> str:

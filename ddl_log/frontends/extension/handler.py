@@ -140,7 +140,8 @@ class Handler:
                allow_non_atomic: bool) -> str:
         with self.sessions.runner(session_id, jsession) as runner:
             frame = None if dataset is None else _frame(dataset, runner.spark)
-            done = self.run_write(session_id, runner, from_command(request), frame, allow_non_atomic)
+            write = from_command(request, lambda name: bool(runner.spark.catalog.tableExists(name)))
+            done = self.run_write(session_id, runner, write, frame, allow_non_atomic)
         return answers.DONE if done else answers.PASS
 
     def run_write(self, session_id: str, runner: SessionRunner, write: Write, frame: Any,

@@ -1,6 +1,6 @@
-"""The one place the extension reads PySpark's private handles of a session (``_jsparkSession``, ``_jvm``, ``_sc``):
-everything else asks :func:`handles` (the Spark profile of the architecture review is to own such reads; this
-function moves there whole)."""
+"""The one place the extension reads PySpark's private handles of a session (``_jsparkSession``, ``_jvm``, the
+context's ``_gateway``): everything else asks :func:`handles` (the Spark profile of the architecture review is to own
+such reads; this function moves there whole)."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ class Handles:
 def handles(spark: Any) -> Handles | None:
     """The JVM handles of ``spark``; None for a session whose JVM is not in this process (Spark Connect)."""
     jsession = getattr(spark, "_jsparkSession", None)
-    context = getattr(spark, "_sc", None)
-    if jsession is None or context is None:
+    if jsession is None:
         return None
+    context = spark.sparkContext
     return Handles(jsession, spark._jvm, context._gateway, context)
 
 

@@ -101,6 +101,6 @@ def _writer_v2(verb: str, original: Callable[..., None]) -> Callable[..., None]:
 def _always_true(condition: Any) -> bool:
     """Whether ``writeTo(t).overwrite(condition)`` replaces every row (``lit(True)``): INSERT OVERWRITE."""
     try:
-        return str(condition._jc.expr().sql()).strip().upper() == "TRUE"
+        return str(condition._jc.toString()).strip().upper() == "TRUE"
     except Exception:  # noqa: BLE001 - a Column of another kind: not the literal
         return False

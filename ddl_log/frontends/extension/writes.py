@@ -19,7 +19,7 @@ call (v1 table of the session catalog)              matching statement
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -54,11 +54,14 @@ def target(db: str | None, name: str) -> str:
     return f"{quote_ident(SESSION_CATALOG)}.{TableName(db or 'default', name).quoted}"
 
 
-def from_command(request: Mapping[str, Any]) -> Write:
-    """A v1 command the JVM saw (``spark_ddl_log.WriteRouter``): its kind and its table's description."""
+def from_command(request: Mapping[str, Any], exists: Callable[[str], bool]) -> Write:
+    """A v1 command the JVM saw (``spark_ddl_log.WriteRouter``): its kind and its table's description. ``exists``:
+    whether a table of that name is there now (an append to a missing table creates it, as Spark's does)."""
     table = request["table"]
     read = target(table.get("db"), table["name"])
     kind = request["kind"]
+    if kind == "append" and not exists(read):
+        kind = "create"
     if kind == "repair":
         return Write(f"ALTER TABLE {read} RECOVER PARTITIONS", f"ALTER TABLE {NAME} RECOVER PARTITIONS", query=False)
     if kind in ("insert", "append"):
