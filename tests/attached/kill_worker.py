@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ddl_log.frontends.extension import ENABLED, HOME, attach
-from ddl_log.frontends.extension.conf import EXTENSION_CLASS, jar_path
+from ddl_log.frontends.extension.conf import extension_settings
 from storage import crashpoints
 from tests.spark.sweep_support import table_dirs, table_state, user_tables, warehouse_dirs
 
@@ -25,8 +25,7 @@ NEW = "CREATE OR REPLACE TABLE t USING parquet AS SELECT id AS n, 'new' AS w FRO
 def session(home: Path) -> Any:
     from storage.catalogs.spark.session import embedded_session
 
-    return embedded_session(home, extra={"spark.jars": jar_path(), "spark.sql.extensions": EXTENSION_CLASS,
-                                         HOME: str(home)})
+    return embedded_session(home, extra={**extension_settings(), HOME: str(home)})
 
 
 def inspect(home: Path, spark: Any) -> None:

@@ -13,9 +13,9 @@ from storage.crashpoints import SimulatedCrash
 def extension_settings() -> dict[str, str]:
     """Spark settings of a test JVM: the session extension loaded, and off in every session until one sets
     ``spark.ddlLog.enabled=true`` (every other test runs on Spark's own statements, through its parser)."""
-    from ddl_log.frontends.extension.conf import ENABLED, EXTENSION_CLASS, jar_path
+    from ddl_log.frontends.extension.conf import extension_settings as loaded
 
-    return {"spark.jars": jar_path(), "spark.sql.extensions": EXTENSION_CLASS, ENABLED: "false"}
+    return loaded(enabled=False)
 
 
 def crashes_through(call: Any) -> Any:

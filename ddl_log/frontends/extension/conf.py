@@ -54,6 +54,16 @@ def jar_path() -> str:
     return str(JAR)
 
 
+def extension_settings(*, enabled: bool | None = None) -> dict[str, str]:
+    """The settings that load the extension into a Spark being built (``enabled``: the default of every session's
+    :data:`ENABLED`; None leaves it on). A JVM that also serves sessions without the log (the test suite's, the
+    benchmarks') loads it off, and the sessions that attach turn it on."""
+    settings = {"spark.jars": jar_path(), "spark.sql.extensions": EXTENSION_CLASS}
+    if enabled is not None:
+        settings[ENABLED] = str(enabled).lower()
+    return settings
+
+
 def conf_key(setting: str) -> str:
     """``grace_seconds`` -> ``spark.ddlLog.graceSeconds``."""
     head, *rest = setting.split("_")
@@ -69,7 +79,7 @@ def session_conf(home: str | os.PathLike[str], settings: Settings | None = None,
 
     settings = settings or Settings.from_env()
     location = str(home) if is_database_url(str(home)) else os.path.abspath(home)
-    conf = {"spark.jars": jar_path(), "spark.sql.extensions": EXTENSION_CLASS, HOME: location}
+    conf = {**extension_settings(), HOME: location}
     if settings.metastore_uri is not None:
         from storage.catalogs.spark.service import service_settings
 

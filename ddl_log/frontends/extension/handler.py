@@ -30,7 +30,6 @@ from ddl_log.frontends.sql import PlannedStatement, SqlResult, plan_script, spar
 from ddl_log.frontends.sql.execute import execute, run_planned
 from ddl_log.frontends.sql.names import SparkFacts
 from ddl_log.replication.origin import mark_of
-from storage.catalogs.spark.engine import SOURCE_VIEW_PREFIX
 from storage.errors import DDLLogError, NotAtomicError
 
 KEPT_PLANS = 128
@@ -175,6 +174,8 @@ class Handler:
         if frame is None:
             yield ""
             return
+        from storage.catalogs.spark.engine import SOURCE_VIEW_PREFIX  # Spark's modules only where Spark runs
+
         view = f"{SOURCE_VIEW_PREFIX}write_{next(self._views)}"
         frame.createOrReplaceTempView(view)
         try:

@@ -10,7 +10,7 @@ import java.util.Locale;
  * views never cross to Python. It only has to be a superset of what the SQL front end routes
  * ({@code ddl_log/frontends/sql/router.py}); the Python side decides exactly.
  */
-final class Candidates {
+public final class Candidates {
 
   private static final List<String> ALWAYS = List.of(
       "REPLACE", "RENAME", "ALTER", "TRUNCATE", "INSERT", "RESTORE", "UNDROP", "RELEASE", "COMMENT", "MSCK",
@@ -18,7 +18,7 @@ final class Candidates {
 
   private Candidates() {}
 
-  static boolean isCandidate(String text) {
+  public static boolean isCandidate(String text) {
     Words words = new Words(text);
     String head = words.next();
     if (head == null) {
