@@ -5,6 +5,7 @@ job's own ``spark.sql`` on a session attached to the home (:mod:`ddl_log.fronten
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -16,6 +17,8 @@ HOME = Path(os.environ.get("DDL_LOG_HOME", "./ddl_home")).resolve()
 CRASH_POINT = "replace.exchange.between"
 JVM_NOISE = ("WARNING: Using incubator modules", "Using Spark's default log4j profile", "Setting default log level",
              "To adjust logging level", "  warnings.warn(")
+SPARK_WARNING = re.compile(r"^\d\d/\d\d/\d\d \d\d:\d\d:\d\d WARN ")
+"""A Spark warning a PySpark job prints before its log level is set (the attached-session jobs)."""
 NEW_TABLE = "CREATE OR REPLACE TABLE sales AS SELECT id, id * 2 AS amount FROM range(200000)"
 
 
@@ -31,7 +34,7 @@ def ddl_log(*args: str, crash_at: str | None = None) -> subprocess.CompletedProc
 def show(title: str, result: subprocess.CompletedProcess[str]) -> None:
     print(f"\n== {title}")
     lines = [line for line in (result.stdout + result.stderr).splitlines()
-             if line.strip() and not line.startswith(JVM_NOISE)]
+             if line.strip() and not line.startswith(JVM_NOISE) and not SPARK_WARNING.match(line)]
     if lines:
         print("\n".join("   " + line for line in lines))
 

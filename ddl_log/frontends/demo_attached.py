@@ -8,9 +8,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from ddl_log.frontends.demo import NEW_TABLE
-
+REPLACE = "CREATE OR REPLACE TABLE sales AS SELECT id, id * 3 AS amount FROM range(300000)"
 TOTAL = "SELECT count(*) AS rows, sum(amount) AS total FROM sales"
+QUIET = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false", "spark.driver.host": "127.0.0.1",
+         "spark.driver.bindAddress": "127.0.0.1"}
+"""The demo's console settings (no progress bars, no UI, loopback), beside the home's."""
 
 
 def session(home: str) -> Any:
@@ -19,8 +21,8 @@ def session(home: str) -> Any:
 
     from ddl_log import session_conf
 
-    builder = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
-    for key, value in session_conf(home).items():
+    builder = SparkSession.builder.master("local[2]")
+    for key, value in {**QUIET, **session_conf(home)}.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -37,15 +39,16 @@ def main(home: str, step: str) -> int:
     spark = session(home)
     ddl = attach(spark)  # opens the home: recovery first
     if step == "run":
-        say(f"spark.sql({NEW_TABLE!r}) ...")
-        spark.sql(NEW_TABLE)
+        say(f"the table before: {spark.sql(TOTAL).collect()[0].asDict()}")
+        say(f"spark.sql({REPLACE!r}) ...")
+        spark.sql(REPLACE)
         return 0
     undone = [outcome.outcome for outcome in ddl.last_recovery.outcomes]
     say(f"attached; recovery of the killed job's statement: {', '.join(undone) or 'nothing to do'}")
     say(f"the old table, untouched: {spark.sql(TOTAL).collect()[0].asDict()}")
-    spark.sql(NEW_TABLE)
-    say(f"spark.sql(CREATE OR REPLACE ...) run again: {spark.sql(TOTAL).collect()[0].asDict()}")
-    spark.table("sales").where("amount % 3 = 0").write.mode("overwrite").saveAsTable("sales")
+    spark.sql(REPLACE)
+    say(f"spark.sql(CREATE OR REPLACE ...) run again, to its end: {spark.sql(TOTAL).collect()[0].asDict()}")
+    spark.table("sales").where("id % 3 = 0").write.mode("overwrite").saveAsTable("sales")
     say(f"df.write.mode('overwrite').saveAsTable('sales') (one atomic replace, reading the table it replaces): "
         f"{spark.sql(TOTAL).collect()[0].asDict()}")
     spark.sql("DROP TABLE sales")
@@ -53,7 +56,7 @@ def main(home: str, step: str) -> int:
     say("DROP TABLE sales, then CREATE TABLE sales: both through the log (the dropped version stays restorable: "
         f"SHOW TABLES DROPPED lists {len(spark.sql('SHOW TABLES DROPPED').collect())})")
     say("binlog:")
-    for event in ddl.binlog_events()[-5:]:
+    for event in ddl.binlog_events()[-4:]:
         say(f"  #{event.seq}  {event.statement}")
     ddl.close()
     return 0

@@ -201,23 +201,54 @@ def test_a_failing_python_side_fails_the_statement_naming_the_cause(attached, mo
     assert not attached.session.catalog.tableExists("broken")
 
 
-def test_the_python_handler_gone_from_py4j_fails_the_statement_naming_the_cause(attached):
-    """The JVM holds a handler whose Python object no longer answers (as when the Python side of the gateway is
-    gone): the statement fails with the gateway's error, never Spark's own statement."""
+def test_a_callback_failing_in_py4j_fails_the_statement_naming_the_cause(attached, monkeypatch):
+    """The call into Python itself fails (what the JVM sees when the Python side is gone: an error from Py4J, not an
+    answer): the statement fails with that cause, never Spark's own statement."""
     from ddl_log.frontends.extension import attachment
-    from ddl_log.frontends.extension.jvm import handles
 
-    current = attachment._current[0]
-    gateway = handles(attached.session).gateway
-    pool = gateway.gateway_property.pool
-    removed = [object_id for object_id, value in list(pool.dict.items()) if value is current.handler]
-    assert removed
-    for object_id in removed:
-        pool.dict.pop(object_id)
-    try:
-        with pytest.raises(Exception, match="did not answer"):
-            attached.session.sql("CREATE TABLE gone (a INT) USING parquet")
-    finally:
-        for object_id in removed:
-            pool.dict[object_id] = current.handler
+    handler = attachment._current[0].handler
+
+    def gone(*args: Any) -> str:
+        raise ConnectionError("the Python side went away")
+
+    monkeypatch.setattr(handler, "route", gone)  # the method Py4J calls, outside the handler's own answers
+    with pytest.raises(Exception, match="did not answer") as failed:
+        attached.session.sql("CREATE TABLE gone (a INT) USING parquet")
+    assert "the Python side went away" in str(failed.value) or "Py4J" in str(failed.value)
     assert not attached.session.catalog.tableExists("gone")
+
+
+def test_attach_refuses_a_session_that_runs_sparks_own_statements(spark, tmp_path):
+    from ddl_log import ExtensionError
+    from ddl_log.frontends.extension import attach
+
+    with pytest.raises(ExtensionError, match=r"spark\.ddlLog\.enabled=false"):
+        attach(spark.newSession(), home=tmp_path / "home")  # the shared Spark's sessions run with it off
+    assert not (tmp_path / "home").exists()
+
+
+WITHOUT_EXTENSION = """
+import sys
+from ddl_log import ExtensionError, attach
+from storage.catalogs.spark.session import embedded_session
+spark = embedded_session(__import__("pathlib").Path(sys.argv[1]))
+try:
+    attach(spark, home=sys.argv[1] + "/home")
+except ExtensionError as error:
+    print("refused:", error)
+"""
+
+
+def test_attach_says_what_to_add_to_a_session_built_without_the_extension(tmp_path):
+    """A session's parser is fixed when it is built: a driver whose session lacks the settings is told which."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.spark.test_replace_kill import ROOT
+
+    done = subprocess.run([sys.executable, "-c", WITHOUT_EXTENSION, str(tmp_path)], capture_output=True, text=True,
+                          timeout=600, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "refused: this session was built without the spark-ddl-log extension" in done.stdout, done.stderr[-2000:]
+    assert "spark.sql.extensions=spark_ddl_log.DdlLogExtension" in done.stdout
+    assert not (tmp_path / "home").exists()

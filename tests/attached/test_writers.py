@@ -187,3 +187,14 @@ def test_an_external_table_is_refused_for_overwrite_unless_non_atomic_is_allowed
     session.conf.set(ALLOW_NON_ATOMIC, "true")
     frame(session).write.insertInto("ext", overwrite=True)  # Spark's own, as asked
     assert len(rows(session, "ext")) == 3
+
+
+def test_a_write_in_a_session_that_reads_literals_raw_is_refused_and_runs_nothing(attached):
+    """The statement of a DataFrame write is written by the project, its literals escaped as Spark reads them by
+    default: a session reading them raw is refused rather than given a statement that means something else."""
+    session = attached.session
+    session.conf.set("spark.sql.parser.escapedStringLiterals", "true")
+    with pytest.raises(AnalysisException, match="escapedStringLiterals"):
+        frame(session).write.option("note", "it's").saveAsTable("raw")
+    assert not session.catalog.tableExists("raw")
+    assert events(attached) == []

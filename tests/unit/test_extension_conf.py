@@ -82,3 +82,23 @@ def test_a_failure_carries_the_spark_condition_where_the_project_has_one():
     assert answer["condition"] == "EXPECT_TABLE_NOT_VIEW" and answer["type"] == "StatementFailedError"
     assert answers.spark_condition(NoSuchObjectError("missing", "d.t")) == (None, {})
     assert json.loads(answers.failure(NoSuchObjectError("missing", "d.t")))["error"]["condition"] is None
+
+
+class FakeContext:
+    _gateway = object()  # not Py4J's ClientServer: PYSPARK_PIN_THREAD=false
+
+
+class FakeClassic(FakeSession):
+    _jsparkSession = object()  # noqa: N815 - PySpark's names
+    _jvm = object()
+    sparkContext = FakeContext()  # noqa: N815 - PySpark's names
+
+
+def test_attach_says_why_it_cannot_attach(tmp_path: Path):
+    from ddl_log import attach
+
+    with pytest.raises(ExtensionError, match="Spark Connect"):
+        attach(FakeSession({}), home=tmp_path)
+    with pytest.raises(ExtensionError, match="pinned-thread mode is off"):
+        attach(FakeClassic({}), home=tmp_path)
+    assert not (tmp_path / "ddl_log").exists()  # nothing opened

@@ -96,6 +96,9 @@ def _checked(spark: Any) -> Handles:
         raise ExtensionError("PySpark's pinned-thread mode is off (PYSPARK_PIN_THREAD=false): the extension needs it "
                              "to tell the engine's own statements from a session's; unset it and start again")
     jar_path()
+    if str(spark.conf.get(ENABLED, "true")).strip().lower() == "false":
+        raise ExtensionError(f"this session has {ENABLED}=false (it runs Spark's own statements): set it to true in "
+                             "the session first, then attach")
     parser = str(found.jsession.sessionState().sqlParser().toString())
     if not parser.startswith(PARSER_MARK):
         raise ExtensionError("this session was built without the spark-ddl-log extension, and a session's parser is "

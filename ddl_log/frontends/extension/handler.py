@@ -30,8 +30,9 @@ from ddl_log.frontends.sql import PlannedStatement, SqlResult, plan_script, spar
 from ddl_log.frontends.sql.execute import execute, run_planned
 from ddl_log.frontends.sql.names import SparkFacts
 from ddl_log.replication.origin import mark_of
-from storage.errors import DDLLogError, NotAtomicError
+from storage.errors import CatalogError, DDLLogError, NotAtomicError
 
+RAW_LITERALS = "spark.sql.parser.escapedStringLiterals"
 KEPT_PLANS = 128
 """Statements read at parse time and not run yet (a statement only parsed, never analysed, is forgotten after)."""
 
@@ -146,7 +147,12 @@ class Handler:
     def run_write(self, session_id: str, runner: SessionRunner, write: Write, frame: Any,
                   allow_non_atomic: bool) -> bool:
         """Run ``write`` (its DataFrame ``frame``) as its statement; False: the engine leaves it to Spark (an object
-        outside the session catalog, or a form it refuses with ``allow_non_atomic`` set)."""
+        outside the session catalog, or a form it refuses with ``allow_non_atomic`` set). The statement's text is
+        built here, its literals escaped as Spark reads them by default: refused (nothing run) in a session that reads
+        literals raw (``spark.sql.parser.escapedStringLiterals``)."""
+        if str(runner.spark.conf.get(RAW_LITERALS, "false")).strip().lower() == "true":
+            raise CatalogError(f"{RAW_LITERALS}=true: a DataFrame write's statement cannot be written for this session "
+                               "(its string literals would read differently); nothing was run")
         with self._view(runner, frame) as view:
             text = write.sql.replace(VIEW, view)
             plans = plan_script(text, allow_non_atomic=allow_non_atomic, parser=spark_parser(runner))

@@ -19,6 +19,7 @@ final class WriteRouter extends Rule<LogicalPlan> {
   private static final List<String> COMMANDS = List.of(
       "CreateDataSourceTableAsSelectCommand", "CreateHiveTableAsSelectCommand",
       "OptimizedCreateHiveTableAsSelectCommand", "InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable",
+      "InsertIntoDataSourceCommand",
       "CreateDataSourceTableCommand", "CreateTableCommand", "RepairTableCommand");
 
   private final SparkSession session;
@@ -65,6 +66,20 @@ final class WriteRouter extends Rule<LogicalPlan> {
         request.put("partition", Reflect.map(Reflect.call(plan, "staticPartitions")));
         request.put("dynamic", Reflect.call(plan, "dynamicPartitionOverwrite"));
         request.put("if_partition_not_exists", Reflect.call(plan, "ifPartitionNotExists"));
+        request.put("query", Reflect.call(plan, "query"));
+        return request;
+      }
+      case "InsertIntoDataSourceCommand": { // a table of a non-file source (an InsertableRelation)
+        Object table = Reflect.option(Reflect.call(Reflect.call(plan, "logicalRelation"), "catalogTable"));
+        if (table == null) {
+          return null;
+        }
+        request.put("table", Tables.describe(table));
+        request.put("kind", "insert");
+        request.put("overwrite", Reflect.call(plan, "overwrite"));
+        request.put("partition", Map.of());
+        request.put("dynamic", false);
+        request.put("if_partition_not_exists", false);
         request.put("query", Reflect.call(plan, "query"));
         return request;
       }
