@@ -5,15 +5,17 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+EXTENSION_JAR := ddl_log/frontends/extension/spark-ddl-log.jar
 SOAK_ITERATIONS ?= 50
 PYTEST_ARGS ?=
 
 .PHONY: install system-deps test test-fast lint docs bench demo soak clean
 SYSTEM_PACKAGES := postgresql libpostgresql-jdbc-java
 
-install: $(STAMP)
+install: $(STAMP) $(EXTENSION_JAR)
 
 $(STAMP): pyproject.toml
+	@command -v javac >/dev/null 2>&1 || { echo "error: the JDK's javac is needed (the Spark extension is compiled at install): install a JDK 17 (Debian: apt-get install openjdk-17-jdk-headless) or put its bin/ on PATH" >&2; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev,dbt,docs]'
@@ -25,9 +27,13 @@ system-deps:
 	@dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1 || { apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends $(SYSTEM_PACKAGES); }
 
+# The Spark session extension (README "Attached sessions"): its Java sources compiled by javac against pyspark's jars.
+$(EXTENSION_JAR): $(STAMP) $(wildcard ddl_log/frontends/extension/java/spark_ddl_log/*.java) ddl_log/frontends/extension/build.py
+	@$(PY) -m ddl_log.frontends.extension.build $@
+
 # Class archive for the tests' Spark JVMs (tests/jvm_archive.py: about 40 % less CPU per JVM start); rebuilt with .venv.
 SPARK_CLASS_ARCHIVE := $(VENV)/spark-classes.jsa
-$(SPARK_CLASS_ARCHIVE): $(STAMP) tests/jvm_archive.py
+$(SPARK_CLASS_ARCHIVE): $(STAMP) $(EXTENSION_JAR) tests/jvm_archive.py
 	$(PY) -m tests.jvm_archive $@
 
 test: install system-deps $(SPARK_CLASS_ARCHIVE)
@@ -57,6 +63,14 @@ bench: install
 
 demo: install
 	$(PY) -m ddl_log.frontends.demo
+
+# Attached sessions (README "Attached sessions"): the spark.sql crash sweeps at every crash point worth a Spark run,
+# every differential case and seed through an attached session, and the rest of tests/attached; `make test` runs the
+# short forms (the points around each catalog operation, the AGREES cases and one seed).
+.PHONY: test-attached
+test-attached: install
+	DDL_LOG_ATTACHED_LONG=1 $(PY) -m pytest -q --durations=20 tests/attached $(PYTEST_ARGS)
+	DDL_LOG_ATTACHED_LONG=1 $(PY) -m pytest -q --durations=20 tests/differential/test_differential_short.py -k attached $(PYTEST_ARGS)
 
 # dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series, five replacing runs
 # per side of the readers on a metastore service, the in-session readers); `make test` runs a short set of it.

@@ -79,9 +79,11 @@ def drop_every_table(spark: Any) -> None:
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: the statement benchmarks need Spark")
+    from ddl_log.frontends.extension.conf import extension_settings
     from storage.catalogs.spark.session import embedded_session
 
-    session = embedded_session(tmp_path_factory.mktemp("spark-home"))
+    # the extension loaded, off in every session but those bench/test_attached.py attaches
+    session = embedded_session(tmp_path_factory.mktemp("spark-home"), extra=extension_settings(enabled=False))
     yield session
     session.stop()
 

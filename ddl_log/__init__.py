@@ -11,6 +11,7 @@ from actions.results import StatementResult
 from chains.errors import BinlogError, LogStateError, PayloadError
 from ddl_log.errors import (
     DirectoryInUseError,
+    ExtensionError,
     InvalidSchemaError,
     InvalidSettingError,
     NameHeldByVersionError,
@@ -21,6 +22,7 @@ from ddl_log.errors import (
     SqlParseError,
     UnsupportedStatementError,
 )
+from ddl_log.frontends.extension import attach, attached, last_result, session_conf, statement_error
 from ddl_log.frontends.python import AtomicDDL
 from ddl_log.frontends.sql import SqlResult
 from ddl_log.ops.errors import (
@@ -92,6 +94,7 @@ __all__ = [
     "DirectoryInUseError",
     "DivergedSourceError",
     "EngineOperationError",
+    "ExtensionError",
     "FollowsAnotherSourceError",
     "HomeFencedError",
     "HomeLockLostError",
@@ -149,4 +152,9 @@ __all__ = [
     "UnsupportedStatementError",
     "ValueConversionError",
     "WrongObjectKindError",
+    "attach",
+    "attached",
+    "last_result",
+    "session_conf",
+    "statement_error",
 ]

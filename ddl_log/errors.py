@@ -53,6 +53,13 @@ class UnsupportedStatementError(DDLLogError):
         self.name = name
 
 
+class ExtensionError(DDLLogError):
+    """The Spark session extension cannot serve this session or this call (``ddl_log.attach``, ``session-conf``):
+    the session was built without it (a session's parser is fixed when it is built), its jar is missing, PySpark's
+    pinned-thread mode is off, the session is Spark Connect's, or another home is attached in this process. The
+    message says what to do; nothing was attached."""
+
+
 class Unsupported(Exception):  # noqa: N818 - internal signal, turned into UnsupportedStatementError
     """The SQL router met a form the DDL log cannot run atomically (``what`` names it)."""
 

@@ -48,6 +48,8 @@ SLOWEST_FIRST = (
     "tests/dbt/",
     "tests/readers/test_readers_other_driver.py",
     "tests/spark/test_replace_kill.py",
+    "tests/attached/test_attached_kill.py",
+    "tests/attached/test_attached_sweeps.py",
     "tests/spark/test_insert_into_kill.py",
     "tests/spark/test_replace_sweep.py",
     "tests/spark/test_statement_sweeps.py",
@@ -102,12 +104,15 @@ def keep_groups_together(config: pytest.Config, items: list[pytest.Item]) -> Non
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The one Spark session of this test process (metastore and warehouse in a temporary home)."""
+    """The one Spark session of this test process (metastore and warehouse in a temporary home). Its JVM has the
+    session extension, off in every session unless one turns it on (``tests/attached`` do): the other tests run on
+    Spark's own statements, through the extension's parser (which then hands every statement to Spark's)."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: Spark tests need one")
     from storage.catalogs.spark.session import embedded_session
+    from tests.attached.support import extension_settings
 
-    session = embedded_session(tmp_path_factory.mktemp("spark-home"))
+    session = embedded_session(tmp_path_factory.mktemp("spark-home"), extra=extension_settings())
     yield session
     session.stop()
 

@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 
 from ddl_log import AtomicDDL, CommittedWithPendingWorkWarning
+from ddl_log.frontends.extension import statement_error
 from tests.differential.outcomes import Outcome, classify, documented_difference, documented_refusal, succeeded
 from tests.differential.plain import PlainRunner
 from tests.differential.script import ATOMIC_PREFIX, PLAIN_PREFIX, DropMany, RenameMany, Step, display, render
@@ -86,11 +87,14 @@ def shorten(value: Any, limit: int = 400) -> str:
 
 
 class Sides:
-    """The two sessions, their databases and the atomic side's DDL log home; :meth:`reset` starts afresh."""
+    """The two sessions, their databases and the atomic side's DDL log home; :meth:`reset` starts afresh.
+    ``attached``: the atomic side runs each statement as ``spark.sql`` on a session attached to the home (README
+    "Attached sessions"; the JVM must have the extension), not through ``AtomicDDL.sql``."""
 
-    def __init__(self, spark: Any, workdir: Path) -> None:
+    def __init__(self, spark: Any, workdir: Path, *, attached: bool = False) -> None:
         self.spark = spark
         self.workdir = workdir
+        self.attached = attached
         self.homes = itertools.count()
         self.ddl: AtomicDDL | None = None
         self.home = workdir / "home"
@@ -112,12 +116,22 @@ class Sides:
         self.cache = RowCache()
         self.plain_session = self.spark.newSession()
         self.atomic_session = self.spark.newSession()
+        if self.attached:
+            from ddl_log.frontends.extension import ENABLED
+
+            self.plain_session.conf.set(ENABLED, "false")
         for session, prefix in ((self.plain_session, PLAIN_PREFIX), (self.atomic_session, ATOMIC_PREFIX)):
             session.sql(f"CREATE DATABASE {prefix}")
             session.sql(f"USE {prefix}")
         self.home = self.workdir / f"home-{next(self.homes)}"
         shutil.rmtree(self.home, ignore_errors=True)
-        self.ddl = AtomicDDL(spark=self.atomic_session, home=self.home)
+        if self.attached:
+            from ddl_log.frontends.extension import ENABLED, attach
+
+            self.atomic_session.conf.set(ENABLED, "true")
+            self.ddl = attach(self.atomic_session, home=self.home)
+        else:
+            self.ddl = AtomicDDL(spark=self.atomic_session, home=self.home)
 
     def close(self) -> None:
         """Close the DDL log home (and remove it: every script starts with a new one)."""
@@ -137,12 +151,28 @@ class Sides:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", CommittedWithPendingWorkWarning)
             try:
-                self.ddl.sql(render(text, ATOMIC_PREFIX), allow_non_atomic=allow_non_atomic)
+                if self.attached:
+                    self.run_attached(render(text, ATOMIC_PREFIX), allow_non_atomic=allow_non_atomic)
+                else:
+                    self.ddl.sql(render(text, ATOMIC_PREFIX), allow_non_atomic=allow_non_atomic)
                 outcome = succeeded()
             except Exception as error:  # noqa: BLE001 - every failure is an outcome to compare
-                outcome = classify(error)
+                outcome = classify(statement_error(error) or error)
         pending = [str(w.message) for w in caught if issubclass(w.category, CommittedWithPendingWorkWarning)]
         return outcome, "; ".join(pending)
+
+    def run_attached(self, text: str, *, allow_non_atomic: bool) -> None:
+        """``text`` as ``spark.sql`` on the attached session (each statement of it: Spark takes one at a time),
+        ``allow_non_atomic`` as the session's setting."""
+        from ddl_log.frontends.extension import ALLOW_NON_ATOMIC
+        from ddl_log.frontends.sql import split_statements
+
+        self.atomic_session.conf.set(ALLOW_NON_ATOMIC, str(allow_non_atomic).lower())
+        try:
+            for statement in split_statements(text):
+                self.atomic_session.sql(statement)
+        finally:
+            self.atomic_session.conf.set(ALLOW_NON_ATOMIC, "false")
 
     def run_step(self, step: Step) -> tuple[Outcome, Outcome, str]:
         """Run ``step`` on both sides: (plain outcome, atomic outcome, warning)."""

@@ -56,12 +56,13 @@ class Report:
 def start_spark(workdir: Path) -> Any:
     """The one Spark session, set up as the test suite's (JVM options, temporary files in RAM)."""
     from storage.catalogs.spark.session import embedded_session
+    from tests.attached.support import extension_settings
     from tests.jvm_archive import spark_jvm_options
     from tests.ramdisk import use_ram_for_temporary_files
 
     os.environ.setdefault("SPARK_SUBMIT_OPTS", spark_jvm_options())
     use_ram_for_temporary_files()
-    return embedded_session(workdir / "spark-home")
+    return embedded_session(workdir / "spark-home", extra=extension_settings())
 
 
 def long_run(sides: Sides, *, seconds: float, seed: int, length: int, shrink_seconds: float,
@@ -144,11 +145,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", type=Path, help="run this script (a printed repro) instead of random ones")
     parser.add_argument("--json", type=Path, help="also write the report here")
     parser.add_argument("--workdir", type=Path, help="where Spark and the DDL log homes live (default: a temp dir)")
+    parser.add_argument("--attached", action="store_true",
+                        help="run the project's side as spark.sql on a session attached to its home (the extension)")
     args = parser.parse_args(argv)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="differential-"))
     workdir.mkdir(parents=True, exist_ok=True)
     spark = start_spark(workdir)
-    sides = Sides(spark, workdir)
+    sides = Sides(spark, workdir, attached=args.attached)
     try:
         if args.script is not None:
             result = run_script(sides, from_display(args.script.read_text()))

@@ -10,6 +10,7 @@ so they turn red once the defect is fixed (then drop the mark). A few random scr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,14 @@ def sides(clean_spark: Any, tmp_path: Path) -> Iterator[Sides]:
     both.close()
 
 
+@pytest.fixture
+def attached_sides(clean_spark: Any, tmp_path: Path) -> Iterator[Sides]:
+    """The project's side as ``spark.sql`` on an attached session (README "Attached sessions")."""
+    both = Sides(clean_spark, tmp_path, attached=True)
+    yield both
+    both.close()
+
+
 def report(result: ScriptResult) -> str:
     lines = []
     for difference, before in result.differences:
@@ -164,6 +173,25 @@ def test_a_replace_that_changes_the_partition_columns_after_an_earlier_replace_i
 def test_a_random_script_behaves_as_on_plain_spark(sides: Sides, seed: int) -> None:
     result = run_script(sides, generate(seed, 10), keep_going=False)
     assert result.differences == [], f"{report(result)}\n(python -m tests.differential.run --seed {seed} ...)"
+
+
+ATTACHED_LONG = bool(os.environ.get("DDL_LOG_ATTACHED_LONG"))
+"""``make test-attached``: every case and seed through an attached session too (``make test``: the AGREES cases and
+one seed)."""
+
+
+@pytest.mark.parametrize("statements", AGREES + (DEFECTS if ATTACHED_LONG else []))
+def test_spark_sql_on_an_attached_session_agrees_with_plain_spark(attached_sides: Sides,
+                                                                   statements: list[str]) -> None:
+    result = run(attached_sides, statements)
+    assert result.differences == [], report(result)
+
+
+@pytest.mark.parametrize("seed", SEEDS if ATTACHED_LONG else SEEDS[:1])
+def test_a_random_script_through_an_attached_session_behaves_as_on_plain_spark(attached_sides: Sides,
+                                                                              seed: int) -> None:
+    result = run_script(attached_sides, generate(seed, 10), keep_going=False)
+    assert result.differences == [], f"{report(result)}\n(python -m tests.differential.run --attached --seed {seed})"
 
 
 def test_a_seed_always_writes_the_same_script() -> None:

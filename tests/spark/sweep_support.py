@@ -79,6 +79,40 @@ def crash_then_recover(opener: Callable[[], AtomicDDL], statement: Callable[[Ato
         ddl.close()
 
 
+def sweep_statement(spark: Any, warehouse: Path, setup: list[str], world: Callable[[str], Callable[[], AtomicDDL]],
+                    statement: Callable[[AtomicDDL], Any],
+                    choose: Callable[[list[tuple[str, int]]], list[tuple[str, int]]]) -> list[tuple[list[Any], str]]:
+    """Crash ``statement`` at each point ``choose`` picks of its trace (``world(label)`` opens a home), recover,
+    and require the state before (nothing binlogged) or after (binlogged once), a second recovery with nothing to
+    do, and the outcomes in order; each point starts from exactly the state ``setup`` made. Every point's binlog
+    events and outcome ("before" / "after")."""
+    for sql in setup:
+        spark.sql(sql)
+    before = snapshot(spark, warehouse)
+    points = crashkit.trace(world("trace"), statement)
+    after = snapshot(spark, warehouse)
+    assert before != after
+    restore(spark, warehouse, setup, before, after)
+    chosen = choose(points)
+    assert chosen, points
+    found = []
+    for index, (point, nth) in enumerate(chosen):
+        opener = world(f"case{index}")
+        events = crash_then_recover(opener, statement, point, nth)
+        state = snapshot(spark, warehouse)
+        assert state in (before, after), (point, nth, state)
+        outcome = "after" if state == after else "before"
+        assert len(events) == (1 if outcome == "after" else 0), (point, nth, events)
+        second = opener()
+        assert second.last_recovery.nothing_to_do
+        second.close()
+        found.append((events, outcome))
+        restore(spark, warehouse, setup, before, state)  # the next point starts from exactly the prepared state
+    outcomes = [outcome for _, outcome in found]
+    assert outcomes == sorted(outcomes, key=lambda o: o == "after"), outcomes
+    return found
+
+
 CATALOG_STEPS = ("create_tmp", "fill_tmp", "exchange", "retire", "move_orig", "install", "drop_backup")
 
 
@@ -145,7 +179,9 @@ def scala_strings(scala: Any) -> list[str]:
 
 def snapshot(spark: Any, warehouse: Path) -> Snapshot:
     """The metadata from the external catalog (a few metastore calls through py4j, no SQL statement), the rows as
-    :func:`table_state` reads them (one job per table: cheaper than one job over their union)."""
+    :func:`table_state` reads them (one job per table: cheaper than one job over their union). The session's cached
+    relations are dropped first: another session (an attached one) may have changed a table since it read it."""
+    spark._jsparkSession.sessionState().catalog().invalidateAllCachedTables()
     external = spark._jsparkSession.sharedState().externalCatalog()
 
     def option(scala: Any) -> Any:

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,14 +59,16 @@ def kills(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kill]:
     return kill_each(tmp_path_factory.mktemp("sigkill") / "home")
 
 
-def kill_each(home: Path, env: dict[str, str] | None = None) -> dict[str, Kill]:
-    """Kill the statement at each of :data:`CRASHES` in turn, each recovered and inspected by the next process."""
+def kill_each(home: Path, env: dict[str, str] | None = None, *, crashes: list[tuple[str, bool]] = CRASHES,
+              run: Callable[..., subprocess.CompletedProcess[str]] = worker) -> dict[str, Kill]:
+    """Kill the statement at each of ``crashes`` in turn, each recovered and inspected by the next process
+    (``run(home, *steps, env=env)``: a worker process; tests/attached gives an attached driver's)."""
     found: dict[str, Kill] = {}
-    killed = worker(home, "run", CRASHES[0][0], env=env)
+    killed = run(home, "run", crashes[0][0], env=env)
     events_before = 0
-    for index, (crash_at, _) in enumerate(CRASHES):
-        following = ["run", CRASHES[index + 1][0]] if index + 1 < len(CRASHES) else []
-        inspector = worker(home, "inspect", *following, env=env)
+    for index, (crash_at, _) in enumerate(crashes):
+        following = ["run", crashes[index + 1][0]] if index + 1 < len(crashes) else []
+        inspector = run(home, "inspect", *following, env=env)
         lines = json_lines(inspector.stdout)
         report = next((line for line in lines if "active" in line), None)
         events = report["events"] if report else []

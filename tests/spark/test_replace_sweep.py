@@ -34,10 +34,15 @@ Points = list[tuple[str, int]]
 
 
 def sweep(spark: Any, warehouse: Any, tmp_path: Any, statement: Callable[[AtomicDDL], Any], *, binlog: bool,
-          partitioned: bool = False, points: Callable[[Points], Points] = spark_worthy) -> list[str]:
+          partitioned: bool = False, points: Callable[[Points], Points] = spark_worthy,
+          open_home: Callable[..., AtomicDDL] | None = None) -> list[str]:
     """Crash ``statement`` at each of ``points`` (of its trace; default every point worth a Spark run), recover, and
-    check the outcome; the outcomes in point order (tests/cluster runs this on a standalone cluster too)."""
+    check the outcome; the outcomes in point order (tests/cluster runs this on a standalone cluster too).
+    ``open_home(home, **settings)``: how the home is opened (default an AtomicDDL on ``spark``; tests/attached attach
+    a session)."""
     def world(label: str) -> Callable[[], AtomicDDL]:
+        if open_home is not None:
+            return lambda: open_home(tmp_path / label, binlog=binlog, compact_bytes=0, grace_seconds=0)
         return lambda: AtomicDDL(spark=spark, home=tmp_path / label, binlog=binlog, compact_bytes=0, grace_seconds=0)
 
     setup = [OLD.format(part="PARTITIONED BY (b)" if partitioned else ""), SRC]

@@ -19,8 +19,7 @@ from ddl_log.engine.alter_ops import (
     DropPartition,
     SetProperties,
 )
-from tests import crashkit
-from tests.spark.sweep_support import catalog_points, crash_then_recover, restore, snapshot
+from tests.spark.sweep_support import catalog_points, restore, snapshot, sweep_statement
 
 pytestmark = pytest.mark.spark
 
@@ -74,29 +73,7 @@ def test_crash_around_every_catalog_operation_leaves_before_or_after(spark, ware
     def world(label: str) -> Callable[[], AtomicDDL]:
         return lambda: AtomicDDL(spark=spark, home=tmp_path / label, compact_bytes=0, grace_seconds=0)
 
-    prepare(spark)
-    before = snapshot(spark, warehouse)
-    points = crashkit.trace(world("trace"), statement)
-    after = snapshot(spark, warehouse)
-    assert before != after
-    restore(spark, warehouse, SETUP, before, after)
-    chosen = catalog_points(points)
-    assert chosen, points
-    outcomes = []
-    for index, (point, nth) in enumerate(chosen):
-        opener = world(f"case{index}")
-        events = crash_then_recover(opener, statement, point, nth)
-        state = snapshot(spark, warehouse)
-        assert state in (before, after), (point, nth, state)
-        outcome = "after" if state == after else "before"
-        assert len(events) == (1 if outcome == "after" else 0), (point, nth, events)
-        second = opener()
-        assert second.last_recovery.nothing_to_do
-        second.close()
-        outcomes.append(outcome)
-        # The next point starts from exactly the prepared state (the whole snapshot says so).
-        restore(spark, warehouse, SETUP, before, state)
-    assert outcomes == sorted(outcomes, key=lambda o: o == "after"), outcomes
+    sweep_statement(spark, warehouse, SETUP, world, statement, catalog_points)
 
 
 def prepare(spark: Any) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from ddl_log.errors import CommandFailed, StatementFailed, UsageError
 from ddl_log.frontends.cli.cluster import add_cluster_parser, cmd_cluster
 from ddl_log.frontends.cli.crash_points import cmd_crash_points
+from ddl_log.frontends.cli.extension import add_session_conf_parser, cmd_session_conf
 from ddl_log.frontends.cli.forensics import cmd_binlog, cmd_dump, cmd_history, cmd_status
 from ddl_log.frontends.cli.metastore import add_metastore_parser, cmd_metastore
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_USAGE
@@ -64,6 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--json", action="store_true")
 
     add_inspection_parsers(commands, common)
+    add_session_conf_parser(commands, common)
     add_metastore_parser(commands)
     add_replica_parser(commands, common)
     add_cluster_parser(commands)
@@ -161,4 +163,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "metastore": cmd_metastore,
     "replica": cmd_replica,
     "cluster": cmd_cluster,
+    "session-conf": cmd_session_conf,
 }

@@ -64,22 +64,26 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
             raise UnsupportedStatementError(summary_of(plan.text), line=plan.line, statement=plan.text,
                                             reason="a replayed statement must run through the DDL log (its binlog "
                                                    "event records that it was applied); this one would go to Spark")
-        if statement is None:
-            result = ddl.spark.sql(plan.text)
+        result = run_planned(ddl, plan, statement)
+        if result.kind == "query":
             facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
-            yield SqlResult(plan.text, "query", result)
-            continue
-        try:
-            done = ddl.run(statement)
-        except NotAtomicError:
-            if not plan.allow_non_atomic:
-                raise
-            facts = None
-            yield SqlResult(plan.text, "query", ddl.spark.sql(plan.text))  # Spark's own statement, as asked
-            continue
-        if mark is not None and applied is not None:
+        elif mark is not None and applied is not None:
             applied.seqs[mark.origin] = mark.seq
-        yield SqlResult(plan.text, "ddl", done)
+        yield result
+
+
+def run_planned(ddl: StatementRunner, plan: PlannedStatement, statement: Statement | None) -> SqlResult:
+    """Run one planned statement whose names are resolved: ``statement`` on the engine's one path, or (None) the
+    text as written on ``spark.sql``; a statement the log cannot make atomic for its object (``NotAtomicError``)
+    runs as Spark's own when the plan allows it."""
+    if statement is None:
+        return SqlResult(plan.text, "query", ddl.spark.sql(plan.text))
+    try:
+        return SqlResult(plan.text, "ddl", ddl.run(statement))
+    except NotAtomicError:
+        if not plan.allow_non_atomic:
+            raise
+        return SqlResult(plan.text, "query", ddl.spark.sql(plan.text))  # Spark's own statement, as asked
 
 
 def read_statements(ddl: StatementRunner, text: str) -> list[Statement]:

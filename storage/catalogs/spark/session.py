@@ -74,7 +74,7 @@ def quiet_pyspark_error_loggers() -> None:
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def embedded_session(home: Path, master: str | None = None) -> SparkSession:
+def embedded_session(home: Path, master: str | None = None, extra: dict[str, str] | None = None) -> SparkSession:
     """Return a local Spark session with Hive support whose metastore and warehouse live under ``home``.
 
     If a Spark session is already active in this process it is returned as it is (``getOrCreate`` semantics: one
@@ -105,8 +105,10 @@ def embedded_session(home: Path, master: str | None = None) -> SparkSession:
       from the first line on (the console only gets FATAL), so failed jobs do not spray stack traces over the
       user's terminal; ``setLogLevel("ERROR")`` afterwards keeps the level if the JVM was configured elsewhere.
     * :func:`quiet_pyspark_error_loggers`: the same for PySpark's own Python-side error records.
+
+    ``extra``: more settings (the test suite's JVM loads the session extension this way).
     """
-    return _session(embedded_settings(home), master)
+    return _session({**embedded_settings(home), **(extra or {})}, master)
 
 
 def _session(settings: dict[str, str], master: str | None) -> SparkSession:

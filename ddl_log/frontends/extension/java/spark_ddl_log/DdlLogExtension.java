@@ -1,0 +1,47 @@
+package spark_ddl_log;
+
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.catalyst.parser.ParserInterface;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.rules.Rule;
+import scala.runtime.AbstractFunction1;
+import scala.runtime.AbstractFunction2;
+import scala.runtime.BoxedUnit;
+
+/**
+ * The class named in {@code spark.sql.extensions}: puts the DDL log under every session Spark builds with it.
+ *
+ * <ul>
+ *   <li>the parser ({@link RoutingParser}): a statement the project routes becomes a call of the Python engine;
+ *   <li>a post-hoc resolution rule ({@link WriteRouter}): the v1 write and create commands of DataFrame writers and
+ *       the catalog API go to the Python engine;
+ *   <li>a check rule ({@link WriteGuard}): Spark 4.0's {@code saveAsTable} in overwrite mode, which drops the table
+ *       before any plan exists, is refused for JVM callers (PySpark callers are routed in Python).
+ * </ul>
+ */
+public final class DdlLogExtension extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
+
+  @Override
+  public BoxedUnit apply(SparkSessionExtensions extensions) {
+    extensions.injectParser(new AbstractFunction2<SparkSession, ParserInterface, ParserInterface>() {
+      @Override
+      public ParserInterface apply(SparkSession session, ParserInterface delegate) {
+        return RoutingParser.wrap(session, delegate);
+      }
+    });
+    extensions.injectPostHocResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
+      @Override
+      public Rule<LogicalPlan> apply(SparkSession session) {
+        return new WriteRouter(session);
+      }
+    });
+    extensions.injectCheckRule(new AbstractFunction1<SparkSession, scala.Function1<LogicalPlan, BoxedUnit>>() {
+      @Override
+      public scala.Function1<LogicalPlan, BoxedUnit> apply(SparkSession session) {
+        return new WriteGuard(session);
+      }
+    });
+    return BoxedUnit.UNIT;
+  }
+}

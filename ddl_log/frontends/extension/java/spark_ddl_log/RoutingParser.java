@@ -1,0 +1,77 @@
+package spark_ddl_log;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.parser.ParserInterface;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+
+/**
+ * The session's parser: Spark's own (the delegate), except that {@code parsePlan} of a statement the Python side
+ * routes returns a call of the engine instead. A dynamic proxy of {@link ParserInterface}, so that the methods Spark
+ * adds to that Scala trait in later versions reach the delegate without this class being compiled again.
+ *
+ * <p>Nothing runs while parsing: a routed statement runs when its call is analysed (what {@code spark.sql} does at
+ * once); a statement Spark cannot parse, or one the Python side leaves to Spark, is parsed by Spark itself and fails
+ * or runs exactly as on a session without the extension.
+ */
+final class RoutingParser implements InvocationHandler {
+
+  private final SparkSession session;
+  private final ParserInterface delegate;
+
+  private RoutingParser(SparkSession session, ParserInterface delegate) {
+    this.session = session;
+    this.delegate = delegate;
+  }
+
+  static ParserInterface wrap(SparkSession session, ParserInterface delegate) {
+    return (ParserInterface) Proxy.newProxyInstance(RoutingParser.class.getClassLoader(),
+        new Class<?>[] {ParserInterface.class}, new RoutingParser(session, delegate));
+  }
+
+  @Override
+  public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+    if (method.getDeclaringClass() == Object.class) {
+      switch (method.getName()) {
+        case "equals":
+          return proxy == args[0];
+        case "hashCode":
+          return System.identityHashCode(proxy);
+        default:
+          return "spark-ddl-log parser over " + delegate;
+      }
+    }
+    if ("parsePlan".equals(method.getName()) && args != null && args.length == 1 && args[0] instanceof String) {
+      return parsePlan((String) args[0]);
+    }
+    try {
+      return method.invoke(delegate, args);
+    } catch (InvocationTargetException error) {
+      throw error.getCause();
+    }
+  }
+
+  /** A refusal found while parsing (no engine to ask) is raised when the statement runs, not here: parsing stays
+   * free of effects for callers that only parse (and a Proxy may throw no exception the interface does not
+   * declare). */
+  private LogicalPlan parsePlan(String text) throws Throwable {
+    if (!Candidates.isCandidate(text) || !Bridge.watching(session)) {
+      return delegate.parsePlan(text);
+    }
+    long token;
+    try {
+      token = Bridge.route(session, text);
+    } catch (Exception refused) { // not attached, or the Python side is gone: the statement fails when it runs
+      return Plans.statementCall(StatementProcedure.failing(session, refused), text);
+    }
+    if (token < 0) {
+      LogicalPlan plan = delegate.parsePlan(text);
+      plan.setTagValue(Plans.PASSED, Boolean.TRUE);
+      return plan;
+    }
+    return Plans.statementCall(new StatementProcedure(session, token), text);
+  }
+}

@@ -1,0 +1,39 @@
+"""A real SIGKILL of a driver (Python and its JVM) while ``spark.sql("CREATE OR REPLACE TABLE ...")`` runs on an
+attached session, inside the engine's callback; then a new driver attaches a session to the home (recovery): the
+old table before the commit point, the new one after it, nothing left over either way. Each driver that recovers
+and inspects one kill runs the next one (3 driver starts for 2 kills)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.spark.test_replace_kill import ROOT, Kill, check_kill, kill_each
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("sigkill_attached")]
+
+CRASHES = [
+    ("commit.before_binlog", False),   # swapped, XID stored, binlog event not written: undone
+    ("commit.after_binlog", True),     # committed: finished
+]
+
+
+def driver(home: Path, *steps: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**(env or os.environ), "PYTHONPATH": str(ROOT)}
+    env.pop("DDL_LOG_CRASH_AT", None)
+    return subprocess.run([sys.executable, "-m", "tests.attached.kill_worker", str(home), *steps], env=env,
+                          capture_output=True, text=True, timeout=900, start_new_session=True, cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def kills(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kill]:
+    return kill_each(tmp_path_factory.mktemp("sigkill-attached") / "home", crashes=CRASHES, run=driver)
+
+
+@pytest.mark.parametrize(("crash_at", "committed"), CRASHES)
+def test_a_killed_driver_leaves_the_old_or_the_new_table_for_the_next_attached_session(kills, crash_at, committed):
+    check_kill(kills[crash_at], committed)
