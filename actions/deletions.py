@@ -1,4 +1,4 @@
-"""Scheduled work: the DELETE_DATA chains a swap (see :mod:`replace_table.plans.swap`) and a drop leave behind, and the
+"""Scheduled work: the DELETE_DATA chains a swap (:mod:`replace_table.plans.swap_path`) and a drop leave behind, the
 SWEEP_TABLE chains an undo leaves on a cluster (:mod:`actions.kinds.sweep_table`). Such a chain is active from the
 statement until its due time and then runs like any roll-forward chain; until then it is *waiting*: recovery leaves
 it alone, and the statements' "active chains" do not count it."""

@@ -1,7 +1,7 @@
 """SWAP_TABLE: a replace's definition swap as earlier versions of this project logged it: ORIG took TMP's definition
 and TMP holds ORIG's old one (a *holder*). Undo puts the old definition back on ORIG while ORIG still has the new
 one, then removes the holder without its files (they are ORIG's). Replaces now log INSTALL_VERSION with the old
-definition itself and make no holder (:mod:`replace_table.plans.swap`); this kind stays so that a log written before
+definition itself and make no holder (:mod:`replace_table.plans.swap_path`); the kind stays so that a log written before
 still recovers."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 against it): no TMP table at all. ``log_tmp`` (C: TMP's creation, whose undo removes the new directory at TMP's
 location), ``log_swap`` (no D: there is no TMP to forget), ``exchange`` (the directory made, then ORIG := its own
 definition emptied at it, one metastore call, as Spark's TRUNCATE is one), ``commit``, ``retire``: the swap path's
-steps (:mod:`~replace_table.plans.swap`) without building TMP."""
+steps (:mod:`~replace_table.plans.swap_path`) without building TMP."""
 
 from __future__ import annotations
 

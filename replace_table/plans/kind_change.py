@@ -1,5 +1,5 @@
 """A relation replaced by one of the other kind (a view by a table, a table by a view) in one atomic statement in
-which the name is never missing: the definition swap of :mod:`~replace_table.plans.swap` across kinds.
+which the name is never missing: the definition swap of :mod:`~replace_table.plans.swap_path` across kinds.
 
 ====  ================  =======================================================================================
 step  name              effect

@@ -1,7 +1,7 @@
 """A replace as one plan: the algorithm of seed MDEV-25292 (the new version built under the TMP name while ORIG stays
 readable, steps 1-3), then one of four paths, chosen by conditions on the machine's transitions:
 
-* swap (:mod:`~replace_table.plans.swap`): ORIG exists and takes TMP's whole definition in one call;
+* swap (:mod:`~replace_table.plans.swap_path`): ORIG exists and takes TMP's whole definition in one call;
 * rename (:mod:`~replace_table.plans.rename`): ORIG -> BACKUP, TMP -> ORIG, where the swap is refused;
 * create (:mod:`~replace_table.plans.create`): ORIG does not exist, TMP -> ORIG;
 * empty (:mod:`~replace_table.plans.empty`): TRUNCATE in one call, no TMP table.
@@ -31,7 +31,7 @@ from collections.abc import Callable
 from actions.context import ActionContext
 from actions.name_holds import free_directory_of_dropped
 from replace_table.machine import Plan, StatementMachine, Step
-from replace_table.plans import create, rename, swap
+from replace_table.plans import create, rename, swap_path
 from replace_table.plans.empty import choose_empty
 from replace_table.plans.replace_run import (
     ReplaceResult,
@@ -70,8 +70,8 @@ REPLACE: Plan[ReplaceRun] = Plan("replace", [
     Step("log_tmp", "log", log_tmp, after=("start", "free_name")),
     Step("create_tmp", "act", create_tmp, when=builds_tmp),
     Step("fill_tmp", "act", fill_tmp),
-    Step("log_swap", "log", swap.log_swap, after=("fill_tmp", "log_tmp"), when=swaps),
-    Step("exchange", "act", swap.exchange),
+    Step("log_swap", "log", swap_path.log_swap, after=("fill_tmp", "log_tmp"), when=swaps),
+    Step("exchange", "act", swap_path.exchange),
     Step("log_rename", "log", rename.log_rename, after=("fill_tmp",), when=renames),
     Step("move_orig", "act", rename.move_orig),
     Step("log_kept", "log", rename.log_kept),

@@ -1,6 +1,6 @@
 """The state of one replace (a statement that builds a new version of a table: CREATE [OR REPLACE], TRUNCATE, INSERT
 OVERWRITE, ALTER rebuilds, a replica's copy), the steps every path of it shares (TMP logged, made and filled; the
-commit; the old version retired), and how its path is chosen. The paths: :mod:`~replace_table.plans.swap`,
+commit; the old version retired), and how its path is chosen. The paths: :mod:`~replace_table.plans.swap_path`,
 :mod:`~replace_table.plans.rename`, :mod:`~replace_table.plans.create`, :mod:`~replace_table.plans.empty`; the plan
 that joins them: :mod:`~replace_table.plans.replace`."""
 

@@ -2,7 +2,7 @@
 
 Read from every Markdown file (README.md and docs/): the repository paths in code spans and ``text`` blocks
 (``storage/records/pg_store.py``, ``tests/dbt/test_atomic_runs.py::TestGoingBackToPlainDbtSpark``), bare file names
-(``leftovers.py``), dotted references (``actions.versions.kept_versions``, ``AtomicDDL.release_table_name``), make
+(``leftovers.py``), dotted references (``actions.kept_versions.kept_versions``, ``AtomicDDL.release_table_name``), make
 targets (``make test-dbt``), ``ddl-log`` commands and ``DDL_LOG_*`` variables. Each test lists every stale reference
 at once, with where it is written, so that one run after a move says everything to update. Then the other
 direction: docs/layout.md names every source file and package, docs/troubleshooting.md every public error class,

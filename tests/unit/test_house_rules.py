@@ -196,11 +196,14 @@ def condition_names() -> frozenset[str]:
 
 
 def compares_a_condition(node: ast.AST) -> bool:
-    """``x.condition == ...``, ``... in x.condition``, ``x.condition.startswith(...)``."""
+    """``x.condition == ...``, ``... in x.condition``, ``x.condition.startswith(...)``; whether there is one
+    (``x.condition is None``) names no condition and is not a comparison."""
     def is_condition(item: ast.AST) -> bool:
         return isinstance(item, ast.Attribute) and item.attr == "condition"
 
     if isinstance(node, ast.Compare):
+        if all(isinstance(item, ast.Constant) and item.value is None for item in node.comparators):
+            return False
         return any(is_condition(item) for item in (node.left, *node.comparators))
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr in ("startswith", "endswith") and is_condition(node.func.value))

@@ -8,9 +8,9 @@ the Spark), :mod:`~.handler` (the Python side of the bridge), :mod:`~.answers` (
 and :mod:`~.patches` (DataFrame writes as statements), :mod:`~.jvm` (the JVM handles), :mod:`~.build` (the jar)."""
 
 from ddl_log.frontends.extension.answers import statement_error
+from ddl_log.frontends.extension.attached_engine import AttachedEngine
 from ddl_log.frontends.extension.attachment import attach, attached, last_result
 from ddl_log.frontends.extension.conf import ALLOW_NON_ATOMIC, ENABLED, EXTENSION_CLASS, HOME, session_conf
-from ddl_log.frontends.extension.engine import AttachedEngine
 
 __all__ = ["ALLOW_NON_ATOMIC", "ENABLED", "EXTENSION_CLASS", "HOME", "AttachedEngine", "attach", "attached",
            "last_result", "session_conf", "statement_error"]

@@ -26,10 +26,10 @@ import attrs
 
 from ddl_log.errors import ExtensionError
 from ddl_log.frontends.extension import answers, patches
+from ddl_log.frontends.extension.attached_engine import AttachedEngine
 from ddl_log.frontends.extension.conf import ENABLED, HOME, jar_path, settings_from_conf
-from ddl_log.frontends.extension.engine import AttachedEngine
 from ddl_log.frontends.extension.handler import Handler
-from ddl_log.frontends.extension.jvm import Handles, handles
+from ddl_log.frontends.extension.jvm_handles import Handles, handles
 from ddl_log.frontends.extension.sessions import SessionTable
 from ddl_log.frontends.extension.writes import Write
 from ddl_log.frontends.sql import SqlResult

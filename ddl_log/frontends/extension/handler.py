@@ -23,12 +23,12 @@ from ddl_log.engine.name_holds import hold_message
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import SqlParseError
 from ddl_log.frontends.extension import answers
-from ddl_log.frontends.extension.engine import AttachedEngine
+from ddl_log.frontends.extension.attached_engine import AttachedEngine
 from ddl_log.frontends.extension.sessions import SessionRunner, SessionTable
 from ddl_log.frontends.extension.writes import NAME, VIEW, Write, from_command
 from ddl_log.frontends.sql import PlannedStatement, SqlResult, plan_script, spark_parser
 from ddl_log.frontends.sql.execute import execute, run_planned
-from ddl_log.frontends.sql.names import SparkFacts
+from ddl_log.frontends.sql.name_resolution import SparkFacts
 from ddl_log.replication.origin import mark_of
 from storage.errors import CatalogError, DDLLogError, NotAtomicError
 

@@ -14,8 +14,8 @@ from actions.results import StatementResult
 from chains.binlog import BinlogEvent
 from ddl_log.cluster.driver_session import close_catalog
 from ddl_log.engine.typed import Statement
-from ddl_log.frontends.extension.engine import AttachedEngine
-from ddl_log.frontends.extension.jvm import python_session
+from ddl_log.frontends.extension.attached_engine import AttachedEngine
+from ddl_log.frontends.extension.jvm_handles import python_session
 from storage.catalogs.interface import Catalog
 
 KEPT_SESSIONS = 64

@@ -1,12 +1,13 @@
-"""The one place the extension reads PySpark's private handles of a session (``_jsparkSession``, ``_jvm``, the
-context's ``_gateway``): everything else asks :func:`handles` (the Spark profile of the architecture review is to own
-such reads; this function moves there whole)."""
+"""The JVM handles the extension needs of a session: the Spark profile's (``storage.catalogs.spark.profile``, the one
+reader of PySpark's session handles) plus the context's Py4J gateway, which serves the extension's callbacks."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import attrs
+
+from storage.catalogs.spark.profile import jvm_of
 
 
 @attrs.frozen
@@ -31,11 +32,11 @@ class Handles:
 
 def handles(spark: Any) -> Handles | None:
     """The JVM handles of ``spark``; None for a session whose JVM is not in this process (Spark Connect)."""
-    jsession = getattr(spark, "_jsparkSession", None)
-    if jsession is None:
+    jvm = jvm_of(spark)
+    if jvm is None:
         return None
     context = spark.sparkContext
-    return Handles(jsession, spark._jvm, context._gateway, context)
+    return Handles(jvm.session, jvm.view, context._gateway, context)
 
 
 def python_session(owner: Any, jsession: Any) -> Any:

@@ -14,7 +14,7 @@ from actions.recovery import ChainOutcome, RecoveryReport
 from actions.results import StatementResult
 from ddl_log.cluster.takeover import TakeoverReport
 from ddl_log.engine.typed import Statement
-from ddl_log.frontends.extension.jvm import Handles
+from ddl_log.frontends.extension.jvm_handles import Handles
 from ddl_log.frontends.python import AtomicDDL
 from ddl_log.frontends.sql import SqlResult
 from ddl_log.settings import Settings
