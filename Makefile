@@ -62,7 +62,7 @@ bench: install
 	$(PY) -m bench.summary bench/results-spark-cluster.json bench/RESULTS-spark-cluster.md
 
 demo: install
-	$(PY) -m ddl_log.frontends.demo
+	$(PY) -m ddl_log.frontends.crash_demo
 
 # Attached sessions (README "Attached sessions"): the spark.sql crash sweeps at every crash point worth a Spark run,
 # every differential case and seed through an attached session, and the rest of tests/attached; `make test` runs the

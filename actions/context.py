@@ -33,7 +33,7 @@ class ActionContext:
     in_recovery: bool = False
     grace_seconds: float = DEFAULT_GRACE_SECONDS
     record_versions: bool = True
-    """Record in the event of a statement with a query the table version it made (:mod:`chains.versions`)."""
+    """Record in the event of a statement with a query the table version it made (:mod:`chains.version_records`)."""
     retention_seconds: float = DEFAULT_RETENTION_SECONDS
     """How long a previous table version stays restorable (see :data:`DEFAULT_RETENTION_SECONDS`)."""
     events: list[BinlogEvent] = attrs.field(factory=list)

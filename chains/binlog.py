@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import attrs
 
 from chains.entries import BinlogPosition
-from chains.versions import AddedFiles, VersionRecord
+from chains.version_records import AddedFiles, VersionRecord
 from storage import crashpoints
 from storage.errors import LogWriteFailedError, StorageError
 from storage.records.file_store import FileRecordStore
@@ -59,9 +59,10 @@ class BinlogEvent:
     driver: str | None = None
     """The home id of the driver that committed it (the catalog binlog); None in a home's own binlog."""
     version: VersionRecord | None = None
-    """The table version the statement installed (:mod:`chains.versions`), for replicas; None for other events."""
+    """The table version the statement installed (:mod:`chains.version_records`), for replicas; None for other
+    events."""
     added: AddedFiles | None = None
-    """What an INSERT INTO added (:class:`chains.versions.AddedFiles`), for replicas; None for other events."""
+    """What an INSERT INTO added (:class:`chains.version_records.AddedFiles`), for replicas; None for other events."""
 
     def to_wire(self) -> dict[str, Any]:
         wire = {

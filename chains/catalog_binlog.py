@@ -19,7 +19,7 @@ import attrs
 
 from chains.binlog import Binlog, BinlogEvent, BinlogLike, events_from
 from chains.entries import BinlogPosition
-from chains.versions import AddedFiles, VersionRecord
+from chains.version_records import AddedFiles, VersionRecord
 from storage.records.fileops import FileOps
 from storage.records.home import AnyHome
 from storage.records.store import RecordStore

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from chains.binlog import BinlogEvent, BinlogLike
 from chains.entries import ChainState, ExecuteEntry
 from chains.log import DDLLog
-from chains.versions import AddedFiles, VersionRecord
+from chains.version_records import AddedFiles, VersionRecord
 from storage import crashpoints
 
 BEFORE_XID = crashpoints.declare("commit.before_xid", "the statement's work is done; its XID is not stored yet")

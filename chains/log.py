@@ -28,7 +28,7 @@ from chains.entries import (
     ExecuteEntry,
 )
 from chains.errors import LogStateError
-from chains.state import LogState, replay_records
+from chains.log_state import LogState, replay_records
 from storage import crashpoints
 from storage.catalogs.names import TableName
 from storage.records.file_store import FileRecordStore

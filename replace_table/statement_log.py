@@ -21,7 +21,7 @@ from chains.binlog import BinlogEvent
 from chains.commit import commit_chain, committed_event
 from chains.entries import ChainKind
 from chains.log import DDLLog
-from chains.versions import AddedFiles, VersionRecord
+from chains.version_records import AddedFiles, VersionRecord
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.errors import DDLLogError
 

@@ -90,7 +90,7 @@ class Outlook:
 
 
 def outlook(url: str, home: str, now: float) -> Outlook:
-    from chains.state import replay_records
+    from chains.log_state import replay_records
     from storage.records.pg_home import LOG_SPACE
     from storage.records.pg_store import PgRecordStore
 

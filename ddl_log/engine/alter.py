@@ -26,7 +26,7 @@ from ddl_log.engine.alter_ops import (
     alter_table_text,
 )
 from ddl_log.engine.lookups import missing_table
-from ddl_log.engine.name_holds import held_directory_error
+from ddl_log.engine.release_name import held_directory_error
 from ddl_log.engine.schema import check_column_list, check_type, parse_schema, same_type
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement

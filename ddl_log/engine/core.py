@@ -32,7 +32,7 @@ from ddl_log.cluster.takeover import (
     stop_takeover,
     take_over_dead,
 )
-from ddl_log.engine.name_holds import explain_holds
+from ddl_log.engine.release_name import explain_holds
 from ddl_log.engine.typed import Statement
 from ddl_log.settings import Settings
 from storage.catalogs.interface import Catalog
@@ -129,7 +129,7 @@ class DDLEngine:
 
     def run(self, statement: Statement) -> StatementResult:
         """Run a typed statement: the one path of every statement, whoever made it. A directory it left at a table
-        name's default directory (:mod:`ddl_log.engine.name_holds`) gets its note and is in the result's
+        name's default directory (:mod:`ddl_log.engine.release_name`) gets its note and is in the result's
         ``holds``."""
         with self._statement(statement.lock_keys()):
             result = statement.run(self.context())

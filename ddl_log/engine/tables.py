@@ -16,7 +16,7 @@ from actions.deletions import pending_deletions
 from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
 from ddl_log.engine.lookups import missing_table
-from ddl_log.engine.name_holds import other_homes_note
+from ddl_log.engine.release_name import other_homes_note
 from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import kept_elsewhere

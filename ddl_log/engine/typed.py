@@ -5,7 +5,8 @@ binlog records (the statement as written, or :meth:`Statement.canonical_text`), 
 and the result it returns (:class:`~actions.results.StatementResult`). :meth:`Statement.of` is the constructor the
 Python API and the SQL front end share (names as text or parsed, the rest as the API takes it).
 
-The families: :mod:`~ddl_log.engine.create` (statements that build a table version: CREATE [OR REPLACE], TRUNCATE,
+The families: :mod:`~ddl_log.engine.create_statements` (statements that build a table version: CREATE [OR REPLACE],
+TRUNCATE,
 INSERT OVERWRITE), :mod:`~ddl_log.engine.tables` (RENAME, DROP, databases), :mod:`~ddl_log.engine.alter`,
 :mod:`~ddl_log.engine.views` (views and functions).
 """

@@ -14,14 +14,14 @@ from actions.results import StatementResult
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.alter_ops import AlterOp
 from ddl_log.engine.core import DDLEngine
-from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.create_statements import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.insert import InsertInto
-from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
-from ddl_log.engine.name_holds import ReleaseResult, ReleaseTableName
+from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind
+from ddl_log.engine.release_name import ReleaseResult, ReleaseTableName
 from ddl_log.engine.schema import SchemaLike
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.versions import (
+from ddl_log.engine.version_statements import (
     DescribeHistory,
     HistoryResult,
     RestoreTable,
@@ -46,9 +46,9 @@ from ddl_log.replication.errors import ReplicaConfigError
 from ddl_log.replication.follow import Filters, configure
 from ddl_log.replication.promote import PromoteReport, check_writable, promote
 from ddl_log.replication.readers import source_reader
+from ddl_log.replication.replica_state import read_state
 from ddl_log.replication.resync import Resync
 from ddl_log.replication.source import open_source
-from ddl_log.replication.state import read_state
 from replace_table.plans.insert_into import InsertResult
 from replace_table.plans.replace_run import ReplaceResult
 from replace_table.plans.restore import VersionResult
@@ -193,7 +193,7 @@ class AtomicDDL(DDLEngine):
                          statement: str | None = None, partition: Mapping[str, str | None] | None = None,
                          overwrite_mode: str | None = None, if_not_exists: bool = False) -> StatementResult:
         """INSERT OVERWRITE TABLE t [PARTITION (...)] [IF NOT EXISTS] SELECT ...: see
-        :class:`~ddl_log.engine.create.InsertOverwrite`."""
+        :class:`~ddl_log.engine.create_statements.InsertOverwrite`."""
         return self.run(InsertOverwrite.of(name, as_select=as_select, df=df, partition=partition,
                                            overwrite_mode=overwrite_mode, if_not_exists=if_not_exists,
                                            text=statement))

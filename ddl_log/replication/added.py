@@ -1,5 +1,6 @@
 """Faithful data for INSERT INTO: the replica's statement for a source event that recorded the files it added
-(:class:`chains.versions.AddedFiles`). The query is never run again: the source's files themselves are copied into
+(:class:`chains.version_records.AddedFiles`). The query is never run again: the source's files themselves are copied
+into
 the replica's work table (each into the directory of its partition), then moved into the replica's table by the
 same crash-atomic INSERT INTO as on the source (:mod:`ddl_log.engine.insert`), so ``rand()``, ``current_timestamp()``
 and tables only the source has give the replica exactly the source's new rows.
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 import attrs
 
 from chains.binlog import BinlogEvent
-from chains.versions import AddedFiles
+from chains.version_records import AddedFiles
 from ddl_log.engine.insert import InsertInto
 from ddl_log.replication.copy import Renames, followed_location, moved_aside
 from ddl_log.replication.errors import SourceVersionGoneError

@@ -24,7 +24,7 @@ from chains.binlog import BinlogEvent
 from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.tables import RenameTables
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.versions import RestoreTable
+from ddl_log.engine.version_statements import RestoreTable
 from ddl_log.replication.added import insert_statement, located_files
 from ddl_log.replication.copy import copy_statement, copyable, present_location
 from ddl_log.replication.errors import (
@@ -37,9 +37,9 @@ from ddl_log.replication.file_wait import MOVE_WAIT_SECONDS, POLL_SECONDS, waiti
 from ddl_log.replication.follow import SkipNotes, follow_of
 from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.origin import AppliedPosition, marked
+from ddl_log.replication.replica_state import REPLICATION_DIR, note_error, read_state, write_state
 from ddl_log.replication.rewrite import rewrite_statement
 from ddl_log.replication.source import Source
-from ddl_log.replication.state import REPLICATION_DIR, note_error, read_state, write_state
 from storage import crashpoints
 from storage.catalogs.names import TableName
 from storage.errors import DDLLogError

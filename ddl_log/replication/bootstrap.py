@@ -45,10 +45,10 @@ from ddl_log.replication.position import (
     bootstrap_done,
     bootstrap_statement,
 )
+from ddl_log.replication.replica_state import REPLICATION_DIR, read_state, write_state
 from ddl_log.replication.rewrite import rewrite_statement
 from ddl_log.replication.snapshot import DatabaseSnapshot, SourceCatalog, fingerprint
 from ddl_log.replication.source import Source
-from ddl_log.replication.state import REPLICATION_DIR, read_state, write_state
 from ddl_log.replication.sync import Copied, Key, rounds, stale, target_key
 from storage import crashpoints
 from storage.catalogs.copying import CopyingCatalog

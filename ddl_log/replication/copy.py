@@ -1,4 +1,4 @@
-"""Faithful data: the replica's statement for an event that recorded its table version (:mod:`chains.versions`).
+"""Faithful data: the replica's statement for an event that recorded its table version (:mod:`chains.version_records`).
 
 The version's rows are read from the source's own files of that version, never by running the source's query again:
 ``rand()``, ``current_timestamp()`` and tables the replica lacks give the replica exactly the source's rows. The
@@ -17,8 +17,8 @@ from typing import Any
 import attrs
 
 from chains.binlog import BinlogEvent
-from chains.versions import VersionRecord
-from ddl_log.engine.create import CreateOrReplaceTable
+from chains.version_records import VersionRecord
+from ddl_log.engine.create_statements import CreateOrReplaceTable
 from ddl_log.engine.schema import table_spec
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement

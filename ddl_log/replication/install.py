@@ -11,7 +11,7 @@ import attrs
 
 from actions.context import ActionContext
 from actions.locking import LockKeys, database_key, object_key
-from ddl_log.engine.create import build_version
+from ddl_log.engine.create_statements import build_version
 from ddl_log.engine.typed import Statement
 from replace_table.plans.replace_run import ReplaceResult
 from storage.catalogs.interface import Fill, TableSpec

@@ -14,13 +14,13 @@ from __future__ import annotations
 import attrs
 
 from ddl_log.engine.core import DDLEngine
-from ddl_log.engine.name_holds import ReleaseTableName
+from ddl_log.engine.release_name import ReleaseTableName
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.versions import DescribeHistory, ShowTablesDropped
+from ddl_log.engine.version_statements import DescribeHistory, ShowTablesDropped
 from ddl_log.replication.errors import ReplicaConfigError, ReplicaReadOnlyError, SyncIncompleteError
 from ddl_log.replication.origin import AppliedPosition
 from ddl_log.replication.position import ReplicaPosition, first_origin, promoted
-from ddl_log.replication.state import read_state, write_state
+from ddl_log.replication.replica_state import read_state, write_state
 from storage import crashpoints
 from storage.records.home import is_database_url
 

@@ -22,9 +22,9 @@ from ddl_log.engine.core import DDLEngine
 from ddl_log.replication.errors import SourceCatalogError
 from ddl_log.replication.follow import Filters
 from ddl_log.replication.reader_process import EMBEDDED, ProcessReader
+from ddl_log.replication.replica_state import REPLICATION_DIR
 from ddl_log.replication.snapshot import CatalogReader, SourceCatalog
 from ddl_log.replication.source import Source
-from ddl_log.replication.state import REPLICATION_DIR
 from storage.catalogs.copying import CopyingCatalog
 
 

@@ -24,9 +24,9 @@ from ddl_log.replication.errors import ReplicaConfigError, ReplicaPromotedError,
 from ddl_log.replication.follow import Filters
 from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.position import ReplicaPosition, resync_begin, resync_done, resync_statement
+from ddl_log.replication.replica_state import REPLICATION_DIR, read_state
 from ddl_log.replication.snapshot import SourceCatalog, TableCopy
 from ddl_log.replication.source import Source
-from ddl_log.replication.state import REPLICATION_DIR, read_state
 from ddl_log.replication.sync import Key, rounds
 from storage import crashpoints
 from storage.catalogs.names import TableName

@@ -15,8 +15,8 @@ from typing import Any
 from chains.binlog import BinlogEvent
 from ddl_log.replication.origin import AppliedPosition
 from ddl_log.replication.position import ReplicaPosition
+from ddl_log.replication.replica_state import ReplicaState, read_state
 from ddl_log.replication.source import Source, open_source
-from ddl_log.replication.state import ReplicaState, read_state
 
 
 def redacted(url: str | None) -> str | None:

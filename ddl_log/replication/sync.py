@@ -20,7 +20,7 @@ import attrs
 
 from chains.binlog import BinlogEvent
 from chains.log import LOG_FILE, LOG_MAGIC
-from chains.state import replay_records
+from chains.log_state import replay_records
 from ddl_log.replication.errors import SnapshotNotConsistentError
 from ddl_log.replication.follow import Filters, event_tables
 from ddl_log.replication.source import Source

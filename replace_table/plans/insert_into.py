@@ -36,7 +36,7 @@ from actions.kinds.create_table import log_create_table
 from actions.kinds.drop_table import log_drop_table
 from actions.kinds.move_files import log_move_files
 from actions.results import StatementResult
-from chains.versions import AddedFile, AddedFiles
+from chains.version_records import AddedFile, AddedFiles
 from replace_table.machine import Plan, Step, run_plan
 from replace_table.statement_log import StatementLog
 from storage.catalogs.file_moves import FileMover, MovePlan, file_mover_of

@@ -1,4 +1,4 @@
-"""The table version a statement records in its binlog event (:mod:`chains.versions`), for replicas: a replace
+"""The table version a statement records in its binlog event (:mod:`chains.version_records`), for replicas: a replace
 records it only when its rows come from a query or a DataFrame, the ones a replica must not run again (the others:
 columns, LIKE, TRUNCATE, ALTER rebuilds, are deterministic given the replica's own rows, and their text is enough);
 RESTORE and UNDROP always."""
@@ -6,7 +6,7 @@ RESTORE and UNDROP always."""
 from __future__ import annotations
 
 from actions.context import ActionContext
-from chains.versions import VersionRecord
+from chains.version_records import VersionRecord
 from storage.catalogs.file_moves import data_files_of
 from storage.catalogs.interface import TAG_PROPERTY, Fill, TableSpec
 from storage.catalogs.names import TableName

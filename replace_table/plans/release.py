@@ -1,5 +1,5 @@
 """RELEASE TABLE NAME: what this home keeps at a table name's default directory deleted now, the grace period of
-that directory alone ended (:mod:`ddl_log.engine.name_holds`).
+that directory alone ended (:mod:`ddl_log.engine.release_name`).
 
 ====  ========  ================================================================================================
 step  name      effect

@@ -2,9 +2,9 @@
 readable, steps 1-3), then one of four paths, chosen by conditions on the machine's transitions:
 
 * swap (:mod:`~replace_table.plans.swap_path`): ORIG exists and takes TMP's whole definition in one call;
-* rename (:mod:`~replace_table.plans.rename`): ORIG -> BACKUP, TMP -> ORIG, where the swap is refused;
-* create (:mod:`~replace_table.plans.create`): ORIG does not exist, TMP -> ORIG;
-* empty (:mod:`~replace_table.plans.empty`): TRUNCATE in one call, no TMP table.
+* rename (:mod:`~replace_table.plans.rename_path`): ORIG -> BACKUP, TMP -> ORIG, where the swap is refused;
+* create (:mod:`~replace_table.plans.create_path`): ORIG does not exist, TMP -> ORIG;
+* empty (:mod:`~replace_table.plans.empty_path`): TRUNCATE in one call, no TMP table.
 
 ====  ===========================  =========================================================================
 step  name                         effect
@@ -31,8 +31,8 @@ from collections.abc import Callable
 from actions.context import ActionContext
 from actions.name_holds import free_directory_of_dropped
 from replace_table.machine import Plan, StatementMachine, Step
-from replace_table.plans import create, rename, swap_path
-from replace_table.plans.empty import choose_empty
+from replace_table.plans import create_path, rename_path, swap_path
+from replace_table.plans.empty_path import choose_empty
 from replace_table.plans.replace_run import (
     ReplaceResult,
     ReplaceRun,
@@ -72,11 +72,11 @@ REPLACE: Plan[ReplaceRun] = Plan("replace", [
     Step("fill_tmp", "act", fill_tmp),
     Step("log_swap", "log", swap_path.log_swap, after=("fill_tmp", "log_tmp"), when=swaps),
     Step("exchange", "act", swap_path.exchange),
-    Step("log_rename", "log", rename.log_rename, after=("fill_tmp",), when=renames),
-    Step("move_orig", "act", rename.move_orig),
-    Step("log_kept", "log", rename.log_kept),
-    Step("log_orig_create", "log", create.log_orig_create, after=("log_kept", "fill_tmp"), when=renames_tmp_in),
-    Step("install", "act", create.install),
+    Step("log_rename", "log", rename_path.log_rename, after=("fill_tmp",), when=renames),
+    Step("move_orig", "act", rename_path.move_orig),
+    Step("log_kept", "log", rename_path.log_kept),
+    Step("log_orig_create", "log", create_path.log_orig_create, after=("log_kept", "fill_tmp"), when=renames_tmp_in),
+    Step("install", "act", create_path.install),
     Step("commit", "commit", commit, after=("exchange", "install")),
     Step("retire", "retire", retire_old, after=("commit",), when=swaps),
     Step("drop_backup", "retire", retire_old, after=("commit",), when=renames),
@@ -93,7 +93,8 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
 
     ``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE), False for
     CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP. ``empty``: the new
-    version is ORIG's own definition without rows (TRUNCATE, :mod:`~replace_table.plans.empty`). ``frees_name``: run
+    version is ORIG's own definition without rows (TRUNCATE, :mod:`~replace_table.plans.empty_path`). ``frees_name``:
+    run
     the name-hold pre-flight first. ``make_tmp`` / ``fill_tmp``: another way to make and fill TMP (a replica's copy).
     ``ctx.grace_seconds``: how long ORIG's old files outlive a swap."""
     log = StatementLog(ctx, statement)

@@ -1,7 +1,8 @@
 """The state of one replace (a statement that builds a new version of a table: CREATE [OR REPLACE], TRUNCATE, INSERT
 OVERWRITE, ALTER rebuilds, a replica's copy), the steps every path of it shares (TMP logged, made and filled; the
 commit; the old version retired), and how its path is chosen. The paths: :mod:`~replace_table.plans.swap_path`,
-:mod:`~replace_table.plans.rename`, :mod:`~replace_table.plans.create`, :mod:`~replace_table.plans.empty`; the plan
+:mod:`~replace_table.plans.rename_path`, :mod:`~replace_table.plans.create_path`,
+:mod:`~replace_table.plans.empty_path`; the plan
 that joins them: :mod:`~replace_table.plans.replace`."""
 
 from __future__ import annotations

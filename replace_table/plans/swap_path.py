@@ -16,7 +16,7 @@ step  name                         effect
                                    E too when it is due already (a retention of 0), else it waits
 ====  ===========================  =========================================================================
 
-Steps 1-3 build TMP (:mod:`~replace_table.plans.replace_run`); the empty path (:mod:`~replace_table.plans.empty`)
+Steps 1-3 build TMP (:mod:`~replace_table.plans.replace_run`); the empty path (:mod:`~replace_table.plans.empty_path`)
 takes steps 4-7 with no TMP table."""
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ class Fill:
     copy_partitions: tuple[tuple[tuple[str, str], ...], ...] = ()
     """Partitions to register in the table, also without a file: with ``copy_files``, an INSERT of no row into a
     static partition registers it; otherwise, after the rows (or alone), a replica's copy of a version whose
-    registered partitions include empty ones (:attr:`chains.versions.VersionRecord.partitions`)."""
+    registered partitions include empty ones (:attr:`chains.version_records.VersionRecord.partitions`)."""
 
     @property
     def static(self) -> dict[str, str]:

@@ -35,7 +35,7 @@ def test_history_and_status_show_the_kept_versions(cli: Runner, home: Path) -> N
 
 
 def test_sql_prints_the_rows_of_describe_history(capsys) -> None:
-    from ddl_log.engine.versions import HistoryResult, HistoryRow
+    from ddl_log.engine.version_statements import HistoryResult, HistoryRow
     from ddl_log.frontends.cli.output import print_result
     from ddl_log.frontends.sql import SqlResult
 

@@ -82,7 +82,7 @@ def scheduled(database: str, home: str) -> dict[str, Any]:
     """What ``home``'s log holds, read as a taker reads it (without its lock): its active chains, and the sweeps
     among them (location, due time)."""
     from chains.log import LOG_FILE, LOG_MAGIC
-    from chains.state import replay_records
+    from chains.log_state import replay_records
     from storage.records.pg_home import LOG_SPACE
     from storage.records.pg_store import PgRecordStore
 

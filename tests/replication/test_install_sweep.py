@@ -68,7 +68,7 @@ def test_a_replicas_insert_of_a_sources_files_crashed_anywhere_adds_all_of_them_
     instants that differ on Spark: nothing copied yet, committed (``make replication``: copied, some files moved
     too; every instant of INSERT INTO is swept in tests/spark/test_insert_into.py)."""
     from chains.binlog import BinlogEvent
-    from chains.versions import AddedFile, AddedFiles
+    from chains.version_records import AddedFile, AddedFiles
     from ddl_log.replication.added import insert_statement
 
     setup = ["CREATE TABLE p USING parquet PARTITIONED BY (k) AS SELECT CAST(0 AS BIGINT) AS v, 'a' AS k",
@@ -118,7 +118,7 @@ def test_a_replicas_copy_of_a_partitioned_version_crashed_anywhere_has_all_its_p
     by the Spark replication soak, seed 9031: the replica lost them). Crashed at the instants that differ: nothing
     filled, TMP filled with rows and partitions, committed (``make replication``: every point of the statement)."""
     from chains.binlog import BinlogEvent
-    from chains.versions import VersionRecord
+    from chains.version_records import VersionRecord
     from ddl_log.replication.copy import copy_statement
 
     setup = ["CREATE TABLE p USING parquet PARTITIONED BY (k) AS SELECT CAST(0 AS BIGINT) AS v, 'old' AS k",

@@ -8,7 +8,7 @@ import attrs
 import pytest
 
 from chains.binlog import BinlogEvent
-from chains.versions import VersionRecord
+from chains.version_records import VersionRecord
 from ddl_log import SourceVersionGoneError
 from ddl_log.replication.copy import copyable, present_location, schema_text
 from storage.catalogs.names import TableName
@@ -123,7 +123,7 @@ def test_a_partitioned_versions_event_lists_its_empty_partitions_and_a_copy_regi
     an empty one ``ADD PARTITION`` made; the event's version lists it, and a CREATE OR REPLACE given the listed
     partitions (the replica's copy) registers it though no row goes there."""
     from ddl_log import AtomicDDL
-    from ddl_log.engine.create import CreateOrReplaceTable
+    from ddl_log.engine.create_statements import CreateOrReplaceTable
     from storage.catalogs.memory import MemoryCatalog, MemoryTable
 
     memory = MemoryCatalog()

@@ -127,11 +127,10 @@ SHARED_BASENAMES = frozenset({"__init__.py", "errors.py"})
 """File names every package may have."""
 
 
-@pytest.mark.parametrize("path", [path for path in project_files() if relative(path).startswith("storage/")],
-                         ids=relative)
-def test_a_storage_module_name_says_what_it_is_in_the_whole_project(path: Path) -> None:
-    """A file name of storage/ is no other file's in the project (``versions.py`` five times with three meanings was
-    the price: each could only be told apart by its folder). The upper floors' repeats are theirs to rename."""
+@pytest.mark.parametrize("path", project_files(), ids=relative)
+def test_a_module_name_says_what_it_is_in_the_whole_project(path: Path) -> None:
+    """A source file's name is no other source file's in the project (``versions.py`` five times with three
+    meanings was the price: each could only be told apart by its folder)."""
     if path.name in SHARED_BASENAMES:
         return
     same = [relative(other) for other in project_files() if other.name == path.name and other != path]

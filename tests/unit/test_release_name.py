@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, DirectoryInUseError, NothingToReleaseError
-from ddl_log.engine.name_holds import release_command
+from ddl_log.engine.release_name import release_command
 from replace_table.plans.release import RELEASE
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
 from storage.catalogs.names import TableName

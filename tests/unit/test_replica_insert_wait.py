@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from chains.binlog import BinlogEvent
-from chains.versions import AddedFile, AddedFiles
+from chains.version_records import AddedFile, AddedFiles
 from ddl_log import SourceVersionGoneError
 from ddl_log.replication.added import insert_statement
 

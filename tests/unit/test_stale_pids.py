@@ -87,7 +87,7 @@ def test_a_stale_cluster_state_naming_another_process_stops_nothing(tmp_path: Pa
 
 
 def test_replica_stop_never_signals_a_pid_that_is_no_longer_its_applier(tmp_path: Path, stranger) -> None:
-    from ddl_log.replication.state import ReplicaState, write_state
+    from ddl_log.replication.replica_state import ReplicaState, write_state
 
     home = tmp_path / "replica"
     home.mkdir()

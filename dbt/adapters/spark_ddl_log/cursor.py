@@ -21,8 +21,8 @@ from pyspark.sql import DataFrame, Row, SparkSession
 
 from dbt.adapters.spark_ddl_log.homes import engine_for
 from ddl_log import AtomicDDL, DDLLogError
-from ddl_log.engine.create import CreateOrReplaceTable
-from ddl_log.engine.name_holds import hold_message
+from ddl_log.engine.create_statements import CreateOrReplaceTable
+from ddl_log.engine.release_name import hold_message
 
 logger = AdapterLogger("spark_ddl_log")
 

@@ -13,7 +13,7 @@ from ddl_log.frontends.cli.cluster import add_cluster_parser, cmd_cluster
 from ddl_log.frontends.cli.crash_points import cmd_crash_points
 from ddl_log.frontends.cli.extension import add_session_conf_parser, cmd_session_conf
 from ddl_log.frontends.cli.forensics import cmd_binlog, cmd_dump, cmd_history, cmd_status
-from ddl_log.frontends.cli.metastore import add_metastore_parser, cmd_metastore
+from ddl_log.frontends.cli.metastore_commands import add_metastore_parser, cmd_metastore
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_USAGE
 from ddl_log.frontends.cli.replica import add_replica_parser, cmd_replica
 from ddl_log.frontends.cli.run import cmd_recover, cmd_release, cmd_sql

@@ -29,7 +29,7 @@ from storage.records.home import LOG_DIR, home_stores, is_database_url
 
 if TYPE_CHECKING:
     from chains.entries import ActionEntry, ExecuteEntry
-    from chains.state import LogState
+    from chains.log_state import LogState
 
 def cmd_status(args: argparse.Namespace) -> int:
     from actions.deletions import waits
@@ -128,7 +128,7 @@ def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
 def log_state(records: Sequence[tuple[int, Any]], problems: list[str]) -> LogState:
     """The chains the records describe, read as :class:`chains.log.DDLLog` loads them: a ``batch`` record
     announces the n records that count only together; an incomplete batch at the tail is a torn write."""
-    from chains.state import replay_records
+    from chains.log_state import replay_records
 
     def report(offset: int, exc: Exception) -> None:
         problems.append(f"error: record at offset {offset} does not apply: {type(exc).__name__}: {exc}")
@@ -278,7 +278,7 @@ def cmd_binlog(args: argparse.Namespace) -> int:
         raise UsageError("give --sql or --json, not both")
     until_time = None
     if args.until_time is not None:
-        from ddl_log.engine.versions import parse_timestamp
+        from ddl_log.engine.version_statements import parse_timestamp
 
         try:
             until_time = parse_timestamp(args.until_time)

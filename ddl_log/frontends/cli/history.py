@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from actions.kept_versions import Version
-    from chains.state import LogState
+    from chains.log_state import LogState
 
 
 def local_size(location: str) -> int | None:

@@ -124,7 +124,7 @@ def replica_run(args: argparse.Namespace) -> int:
 
 
 def replica_start(args: argparse.Namespace) -> int:
-    from ddl_log.replication.state import read_state, state_path, write_state
+    from ddl_log.replication.replica_state import read_state, state_path, write_state
 
     home = home_path(args)
     state = read_state(home)
@@ -147,7 +147,7 @@ def replica_start(args: argparse.Namespace) -> int:
 
 def stop_applier(home: str) -> bool:
     """End the background applier of ``home`` between two events; whether one was running."""
-    from ddl_log.replication.state import read_state, write_state
+    from ddl_log.replication.replica_state import read_state, write_state
 
     state = read_state(home)
     if state.pid is None or not _alive(state.pid, home):

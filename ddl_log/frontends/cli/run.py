@@ -77,14 +77,14 @@ def cmd_sql(args: argparse.Namespace) -> int:
 
 def warn_holds(result: object, home: str) -> None:
     """What a statement left at a table name's default directory, on stderr (see ``RELEASE TABLE NAME``)."""
-    from ddl_log.engine.name_holds import hold_message
+    from ddl_log.engine.release_name import hold_message
 
     for hold in getattr(result, "holds", ()):
         warn(f"note: {hold_message(hold, home)}")
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    """``RELEASE TABLE NAME``: free a table name's default directory now (see :mod:`ddl_log.engine.name_holds`)."""
+    """``RELEASE TABLE NAME``: free a table name's default directory now (see :mod:`ddl_log.engine.release_name`)."""
     from storage.catalogs.names import TableName
 
     name = TableName.of(args.table)

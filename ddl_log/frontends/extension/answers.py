@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from ddl_log.engine.versions import HistoryResult, HistoryRow
+from ddl_log.engine.version_statements import HistoryResult, HistoryRow
 from ddl_log.frontends.sql import SqlResult
 from storage.catalogs.names import quote_ident
 
@@ -23,7 +23,7 @@ HISTORY_SCHEMA = ", ".join(f"{quote_ident(name)} {kind}" for name, kind in zip(
     (field.name for field in attrs.fields(HistoryRow)),
     ("BIGINT", "STRING", "STRING", "STRING", "STRING", "BIGINT", "STRING", "STRING", "BIGINT", "BOOLEAN"),
     strict=True))
-"""DESCRIBE HISTORY's and SHOW TABLES DROPPED's columns (:class:`~ddl_log.engine.versions.HistoryRow`)."""
+"""DESCRIBE HISTORY's and SHOW TABLES DROPPED's columns (:class:`~ddl_log.engine.version_statements.HistoryRow`)."""
 SIMPLE_TYPES = ("string", "bigint", "int", "double", "boolean")
 KEPT_ERRORS = 256
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from ddl_log.engine.name_holds import hold_message
+from ddl_log.engine.release_name import hold_message
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import SqlParseError
 from ddl_log.frontends.extension import answers

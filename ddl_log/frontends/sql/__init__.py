@@ -24,7 +24,7 @@ Spark cannot run as written (``DROP TABLE a, b``, ``RENAME TABLE``) and that nam
 engine gets each statement typed (:mod:`ddl_log.engine.typed`), its names parsed.
 
 The files, by job: :mod:`~ddl_log.frontends.sql.tokens` (tokenizing, splitting, positions),
-:mod:`~ddl_log.frontends.sql.validate` (the sqlglot parse), :mod:`~ddl_log.frontends.sql.cursor` (the token
+:mod:`~ddl_log.frontends.sql.validate` (the sqlglot parse), :mod:`~ddl_log.frontends.sql.token_cursor` (the token
 reader), :mod:`~ddl_log.frontends.sql.clauses` and :mod:`~ddl_log.frontends.sql.router` (reading and routing),
 :mod:`~ddl_log.frontends.sql.name_resolution` (name resolution), :mod:`~ddl_log.frontends.sql.plan` (what a routed
 statement is) and :mod:`~ddl_log.frontends.sql.execute` (running it).

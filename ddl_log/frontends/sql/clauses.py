@@ -7,8 +7,8 @@ from sqlglot.tokenizer_core import TokenType
 
 from ddl_log.engine import alter_ops
 from ddl_log.errors import Unsupported
-from ddl_log.frontends.sql.cursor import Cursor
 from ddl_log.frontends.sql.plan import Name
+from ddl_log.frontends.sql.token_cursor import Cursor
 from ddl_log.frontends.sql.tokens import TEXT_STRINGS, slice_text, source_text
 from ddl_log.frontends.sql.validate import is_data_type
 from storage.catalogs.create_text import QUERY_STARTS

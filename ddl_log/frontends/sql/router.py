@@ -11,9 +11,9 @@ from sqlglot.tokenizer_core import TokenType
 
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
-from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.create_statements import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.insert import InsertInto
-from ddl_log.engine.kind_change import CreateOrReplaceAnyKind, any_kind_marked
+from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind, any_kind_marked
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.views import (
     AlterView,
@@ -25,9 +25,9 @@ from ddl_log.engine.views import (
     RenameView,
 )
 from ddl_log.errors import SqlParseError, Unsupported, UnsupportedStatementError
-from ddl_log.frontends.sql.cursor import Cursor
 from ddl_log.frontends.sql.plan import Name, PlannedStatement, draft
 from ddl_log.frontends.sql.replayed import replayed
+from ddl_log.frontends.sql.token_cursor import Cursor
 from ddl_log.frontends.sql.tokens import Piece, line_col, slice_text, split_script
 from ddl_log.frontends.sql.validate import is_data_type, validate
 from ddl_log.frontends.sql.version_routes import VersionRoutes

@@ -1,10 +1,10 @@
 """The SQL forms of table versions (this project's own: Spark does not run them): DESCRIBE HISTORY, RESTORE TABLE,
-UNDROP TABLE, SHOW TABLES DROPPED, RELEASE TABLE NAME (:mod:`ddl_log.engine.name_holds`)."""
+UNDROP TABLE, SHOW TABLES DROPPED, RELEASE TABLE NAME (:mod:`ddl_log.engine.release_name`)."""
 
 from __future__ import annotations
 
-from ddl_log.engine.name_holds import ReleaseTableName
-from ddl_log.engine.versions import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
+from ddl_log.engine.release_name import ReleaseTableName
+from ddl_log.engine.version_statements import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
 from ddl_log.frontends.sql.clauses import ClauseReader
 from ddl_log.frontends.sql.plan import PlannedStatement, draft
 

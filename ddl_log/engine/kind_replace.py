@@ -13,7 +13,7 @@ import attrs
 from actions.context import ActionContext
 from actions.locking import LockKeys
 from actions.results import StatementResult
-from ddl_log.engine.create import CreateOrReplaceTable
+from ddl_log.engine.create_statements import CreateOrReplaceTable
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.views import CreateView
 from replace_table.plans.kind_change import change_kind

@@ -14,10 +14,10 @@ from actions.context import ActionContext
 from actions.errors import StatementFailedError
 from actions.locking import LockKeys, database_key, object_key
 from actions.results import NOTHING_DONE, StatementResult
-from chains.versions import PartitionValues
+from chains.version_records import PartitionValues
 from ddl_log.engine.lookups import missing_table
-from ddl_log.engine.name_holds import held_directory_error
 from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_overwrite, resolve_mode
+from ddl_log.engine.release_name import held_directory_error
 from ddl_log.engine.schema import SchemaLike, table_spec
 from ddl_log.engine.texts import create_table_text, sql_string
 from ddl_log.engine.typed import Statement
@@ -94,7 +94,7 @@ class CreateOrReplaceTable(Statement):
     a table of declared columns and its rows at once, what a dbt seed is (a columns or LIKE form only)."""
     partitions: tuple[PartitionValues, ...] = ()
     """Partitions the new version registers besides those its rows go to, empty (a replica installing a source's
-    version that had empty partitions, :attr:`chains.versions.VersionRecord.partitions`)."""
+    version that had empty partitions, :attr:`chains.version_records.VersionRecord.partitions`)."""
 
     @classmethod
     def of(cls, name: str | TableName, *, schema: SchemaLike | None = None, like: str | TableName | None = None,

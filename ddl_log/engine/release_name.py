@@ -33,7 +33,7 @@ from actions.locking import LockKeys
 from actions.name_holds import claimed_locations
 from actions.results import StatementResult
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.versions import timestamp_text
+from ddl_log.engine.version_statements import timestamp_text
 from ddl_log.errors import (
     DirectoryInUseError,
     NameHeldByVersionError,

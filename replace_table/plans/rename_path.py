@@ -11,7 +11,7 @@ step  name                         effect
                                    previous version kept for the retention (RESTORE); nothing when it cannot be
                                    kept whole (Hive serde, external)
 7     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG,
-                                   :mod:`~replace_table.plans.create`)
+                                   :mod:`~replace_table.plans.create_path`)
 8     ``install``                  rename TMP -> ORIG
 9     ``commit``                   store XID in C, write the binlog event (commit point), close C
 10    ``drop_backup``              replay D: BACKUP leaves the catalog (with its files when none are kept); E too
