@@ -75,6 +75,7 @@ from storage.errors import (
     StorageError,
     UnsafePathError,
     UnsupportedFormatError,
+    UnsyncableHomeError,
     ValueConversionError,
     WrongObjectKindError,
 )
@@ -147,6 +148,7 @@ __all__ = [
     "UnsafePathError",
     "UnsupportedFormatError",
     "UnsupportedStatementError",
+    "UnsyncableHomeError",
     "ValueConversionError",
     "WrongObjectKindError",
 ]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.jvm_archive import spark_jvm_options
+from tests.object_store import store as object_store
 from tests.ramdisk import use_ram_for_temporary_files
 
 SPARK_MARKER = "spark: needs a local Spark session (a JVM; the first test pays ~5-10 s of start-up)"
@@ -40,6 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 SLOWEST_FIRST = (
+    "tests/object_store/",
     "tests/production/",
     "tests/replication/test_two_services.py",
     "tests/cluster/",
@@ -74,6 +76,10 @@ def run_slowest_first(items: list[pytest.Item]) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     run_slowest_first(items)
+    if object_store.run_mode() is not None:
+        from tests.object_store.expectations import mark_expected_failures
+
+        mark_expected_failures(items)
     keep_groups_together(config, items)
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
@@ -102,12 +108,14 @@ def keep_groups_together(config: pytest.Config, items: list[pytest.Item]) -> Non
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The one Spark session of this test process (metastore and warehouse in a temporary home)."""
+    """The one Spark session of this test process (metastore and warehouse in a temporary home; the warehouse on the
+    simulated object store in the object-store test process, tests/object_store)."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: Spark tests need one")
     from storage.catalogs.spark.session import embedded_session
 
-    session = embedded_session(tmp_path_factory.mktemp("spark-home"))
+    home = tmp_path_factory.mktemp("spark-home")
+    session = object_store.object_store_session(home) if object_store.run_mode() else embedded_session(home)
     yield session
     session.stop()
 
@@ -119,11 +127,13 @@ def warehouse(spark: Any) -> Path:
 
 
 def warehouse_of(spark: Any) -> Path:
-    """The local directory of ``spark``'s warehouse (for fixtures of a wider scope than :func:`warehouse`)."""
+    """The local directory of ``spark``'s warehouse (for fixtures of a wider scope than :func:`warehouse`): on the
+    simulated object store, the directory behind it."""
     from storage.catalogs.spark.engine import local_path
 
-    path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
-    assert path is not None, "the test warehouse is local"
+    location = str(spark.conf.get("spark.sql.warehouse.dir"))
+    path = local_path(location) or object_store.backing_path(spark, location)
+    assert path is not None, "the test warehouse is local or on the simulated object store"
     return path
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from storage.catalogs.kept_directories import KEPT_NOTE
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error, local_path
+from storage.catalogs.spark.hadoop_files import hadoop_file_system
 from storage.errors import EngineOperationError
 
 
@@ -44,7 +45,7 @@ def write_note(engine: Engine, location: str, text: str) -> bool:
                                        error) from None
         return True
     try:
-        found = _hadoop(engine, location)
+        found = hadoop_file_system(engine, location)
         if found is None:
             return False
         file_system, directory = found
@@ -68,7 +69,7 @@ def remove_note(engine: Engine, location: str) -> None:
             (local / KEPT_NOTE).unlink()
         return
     try:
-        found = _hadoop(engine, location)
+        found = hadoop_file_system(engine, location)
         if found is not None:
             file_system, directory = found
             file_system.delete(_child(engine, directory), False)
@@ -88,7 +89,7 @@ def read_note(engine: Engine, location: str) -> str | None:
         except OSError as error:
             raise EngineOperationError(f"cannot read {KEPT_NOTE} in {location}: {error}", location, error) from None
     try:
-        found = _hadoop(engine, location)
+        found = hadoop_file_system(engine, location)
         if found is None:
             return None
         file_system, directory = found
@@ -103,16 +104,6 @@ def read_note(engine: Engine, location: str) -> str | None:
     except ENGINE_ERRORS as error:
         raise EngineOperationError(f"cannot read {KEPT_NOTE} in {location}: {inspect_error(error).message}",
                                    location, error) from None
-
-
-def _hadoop(engine: Engine, location: str) -> tuple[Any, Any] | None:
-    """The session's Hadoop file system of ``location`` and its path (None on Spark Connect: no JVM handle)."""
-    jvm = getattr(engine.spark, "_jvm", None)
-    context = getattr(engine.spark, "_jsc", None)
-    if jvm is None or context is None:
-        return None
-    path = jvm.org.apache.hadoop.fs.Path(location)
-    return path.getFileSystem(context.hadoopConfiguration()), path
 
 
 def _child(engine: Engine, directory: Any) -> Any:
