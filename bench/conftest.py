@@ -22,9 +22,10 @@ SELECT = "SELECT id, id*2 AS v, concat('r', id) AS s FROM range({rows})"
 _LOAD_AT_START: tuple[float, float, float] | None = None
 
 collect_ignore = ([] if os.environ.get("BENCH_SERVICE") else ["service"]) + (
-    [] if os.environ.get("BENCH_SPARK_CLUSTER") else ["spark_cluster"])
-"""bench/service runs on a metastore service and bench/spark_cluster on a Spark standalone cluster, each in a pytest
-process of its own (one SparkContext per process)."""
+    [] if os.environ.get("BENCH_SPARK_CLUSTER") else ["spark_cluster"]) + (
+    [] if os.environ.get("BENCH_OBJECT_STORE") else ["object_store"])
+"""bench/service runs on a metastore service, bench/spark_cluster on a Spark standalone cluster and bench/object_store
+on the simulated object store, each in a pytest process of its own (one SparkContext per process)."""
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -77,13 +78,19 @@ def drop_every_table(spark: Any) -> None:
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The session of the bench process: embedded, its warehouse on the simulated object store in bench/object_store's
+    process (``BENCH_OBJECT_STORE`` set)."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: the statement benchmarks need Spark")
     from ddl_log.frontends.extension.conf import extension_settings
     from storage.catalogs.spark.session import embedded_session
+    from tests.object_store.store import object_store_session
 
     # the extension loaded, off in every session but those bench/test_attached.py attaches
-    session = embedded_session(tmp_path_factory.mktemp("spark-home"), extra=extension_settings(enabled=False))
+    home = tmp_path_factory.mktemp("spark-home")
+    extra = extension_settings(enabled=False)
+    session = (object_store_session(home, extra=extra) if os.environ.get("BENCH_OBJECT_STORE")
+               else embedded_session(home, extra=extra))
     yield session
     session.stop()
 

@@ -251,12 +251,17 @@ def measure(benchmark: Any, scenario: Scenario, kind: str, spark: Any, target: C
 
 @pytest.mark.parametrize(("scenario", "kind"), cases(SIDE_BY_SIDE))
 def test_statement(benchmark: Any, ddl: Any, clean: Any, scenario: Scenario, kind: str) -> None:
-    """The atomic benchmark also runs the plain statement (on tables of its own) in each round's setup, right before
-    the atomic one, and stores the median of the per-round ratios as ``paired_ratio``: on a shared machine whose
-    load drifts, that ratio is steadier than one between two benchmarks measured a minute apart."""
-    spark = clean
     big = scenario.rows >= 1_000_000
     rounds, warmup = (ROUNDS_1M, 0) if big else (ROUNDS, 1)
+    measure_paired(benchmark, ddl, clean, scenario, kind, rounds=rounds, warmup=warmup)
+
+
+def measure_paired(benchmark: Any, ddl: Any, spark: Any, scenario: Scenario, kind: str, *, rounds: int,
+                   warmup: int) -> None:
+    """The plain statement, or the atomic one, which also runs the plain statement (on tables of its own) in each
+    round's setup, right before the atomic one, and stores the median of the per-round ratios as ``paired_ratio``:
+    on a shared machine whose load drifts, that ratio is steadier than one between two benchmarks measured a minute
+    apart."""
     if kind == "plain":
         measure(benchmark, scenario, kind, spark, lambda: scenario.plain(spark, kind), rounds=rounds, warmup=warmup)
         return

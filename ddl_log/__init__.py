@@ -77,6 +77,7 @@ from storage.errors import (
     StorageError,
     UnsafePathError,
     UnsupportedFormatError,
+    UnsyncableHomeError,
     ValueConversionError,
     WrongObjectKindError,
 )
@@ -150,6 +151,7 @@ __all__ = [
     "UnsafePathError",
     "UnsupportedFormatError",
     "UnsupportedStatementError",
+    "UnsyncableHomeError",
     "ValueConversionError",
     "WrongObjectKindError",
     "attach",

@@ -168,6 +168,18 @@ class InvalidHomeError(StorageError):
         self.location = location
 
 
+class UnsyncableHomeError(InvalidHomeError):
+    """A home placed where its log and binlog cannot be fsynced (an object store, a URL of another file system than
+    ``file:``): the caller must move it to a local disk, or to PostgreSQL."""
+
+    def __init__(self, location: str, reason: str) -> None:
+        super().__init__(location, f"cannot hold a DDL log home: {reason}. A home's log and binlog are fsynced at "
+                                   "every statement: keep the home in a directory on a local disk, or in PostgreSQL "
+                                   "(postgresql://HOST/DB?home=ID, the home of a cluster's drivers); tables may live "
+                                   "on HDFS or an object store, a home may not")
+        self.reason = reason
+
+
 class NoLocalDirectoryError(StorageError):
     """Something needs the home's directory (the embedded Spark session and metastore) but the home is a database."""
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.jvm_archive import spark_jvm_options
+from tests.object_store import store as object_store
 from tests.ramdisk import use_ram_for_temporary_files
 
 SPARK_MARKER = "spark: needs a local Spark session (a JVM; the first test pays ~5-10 s of start-up)"
@@ -40,6 +41,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 SLOWEST_FIRST = (
+    "tests/object_store/",
     "tests/production/",
     "tests/replication/test_two_services.py",
     "tests/cluster/",
@@ -76,6 +78,10 @@ def run_slowest_first(items: list[pytest.Item]) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     run_slowest_first(items)
+    if object_store.run_mode() is not None:
+        from tests.object_store.expectations import mark_expected_failures
+
+        mark_expected_failures(items)
     keep_groups_together(config, items)
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
@@ -104,15 +110,19 @@ def keep_groups_together(config: pytest.Config, items: list[pytest.Item]) -> Non
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The one Spark session of this test process (metastore and warehouse in a temporary home). Its JVM has the
-    session extension, off in every session unless one turns it on (``tests/attached`` do): the other tests run on
-    Spark's own statements, through the extension's parser (which then hands every statement to Spark's)."""
+    """The one Spark session of this test process (metastore and warehouse in a temporary home; the warehouse on the
+    simulated object store in the object-store test process, tests/object_store). Its JVM has the session extension,
+    off in every session unless one turns it on (``tests/attached`` do): the other tests run on Spark's own
+    statements, through the extension's parser (which then hands every statement to Spark's)."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: Spark tests need one")
     from storage.catalogs.spark.session import embedded_session
     from tests.attached.support import extension_settings
 
-    session = embedded_session(tmp_path_factory.mktemp("spark-home"), extra=extension_settings())
+    home = tmp_path_factory.mktemp("spark-home")
+    extra = extension_settings()
+    session = (object_store.object_store_session(home, extra=extra) if object_store.run_mode()
+               else embedded_session(home, extra=extra))
     yield session
     session.stop()
 
@@ -124,11 +134,13 @@ def warehouse(spark: Any) -> Path:
 
 
 def warehouse_of(spark: Any) -> Path:
-    """The local directory of ``spark``'s warehouse (for fixtures of a wider scope than :func:`warehouse`)."""
+    """The local directory of ``spark``'s warehouse (for fixtures of a wider scope than :func:`warehouse`): on the
+    simulated object store, the directory behind it."""
     from storage.catalogs.spark.profile import local_path
 
-    path = local_path(str(spark.conf.get("spark.sql.warehouse.dir")))
-    assert path is not None, "the test warehouse is local"
+    location = str(spark.conf.get("spark.sql.warehouse.dir"))
+    path = local_path(location) or object_store.backing_path(spark, location)
+    assert path is not None, "the test warehouse is local or on the simulated object store"
     return path
 
 

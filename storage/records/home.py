@@ -19,6 +19,7 @@ import attrs
 from storage.errors import HomeLockedError, InvalidHomeError, StorageError, UnsafePathError
 from storage.records.file_store import FileRecordStore
 from storage.records.fileops import REAL_FILE_OPS, FileOps
+from storage.records.home_places import local_home_path
 from storage.records.store import RecordStore
 
 DEFAULT_HOME = "./ddl_home"
@@ -73,7 +74,7 @@ def home_stores(location: str) -> tuple[RecordStore, RecordStore]:
         from storage.records.pg_home import read_only_stores
 
         return read_only_stores(location)
-    path = os.path.abspath(location)
+    path = local_home_path(location)
     return FileRecordStore(os.path.join(path, LOG_DIR)), FileRecordStore(os.path.join(path, BINLOG_DIR))
 
 
@@ -120,8 +121,9 @@ class Home:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None, *, wait_seconds: float = 0.0) -> Home:
-        """Prepare and lock the home; waits up to ``wait_seconds`` for another process to let go."""
-        resolved = os.path.abspath(os.fspath(path) if path is not None else default_home())
+        """Prepare and lock the home; waits up to ``wait_seconds`` for another process to let go. A place that
+        cannot fsync the log is refused first (:mod:`storage.records.home_places`), nothing created."""
+        resolved = local_home_path(os.fspath(path) if path is not None else default_home())
         check_private_dir(resolved)
         check_private_dir(os.path.join(resolved, LOG_DIR))
         lock_path = os.path.join(resolved, LOCK_FILE)

@@ -31,7 +31,7 @@ def write_note(engine: Engine, location: str, text: str) -> bool:
                                        error) from None
         return True
     try:
-        found = _hadoop(engine, location)
+        found = engine.hadoop(location)
         if found is None:
             return False
         file_system, directory = found
@@ -55,7 +55,7 @@ def remove_note(engine: Engine, location: str) -> None:
             (local / KEPT_NOTE).unlink()
         return
     try:
-        found = _hadoop(engine, location)
+        found = engine.hadoop(location)
         if found is not None:
             file_system, directory = found
             file_system.delete(_child(engine, directory), False)
@@ -75,7 +75,7 @@ def read_note(engine: Engine, location: str) -> str | None:
         except OSError as error:
             raise EngineOperationError(f"cannot read {KEPT_NOTE} in {location}: {error}", location, error) from None
     try:
-        found = _hadoop(engine, location)
+        found = engine.hadoop(location)
         if found is None:
             return None
         file_system, directory = found
@@ -90,11 +90,6 @@ def read_note(engine: Engine, location: str) -> str | None:
     except ENGINE_ERRORS as error:
         raise EngineOperationError(f"cannot read {KEPT_NOTE} in {location}: {inspect_error(error).message}",
                                    location, error) from None
-
-
-def _hadoop(engine: Engine, location: str) -> tuple[Any, Any] | None:
-    """The session's Hadoop file system of ``location`` and its path (None on Spark Connect: no JVM handle)."""
-    return engine.hadoop(location)
 
 
 def _child(engine: Engine, directory: Any) -> Any:

@@ -93,8 +93,10 @@ class SparkLeftovers:
     def delete_directory(self, location: str, owner: TableName) -> str | None:
         """Delete the directory ``location`` (nothing uses it: the caller proved it) and return None; kept, with the
         reason, when it is not a directory a table of ``owner``'s warehouse can have had: a file system root, the
-        warehouse itself. Local directories go with Python's file functions, others through the metastore (the
-        ``metastore`` strategy's helper table)."""
+        warehouse itself. Local directories go with Python's file functions, those of other schemes (HDFS, object
+        stores) through the session's Hadoop ``FileSystem``, which needs no metastore object (the directory of a
+        dropped database has none); on Spark Connect through the metastore (the ``metastore`` strategy's helper
+        table, in ``owner``'s database)."""
         text = location.rstrip("/")
         path = text.partition(":")[2] if _SCHEME_PREFIX.match(text) else text
         warehouse = self._engine.profile.warehouse.rstrip("/")
@@ -112,7 +114,16 @@ class SparkLeftovers:
             except OSError as error:
                 raise EngineOperationError(f"cannot delete {location}: {error}", str(owner), error) from None
             return None
-        self._remove_via_metastore(location, owner)
+        found = self._engine.hadoop(location) if local_path(location) is None else None
+        if found is None:
+            self._remove_via_metastore(location, owner)  # Spark Connect, or a local path the caller wants so
+            return None
+        file_system, path = found
+        try:
+            file_system.delete(path, True)  # false when nothing is there: already deleted
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot delete {location}: {inspect_error(error).message}", str(owner),
+                                       error) from None
         return None
 
     def clean_until_quiet(self, name: TableName) -> None:
