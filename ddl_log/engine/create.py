@@ -15,6 +15,7 @@ from actions.errors import StatementFailedError
 from actions.locking import LockKeys, database_key, object_key
 from actions.recovery import free_directory_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
+from actions.versions import check_retention_property
 from chains.versions import PartitionValues
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.name_holds import held_directory_error
@@ -63,6 +64,7 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
                 raise ObjectExistsError(f"{target} is a view, not a table", str(target))
             ctx.catalog.check_create(spec, target)
+            check_retention_property(spec.properties, target)
         free_directory_of_dropped(ctx, target)  # they may hold the name's directory
         try:
             return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,

@@ -24,7 +24,7 @@ from actions.kinds.install_version import log_install_version
 from actions.locking import LockKeys
 from actions.replay import replay_chain
 from actions.results import StatementResult
-from actions.versions import Version, dropped_tables, keep_version, kept_versions, retention_of
+from actions.versions import Version, dropped_tables, keep_version, kept_versions, retention_of, time_text
 from chains.entries import ChainKind
 from ddl_log.engine.driver import StatementPoints, UndoStatement
 from ddl_log.engine.lookups import missing_table
@@ -77,7 +77,7 @@ def version_as_of(ctx: ActionContext, name: TableName, number: int | None, times
 
 
 def timestamp_text(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds).isoformat(sep=" ", timespec="seconds")
+    return time_text(seconds)
 
 
 def _install(ctx: ActionContext, name: TableName, version: Version, current: TableVersion | None,

@@ -111,6 +111,7 @@ def actions_of(chain: ExecuteEntry, state: LogState) -> list[ActionEntry]:
 
 def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
     from actions.deletions import deletion_of, held_name
+    from actions.versions import time_text
     from chains.entries import ActionType
 
     actions = actions_of(chain, state)
@@ -121,7 +122,7 @@ def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
     held = None if sweep else held_name(table, payload.location)
     return {"chain": chain.position, "table": str(table), "location": payload.location, "due": payload.due,
             "sweep": sweep, "holds_name": None if held is None else str(held),
-            "due_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(payload.due)),
+            "due_at": time_text(payload.due),
             "due_in_seconds": max(0.0, payload.due - time.time()), "statement": chain.statement}
 
 
@@ -317,4 +318,12 @@ def script_lines(origin: str, event: Any) -> str:
     if event.version is not None or event.added is not None:
         notes.append("-- text replay runs its query again: rand(), current_timestamp() and tables the replaying "
                      "catalog lacks give other rows (`replica run` copies the source's files instead)")
-    return "\n".join([*notes, marked(origin, event.seq, event.statement.rstrip().rstrip(";")) + ";"])
+    text = event.statement.rstrip().rstrip(";")
+    return "\n".join([*notes, marked(origin, event.seq, text) + terminator(text)])
+
+
+def terminator(statement: str) -> str:
+    """The ``;`` that ends ``statement`` in a script: on a line of its own when the statement's last line may end in
+    a ``--`` comment (one that runs to the end of the line would swallow it, and the next statement with it)."""
+    last_line = statement.rsplit("\n", 1)[-1]
+    return "\n;" if "--" in last_line else ";"

@@ -5,7 +5,6 @@ measures them)."""
 from __future__ import annotations
 
 import os
-import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -33,8 +32,10 @@ def versions_of_state(state: LogState, table: Any = None) -> list[Version]:
 
 
 def version_dict(version: Version) -> dict[str, Any]:
+    from actions.versions import time_text
+
     return {"version": version.number, "table": str(version.table), "operation": version.kept.operation,
-            "timestamp": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(version.kept.kept_at)),
+            "timestamp": time_text(version.kept.kept_at),
             "statement": version.statement, "xid": version.kept.xid, "dropped": version.dropped,
-            "restorable_until": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(version.due)),
+            "restorable_until": time_text(version.due),
             "location": version.location, "size_bytes": local_size(version.location)}

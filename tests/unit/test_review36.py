@@ -1,0 +1,100 @@
+"""Regression tests of the hostile review of versions, replication and replay (issue 36), on the in-memory catalog;
+each failed on the code before its fix. (The same findings on Spark: tests/spark/test_review36.py.)"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from actions.versions import MAX_RETENTION_SECONDS, RETENTION_PROPERTY, kept_versions
+from ddl_log import AtomicDDL, InvalidTablePropertyError
+from ddl_log.engine.alter_ops import SetProperties
+from storage.catalogs.memory import MemoryTable
+from tests.unit.test_statement_sweeps import catalog_state, populated_catalog, tn
+
+NEW_ROWS = MemoryTable("", ("x",), [(7,)])
+
+
+@pytest.fixture
+def world(tmp_path):
+    catalog = populated_catalog()
+    catalog.tables[tn("a")].location = "memory:/default/ddllog_0_a_tmp"  # replaced once: kept for its retention
+    home = str(tmp_path / "home")
+
+    def open_home(**settings) -> AtomicDDL:
+        settings.setdefault("retention_seconds", 86400)
+        return AtomicDDL(home=home, catalog=catalog, **settings)
+
+    return catalog, open_home, home
+
+
+def ddl_log_cli(home: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ddl_log", "--home", home, *args], capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan", "1e300", "-5", "a week", ""])
+def test_finding12_a_retention_that_is_not_a_number_of_seconds_is_refused_when_set(world, value):
+    catalog, open_home, _ = world
+    before = catalog_state(catalog)
+    with open_home() as ddl:
+        with pytest.raises(InvalidTablePropertyError) as refused:
+            ddl.alter_table("a", SetProperties({RETENTION_PROPERTY: value}))
+        assert refused.value.condition == "INVALID_CONF_VALUE" and refused.value.name == "default.a"
+        assert RETENTION_PROPERTY in str(refused.value) and repr(value) in str(refused.value)
+        with pytest.raises(InvalidTablePropertyError):
+            ddl.create_table("n", schema="x INT", properties={RETENTION_PROPERTY: value})
+        assert ddl.binlog_events() == [] and ddl.active_chains() == []
+    assert catalog_state(catalog) == before
+
+
+def test_finding12_a_valid_retention_is_accepted_up_to_the_documented_maximum(world):
+    catalog, open_home, _ = world
+    with open_home() as ddl:
+        ddl.alter_table("a", SetProperties({RETENTION_PROPERTY: str(int(MAX_RETENTION_SECONDS))}))
+        ddl.alter_table("a", SetProperties({RETENTION_PROPERTY: "0"}))
+        with pytest.raises(InvalidTablePropertyError):
+            ddl.alter_table("a", SetProperties({RETENTION_PROPERTY: str(MAX_RETENTION_SECONDS + 1)}))
+    assert catalog.tables[tn("a")].properties[RETENTION_PROPERTY] == "0"
+
+
+@pytest.mark.parametrize("value", ["inf", "1e300", "-5", "garbage"])
+def test_finding12_a_retention_set_outside_the_log_never_breaks_history_status_or_a_replace(world, value):
+    """Plain Spark sets what it likes: the value is read clamped (a number above the maximum: the maximum; below 0:
+    0; not a number: the home's setting), and every reader of the log shows the versions."""
+    catalog, open_home, home = world
+    catalog.tables[tn("a")].properties[RETENTION_PROPERTY] = value
+    with open_home(grace_seconds=60) as ddl:
+        replaced = ddl.create_or_replace_table("a", df=NEW_ROWS)
+        rows = ddl.describe_history("a").rows
+        kept = next(row for row in rows if row.version == replaced.version)
+        assert kept.restorable_until is not None
+        due = {"inf": MAX_RETENTION_SECONDS, "1e300": MAX_RETENTION_SECONDS, "-5": 60, "garbage": 86400}[value]
+        [version] = [v for v in kept_versions(ddl.log) if v.number == replaced.version]
+        assert abs(version.due - version.kept.kept_at - due) < 5
+    for command in (("status",), ("status", "--json"), ("history", "a")):
+        done = ddl_log_cli(home, *command)
+        assert done.returncode == 0, (command, done.stderr)
+        assert "Traceback" not in done.stderr
+
+
+def test_finding12_a_log_written_with_an_endless_due_is_shown_not_raised(world):
+    """A log written before the fix could hold a due of infinity: its readers show it, never raise."""
+    from actions.kinds.delete_data import KeptVersion, log_delete_data
+    from chains.entries import ChainKind
+    from storage.catalogs.names import TableName
+
+    _, open_home, home = world
+    with open_home() as ddl:
+        log = ddl.log
+        chain = log.new_chain(ChainKind.FORWARD, "CREATE OR REPLACE TABLE a ...")
+        log_delete_data(log, chain, TableName("default", "a"), "memory:/default/old", float("inf"),
+                        KeptVersion("{}", 1.0, "CREATE OR REPLACE TABLE", False, 3))
+        assert ddl.describe_history("a").rows  # no OverflowError
+    done = ddl_log_cli(home, "history", "a")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["restorable_until"] == "never"
+    assert ddl_log_cli(home, "status").returncode == 0
