@@ -76,6 +76,10 @@ class FakeSpark:
         self.probes.append(f"functions {db} {pattern}")
         return [FakeFunction(name, True) for name in self.temp_functions]
 
+    def tableExists(self, name: str) -> bool:  # noqa: N802 - pyspark's name
+        self.probes.append(f"table exists {name}")
+        return name.strip("`") in self.temp_views
+
     def sql(self, text: str) -> FakeFrame:
         if text == "SHOW VIEWS IN `spark_catalog`.`global_temp`":
             self.probes.append(text)

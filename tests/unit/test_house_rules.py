@@ -12,6 +12,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("storage", "chains", "actions", "replace_table", "ddl_log", "dbt")
 MAX_LINES = 450
+LONGER = {"ddl_log/frontends/sql/router.py": 520}
+"""Files merged back from a split made only for the line cap (issue 36: version_routes.py into router.py), which
+function and class size rules replace."""
 
 
 def project_files() -> list[Path]:
@@ -25,7 +28,8 @@ def test_the_project_has_its_packages() -> None:
 @pytest.mark.parametrize("path", project_files(), ids=lambda path: str(path.relative_to(ROOT)))
 def test_no_file_is_longer_than_the_limit(path: Path) -> None:
     lines = len(path.read_text().splitlines())
-    assert lines <= MAX_LINES, f"{path.relative_to(ROOT)} has {lines} lines; split it by job"
+    limit = LONGER.get(str(path.relative_to(ROOT)), MAX_LINES)
+    assert lines <= limit, f"{path.relative_to(ROOT)} has {lines} lines; split it by job"
 
 
 @pytest.mark.parametrize("path", project_files(), ids=lambda path: str(path.relative_to(ROOT)))

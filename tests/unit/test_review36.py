@@ -98,3 +98,43 @@ def test_finding12_a_log_written_with_an_endless_due_is_shown_not_raised(world):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[0])["restorable_until"] == "never"
     assert ddl_log_cli(home, "status").returncode == 0
+
+
+class RelationFacts:
+    """Session facts of the custom catalog, with a relation ``history`` in the current database or not."""
+
+    def __init__(self, relations: tuple[str, ...] = ()) -> None:
+        from ddl_log.frontends.sql.names import NoSparkFacts
+
+        self.base, self.relations = NoSparkFacts(), relations
+
+    def __getattr__(self, name: str):
+        return getattr(self.base, name)
+
+    def relation_exists(self, name: str) -> bool:
+        return name.lower() in self.relations
+
+
+@pytest.mark.parametrize("text", ["DESCRIBE history.orders", "DESC history.orders", "DESC EXTENDED history",
+                                  "DESCRIBE `history`.orders"])
+def test_finding3_describe_of_a_table_or_database_named_history_goes_to_spark_as_spark_reads_it(text):
+    """Issue 36, finding 3: these were refused (read as DESCRIBE HISTORY with a malformed name). (Without a Spark
+    session sqlglot checks the syntax, which refuses a few more of Spark's forms: the Spark test has them all.)"""
+    from ddl_log.frontends.sql import plan_script
+
+    [plan] = plan_script(text)
+    assert plan.kind == "query" and plan.draft is None
+
+
+def test_finding3_describe_history_x_is_spark_s_describe_of_column_x_while_a_relation_history_exists():
+    """Spark reads ``DESCRIBE history x`` as DESCRIBE of the column x of the table ``history``: so it is, while a
+    relation of that name resolves in the session; otherwise (Spark would fail to find it) it is this project's
+    DESCRIBE HISTORY of x."""
+    from ddl_log.engine.versions import DescribeHistory
+    from ddl_log.frontends.sql import plan_script
+
+    [plan] = plan_script("DESCRIBE history x")
+    assert plan.label == "DESCRIBE HISTORY"
+    assert plan.resolved(RelationFacts(("history",))) is None  # Spark runs the text
+    statement = plan.resolved(RelationFacts())
+    assert isinstance(statement, DescribeHistory) and str(statement.name) == "default.x"
