@@ -155,6 +155,3 @@ def time_text(seconds: float) -> str:
     except (OverflowError, OSError, ValueError):
         return "never" if seconds > 0 else "the beginning"
 
-
-def keep_version(version: TableVersion, operation: str, *, dropped: bool, xid: int | None = None) -> KeptVersion:
-    return KeptVersion(version.definition, time.time(), operation, dropped, xid)

@@ -20,6 +20,7 @@ from ddl_log.errors import (
     ObjectInRecoveryError,
     SqlParseError,
     UnsupportedStatementError,
+    VersionFilesMissingError,
 )
 from ddl_log.frontends.python import AtomicDDL
 from ddl_log.frontends.sql import SqlResult
@@ -36,6 +37,7 @@ from ddl_log.replication.errors import (
     ApplyFailedError,
     DivergedSourceError,
     FollowsAnotherSourceError,
+    ReplayedElsewhereError,
     ReplicaConfigError,
     ReplicaPromotedError,
     ReplicaReadOnlyError,
@@ -46,6 +48,7 @@ from ddl_log.replication.errors import (
     SourceDamagedError,
     SourceEventsMissingError,
     SourceMissingError,
+    SourceRewoundError,
     SourceUnavailableError,
     SourceVersionGoneError,
     SyncIncompleteError,
@@ -124,6 +127,7 @@ __all__ = [
     "PostgresUrlError",
     "RecoveryReport",
     "ReplaceResult",
+    "ReplayedElsewhereError",
     "ReplicaConfigError",
     "ReplicaPromotedError",
     "ReplicaReadOnlyError",
@@ -137,6 +141,7 @@ __all__ = [
     "SourceDamagedError",
     "SourceEventsMissingError",
     "SourceMissingError",
+    "SourceRewoundError",
     "SourceUnavailableError",
     "SourceVersionGoneError",
     "SparkClusterError",
@@ -150,5 +155,6 @@ __all__ = [
     "UnsupportedFormatError",
     "UnsupportedStatementError",
     "ValueConversionError",
+    "VersionFilesMissingError",
     "WrongObjectKindError",
 ]

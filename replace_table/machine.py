@@ -77,7 +77,9 @@ from actions.kinds.install_version import log_install_version
 from actions.kinds.rename_table import log_rename_table
 from actions.replay import replay_chain
 from actions.results import StatementResult
-from actions.versions import keep_version, retention_of
+from actions.version_history import kept_version
+from actions.version_tags import version_tag
+from actions.versions import retention_of
 from chains.binlog import BinlogEvent
 from chains.commit import commit_chain
 from chains.entries import ChainKind
@@ -209,7 +211,7 @@ class ReplaceTable:
         self.grace_seconds = ctx.grace_seconds
         self.xid = ctx.log.allocate_id() if ctx.binlog is None else ctx.binlog.new_xid()
         self.tmp, self.backup = work_names(name, self.xid)
-        self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
+        self.tag = version_tag(self.xid, verb)
         self.orig_exists = False
         self.orig_identity: str | None = None
         self.swap_refused: str | None = None
@@ -218,6 +220,8 @@ class ReplaceTable:
         """Rename path: ORIG's definition can be kept whole, so BACKUP's files stay as the previous version."""
         self.old_location: str | None = None
         self.old_version: TableVersion | None = None
+        self.kept_number: int | None = None
+        """The number the old version is kept under (None: its deletion chain's position, or none kept)."""
         self.retention = self.grace_seconds
         self.create_chain = -1
         self.drop_chain: int | None = None
@@ -249,7 +253,8 @@ class ReplaceTable:
         self.old_version = old  # kept in the log twice: undo's INSTALL_VERSION, and RESTORE's kept version
         self.old_location = old.location
         self.retention = retention_of(self.ctx, old)
-        kept = keep_version(old, self.verb, dropped=False, xid=self.xid)
+        kept = kept_version(self.ctx, old, self.orig, self.verb, dropped=False, xid=self.xid)
+        self.kept_number = kept.number
         with self.log.batch():
             if self.state == "tmp_ready":  # TMP was made (not on the empty path): it leaves after the commit
                 self.drop_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
@@ -284,7 +289,8 @@ class ReplaceTable:
             raise CatalogError(f"cannot find the files of {self.backup}", str(self.backup))
         self.old_version, self.old_location = old, location
         self.retention = self.grace_seconds if old is None else retention_of(self.ctx, old)
-        kept = None if old is None else keep_version(old, self.verb, dropped=False, xid=self.xid)
+        kept = None if old is None else kept_version(self.ctx, old, self.orig, self.verb, dropped=False, xid=self.xid)
+        self.kept_number = None if kept is None else kept.number
         with self.log.batch():
             self.delete_chain = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self.create_chain)
             log_delete_data(self.log, self.delete_chain, self.orig, location, time.time() + self.retention, kept)
@@ -371,7 +377,8 @@ class ReplaceTable:
         return ReplaceResult(objects=(str(self.orig),), event=self.event, name=self.orig, replaced=self.orig_exists,
                              backup_pending=backup_pending, path=path, swap_refused=self.swap_refused,
                              old_data=self.old_location,
-                             version=self.delete_chain if self.old_version is not None and self.retention > 0 else None)
+                             version=(self.kept_number or self.delete_chain) if self.old_version is not None
+                             and self.retention > 0 else None)
 
     def _roll_back(self, cause: Exception) -> StatementFailedError | None:
         """Error: None if the statement committed already; else cancel the linked chains, replay C and return the

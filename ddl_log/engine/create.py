@@ -27,6 +27,7 @@ from replace_table.machine import ReplaceResult, ReplaceTable
 from storage.catalogs.interface import CreateText, Fill, TableSpec
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.rules import check_new_name
 from storage.errors import (
     InvalidDefinitionError,
     InvalidNameError,
@@ -65,6 +66,7 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
                 raise ObjectExistsError(f"{target} is a view, not a table", str(target))
             ctx.catalog.check_create(spec, target)
             check_retention_property(spec.properties, target)
+            check_new_name(target)
         free_directory_of_dropped(ctx, target)  # they may hold the name's directory
         try:
             return ReplaceTable(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,

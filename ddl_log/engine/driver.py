@@ -58,6 +58,8 @@ class UndoStatement:
         self.position = ctx.log.new_chain(ChainKind.UNDO, statement)
         self.version: VersionRecord | None = None
         """The table version the statement installed, for its binlog event (set by the body, before the commit)."""
+        self.xid: int | None = None
+        """The statement's XID when it took one before its commit (it numbers the table version it makes)."""
 
     def logged(self, log_action: Callable[[int], object], operation: Callable[[], Any]) -> None:
         """``log_action(chain)`` logs the action (a kind's helper, :mod:`actions.kinds`); ``operation`` does it."""
@@ -72,7 +74,7 @@ class UndoStatement:
 
     def commit(self, objects: tuple[str, ...]) -> BinlogEvent | None:
         return commit_chain(self.ctx.log, self.ctx.binlog, self.position, self.statement, objects,
-                            version=self.version)
+                            version=self.version, xid=self.xid)
 
     def fail(self, cause: Exception) -> StatementFailedError | None:
         """Handle an error: None if the statement had already committed, else the error to raise after undo."""

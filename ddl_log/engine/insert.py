@@ -51,6 +51,7 @@ from ddl_log.engine.typed import Statement
 from replace_table.machine import work_names
 from storage import crashpoints
 from storage.catalogs.file_moves import MovePlan, file_mover_of
+from storage.catalogs.insert_checks import check_insert_of
 from storage.catalogs.interface import TAG_PROPERTY, Fill, TableMetadata, TableSpec
 from storage.catalogs.names import TableName, quote_ident
 from storage.errors import CatalogError, DDLLogError, InvalidNameError, NotAtomicError
@@ -112,6 +113,7 @@ class InsertInto(Statement):
                                  "table's own location, outside the log's (allow_non_atomic=True or "
                                  "--allow-non-atomic runs Spark's own statement)", str(self.name))
         self.check(metadata)
+        check_insert_of(ctx.catalog, self.name, self.fill)  # what Spark refuses, refused before anything is logged
         return InsertRun(ctx, self, metadata).run()
 
     def check(self, metadata: TableMetadata) -> None:

@@ -21,7 +21,6 @@ relation stays readable throughout; a table's old files outlive the statement by
 from __future__ import annotations
 
 import re
-import secrets
 import time
 from collections.abc import Callable
 from typing import ClassVar
@@ -38,6 +37,7 @@ from actions.kinds.forget_table import log_forget_table
 from actions.locking import LockKeys
 from actions.replay import replay_chain
 from actions.results import StatementResult
+from actions.version_tags import version_tag
 from chains.binlog import BinlogEvent
 from chains.commit import commit_chain
 from chains.entries import ChainKind
@@ -85,7 +85,7 @@ class KindChange:
         self.ctx, self.orig, self.target, self.statement = ctx, orig, target, statement
         self.xid = ctx.log.allocate_id() if ctx.binlog is None else ctx.binlog.new_xid()
         self.tmp, _ = work_names(orig, self.xid)
-        self.tag = f"x{self.xid}-{secrets.token_hex(8)}"
+        self.tag = version_tag(self.xid, target.label)
         self.holder_tag = f"{self.tag}:holder"
         self.chains: list[int] = []
         """The undo chain C, then the linked forward chains D (and E)."""

@@ -23,7 +23,8 @@ from actions.kinds.rename_table import log_rename_table
 from actions.locking import LockKeys
 from actions.recovery import free_directory_of_dropped
 from actions.results import NOTHING_DONE, StatementResult
-from actions.versions import keep_version, retention_of
+from actions.version_history import kept_version
+from actions.versions import retention_of
 from chains.log import DDLLog
 from ddl_log.engine.driver import KeptFiles, StatementPoints, UndoStatement, run_forward_chain
 from ddl_log.engine.lookups import missing_table
@@ -34,6 +35,7 @@ from ddl_log.errors import kept_elsewhere
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, check_identifier, quote_ident
+from storage.catalogs.rules import check_database_name_length, check_new_name
 from storage.errors import (
     CatalogError,
     InvalidNameError,
@@ -75,6 +77,8 @@ class RenameTables(Statement):
     def run(self, ctx: ActionContext) -> StatementResult:
         if not self.pairs:
             raise InvalidNameError("RENAME TABLE needs at least one pair", "")
+        for _, new in self.pairs:
+            check_new_name(new)
         with reuse_lookups():  # a target found free is not looked up again as a view
             plan = plan_renames(ctx, list(self.pairs))
             subject = ", ".join(f"{old} TO {new}" for old, new, _ in plan)
@@ -210,7 +214,7 @@ def kept_table_files(ctx: ActionContext, names: list[TableName], operation: str)
         version = ctx.catalog.version_of(name)
         if version is not None:
             kept.append(KeptFiles(name, version.location, now + retention_of(ctx, version),
-                                  keep_version(version, operation, dropped=True)))
+                                  kept_version(ctx, version, name, operation, dropped=True)))
             continue
         location = ctx.catalog.table_location(name)
         if location is not None:
@@ -305,6 +309,7 @@ class CreateDatabase(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         db, catalog = self.name, ctx.catalog
+        check_database_name_length(db)
         if catalog.database_exists(db):
             if self.if_not_exists:
                 return NOTHING_DONE

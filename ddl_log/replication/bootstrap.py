@@ -48,6 +48,7 @@ from ddl_log.replication.position import (
 from ddl_log.replication.rewrite import rewrite_statement
 from ddl_log.replication.snapshot import DatabaseSnapshot, SourceCatalog, fingerprint
 from ddl_log.replication.source import Source
+from ddl_log.replication.source_identity import source_ident
 from ddl_log.replication.state import REPLICATION_DIR, read_state, write_state
 from ddl_log.replication.sync import Copied, Key, rounds, stale, target_key
 from storage import crashpoints
@@ -156,7 +157,8 @@ class Bootstrap:
         what = f"bootstrap of {self.filters.describe()} from {self.source.path}"
         at = rounds(self.source, self.read, self.copy, self.in_scope, what=what, attempts=self.attempts,
                     forget=self.forget)
-        self.ddl.binlog_file.append(bootstrap_done(self.origin, at, self.describe()), xid=None)
+        self.ddl.binlog_file.append(bootstrap_done(self.origin, at, self.describe(), source_ident(self.source, at)),
+                                    xid=None)
         DONE()
         for db in sorted(self.filters.databases or ()):
             objects = self.catalog.list_objects(self.filters.target_db(db))

@@ -14,9 +14,9 @@ from __future__ import annotations
 import attrs
 
 from ddl_log.engine.core import DDLEngine
+from ddl_log.engine.history import DescribeHistory, ShowTablesDropped
 from ddl_log.engine.name_holds import ReleaseTableName
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.versions import DescribeHistory, ShowTablesDropped
 from ddl_log.replication.errors import ReplicaConfigError, ReplicaReadOnlyError, SyncIncompleteError
 from ddl_log.replication.origin import AppliedPosition
 from ddl_log.replication.position import ReplicaPosition, first_origin, promoted

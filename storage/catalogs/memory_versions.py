@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from storage.catalogs.interface import TableVersion
+from storage.catalogs.interface import TAG_PROPERTY, TableVersion
 from storage.catalogs.memory_swap import SwapState, default_location, location_of
 from storage.catalogs.memory_table import MemoryTable
 from storage.catalogs.names import TableName
@@ -33,7 +33,8 @@ class MemoryVersions:
         record = {"columns": list(table.columns), "types": table.types, "comments": table.comments,
                   "properties": table.properties, "partitioned_by": list(table.partitioned_by),
                   "partitions": table.partitions, "location": location, "identity": table.identity}
-        return TableVersion(json.dumps(record, sort_keys=True), location, tuple(sorted(table.properties.items())),
+        properties = {**table.properties, TAG_PROPERTY: table.identity}  # Spark's table parameters hold the tag
+        return TableVersion(json.dumps(record, sort_keys=True), location, tuple(sorted(properties.items())),
                             location == default_location(name))
 
     def install_refusal(self, name: TableName, definition: str) -> str | None:

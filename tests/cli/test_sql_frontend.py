@@ -16,11 +16,12 @@ from actions.results import StatementResult
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.history import DescribeHistory, ShowTablesDropped
 from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.versions import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
+from ddl_log.engine.versions import RestoreTable, UndropTable
 from ddl_log.engine.views import AlterView, CreateFunction, CreateView, DropFunction, DropViews, RenameView
 from ddl_log.frontends.sql import (
     SqlParseError,

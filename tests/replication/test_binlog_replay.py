@@ -32,7 +32,7 @@ def applied(ddl: AtomicDDL) -> list[int]:
 def test_a_binlog_script_replays_each_statement_once_however_often_it_runs(tmp_path):
     source, source_catalog = source_home(tmp_path)
     script = script_of(source)
-    assert f"/* ddl-log origin {origin_of(source)} seq 1 */" in script
+    assert f"/* ddl-log origin {origin_of(source)} seq 1 id " in script
     catalog = populated_catalog()
     with AtomicDDL(home=str(tmp_path / "replay"), catalog=catalog) as ddl:
         results = ddl.sql(script)

@@ -3,11 +3,13 @@ code before its fix. (The in-memory ones: tests/unit/test_review36.py.)"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ddl_log import AtomicDDL
+from ddl_log import AtomicDDL, DDLLogError
+from tests.version_model import ApiDriver
 
 pytestmark = pytest.mark.spark
 
@@ -39,3 +41,115 @@ def test_finding3_describe_of_objects_named_history_runs_as_spark_runs_it(clean_
             assert result.kind == "ddl" and [row.current for row in result.result.rows] == [True]
     finally:
         spark.sql("DROP DATABASE IF EXISTS history CASCADE")
+
+
+def data_files(location: str) -> list[Path]:
+    root = Path(location.removeprefix("file:"))
+    return sorted(p for p in root.rglob("*") if p.is_file() and not p.name.startswith(("_", ".")))
+
+
+@pytest.mark.parametrize("how", ["restore", "undrop"])
+def test_also_seen_a_version_whose_files_were_partly_deleted_by_hand_is_refused_never_installed_in_part(
+        clean_spark, tmp_path, how):
+    """Issue 36, "also seen": RESTORE of a version with some of its files deleted by hand restored the rest (6 of 10
+    rows). The files the version held when it was kept are checked first, as a replica checks a copied version's."""
+    from ddl_log import VersionFilesMissingError
+
+    spark = clean_spark
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0, retention_seconds=3600) as ddl:
+        ddl.create_table("t", using="parquet", as_select="SELECT /*+ REPARTITION(5) */ id FROM range(10)")
+        ddl.create_or_replace_table("t", as_select="SELECT 1 AS id")  # the first is kept, at its own directory
+        if how == "restore":
+            kept = ddl.describe_history("t").rows[1]
+        else:
+            ddl.create_or_replace_table("t", as_select="SELECT 2 AS id")
+            kept = ddl.describe_history("t").rows[1]
+            ddl.restore_table("t", version=kept.version)
+            ddl.drop_tables(["t"])
+            [kept] = ddl.show_tables_dropped().rows
+        files = data_files(kept.location)
+        assert len(files) >= 3
+        for file in files[:2]:
+            file.unlink()
+        before = rows_of(spark.sql("SELECT * FROM t ORDER BY id")) if how == "restore" else None
+        events = len(ddl.binlog_events())
+        with pytest.raises(VersionFilesMissingError) as refused:
+            ddl.restore_table("t", version=kept.version) if how == "restore" else ddl.undrop_table("t")
+        assert refused.value.name == "default.t" and len(refused.value.missing) == 2
+        assert refused.value.reason == "files_missing" and files[0].name in str(refused.value)
+        assert len(ddl.binlog_events()) == events and ddl.active_chains() == []
+        if how == "restore":
+            assert rows_of(spark.sql("SELECT * FROM t ORDER BY id")) == before
+        else:
+            assert not spark.catalog.tableExists("t")
+
+
+class SparkDriver(ApiDriver):
+    """The model's statements on Spark, through the Python API (table ``default.t``)."""
+
+    def __init__(self, spark: Any, ddl: AtomicDDL) -> None:
+        self.spark, self.ddl = spark, ddl
+
+    def run(self, step: str, rows: tuple[int, ...]) -> Any:
+        query = " UNION ALL ".join(f"SELECT CAST({value} AS INT) AS x" for value in rows) or \
+            "SELECT CAST(1 AS INT) AS x WHERE false"
+        if step == "create":
+            return self.ddl.create_table("t", using="parquet", as_select=query)
+        if step == "replace":
+            return self.ddl.create_or_replace_table("t", using="parquet", as_select=query)
+        if step == "insert":
+            return self.ddl.insert_into("t", as_select=query)
+        if step == "truncate":
+            return self.ddl.truncate_table("t")
+        return self.ddl.drop_tables(["t"])
+
+    def content(self) -> Any:
+        if not self.spark.catalog.tableExists("t"):
+            return None
+        return sorted(rows_of(self.spark.sql("SELECT * FROM t")))
+
+
+def test_a_history_of_every_kind_of_statement_agrees_with_the_model_of_versions_on_spark(clean_spark, tmp_path,
+                                                                                        monkeypatch):
+    """The short Spark variant of tests/unit/test_version_model.py: one history through every kind of statement,
+    every RESTORE form and an expiry, checked against the model after each statement."""
+    from tests.version_model import RETENTION, Model, fake_clock, play
+
+    steps = [("create", (1, 2)), ("insert", (3,)), ("replace", (4,)), ("restore_ts", 2), ("truncate", ()),
+             ("restore_version", 0), ("drop", ()), ("restore_ts", 3), ("undrop", ()), ("expire", RETENTION / 2),
+             ("replace", (5, 6)), ("expire", RETENTION / 2 + 1), ("restore_ts", 1), ("restore_ts", 6),
+             ("restore_ts", 0)]
+    clock = fake_clock(monkeypatch, frozen=False)
+    with AtomicDDL(spark=clean_spark, home=tmp_path / "home", retention_seconds=RETENTION,
+                   grace_seconds=RETENTION) as ddl:
+
+        def check(condition: bool, what: str) -> None:
+            assert condition, what
+
+        play(SparkDriver(clean_spark, ddl), Model(clock), steps, check, times=False)
+
+
+@pytest.mark.parametrize("body", ["VALUES (1, 2)", "SELECT 'a', 'b', 'c'", "(nosuch) VALUES (1)",
+                                  "SELECT * FROM nosuch_source", "PARTITION (p = 1) VALUES (1)"])
+def test_finding10_a_refused_insert_into_writes_nothing_not_even_briefly(clean_spark, tmp_path, body):
+    """Issue 36, finding 10: a refused INSERT INTO appended to the log and created a work table, then undid both.
+    Spark's analyzer checks the INSERT against the table first; nothing is logged and no table is made."""
+    spark = clean_spark
+    spark.sql("CREATE TABLE t (a INT) USING parquet")
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
+        ddl.sql("INSERT INTO t VALUES (7)")  # the session and the home warmed up
+        made: list[str] = []
+        create = ddl.catalog.create
+
+        def spy(name: Any, *args: Any, **kwargs: Any) -> Any:
+            made.append(str(name))
+            return create(name, *args, **kwargs)
+
+        ddl.catalog.create = spy  # type: ignore[method-assign]
+        size, events = ddl.log.size, len(ddl.binlog_events())
+        with pytest.raises(Exception) as refused:
+            ddl.sql(f"INSERT INTO t {body}")
+        assert isinstance(refused.value, DDLLogError), refused.value
+        assert made == [] and ddl.log.size == size and len(ddl.binlog_events()) == events
+    assert rows_of(spark.sql("SELECT * FROM t")) == [(7,)]
+    assert [t.name for t in spark.catalog.listTables()] == ["t"]

@@ -70,8 +70,9 @@ def cmd_status(args: argparse.Namespace) -> int:
             out(f"kept versions ({len(versions)}, {total} bytes; RESTORE / UNDROP can bring them back until then):")
             for v in versions:
                 size = "?" if v["size_bytes"] is None else v["size_bytes"]
-                out(f"  version {v['version']} of {v['table']} ({v['operation']} at {v['timestamp']}): {size} bytes"
-                    f" at {v['location']}, until {v['restorable_until']}")
+                made = f"made by {v['operation']} at {v['timestamp']}; " if v["operation"] else ""
+                out(f"  version {v['version']} of {v['table']} ({made}{v['retired_by']} at {v['retired_at']}): "
+                    f"{size} bytes at {v['location']}, until {v['restorable_until']}")
         if kept:
             out(f"kept directories ({len(kept)}; due for deletion, but something uses them now):")
             for entry in kept:
@@ -310,7 +311,7 @@ def script_lines(origin: str, event: Any) -> str:
     """One event as ``ddl-log sql -f`` replays it: a comment saying what it is (and why a replay of its text is not
     the event's exact effect), then the statement behind its origin marker, so that the replaying home records what
     it applied and skips it when the script runs again."""
-    from ddl_log.replication.origin import marked
+    from ddl_log.replication.origin import marked_event
 
     notes = [f"-- #{event.seq}  {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(event.timestamp))}"]
     if event.generated_by_recovery:
@@ -319,7 +320,7 @@ def script_lines(origin: str, event: Any) -> str:
         notes.append("-- text replay runs its query again: rand(), current_timestamp() and tables the replaying "
                      "catalog lacks give other rows (`replica run` copies the source's files instead)")
     text = event.statement.rstrip().rstrip(";")
-    return "\n".join([*notes, marked(origin, event.seq, text) + terminator(text)])
+    return "\n".join([*notes, marked_event(origin, event, text) + terminator(text)])
 
 
 def terminator(statement: str) -> str:

@@ -12,11 +12,12 @@ from sqlglot.tokenizer_core import TokenType
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.history import DescribeHistory, ShowTablesDropped
 from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind, any_kind_marked
 from ddl_log.engine.name_holds import ReleaseTableName
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
-from ddl_log.engine.versions import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
+from ddl_log.engine.versions import RestoreTable, UndropTable
 from ddl_log.engine.views import (
     AlterView,
     AlterViewProperties,

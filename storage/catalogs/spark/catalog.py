@@ -61,6 +61,7 @@ from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, LeftoverStrateg
 from storage.catalogs.spark.executors import orphan_window
 from storage.catalogs.spark.file_moves import SparkFileMoves
 from storage.catalogs.spark.functions import SparkFunctions
+from storage.catalogs.spark.insert_check import check_insert
 from storage.catalogs.spark.kind_swap import SparkKindSwap
 from storage.catalogs.spark.leftovers import SparkLeftovers
 from storage.catalogs.spark.metastore import MetastoreClient
@@ -264,6 +265,10 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
     def check_alter(self, name: TableName, clause: str) -> None:
         """See :meth:`storage.catalogs.spark.alter.SparkTableAlter.check_alter`."""
         self._alter.check_alter(name, clause)
+
+    def check_insert(self, name: TableName, fill: Fill) -> None:
+        """See :func:`storage.catalogs.spark.insert_check.check_insert`."""
+        check_insert(self._engine.spark, name, fill)
 
     def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.check_create`."""
