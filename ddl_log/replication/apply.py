@@ -37,7 +37,7 @@ from ddl_log.replication.file_wait import MOVE_WAIT_SECONDS, POLL_SECONDS, waiti
 from ddl_log.replication.follow import SkipNotes, follow_of
 from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.origin import AppliedPosition, event_id, marked_event
-from ddl_log.replication.rewrite import rewrite_statement
+from ddl_log.replication.rewrite import Finder, rewrite_statement, session_finder
 from ddl_log.replication.source import Source
 from ddl_log.replication.source_identity import check_source_holds
 from ddl_log.replication.state import REPLICATION_DIR, note_error, read_state, write_state
@@ -111,10 +111,14 @@ class Applier:
                                    "which the replica's does not number alike; it replicates by copying the "
                                    "restored version's files, which needs a parquet or ORC table and a Spark "
                                    "catalog on the replica (re-bootstrap the table)")
-        statement = rewrite_statement(statements[0], mapping)
+        statement = rewrite_statement(statements[0], mapping, self.finder())
         if statement != statements[0]:  # the replica's binlog says what it did: the rewritten statement
             text = marked_event(self.source.origin, event, statement.canonical_text())
         return [attrs.evolve(statement, text=text)]
+
+    def finder(self) -> Finder | None:
+        """The parser ``--rewrite-db`` reads SQL texts with: Spark's own through the replica's session."""
+        return None if self.engine.uses_custom_catalog else session_finder(self.engine.spark)
 
     def renames_after(self, seq: int) -> Iterator[tuple[TableName, TableName]]:
         """The source's table renames after ``seq``, in order (where a moved version's files went)."""

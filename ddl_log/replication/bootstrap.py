@@ -45,7 +45,7 @@ from ddl_log.replication.position import (
     bootstrap_done,
     bootstrap_statement,
 )
-from ddl_log.replication.rewrite import rewrite_statement
+from ddl_log.replication.rewrite import Finder, rewrite_statement, session_finder
 from ddl_log.replication.snapshot import DatabaseSnapshot, SourceCatalog, fingerprint
 from ddl_log.replication.source import Source
 from ddl_log.replication.source_identity import source_ident
@@ -242,9 +242,13 @@ class Bootstrap:
         for name, function in functions.items():
             if not self.kept(("function", name), fingerprint(function)):
                 statement = rewrite_statement(CreateFunction(name=name, definition=function, or_replace=True),
-                                              mapping)
+                                              mapping, self.finder())
                 self.run_statement(statement, at, "function", fingerprint(function), ("function", name))
         self.create_views(views, at)
+
+    def finder(self) -> Finder | None:
+        """The parser ``--rewrite-db`` reads SQL texts with (:func:`session_finder`)."""
+        return None if self.ddl.uses_custom_catalog else session_finder(self.ddl.spark)
 
     def kept(self, key: Key, print_: str) -> bool:
         entry = self.copied.get(key)
@@ -267,7 +271,7 @@ class Bootstrap:
             failures: dict[TableName, DDLLogError] = {}
             for name, view in pending.items():
                 statement = rewrite_statement(CreateView(name=name, definition=view, or_replace=True),
-                                              self.filters.mapping)
+                                              self.filters.mapping, self.finder())
                 try:
                     self.run_statement(statement, at, "view", fingerprint(view), ("view", name))
                 except DDLLogError as error:

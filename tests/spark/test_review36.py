@@ -57,13 +57,11 @@ def test_also_seen_a_version_whose_files_were_partly_deleted_by_hand_is_refused_
 
     spark = clean_spark
     with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0, retention_seconds=3600) as ddl:
-        ddl.create_table("t", using="parquet", as_select="SELECT /*+ REPARTITION(5) */ id FROM range(10)")
-        ddl.create_or_replace_table("t", as_select="SELECT 1 AS id")  # the first is kept, at its own directory
-        if how == "restore":
-            kept = ddl.describe_history("t").rows[1]
-        else:
-            ddl.create_or_replace_table("t", as_select="SELECT 2 AS id")
-            kept = ddl.describe_history("t").rows[1]
+        ddl.create_table("t", using="parquet", as_select="SELECT 0 AS id")  # at <db>/t: kept for grace 0 only
+        ddl.create_or_replace_table("t", as_select="SELECT /*+ REPARTITION(5) */ id FROM range(10)")
+        ddl.create_or_replace_table("t", as_select="SELECT 1 AS id")  # the ten rows kept, at their own directory
+        kept = ddl.describe_history("t").rows[1]
+        if how == "undrop":
             ddl.restore_table("t", version=kept.version)
             ddl.drop_tables(["t"])
             [kept] = ddl.show_tables_dropped().rows
@@ -153,3 +151,74 @@ def test_finding10_a_refused_insert_into_writes_nothing_not_even_briefly(clean_s
         assert made == [] and ddl.log.size == size and len(ddl.binlog_events()) == events
     assert rows_of(spark.sql("SELECT * FROM t")) == [(7,)]
     assert [t.name for t in spark.catalog.listTables()] == ["t"]
+
+
+def test_finding9_names_up_to_the_metastores_limits_work_in_every_statement_on_spark(clean_spark, tmp_path):
+    """Issue 36, finding 9: every statement refused names over 128 characters. The metastore (Derby and PostgreSQL
+    alike: its JDO model) takes tables and views up to 256, databases and functions up to 128; a managed table's
+    directory bounds tables at 255 on a local file system (Spark's own error there)."""
+    from ddl_log import InvalidNameError
+
+    spark = clean_spark
+    table, renamed, view, database = "t" * 200, "r" * 250, "v" * 256, "d" * 128
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0, retention_seconds=3600) as ddl:
+        ddl.sql(f"CREATE TABLE {table} (a INT) USING parquet")
+        ddl.sql(f"INSERT INTO {table} VALUES (1), (2)")
+        ddl.sql(f"CREATE OR REPLACE TABLE {table} USING parquet AS SELECT a + 10 AS a FROM {table}")
+        ddl.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('k' = 'v')")
+        ddl.sql(f"TRUNCATE TABLE {table}")
+        [history] = ddl.sql(f"DESCRIBE HISTORY {table}")
+        ddl.sql(f"RESTORE TABLE {table} TO VERSION AS OF {history.result.rows[1].version}")
+        assert rows_of(spark.sql(f"SELECT a FROM {table} ORDER BY a")) == [(11,), (12,)]
+        ddl.sql(f"ALTER TABLE {table} RENAME TO {renamed}")
+        ddl.sql(f"DROP TABLE {renamed}")
+        ddl.sql(f"UNDROP TABLE {renamed}")
+        assert rows_of(spark.sql(f"SELECT a FROM {renamed} ORDER BY a")) == [(11,), (12,)]
+        ddl.sql(f"CREATE VIEW {view} AS SELECT 1 AS one")
+        assert rows_of(spark.sql(f"SELECT * FROM {view}")) == [(1,)]
+        ddl.sql(f"DROP VIEW {view}")
+        ddl.sql(f"CREATE DATABASE {database}")
+        ddl.sql(f"CREATE TABLE {database}.x USING parquet AS SELECT 1 AS a")
+        ddl.sql(f"DROP DATABASE {database} CASCADE")
+        with pytest.raises(InvalidNameError, match="maximum length of 128"):
+            ddl.sql(f"CREATE DATABASE {'d' * 129}")
+        with pytest.raises(InvalidNameError, match="maximum length of 256"):
+            ddl.sql(f"CREATE VIEW {'v' * 257} AS SELECT 1 AS one")
+
+
+PARTITIONED = "CREATE TABLE pt USING parquet PARTITIONED BY (p) AS SELECT id AS a, id % 3 AS p FROM range(30)"
+
+
+@pytest.mark.parametrize("point", ["drop_partitioned.external", "drop_partitioned.renamed",
+                                   "create_partitioned.created", "create_partitioned.partitions_added"])
+def test_finding11_every_crash_point_of_a_partitioned_drop_or_undrop_recovers_to_before_or_after(
+        clean_spark, tmp_path, point):
+    """The name goes before the partitions (DROP) and the partitions come before the tracked definition (UNDROP):
+    a crash between the metastore calls, then recovery: the DROP is finished (no holder table left), the UNDROP is
+    undone (the version still kept); both then run, and the table reads whole."""
+    from tests import crashkit
+    from tests.spark.sweep_support import user_tables
+
+    spark = clean_spark
+    spark.sql(PARTITIONED)
+    whole = sorted(rows_of(spark.sql("SELECT * FROM pt")))
+
+    def opener() -> AtomicDDL:
+        return AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=600, compact_bytes=0)
+
+    if point.startswith("drop"):
+        assert crashkit.crash_at(opener, lambda d: d.drop_tables(["pt"]), point, 1)
+        with opener() as ddl:  # recovery finishes the drop
+            assert not spark.catalog.tableExists("pt") and user_tables(spark) == set()
+            assert ddl.active_chains() == [] and [r.table for r in ddl.show_tables_dropped().rows] == ["default.pt"]
+            ddl.undrop_table("pt")
+    else:
+        with opener() as ddl:
+            ddl.drop_tables(["pt"])
+        assert crashkit.crash_at(opener, lambda d: d.undrop_table("pt"), point, 1)
+        with opener() as ddl:  # recovery undoes the undrop
+            assert not spark.catalog.tableExists("pt") and ddl.active_chains() == []
+            assert [r.table for r in ddl.show_tables_dropped().rows] == ["default.pt"]
+            ddl.undrop_table("pt")
+    assert sorted(rows_of(spark.sql("SELECT * FROM pt"))) == whole
+    assert len(spark.sql("SHOW PARTITIONS pt").collect()) == 3

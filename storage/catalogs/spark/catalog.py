@@ -182,8 +182,7 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
         metastore, its files stay) needs the metastore client (:meth:`SparkSwap.drop_keeping_files`), else the files
         go with it as Spark's DROP deletes them."""
         keep = keep_files and self._swap.client_refusal() is None
-        return self._tables.drop(name, expect=expect, before=before,
-                                 remove=self._swap.drop_keeping_files if keep else None)
+        return self._swap.drop(self._tables, name, expect, before, keep=keep)
 
     def check_current_catalog(self) -> None:
         """See :meth:`storage.catalogs.spark.engine.Engine.check_current_catalog`."""
@@ -267,8 +266,7 @@ class SparkCatalog(kept_notes.SparkKeptNotes):
         self._alter.check_alter(name, clause)
 
     def check_insert(self, name: TableName, fill: Fill) -> None:
-        """See :func:`storage.catalogs.spark.insert_check.check_insert`."""
-        check_insert(self._engine.spark, name, fill)
+        check_insert(self._engine.spark, name, fill)  # storage.catalogs.spark.insert_check
 
     def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
         """See :meth:`storage.catalogs.spark.create.SparkTableCreate.check_create`."""

@@ -25,7 +25,9 @@ from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine, in
 from storage.catalogs.spark.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.jvm import caches_data
 from storage.catalogs.spark.metastore import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
+from storage.catalogs.spark.partition_reads import drop_holder, drop_partitioned
 from storage.catalogs.spark.schema_edit import altered
+from storage.catalogs.spark.tables import SparkTables
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 
@@ -209,9 +211,11 @@ class SparkSwap:
         """Why this session has no metastore client of the catalog's own (None when it has one)."""
         return self._client.refusal()
 
-    def drop_keeping_files(self, name: TableName) -> None:
+    def drop_keeping_files(self, name: TableName, identity: str | None = None) -> None:
         """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``
-        off): this session first forgets its cached relation, file listing and cached data, as Spark's DROP does."""
+        off; a partitioned one loses its name first, :func:`~storage.catalogs.spark.partition_reads.drop_partitioned`,
+        ``identity`` naming its holder): this session first forgets its cached relation, file listing and cached
+        data, as Spark's DROP does."""
         try:
             if self._engine.spark.catalog.isCached(name.quoted):
                 self._engine.spark.catalog.uncacheTable(name.quoted)
@@ -219,7 +223,22 @@ class SparkSwap:
             pass  # nothing cached to drop
         self.refresh(name)
         self._engine.forget(name)
-        self._client.forget(name)
+        if not drop_partitioned(self._client, name, identity):  # a reader never finds it without its partitions
+            self._client.forget(name)
+
+    def drop(self, tables: SparkTables, name: TableName, expect: str | None, before: Callable[[], None] | None, *,
+             keep: bool) -> bool:
+        """:meth:`SparkTables.drop` of ``name``; with ``keep``, its files kept (:meth:`drop_keeping_files`), and the
+        holder of a partitioned drop cut after its rename dropped when the name is gone
+        (:func:`~storage.catalogs.spark.partition_reads.drop_holder`)."""
+        try:
+            return tables.drop(name, expect=expect, before=before,
+                               remove=(lambda table: self.drop_keeping_files(table, expect)) if keep else None)
+        except NoSuchObjectError:
+            self._engine.forget(name)
+            if keep and drop_holder(self._client, name, expect):
+                return True
+            raise
 
     def drop_database_keeping_files(self, db: str) -> None:
         """Drop the empty database ``db`` from the metastore, its directory left (see :meth:`drop_keeping_files`)."""
