@@ -11,8 +11,10 @@ when the version moves out of its table name's directory (:mod:`actions.kinds.re
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable
+from datetime import datetime
 
 import attrs
 
@@ -23,9 +25,13 @@ from chains.entries import ActionEntry, ActionType, ExecuteEntry
 from chains.log import DDLLog
 from storage.catalogs.interface import TableVersion
 from storage.catalogs.names import TableName
+from storage.errors import InvalidTablePropertyError
 
 RETENTION_PROPERTY = "spark_ddl_log.retention_seconds"
 """A table property: how long this table's previous versions stay restorable (overrides the home's setting)."""
+MAX_RETENTION_SECONDS = 100 * 365 * 86400.0
+"""The longest retention: a value above it is refused when set through the log, and read as it when stored
+otherwise (so that every due time is a date the log's readers can print)."""
 
 
 @attrs.frozen
@@ -91,18 +97,61 @@ def dropped_tables(log: DDLLog, db: str | None = None) -> list[Version]:
 
 
 def retention_of(ctx: ActionContext, version: TableVersion) -> float:
-    """How long ``version`` stays restorable: the table's property, else the home's setting; never less than the
-    grace period (its readers), and no longer than it for a version at the name's default directory, which would
-    keep plain Spark from making a table of that name (``LOCATION_ALREADY_EXISTS``)."""
+    """How long ``version`` stays restorable: the table's property (read by :func:`stored_retention`), else the
+    home's setting; never less than the grace period (its readers), and no longer than it for a version at the
+    name's default directory, which would keep plain Spark from making a table of that name
+    (``LOCATION_ALREADY_EXISTS``)."""
     if version.at_default_location:
         return ctx.grace_seconds
-    raw = dict(version.properties).get(RETENTION_PROPERTY)
+    retention = stored_retention(dict(version.properties).get(RETENTION_PROPERTY), ctx.retention_seconds)
+    return max(ctx.grace_seconds, min(retention, MAX_RETENTION_SECONDS))
+
+
+def retention_refusal(value: str) -> str | None:
+    """Why ``value`` is not a retention this project can keep (None: it is one): a finite number of seconds from 0
+    to :data:`MAX_RETENTION_SECONDS`."""
     try:
-        retention = float(raw) if raw is not None else ctx.retention_seconds
+        seconds = float(value)
     except ValueError:
-        retention = ctx.retention_seconds
-    return max(ctx.grace_seconds, retention)
+        return "it is not a number of seconds"
+    if not math.isfinite(seconds):
+        return "it is not a finite number of seconds"
+    if seconds < 0:
+        return "it is negative (0 keeps versions for the grace period only)"
+    if seconds > MAX_RETENTION_SECONDS:
+        return f"it is more than {MAX_RETENTION_SECONDS:.0f} seconds (100 years), the longest a version is kept"
+    return None
 
 
-def keep_version(version: TableVersion, operation: str, *, dropped: bool, xid: int | None = None) -> KeptVersion:
-    return KeptVersion(version.definition, time.time(), operation, dropped, xid)
+def check_retention_property(properties: Iterable[tuple[str, str]], name: TableName) -> None:
+    """Refuse, before anything is logged, a statement that would set :data:`RETENTION_PROPERTY` to a value
+    :func:`retention_refusal` refuses."""
+    for key, value in properties:
+        if key.lower() == RETENTION_PROPERTY:
+            reason = retention_refusal(value)
+            if reason is not None:
+                raise InvalidTablePropertyError(str(name), RETENTION_PROPERTY, value, reason)
+
+
+def stored_retention(raw: str | None, default: float) -> float:
+    """The retention a property value stored by any means (plain Spark sets what it likes) means: ``default`` when
+    absent or not a number (NaN included), else clamped to 0 .. :data:`MAX_RETENTION_SECONDS`."""
+    if raw is None:
+        return default
+    try:
+        seconds = float(raw)
+    except ValueError:
+        return default
+    if math.isnan(seconds):
+        return default
+    return min(max(seconds, 0.0), MAX_RETENTION_SECONDS)
+
+
+def time_text(seconds: float) -> str:
+    """``seconds`` since the epoch as local time (``YYYY-MM-DD HH:MM:SS``); ``never`` for a time no calendar date
+    shows (a due time of infinity, written by a log before the retention was bounded)."""
+    try:
+        return datetime.fromtimestamp(seconds).isoformat(sep=" ", timespec="seconds")
+    except (OverflowError, OSError, ValueError):
+        return "never" if seconds > 0 else "the beginning"
+

@@ -5,7 +5,13 @@ live in ``storage/errors.py``, ``chains/errors.py`` and ``actions/errors.py``; `
 from __future__ import annotations
 
 from actions.errors import StatementFailedError
-from storage.errors import DDLLogError, InvalidNameError, LeftoverFilesError, NoSuchObjectError, ObjectExistsError
+from storage.errors import (
+    DDLLogError,
+    InvalidNameError,
+    LeftoverFilesError,
+    NoSuchObjectError,
+    ObjectExistsError,
+)
 
 
 class InvalidSchemaError(InvalidNameError):
@@ -97,8 +103,29 @@ class InvalidSettingError(DDLLogError):
 
 
 class NoSuchVersionError(NoSuchObjectError):
-    """RESTORE or UNDROP named a version of a table that is not kept (never was, expired, or is the current one);
-    ``.name`` is the table."""
+    """RESTORE or UNDROP named a version of a table that is not kept; ``.name`` is the table, ``.reason`` why:
+    ``unknown`` (no version of that number), ``dropped`` (no table had the name at that instant), ``not_created``
+    (the instant is before the table's first version), ``expired`` (the version of that instant is no longer kept),
+    ``none_dropped`` (UNDROP: no dropped version of the name is kept)."""
+
+    def __init__(self, message: str, name: str | None = None, *, reason: str = "unknown") -> None:
+        super().__init__(message, name)
+        self.reason = reason
+
+
+class VersionFilesMissingError(NoSuchVersionError):
+    """RESTORE or UNDROP of a version some of whose data files (listed when the version was kept) are gone, deleted
+    outside the log: refused, nothing installed (it would be a part of the version). ``.name`` the table,
+    ``.version`` its number, ``.location`` its directory, ``.missing`` the files not there (relative to it);
+    ``.reason`` ``files_missing``."""
+
+    def __init__(self, name: str, version: int, location: str, missing: tuple[str, ...]) -> None:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        super().__init__(f"cannot restore version {version} of {name}: {len(missing)} of its data files are gone from "
+                         f"{location} ({shown}); it is never installed in part", name, reason="files_missing")
+        self.version = version
+        self.location = location
+        self.missing = missing
 
 
 class NothingToReleaseError(NoSuchObjectError):

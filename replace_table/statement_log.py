@@ -17,6 +17,7 @@ from actions.commit_or_undo import undo_unless_committed
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
 from actions.replay import ReplayOutcome, replay_chain
+from actions.version_tags import version_tag
 from chains.binlog import BinlogEvent
 from chains.commit import commit_chain, committed_event
 from chains.entries import ChainKind
@@ -29,9 +30,12 @@ from storage.errors import DDLLogError
 class StatementLog:
     """The chains and XID of one statement whose text (as binlogged) is ``statement``."""
 
-    def __init__(self, ctx: ActionContext, statement: str) -> None:
+    def __init__(self, ctx: ActionContext, statement: str, *, makes_version: str | None = None) -> None:
         self.ctx = ctx
         self.statement = statement
+        self.makes_version = makes_version
+        """The operation, when the statement makes a table version current: its tag then numbers the version by
+        the statement's XID and says how and when it became current (:mod:`actions.version_tags`)."""
         self.chain_c: int | None = None
         self.undoable = False
         """C is an undo chain: an error before the commit point replays it (a forward chain is its own commit)."""
@@ -58,9 +62,11 @@ class StatementLog:
 
     @property
     def tag(self) -> str:
-        """The identity tag of what the statement makes (``x<xid>-<random>``): undo touches only what carries it."""
+        """The identity tag of what the statement makes (``x<xid>-<random>``, a version tag when it makes a table
+        version): undo touches only what carries it."""
         if self._tag is None:
-            self._tag = self.new_tag(f"x{self.xid}")
+            self._tag = (self.new_tag(f"x{self.xid}") if self.makes_version is None
+                         else version_tag(self.xid, self.makes_version))
         return self._tag
 
     @staticmethod

@@ -130,6 +130,21 @@ class NotAtomicError(CatalogError):
     front end hands such a statement to Spark instead when ``allow_non_atomic`` is set."""
 
 
+class InvalidTablePropertyError(InvalidDefinitionError):
+    """A table property of the DDL log's own (``spark_ddl_log.retention_seconds``) set to a value it cannot use:
+    refused before anything is logged, as Spark refuses a configuration value it cannot use (``condition``
+    ``INVALID_CONF_VALUE``, SQLSTATE 22022); ``property`` and ``value`` name what was given."""
+
+    condition = "INVALID_CONF_VALUE"
+    sqlstate = "22022"
+
+    def __init__(self, name: str, prop: str, value: str, reason: str) -> None:
+        super().__init__(f"[INVALID_CONF_VALUE] The value {value!r} in the config \"{prop}\" of table {name} is "
+                         f"invalid: {reason}", name)
+        self.property = prop
+        self.value = value
+
+
 class EngineOperationError(CatalogError):
     """The engine accepted a statement but it failed while running (e.g. the SELECT of a CTAS raised, an I/O error).
 

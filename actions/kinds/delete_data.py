@@ -32,25 +32,42 @@ class KeptVersion:
     dropped: bool
     xid: int | None = None
     number: int | None = None
-    """The version's number when it is not its deletion chain's position: a version moved out of the name's
-    directory (:mod:`actions.kinds.relocate_version`) gets a new deletion chain and keeps its number. Optional on
-    the wire (absent: the chain's position, as every log before it meant)."""
+    """The version's number (:mod:`actions.version_tags`: the XID of the statement that made it), or, when not
+    given, its deletion chain's position (a version made outside the log, or kept by a log written before
+    versions were numbered so). A version moved out of the name's directory (:mod:`actions.kinds.relocate_version`)
+    gets a new deletion chain and keeps its number. Optional on the wire, as the fields below."""
+    made_at: float | None = None
+    """When it last became current (the statement that made it current: ``made_by``, ``made_statement``)."""
+    made_by: str | None = None
+    made_statement: str | None = None
+    periods: tuple[tuple[float, float, bool], ...] = ()
+    """Earlier periods it was current (before a RESTORE or UNDROP made it current again): from, to, and whether a
+    DROP ended it."""
+    files: tuple[str, ...] | None = None
+    """Its data files when it was kept (relative to its directory; None: not listed): RESTORE and UNDROP refuse a
+    version some of whose files are gone."""
 
     def to_wire(self) -> dict[str, Any]:
-        wire = {"definition": self.definition, "kept_at": self.kept_at, "operation": self.operation,
-                "dropped": self.dropped, "xid": self.xid}
-        if self.number is not None:
-            wire["number"] = self.number
+        wire: dict[str, Any] = {"definition": self.definition, "kept_at": self.kept_at, "operation": self.operation,
+                                "dropped": self.dropped, "xid": self.xid}
+        optional = {"number": self.number, "made_at": self.made_at, "made_by": self.made_by,
+                    "made_statement": self.made_statement, "periods": [list(p) for p in self.periods] or None,
+                    "files": None if self.files is None else list(self.files)}
+        wire.update({key: value for key, value in optional.items() if value is not None})
         return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> KeptVersion:
         xid, number = require(data, "xid", "DELETE_DATA version"), data.get("number")
+        made_at, files = data.get("made_at"), data.get("files")
         return cls(str(require(data, "definition", "DELETE_DATA version")),
                    float(require(data, "kept_at", "DELETE_DATA version")),
                    str(require(data, "operation", "DELETE_DATA version")),
                    bool(require(data, "dropped", "DELETE_DATA version")), None if xid is None else int(xid),
-                   None if number is None else int(number))
+                   None if number is None else int(number), None if made_at is None else float(made_at),
+                   data.get("made_by"), data.get("made_statement"),
+                   tuple((float(a), float(b), bool(d)) for a, b, d in data.get("periods") or ()),
+                   None if files is None else tuple(str(f) for f in files))
 
 
 @attrs.frozen

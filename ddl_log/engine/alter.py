@@ -10,6 +10,7 @@ import attrs
 
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
+from actions.kept_versions import check_retention_property
 from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
 from ddl_log.engine.alter_ops import (
@@ -161,6 +162,8 @@ def _alter_properties(ctx: ActionContext, name: TableName, tag: str, metadata: T
     if TAG_PROPERTY in keys:
         raise InvalidNameError(f"table property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
     check_settable_properties(keys, str(name))
+    if isinstance(op, SetProperties):
+        check_retention_property(op.properties.items(), name)
     if isinstance(op, UnsetProperties):
         # Spark (4.x) ignores keys that are not set, with or without IF EXISTS; none set: nothing to change.
         keys = tuple(key for key in keys if key in current)

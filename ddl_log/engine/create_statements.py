@@ -12,6 +12,7 @@ import attrs
 
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
+from actions.kept_versions import check_retention_property
 from actions.locking import LockKeys, database_key, object_key
 from actions.results import NOTHING_DONE, StatementResult
 from chains.version_records import PartitionValues
@@ -26,6 +27,7 @@ from replace_table.plans.replace_run import ReplaceResult
 from storage.catalogs.interface import CreateText, Fill, TableSpec
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.rules import check_new_name
 from storage.errors import (
     InvalidDefinitionError,
     InvalidNameError,
@@ -63,6 +65,8 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
                 raise ObjectExistsError(f"{target} is a view, not a table", str(target))
             ctx.catalog.check_create(spec, target)
+            check_retention_property(spec.properties, target)
+            check_new_name(target)
         try:  # the kept versions of a dropped table of the name may hold its directory: the plan frees it first
             return replace_version(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
                                    fill=fill, empty=empty, frees_name=True)

@@ -16,6 +16,7 @@ from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement
 from replace_table.plans.insert_into import InsertResult, insert_rows
+from storage.catalogs.insert_checks import check_insert_of
 from storage.catalogs.interface import Fill, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
 from storage.errors import InvalidNameError, NotAtomicError
@@ -64,6 +65,7 @@ class InsertInto(Statement):
                                  "table's own location, outside the log's (allow_non_atomic=True or "
                                  "--allow-non-atomic runs Spark's own statement)", str(self.name))
         self.check(metadata)
+        check_insert_of(ctx.catalog, self.name, self.fill)  # what Spark refuses, refused before anything is logged
         return insert_rows(ctx, self.binlog_text, self.name, self.fill, metadata)
 
     def check(self, metadata: TableMetadata) -> None:

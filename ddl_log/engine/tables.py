@@ -24,6 +24,7 @@ from replace_table.plans import forward, undo
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, check_identifier, quote_ident
+from storage.catalogs.rules import check_database_name_length, check_new_name
 from storage.errors import (
     CatalogError,
     InvalidNameError,
@@ -58,6 +59,8 @@ class RenameTables(Statement):
     def run(self, ctx: ActionContext) -> StatementResult:
         if not self.pairs:
             raise InvalidNameError("RENAME TABLE needs at least one pair", "")
+        for _, new in self.pairs:
+            check_new_name(new)
         with reuse_lookups():  # a target found free is not looked up again as a view
             plan = plan_renames(ctx, list(self.pairs))
             event = undo.rename_tables(ctx, self.binlog_text, plan, verb=self.label,
@@ -230,6 +233,7 @@ class CreateDatabase(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         db, catalog = self.name, ctx.catalog
+        check_database_name_length(db)
         if catalog.database_exists(db):
             if self.if_not_exists:
                 return NOTHING_DONE

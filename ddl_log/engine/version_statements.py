@@ -1,6 +1,8 @@
 """RESTORE TABLE and UNDROP TABLE: a kept version (:mod:`actions.kept_versions`) made the table again, each an atomic,
 binlogged statement, checked here and run as a plan (:mod:`replace_table.plans.restore`: one catalog call between log
-writes); DESCRIBE HISTORY and SHOW TABLES DROPPED read what is kept."""
+writes): the version is current again under its own number, a new period begun (its identity tag says so,
+:mod:`actions.version_tags`). A version some of whose listed files are gone is refused, never installed in part.
+DESCRIBE HISTORY and SHOW TABLES DROPPED (:mod:`ddl_log.engine.history_statements`) read the history."""
 
 from __future__ import annotations
 
@@ -10,14 +12,15 @@ from typing import ClassVar
 import attrs
 
 from actions.context import ActionContext
-from actions.kept_versions import Version, dropped_tables, kept_versions
+from actions.kept_versions import Version, dropped_tables, time_text
 from actions.locking import LockKeys
-from actions.results import StatementResult
+from actions.version_history import Entry, current_at, table_history
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.typed import Statement
-from ddl_log.errors import NoSuchVersionError
+from ddl_log.errors import NoSuchVersionError, VersionFilesMissingError
 from replace_table.plans.restore import RESTORE, UNDROP, VersionResult, install_kept_version
-from storage.catalogs.names import TableName, check_identifier
+from storage.catalogs.file_moves import data_files_of
+from storage.catalogs.names import TableName
 from storage.errors import CatalogError, NoSuchObjectError, NotAtomicError, ObjectExistsError
 
 
@@ -31,26 +34,37 @@ def parse_timestamp(value: str | float) -> float:
         raise CatalogError(f"not a timestamp: {value!r} (write it as 'YYYY-MM-DD HH:MM:SS')", value) from None
 
 
-def version_as_of(ctx: ActionContext, name: TableName, number: int | None, timestamp: float | None) -> Version:
-    """The kept version of ``name`` numbered ``number``, or the one that was current at ``timestamp``: the
-    oldest kept version retired after it."""
-    versions = kept_versions(ctx.log, name)
+def version_as_of(ctx: ActionContext, name: TableName, number: int | None, timestamp: float | None) -> Entry:
+    """The version of ``name`` numbered ``number``, or the one whose period holds ``timestamp``
+    (:mod:`actions.version_history`); the current one is returned too (RESTORE of it changes nothing). Raises
+    :class:`NoSuchVersionError` naming why none is."""
+    entries = table_history(ctx.log, name, (ctx.catalog.identity(name), ctx.catalog.table_location(name) or ""))
     if number is not None:
-        found = [version for version in versions if version.number == number]
+        found = [entry for entry in entries if entry.number == number]
         if not found:
-            raise NoSuchVersionError(f"table {name} has no kept version {number} (DESCRIBE HISTORY lists them)",
-                                     str(name))
+            raise NoSuchVersionError(f"table {name} has no version {number} (DESCRIBE HISTORY lists them; a version "
+                                     "is kept for its retention)", str(name), reason="unknown")
         return found[0]
     assert timestamp is not None
-    later = [version for version in versions if version.kept.kept_at > timestamp]
-    if not later:
-        raise NoSuchVersionError(f"no kept version of table {name} was current at {timestamp_text(timestamp)} (the "
-                                 "current version was, or the versions of that time are gone)", str(name))
-    return later[0]
+    found_at = current_at(entries, timestamp)
+    if found_at.entry is None:
+        raise NoSuchVersionError(f"no version of table {name} was current at {timestamp_text(timestamp)} that can "
+                                 f"be restored: {found_at.why}", str(name), reason=found_at.reason)
+    return found_at.entry
 
 
 def timestamp_text(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds).isoformat(sep=" ", timespec="seconds")
+    return time_text(seconds)
+
+
+def check_files(ctx: ActionContext, name: TableName, version: Version) -> None:
+    """Refuse a version some of whose data files (listed when it was kept) are gone: it is never installed in
+    part (a replica checks a copied version's files alike)."""
+    listed = version.kept.files
+    present = None if listed is None else data_files_of(ctx.catalog, version.location)
+    missing = sorted(set(listed or ()) - set(present or ())) if present is not None else []
+    if missing:
+        raise VersionFilesMissingError(str(name), version.number, version.location, tuple(missing))
 
 
 @attrs.frozen(kw_only=True)
@@ -83,7 +97,11 @@ class RestoreTable(Statement):
         when = None if self.timestamp is None else parse_timestamp(self.timestamp)
         if ctx.catalog.identity(self.name) is None:
             raise missing_table(ctx.catalog, self.name)
-        version = version_as_of(ctx, self.name, self.version, when)
+        found = version_as_of(ctx, self.name, self.version, when)
+        if found.kept is None:  # the current version: installing it again changes nothing (nothing is binlogged)
+            return VersionResult(done=True, objects=(str(self.name),), version=found.number,
+                                 detail=f"version {found.number} of {self.name} is the current one already")
+        version = found.kept
         current = ctx.catalog.version_of(self.name)
         if current is None:
             raise NotAtomicError(f"cannot restore {self.name}: its current definition cannot be kept whole "
@@ -93,6 +111,7 @@ class RestoreTable(Statement):
             raise NotAtomicError(f"cannot restore {self.name} to version {version.number} in one metastore call: "
                                  f"{refusal}; its files stay at {version.location} until "
                                  f"{timestamp_text(version.due)}", str(self.name))
+        check_files(ctx, self.name, version)
         return install_kept_version(ctx, RESTORE, self.binlog_text, self.name, version, current, verb=self.label)
 
 
@@ -118,83 +137,12 @@ class UndropTable(Statement):
         found = [version for version in dropped_tables(ctx.log, self.name.db) if version.table == self.name]
         if not found:
             raise NoSuchVersionError(f"no dropped table {self.name} is kept (SHOW TABLES DROPPED lists them)",
-                                     str(self.name))
+                                     str(self.name), reason="none_dropped")
         if ctx.catalog.identity(self.name) is not None or ctx.catalog.view_definition(self.name) is not None:
             raise ObjectExistsError(f"cannot undrop {self.name}: an object named {self.name} exists; rename or drop "
                                     "it first", str(self.name))
         if not ctx.catalog.database_exists(self.name.db):
             raise NoSuchObjectError(f"cannot undrop {self.name}: database {self.name.db} does not exist (create "
                                     "it first)", self.name.db)
+        check_files(ctx, self.name, found[-1])
         return install_kept_version(ctx, UNDROP, self.binlog_text, self.name, found[-1], None, verb=self.label)
-
-
-@attrs.frozen
-class HistoryRow:
-    """One kept version, as DESCRIBE HISTORY and SHOW TABLES DROPPED show it (Delta's columns where they fit)."""
-
-    version: int
-    table: str
-    timestamp: str
-    operation: str
-    statement: str
-    xid: int | None
-    restorable_until: str
-    location: str
-    size: int | None
-    dropped: bool
-
-
-def history_rows(ctx: ActionContext, versions: list[Version]) -> list[HistoryRow]:
-    return [HistoryRow(v.number, str(v.table), timestamp_text(v.kept.kept_at), v.kept.operation, v.statement,
-                       v.kept.xid, timestamp_text(v.due), v.location, ctx.catalog.data_size(v.location), v.dropped)
-            for v in versions]
-
-
-@attrs.frozen(kw_only=True)
-class HistoryResult(StatementResult):
-    rows: tuple[HistoryRow, ...] = ()
-
-
-@attrs.frozen(kw_only=True)
-class DescribeHistory(Statement):
-    """DESCRIBE HISTORY t: the kept versions of ``t``, newest first (a read: nothing logged or binlogged)."""
-
-    label: ClassVar[str] = "DESCRIBE HISTORY"
-    name: TableName
-
-    @classmethod
-    def of(cls, name: str | TableName, *, text: str | None = None) -> DescribeHistory:
-        return cls(name=TableName.of(name), text=text)
-
-    def canonical_text(self) -> str:
-        return f"DESCRIBE HISTORY {self.name.quoted}"
-
-    def lock_keys(self) -> LockKeys:
-        return LockKeys.objects(self.name)
-
-    def run(self, ctx: ActionContext) -> HistoryResult:
-        rows = history_rows(ctx, list(reversed(kept_versions(ctx.log, self.name))))
-        return HistoryResult(done=True, objects=(str(self.name),), rows=tuple(rows),
-                             detail=f"{len(rows)} kept versions of {self.name}")
-
-
-@attrs.frozen(kw_only=True)
-class ShowTablesDropped(Statement):
-    """SHOW TABLES DROPPED [IN db]: the dropped tables UNDROP can bring back (a read)."""
-
-    label: ClassVar[str] = "SHOW TABLES DROPPED"
-    database: str | None = None
-
-    @classmethod
-    def of(cls, database: str | None = None, *, text: str | None = None) -> ShowTablesDropped:
-        return cls(database=None if database is None else check_identifier(database), text=text)
-
-    def canonical_text(self) -> str:
-        return "SHOW TABLES DROPPED" + (f" IN `{self.database}`" if self.database is not None else "")
-
-    def lock_keys(self) -> LockKeys:
-        return LockKeys()
-
-    def run(self, ctx: ActionContext) -> HistoryResult:
-        rows = history_rows(ctx, dropped_tables(ctx.log, self.database))
-        return HistoryResult(done=True, rows=tuple(rows), detail=f"{len(rows)} dropped tables kept")

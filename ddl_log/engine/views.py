@@ -19,7 +19,7 @@ from replace_table.plans import forward, undo
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName
-from storage.catalogs.rules import check_settable_properties
+from storage.catalogs.rules import check_new_name, check_settable_properties
 from storage.errors import (
     CatalogError,
     InvalidDefinitionError,
@@ -84,6 +84,7 @@ class CreateView(Statement):
         if self.if_not_exists and (ctx.catalog.view_definition(self.name) is not None
                                    or ctx.catalog.identity(self.name)):
             return NOTHING_DONE
+        check_new_name(self.name, "view")
         return put_view(ctx, self.name, self.definition, or_replace=self.or_replace, statement=self.binlog_text,
                         verb=self.label)
 
@@ -184,6 +185,7 @@ class RenameView(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         old, new, catalog = self.old, self.new, ctx.catalog
+        check_new_name(new, "view")
         definition = catalog.view_definition(old)
         if definition is None:
             raise missing_view(catalog, old, hint="use ALTER TABLE ... RENAME TO",
@@ -273,6 +275,7 @@ class CreateFunction(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         name, definition = self.name, self.definition
+        check_new_name(name, "function")
         old = ctx.catalog.function_definition(name)
         if old is not None and self.if_not_exists:
             return NOTHING_DONE

@@ -15,19 +15,14 @@ from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.alter_ops import AlterOp
 from ddl_log.engine.core import DDLEngine
 from ddl_log.engine.create_statements import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.history_statements import DescribeHistory, HistoryResult, ShowTablesDropped
 from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind
 from ddl_log.engine.release_name import ReleaseResult, ReleaseTableName
 from ddl_log.engine.schema import SchemaLike
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.version_statements import (
-    DescribeHistory,
-    HistoryResult,
-    RestoreTable,
-    ShowTablesDropped,
-    UndropTable,
-)
+from ddl_log.engine.version_statements import RestoreTable, UndropTable
 from ddl_log.engine.views import (
     AlterView,
     AlterViewProperties,
@@ -44,6 +39,7 @@ from ddl_log.replication.bootstrap import Bootstrap, SyncReport
 from ddl_log.replication.check import Check, CheckReport
 from ddl_log.replication.errors import ReplicaConfigError
 from ddl_log.replication.follow import Filters, configure
+from ddl_log.replication.origin import origin_for
 from ddl_log.replication.promote import PromoteReport, check_writable, promote
 from ddl_log.replication.readers import source_reader
 from ddl_log.replication.replica_state import read_state
@@ -71,6 +67,11 @@ class AtomicDDL(DDLEngine):
     def statements_of(self, text: str) -> list[Statement]:
         """The typed statements of a SQL text, names resolved now, none run (what a replica applies)."""
         return read_statements(self, text)
+
+    @property
+    def home_origin(self) -> str:
+        """The origin id of this home's own events in a ``binlog --sql`` script (:func:`origin_for`)."""
+        return origin_for(self.home.location)
 
     def run(self, statement: Statement) -> StatementResult:
         """Run a typed statement on the engine's one path; on a replica home only what it applies (read-only until
@@ -237,7 +238,8 @@ class AtomicDDL(DDLEngine):
         return result
 
     def describe_history(self, name: str | TableName, *, statement: str | None = None) -> HistoryResult:
-        """DESCRIBE HISTORY t: the kept versions of ``t`` (``.rows``), newest first."""
+        """DESCRIBE HISTORY t: every version of ``t`` (``.rows``), the current one first, then the kept ones, newest
+        first."""
         result = self.run(DescribeHistory.of(name, text=statement))
         assert isinstance(result, HistoryResult), result
         return result

@@ -36,10 +36,11 @@ from ddl_log.replication.errors import (
 from ddl_log.replication.file_wait import MOVE_WAIT_SECONDS, POLL_SECONDS, waiting_for_files
 from ddl_log.replication.follow import SkipNotes, follow_of
 from ddl_log.replication.ledger import Ledger
-from ddl_log.replication.origin import AppliedPosition, marked
+from ddl_log.replication.origin import AppliedPosition, event_id, marked_event
 from ddl_log.replication.replica_state import REPLICATION_DIR, note_error, read_state, write_state
-from ddl_log.replication.rewrite import rewrite_statement
+from ddl_log.replication.rewrite import Finder, rewrite_statement, session_finder
 from ddl_log.replication.source import Source
+from ddl_log.replication.source_identity import check_source_holds
 from storage import crashpoints
 from storage.catalogs.names import TableName
 from storage.errors import DDLLogError
@@ -80,24 +81,26 @@ class Applier:
         if state.origin is None:
             write_state(self.home_dir, attrs.evolve(state, source=source.path, origin=source.origin))
         self.position = applied.of(source.origin)
+        self.position_ident = applied.ident_of(source.origin)
+        """The identity of the source event at the position, as applied (None: not named, or none applied)."""
         self.follow = follow_of(engine.home.location, events, source, read_state(self.home_dir),
                                 Ledger(os.path.join(self.home_dir, REPLICATION_DIR)))
         self.skips = SkipNotes(engine.binlog_file, source.origin)
 
     def statements(self, event: BinlogEvent) -> list[Statement]:
         """The replica's statements for ``event``: exactly one, its text the source's behind the position marker."""
-        text = marked(self.source.origin, event.seq, event.statement)
+        text = marked_event(self.source.origin, event)
         mapping = self.follow.filters.mapping
         if copyable(event.version) and not self.engine.uses_custom_catalog:
             assert event.version is not None
             table = self.follow.filters.target(TableName.of(event.version.table))
             copy = copy_statement(self.engine.spark, event, text, lambda: self.renames_after(event.seq), name=table)
-            return [attrs.evolve(copy, text=marked(self.source.origin, event.seq, copy.canonical_text()))
+            return [attrs.evolve(copy, text=marked_event(self.source.origin, event, copy.canonical_text()))
                     if mapping else copy]
         if event.added is not None and not self.engine.uses_custom_catalog:
             table = self.follow.filters.target(TableName.of(event.added.table))
             insert = insert_statement(event, text, lambda: self.renames_after(event.seq), name=table)
-            return [attrs.evolve(insert, text=marked(self.source.origin, event.seq, insert.canonical_text()))
+            return [attrs.evolve(insert, text=marked_event(self.source.origin, event, insert.canonical_text()))
                     if mapping else insert]
         statements = self.read(event.statement)
         if len(statements) != 1:
@@ -108,10 +111,14 @@ class Applier:
                                    "which the replica's does not number alike; it replicates by copying the "
                                    "restored version's files, which needs a parquet or ORC table and a Spark "
                                    "catalog on the replica (re-bootstrap the table)")
-        statement = rewrite_statement(statements[0], mapping)
+        statement = rewrite_statement(statements[0], mapping, self.finder())
         if statement != statements[0]:  # the replica's binlog says what it did: the rewritten statement
-            text = marked(self.source.origin, event.seq, statement.canonical_text())
+            text = marked_event(self.source.origin, event, statement.canonical_text())
         return [attrs.evolve(statement, text=text)]
+
+    def finder(self) -> Finder | None:
+        """The parser ``--rewrite-db`` reads SQL texts with: Spark's own through the replica's session."""
+        return None if self.engine.uses_custom_catalog else session_finder(self.engine.spark)
 
     def renames_after(self, seq: int) -> Iterator[tuple[TableName, TableName]]:
         """The source's table renames after ``seq``, in order (where a moved version's files went)."""
@@ -174,7 +181,7 @@ class Applier:
         except Exception as error:
             raise ApplyFailedError(event.seq, event.statement, error) from error
         AFTER_APPLY()
-        self.position = event.seq
+        self.position, self.position_ident = event.seq, event_id(event)
         try:
             self.follow.noted(self.engine.catalog, event)
         except DDLLogError as error:  # the replica's metastore went away after the commit
@@ -186,12 +193,13 @@ class Applier:
         applied = copied = 0
         skipped = self.skips.count
         try:
+            check_source_holds(self.source, self.position, self.position_ident)
             for event in self.source.events_after(self.position):
                 if until is not None and event.seq > until:
                     break
                 reason = self.follow.skip_reason(event)
                 if reason is not None:
-                    self.skips.add(event.seq, reason)
+                    self.skips.add(event, reason)
                     continue
                 self.note_skips()
                 copied += self.apply(event)
@@ -210,7 +218,7 @@ class Applier:
         """Record the events skipped since the last note, in one note that moves the position past them."""
         noted = self.skips.flush()
         if noted is not None:
-            self.position = noted
+            self.position, self.position_ident = noted.seq, event_id(noted)
 
     def run(self, *, until_caught_up: bool = False, poll_seconds: float = 1.0,
             stop: Callable[[], bool] = lambda: False) -> ApplyReport:

@@ -46,9 +46,10 @@ from ddl_log.replication.position import (
     bootstrap_statement,
 )
 from ddl_log.replication.replica_state import REPLICATION_DIR, read_state, write_state
-from ddl_log.replication.rewrite import rewrite_statement
+from ddl_log.replication.rewrite import Finder, rewrite_statement, session_finder
 from ddl_log.replication.snapshot import DatabaseSnapshot, SourceCatalog, fingerprint
 from ddl_log.replication.source import Source
+from ddl_log.replication.source_identity import source_ident
 from ddl_log.replication.sync import Copied, Key, rounds, stale, target_key
 from storage import crashpoints
 from storage.catalogs.copying import CopyingCatalog
@@ -156,7 +157,8 @@ class Bootstrap:
         what = f"bootstrap of {self.filters.describe()} from {self.source.path}"
         at = rounds(self.source, self.read, self.copy, self.in_scope, what=what, attempts=self.attempts,
                     forget=self.forget)
-        self.ddl.binlog_file.append(bootstrap_done(self.origin, at, self.describe()), xid=None)
+        self.ddl.binlog_file.append(bootstrap_done(self.origin, at, self.describe(), source_ident(self.source, at)),
+                                    xid=None)
         DONE()
         for db in sorted(self.filters.databases or ()):
             objects = self.catalog.list_objects(self.filters.target_db(db))
@@ -240,9 +242,13 @@ class Bootstrap:
         for name, function in functions.items():
             if not self.kept(("function", name), fingerprint(function)):
                 statement = rewrite_statement(CreateFunction(name=name, definition=function, or_replace=True),
-                                              mapping)
+                                              mapping, self.finder())
                 self.run_statement(statement, at, "function", fingerprint(function), ("function", name))
         self.create_views(views, at)
+
+    def finder(self) -> Finder | None:
+        """The parser ``--rewrite-db`` reads SQL texts with (:func:`session_finder`)."""
+        return None if self.ddl.uses_custom_catalog else session_finder(self.ddl.spark)
 
     def kept(self, key: Key, print_: str) -> bool:
         entry = self.copied.get(key)
@@ -265,7 +271,7 @@ class Bootstrap:
             failures: dict[TableName, DDLLogError] = {}
             for name, view in pending.items():
                 statement = rewrite_statement(CreateView(name=name, definition=view, or_replace=True),
-                                              self.filters.mapping)
+                                              self.filters.mapping, self.finder())
                 try:
                     self.run_statement(statement, at, "view", fingerprint(view), ("view", name))
                 except DDLLogError as error:

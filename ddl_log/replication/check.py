@@ -171,7 +171,7 @@ class Check:
             self.differ(str(target), "table", "rows", f"source {source_rows}, replica {replica_rows} (rows:hash)")
 
     def compare_view(self, name: TableName, target: TableName, view: Any) -> None:
-        wanted = rewrite_statement(view, self.filters.mapping)
+        wanted = rewrite_statement(view, self.filters.mapping, self.applier.finder())
         present = self.catalog.view_definition(target)
         if present is not None:
             present = attrs.evolve(present, properties=tuple(
@@ -180,7 +180,7 @@ class Check:
             self.differ(str(target), "view", "definition", f"source {wanted}, replica {present}")
 
     def compare_function(self, name: TableName, target: TableName, function: Any) -> None:
-        wanted = rewrite_statement(function, self.filters.mapping)
+        wanted = rewrite_statement(function, self.filters.mapping, self.applier.finder())
         present = self.catalog.function_definition(target)
         if present != wanted:
             self.differ(str(target), "function", "definition", f"source {wanted}, replica {present}")

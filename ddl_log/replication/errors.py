@@ -98,6 +98,38 @@ class SourceEventsMissingError(ReplicationError):
         self.found_seq = found_seq
 
 
+class SourceRewoundError(ReplicationError):
+    """The source's binlog no longer holds the event the replica applied last (its head is behind the replica's
+    position), or holds another event at that seq (``found``, not ``applied``): a source restored from a backup or
+    re-created at the same path. The applier stops before anything of it; nothing is skipped; re-bootstrap the
+    replica (or bring back the source the replica followed)."""
+
+    def __init__(self, source: str, position: int, applied: str | None, found: str | None, head: int) -> None:
+        held = (f"holds another event there (identity {found}, the replica applied {applied})" if found is not None
+                else f"no longer holds it (its head is event {head})")
+        super().__init__(f"source {source}: the replica applied its event {position}, and its binlog {held}: it was "
+                         "restored from a backup or re-created at the same path; stopped, nothing skipped; "
+                         "re-bootstrap the replica from it, or point the replica at the source it followed")
+        self.name = source
+        self.position = position
+        self.applied = applied
+        self.found = found
+        self.head = head
+
+
+class ReplayedElsewhereError(ReplicationError):
+    """A replayed statement names an event (origin, seq) the home already has, with another identity: the script
+    comes from another home at the same path (re-created) or from before a restore. Nothing of it ran."""
+
+    def __init__(self, origin: str, seq: int, script: str, have: str) -> None:
+        super().__init__(f"the script's statement {origin} seq {seq} (identity {script}) is not the event this home "
+                         f"has under that name (identity {have}): the script comes from another home at that path or "
+                         "from before a restore; nothing of it was run from here on")
+        self.name = f"{origin} seq {seq}"
+        self.origin = origin
+        self.seq = seq
+
+
 class RewriteError(ReplicationError):
     """``--rewrite-db`` cannot rename the databases a statement's SQL text names (sqlglot cannot read it): the
     statement is not applied rather than applied to the source's database."""

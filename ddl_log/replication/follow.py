@@ -23,7 +23,7 @@ from ddl_log.replication.errors import (
     SyncIncompleteError,
 )
 from ddl_log.replication.ledger import Ledger, names_of
-from ddl_log.replication.origin import AppliedPosition, origin_of
+from ddl_log.replication.origin import AppliedPosition, event_id, origin_of
 from ddl_log.replication.position import PROMOTED, ReplicaPosition, first_origin, is_note, is_own, skipped
 from ddl_log.replication.replica_state import ReplicaState, read_state, write_state
 from ddl_log.replication.source import Source
@@ -167,26 +167,26 @@ class SkipNotes:
     def __init__(self, binlog: BinlogLike, origin: str) -> None:
         self.binlog = binlog
         self.origin = origin
-        self.pending: list[tuple[int, str]] = []
+        self.pending: list[tuple[BinlogEvent, str]] = []
         self.count = 0
 
-    def add(self, seq: int, reason: str) -> None:
-        self.pending.append((seq, reason))
+    def add(self, event: BinlogEvent, reason: str) -> None:
+        self.pending.append((event, reason))
         self.count += 1
 
-    def flush(self) -> int | None:
-        """Write the note; the position it moves to (None when nothing was pending)."""
+    def flush(self) -> BinlogEvent | None:
+        """Write the note; the source event whose position it moves to (None when nothing was pending)."""
         if not self.pending:
             return None
         runs: list[tuple[int, int, str]] = []
-        for seq, reason in self.pending:
+        for seq, reason in ((event.seq, reason) for event, reason in self.pending):
             if runs and runs[-1][2] == reason and runs[-1][1] + 1 == seq:
                 runs[-1] = (runs[-1][0], seq, reason)
             else:
                 runs.append((seq, seq, reason))
         why = "; ".join(f"{a}{'' if a == b else f'-{b}'} ({reason})" for a, b, reason in runs)
         last = self.pending[-1][0]
-        self.binlog.append(skipped(self.origin, last, why), xid=None)
+        self.binlog.append(skipped(self.origin, last.seq, why, event_id(last)), xid=None)
         self.pending.clear()
         return last
 

@@ -67,8 +67,10 @@ def bootstrap_statement(origin: str, at: int, kind: str, fingerprint: str, text:
     return f"/* ddl-log bootstrap {origin} at {at} {kind} {fingerprint} */ {text}"
 
 
-def bootstrap_done(origin: str, at: int, what: str) -> str:
-    return marked(origin, at, note_text(f"bootstrap done: {what}"))
+def bootstrap_done(origin: str, at: int, what: str, ident: str | None = None) -> str:
+    """The note that ends a bootstrap: its snapshot is the source's state at ``at`` (the event of identity
+    ``ident``)."""
+    return marked(origin, at, note_text(f"bootstrap done: {what}"), ident)
 
 
 def resync_begin(origin: str, table: TableName) -> str:
@@ -87,8 +89,8 @@ def promoted(origin: str, at: int) -> str:
     return f"/* ddl-log promoted from {origin} at {at} */"
 
 
-def skipped(origin: str, at: int, why: str) -> str:
-    return marked(origin, at, note_text(f"skipped {why}"))
+def skipped(origin: str, at: int, why: str, ident: str | None = None) -> str:
+    return marked(origin, at, note_text(f"skipped {why}"), ident)
 
 
 def is_note(statement: str) -> bool:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import attrs
 
 from ddl_log.engine.core import DDLEngine
+from ddl_log.engine.history_statements import DescribeHistory, ShowTablesDropped
 from ddl_log.engine.release_name import ReleaseTableName
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.version_statements import DescribeHistory, ShowTablesDropped
 from ddl_log.replication.errors import ReplicaConfigError, ReplicaReadOnlyError, SyncIncompleteError
 from ddl_log.replication.origin import AppliedPosition
 from ddl_log.replication.position import ReplicaPosition, first_origin, promoted

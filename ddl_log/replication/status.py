@@ -13,10 +13,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from chains.binlog import BinlogEvent
+from ddl_log.replication.errors import SourceRewoundError
 from ddl_log.replication.origin import AppliedPosition
 from ddl_log.replication.position import ReplicaPosition
 from ddl_log.replication.replica_state import ReplicaState, read_state
 from ddl_log.replication.source import Source, open_source
+from ddl_log.replication.source_identity import check_source_holds
 
 
 def redacted(url: str | None) -> str | None:
@@ -28,7 +30,9 @@ def redacted(url: str | None) -> str | None:
 
 
 def replica_status(home_dir: str, replica_events: Iterable[BinlogEvent], source: Source | None) -> dict[str, Any]:
-    """Applied position, source head, events and seconds behind, last error, filters, bootstrap/resync/promotion."""
+    """Applied position (and the identity of the source event there), source head, events and seconds behind, last
+    error, filters, bootstrap/resync/promotion; ``source_rewound``: why the source does not hold the event the
+    replica applied last (then nothing is "behind": it is not the source the replica followed)."""
     state: ReplicaState = read_state(home_dir)
     if source is None and state.source is not None:
         try:
@@ -49,9 +53,16 @@ def replica_status(home_dir: str, replica_events: Iterable[BinlogEvent], source:
         "promoted": facts.promoted_at is not None, "promoted_at": facts.promoted_at,
         "bootstrapping": facts.bootstrapping, "resyncing": sorted(map(str, facts.resyncing)),
     }
+    status["applied_id"] = applied.ident_of(origin) if origin is not None else None
+    status["source_rewound"] = None
     if source is not None:
         head = source.head()
         status["source_head"] = head.seq
+        try:
+            check_source_holds(source, position, status["applied_id"])
+        except SourceRewoundError as rewound:  # behind or not "0 behind": the source is not the one it followed
+            status["source_rewound"] = str(rewound)
+            return status
         status["events_behind"] = max(0, head.seq - position)
         pending = next(iter(source.events_after(position)), None)
         status["seconds_behind"] = 0.0 if pending is None else round(time.time() - pending.timestamp, 3)

@@ -24,7 +24,7 @@ import attrs
 
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
-from actions.kept_versions import keep_version, retention_of
+from actions.kept_versions import retention_of
 from actions.kinds.alter_table import AddColumnsChange, AlterChange, PartitionChange, log_alter_table
 from actions.kinds.delete_data import KeptVersion, log_delete_data
 from actions.kinds.drop_db import log_drop_database
@@ -32,6 +32,7 @@ from actions.kinds.drop_function import log_drop_function
 from actions.kinds.drop_init import dropped_object_name, log_drop_init
 from actions.kinds.drop_table import log_drop_table
 from actions.kinds.drop_view import log_drop_view
+from actions.version_history import kept_version
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType
 from chains.log import DDLLog
@@ -198,7 +199,7 @@ def kept_table_files(ctx: ActionContext, names: list[TableName], operation: str)
         version = ctx.catalog.version_of(name)
         if version is not None:
             kept.append(KeptFiles(name, version.location, now + retention_of(ctx, version),
-                                  keep_version(version, operation, dropped=True)))
+                                  kept_version(ctx, version, name, operation, dropped=True)))
             continue
         location = ctx.catalog.table_location(name)
         if location is not None:

@@ -131,7 +131,7 @@ def change_kind(ctx: ActionContext, statement: str, orig: TableName, target: Tab
     catalog = kind_exchange_of(ctx.catalog, orig)
     if isinstance(target, TableSpec):
         ctx.catalog.check_create(target, orig)  # refused before anything is logged
-    log = StatementLog(ctx, statement)
+    log = StatementLog(ctx, statement, makes_version=verb)
     run = KindChangeRun(ctx, log, catalog, orig, target)
     run.orig_tag = catalog.relation_tag(orig)
     outcome = run_plan(KIND_CHANGE, run, log, verb=verb, subject=str(orig))

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import time
 
-from actions.kept_versions import keep_version, retention_of
+from actions.kept_versions import retention_of
 from actions.kinds.delete_data import log_delete_data
 from actions.kinds.drop_table import log_drop_table
 from actions.kinds.rename_table import log_rename_table
+from actions.version_history import kept_version
 from replace_table.plans.replace_run import ReplaceRun
 from storage.errors import CatalogError
 
@@ -53,7 +54,8 @@ def log_kept(run: ReplaceRun) -> None:
         raise CatalogError(f"cannot find the files of {run.backup}", str(run.backup))
     run.old_version, run.old_location = old, location
     run.retention = run.ctx.grace_seconds if old is None else retention_of(run.ctx, old)
-    kept = None if old is None else keep_version(old, run.verb, dropped=False, xid=run.log.xid)
+    kept = None if old is None else kept_version(run.ctx, old, run.orig, run.verb, dropped=False, xid=run.log.xid)
+    run.kept_number = None if kept is None else kept.number
     with run.log.batch() as log:
         run.delete_chain = run.log.link()
         log_delete_data(log, run.delete_chain, run.orig, location, time.time() + run.retention, kept)

@@ -97,7 +97,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
     run
     the name-hold pre-flight first. ``make_tmp`` / ``fill_tmp``: another way to make and fill TMP (a replica's copy).
     ``ctx.grace_seconds``: how long ORIG's old files outlive a swap."""
-    log = StatementLog(ctx, statement)
+    log = StatementLog(ctx, statement, makes_version=verb)
     run = ReplaceRun(ctx=ctx, log=log, orig=name, spec=spec, verb=verb, fill=fill, frees_name=frees_name,
                      make_tmp=make_tmp, fill_tmp=fill_tmp)
     run.orig_identity = ctx.catalog.identity(name)

@@ -85,6 +85,8 @@ class ReplaceRun:
     retention: float = 0.0
     drop_chain: int | None = None
     delete_chain: int | None = None
+    kept_number: int | None = None
+    """The number the old version is kept under (None: its deletion chain's position, or none kept)."""
 
     def __attrs_post_init__(self) -> None:
         self.tmp, self.backup = self.log.work_names(self.orig)
@@ -106,7 +108,8 @@ class ReplaceRun:
         return ReplaceResult(objects=(str(self.orig),), event=event, name=self.orig, replaced=self.orig_exists,
                              backup_pending=backup_pending, path=self.path or "create", swap_refused=self.swap_refused,
                              old_data=self.old_location,
-                             version=self.delete_chain if self.old_version is not None and self.retention > 0 else None)
+                             version=(self.kept_number or self.delete_chain) if self.old_version is not None
+                             and self.retention > 0 else None)
 
 
 def empties(run: ReplaceRun) -> bool:

@@ -23,11 +23,13 @@ import time
 import attrs
 
 from actions.context import ActionContext
-from actions.kept_versions import Version, keep_version, retention_of
+from actions.kept_versions import Version, retention_of
 from actions.kinds.claim_version import log_claim_version
-from actions.kinds.delete_data import log_delete_data
+from actions.kinds.delete_data import KeptVersion, log_delete_data
 from actions.kinds.install_version import log_install_version
 from actions.results import StatementResult
+from actions.version_history import kept_version
+from actions.version_tags import version_tag
 from replace_table.machine import Plan, Step, run_plan
 from replace_table.plans.recorded_version import installed_version
 from replace_table.plans.undo import committed_anyway
@@ -38,10 +40,11 @@ from storage.catalogs.names import TableName
 
 @attrs.frozen(kw_only=True)
 class VersionResult(StatementResult):
-    """RESTORE / UNDROP: ``version`` the kept version brought back; ``kept``: the number the replaced current
-    version is kept under (RESTORE; None when none is kept)."""
+    """RESTORE / UNDROP: ``version`` the number of the version brought back (current again under it; None: a
+    RESTORE of the current version, made outside the log, which changes nothing); ``kept``: the number the replaced
+    current version is kept under (RESTORE; None when none is kept)."""
 
-    version: int
+    version: int | None
     kept: int | None = None
 
 
@@ -58,6 +61,8 @@ class InstallRun:
     tag: str = ""
     claim: int | None = None
     kept: int | None = None
+    replaced: KeptVersion | None = None
+    """The replaced current version as it is kept (RESTORE), read before anything is logged."""
 
 
 def log_install(run: InstallRun) -> None:
@@ -67,10 +72,10 @@ def log_install(run: InstallRun) -> None:
                             None if current is None else current.definition)
         run.claim = run.log.link()
         log_claim_version(log, run.claim, run.name, run.version.chain)
-        if current is not None:
+        if current is not None and run.replaced is not None:
             run.kept = run.log.link()
             log_delete_data(log, run.kept, run.name, current.location, time.time() + retention_of(run.ctx, current),
-                            keep_version(current, run.operation, dropped=False))
+                            run.replaced)
 
 
 def install(run: InstallRun) -> None:
@@ -99,8 +104,13 @@ def install_kept_version(ctx: ActionContext, plan: Plan[InstallRun], statement: 
     """RESTORE (``plan`` :data:`RESTORE`, over ``current``) or UNDROP (:data:`UNDROP`, ``current`` None) of the
     checked ``version`` of ``name``."""
     log = StatementLog(ctx, statement)
-    run = InstallRun(ctx, log, name, version, current, verb, tag=log.new_tag(f"v{version.number}"))
+    kept = version.kept
+    periods = (*kept.periods, (kept.kept_at if kept.made_at is None else kept.made_at, kept.kept_at, kept.dropped))
+    tag = version_tag(version.number, verb, xid=log.xid, periods=periods)  # current again under its own number
+    replaced = None if current is None else kept_version(ctx, current, name, verb, dropped=False, xid=log.xid)
+    run = InstallRun(ctx, log, name, version, current, verb, tag=tag, replaced=replaced)
     outcome = run_plan(plan, run, log, verb=verb, subject=str(name))
     event = committed_anyway(outcome, log, verb=verb, subject=str(name))
-    return VersionResult(objects=(str(name),), event=event, version=version.number, kept=run.kept,
+    number = None if replaced is None else (replaced.number if replaced.number is not None else run.kept)
+    return VersionResult(objects=(str(name),), event=event, version=version.number, kept=number,
                          detail=f"version {version.number} of {name} restored")

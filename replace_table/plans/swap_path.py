@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import time
 
-from actions.kept_versions import keep_version, retention_of
+from actions.kept_versions import retention_of
 from actions.kinds.delete_data import log_delete_data
 from actions.kinds.forget_table import log_forget_table
 from actions.kinds.install_version import log_install_version
+from actions.version_history import kept_version
 from replace_table.plans.replace_run import ReplaceRun
 from storage import crashpoints
 from storage.errors import CatalogError
@@ -43,7 +44,8 @@ def log_swap(run: ReplaceRun) -> None:
     run.old_version = old  # kept in the log twice: undo's INSTALL_VERSION, and RESTORE's kept version
     run.old_location = old.location
     run.retention = retention_of(run.ctx, old)
-    kept = keep_version(old, run.verb, dropped=False, xid=run.log.xid)
+    kept = kept_version(run.ctx, old, run.orig, run.verb, dropped=False, xid=run.log.xid)
+    run.kept_number = kept.number
     with run.log.batch() as log:
         if run.path != "empty":  # TMP was made: it leaves after the commit
             run.drop_chain = run.log.link()

@@ -15,7 +15,14 @@ SESSION_CATALOG = "spark_catalog"
 RESERVED_PREFIX = "ddllog_"
 """Names of TMP and BACKUP tables start with this; user objects may not."""
 
-MAX_NAME_LENGTH = 128
+TABLE_NAME_LIMIT = 256
+"""The longest table or view name the Hive 2.3 metastore stores (``TBLS.TBL_NAME VARCHAR(256)`` in its JDO model,
+``package.jdo``, which makes its tables on Derby and on PostgreSQL alike). A managed table's directory is named
+after it, so a local file system's 255-byte file names bound managed tables there one shorter (Spark's error)."""
+DATABASE_NAME_LIMIT = 128
+"""The longest database name the metastore stores (``DBS.NAME VARCHAR(128)``)."""
+FUNCTION_NAME_LIMIT = 128
+"""The longest function name the metastore stores (``FUNCS.FUNC_NAME VARCHAR(128)``)."""
 DEFAULT_DATABASE = "default"
 
 
@@ -25,14 +32,15 @@ def quote_ident(part: str) -> str:
 
 
 def check_identifier(part: str, *, allow_reserved: bool = False) -> str:
-    """Validate one name part: non-empty, bounded, printable, not reserved. Returns it lower-cased.
+    """Validate one name part: non-empty, printable, not reserved. Returns it lower-cased.
 
-    The Hive metastore stores names lower-case, so two spellings that differ in case are one name.
+    The Hive metastore stores names lower-case, so two spellings that differ in case are one name. Their length is
+    the metastore's to bound (:data:`TABLE_NAME_LIMIT`, :data:`DATABASE_NAME_LIMIT`): a name longer than it can
+    name nothing (a statement on it finds no object, as Spark's does), and creating one is refused as the metastore
+    refuses it (:func:`storage.catalogs.rules.check_name` for catalogs without a metastore).
     """
     if not part or not part.strip():
         raise InvalidNameError("empty identifier", part)
-    if len(part) > MAX_NAME_LENGTH:
-        raise InvalidNameError(f"identifier longer than {MAX_NAME_LENGTH} characters: {part[:40]!r}...", part)
     if not part.isprintable():
         raise InvalidNameError(f"identifier with control characters: {part!r}", part)
     lowered = part.lower()

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 
 from storage.catalogs.interface import TAG_PROPERTY, FunctionDefinition, TableSpec, ViewDefinition
-from storage.catalogs.names import TableName
+from storage.catalogs.names import DATABASE_NAME_LIMIT, FUNCTION_NAME_LIMIT, TABLE_NAME_LIMIT, TableName
 from storage.errors import InvalidDefinitionError, InvalidNameError, ObjectExistsError
 
 ENGINE_NAME = re.compile(r"[A-Za-z0-9_]+")
@@ -25,14 +25,37 @@ RESOURCE_KINDS = ("jar", "file", "archive")
 
 
 def check_name(name: TableName, kind: str = "table") -> None:
-    """:class:`InvalidNameError` unless Spark can store ``name`` (letters, digits and ``_`` in both parts)."""
+    """:class:`InvalidNameError` unless Spark can store ``name`` (letters, digits and ``_`` in both parts, no
+    longer than the metastore's columns take)."""
     if not (ENGINE_NAME.fullmatch(name.db) and ENGINE_NAME.fullmatch(name.name)):
         raise InvalidNameError(f"{name} is not a valid Spark {kind} name (letters, digits and _ only)", str(name))
+    check_new_name(name, kind)
 
 
 def check_database_name(db: str) -> None:
     if not isinstance(db, str) or not ENGINE_NAME.fullmatch(db):
         raise InvalidNameError(f"{db!r} is not a valid Spark database name (letters, digits and _ only)", str(db))
+    check_database_name_length(db)
+
+
+def check_new_name(name: TableName, kind: str = "table") -> None:
+    """Before anything is logged for a statement that makes an object named ``name`` (a table, view or function):
+    the metastore's refusal of a name longer than it stores, as Spark reports it."""
+    limit, column = (FUNCTION_NAME_LIMIT, "FUNC_NAME") if kind == "function" else (TABLE_NAME_LIMIT, "TBL_NAME")
+    check_length(name.name, limit, column, str(name))
+    check_database_name_length(name.db)
+
+
+def check_database_name_length(db: str) -> None:
+    check_length(db, DATABASE_NAME_LIMIT, "NAME", db)
+
+
+def check_length(value: str, limit: int, column: str, owner: str) -> None:
+    """The metastore's refusal of a name longer than its column, as Spark reports it."""
+    if len(value) > limit:
+        raise InvalidNameError(f"[_LEGACY_ERROR_TEMP_3065] org.apache.hadoop.hive.ql.metadata.HiveException: "
+                               f"MetaException(message:Attempt to store value \"{value}\" in column \"{column}\" "
+                               f"that has maximum length of {limit}. Please correct your data!)", owner)
 
 
 def check_spec(spec: TableSpec, columns: tuple[str, ...] | None, name: TableName | None) -> None:

@@ -9,12 +9,15 @@ without a mover (:func:`version_mover_of` returns None) falls back to deleting i
 
 from __future__ import annotations
 
+import hashlib
 from typing import Protocol, runtime_checkable
 
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 
 KEPT_INFIX = "_kept_"
 """Between the number and the table name in a moved version's directory name."""
+FILE_NAME_BYTES = 255
+"""The longest file name of the usual file systems (ext4, XFS, HDFS's default), in bytes."""
 
 
 @runtime_checkable
@@ -46,14 +49,29 @@ def version_mover_of(catalog: object) -> VersionMover | None:
 
 def kept_location(location: str, number: int, name: str) -> str:
     """Where the version at ``location`` (a table ``name``'s default directory) goes: a sibling directory whose name
-    is reserved for the DDL log, so no table name ever maps to it, unique by ``number`` (a log position)."""
+    is reserved for the DDL log, so no table name ever maps to it, unique by ``number`` (a log position). A name too
+    long for a file name beside the prefix is shortened, and a digest of it keeps it apart (:func:`kept_suffix`)."""
     head = location.rstrip("/").rpartition("/")[0]
-    return f"{head}/{RESERVED_PREFIX}{number}{KEPT_INFIX}{name.lower()}"
+    return f"{head}/{RESERVED_PREFIX}{number}{KEPT_INFIX}{kept_suffix(name, len(str(number)))}"
+
+
+def kept_suffix(name: str, digits: int) -> str:
+    """The table name's part of a moved version's directory name: the name, or, when the whole would pass a file
+    name's 255 bytes (names up to :data:`~storage.catalogs.names.TABLE_NAME_LIMIT` are the metastore's), its head,
+    ``_`` and the first 16 hex digits of its SHA-256."""
+    lowered = name.lower()
+    room = FILE_NAME_BYTES - len(RESERVED_PREFIX) - digits - len(KEPT_INFIX)
+    if len(lowered.encode()) <= room:
+        return lowered
+    digest = hashlib.sha256(lowered.encode()).hexdigest()[:16]
+    head = lowered.encode()[:room - len(digest) - 1].decode(errors="ignore")
+    return f"{head}_{digest}"
 
 
 def is_kept_directory_of(directory_name: str, name: str) -> bool:
     """Whether a directory named ``directory_name`` is a version of table ``name`` moved by :func:`kept_location`."""
     lowered = directory_name.lower()
-    if not lowered.startswith(RESERVED_PREFIX) or not lowered.endswith(KEPT_INFIX + name.lower()):
+    if not lowered.startswith(RESERVED_PREFIX) or KEPT_INFIX not in lowered:
         return False
-    return lowered[len(RESERVED_PREFIX):-len(KEPT_INFIX + name)].isdigit()
+    number, _, rest = lowered[len(RESERVED_PREFIX):].partition(KEPT_INFIX)
+    return number.isdigit() and rest == kept_suffix(name, len(number))

@@ -16,11 +16,12 @@ from actions.results import StatementResult
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create_statements import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.history_statements import DescribeHistory, ShowTablesDropped
 from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
 from ddl_log.engine.typed import Statement
-from ddl_log.engine.version_statements import DescribeHistory, RestoreTable, ShowTablesDropped, UndropTable
+from ddl_log.engine.version_statements import RestoreTable, UndropTable
 from ddl_log.engine.views import AlterView, CreateFunction, CreateView, DropFunction, DropViews, RenameView
 from ddl_log.frontends.sql import (
     SqlParseError,
@@ -75,6 +76,10 @@ class FakeSpark:
     def listFunctions(self, db: str, pattern: str) -> list[FakeFunction]:  # noqa: N802 - pyspark's name
         self.probes.append(f"functions {db} {pattern}")
         return [FakeFunction(name, True) for name in self.temp_functions]
+
+    def tableExists(self, name: str) -> bool:  # noqa: N802 - pyspark's name
+        self.probes.append(f"table exists {name}")
+        return name.strip("`") in self.temp_views
 
     def sql(self, text: str) -> FakeFrame:
         if text == "SHOW VIEWS IN `spark_catalog`.`global_temp`":

@@ -7,7 +7,8 @@ import pytest
 
 INSTALL = ("the work table is installed by a metastore rename: Hive's ALTER TABLE RENAME moves "
            "<db>/ddllog_<xid>_<token>_tmp to <db>/{name} (replace_table/plans/create_path.py install -> "
-           "storage/catalogs/spark/sql/table_statements.py SparkTables.rename), on S3 a copy and a delete of each file of the new "
+           "storage/catalogs/spark/sql/table_statements.py SparkTables.rename), on S3 a copy and a delete of "
+           "each file of the new "
            "table")
 RENAME_PATH = ("the rename path of a replace: Hive moves ORIG's directory <db>/{name} to "
                "<db>/ddllog_<xid>_<token>_bak (replace_table/plans/rename_path.py move_orig), then TMP's "
@@ -25,7 +26,8 @@ CUT_INSTALL = ("the install rename of TMP <db>/ddllog_<xid>_<token>_tmp to <db>/
                "SparkTables.rename) cut after its first copy: the statement is undone and TMP dropped, but the objects "
                "already copied stay at <db>/c, a directory no table and no log entry owns (a plain CREATE TABLE c is "
                "then refused with LOCATION_ALREADY_EXISTS)")
-CUT_BACKUP = ("the rename path's move of ORIG <db>/{name} to <db>/ddllog_<xid>_<token>_bak (rename_path.move_orig, Hive's "
+CUT_BACKUP = ("the rename path's move of ORIG <db>/{name} to <db>/ddllog_<xid>_<token>_bak "
+              "(rename_path.move_orig, Hive's "
               "rename) cut after its first copy: the statement is undone and {name} keeps its files, but "
               "<db>/ddllog_<xid>_<token>_bak keeps the copied objects, owned by nothing")
 CUT_RELOCATE = ("RELOCATE_VERSION's move of the dropped version <db>/p to <db>/ddllog_<n>_kept_p cut after its first "

@@ -12,11 +12,13 @@ A read over ``[start, end]`` is classified as:
 * ``stale``: it is the content of an older version (committed before the read ended, superseded before it began):
   wrong for a reader in the writer's own session (the statement refreshes that session), allowed for a reader in
   another driver, which keeps its cached relation until it refreshes (the figure is reported beside);
-* ``wrong``: no version ever had it (empty while no empty version was live, partial, mixed, a future version);
-* ``failed``: the query raised (its error condition is kept).
+* ``wrong``: no version ever had it (empty while no empty version was live, partial, mixed, a future version; "no
+  such table" while the table was not dropped);
+* ``failed``: the query raised (its error condition is kept), other than finding no table.
 
 An empty version (column-list or LIKE replace, TRUNCATE) is a version like any other: the model expects it only
-while it is live.
+while it is live. So is a dropped table (:data:`ABSENT`): a read that finds no table is right only while the
+table was dropped.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ Content = tuple[Row, ...]
 
 GOOD, STALE, WRONG, FAILED = "good", "stale", "wrong", "failed"
 IDLE = "between statements"
+ABSENT: Content = (("absent",),)
+"""The content of a table that is not there (after a DROP): a read that finds no table reads this."""
+NOT_FOUND = "TABLE_OR_VIEW_NOT_FOUND"
 
 
 def normalise(rows: Iterable[Sequence[Any]]) -> Content:
@@ -117,12 +122,22 @@ def versions(events: Iterable[Event]) -> dict[str, list[Version]]:
     return result
 
 
+def outcome(read: Read) -> Content | None:
+    """What the read saw: its rows, :data:`ABSENT` when it found no table (a DROP's version), None when it failed."""
+    if read.result is not None:
+        return read.result
+    if read.error is not None and read.error.removeprefix("REFRESH ").startswith(NOT_FOUND):
+        return ABSENT
+    return None
+
+
 def classify(read: Read, table_versions: Sequence[Version]) -> str:
-    if read.error is not None or read.result is None:
+    seen = outcome(read)
+    if seen is None:
         return FAILED
-    if any(v.content == read.result and v.earliest <= read.end and v.latest >= read.start for v in table_versions):
+    if any(v.content == seen and v.earliest <= read.end and v.latest >= read.start for v in table_versions):
         return GOOD
-    if any(v.content == read.result and v.earliest <= read.end for v in table_versions):
+    if any(v.content == seen and v.earliest <= read.end for v in table_versions):
         return STALE
     return WRONG
 

@@ -13,6 +13,7 @@ from ddl_log import AtomicDDL, UnsupportedStatementError
 from ddl_log.frontends.sql import plan_script
 from ddl_log.replication.origin import mark_of, origin_of
 from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.names import TableName
 from tests import crashkit
 from tests.replication.test_apply_exactly_once import SOURCE_SCRIPT, ddl_log_cli, source_home
 from tests.unit.test_statement_sweeps import catalog_state, populated_catalog
@@ -31,7 +32,7 @@ def applied(ddl: AtomicDDL) -> list[int]:
 def test_a_binlog_script_replays_each_statement_once_however_often_it_runs(tmp_path):
     source, source_catalog = source_home(tmp_path)
     script = script_of(source)
-    assert f"/* ddl-log origin {origin_of(source)} seq 1 */" in script
+    assert f"/* ddl-log origin {origin_of(source)} seq 1 id " in script
     catalog = populated_catalog()
     with AtomicDDL(home=str(tmp_path / "replay"), catalog=catalog) as ddl:
         results = ddl.sql(script)
@@ -79,3 +80,20 @@ def test_a_restore_from_another_homes_binlog_is_refused_before_anything_runs(tmp
     with pytest.raises(UnsupportedStatementError, match="RESTORE TABLE replayed from another home"):
         plan_script(script)
     assert plan_script("RESTORE TABLE a TO VERSION AS OF 7")[0].label == "RESTORE TABLE"  # the home's own: fine
+
+
+def test_finding4_a_statement_ending_in_a_line_comment_is_ended_where_it_ends_and_the_script_replays(tmp_path):
+    """Issue 36, finding 4: the ``;`` after a statement whose text ends in a ``--`` comment (a Python API
+    ``as_select`` ending in one) went into the comment, so the next statement was read as part of it."""
+    home, catalog = str(tmp_path / "source"), populated_catalog()
+    with AtomicDDL(home=home, catalog=catalog) as ddl:
+        ddl.create_view("v2", as_select="SELECT 2 AS two -- the last column")
+        ddl.create_table("c", like="a")
+    script = script_of(home)
+    replay = populated_catalog()
+    with AtomicDDL(home=str(tmp_path / "replay"), catalog=replay) as ddl:
+        assert [r.kind for r in ddl.sql(script)] == ["ddl", "ddl"]
+        assert applied(ddl) == [1, 2]
+    assert replay.views[TableName("default", "v2")].query == "SELECT 2 AS two"  # the comment ends with the text
+    replay.views[TableName("default", "v2")] = catalog.views[TableName("default", "v2")]
+    assert catalog_state(replay) == catalog_state(catalog)

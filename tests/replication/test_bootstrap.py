@@ -182,7 +182,7 @@ def test_a_replica_home_refuses_statements_by_hand_until_promoted(tmp_path):
     bootstrap(source)(ddl)
     with pytest.raises(ReplicaReadOnlyError, match="read-only"):
         ddl.create_database("mine")
-    assert ddl.describe_history("d2.t").rows == ()  # reads are allowed
+    assert [row.current for row in ddl.describe_history("d2.t").rows] == [True]  # reads are allowed
     ddl.close()
     assert "mine" not in replica.catalog.databases
 

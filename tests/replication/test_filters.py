@@ -83,8 +83,11 @@ def test_a_replica_in_the_sources_catalog_applies_every_statement_under_the_new_
 
 def test_database_names_are_rewritten_where_the_parser_finds_table_references_and_nowhere_else():
     mapping = {"src": "dst"}
-    assert rewrite_query("SELECT src.t.a, 'src.t', s.src FROM src.t AS s JOIN `src`.u", mapping, what="q") \
-        == "SELECT `dst`.t.a, 'src.t', s.src FROM `dst`.t AS s JOIN `dst`.u"
+    assert rewrite_query("SELECT src.t.a, 'src.t', s.src FROM src.t JOIN `src`.u AS s", mapping, what="q") \
+        == "SELECT `dst`.t.a, 'src.t', s.src FROM `dst`.t JOIN `dst`.u AS s"
+    # issue 36, finding 8: an alias named like the database qualifies a column and a struct field, as Spark reads it
+    assert rewrite_query("SELECT src.st.f, src.t.c FROM src.t AS src", mapping, what="q") \
+        == "SELECT src.st.f, src.t.c FROM `dst`.t AS src"
     assert rewrite_query("SELECT 1 FROM other.t", mapping, what="q") == "SELECT 1 FROM other.t"
     with pytest.raises(RewriteError, match="cannot be read"):
         rewrite_query("SELECT FROM FROM src.t (((", mapping, what="view v")
@@ -114,3 +117,23 @@ def test_an_applier_with_filters_killed_anywhere_applies_each_replicated_event_o
         noted = [m.seq for m in marks if m is not None and m.seq not in (5, 8)]
         assert noted == [3, 4, 7], (point, nth)  # the bootstrap's position, then each run of skips noted once
         assert database_state(replica.catalog, "d2") == database_state(source.catalog, "d2"), (point, nth)
+
+
+def test_finding7_a_create_tables_own_text_keeps_every_clause_when_a_column_is_named_like_the_database():
+    """Issue 36, finding 7: the statement's text was thrown away (a token matched the database's name) and the
+    spec alone lacks OPTIONS, bucketing and DEFAULT."""
+    from ddl_log.frontends.sql import plan_script
+    from ddl_log.frontends.sql.name_resolution import NoSparkFacts
+    from ddl_log.replication.rewrite import rewrite_statement
+
+    text = ("CREATE TABLE src.n (src INT DEFAULT 1, b INT) USING parquet OPTIONS (a 'b') CLUSTERED BY (src) INTO 4 "
+            "BUCKETS TBLPROPERTIES ('k' = 'src.x')")
+    statement = plan_script(text)[0].resolved(NoSparkFacts())
+    rewritten = rewrite_statement(statement, {"src": "dst"})
+    assert str(rewritten.name) == "dst.n"
+    assert rewritten.spec.text is not None
+    assert rewritten.spec.text.body == statement.spec.text.body  # nothing in it names the database
+    like = plan_script("CREATE TABLE src.m LIKE src.n TBLPROPERTIES ('k' = 'v')")[0].resolved(NoSparkFacts())
+    body = rewrite_statement(like, {"src": "dst"}).spec.text
+    assert body.body == "LIKE `dst`.n TBLPROPERTIES ('k' = 'v')"
+    assert body.render("`x`", "'t'='1'") == "CREATE TABLE `x` LIKE `dst`.n TBLPROPERTIES ('k' = 'v', 't'='1')"

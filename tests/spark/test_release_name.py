@@ -70,7 +70,7 @@ def test_a_replace_that_changes_partitioning_names_its_own_kept_version_in_the_w
         ddl.sql(f"ALTER TABLE {DB}.p DROP COLUMNS (w)")
         before = sorted(map(tuple, spark.table(f"{DB}.p").collect()))
         unpartitioned = f"CREATE OR REPLACE TABLE {DB}.p (a INT, b STRING) USING parquet"
-        [kept] = ddl.describe_history(f"{DB}.p").rows
+        _, kept = ddl.describe_history(f"{DB}.p").rows
         kept_dir = local_path(kept.location)
         assert kept_dir is not None
         kept_files = sorted(p.relative_to(kept_dir) for p in kept_dir.rglob("*.parquet"))

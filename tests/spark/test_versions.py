@@ -60,10 +60,11 @@ def test_restore_and_undrop_give_back_exactly_the_kept_version(spark, tmp_path, 
         replaced = ddl.insert_overwrite(f"{DB}.p", as_select=f"SELECT v + 100, day FROM {DB}.p WHERE day <> 'd2'")
         assert replaced.path == "swap" and replaced.version is not None
         assert state(spark, "p") != original
-        [row] = ddl.describe_history(f"{DB}.p").rows
+        current, row = ddl.describe_history(f"{DB}.p").rows  # (the first, at <db>/p, was kept for grace 0 only)
+        assert current.current and current.operation == "INSERT OVERWRITE" and row.operation == "TRUNCATE TABLE"
         assert row.version == replaced.version and row.size is not None and row.size > 0
         [described] = ddl.sql(f"DESCRIBE HISTORY {DB}.p")  # the SQL front end routes it (Spark would not)
-        assert [r.version for r in described.result.rows] == [replaced.version]
+        assert [r.version for r in described.result.rows][:2] == [current.version, replaced.version]
         ddl.restore_table(f"{DB}.p", version=replaced.version)
         assert state(spark, "p") == original
         assert spark.table(f"{DB}.p").count() == 9  # this session sees it at once
@@ -84,7 +85,7 @@ def test_restore_and_undrop_give_back_exactly_the_kept_version(spark, tmp_path, 
 
 STATEMENTS: dict[str, tuple[Callable[[AtomicDDL], Any], Callable[[AtomicDDL], Any]]] = {
     "restore": (lambda d: d.insert_overwrite(f"{DB}.p", as_select=f"SELECT v + 1, day FROM {DB}.p"),
-                lambda d: d.restore_table(f"{DB}.p", version=d.describe_history(f"{DB}.p").rows[0].version)),
+                lambda d: d.restore_table(f"{DB}.p", version=d.describe_history(f"{DB}.p").rows[1].version)),
     "undrop": (lambda d: d.drop_tables([f"{DB}.d"]), lambda d: d.undrop_table(f"{DB}.d")),
 }
 """Each statement with what its world needs first (run through the same home: the version is kept in its log)."""

@@ -27,6 +27,11 @@ def table_state(catalog, name: str):
     return tables.get(f"default.{name}")
 
 
+def kept(ddl: AtomicDDL, name: str) -> list:
+    """The kept versions of DESCRIBE HISTORY's rows (after the current one), newest first."""
+    return [row for row in ddl.describe_history(name).rows if not row.current]
+
+
 @pytest.fixture
 def world(tmp_path):
     catalog = populated_catalog()
@@ -47,7 +52,7 @@ def test_a_replace_on_the_rename_path_keeps_the_previous_version_too(world):
     with open_home() as ddl:
         replaced = ddl.create_or_replace_table("a", df=NEW_ROWS)
         assert replaced.path == "rename" and replaced.version is not None
-        assert [row.version for row in ddl.describe_history("a").rows] == [replaced.version]
+        assert [row.version for row in kept(ddl, "a")] == [replaced.version]
         ddl.restore_table("a", version=replaced.version)
         assert table_state(catalog, "a") == original
 
@@ -58,15 +63,17 @@ def test_restore_brings_back_the_replaced_version_exactly_and_keeps_the_one_it_r
     with open_home() as ddl:
         replaced = ddl.create_or_replace_table("a", df=NEW_ROWS)
         assert replaced.version is not None
-        [row] = ddl.describe_history("a").rows
-        assert (row.version, row.operation, row.dropped) == (replaced.version, "CREATE OR REPLACE TABLE", False)
+        [row] = kept(ddl, "a")
+        assert (row.version, row.retired_by, row.dropped) == (replaced.version, "CREATE OR REPLACE TABLE", False)
         new = table_state(catalog, "a")
         restored = ddl.restore_table("a", version=replaced.version)
         assert table_state(catalog, "a") == original
         assert restored.kept is not None and restored.event is not None
         assert "RESTORE TABLE" in restored.event.statement
-        [row] = ddl.describe_history("a").rows  # the restored version is the table's again, the new one kept
-        assert (row.version, row.operation) == (restored.kept, "RESTORE TABLE")
+        current, row = ddl.describe_history("a").rows  # the restored version is the table's again, the new one kept
+        assert (current.version, current.operation) == (replaced.version, "RESTORE TABLE")
+        assert (row.version, row.operation, row.retired_by) == (restored.kept, "CREATE OR REPLACE TABLE",
+                                                                 "RESTORE TABLE")
         ddl.restore_table("a", version=restored.kept)  # a RESTORE is undone by another
         assert table_state(catalog, "a") == new
 
@@ -96,9 +103,9 @@ def test_restore_to_a_timestamp_takes_the_version_current_then(world):
         assert table_state(catalog, "a") == second
         ddl.restore_table("a", timestamp=before_first)
         assert table_state(catalog, "a") == original
-        with pytest.raises(NoSuchVersionError) as refused:
-            ddl.restore_table("a", timestamp=time.time())  # the current version
-        assert refused.value.name == "default.a"
+        events = len(ddl.binlog_events())
+        ddl.restore_table("a", timestamp=time.time())  # the current version: nothing changes
+        assert table_state(catalog, "a") == original and len(ddl.binlog_events()) == events
 
 
 def test_undrop_brings_back_the_dropped_table_and_is_refused_naming_it_while_the_name_is_taken(world):
@@ -108,7 +115,7 @@ def test_undrop_brings_back_the_dropped_table_and_is_refused_naming_it_while_the
     with open_home() as ddl:
         ddl.drop_tables(["b"])
         [dropped] = ddl.show_tables_dropped().rows
-        assert (dropped.table, dropped.operation, dropped.dropped) == ("default.b", "DROP TABLE", True)
+        assert (dropped.table, dropped.retired_by, dropped.dropped) == ("default.b", "DROP TABLE", True)
         ddl.create_table("b", like="a")
         with pytest.raises(ObjectExistsError) as refused:
             ddl.undrop_table("b")
@@ -128,7 +135,7 @@ def test_versions_expire_after_their_retention_and_their_files_are_deleted(world
     away(catalog, "a")
     with open_home(retention_seconds=0.2, grace_seconds=0) as ddl:
         ddl.create_or_replace_table("a", df=NEW_ROWS)
-        [row] = ddl.describe_history("a").rows
+        [row] = kept(ddl, "a")
         assert row.location in catalog.swap.files
         time.sleep(0.3)
         ddl.truncate_table("b")  # every statement runs the deletions that are due
@@ -144,7 +151,7 @@ def test_a_table_property_sets_its_own_retention(world):
     away(catalog, "b")  # (see the next test)
     with open_home(grace_seconds=60) as ddl:
         ddl.create_or_replace_table("b", df=NEW_ROWS)
-        [row] = ddl.describe_history("b").rows
+        [row] = kept(ddl, "b")
     kept_until = time.mktime(time.strptime(row.restorable_until, "%Y-%m-%d %H:%M:%S"))
     assert 7100 < kept_until - time.time() <= 7200
 
@@ -223,7 +230,7 @@ def test_versions_keep_the_name_they_were_made_under_across_a_rename(world):
     with open_home() as ddl:
         version = ddl.create_or_replace_table("a", df=NEW_ROWS).version
         ddl.rename_tables([("a", "c")])
-        assert ddl.describe_history("c").rows == ()
+        assert kept(ddl, "c") == []  # c's history: its current version only
         assert [row.version for row in ddl.describe_history("a").rows] == [version]
 
 
@@ -248,7 +255,7 @@ def test_sql_statements_and_their_results(world):
     with open_home() as ddl:
         version = ddl.create_or_replace_table("a", df=NEW_ROWS).version
         [history] = ddl.sql("DESCRIBE HISTORY a")
-        assert [row.version for row in history.result.rows] == [version]
+        assert [row.version for row in history.result.rows if not row.current] == [version]
         ddl.sql(f"RESTORE TABLE a TO VERSION AS OF {version}")
         ddl.sql("DROP TABLE b")
         [dropped] = ddl.sql("SHOW TABLES DROPPED IN default")
@@ -270,7 +277,7 @@ def test_the_log_compacts_while_versions_are_kept_and_they_stay_restorable(world
         size = ddl.log.size
     with open_home() as ddl:
         assert ddl.last_recovery.compacted and ddl.log.size < size
-        assert [row.version for row in ddl.describe_history("a").rows] == [version]
+        assert [row.version for row in kept(ddl, "a")] == [version]
         ddl.restore_table("a", version=version)
         assert table_state(catalog, "a") == original
     with open_home() as ddl:

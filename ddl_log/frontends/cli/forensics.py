@@ -70,8 +70,9 @@ def cmd_status(args: argparse.Namespace) -> int:
             out(f"kept versions ({len(versions)}, {total} bytes; RESTORE / UNDROP can bring them back until then):")
             for v in versions:
                 size = "?" if v["size_bytes"] is None else v["size_bytes"]
-                out(f"  version {v['version']} of {v['table']} ({v['operation']} at {v['timestamp']}): {size} bytes"
-                    f" at {v['location']}, until {v['restorable_until']}")
+                made = f"made by {v['operation']} at {v['timestamp']}; " if v["operation"] else ""
+                out(f"  version {v['version']} of {v['table']} ({made}{v['retired_by']} at {v['retired_at']}): "
+                    f"{size} bytes at {v['location']}, until {v['restorable_until']}")
         if kept:
             out(f"kept directories ({len(kept)}; due for deletion, but something uses them now):")
             for entry in kept:
@@ -111,6 +112,7 @@ def actions_of(chain: ExecuteEntry, state: LogState) -> list[ActionEntry]:
 
 def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
     from actions.deletions import deletion_of, held_name
+    from actions.kept_versions import time_text
     from chains.entries import ActionType
 
     actions = actions_of(chain, state)
@@ -121,7 +123,7 @@ def pending_dict(chain: ExecuteEntry, state: LogState) -> dict[str, Any]:
     held = None if sweep else held_name(table, payload.location)
     return {"chain": chain.position, "table": str(table), "location": payload.location, "due": payload.due,
             "sweep": sweep, "holds_name": None if held is None else str(held),
-            "due_at": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(payload.due)),
+            "due_at": time_text(payload.due),
             "due_in_seconds": max(0.0, payload.due - time.time()), "statement": chain.statement}
 
 
@@ -309,7 +311,7 @@ def script_lines(origin: str, event: Any) -> str:
     """One event as ``ddl-log sql -f`` replays it: a comment saying what it is (and why a replay of its text is not
     the event's exact effect), then the statement behind its origin marker, so that the replaying home records what
     it applied and skips it when the script runs again."""
-    from ddl_log.replication.origin import marked
+    from ddl_log.replication.origin import marked_event
 
     notes = [f"-- #{event.seq}  {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(event.timestamp))}"]
     if event.generated_by_recovery:
@@ -317,4 +319,12 @@ def script_lines(origin: str, event: Any) -> str:
     if event.version is not None or event.added is not None:
         notes.append("-- text replay runs its query again: rand(), current_timestamp() and tables the replaying "
                      "catalog lacks give other rows (`replica run` copies the source's files instead)")
-    return "\n".join([*notes, marked(origin, event.seq, event.statement.rstrip().rstrip(";")) + ";"])
+    text = event.statement.rstrip().rstrip(";")
+    return "\n".join([*notes, marked_event(origin, event, text) + terminator(text)])
+
+
+def terminator(statement: str) -> str:
+    """The ``;`` that ends ``statement`` in a script: on a line of its own when the statement's last line may end in
+    a ``--`` comment (one that runs to the end of the line would swallow it, and the next statement with it)."""
+    last_line = statement.rsplit("\n", 1)[-1]
+    return "\n;" if "--" in last_line else ";"

@@ -5,7 +5,6 @@ measures them)."""
 from __future__ import annotations
 
 import os
-import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -33,8 +32,19 @@ def versions_of_state(state: LogState, table: Any = None) -> list[Version]:
 
 
 def version_dict(version: Version) -> dict[str, Any]:
-    return {"version": version.number, "table": str(version.table), "operation": version.kept.operation,
-            "timestamp": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(version.kept.kept_at)),
-            "statement": version.statement, "xid": version.kept.xid, "dropped": version.dropped,
-            "restorable_until": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(version.due)),
+    """A kept version as ``ddl-log history`` prints it: DESCRIBE HISTORY's fields (the current version, which only
+    the catalog knows, is DESCRIBE HISTORY's to show), and the text of the statement that retired it."""
+    from actions.kept_versions import time_text
+    from actions.version_history import kept_entry
+
+    entry = kept_entry(version)
+
+    def text(seconds: float | None) -> str | None:
+        return None if seconds is None or abs(seconds) == float("inf") else time_text(seconds)
+
+    return {"version": entry.number, "table": str(version.table), "timestamp": text(entry.made_at),
+            "operation": entry.made_by, "statement": entry.statement, "current": False, "dropped": entry.dropped,
+            "retired_at": text(entry.retired_at), "retired_by": entry.retired_by,
+            "retired_statement": version.statement, "restorable_until": time_text(version.due),
+            "periods": [[text(start), text(end)] for start, end, _ in entry.all_periods()],
             "location": version.location, "size_bytes": local_size(version.location)}

@@ -180,7 +180,7 @@ def replica_status(args: argparse.Namespace) -> int:
     else:
         for key, value in status.items():
             out(f"{key:<15} {'-' if value is None else value}")
-    return EXIT_FAILED if status["last_error"] else EXIT_OK
+    return EXIT_FAILED if status["last_error"] or status["source_rewound"] else EXIT_OK
 
 
 def _alive(pid: int, home: str) -> bool:

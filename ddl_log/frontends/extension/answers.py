@@ -13,17 +13,17 @@ from typing import Any
 
 import attrs
 
-from ddl_log.engine.version_statements import HistoryResult, HistoryRow
+from ddl_log.engine.history_statements import HistoryResult, HistoryRow
 from ddl_log.frontends.sql import SqlResult
 from storage.catalogs.names import quote_ident
 
 PASS = json.dumps({"pass": True})
 DONE = json.dumps({"done": True})
-HISTORY_SCHEMA = ", ".join(f"{quote_ident(name)} {kind}" for name, kind in zip(
-    (field.name for field in attrs.fields(HistoryRow)),
-    ("BIGINT", "STRING", "STRING", "STRING", "STRING", "BIGINT", "STRING", "STRING", "BIGINT", "BOOLEAN"),
-    strict=True))
-"""DESCRIBE HISTORY's and SHOW TABLES DROPPED's columns (:class:`~ddl_log.engine.version_statements.HistoryRow`)."""
+HISTORY_TYPES = {"version": "BIGINT", "size": "BIGINT", "current": "BOOLEAN", "dropped": "BOOLEAN"}
+"""The Spark type of each HistoryRow field that is not a string (``periods``: its JSON text)."""
+HISTORY_SCHEMA = ", ".join(f"{quote_ident(field.name)} {HISTORY_TYPES.get(field.name, 'STRING')}"
+                           for field in attrs.fields(HistoryRow))
+"""DESCRIBE HISTORY's and SHOW TABLES DROPPED's columns (:class:`~ddl_log.engine.history_statements.HistoryRow`)."""
 SIMPLE_TYPES = ("string", "bigint", "int", "double", "boolean")
 KEPT_ERRORS = 256
 
@@ -59,6 +59,8 @@ def _plain(value: Any) -> Any:
         return value
     if isinstance(value, decimal.Decimal | datetime.date | datetime.datetime):
         return str(value)
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
     return str(value)
 
 

@@ -52,6 +52,10 @@ class SessionRunner:
     def binlog_events(self) -> list[BinlogEvent]:
         return self.engine.binlog_events()
 
+    @property
+    def home_origin(self) -> str:
+        return self.engine.home_origin
+
 
 class SessionTable:
     """One :class:`SessionRunner` per JVM session (by its id), made on the session's first statement."""

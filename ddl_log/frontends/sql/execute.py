@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
+import attrs
+
 from actions.results import StatementResult
 from chains.binlog import BinlogEvent
 from ddl_log.engine.typed import Statement
@@ -13,7 +15,8 @@ from ddl_log.errors import UnsupportedStatementError
 from ddl_log.frontends.sql.name_resolution import NoSparkFacts, SessionFacts, SparkFacts
 from ddl_log.frontends.sql.plan import PlannedStatement, SqlResult
 from ddl_log.frontends.sql.router import SparkParser, plan_script
-from ddl_log.replication.origin import AppliedPosition, mark_of
+from ddl_log.replication.errors import ReplayedElsewhereError
+from ddl_log.replication.origin import AppliedPosition, Mark, event_id, mark_of
 from storage.errors import NotAtomicError
 
 
@@ -33,6 +36,10 @@ class StatementRunner(Protocol):
 
     def binlog_events(self) -> list[BinlogEvent]: ...
 
+    @property
+    def home_origin(self) -> str:
+        """The origin id the home's own events carry in a ``binlog --sql`` script of it."""
+
 
 def run_sql(ddl: StatementRunner, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
     """Run every statement of ``text`` in order and return their results. The whole script is parsed and checked
@@ -45,16 +52,17 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
     """Run planned statements one by one, yielding each result as soon as it is there. Names are resolved as each
     statement runs; what is known of the session is forgotten after every statement Spark runs.
 
-    A statement with an origin marker (a ``ddl-log binlog --sql`` script) that this home applied before, as its own
-    binlog says, is skipped (kind ``skipped``): the script replays each statement once, however often it runs."""
+    A statement with an origin marker (a ``ddl-log binlog --sql`` script) that this home has, as its own binlog says
+    (applied before, or its own event: a script of its own binlog), is skipped (kind ``skipped``): the script replays
+    each statement once, however often it runs and against any home, its origin included."""
     facts: SessionFacts | None = None
-    applied: AppliedPosition | None = None
+    applied: Applied | None = None
     for plan in plans:
         statement = None
         mark = mark_of(plan.text)
         if mark is not None:
-            applied = applied or AppliedPosition.read(ddl.binlog_events())
-            if mark.seq <= applied.of(mark.origin):
+            applied = applied or Applied.read(ddl)
+            if applied.holds(mark):
                 yield SqlResult(plan.text, "skipped", None)
                 continue
         if plan.draft is not None:
@@ -68,7 +76,7 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
         if result.kind == "query":
             facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
         elif mark is not None and applied is not None:
-            applied.seqs[mark.origin] = mark.seq
+            applied.position.seqs[mark.origin] = mark.seq
         yield result
 
 
@@ -84,6 +92,38 @@ def run_planned(ddl: StatementRunner, plan: PlannedStatement, statement: Stateme
         if not plan.allow_non_atomic:
             raise
         return SqlResult(plan.text, "query", ddl.spark.sql(plan.text))  # Spark's own statement, as asked
+
+
+@attrs.frozen
+class Applied:
+    """What a home already has of a replayed script, as MySQL's ``gtid_executed`` says it (a statement it has is
+    skipped): the events of another origin its markers name (:class:`AppliedPosition`), and its own events (a
+    script of its own binlog, or of a home that replayed it: failback by script)."""
+
+    position: AppliedPosition
+    origin: str
+    own: dict[int, str]
+    """The home's own events: seq -> identity."""
+
+    @classmethod
+    def read(cls, ddl: StatementRunner) -> Applied:
+        events = ddl.binlog_events()
+        return cls(AppliedPosition.read(events), ddl.home_origin, {event.seq: event_id(event) for event in events})
+
+    def holds(self, mark: Mark) -> bool:
+        """Whether the home has the event ``mark`` names; :class:`ReplayedElsewhereError` when it has another
+        event under that name (the script comes from another home at this path, or from before a restore)."""
+        if mark.origin == self.origin:
+            if mark.seq not in self.own:
+                return False  # not (any more) in its binlog: a statement to run (recovery of a restored home)
+            have: str | None = self.own[mark.seq]
+        elif mark.seq > self.position.of(mark.origin):
+            return False
+        else:  # at or before the position: applied, skipped by a filter or copied by a bootstrap
+            have = self.position.ident_of(mark.origin, mark.seq)
+        if mark.ident is not None and have is not None and have != mark.ident:
+            raise ReplayedElsewhereError(mark.origin, mark.seq, mark.ident, have)
+        return True
 
 
 def read_statements(ddl: StatementRunner, text: str) -> list[Statement]:

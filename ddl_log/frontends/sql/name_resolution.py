@@ -76,6 +76,10 @@ class SessionFacts(Protocol):
 
     def is_builtin_or_temp_function(self, name: str) -> bool: ...
 
+    def relation_exists(self, name: str) -> bool:
+        """Whether the one-part ``name`` resolves to a table or view (temporary views first, then the current
+        database), as Spark resolves a relation."""
+
 
 class NoSparkFacts:
     """A DDL log on a custom catalog and no Spark session: the session catalog, the default database, nothing
@@ -98,6 +102,9 @@ class NoSparkFacts:
 
     def is_builtin_or_temp_function(self, name: str) -> bool:
         return False
+
+    def relation_exists(self, name: str) -> bool:
+        return False  # the custom catalog's: no relation resolves as Spark's would
 
 
 def _quoted_if_needed(part: str) -> str:
@@ -178,6 +185,9 @@ class SparkFacts:
             return any(f.isTemporary and f.name.lower() == name.lower() for f in functions)
 
         return bool(self._once(("function", name), lookup))
+
+    def relation_exists(self, name: str) -> bool:
+        return bool(self._once(("relation", name), lambda: self._spark().catalog.tableExists(quote_ident(name))))
 
 
 # ---------------------------------------------------------------------------------------------------- resolving

@@ -78,6 +78,9 @@ class PlannedStatement:
     spark_sql: bool = True
     """Spark runs this text itself (False: a form only the DDL log knows, such as ``DROP TABLE a, b``)."""
     allow_non_atomic: bool = False
+    spark_if: Callable[[SessionFacts], bool] | None = attrs.field(default=None, eq=False)
+    """Spark reads the same text as a statement of its own when this holds in the session (``DESCRIBE history x``
+    while a relation ``history`` exists): the text then goes to Spark as written."""
 
     def names(self) -> list[Name]:
         """Every name of the statement, its own object first."""
@@ -90,6 +93,8 @@ class PlannedStatement:
         when it goes to Spark unchanged (its object lies outside the session catalog, or Spark itself refuses it).
         Raises :class:`UnsupportedStatementError` when neither the DDL log nor Spark can run it as Spark would."""
         assert self.draft is not None
+        if self.spark_if is not None and self.spark_if(facts):
+            return None
         done: dict[Name, Target] = {}
         targets = [name.resolve(facts, done) for name in self.names()]
         if all(target.in_session for target in targets):

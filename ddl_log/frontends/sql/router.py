@@ -12,9 +12,12 @@ from sqlglot.tokenizer_core import TokenType
 from ddl_log.engine import alter_ops
 from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create_statements import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
+from ddl_log.engine.history_statements import DescribeHistory, ShowTablesDropped
 from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind, any_kind_marked
+from ddl_log.engine.release_name import ReleaseTableName
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
+from ddl_log.engine.version_statements import RestoreTable, UndropTable
 from ddl_log.engine.views import (
     AlterView,
     AlterViewProperties,
@@ -25,12 +28,13 @@ from ddl_log.engine.views import (
     RenameView,
 )
 from ddl_log.errors import SqlParseError, Unsupported, UnsupportedStatementError
+from ddl_log.frontends.sql.clauses import ClauseReader
+from ddl_log.frontends.sql.name_resolution import SessionFacts
 from ddl_log.frontends.sql.plan import Name, PlannedStatement, draft
 from ddl_log.frontends.sql.replayed import replayed
 from ddl_log.frontends.sql.token_cursor import Cursor
 from ddl_log.frontends.sql.tokens import Piece, line_col, slice_text, split_script
-from ddl_log.frontends.sql.validate import is_data_type, validate
-from ddl_log.frontends.sql.version_routes import VersionRoutes
+from ddl_log.frontends.sql.validate import is_data_type, is_describe_history, validate
 from storage.catalogs.create_text import GROUP_CLAUSES, QUERY_STARTS, create_text
 from storage.catalogs.interface import ParseFailure
 
@@ -96,7 +100,7 @@ def _offset(text: str, line: int, column: int) -> int:
     return sum(len(lines[i]) + 1 for i in range(min(line - 1, len(lines)))) + column - 1
 
 
-class Router(VersionRoutes):
+class Router(ClauseReader):
     """Routes one statement: the first words pick the form, whose reader takes the rest."""
 
     def route(self) -> PlannedStatement:
@@ -130,10 +134,11 @@ class Router(VersionRoutes):
         if head == "INSERT" and c.at("INSERT", "INTO"):
             c.i = 2
             return self.insert_into()
-        if (head in ("RESTORE", "UNDROP") and c.at(head, "TABLE")) or (head in ("DESCRIBE", "DESC") and c.at(
-                head, "HISTORY")) or (head == "SHOW" and c.at("SHOW", "TABLES", "DROPPED")) or (
-                head == "RELEASE" and c.at("RELEASE", "TABLE", "NAME")):
+        if (head in ("RESTORE", "UNDROP") and c.at(head, "TABLE")) or (head == "SHOW" and c.at(
+                "SHOW", "TABLES", "DROPPED")) or (head == "RELEASE" and c.at("RELEASE", "TABLE", "NAME")):
             return self.versions(head)
+        if head in ("DESCRIBE", "DESC") and is_describe_history(c.script, c.tokens):
+            return self.describe_history()
         if head in ("MSCK", "REPAIR"):
             raise Unsupported(f"{head} ... (adds or drops many partitions, one by one)")
         if head == "LOAD":
@@ -150,6 +155,48 @@ class Router(VersionRoutes):
                 verb = f"INSERT {c.words(k + 1)[0]}"
                 raise Unsupported(f"{verb} in this form (only {verb} [TABLE] t ... <query>, one table per statement)")
         return c.query()
+
+    # -- the table versions' own forms (Spark does not run them): RESTORE, UNDROP, SHOW TABLES DROPPED, RELEASE
+
+    def versions(self, head: str) -> PlannedStatement:
+        c = self.c
+        if head == "SHOW":
+            c.i = 3
+            database = self.database_name() if c.take("IN") or c.take("FROM") else None
+            c.expect_end()
+            return c.ddl("SHOW TABLES DROPPED", draft(ShowTablesDropped.of, database), spark_sql=False)
+        c.i = 3 if head == "RELEASE" else 2
+        name = c.name("a table name").as_kind("relation")
+        if head == "RELEASE":
+            c.expect_end()
+            return c.ddl("RELEASE TABLE NAME", draft(ReleaseTableName.of, name), spark_sql=False)
+        if head == "UNDROP":
+            c.expect_end()
+            return c.ddl("UNDROP TABLE", draft(UndropTable.of, name), spark_sql=False)
+        c.take("TO")
+        if c.take("VERSION", "AS", "OF"):
+            token = c.token()
+            number = token.text if token is not None else ""
+            if not number.isdigit():
+                raise c.error("expected a version number")
+            c.i += 1
+            c.expect_end()
+            return c.ddl("RESTORE TABLE", draft(RestoreTable.of, name, version=int(number)), spark_sql=False)
+        c.expect("TIMESTAMP", "AS", "OF")
+        timestamp = c.string("a timestamp literal")
+        c.expect_end()
+        return c.ddl("RESTORE TABLE", draft(RestoreTable.of, name, timestamp=timestamp), spark_sql=False)
+
+    def describe_history(self) -> PlannedStatement:
+        """``DESC[RIBE] HISTORY t`` (Delta's form): Spark reads the same words as DESCRIBE of the column ``t`` of a
+        table ``history``, so it is Spark's statement while a relation ``history`` resolves in the session (then
+        Spark runs the text); otherwise this project's, the versions of ``t``."""
+        c = self.c
+        c.i = 2
+        name = c.name("a table name").as_kind("relation")
+        c.expect_end()
+        plan = c.ddl("DESCRIBE HISTORY", draft(DescribeHistory.of, name), spark_sql=False)
+        return attrs.evolve(plan, spark_if=history_table_exists)
 
     # -- CREATE
 
@@ -447,3 +494,8 @@ class Router(VersionRoutes):
         c.take("TABLE")
         name = c.name("a table name").as_kind("relation")
         return c.ddl("INSERT INTO", draft(InsertInto.of, name, body=c.rest()))
+
+
+def history_table_exists(facts: SessionFacts) -> bool:
+    """Whether ``history`` names a relation of the session (Spark's DESCRIBE of a column then)."""
+    return facts.relation_exists("history")

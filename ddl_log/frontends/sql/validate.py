@@ -29,7 +29,7 @@ def quiet_sqlglot() -> Iterator[None]:
 
 def validate(script: str, tokens: Sequence[Token]) -> None:
     """Parse with sqlglot (Spark dialect); its first error becomes a :class:`SqlParseError` at that position."""
-    if _own_form([token_words(script, t) for t in tokens[:3]]):
+    if _own_form([token_words(script, t) for t in tokens[:3]]) or is_describe_history(script, tokens):
         return  # neither Spark nor sqlglot knows it: the router reads it whole (ddl_log.frontends.sql.router)
     tokens = _for_sqlglot(script, list(tokens))
     try:
@@ -43,8 +43,27 @@ def _own_form(words: list[tuple[str, ...]]) -> bool:
     """RESTORE TABLE, UNDROP TABLE, DESCRIBE HISTORY, SHOW TABLES DROPPED, RELEASE TABLE NAME: the table versions'
     statements."""
     heads = [word[0] if word else "" for word in words]
-    return (heads[:2] in (["RESTORE", "TABLE"], ["UNDROP", "TABLE"], ["DESCRIBE", "HISTORY"], ["DESC", "HISTORY"])
+    return (heads[:2] in (["RESTORE", "TABLE"], ["UNDROP", "TABLE"])
             or heads in (["SHOW", "TABLES", "DROPPED"], ["RELEASE", "TABLE", "NAME"]))
+
+
+def is_describe_history(script: str, tokens: Sequence[Token]) -> bool:
+    """``DESC[RIBE] HISTORY <one name>`` and nothing else: Delta's form of DESCRIBE HISTORY. Not ``DESCRIBE
+    history`` (Spark's DESCRIBE of a table ``history``), ``DESCRIBE history.t`` (of a table of the database
+    ``history``) nor ``DESCRIBE history PARTITION ...`` or ``... AS JSON`` (Spark's, with more clauses)."""
+    words = [token_words(script, token) for token in tokens]
+    if len(tokens) < 3 or words[0] not in (("DESCRIBE",), ("DESC",)) or words[1] != ("HISTORY",):
+        return False
+    at = 2
+    while True:  # a name: parts separated by dots, each a word or a backquoted identifier
+        if tokens[at].token_type is not TokenType.IDENTIFIER and len(words[at]) != 1:
+            return False
+        at += 1
+        if at == len(tokens):
+            return True
+        if tokens[at].token_type is not TokenType.DOT or at + 1 == len(tokens):
+            return False
+        at += 1
 
 
 def _for_sqlglot(script: str, tokens: list[Token]) -> list[Token]:

@@ -77,6 +77,7 @@ from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.session import quiet_pyspark_error_loggers
 from storage.catalogs.spark.sql.database_statements import SparkDatabases
 from storage.catalogs.spark.sql.function_statements import SparkFunctions
+from storage.catalogs.spark.sql.insert_check import check_insert
 from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.catalogs.spark.sql.table_create import SparkTableCreate
@@ -209,8 +210,14 @@ class SparkCatalog:
         leaves the
         metastore, its files stay) needs the metastore client (:meth:`SparkSwap.drop_keeping_files`), else the files
         go with it as Spark's DROP deletes them."""
-        remove = self._hms.drop_keeping_files if keep_files and self._hms is not None else None
-        return self._tables.drop(name, expect=expect, before=before, remove=remove)
+        hms = self._hms if keep_files else None
+        remove = (lambda table: hms.drop_keeping_files(table, expect)) if hms is not None else None
+        try:
+            return self._tables.drop(name, expect=expect, before=before, remove=remove)
+        except NoSuchObjectError:
+            if hms is not None and hms.drop_holder(name, expect):  # a partitioned drop cut after its rename
+                return True
+            raise
 
     def check_current_catalog(self) -> None:
         """See :meth:`storage.catalogs.spark.engine.Engine.check_current_catalog`."""
@@ -308,6 +315,9 @@ class SparkCatalog:
     def check_alter(self, name: TableName, clause: str) -> None:
         """See :meth:`storage.catalogs.spark.sql.table_alter.SparkTableAlter.check_alter`."""
         self._alter.check_alter(name, clause)
+
+    def check_insert(self, name: TableName, fill: Fill) -> None:
+        check_insert(self._engine.spark, name, fill)  # storage.catalogs.spark.sql.insert_check
 
     def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
         """See :meth:`storage.catalogs.spark.sql.table_create.SparkTableCreate.check_create`."""

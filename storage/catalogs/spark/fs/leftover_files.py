@@ -26,6 +26,7 @@ from storage.catalogs.spark.engine import (
     ENGINE_NAME,
     Engine,
     engine_error,
+    inspect_error,
     sql_string_literal,
 )
 from storage.catalogs.spark.profile import local_path

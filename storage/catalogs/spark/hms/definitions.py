@@ -14,6 +14,7 @@ from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.hms.definition_text import version_records, version_text
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient, keys_refusal, swap_refusal
+from storage.catalogs.spark.hms.partition_reads import create_partitioned
 from storage.catalogs.spark.hms.swap import SparkSwap
 from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
 
@@ -55,9 +56,7 @@ class SparkVersions:
         if self._client.get(name) is not None:
             raise ObjectExistsError(f"table {name} already exists", str(name))
         self._engine.forget(name)
-        self._client.create(name, table)
-        if partitions:
-            self._client.add_partitions(name, partitions)
+        create_partitioned(self._client, name, table, partitions)  # never readable without its partitions
         self._swap.refresh(name)
 
     def data_size(self, location: str) -> int | None:

@@ -231,6 +231,12 @@ class HiveTable:
         fields["12"] = {"str": EXTERNAL}
         return HiveTable.of_fields(fields)
 
+    def as_external(self) -> HiveTable:
+        """The same definition as an external table: the metastore neither moves nor deletes its files."""
+        fields = self.with_parameters({"EXTERNAL": "TRUE"})._edited()
+        fields["12"] = {"str": EXTERNAL}
+        return HiveTable.of_fields(fields)
+
     def as_restored(self, name: TableName, orig_tag: str | None) -> HiveTable:
         """A holder's definition back on ORIG: managed again, with ORIG's own tag property (or none)."""
         restored = self.renamed(name).with_parameters(remove=("EXTERNAL",))

@@ -26,6 +26,7 @@ from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine
 from storage.catalogs.spark.hms.definition_text import version_text
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
+from storage.catalogs.spark.hms.partition_reads import drop_holder, drop_partitioned
 from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data
 from storage.catalogs.spark.profiles.facts import Cause
@@ -194,9 +195,12 @@ class SparkSwap:
         self._client.forget(name)
         return True
 
-    def drop_keeping_files(self, name: TableName) -> None:
+    def drop_keeping_files(self, name: TableName, identity: str | None = None) -> None:
         """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``
-        off): this session first forgets its cached relation, file listing and cached data, as Spark's DROP does."""
+        off; a partitioned one loses its name first,
+        :func:`~storage.catalogs.spark.hms.partition_reads.drop_partitioned`,
+        ``identity`` naming its holder): this session first forgets its cached relation, file listing and cached
+        data, as Spark's DROP does."""
         try:
             if self._engine.spark.catalog.isCached(name.quoted):
                 self._engine.spark.catalog.uncacheTable(name.quoted)
@@ -204,7 +208,14 @@ class SparkSwap:
             pass  # nothing cached to drop
         self.refresh(name)
         self._engine.forget(name)
-        self._client.forget(name)
+        if not drop_partitioned(self._client, name, identity):  # a reader never finds it without its partitions
+            self._client.forget(name)
+
+    def drop_holder(self, name: TableName, expect: str | None) -> bool:
+        """After a drop found ``name`` gone: drop the holder a partitioned drop cut after its rename left
+        (:func:`~storage.catalogs.spark.hms.partition_reads.drop_holder`); whether there was one."""
+        self._engine.forget(name)
+        return drop_holder(self._client, name, expect)
 
     def drop_database_keeping_files(self, db: str) -> None:
         """Drop the empty database ``db`` from the metastore, its directory left (see :meth:`drop_keeping_files`)."""

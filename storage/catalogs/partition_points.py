@@ -1,0 +1,14 @@
+"""The crash points of a partitioned table's DROP and UNDROP in the metastore
+(:mod:`storage.catalogs.spark.hms.partition_reads`), declared here, beside the engines, so that every crash point is
+known without Spark (``ddl-log crash-points``), as :mod:`storage.catalogs.fill` does for its own."""
+
+from __future__ import annotations
+
+from storage import crashpoints
+
+EXTERNAL_DONE = crashpoints.declare("drop_partitioned.external", "a partitioned table being dropped is external")
+RENAMED = crashpoints.declare("drop_partitioned.renamed", "a partitioned table being dropped has its holder's name")
+CREATED_DISCOVERING = crashpoints.declare("create_partitioned.created",
+                                          "a partitioned table being made exists, its partitions found in its files")
+PARTITIONS_ADDED = crashpoints.declare("create_partitioned.partitions_added",
+                                       "a partitioned table being made has its partitions registered")

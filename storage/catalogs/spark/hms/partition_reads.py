@@ -1,0 +1,82 @@
+"""A partitioned table made or unmade so that a query never reads it empty (issue 36, finding 11).
+
+A query of a partitioned data source table whose partitions the metastore tracks finds the table, then lists its
+partitions by the table's name (two reads of the metastore, the second often seconds after the first under load,
+when the query's plan is built). The metastore's DROP deletes a table's partitions first and its table row last, in
+one transaction whose partition deletions a lister meets before the table row is gone: a query that found the table
+read no partitions, so an EMPTY table, during the project's DROP TABLE. So the name goes first: the table is made
+external (the metastore neither moves nor deletes its files), renamed to a holder name in one ``alter_table`` (the
+table row changes first: from then on the name finds nothing), then the holder is dropped with its partitions, its
+files kept. A crash between leaves the holder, named after the table and its identity, which the drop's recovery
+finds and drops.
+
+UNDROP made the table, then registered its partitions: a query in between read it empty. The table is created with
+a definition whose partitions are found in its directory (``HiveTable.discovering``: Spark lists the files), the
+partitions registered, then the definition installed as it was (one ``alter_table``). A table with a partition
+outside its directory (a listing of the directory would not show it) is made as before."""
+
+from __future__ import annotations
+
+import hashlib
+
+from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs.names import RESERVED_PREFIX, TableName
+from storage.catalogs.partition_points import CREATED_DISCOVERING, EXTERNAL_DONE, PARTITIONS_ADDED, RENAMED
+from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+
+
+def inside(table: HiveTable, partitions: list[HivePartition]) -> bool:
+    """Whether every partition lies in the table's directory, where a directory listing finds it."""
+    root = table.location.rstrip("/")
+    return bool(root) and all(p.location.rstrip("/").startswith(root + "/") for p in partitions)
+
+
+def holder_of(name: TableName, identity: str | None) -> TableName:
+    """The name the partitioned table ``name`` (of ``identity``) has while its DROP removes its partitions."""
+    digest = hashlib.sha256(f"{name}\x00{identity or ''}".encode()).hexdigest()[:16]
+    return name.sibling(f"{RESERVED_PREFIX}{digest}_dropping")
+
+
+def drop_partitioned(client: MetastoreClient, name: TableName, identity: str | None) -> bool:
+    """Drop the managed partitioned table ``name`` from the metastore, its files kept, the name first (see the
+    module); False (nothing done) for any other table."""
+    table = client.get(name)
+    if table is None or not table.partitioned or table.table_type != MANAGED:
+        return False
+    holder = holder_of(name, identity)
+    # External, the metastore neither moves its directory on the rename nor deletes it on the drop; tagged with the
+    # identity the drop checks, so that its recovery knows it for the table it logged (a table made outside the log
+    # is known by a fingerprint that counts its type).
+    external = table.as_external().with_parameters({TAG_PROPERTY: identity} if identity else {})
+    client.install(name, external)
+    EXTERNAL_DONE()
+    client.install(name, external.renamed(holder))
+    RENAMED()
+    client.forget(holder)
+    return True
+
+
+def drop_holder(client: MetastoreClient, name: TableName, identity: str | None) -> bool:
+    """After a crash between the rename and the drop of :func:`drop_partitioned`: drop the holder (its files kept);
+    True when there was one."""
+    holder = holder_of(name, identity)
+    if client.get(holder) is None:
+        return False
+    client.forget(holder)
+    return True
+
+
+def create_partitioned(client: MetastoreClient, name: TableName, table: HiveTable,
+                       partitions: list[HivePartition]) -> None:
+    """Create ``table`` with ``partitions`` registered, never readable as a table without them."""
+    if not partitions or not inside(table, partitions):
+        client.create(name, table)
+        if partitions:
+            client.add_partitions(name, partitions)
+        return
+    client.create(name, table.discovering())
+    CREATED_DISCOVERING()
+    client.add_partitions(name, partitions)
+    PARTITIONS_ADDED()
+    client.install(name, table)

@@ -1,0 +1,30 @@
+"""INSERT INTO checked before anything is logged: Spark's parser and analyzer on the statement against the table
+itself, nothing run (:func:`~storage.catalogs.spark.sql.analysis.analysis_failure`), so that what Spark refuses (too
+many or too few columns, a column or source that does not exist, a partition spec that does not fit) is refused
+with Spark's reason before the statement logs its chain or makes its work table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from storage.catalogs.interface import Fill
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import select_sql
+from storage.catalogs.spark.sql.analysis import analysis_failure
+from storage.catalogs.spark.sql.partition_keep import insert_error, partition_clause
+
+
+def check_insert(spark: Any, name: TableName, fill: Fill) -> None:
+    """Raise what ``INSERT INTO name`` with ``fill`` would raise when Spark analyses it; no side effect. A
+    DataFrame's rows and a replica's files are checked when they are written."""
+    if fill.insert_text is not None:
+        source = fill.insert_text
+    elif fill.as_select is not None and fill.df is None:
+        source = f"{partition_clause(fill)} {select_sql(fill.as_select, name)}"
+    else:
+        return
+    failure = analysis_failure(spark, f"INSERT INTO {name.quoted} {source}")
+    if failure is not None:
+        raise insert_error(name, attrs.evolve(failure, analysis=True)) from None
