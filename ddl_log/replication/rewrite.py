@@ -38,9 +38,13 @@ Finder = Callable[[str, bool], list[Reference]]
 
 def session_finder(spark: Any) -> Finder | None:
     """Spark's own parser of ``spark`` (None: no session, or Spark Connect, which has none here: sqlglot's then)."""
-    if spark is None or getattr(spark, "_jsparkSession", None) is None:
+    if spark is None:
         return None
-    from storage.catalogs.spark.sql.parsed_references import spark_references  # Spark's modules only where Spark runs
+    from storage.catalogs.spark.profile import is_classic  # Spark's modules only where Spark runs
+    from storage.catalogs.spark.sql.parsed_references import spark_references
+
+    if not is_classic(spark):
+        return None
 
     return lambda text, expression: spark_references(spark, text, expression=expression)
 

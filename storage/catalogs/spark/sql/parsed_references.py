@@ -12,6 +12,7 @@ from typing import Any
 
 from storage.catalogs.name_references import Kind, Reference, identifier_parts
 from storage.catalogs.spark.engine import ENGINE_ERRORS
+from storage.catalogs.spark.profile import jvm_of
 
 _KINDS: dict[str, Kind] = {"UnresolvedRelation": "relation", "UnresolvedAttribute": "attribute",
                            "UnresolvedStar": "attribute", "UnresolvedFunction": "function"}
@@ -20,10 +21,10 @@ _KINDS: dict[str, Kind] = {"UnresolvedRelation": "relation", "UnresolvedAttribut
 def spark_references(spark: Any, text: str, *, expression: bool = False) -> list[Reference]:
     """The references of ``text`` (a statement or query; ``expression``: an expression) as Spark parses it; Spark's
     parse error (a PySpark exception) when it does not parse."""
-    jsession = getattr(spark, "_jsparkSession", None)
-    if jsession is None:
+    jvm = jvm_of(spark)
+    if jvm is None:
         raise LookupError("no JVM parser on this session")
-    parser = jsession.sessionState().sqlParser()
+    parser = jvm.session.sessionState().sqlParser()
     try:
         root = parser.parseExpression(text) if expression else parser.parsePlan(text)
     except ENGINE_ERRORS as error:
@@ -31,7 +32,7 @@ def spark_references(spark: Any, text: str, *, expression: bool = False) -> list
 
         java = getattr(error, "java_exception", None)
         raise (convert_exception(java) if java is not None else error) from None
-    walker = _Walker(spark._jvm, root, text)
+    walker = _Walker(jvm.view, root, text)
     return list(walker.references(root, aliased=False))
 
 
