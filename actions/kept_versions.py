@@ -4,9 +4,10 @@ A *version* is a table's previous definition and files, kept when a statement re
 (CREATE OR REPLACE, TRUNCATE, INSERT OVERWRITE, ALTER rebuilds, RESTORE) or drops it (DROP TABLE, DROP DATABASE
 CASCADE; ``PURGE`` keeps nothing). It is the DELETE_DATA chain that deletes those files once due, carrying the
 definition (:class:`~actions.kinds.delete_data.KeptVersion`): no second record to keep in step, and expiry is that
-chain running, proving ownership first as every scheduled deletion does. Its number is the chain's position in the
-log: unique in the home, increasing with time, stable across compaction (not consecutive per table), and kept
-when the version moves out of its table name's directory (:mod:`actions.kinds.relocate_version`).
+chain running, proving ownership first as every scheduled deletion does. Its number is the XID of the statement
+that made it (:mod:`actions.version_tags`; a version made outside the log: its chain's position): unique in the
+home, increasing with time, not consecutive per table, and kept when the version moves out of its table name's
+directory (:mod:`actions.kinds.relocate_version`).
 """
 
 from __future__ import annotations
