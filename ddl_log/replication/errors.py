@@ -131,8 +131,8 @@ class ReplayedElsewhereError(ReplicationError):
 
 
 class RewriteError(ReplicationError):
-    """``--rewrite-db`` cannot rename the databases a statement's SQL text names (its parser, Spark's or sqlglot's, cannot read it): the
-    statement is not applied rather than applied to the source's database."""
+    """``--rewrite-db`` cannot rename the databases a statement's SQL text names (its parser, Spark's or sqlglot's,
+    cannot read it): the statement is not applied rather than applied to the source's database."""
 
     def __init__(self, what: str, reason: str) -> None:
         super().__init__(f"{what}: {reason}")

@@ -1,6 +1,6 @@
 """Statements of a ``ddl-log binlog --sql`` script (FR5 of MySQL's WL#13355: replaying the binlog with a tool gives
-the same atomic result): each carries its origin marker, ``/* ddl-log origin <origin> seq <n> id <identity> */``, the one a
-replica's applied statements carry (:mod:`ddl_log.replication.origin`)."""
+the same atomic result): each carries its origin marker, ``/* ddl-log origin <origin> seq <n> id <identity> */``, the
+one a replica's applied statements carry (:mod:`ddl_log.replication.origin`)."""
 
 from __future__ import annotations
 
