@@ -43,6 +43,7 @@ class RenameTables(Statement):
     """RENAME TABLE a TO b, c TO d: all or none; on failure or crash the renames are undone in reverse order."""
 
     label: ClassVar[str] = "RENAME TABLE"
+    transactional: ClassVar[bool] = True
     pairs: tuple[tuple[TableName, TableName], ...] = attrs.field(converter=_pairs)
 
     @classmethod
@@ -129,6 +130,7 @@ class DropTables(Statement):
     table just before reads its rows whole, never an empty directory; ``purge``: the files go with the table."""
 
     label: ClassVar[str] = "DROP TABLE"
+    transactional: ClassVar[bool] = True
     names: tuple[TableName, ...] = attrs.field(converter=table_names)
     if_exists: bool = False
     purge: bool = False

@@ -64,6 +64,11 @@ class AppliedPosition:
     def of(self, origin: str) -> int:
         return self.seqs.get(origin, 0)
 
+    def replayed(self, text: str) -> bool:
+        """Whether ``text`` carries an origin marker this home applied before."""
+        mark = mark_of(text)
+        return mark is not None and mark.seq <= self.of(mark.origin)
+
     @classmethod
     def read(cls, events: Iterable[BinlogEvent]) -> AppliedPosition:
         seqs: dict[str, int] = {}

@@ -55,6 +55,9 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False,
     a form of this project's own, ``RENAME TABLE a TO b, c TO d`` or ``DROP TABLE a, b``, which sqlglot checks), and
     one it parses is never refused as a syntax error here (one the router cannot read is an unsupported form)."""
     cursor = Cursor(script, piece.tokens)
+    control = transaction_control(cursor)
+    if control is not None:
+        return control
     refusal = parser(cursor.statement) if parser is not None else None
     if parser is None:
         validate(script, piece.raw)
@@ -79,6 +82,24 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False,
         validate(script, piece.raw)  # a form Spark does not know: sqlglot checks its syntax
     plan = replayed(plan, piece.leading(script))
     return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.draft else plan
+
+
+CONTROL_FORMS: dict[tuple[str, ...], str] = {
+    ("START", "TRANSACTION"): "START TRANSACTION", ("BEGIN", "TRANSACTION"): "START TRANSACTION",
+    ("BEGIN", "WORK"): "START TRANSACTION", ("COMMIT",): "COMMIT", ("COMMIT", "WORK"): "COMMIT",
+    ("COMMIT", "TRANSACTION"): "COMMIT", ("ROLLBACK",): "ROLLBACK", ("ROLLBACK", "WORK"): "ROLLBACK",
+    ("ROLLBACK", "TRANSACTION"): "ROLLBACK",
+}
+"""A DDL transaction's control statements (Spark has none; ``BEGIN`` alone stays Spark's compound statement)."""
+
+
+def transaction_control(cursor: Cursor) -> PlannedStatement | None:
+    """The control statement ``cursor`` is, exactly one of :data:`CONTROL_FORMS`; else None."""
+    words = tuple(word.upper() for index in range(len(cursor.tokens)) for word in cursor.words(index) or ("?",))
+    label = CONTROL_FORMS.get(words)
+    if label is None:
+        return None
+    return PlannedStatement(cursor.statement, cursor.line, "control", label=label, spark_sql=False)
 
 
 def _spark_parse_error(script: str, piece: Piece, refusal: ParseFailure) -> SqlParseError:
