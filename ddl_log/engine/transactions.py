@@ -68,6 +68,11 @@ class DDLEngine(Protocol):
     def run_due_deletions(self) -> object: ...
 
 
+ALLOWED = ("only CREATE [OR REPLACE] TABLE, CTAS, INSERT OVERWRITE, TRUNCATE, RENAME TABLE, ALTER TABLE SWAP WITH, "
+           "DROP TABLE and views can be")
+"""What a refused statement's error says may be inside a transaction (:attr:`Statement.transactional`)."""
+
+
 class EngineTransaction:
     """An open transaction of ``engine`` on this thread; ``keys``: the locks of every statement it will run, taken
     now in one order (a script), or None (taken as statements arrive)."""
@@ -99,8 +104,7 @@ class EngineTransaction:
         transaction.check_open(statement.label or type(statement).__name__)
         label = statement.label or type(statement).__name__
         if not statement.transactional:
-            transaction.abort(NotTransactionalError(label, "only CREATE [OR REPLACE] TABLE, CTAS, INSERT OVERWRITE, "
-                                                           "TRUNCATE, RENAME TABLE, DROP TABLE and views can be"))
+            transaction.abort(NotTransactionalError(label, ALLOWED))
         keys = statement.lock_keys()
         changes = statement.changed_keys()
         again = next((key for key in changes if key in transaction.changed), None)

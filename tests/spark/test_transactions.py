@@ -1,5 +1,6 @@
 """DDL transactions (issue 39) on real Spark: a short crash sweep (around each catalog operation of the statements
-inside, and at every point of the group commit) of transactions of 1, 2 and 3 statements of different kinds, each
+inside, and at every point of the group commit) of transactions of 1 (ALTER TABLE SWAP WITH), 2 and 3 statements
+of different kinds, each
 recovered to exactly before (nothing binlogged) or exactly after (the group binlogged: one XID, one event per
 statement); and real SIGKILLs during COMMIT (``DDL_LOG_CRASH_AT``), recovered by a new process. The exhaustive
 sweep of every crash point runs on the in-memory catalog (tests/unit/test_transactions.py)."""
@@ -30,7 +31,7 @@ SETUP = [
 ]
 
 BODIES: dict[str, list[Callable[[AtomicDDL], Any]]] = {
-    "truncate": [lambda d: d.truncate_table("p")],
+    "swap": [lambda d: d.swap_tables("a", "b")],
     "ctas+drop": [lambda d: d.create_table("c", as_select="SELECT x * 2 AS x2 FROM a"),
                   lambda d: d.drop_tables(["b"])],
     "overwrite+rename+view": [lambda d: d.insert_overwrite("a", as_select="SELECT x + 100, y FROM a WHERE x > 3"),

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ddl_log import AtomicDDL, NoSuchObjectError
+from ddl_log import AtomicDDL, CatalogError, InvalidNameError, NoSuchObjectError, WrongObjectKindError
 from ddl_log.errors import (
     NotTransactionalError,
     TransactionAbortedError,
@@ -35,6 +35,8 @@ BODIES: dict[str, list[Body]] = {
     "replace+drop": [lambda d: d.create_or_replace_table("a", df=NEW_ROWS), lambda d: d.drop_tables(["b"])],
     "truncate+rename+view": [lambda d: d.truncate_table("a"), lambda d: d.rename_tables([("b", "c")]),
                              lambda d: d.create_view("v2", as_select="SELECT 2")],
+    "swap": [lambda d: d.swap_tables("a", "b")],
+    "swap+truncate": [lambda d: d.swap_tables("a", "b"), lambda d: d.truncate_table("q")],
     "ctas+overwrite+drop_view": [lambda d: d.create_table("c", df=NEW_ROWS),
                                  lambda d: d.insert_overwrite("q", df=NEW_ROWS.__class__("", ("v", "k"), [(5, "1")])),
                                  lambda d: d.drop_views(["v1"])],
@@ -387,3 +389,20 @@ def test_a_transaction_on_a_database_home_commits_one_group_to_the_catalog_binlo
         check_group(events, 2)
         assert {event.driver for event in events} == {"txn"}
         assert "default.b" not in catalog_state(catalog)[0]
+
+
+def test_alter_table_swap_with_exchanges_two_tables_alone_or_refuses_with_nothing_done(tmp_path):
+    world = World(str(tmp_path), True)
+    tables = catalog_state(world.catalog)[0]
+    with world.open() as ddl:
+        ddl.sql("ALTER TABLE a SWAP WITH `default`.b")
+        swapped = catalog_state(world.catalog)[0]
+        assert swapped["default.a"] == tables["default.b"] and swapped["default.b"] == tables["default.a"]
+        events = ddl.binlog_events()
+        assert [(e.statement, e.txn) for e in events] == [("ALTER TABLE a SWAP WITH `default`.b", None)]
+        before = catalog_state(world.catalog)
+        for first, second, error in [("a", "a", InvalidNameError), ("a", "missing", NoSuchObjectError),
+                                     ("a", "v1", WrongObjectKindError), ("a", "d2.t", CatalogError)]:
+            with pytest.raises(error):
+                ddl.swap_tables(first, second)
+        assert catalog_state(world.catalog) == before and len(ddl.binlog_events()) == 1

@@ -14,7 +14,7 @@ from ddl_log.engine.alter import AlterTable
 from ddl_log.engine.create import CreateOrReplaceTable, CreateTable, InsertOverwrite, TruncateTable
 from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_change import CreateOrReplaceAnyKind, any_kind_marked
-from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
+from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables, SwapTables
 from ddl_log.engine.views import (
     AlterView,
     AlterViewProperties,
@@ -362,6 +362,10 @@ class Router(VersionRoutes):
             new = c.name("a table name").as_kind("new_name", renamed=name)
             c.expect_end()
             return c.ddl("ALTER TABLE ... RENAME TO", draft(RenameTables.of, [(name, new)]))
+        if c.take("SWAP", "WITH"):
+            other = c.name("a table name").as_kind("relation")
+            c.expect_end()
+            return c.ddl("ALTER TABLE ... SWAP WITH", draft(SwapTables.of, name, other), spark_sql=False)
         op = self.alter_op()
         c.expect_end()
         return c.ddl(f"ALTER TABLE ... {type(op).__name__}", draft(AlterTable.of, name, op))
