@@ -3,6 +3,8 @@ binlog, and how long a replaced or dropped table's files stay for their readers)
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from chains.binlog import BinlogEvent, BinlogLike
@@ -40,6 +42,9 @@ class ActionContext:
     """Binlog events the actions replayed with this context wrote (a roll-forward chain commits in one of them):
     the statement returns its event as written, without reading the binlog back."""
     orphan_seconds: float | None = None
+    transaction: Any = None
+    """The open DDL transaction the statements run with this context join
+    (:class:`replace_table.transaction.Transaction`, a layer above: typed there); None: each commits alone."""
 
     def orphan_window(self) -> float | None:
         """How long after an undo a task of the statement's data job may still write into its work table's

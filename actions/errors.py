@@ -43,3 +43,50 @@ class StatementFailedError(DDLLogError):
 class CommittedWithPendingWorkWarning(UserWarning):
     """A statement committed, but a step after its commit point failed; recovery (the next open, or
     ``AtomicDDL.recover()``) finishes that step. Issued as a Python warning: the statement itself succeeded."""
+
+
+class TransactionError(DDLLogError):
+    """A DDL transaction (``START TRANSACTION`` ... ``COMMIT``, ``with ddl.transaction()``) refused a statement or
+    a step; what was done inside it is as the subclass says."""
+
+
+class TransactionStateError(TransactionError):
+    """A transaction control statement out of place: COMMIT or ROLLBACK without START TRANSACTION, a START inside an
+    open transaction, a transaction left open when its script or process ended (rolled back: nothing of it stays)."""
+
+    def __init__(self, what: str, reason: str) -> None:
+        super().__init__(f"{what}: {reason}")
+        self.what = what
+        self.reason = reason
+
+
+class NotTransactionalError(TransactionError):
+    """A statement that cannot be part of a DDL transaction (``statement`` names it): the whole transaction was
+    rolled back, as PostgreSQL aborts a transaction at an error; nothing of it stays."""
+
+    def __init__(self, statement: str, reason: str) -> None:
+        super().__init__(f"{statement} cannot run inside a transaction ({reason}); the transaction was rolled back, "
+                         "nothing of it stays")
+        self.statement = statement
+        self.reason = reason
+
+
+class TransactionConflictError(TransactionError):
+    """A statement inside a transaction changes an object that an earlier statement of the same transaction changed
+    (each object is changed once per transaction): the whole transaction was rolled back."""
+
+    def __init__(self, statement: str, name: str) -> None:
+        super().__init__(f"{statement}: {name} was changed by an earlier statement of this transaction (a transaction "
+                         "changes each object once); the transaction was rolled back, nothing of it stays")
+        self.statement = statement
+        self.name = name
+
+
+class TransactionAbortedError(TransactionError):
+    """A statement of the transaction failed, so the transaction was rolled back whole; later statements and COMMIT
+    are refused until ROLLBACK (or the end of the ``with`` block) closes it, as PostgreSQL refuses them."""
+
+    def __init__(self, what: str, cause: BaseException | None) -> None:
+        super().__init__(f"{what}: the transaction was rolled back after an error ({cause}); ROLLBACK ends it")
+        self.what = what
+        self.cause = cause

@@ -63,6 +63,9 @@ class BinlogEvent:
     events."""
     added: AddedFiles | None = None
     """What an INSERT INTO added (:class:`chains.version_records.AddedFiles`), for replicas; None for other events."""
+    txn: tuple[int, int] | None = None
+    """``(index, count)``: the event is the index-th (from 1) of the ``count`` events of one DDL transaction, all
+    with its XID and written in one durable write (:meth:`Binlog.append_group`); None for a statement alone."""
 
     def to_wire(self) -> dict[str, Any]:
         wire = {
@@ -80,6 +83,8 @@ class BinlogEvent:
             wire["ver"] = self.version.to_wire()
         if self.added is not None:
             wire["ins"] = self.added.to_wire()
+        if self.txn is not None:
+            wire["txn"] = list(self.txn)
         return wire
 
     @classmethod
@@ -94,6 +99,7 @@ class BinlogEvent:
             driver=record.get("driver"),
             version=VersionRecord.from_wire(record["ver"]) if record.get("ver") is not None else None,
             added=AddedFiles.from_wire(record["ins"]) if record.get("ins") is not None else None,
+            txn=(int(record["txn"][0]), int(record["txn"][1])) if record.get("txn") is not None else None,
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -107,6 +113,7 @@ class BinlogEvent:
             "driver": self.driver,
             "version": None if self.version is None else self.version.to_wire(),
             "added": None if self.added is None else self.added.to_wire(),
+            "txn": None if self.txn is None else list(self.txn),
         }
 
 
@@ -128,6 +135,10 @@ class BinlogLike(Protocol):
     def append_many(self, items: list[tuple[str, int | None, tuple[str, ...]]]) -> list[BinlogEvent]:
         """Group commit: several events in one durable write, consecutive seqs."""
 
+    def append_group(self, events: list[BinlogEvent]) -> list[BinlogEvent]:
+        """A DDL transaction's events (seq ignored; each given its ``txn`` place), durable all or none in one write:
+        the transaction's commit point."""
+
     def new_xid(self) -> int:
         """A fresh XID for a statement committed to this binlog."""
 
@@ -142,6 +153,35 @@ class BinlogLike(Protocol):
         """Durable writes made so far."""
 
     def close(self) -> None: ...
+
+
+TXN_OP = "txn"
+"""The record of a DDL transaction's events in a home's own binlog: ``{"op": "txn", "events": [event, ...]}``."""
+
+
+def events_of(record: dict[str, Any]) -> list[BinlogEvent]:
+    """The events a binlog record holds: one for an ``event`` record, a transaction's for a ``txn`` one, none for a
+    segment's ``start`` record."""
+    if record["op"] == "event":
+        return [BinlogEvent.from_wire(record)]
+    if record["op"] == TXN_OP:
+        return [BinlogEvent.from_wire(event) for event in record["events"]]
+    return []
+
+
+def grouped(events: list[BinlogEvent], first_seq: int, timestamp: float) -> list[BinlogEvent]:
+    """A transaction's events with consecutive seqs from ``first_seq``, one timestamp and their ``txn`` places."""
+    count = len(events)
+    return [attrs.evolve(event, seq=first_seq + index, timestamp=timestamp, txn=(index + 1, count))
+            for index, event in enumerate(events)]
+
+
+def group_record(events: list[BinlogEvent]) -> dict[str, Any]:
+    """The one record of a transaction's (grouped) events; its ``seq`` and ``xid`` those of its last event, so the
+    counters of a reader that skips it stay right."""
+    last = events[-1]
+    return {"op": TXN_OP, "seq": last.seq, "xid": last.xid, "ts": last.timestamp,
+            "events": [event.to_wire() for event in events]}
 
 
 def segment_name(number: int) -> str:
@@ -199,6 +239,8 @@ class Binlog:
 
     def _note(self, record: dict[str, Any]) -> None:
         # Every segment opens with a "start" record carrying the counters, so one segment is enough to resume.
+        if record["op"] == TXN_OP:
+            record = record["events"][-1]
         self.last_seq = max(self.last_seq, record["seq"])
         if record.get("xid") is not None:
             self.max_xid = max(self.max_xid, record["xid"])
@@ -253,6 +295,20 @@ class Binlog:
                 events.append(event)
             self._file.append_encoded(pending)
         return events
+
+    def append_group(self, events: list[BinlogEvent]) -> list[BinlogEvent]:
+        """A transaction's events as one record (a ``txn`` record holding them, :func:`events_of`): a torn tail
+        loses the whole group, never part of it."""
+        with self._lock:
+            self._check_writable()
+            if self._file.size >= self.segment_bytes:
+                self._rotate()
+            now = time.time()
+            written = grouped(events, self.last_seq + 1, now)
+            record = group_record(written)
+            self._file.append(record)
+            self._note(record)
+            return written
 
     def _check_writable(self) -> None:
         """Refuse every event after a failed write or rotation, even one that would start a fresh segment."""
@@ -318,8 +374,7 @@ def events_from(store: RecordStore, start: BinlogPosition, last: int | None = No
             continue
         records, _, _ = store.read(name, BINLOG_MAGIC, offset)
         for _, record in records:
-            if record["op"] == "event":
-                yield BinlogEvent.from_wire(record)
+            yield from events_of(record)
 
 
 def read_events(home: str, since_seq: int = 0) -> Iterator[BinlogEvent]:
@@ -337,5 +392,4 @@ def events_in(store: RecordStore, since_seq: int = 0) -> Iterator[BinlogEvent]:
                 continue
         records, _, _ = store.read(segment_name(segment), BINLOG_MAGIC)
         for _, record in records:
-            if record["op"] == "event" and record["seq"] > since_seq:
-                yield BinlogEvent.from_wire(record)
+            yield from (event for event in events_of(record) if event.seq > since_seq)

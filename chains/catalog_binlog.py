@@ -57,6 +57,12 @@ class CatalogBinlog:
         return self._append([BinlogEvent(0, xid, statement, tuple(objects), now, driver=self.driver)
                              for statement, xid, objects in items])
 
+    def append_group(self, events: list[BinlogEvent]) -> list[BinlogEvent]:
+        """A transaction's events in one PostgreSQL transaction (all rows or none), each with its ``txn`` place."""
+        count = len(events)
+        return self._append([attrs.evolve(event, seq=0, timestamp=time.time(), driver=self.driver,
+                                          txn=(index + 1, count)) for index, event in enumerate(events)])
+
     def _append(self, events: list[BinlogEvent]) -> list[BinlogEvent]:
         with self._lock:
             seqs = self.table.append([event.to_wire() for event in events])

@@ -194,6 +194,13 @@ class DDLLog:
                 self._owned.add(position)
             return position
 
+    def write_head(self, position: int) -> None:
+        """Make a chain that has no action yet durable (a transaction's anchor: chains link to it, it takes the XID
+        and is closed at the commit point; undone, it cancels them)."""
+        with self._lock:
+            if self._unwritten_only(position):
+                self._emit(execute_to_wire(self._unwritten.pop(position)))
+
     @contextmanager
     def owning(self) -> Iterator[None]:
         """The chains this thread creates inside the block belong to a statement that is running: recovery in this

@@ -5,7 +5,16 @@ one module (``storage/errors.py``, ``chains/errors.py``, ``actions/errors.py``, 
 one is re-exported here.
 """
 
-from actions.errors import ActionFailedError, CommittedWithPendingWorkWarning, StatementFailedError
+from actions.errors import (
+    ActionFailedError,
+    CommittedWithPendingWorkWarning,
+    NotTransactionalError,
+    StatementFailedError,
+    TransactionAbortedError,
+    TransactionConflictError,
+    TransactionError,
+    TransactionStateError,
+)
 from actions.recovery import RecoveryReport
 from actions.results import StatementResult
 from chains.errors import BinlogError, LogStateError, PayloadError
@@ -122,6 +131,7 @@ __all__ = [
     "NoSuchObjectError",
     "NoSuchVersionError",
     "NotAtomicError",
+    "NotTransactionalError",
     "NothingToReleaseError",
     "ObjectExistsError",
     "ObjectInRecoveryError",
@@ -155,6 +165,10 @@ __all__ = [
     "StatementResult",
     "StorageError",
     "SyncIncompleteError",
+    "TransactionAbortedError",
+    "TransactionConflictError",
+    "TransactionError",
+    "TransactionStateError",
     "UnsafePathError",
     "UnsupportedFormatError",
     "UnsupportedStatementError",

@@ -4,7 +4,14 @@ live in ``storage/errors.py``, ``chains/errors.py`` and ``actions/errors.py``; `
 
 from __future__ import annotations
 
-from actions.errors import StatementFailedError
+from actions.errors import (  # noqa: F401 - the transaction errors are the SQL front end's and the engine's too
+    NotTransactionalError,
+    StatementFailedError,
+    TransactionAbortedError,
+    TransactionConflictError,
+    TransactionError,
+    TransactionStateError,
+)
 from storage.errors import (
     DDLLogError,
     InvalidNameError,

@@ -23,12 +23,12 @@ change). The crash points are declared when the plan is made (at import), so ``d
 commit point C is undone (its linked chains cancelled) and :class:`~actions.errors.StatementFailedError` raised;
 after it, the statement stands and recovery finishes what is left (:attr:`Outcome.error`).
 
-The commit is a step a caller can defer (the transactions of issue 39): a transaction plan will ``prepare`` the
-machines of its N statements (each logging on its own chain C, all under one XID), run one commit for the group
-(every C given the XID, one binlog transaction, every C closed), then ``retire`` each; an error in any ``prepare``
+The commit is a step a caller can defer: a DDL transaction (:mod:`replace_table.transaction`) runs ``prepare`` on the
+machines of its N statements (each logging on its own chain C, all under one XID), runs one commit for the group
+(every C given the XID, one binlog write, every C closed), then ``retire`` on each; an error in any ``prepare``
 reverts the prepared machines in reverse order (:meth:`StatementMachine.revert`). A forward statement's commit is
-its chain's own write, so inside a transaction its chain would be logged linked to the transaction's chain C and run
-as a retire step of the group.
+its chain's own write, so inside a transaction its chain is logged linked to the transaction's anchor chain and runs
+as a retire step of the group. :meth:`StatementMachine.run` hands a statement whose context has a transaction to it.
 """
 
 from __future__ import annotations
@@ -73,8 +73,12 @@ class Plan(Generic[R]):
     ``<prefix>.<step>.before/after`` declared with it (described by ``describe``, formatted with ``when`` and
     ``step``)."""
 
-    def __init__(self, prefix: str, steps: Sequence[Step[R]], *, describe: str = "{prefix}: {when} {step}") -> None:
+    def __init__(self, prefix: str, steps: Sequence[Step[R]], *, describe: str = "{prefix}: {when} {step}",
+                 joins_transaction: bool = True) -> None:
         self.prefix = prefix
+        self.joins_transaction = joins_transaction
+        """Whether a statement of the plan run inside a transaction defers its commit to the transaction's (a
+        pre-flight that commits on its own, RELEASE of a name's kept files, does not)."""
         self.steps = tuple(steps)
         names = [step.name for step in self.steps]
         if len(set(names)) != len(names) or sum(step.kind == "commit" for step in self.steps) != 1:
@@ -176,7 +180,12 @@ class StatementMachine(Generic[R]):
         raise error from cause
 
     def run(self) -> Outcome:
-        """The statement, whole: prepare, commit, retire; undone on any error before the commit point."""
+        """The statement, whole: prepare, commit, retire; undone on any error before the commit point. Inside a
+        transaction, prepared only: the transaction commits it with the others (no event yet)."""
+        transaction = self.log.transaction
+        if transaction is not None and self.plan.joins_transaction:
+            transaction.enlist(self)
+            return Outcome(None)
         try:
             self.prepare()
             self.commit()

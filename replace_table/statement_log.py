@@ -12,6 +12,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any, Protocol
 
 from actions.commit_or_undo import undo_unless_committed
 from actions.context import ActionContext
@@ -25,6 +26,21 @@ from chains.log import DDLLog
 from chains.version_records import AddedFiles, VersionRecord
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.errors import DDLLogError
+
+
+class Joined(Protocol):
+    """What a statement's log needs of the transaction it joins (:class:`replace_table.transaction.Transaction`)."""
+
+    @property
+    def xid(self) -> int: ...
+
+    def anchor(self) -> int: ...
+
+    def enlist(self, machine: Any) -> None:
+        """Prepare the statement's machine inside the transaction (its commit deferred)."""
+
+    def deferred_commit(self, log: StatementLog, objects: tuple[str, ...], version: VersionRecord | None,
+                        added: AddedFiles | None) -> None: ...
 
 
 class StatementLog:
@@ -44,8 +60,16 @@ class StatementLog:
         self.event: BinlogEvent | None = None
         self.retire_error: DDLLogError | None = None
         """Committed, but replaying a linked chain failed so: it stays active and recovery finishes it."""
+        self.forward_objects: tuple[str, ...] = ()
+        """What a roll-forward statement inside a transaction binlogs in the group (alone, its DROP_INIT does)."""
         self._xid: int | None = None
         self._tag: str | None = None
+
+    @property
+    def transaction(self) -> Joined | None:
+        """The open transaction the statement joins (:mod:`replace_table.transaction`), else None."""
+        transaction: Joined | None = self.ctx.transaction
+        return transaction
 
     @property
     def log(self) -> DDLLog:
@@ -56,6 +80,8 @@ class StatementLog:
     @property
     def xid(self) -> int:
         """The statement's XID, allocated on first use (a statement that asks for none gets one at its commit)."""
+        if self._xid is None and self.transaction is not None:
+            self._xid = self.transaction.xid
         if self._xid is None:
             self._xid = self.ctx.log.allocate_id() if self.ctx.binlog is None else self.ctx.binlog.new_xid()
         return self._xid
@@ -93,8 +119,12 @@ class StatementLog:
     def forward_chain(self) -> int:
         """Chain C as the statement's roll-forward chain: once written it always completes (its write commits)."""
         if self.chain_c is None:
-            self.chain_c = self.log.new_chain(ChainKind.FORWARD, self.statement)
+            self.chain_c = self.log.new_chain(ChainKind.FORWARD, self.statement, master=self._anchor())
         return self.chain_c
+
+    def _anchor(self) -> int | None:
+        """Inside a transaction, the chain a roll-forward chain hangs on (it runs once the transaction committed)."""
+        return None if self.transaction is None else self.transaction.anchor()
 
     def link(self) -> int:
         """A new roll-forward chain linked to C (D, E): it runs only once C is closed, never if C is undone."""
@@ -104,7 +134,7 @@ class StatementLog:
 
     def unlinked(self) -> int:
         """A roll-forward chain of its own (a drop's kept files, deleted when due whatever happens to C)."""
-        return self.log.new_chain(ChainKind.FORWARD, self.statement)
+        return self.log.new_chain(ChainKind.FORWARD, self.statement, master=self._anchor())
 
     @contextmanager
     def batch(self) -> Iterator[DDLLog]:
@@ -114,7 +144,11 @@ class StatementLog:
 
     def commit(self, objects: tuple[str, ...], *, version: VersionRecord | None = None,
                added: AddedFiles | None = None) -> BinlogEvent | None:
-        """The commit point (:func:`chains.commit.commit_chain`): C closed, the event in the binlog."""
+        """The commit point (:func:`chains.commit.commit_chain`): C closed, the event in the binlog. Inside a
+        transaction, its part of the group commit (the transaction writes the event and closes C)."""
+        if self.transaction is not None:
+            self.transaction.deferred_commit(self, objects, version, added)
+            return None
         self.event = commit_chain(self.log, self.ctx.binlog, self.undo_chain(), self.statement, objects,
                                   xid=self._xid, version=version, added=added)
         return self.event

@@ -13,10 +13,12 @@ locks are enough.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Protocol
 
+from storage.errors import MetadataLockTimeoutError
 from storage.records.home import AnyHome, Home
 
 DEFAULT_LOCK_WAIT_SECONDS = 60.0
@@ -40,20 +42,23 @@ class SharedExclusiveLock:
         self._owner: int | None = None
         self._depth = 0
 
-    def acquire(self, exclusive: bool) -> bool:
-        """Wait for the lock; False when this thread already held it exclusively (a re-entry, not a new hold)."""
+    def acquire(self, exclusive: bool, wait: float | None = None) -> bool:
+        """Wait for the lock (at most ``wait`` seconds when given, then :class:`TimeoutError`); False when this
+        thread already held it exclusively (a re-entry, not a new hold)."""
         me = threading.get_ident()
+        deadline = None if wait is None else time.monotonic() + wait
         with self._cond:
             if self._owner == me:
                 self._depth += 1
                 return False
-            if exclusive:
-                while self._owner is not None or self._shared:
+            while self._owner is not None or (exclusive and self._shared):
+                if deadline is None:
                     self._cond.wait()
+                elif not self._cond.wait(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
+                    raise TimeoutError(wait)
+            if exclusive:
                 self._owner, self._depth = me, 1
             else:
-                while self._owner is not None:
-                    self._cond.wait()
                 self._shared += 1
             return True
 
@@ -85,17 +90,24 @@ class MetadataLocks:
             return lock
 
     @contextmanager
-    def hold(self, exclusive: Iterable[str], shared: Iterable[str] = ()) -> Iterator[None]:
+    def hold(self, exclusive: Iterable[str], shared: Iterable[str] = (), *,
+             wait: float | None = None) -> Iterator[None]:
         """Hold ``exclusive`` keys exclusively and ``shared`` keys shared for the block, acquiring in sorted order.
 
-        A key in both sets is taken exclusively.
+        A key in both sets is taken exclusively. ``wait``: how long to wait for a lock of this process (a statement
+        joining a transaction that holds locks already: taken as statements arrive, they are not in one order, so
+        the wait is bounded) before :class:`MetadataLockTimeoutError`; None: as long as it takes.
         """
         modes = {key: False for key in shared}
         modes.update({key: True for key in exclusive})
         with ExitStack() as stack:
             for key in sorted(modes):
                 lock = self._lock_for(key)
-                outermost = lock.acquire(modes[key])
+                try:
+                    outermost = lock.acquire(modes[key], wait)
+                except TimeoutError:
+                    raise MetadataLockTimeoutError(key, "another statement or transaction of this process",
+                                                   wait or 0.0) from None
                 stack.callback(lock.release, modes[key])
                 if outermost and self.cluster is not None:
                     self.cluster.acquire(key, modes[key])

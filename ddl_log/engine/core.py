@@ -15,6 +15,7 @@ import attrs
 
 from actions.context import ActionContext
 from actions.deletions import PendingDeletion, due_deletions, is_waiting, pending_deletions
+from actions.errors import TransactionStateError
 from actions.locking import LockKeys, chain_keys
 from actions.recovery import ChainOutcome, RecoveryReport, recover, run_due_deletions
 from actions.results import StatementResult
@@ -33,6 +34,7 @@ from ddl_log.cluster.takeover import (
     take_over_dead,
 )
 from ddl_log.engine.release_name import explain_holds
+from ddl_log.engine.transactions import EngineTransaction, Transactions, closing, union_keys
 from ddl_log.engine.typed import Statement
 from ddl_log.settings import Settings
 from storage.catalogs.interface import Catalog
@@ -70,6 +72,7 @@ class DDLEngine:
         self._catalog = catalog
         self._owns_catalog = catalog is None
         self.locks = metadata_locks(self.home, s.lock_wait_seconds)
+        self.transactions = Transactions()
         try:
             self.last_recovery = note_takeover(self.home, self.recover())
         except BaseException:
@@ -130,7 +133,10 @@ class DDLEngine:
     def run(self, statement: Statement) -> StatementResult:
         """Run a typed statement: the one path of every statement, whoever made it. A directory it left at a table
         name's default directory (:mod:`ddl_log.engine.release_name`) gets its note and is in the result's
-        ``holds``."""
+        ``holds``. Inside this thread's open transaction, it joins it (:mod:`ddl_log.engine.transactions`)."""
+        transaction = self.transactions.current
+        if transaction is not None:
+            return transaction.run(statement)
         with self._statement(statement.lock_keys()):
             result = statement.run(self.context())
             holds = explain_holds(self.context(), self.log.chains_of_this_statement(), self.home.location)
@@ -146,6 +152,23 @@ class DDLEngine:
             check_objects(self.takeover, list(keys.exclusive))  # a dead driver's half-changed object waits
             yield
         self.run_due_deletions()
+
+    @contextmanager
+    def transaction(self) -> Iterator[EngineTransaction]:
+        """A DDL transaction: every statement run in the block (on this thread) commits at one commit point when it
+        ends, or none does (an error in the block, a failing statement: everything undone). Locks are taken as the
+        statements arrive and held to the end; see docs/transactions.md."""
+        transaction = self.transactions.begin(self)
+        try:
+            yield transaction
+        except BaseException as error:
+            closing(transaction, error)
+            raise
+        closing(transaction, None)
+
+    def begin_transaction(self, statements: Iterable[Statement] = ()) -> EngineTransaction:
+        """START TRANSACTION of a script whose ``statements`` are known: their locks all taken now, in one order."""
+        return self.transactions.begin(self, union_keys(statements))
 
     # ------------------------------------------------------------------ recovery and inspection
 
@@ -198,6 +221,9 @@ class DDLEngine:
     def close(self) -> None:
         """Release files and the home lock; close what this engine opened beside a session (the catalog's own
         metastore client), never a session or catalog it was given."""
+        open_transaction = self.transactions.current
+        if open_transaction is not None:  # left open: nothing of it stays
+            closing(open_transaction, TransactionStateError("close", "the engine closed with the transaction open"))
         stop_takeover(self)
         self.log.close_file()
         self.binlog_file.close()
@@ -213,7 +239,11 @@ class DDLEngine:
 
     def abandon(self) -> None:
         """Drop every file handle without writing anything: what the kernel does when the process dies.
-        Used by in-process crash tests before they re-open the home."""
+        Used by in-process crash tests before they re-open the home (an open transaction is dropped, not rolled
+        back: recovery decides)."""
+        open_transaction = self.transactions.current
+        if open_transaction is not None:
+            open_transaction.end(crashed=True)
         self.close()
 
     def __enter__(self) -> DDLEngine:

@@ -89,6 +89,7 @@ class CreateOrReplaceTable(Statement):
     requires the table for."""
 
     label: ClassVar[str] = "CREATE OR REPLACE TABLE"
+    transactional: ClassVar[bool] = True
     name: TableName
     spec: TableSpec
     must_exist: bool = False
@@ -115,6 +116,9 @@ class CreateOrReplaceTable(Statement):
     def lock_keys(self) -> LockKeys:
         return _spec_keys(self.name, self.spec)
 
+    def changed_keys(self) -> tuple[str, ...]:
+        return (object_key(self.name),)
+
     def run(self, ctx: ActionContext) -> ReplaceResult:
         verb = "REPLACE TABLE" if self.must_exist else self.label
         if self.rows is not None and (self.spec.as_select is not None or self.spec.df is not None):
@@ -137,6 +141,7 @@ class CreateTable(Statement):
     name makes it do nothing, as in Spark."""
 
     label: ClassVar[str] = "CREATE TABLE"
+    transactional: ClassVar[bool] = True
     name: TableName
     spec: TableSpec
     if_not_exists: bool = False
@@ -157,6 +162,9 @@ class CreateTable(Statement):
     def lock_keys(self) -> LockKeys:
         return _spec_keys(self.name, self.spec)
 
+    def changed_keys(self) -> tuple[str, ...]:
+        return (object_key(self.name),)
+
     def run(self, ctx: ActionContext) -> StatementResult:
         if self.if_not_exists and (ctx.catalog.exists(self.name) or ctx.catalog.view_definition(self.name)):
             like = self.spec.like
@@ -173,6 +181,7 @@ class TruncateTable(Statement):
     commit keeps the old rows."""
 
     label: ClassVar[str] = "TRUNCATE TABLE"
+    transactional: ClassVar[bool] = True
     name: TableName
 
     @classmethod
@@ -200,6 +209,7 @@ class InsertOverwrite(Statement):
     nothing."""
 
     label: ClassVar[str] = "INSERT OVERWRITE"
+    transactional: ClassVar[bool] = True
     name: TableName
     as_select: str | None = None
     df: Any = attrs.field(default=None, eq=False, repr=False)

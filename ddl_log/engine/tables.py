@@ -4,6 +4,7 @@ F-3; MariaDB's DROP_INIT / DROP_TABLE / DROP_DB actions."""
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Iterable
 from functools import partial
@@ -23,7 +24,7 @@ from ddl_log.errors import kept_elsewhere
 from replace_table.plans import forward, undo
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
-from storage.catalogs.names import TableName, check_identifier, quote_ident
+from storage.catalogs.names import RESERVED_PREFIX, TableName, check_identifier, quote_ident
 from storage.catalogs.rules import check_database_name_length, check_new_name
 from storage.errors import (
     CatalogError,
@@ -35,6 +36,10 @@ from storage.errors import (
 )
 
 
+def _table_name(name: str | TableName) -> TableName:
+    return TableName.of(name)
+
+
 def _pairs(pairs: Iterable[tuple[str | TableName, str | TableName]]) -> tuple[tuple[TableName, TableName], ...]:
     return tuple((TableName.of(old), TableName.of(new)) for old, new in pairs)
 
@@ -44,6 +49,7 @@ class RenameTables(Statement):
     """RENAME TABLE a TO b, c TO d: all or none; on failure or crash the renames are undone in reverse order."""
 
     label: ClassVar[str] = "RENAME TABLE"
+    transactional: ClassVar[bool] = True
     pairs: tuple[tuple[TableName, TableName], ...] = attrs.field(converter=_pairs)
 
     @classmethod
@@ -66,6 +72,43 @@ class RenameTables(Statement):
             event = undo.rename_tables(ctx, self.binlog_text, plan, verb=self.label,
                                        rename=partial(rename_table, ctx))
         return StatementResult(objects=tuple(f"{old} -> {new}" for old, new, _ in plan), event=event)
+
+
+@attrs.frozen(kw_only=True)
+class SwapTables(Statement):
+    """ALTER TABLE a SWAP WITH b (Snowflake's form): the two tables exchange names in one statement, three renames
+    through a reserved work name (a to it, b to a, it to b), all or none, as one RENAME TABLE; each name is never
+    missing for longer than one metastore call. Both tables must be in one database (the metastore moves no table
+    between databases)."""
+
+    label: ClassVar[str] = "ALTER TABLE SWAP WITH"
+    transactional: ClassVar[bool] = True
+    first: TableName = attrs.field(converter=_table_name)
+    second: TableName = attrs.field(converter=_table_name)
+
+    @classmethod
+    def of(cls, first: str | TableName, second: str | TableName, *, text: str | None = None) -> SwapTables:
+        return cls(first=first, second=second, text=text)
+
+    def canonical_text(self) -> str:
+        return f"ALTER TABLE {self.first.quoted} SWAP WITH {self.second.quoted}"
+
+    def lock_keys(self) -> LockKeys:
+        return LockKeys.objects(self.first, self.second)
+
+    def run(self, ctx: ActionContext) -> StatementResult:
+        first, second = self.first, self.second
+        if first == second:
+            raise InvalidNameError(f"cannot swap {first} with itself", str(first))
+        if first.db != second.db:
+            raise CatalogError(f"cannot swap {first} with {second}: tables cannot move between databases",
+                               str(second))
+        aside = first.sibling(f"{RESERVED_PREFIX}swap_{secrets.token_hex(4)}")
+        with reuse_lookups():
+            plan = plan_renames(ctx, [(first, aside), (second, first), (aside, second)])
+            event = undo.rename_tables(ctx, self.binlog_text, plan, verb=self.label,
+                                       rename=partial(rename_table, ctx))
+        return StatementResult(objects=(str(first), str(second)), event=event, detail=f"{first} <-> {second}")
 
 
 def plan_renames(ctx: ActionContext,
@@ -132,6 +175,7 @@ class DropTables(Statement):
     table just before reads its rows whole, never an empty directory; ``purge``: the files go with the table."""
 
     label: ClassVar[str] = "DROP TABLE"
+    transactional: ClassVar[bool] = True
     names: tuple[TableName, ...] = attrs.field(converter=table_names)
     if_exists: bool = False
     purge: bool = False

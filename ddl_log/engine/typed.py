@@ -28,6 +28,9 @@ class Statement:
 
     label: ClassVar[str] = ""
     """What the statement is, for messages (``"CREATE TABLE"``)."""
+    transactional: ClassVar[bool] = False
+    """Whether it may run inside a DDL transaction (:mod:`ddl_log.engine.transactions`): its commit is a step the
+    transaction can defer, and its undo needs no statement after it."""
     text: str | None = None
 
     @classmethod
@@ -45,6 +48,11 @@ class Statement:
 
     def lock_keys(self) -> LockKeys:
         raise NotImplementedError
+
+    def changed_keys(self) -> tuple[str, ...]:
+        """The lock keys of the objects the statement changes (a transaction changes each once): its exclusive
+        keys, less those it only reads (a LIKE source)."""
+        return self.lock_keys().exclusive
 
     def run(self, ctx: ActionContext) -> StatementResult:
         """Run under the statement's locks (the caller holds them): log, act, commit or undo."""

@@ -59,6 +59,7 @@ class CreateView(Statement):
     table holding the name makes it do nothing, as in Spark."""
 
     label: ClassVar[str] = "CREATE VIEW"
+    transactional: ClassVar[bool] = True
     name: TableName
     definition: ViewDefinition
     or_replace: bool = False
@@ -92,6 +93,7 @@ class CreateView(Statement):
 @attrs.frozen(kw_only=True)
 class AlterView(Statement):
     label: ClassVar[str] = "ALTER VIEW"
+    transactional: ClassVar[bool] = True
     name: TableName
     as_select: str
 
@@ -121,6 +123,7 @@ class AlterViewProperties(Statement):
     set are ignored by UNSET, as Spark 4 ignores them."""
 
     label: ClassVar[str] = "ALTER VIEW"
+    transactional: ClassVar[bool] = True
     name: TableName
     set: tuple[tuple[str, str], ...] = ()
     unset: tuple[str, ...] = ()
@@ -170,6 +173,7 @@ class AlterViewProperties(Statement):
 @attrs.frozen(kw_only=True)
 class RenameView(Statement):
     label: ClassVar[str] = "ALTER VIEW RENAME"
+    transactional: ClassVar[bool] = True
     old: TableName
     new: TableName
 
@@ -206,6 +210,7 @@ class DropViews(Statement):
     nothing dropped), then rolled forward."""
 
     label: ClassVar[str] = "DROP VIEW"
+    transactional: ClassVar[bool] = True
     names: tuple[TableName, ...] = attrs.field(converter=table_names)
     if_exists: bool = False
 

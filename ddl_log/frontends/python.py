@@ -20,7 +20,7 @@ from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind
 from ddl_log.engine.release_name import ReleaseResult, ReleaseTableName
 from ddl_log.engine.schema import SchemaLike
-from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
+from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables, SwapTables
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.version_statements import RestoreTable, UndropTable
 from ddl_log.engine.views import (
@@ -211,6 +211,11 @@ class AtomicDDL(DDLEngine):
                       statement: str | None = None) -> StatementResult:
         """RENAME TABLE a TO b, c TO d: all or none; on failure or crash the renames are undone in reverse order."""
         return self.run(RenameTables.of(pairs, text=statement))
+
+    def swap_tables(self, first: str | TableName, second: str | TableName, *,
+                    statement: str | None = None) -> StatementResult:
+        """ALTER TABLE first SWAP WITH second: the two tables exchange names, all or none."""
+        return self.run(SwapTables.of(first, second, text=statement))
 
     def drop_tables(self, names: Iterable[str | TableName], *, if_exists: bool = False, purge: bool = False,
                     statement: str | None = None) -> StatementResult:

@@ -188,20 +188,58 @@ class Applier:
             raise AppliedThenStoppedError(event.seq, event.statement, error) from error
         return self.copies_files(event)
 
+    def apply_group(self, events: list[BinlogEvent]) -> bool:
+        """Apply a source transaction's events (:attr:`BinlogEvent.txn`) as one replica transaction: their
+        statements commit at one commit point, so the position moves once, past the whole group, or not at all."""
+        BEFORE_APPLY()
+        try:
+            with self.engine.transaction():
+                for event in events:
+                    self.follow.check_by_hand(self.engine.catalog, event)
+                    for statement in self.statements(event):
+                        self.engine.run(statement)
+        except (ApplyFailedError, SourceVersionGoneError):
+            raise
+        except Exception as error:
+            raise ApplyFailedError(events[0].seq, events[0].statement, error) from error
+        AFTER_APPLY()
+        self.position, self.position_ident = events[-1].seq, event_id(events[-1])
+        try:
+            for event in events:
+                self.follow.noted(self.engine.catalog, event)
+        except DDLLogError as error:
+            raise AppliedThenStoppedError(events[-1].seq, events[-1].statement, error) from error
+        return any(self.copies_files(event) for event in events)
+
     def apply_available(self, until: int | None = None) -> ApplyReport:
-        """Apply every event committed on the source now (up to ``until``), in order; stops at the first error."""
+        """Apply every event committed on the source now (up to ``until``), in order; stops at the first error. A
+        source transaction's events are applied together (:meth:`apply_group`), once its last one is read."""
         applied = copied = 0
         skipped = self.skips.count
+        group: list[BinlogEvent] = []
         try:
             check_source_holds(self.source, self.position, self.position_ident)
             for event in self.source.events_after(self.position):
-                if until is not None and event.seq > until:
+                if until is not None and event.seq > until and not group:
                     break
                 reason = self.follow.skip_reason(event)
-                if reason is not None:
+                if reason is not None and event.txn is None:
                     self.skips.add(event, reason)
                     continue
                 self.note_skips()
+                if event.txn is not None:
+                    group.append(event)
+                    if event.txn[0] < event.txn[1]:
+                        continue
+                    kept = [e for e in group if self.follow.skip_reason(e) is None]
+                    group, count = [], len(group)
+                    if not kept:  # every event of the group filtered out: skipped as one
+                        self.skips.add(event, reason or "a source transaction whose every event is filtered out")
+                        continue
+                    copied += self.apply_group(kept)
+                    self.position, self.position_ident = event.seq, event_id(event)
+                    applied += count
+                    continue
                 copied += self.apply(event)
                 applied += 1
             self.note_skips()

@@ -23,6 +23,7 @@ class InstallVersion(Statement):
     """CREATE OR REPLACE TABLE ``name`` (``spec``) with the data files of ``files_from``."""
 
     label: ClassVar[str] = "CREATE OR REPLACE TABLE"
+    transactional: ClassVar[bool] = True
     name: TableName
     spec: TableSpec
     files_from: str

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from chains.binlog import BINLOG_MAGIC, BinlogEvent, binlog_store, list_segments, segment_name
+from chains.binlog import BINLOG_MAGIC, BinlogEvent, binlog_store, events_of, list_segments, segment_name
 from ddl_log.replication.errors import (
     SourceDamagedError,
     SourceEventsMissingError,
@@ -129,9 +129,10 @@ class SourceBinlog:
                 continue
             records, valid_end, size = self.store.read(name, BINLOG_MAGIC)
             for _, record in records:
-                if record["op"] == "event" and record["seq"] > seq:
-                    last_seq = record["seq"]
-                    yield BinlogEvent.from_wire(record)
+                for event in events_of(record):
+                    if event.seq > seq:
+                        last_seq = event.seq
+                        yield event
             if valid_end < size and index + 1 < len(segments):
                 raise SourceDamagedError(self.store.location_of(name), valid_end, last_seq)
 
@@ -144,9 +145,9 @@ class SourceBinlog:
         segments = list_segments(self.store)
         for segment in reversed(segments):
             records, _, _ = self.store.read(segment_name(segment), BINLOG_MAGIC)
-            events = [r for _, r in records if r["op"] == "event"]
+            events = [event for _, r in records for event in events_of(r)]
             if events:
-                return SourceHead(events[-1]["seq"], events[-1]["ts"])
+                return SourceHead(events[-1].seq, events[-1].timestamp)
             if records and records[0][1]["op"] == "start" and records[0][1]["seq"]:
                 return SourceHead(records[0][1]["seq"], 0.0)
         return SourceHead(0, 0.0)

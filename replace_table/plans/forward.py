@@ -4,7 +4,8 @@ cannot invert in place (ADD COLUMNS, ADD / DROP PARTITION). Every name is checke
 ====  ========  ================================================================================================
 step  name      effect
 ====  ========  ================================================================================================
-1     ``log``   the commit: chain C (roll-forward; its first action DROP_INIT, which binlogs what the others did)
+1     ``log``   the commit: chain C (roll-forward; its first action DROP_INIT, which binlogs what the others did;
+                inside a transaction none, and C linked to the transaction's anchor: :mod:`replace_table.transaction`)
                 and, for the files a drop keeps for readers, their deletion chains (DELETE_DATA, due when said,
                 each proving when it runs that nothing uses the directory; a version when it is one), in one
                 durable write. Once logged the chain always completes: if the process dies, recovery finishes it
@@ -99,9 +100,16 @@ ALTER_TABLE_FORWARD = forward_plan("alter_table_forward")
 
 
 def run_forward(ctx: ActionContext, plan: Plan[ForwardRun], statement: str, actions: Sequence[LogAction], *,
-                verb: str, subject: str, kept_files: Sequence[KeptFiles] = ()) -> BinlogEvent | None:
-    """Log ``actions`` (in replay order) as one roll-forward chain, then replay it live; its binlog event."""
+                verb: str, subject: str, objects: tuple[str, ...],
+                kept_files: Sequence[KeptFiles] = ()) -> BinlogEvent | None:
+    """Log ``actions`` (in replay order) as one roll-forward chain, then replay it live; its binlog event. First in
+    the chain its DROP_INIT, which binlogs ``statement`` for ``objects`` once the rest is done; inside a transaction
+    none: the statement's event is in the transaction's group, and its chain runs once the transaction committed."""
     log = StatementLog(ctx, statement)
+    if log.transaction is None:
+        actions = [partial(log_drop_init, statement=statement, objects=objects), *actions]
+    else:
+        log.forward_objects = objects
     run = ForwardRun(log, actions, kept_files, verb)
     run_plan(plan, run, log, verb=verb, subject=subject)
     return run.event
@@ -115,10 +123,11 @@ def drop_tables(ctx: ActionContext, statement: str, targets: Sequence[tuple[Tabl
     """DROP TABLE of the checked ``targets`` (name, identity); unless ``purge`` their files stay for the grace
     period (a version, UNDROP, where the catalog can keep the table's whole definition)."""
     objects = tuple(str(name) for name, _ in targets)
-    actions: list[LogAction] = [partial(log_drop_init, statement=statement, objects=objects)]
-    actions += [partial(_log_drop_table, name=name, tag=identity, keep_files=not purge) for name, identity in targets]
+    actions: list[LogAction] = [partial(_log_drop_table, name=name, tag=identity, keep_files=not purge)
+                                for name, identity in targets]
     kept = [] if purge else kept_table_files(ctx, [name for name, _ in targets], verb)
-    return run_forward(ctx, DROP_TABLES, statement, actions, verb=verb, subject=", ".join(objects), kept_files=kept)
+    return run_forward(ctx, DROP_TABLES, statement, actions, verb=verb, subject=", ".join(objects), objects=objects,
+                       kept_files=kept)
 
 
 def drop_database(ctx: ActionContext, statement: str, db: str, objects: DatabaseObjects, *,
@@ -126,7 +135,7 @@ def drop_database(ctx: ActionContext, statement: str, db: str, objects: Database
     """DROP DATABASE of the checked ``db`` holding ``objects``: every function, view and table in it, then the
     database. The tables' files and the database's directory stay for the grace period."""
     catalog = ctx.catalog
-    actions: list[LogAction] = [partial(log_drop_init, statement=statement, objects=(db,))]
+    actions: list[LogAction] = []
     for name in objects.functions:
         function = catalog.function_definition(name)
         if function is not None:
@@ -145,24 +154,22 @@ def drop_database(ctx: ActionContext, statement: str, db: str, objects: Database
     if location is not None:  # it holds its tables' kept versions: it goes after the last of them
         due = max([time.time() + ctx.grace_seconds, *(files.due for files in kept)])
         kept.append(KeptFiles(TableName(db, "*"), location, due))
-    return run_forward(ctx, DROP_DATABASE, statement, actions, verb=verb, subject=db, kept_files=kept)
+    return run_forward(ctx, DROP_DATABASE, statement, actions, verb=verb, subject=db, objects=(db,), kept_files=kept)
 
 
 def drop_views(ctx: ActionContext, statement: str,
                targets: Sequence[tuple[TableName, str | None, ViewDefinition]], *, verb: str) -> BinlogEvent | None:
     """DROP VIEW of the checked ``targets`` (name, identity, definition)."""
     objects = tuple(str(name) for name, _, _ in targets)
-    actions: list[LogAction] = [partial(log_drop_init, statement=statement, objects=objects)]
-    actions += [partial(log_drop_view, name=name, identity=identity, definition=definition)
-                for name, identity, definition in targets]
-    return run_forward(ctx, DROP_VIEWS, statement, actions, verb=verb, subject=", ".join(objects))
+    actions: list[LogAction] = [partial(log_drop_view, name=name, identity=identity, definition=definition)
+                                for name, identity, definition in targets]
+    return run_forward(ctx, DROP_VIEWS, statement, actions, verb=verb, subject=", ".join(objects), objects=objects)
 
 
 def drop_function(ctx: ActionContext, statement: str, name: TableName, definition: FunctionDefinition, *,
                   verb: str) -> BinlogEvent | None:
-    actions: list[LogAction] = [partial(log_drop_init, statement=statement, objects=(str(name),)),
-                                partial(log_drop_function, name=name, definition=definition)]
-    return run_forward(ctx, DROP_FUNCTION, statement, actions, verb=verb, subject=str(name))
+    actions: list[LogAction] = [partial(log_drop_function, name=name, definition=definition)]
+    return run_forward(ctx, DROP_FUNCTION, statement, actions, verb=verb, subject=str(name), objects=(str(name),))
 
 
 def add_columns(ctx: ActionContext, statement: str, name: TableName, tag: str, columns: Sequence[Column],
@@ -180,10 +187,9 @@ def change_partition(ctx: ActionContext, statement: str, name: TableName, tag: s
 def _alter_forward(ctx: ActionContext, statement: str, name: TableName, tag: str,
                    change: AlterChange) -> BinlogEvent | None:
     """Changes Spark cannot invert in place roll forward once logged (like DROP): done now, or by recovery."""
-    return run_forward(ctx, ALTER_TABLE_FORWARD, statement, [
-        partial(log_drop_init, statement=statement, objects=(str(name),)),
-        partial(log_alter_table, name=name, tag=tag, change=change),
-    ], verb="ALTER TABLE", subject=str(name))
+    return run_forward(ctx, ALTER_TABLE_FORWARD, statement,
+                       [partial(log_alter_table, name=name, tag=tag, change=change)],
+                       verb="ALTER TABLE", subject=str(name), objects=(str(name),))
 
 
 def _log_drop_table(log: DDLLog, chain: int, *, name: TableName, tag: str | None, keep_files: bool) -> object:

@@ -55,7 +55,8 @@ def delete_now(run: ReleaseRun) -> None:
     run.kept = next((note for note in notes if note), None)
 
 
-RELEASE = Plan("release", [Step("log", "commit", log_release), Step("do", "retire", delete_now)])
+RELEASE = Plan("release", [Step("log", "commit", log_release), Step("do", "retire", delete_now)],
+               joins_transaction=False)
 
 
 def release_holds(ctx: ActionContext, statement: str, holds: Sequence[NameHold], location: str, *, verb: str,

@@ -34,6 +34,14 @@ from storage.records.pg_schema import BINLOG_LOCK
 from storage.records.pg_session import Connection, PgSession, PgWriter
 from storage.records.pg_store import redact
 
+
+def column_xid(record: Mapping[str, Any]) -> Any:
+    """The row's ``xid`` column of an event record (unique): its XID, but for the events after the first of a DDL
+    transaction's group (``txn`` index above 1), which share the first one's XID and leave the column NULL."""
+    place = record.get("txn")
+    return None if place is not None and place[0] > 1 else record.get("xid")
+
+
 _INSERT = """INSERT INTO ddl_binlog (seq, xid, home, data)
              SELECT unnest(%s::int8[]), unnest(%s::int8[]), %s, unnest(%s::bytea[])"""
 _ROWS = "SELECT seq, xid, home, data FROM ddl_binlog WHERE seq >= %s ORDER BY seq"
@@ -104,7 +112,7 @@ class PgBinlog(PgSession):
             first = int(str(row[0])) + 1
             seqs = list(range(first, first + len(records)))
             wires = [{**record, "seq": seq} for seq, record in zip(seqs, records, strict=True)]
-            connection.execute(_INSERT, (seqs, [wire.get("xid") for wire in wires], self.home,
+            connection.execute(_INSERT, (seqs, [column_xid(wire) for wire in wires], self.home,
                                          [encode_record(wire) for wire in wires]))
             return seqs, str(row[1])
 
@@ -150,7 +158,7 @@ class PgBinlog(PgSession):
             if seq != expected:
                 raise CorruptLogError(self.location, expected, f"event {expected} is missing (the next is {seq})")
             record = decode_record(self.location, seq, bytes(data))
-            if not isinstance(record, dict) or record.get("seq") != seq or record.get("xid") != xid:
+            if not isinstance(record, dict) or record.get("seq") != seq or column_xid(record) != xid:
                 raise CorruptLogError(self.location, seq, "the row's seq or xid does not match its record")
             found.append((str(home), record))
             expected += 1

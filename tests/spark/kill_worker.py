@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ddl_log import AtomicDDL
 from storage import crashpoints
@@ -34,6 +36,11 @@ def inspect(home: Path, ddl: AtomicDDL) -> AtomicDDL:
         "dirs": sorted(warehouse_dirs(home / "warehouse")),
     }
     report["table_dirs"] = sorted(table_dirs(ddl.spark, set(report["tables"])))
+    return printed_then_reopened(home, ddl, report)
+
+
+def printed_then_reopened(home: Path, ddl: AtomicDDL, report: dict[str, Any]) -> AtomicDDL:
+    """``report`` printed with whether a second open's recovery had nothing to do; that second open returned."""
     ddl.close()
     again = AtomicDDL(home=home, grace_seconds=GRACE)
     report["second_recovery_nothing_to_do"] = again.last_recovery.nothing_to_do
@@ -52,13 +59,16 @@ def run(ddl: AtomicDDL, crash_at: str) -> None:
     print(json.dumps({"new": table_state(ddl.spark, "t")}), flush=True)
 
 
-def main(home: Path, steps: list[str]) -> int:
+def main(home: Path, steps: list[str], *, inspect_home: Callable[[Path, AtomicDDL], AtomicDDL] = inspect,
+         run_killed: Callable[[AtomicDDL, str], None] = run) -> int:
+    """``[inspect] [run POINT]`` on ``home``; another worker gives its own ``inspect_home`` and ``run_killed``
+    (:mod:`tests.spark.txn_kill_worker`)."""
     ddl = AtomicDDL(home=home, grace_seconds=GRACE)
     if steps[:1] == ["inspect"]:
-        ddl = inspect(home, ddl)
+        ddl = inspect_home(home, ddl)
         steps = steps[1:]
     if steps[:1] == ["run"] and len(steps) == 2:
-        run(ddl, steps[1])
+        run_killed(ddl, steps[1])
     elif steps:
         raise SystemExit(f"usage: kill_worker HOME [inspect] [run POINT], not {steps}")
     ddl.close()

@@ -81,11 +81,12 @@ def crash_then_recover(opener: Callable[[], AtomicDDL], statement: Callable[[Ato
 
 def sweep_statement(spark: Any, warehouse: Path, setup: list[str], world: Callable[[str], Callable[[], AtomicDDL]],
                     statement: Callable[[AtomicDDL], Any],
-                    choose: Callable[[list[tuple[str, int]]], list[tuple[str, int]]]) -> list[tuple[list[Any], str]]:
+                    choose: Callable[[list[tuple[str, int]]], list[tuple[str, int]]], *,
+                    committed_events: int = 1) -> list[tuple[list[Any], str]]:
     """Crash ``statement`` at each point ``choose`` picks of its trace (``world(label)`` opens a home), recover,
-    and require the state before (nothing binlogged) or after (binlogged once), a second recovery with nothing to
-    do, and the outcomes in order; each point starts from exactly the state ``setup`` made. Every point's binlog
-    events and outcome ("before" / "after")."""
+    and require the state before (nothing binlogged) or after (binlogged once: ``committed_events`` events, a
+    transaction's group), a second recovery with nothing to do, and the outcomes in order; each point starts from
+    exactly the state ``setup`` made. Every point's binlog events and outcome ("before" / "after")."""
     for sql in setup:
         spark.sql(sql)
     before = snapshot(spark, warehouse)
@@ -102,7 +103,7 @@ def sweep_statement(spark: Any, warehouse: Path, setup: list[str], world: Callab
         state = snapshot(spark, warehouse)
         assert state in (before, after), (point, nth, state)
         outcome = "after" if state == after else "before"
-        assert len(events) == (1 if outcome == "after" else 0), (point, nth, events)
+        assert len(events) == (committed_events if outcome == "after" else 0), (point, nth, events)
         second = opener()
         assert second.last_recovery.nothing_to_do
         second.close()

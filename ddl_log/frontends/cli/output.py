@@ -55,6 +55,13 @@ def print_result(result: SqlResult, *, as_json: bool) -> None:
         out(dumps({"statement": result.statement, "kind": "skipped"}) if as_json
             else f"skipped  {summary(result.statement)}  (applied before)")
         return
+    if result.kind == "transaction":  # START TRANSACTION, ROLLBACK: None; COMMIT: the group's events
+        seqs = [event.seq for event in getattr(result.result, "events", ())]
+        if as_json:
+            out(dumps({"statement": result.statement, "kind": "transaction", "ok": True, "binlog_seqs": seqs}))
+        else:
+            out(f"ok  {summary(result.statement)}" + (f"  [binlog #{seqs[0]}-#{seqs[-1]}]" if seqs else ""))
+        return
     if result.kind == "query":
         if getattr(result.result, "columns", None):
             print_frame(result.result, as_json=as_json)

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from actions.errors import TransactionStateError
 from actions.results import StatementResult
 from chains.binlog import BinlogEvent
 from ddl_log.cluster.driver_session import close_catalog
+from ddl_log.engine.transactions import EngineTransaction
 from ddl_log.engine.typed import Statement
 from ddl_log.frontends.extension.attached_engine import AttachedEngine
 from ddl_log.frontends.extension.jvm_handles import python_session
@@ -55,6 +57,12 @@ class SessionRunner:
     @property
     def home_origin(self) -> str:
         return self.engine.home_origin
+
+    def begin_transaction(self, statements: Iterable[Statement] = ()) -> EngineTransaction:
+        """Refused: an attached session's statements arrive one by one from Spark, which has no transaction
+        statements (docs/transactions.md, limits)."""
+        raise TransactionStateError("START TRANSACTION", "DDL transactions are not available on an attached session "
+                                    "(run the script with ddl-log sql, or use ddl.transaction() in Python)")
 
 
 class SessionTable:

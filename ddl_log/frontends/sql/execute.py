@@ -8,8 +8,10 @@ from typing import Any, Protocol
 
 import attrs
 
+from actions.errors import NotTransactionalError, TransactionStateError
 from actions.results import StatementResult
 from chains.binlog import BinlogEvent
+from ddl_log.engine.transactions import EngineTransaction
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import UnsupportedStatementError
 from ddl_log.frontends.sql.name_resolution import NoSparkFacts, SessionFacts, SparkFacts
@@ -17,6 +19,7 @@ from ddl_log.frontends.sql.plan import PlannedStatement, SqlResult
 from ddl_log.frontends.sql.router import SparkParser, plan_script
 from ddl_log.replication.errors import ReplayedElsewhereError
 from ddl_log.replication.origin import AppliedPosition, Mark, event_id, mark_of
+from storage.crashpoints import SimulatedCrash
 from storage.errors import NotAtomicError
 
 
@@ -40,6 +43,8 @@ class StatementRunner(Protocol):
     def home_origin(self) -> str:
         """The origin id the home's own events carry in a ``binlog --sql`` script of it."""
 
+    def begin_transaction(self, statements: Iterable[Statement] = ()) -> EngineTransaction: ...
+
 
 def run_sql(ddl: StatementRunner, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
     """Run every statement of ``text`` in order and return their results. The whole script is parsed and checked
@@ -54,30 +59,117 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
 
     A statement with an origin marker (a ``ddl-log binlog --sql`` script) that this home has, as its own binlog says
     (applied before, or its own event: a script of its own binlog), is skipped (kind ``skipped``): the script replays
-    each statement once, however often it runs and against any home, its origin included."""
-    facts: SessionFacts | None = None
-    applied: Applied | None = None
-    for plan in plans:
+    each statement once, however often it runs and against any home, its origin included.
+
+    ``START TRANSACTION`` ... ``COMMIT`` / ``ROLLBACK`` (:func:`check_transactions`, before anything runs): the
+    statements between are resolved at START, their locks taken then in one order, and they commit as one
+    (:mod:`ddl_log.engine.transactions`); a failing one rolls the transaction back and stops the script."""
+    plans = list(plans)
+    bodies = check_transactions(plans)
+    script = _Script(ddl)
+    try:
+        for index, plan in enumerate(plans):
+            if plan.kind == "control":
+                yield script.control(plan, [plans[at] for at in bodies.get(index, [])], bodies.get(index, []))
+            elif script.transaction is not None:  # a replayed group applied before: each of its statements skipped
+                yield (SqlResult(plan.text, "ddl", ddl.run(script.inside[index])) if index in script.inside
+                       else SqlResult(plan.text, "skipped", None))
+            else:
+                yield script.alone(plan)
+    except SimulatedCrash:
+        raise  # the process "died": nothing more runs, recovery decides
+    except BaseException:
+        transaction = script.transaction
+        if transaction is not None and transaction.state in ("open", "aborted"):
+            transaction.rollback()  # a failing statement, or the caller stopped reading: nothing of it stays
+        raise
+
+
+class _Script:
+    """What a script's run knows between its statements: the session's facts, the applied source positions, the
+    open transaction and its statements (resolved at START)."""
+
+    def __init__(self, ddl: StatementRunner) -> None:
+        self.ddl = ddl
+        self.facts: SessionFacts | None = None
+        self.applied: Applied | None = None
+        self.transaction: EngineTransaction | None = None
+        self.inside: dict[int, Statement] = {}
+
+    def control(self, plan: PlannedStatement, body: list[PlannedStatement], at: list[int]) -> SqlResult:
+        """START TRANSACTION (its statements resolved and their locks taken now), COMMIT or ROLLBACK."""
+        if plan.label == "START TRANSACTION":
+            facts = self.facts = self.facts or _session_facts(self.ddl)
+            applied = self.applied = self.applied or Applied.read(self.ddl)
+            self.inside = {index: _transactional(planned, facts) for index, planned in zip(at, body, strict=True)
+                           if not applied.holds_text(planned.text)}
+            self.transaction = self.ddl.begin_transaction(self.inside.values())
+            return SqlResult(plan.text, "transaction", None)
+        ending, self.transaction = self.transaction, None
+        assert ending is not None  # check_transactions paired it
+        if plan.label == "COMMIT":
+            return SqlResult(plan.text, "transaction", ending.commit())
+        ending.rollback()
+        return SqlResult(plan.text, "transaction", None)
+
+    def alone(self, plan: PlannedStatement) -> SqlResult:
+        """A statement outside a transaction (one skipped when its origin marker says it was applied before)."""
         statement = None
         mark = mark_of(plan.text)
         if mark is not None:
-            applied = applied or Applied.read(ddl)
-            if applied.holds(mark):
-                yield SqlResult(plan.text, "skipped", None)
-                continue
+            self.applied = self.applied or Applied.read(self.ddl)
+            if self.applied.holds(mark):
+                return SqlResult(plan.text, "skipped", None)
         if plan.draft is not None:
-            facts = facts or _session_facts(ddl)
-            statement = plan.resolved(facts)
+            self.facts = self.facts or _session_facts(self.ddl)
+            statement = plan.resolved(self.facts)
         if statement is None and mark is not None:
             raise UnsupportedStatementError(summary_of(plan.text), line=plan.line, statement=plan.text,
                                             reason="a replayed statement must run through the DDL log (its binlog "
                                                    "event records that it was applied); this one would go to Spark")
-        result = run_planned(ddl, plan, statement)
+        result = run_planned(self.ddl, plan, statement)
         if result.kind == "query":
-            facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
-        elif mark is not None and applied is not None:
-            applied.position.seqs[mark.origin] = mark.seq
-        yield result
+            self.facts = None  # USE, SET CATALOG, CREATE TEMPORARY VIEW ... may have changed the session
+        elif mark is not None and self.applied is not None:
+            self.applied.position.seqs[mark.origin] = mark.seq
+        return result
+
+
+def check_transactions(plans: list[PlannedStatement]) -> dict[int, list[int]]:
+    """The statements inside each transaction of the script (by the index of its START), checked before anything
+    runs: COMMIT or ROLLBACK without START, a START inside a transaction, a transaction the script does not end."""
+    bodies: dict[int, list[int]] = {}
+    start: int | None = None
+    for index, plan in enumerate(plans):
+        if plan.kind != "control":
+            if start is not None:
+                bodies[start].append(index)
+            continue
+        if plan.label == "START TRANSACTION":
+            if start is not None:
+                raise TransactionStateError(f"line {plan.line}: START TRANSACTION", "a transaction is open already "
+                                            f"(started at line {plans[start].line}); transactions do not nest, nothing "
+                                            "was run")
+            start, bodies[index] = index, []
+        elif start is None:
+            raise TransactionStateError(f"line {plan.line}: {plan.label}", "no transaction is open (START "
+                                        "TRANSACTION first); nothing was run")
+        else:
+            start = None
+    if start is not None:
+        raise TransactionStateError(f"line {plans[start].line}: START TRANSACTION", "the script ends inside the "
+                                    "transaction (no COMMIT or ROLLBACK); nothing was run")
+    return bodies
+
+
+def _transactional(plan: PlannedStatement, facts: SessionFacts) -> Statement:
+    """The typed statement of ``plan`` inside a transaction (resolved at START: nothing inside changes the session);
+    one that would go to Spark is refused before anything runs."""
+    statement = plan.resolved(facts) if plan.draft is not None else None
+    if statement is None:
+        raise NotTransactionalError(f"line {plan.line}: {summary_of(plan.text)}",
+                                    "it would run on Spark, outside the DDL log")
+    return statement
 
 
 def run_planned(ddl: StatementRunner, plan: PlannedStatement, statement: Statement | None) -> SqlResult:
@@ -124,6 +216,11 @@ class Applied:
         if mark.ident is not None and have is not None and have != mark.ident:
             raise ReplayedElsewhereError(mark.origin, mark.seq, mark.ident, have)
         return True
+
+    def holds_text(self, text: str) -> bool:
+        """Whether ``text`` carries an origin marker of an event the home has (:meth:`holds`)."""
+        mark = mark_of(text)
+        return mark is not None and self.holds(mark)
 
 
 def read_statements(ddl: StatementRunner, text: str) -> list[Statement]:

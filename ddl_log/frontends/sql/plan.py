@@ -18,10 +18,11 @@ from storage.catalogs.names import SESSION_CATALOG, quote_ident
 class SqlResult:
     """One statement's outcome. ``kind``: ``"ddl"`` ran atomically through :class:`AtomicDDL` (``result`` is the
     method's return value); ``"query"`` went unchanged to ``spark.sql`` (``result`` is its DataFrame); ``"skipped"``:
-    a replayed statement this home applied before (``result`` None)."""
+    a replayed statement this home applied before (``result`` None); ``"transaction"``: START TRANSACTION, COMMIT
+    (``result`` the group's :class:`~replace_table.transaction.Committed`) or ROLLBACK."""
 
     statement: str
-    kind: Literal["ddl", "query", "skipped"]
+    kind: Literal["ddl", "query", "skipped", "transaction"]
     result: Any = attrs.field(repr=False)
 
 
@@ -67,11 +68,12 @@ def draft(build: Callable[..., Statement], *args: Any, **kwargs: Any) -> Draft:
 
 @attrs.frozen
 class PlannedStatement:
-    """A statement read and routed, not run yet. ``draft`` is None for statements that go to ``spark.sql``."""
+    """A statement read and routed, not run yet. ``draft`` is None for statements that go to ``spark.sql`` and for
+    transaction control (kind ``control``, ``label`` START TRANSACTION, COMMIT or ROLLBACK)."""
 
     text: str
     line: int
-    kind: Literal["ddl", "query"]
+    kind: Literal["ddl", "query", "control"]
     draft: Draft | None = None
     label: str = ""
     """What the statement is, for messages (``"CREATE VIEW"``)."""

@@ -16,7 +16,7 @@ from ddl_log.engine.history_statements import DescribeHistory, ShowTablesDropped
 from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind, any_kind_marked
 from ddl_log.engine.release_name import ReleaseTableName
-from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables
+from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables, SwapTables
 from ddl_log.engine.version_statements import RestoreTable, UndropTable
 from ddl_log.engine.views import (
     AlterView,
@@ -59,6 +59,9 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False,
     a form of this project's own, ``RENAME TABLE a TO b, c TO d`` or ``DROP TABLE a, b``, which sqlglot checks), and
     one it parses is never refused as a syntax error here (one the router cannot read is an unsupported form)."""
     cursor = Cursor(script, piece.tokens)
+    control = transaction_control(cursor)
+    if control is not None:
+        return control
     refusal = parser(cursor.statement) if parser is not None else None
     if parser is None:
         validate(script, piece.raw)
@@ -83,6 +86,24 @@ def plan_statement(script: str, piece: Piece, *, allow_non_atomic: bool = False,
         validate(script, piece.raw)  # a form Spark does not know: sqlglot checks its syntax
     plan = replayed(plan, piece.leading(script))
     return attrs.evolve(plan, allow_non_atomic=True) if allow_non_atomic and plan.draft else plan
+
+
+CONTROL_FORMS: dict[tuple[str, ...], str] = {
+    ("START", "TRANSACTION"): "START TRANSACTION", ("BEGIN", "TRANSACTION"): "START TRANSACTION",
+    ("BEGIN", "WORK"): "START TRANSACTION", ("COMMIT",): "COMMIT", ("COMMIT", "WORK"): "COMMIT",
+    ("COMMIT", "TRANSACTION"): "COMMIT", ("ROLLBACK",): "ROLLBACK", ("ROLLBACK", "WORK"): "ROLLBACK",
+    ("ROLLBACK", "TRANSACTION"): "ROLLBACK",
+}
+"""A DDL transaction's control statements (Spark has none; ``BEGIN`` alone stays Spark's compound statement)."""
+
+
+def transaction_control(cursor: Cursor) -> PlannedStatement | None:
+    """The control statement ``cursor`` is, exactly one of :data:`CONTROL_FORMS`; else None."""
+    words = tuple(word.upper() for index in range(len(cursor.tokens)) for word in cursor.words(index) or ("?",))
+    label = CONTROL_FORMS.get(words)
+    if label is None:
+        return None
+    return PlannedStatement(cursor.statement, cursor.line, "control", label=label, spark_sql=False)
 
 
 def _spark_parse_error(script: str, piece: Piece, refusal: ParseFailure) -> SqlParseError:
@@ -388,6 +409,10 @@ class Router(ClauseReader):
             new = c.name("a table name").as_kind("new_name", renamed=name)
             c.expect_end()
             return c.ddl("ALTER TABLE ... RENAME TO", draft(RenameTables.of, [(name, new)]))
+        if c.take("SWAP", "WITH"):
+            other = c.name("a table name").as_kind("relation")
+            c.expect_end()
+            return c.ddl("ALTER TABLE ... SWAP WITH", draft(SwapTables.of, name, other), spark_sql=False)
         op = self.alter_op()
         c.expect_end()
         return c.ddl(f"ALTER TABLE ... {type(op).__name__}", draft(AlterTable.of, name, op))

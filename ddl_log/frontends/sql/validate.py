@@ -29,7 +29,8 @@ def quiet_sqlglot() -> Iterator[None]:
 
 def validate(script: str, tokens: Sequence[Token]) -> None:
     """Parse with sqlglot (Spark dialect); its first error becomes a :class:`SqlParseError` at that position."""
-    if _own_form([token_words(script, t) for t in tokens[:3]]) or is_describe_history(script, tokens):
+    if (_own_form([token_words(script, t) for t in tokens[:3]]) or is_describe_history(script, tokens)
+            or _swap_form(script, tokens)):
         return  # neither Spark nor sqlglot knows it: the router reads it whole (ddl_log.frontends.sql.router)
     tokens = _for_sqlglot(script, list(tokens))
     try:
@@ -64,6 +65,13 @@ def is_describe_history(script: str, tokens: Sequence[Token]) -> bool:
         if tokens[at].token_type is not TokenType.DOT or at + 1 == len(tokens):
             return False
         at += 1
+
+
+def _swap_form(script: str, tokens: Sequence[Token]) -> bool:
+    """ALTER TABLE a SWAP WITH b (Snowflake's form, read by the router)."""
+    words = [token_words(script, t) for t in tokens]
+    return words[:2] == [("ALTER",), ("TABLE",)] and any(
+        words[at:at + 2] == [("SWAP",), ("WITH",)] for at in range(3, len(words) - 1))
 
 
 def _for_sqlglot(script: str, tokens: list[Token]) -> list[Token]:

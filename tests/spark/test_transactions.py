@@ -1,0 +1,108 @@
+"""DDL transactions (issue 39) on real Spark: a short crash sweep (around each catalog operation of the statements
+inside, and at every point of the group commit) of transactions of 1 (ALTER TABLE SWAP WITH), 2 and 3 statements
+of different kinds, each
+recovered to exactly before (nothing binlogged) or exactly after (the group binlogged: one XID, one event per
+statement); and real SIGKILLs during COMMIT (``DDL_LOG_CRASH_AT``), recovered by a new process. The exhaustive
+sweep of every crash point runs on the in-memory catalog (tests/unit/test_transactions.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL, NoSuchObjectError
+from tests.spark.sweep_support import catalog_points, snapshot, spark_worthy, sweep_statement
+from tests.spark.test_replace_kill import ROOT, kill_each
+
+pytestmark = [pytest.mark.spark]
+
+SETUP = [
+    "CREATE TABLE a USING parquet AS SELECT CAST(id AS INT) AS x, concat('a', id) AS y FROM range(20)",
+    "CREATE TABLE b USING parquet AS SELECT id AS z FROM range(5)",
+    "CREATE TABLE p USING parquet PARTITIONED BY (day) AS SELECT id AS v, concat('d', id % 2) AS day FROM range(8)",
+    "CREATE VIEW v1 AS SELECT x FROM a WHERE x < 5",
+]
+
+BODIES: dict[str, list[Callable[[AtomicDDL], Any]]] = {
+    "swap": [lambda d: d.swap_tables("a", "b")],
+    "ctas+drop": [lambda d: d.create_table("c", as_select="SELECT x * 2 AS x2 FROM a"),
+                  lambda d: d.drop_tables(["b"])],
+    "overwrite+rename+view": [lambda d: d.insert_overwrite("a", as_select="SELECT x + 100, y FROM a WHERE x > 3"),
+                              lambda d: d.rename_tables([("b", "b2")]),
+                              lambda d: d.create_view("v1", as_select="SELECT y FROM a", or_replace=True)],
+}
+
+
+def transaction_points(points: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Around each catalog operation of the statements inside, and every point of the group commit."""
+    chosen = set(catalog_points(points)) | {p for p in spark_worthy(points) if p[0].startswith("txn.commit.")}
+    return [point for point in points if point in chosen]
+
+
+@pytest.mark.parametrize("name", sorted(BODIES))
+def test_crash_around_every_catalog_operation_and_the_group_commit(spark, warehouse, tmp_path, clean_spark, name):
+    body = BODIES[name]
+
+    def statement(ddl: AtomicDDL) -> None:
+        with ddl.transaction():
+            for run in body:
+                run(ddl)
+
+    def world(label: str) -> Callable[[], AtomicDDL]:
+        return lambda: AtomicDDL(spark=spark, home=tmp_path / label, compact_bytes=0, grace_seconds=0)
+
+    found = sweep_statement(spark, warehouse, SETUP, world, statement, transaction_points,
+                            committed_events=len(body))
+    for events, outcome in found:
+        if outcome == "after":
+            assert len({event.xid for event in events}) == 1
+            assert [event.txn for event in events] == [(i, len(body)) for i in range(1, len(body) + 1)]
+
+
+def test_a_failing_statement_on_spark_undoes_the_transaction(spark, warehouse, tmp_path, clean_spark):
+    for sql in SETUP:
+        spark.sql(sql)
+    before = snapshot(spark, warehouse)
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0) as ddl:
+        with pytest.raises(NoSuchObjectError):
+            ddl.sql("START TRANSACTION; CREATE OR REPLACE TABLE a USING parquet AS SELECT 1 AS one; DROP TABLE b; "
+                    "TRUNCATE TABLE missing; COMMIT")
+        assert ddl.binlog_events() == [] and ddl.active_chains() == []
+    assert snapshot(spark, warehouse) == before
+
+
+KILLS = [("txn.commit.before_binlog", False), ("txn.commit.after_binlog", True)]
+
+
+def txn_worker(home: Path, *steps: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**(env or os.environ), "PYTHONPATH": str(ROOT)}
+    env.pop("DDL_LOG_CRASH_AT", None)
+    return subprocess.run([sys.executable, "-m", "tests.spark.txn_kill_worker", str(home), *steps], env=env,
+                          capture_output=True, text=True, timeout=600, start_new_session=True, cwd=ROOT)
+
+
+@pytest.mark.xdist_group("sigkill_transaction")
+def test_sigkill_during_commit_then_recovery_in_a_new_process(tmp_path):
+    kills = kill_each(tmp_path / "home", crashes=KILLS, run=txn_worker)
+    for crash_at, committed in KILLS:
+        kill = kills[crash_at]
+        assert kill.killed.returncode == -signal.SIGKILL, kill.killed.stderr[-2000:]
+        report = kill.report
+        assert report is not None, kill.inspector_stderr[-2000:]
+        assert report["active"] == 0 and report["second_recovery_nothing_to_do"], report
+        assert report["dirs"] == report["table_dirs"], report
+        old_t, old_u = kill.old
+        if committed:
+            assert [e["txn"] for e in kill.new_events] == [[1, 3], [2, 3], [3, 3]]
+            assert len({e["xid"] for e in kill.new_events}) == 1
+            assert report["t"][1] == 3000 and report["u"] is None and report["tables"] == ["t", "v"]
+        else:
+            assert kill.new_events == []
+            assert report["t"] == old_t and report["u"] == old_u and report["tables"] == ["t", "u"]
