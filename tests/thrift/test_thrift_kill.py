@@ -9,6 +9,7 @@ is its commit: the count ``:2`` arms the replace's)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,9 @@ CRASHES = [
     ("commit.before_binlog", False),  # swapped, XID stored, binlog event not written: undone
     ("commit.after_binlog", True),    # committed: finished
 ]
+LONG = "CREATE OR REPLACE TABLE t USING parquet AS SELECT id AS n, 'long' AS w FROM range(30000000)"
+STOP_AFTER = 5.0
+"""Seconds into the long replace at which ``stop`` is given (it takes longer than that on the test machine)."""
 OLD = "CREATE TABLE t USING parquet AS SELECT CAST(id AS INT) AS a, 'old' AS w FROM range(500)"
 NEW = "CREATE OR REPLACE TABLE t USING parquet AS SELECT id AS n, 'new' AS w FROM range(3000)"
 
@@ -71,7 +75,7 @@ def kills(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kill]:
     try:
         with pyhive(server) as cursor:
             cursor.execute(OLD)
-        for index, (point, _) in enumerate(CRASHES):
+        for index, (point, _) in enumerate(CRASHES):  # each start recovers the kill before, then is killed
             error = killed_replace(server)
             died = wait_died(home)
             armed = {CRASH_AT: CRASHES[index + 1][0]} if index + 1 < len(CRASHES) else {}
@@ -84,9 +88,38 @@ def kills(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Kill]:
             dirs = {entry.name for entry in (home / "warehouse").iterdir() if entry.is_dir()}
             found[point] = Kill(error, died, killed_pid, list(server.status["recovery"]), table, columns,
                                 binlog(home), dirs, table_dir)
+        found["stop"] = stopped_mid_replace(home, server)
     finally:
         ddl_log(home, "thrift-server", "stop")
     return found
+
+
+def stopped_mid_replace(home: Path, server: Server) -> Kill:
+    """``thrift-server stop`` while a long replace runs (the last server of the chain), then ``start`` again."""
+    outcome: list[str] = []
+
+    def replace() -> None:
+        try:
+            with pyhive(server) as cursor:
+                cursor.execute(LONG)
+            outcome.append("")
+        except Exception as error:  # noqa: BLE001 - what the client sees when the server stops under it
+            outcome.append(type(error).__name__)
+
+    client = threading.Thread(target=replace)
+    client.start()
+    time.sleep(STOP_AFTER)
+    stop = ddl_log(home, "thrift-server", "stop")
+    client.join(timeout=300)
+    stopped = (stop.returncode, {"state": stop.stdout.strip()})
+    server = start(home, free_port())
+    with pyhive(server) as cursor:
+        table = rows(cursor, "SELECT w, count(*) FROM t GROUP BY w")
+        columns = [row[0] for row in rows(cursor, "DESCRIBE TABLE t")]
+        table_dir = location(cursor, "t").rstrip("/").rpartition("/")[2]
+    dirs = {entry.name for entry in (home / "warehouse").iterdir() if entry.is_dir()}
+    return Kill(outcome[0] if outcome else "no answer", stopped, int(server.status["pid"]),
+                list(server.status["recovery"]), table, columns, binlog(home), dirs, table_dir)
 
 
 @pytest.mark.parametrize(("point", "committed"), CRASHES)
@@ -108,3 +141,16 @@ def test_the_next_start_recovers_the_old_or_the_new_table_whole(kills, point, co
         assert kill.table == [("old", 500)] and kill.columns == ["a", "w"] and replaces == []
     assert kill.statements[0] == OLD
     assert kill.dirs == {kill.table_dir}  # nothing left over: no work table, no orphan directory
+
+
+def test_stop_during_a_replace_leaves_the_table_old_or_new_whole_after_the_next_start(kills):
+    """``stop`` does not wait for running statements: Spark's context stops under a replace, the client gets an
+    error and the next start's recovery undoes it (or, finished before the stop, it is the table and the binlog's)."""
+    kill = kills["stop"]
+    assert kill.died == (0, {"state": "stopped"})
+    finished = LONG in kill.statements
+    if finished:
+        assert kill.client_error == "" and kill.table == [("long", 30000000)]
+    else:
+        assert kill.client_error != "" and kill.table == [("new", 3000)] and kill.recovery == ["undone"]
+    assert kill.columns == ["n", "w"] and kill.dirs == {kill.table_dir}
