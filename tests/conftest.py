@@ -52,6 +52,8 @@ SLOWEST_FIRST = (
     "tests/spark/test_replace_kill.py",
     "tests/attached/test_attached_kill.py",
     "tests/attached/test_attached_sweeps.py",
+    "tests/thrift/test_thrift_kill.py",
+    "tests/thrift/",
     "tests/spark/test_insert_into_kill.py",
     "tests/spark/test_replace_sweep.py",
     "tests/spark/test_statement_sweeps.py",

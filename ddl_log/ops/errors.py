@@ -73,3 +73,15 @@ class PostgresUrlError(DDLLogError):
     def __init__(self, url: str, reason: str) -> None:
         super().__init__(f"PostgreSQL URL {url!r}: {reason}")
         self.url = url
+
+
+class ThriftServerError(ServiceError):
+    """The Thrift server's driver could not start (a taken port, a home another process holds, a JVM that failed),
+    or could not be stopped."""
+
+    server = "Thrift server in"
+    log_name = "server log"
+
+    def __init__(self, root: Path | str, reason: str, log_tail: str = "") -> None:
+        super().__init__(str(root), reason, log_tail)
+        self.root = root

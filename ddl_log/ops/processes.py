@@ -63,6 +63,39 @@ def end_group(pid: int, marker: str, grace: float = STOP_GRACE) -> None:
             time.sleep(0.05)
 
 
+def group_runs(pgid: int) -> bool:
+    """Whether a live process (not a zombie) is still in the process group ``pgid``. While one is, the group id
+    cannot be another's (Linux does not reuse a pid that names a live group), so signalling the group is safe."""
+    for stat_path in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            stat = stat_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
+
+def end_leader(pid: int, marker: str, grace: float = STOP_GRACE) -> None:
+    """End a driver that shuts down its own children (a PySpark driver and its JVM): SIGTERM to ``pid`` alone
+    (while it runs with ``marker``), up to ``grace`` seconds for it and its process group to end, then SIGKILL to
+    whatever is left of the group."""
+    if runs_marked(pid, marker):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        if not runs_marked(pid, marker) and not group_runs(pid):
+            return
+        time.sleep(0.1)
+    if group_runs(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+
+
 def read_json(path: Path) -> dict[str, Any] | None:
     """A state file's object, or None when it is missing or unreadable."""
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import attrs
 
@@ -25,13 +26,18 @@ def cmd_session_conf(args: argparse.Namespace) -> int:
     from ddl_log.frontends.extension import session_conf
 
     settings = settings_from_options(args)
-    defaults = Settings()
-    carried = {field.name: getattr(settings, field.name) for field in attrs.fields(Settings)
-               if getattr(settings, field.name) != getattr(defaults, field.name)}
-    conf = session_conf(home_path(args), settings, carried)
+    conf = session_conf(home_path(args), settings, carried_settings(settings))
     if args.json:
         out(dumps(conf))
     else:
         for key, value in conf.items():
             out(f"{key}={value}")
     return EXIT_OK
+
+
+def carried_settings(settings: Settings) -> dict[str, Any]:
+    """The settings that differ from the defaults (given as options or ``DDL_LOG_*`` variables): what a session
+    built elsewhere must carry (``spark.ddlLog.<name>``)."""
+    defaults = Settings()
+    return {field.name: getattr(settings, field.name) for field in attrs.fields(Settings)
+            if getattr(settings, field.name) != getattr(defaults, field.name)}

@@ -146,13 +146,14 @@ def master_host(master: str) -> str:
 
 
 def service_session(home: Path, uri: str, warehouse: str | Path | None = None,
-                    master: str | None = None) -> SparkSession:
+                    master: str | None = None, extra: dict[str, str] | None = None) -> SparkSession:
     """A local Spark session like :func:`embedded_session`, whose catalog is the metastore service at ``uri``
     (``thrift://host:port``) instead of a Derby database under ``home``: every driver given the same ``uri`` sees
     the same databases and tables. ``warehouse``: where new databases' (and ``default``'s) managed tables go; give
     the service's, so that every driver writes to the same place (on a cluster manager: a file system every
-    executor reaches). ``master``: as for :func:`embedded_session`. An active session is returned as it is."""
-    return _session(service_session_settings(home, uri, warehouse), master)
+    executor reaches). ``master`` and ``extra``: as for :func:`embedded_session`. An active session is returned as
+    it is."""
+    return _session({**service_session_settings(home, uri, warehouse), **(extra or {})}, master)
 
 
 def service_session_settings(home: Path, uri: str, warehouse: str | Path | None = None) -> dict[str, str]:

@@ -125,6 +125,8 @@ class JvmClasses:
     thrift_json_protocol: str
     json_mapper: str
     scala_collections: str
+    hive_thrift_server: str
+    """Spark's Thrift server (HiveServer2's protocol), started inside a running driver (``startWithContext``)."""
 
 
 @attrs.frozen

@@ -87,6 +87,7 @@ CLASSES = JvmClasses(
     thrift_json_protocol="org.apache.thrift.protocol.TJSONProtocol$Factory",
     json_mapper="com.fasterxml.jackson.databind.ObjectMapper",
     scala_collections="scala.jdk.javaapi.CollectionConverters",
+    hive_thrift_server="org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
 )
 
 FACTS = VersionFacts(
