@@ -17,7 +17,7 @@ from ddl_log.frontends.cli.metastore_commands import add_metastore_parser, cmd_m
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_USAGE
 from ddl_log.frontends.cli.replica import add_replica_parser, cmd_replica
 from ddl_log.frontends.cli.run import cmd_recover, cmd_release, cmd_sql
-from ddl_log.frontends.cli.thrift_server import add_thrift_server_parser, cmd_thrift_server
+from ddl_log.frontends.cli.thrift_server_commands import add_thrift_server_parser, cmd_thrift_server
 from ddl_log.settings import add_setting_options
 from storage.errors import DDLLogError
 from storage.records.home import DEFAULT_HOME, HOME_ENV
