@@ -80,9 +80,10 @@ def test_the_projects_own_statements_parse_and_run_in_spark_sql(open_attached):
         verb = "CREATE TABLE" if value == 1 else "CREATE OR REPLACE TABLE"
         session.sql(f"{verb} h USING parquet AS SELECT {value} AS a")
     history = session.sql("DESCRIBE HISTORY h")
-    assert history.columns == ["version", "table", "timestamp", "operation", "statement", "xid",
-                               "restorable_until", "location", "size", "dropped"]
-    newest = history.collect()[0]
+    assert history.columns == ["version", "timestamp", "operation", "table", "statement", "current", "dropped",
+                               "retired_at", "retired_by", "restorable_until", "periods", "location", "size"]
+    current, newest = history.collect()[:2]  # the current version first, then the most recently retired
+    assert current.current is True and newest.current is False
     assert newest.operation == "CREATE OR REPLACE TABLE" and newest.dropped is False
     session.sql(f"RESTORE TABLE h TO VERSION AS OF {newest.version}")
     assert session.table("h").collect()[0].a == 2
