@@ -30,7 +30,8 @@ P_QUERY = "SELECT /*+ REPARTITION(4) */ id AS v, concat('d', id % 4) AS d FROM r
 
 
 def first_version(ddl: AtomicDDL, name: str) -> int:
-    return int(ddl.describe_history(name).rows[0].version)
+    """The newest kept (not current) version of ``name``: DESCRIBE HISTORY lists the current one first."""
+    return int(next(row.version for row in ddl.describe_history(name).rows if not row.current))
 
 
 def made_by_the_project(ddl: AtomicDDL, then: Run | None = None) -> None:
