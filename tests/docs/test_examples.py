@@ -57,6 +57,7 @@ def test_the_examples_of_a_page_run(page: Path, spark: Any, warehouse: Path, tmp
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {"__name__": "__docs__"}
     settings = dict(spark.conf.getAll)
+    reset_spark(spark, warehouse)  # a page starts from an empty catalog, whatever a test before it left
     try:
         for block in blocks(page):
             if block.runs:

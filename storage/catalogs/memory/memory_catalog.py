@@ -680,7 +680,8 @@ class MemoryCatalog:
         record = {"columns": list(table.columns), "types": table.types, "comments": table.comments,
                   "properties": table.properties, "partitioned_by": list(table.partitioned_by),
                   "partitions": table.partitions, "location": location, "identity": table.identity}
-        return TableVersion(json.dumps(record, sort_keys=True), location, tuple(sorted(table.properties.items())),
+        properties = {**table.properties, TAG_PROPERTY: table.identity}  # Spark's table parameters hold the tag
+        return TableVersion(json.dumps(record, sort_keys=True), location, tuple(sorted(properties.items())),
                             location == default_location(name))
 
     def install_refusal(self, name: TableName, definition: str) -> str | None:
