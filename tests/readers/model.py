@@ -38,6 +38,9 @@ IDLE = "between statements"
 ABSENT: Content = (("absent",),)
 """The content of a table that is not there (after a DROP): a read that finds no table reads this."""
 NOT_FOUND = "TABLE_OR_VIEW_NOT_FOUND"
+HIVE_NOT_FOUND = "table not found)"
+"""The Hive client's NoSuchObjectException for a table (Spark 4.0 reports it as _LEGACY_ERROR_TEMP_3065): a read
+that resolved the name, then asked the metastore for its partitions after a DROP took the name, found no table."""
 
 
 def normalise(rows: Iterable[Sequence[Any]]) -> Content:
@@ -127,6 +130,8 @@ def outcome(read: Read) -> Content | None:
     if read.result is not None:
         return read.result
     if read.error is not None and read.error.removeprefix("REFRESH ").startswith(NOT_FOUND):
+        return ABSENT
+    if read.error is not None and HIVE_NOT_FOUND in read.error:  # looked up in the metastore once the name was gone
         return ABSENT
     return None
 
