@@ -91,14 +91,9 @@ class StatementLog:
         """The identity tag of what the statement makes (``x<xid>-<random>``, a version tag when it makes a table
         version): undo touches only what carries it."""
         if self._tag is None:
-            self._tag = (self.new_tag(f"x{self.xid}") if self.makes_version is None
+            self._tag = (f"x{self.xid}-{secrets.token_hex(8)}" if self.makes_version is None
                          else version_tag(self.xid, self.makes_version))
         return self._tag
-
-    @staticmethod
-    def new_tag(label: str) -> str:
-        """A fresh identity tag starting with ``label`` (RESTORE's: the version number)."""
-        return f"{label}-{secrets.token_hex(8)}"
 
     def work_names(self, orig: TableName) -> tuple[TableName, TableName]:
         """TMP and BACKUP names beside ``orig``: reserved prefix + XID (+ a short random token against other homes
