@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 import attrs
 
-from actions.context import ActionContext
+from actions.context import DEFAULT_GRACE_SECONDS, ActionContext
 from actions.deletions import due_deletions, is_waiting
 from actions.errors import ActionFailedError
 from actions.replay import replay_chain
@@ -84,12 +84,13 @@ def _no_lock(actions: list[ActionEntry]) -> AbstractContextManager[None]:
 def recover(log: DDLLog, binlog: BinlogLike | None, catalog: Callable[[], Catalog], *,
             write_binlog: bool = True, max_retries: int = MAX_RETRIES,
             lock_chain: LockChain = _no_lock,
-            retry_abandoned: bool = False) -> RecoveryReport:
+            retry_abandoned: bool = False, grace_seconds: float = DEFAULT_GRACE_SECONDS) -> RecoveryReport:
     """Bring the catalog to a state where every statement is either fully done and binlogged, or left no trace.
 
     ``binlog`` is read for XIDs even when ``write_binlog`` is off (chains may carry XIDs from a run with the
     binlog on). ``catalog`` is called only when a chain has to run, so a no-op recovery never starts Spark.
-    ``lock_chain`` gives the locks to hold while a chain's statement is decided and replayed.
+    ``lock_chain`` gives the locks to hold while a chain's statement is decided and replayed. ``grace_seconds``: the
+    home's, for what an undo keeps for readers.
     """
     outcomes: list[ChainOutcome] = []
     if retry_abandoned:
@@ -113,21 +114,11 @@ def recover(log: DDLLog, binlog: BinlogLike | None, catalog: Callable[[], Catalo
 
     def context() -> ActionContext:
         if not contexts:
-            contexts.append(ActionContext(catalog(), log, binlog if write_binlog else None, in_recovery=True))
+            contexts.append(ActionContext(catalog(), log, binlog if write_binlog else None, in_recovery=True,
+                                          grace_seconds=grace_seconds))
         return contexts[0]
 
-    now = time.time()
-    for listed in log.active_chains():
-        if is_waiting(log, listed, now):
-            continue
-        if listed.position in log.owned_positions():
-            outcomes.append(ChainOutcome(listed.position, listed.statement, "skipped",
-                                         "a statement of this process is running it"))
-            continue
-        with lock_chain(log.actions_of(listed.position)):
-            outcome = _recover_chain(log, context, listed.position, max_retries)
-        if outcome is not None:
-            outcomes.append(outcome)
+    outcomes += _run_chains(log, context, lock_chain, max_retries)
 
     compacted = False
     waiting = frozenset(c.position for c in log.active_chains() if is_waiting(log, c, time.time()))
@@ -135,6 +126,30 @@ def recover(log: DDLLog, binlog: BinlogLike | None, catalog: Callable[[], Catalo
             and any(not c.active and c.state is not ChainState.ABANDONED for c in log.chains())):
         compacted = log.maybe_compact(force=True, waiting=waiting)
     return RecoveryReport(tuple(outcomes), tuple(log.abandoned_chains()), compacted)
+
+
+def _run_chains(log: DDLLog, context: Callable[[], ActionContext], lock_chain: LockChain,
+                max_retries: int) -> list[ChainOutcome]:
+    """Every active chain that is neither waiting nor this process's own, each under its locks. A chain an undo
+    logs (the files of a version readers may have seen, kept for the grace period) is run in the same recovery once
+    it is due: passes until no chain is new."""
+    outcomes: list[ChainOutcome] = []
+    seen: set[int] = set()
+    while listed_now := [chain for chain in log.active_chains() if chain.position not in seen]:
+        now = time.time()
+        for listed in listed_now:
+            seen.add(listed.position)
+            if is_waiting(log, listed, now):
+                continue
+            if listed.position in log.owned_positions():
+                outcomes.append(ChainOutcome(listed.position, listed.statement, "skipped",
+                                             "a statement of this process is running it"))
+                continue
+            with lock_chain(log.actions_of(listed.position)):
+                outcome = _recover_chain(log, context, listed.position, max_retries)
+            if outcome is not None:
+                outcomes.append(outcome)
+    return outcomes
 
 
 def run_due_deletions(ctx: ActionContext, lock_chain: LockChain = _no_lock,

@@ -13,7 +13,7 @@ import attrs
 from actions.context import ActionContext
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
 from actions.kinds.sweep_table import schedule_sweep
-from actions.leftovers import clean_leftovers_of
+from actions.leftovers import clean_leftovers_of, kept_by_this_log
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
@@ -78,12 +78,20 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
     if action.tag is not None:
         try:
             # Only the table we created (our tag) is dropped, files included; another table holding the name stays.
-            catalog.drop(name, expect=action.tag, before=UNDO_CREATE_BEFORE_DROP)
+            catalog.drop(name, expect=action.tag, before=UNDO_CREATE_BEFORE_DROP, keep_files=kept(ctx, name))
             return
         except (NoSuchObjectError, WrongObjectKindError):
             pass  # not created, or already dropped: only files can be left
     if owns_location(action):
         clean_leftovers_of(ctx, name)
+
+
+def kept(ctx: ActionContext, name: TableName) -> bool:
+    """Whether the table's files are kept by a scheduled deletion: a replace's new version that readers may have
+    seen before its undo (:func:`actions.kinds.install_version.keep_for_readers`) leaves them for the grace
+    period."""
+    location = ctx.catalog.table_location(name)
+    return location is not None and kept_by_this_log(ctx.log, location)
 
 
 def describe(action: ActionEntry) -> str:

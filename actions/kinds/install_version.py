@@ -1,7 +1,8 @@
 """INSTALL_VERSION: a statement makes a definition the table's in one catalog call, the previous definition logged
 first: a replace's swap (the new version built under TMP), RESTORE and UNDROP (a kept version). Undo: while the table
 is the one installed (its new identity), put the previous definition back in one call (a replace, RESTORE), or remove
-the table from the catalog without its files (UNDROP: they are the dropped version's, still kept)."""
+the table from the catalog without its files (UNDROP: they are the dropped version's, still kept). A replace's new
+version, undone after readers may have seen it, keeps its files for the grace period."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import attrs
 from actions.context import ActionContext
 from actions.kinds.delete_data import DeleteDataPayload, KeptVersion, log_delete_data
 from actions.kinds.kind import ActionKind, name_of, payload_of, require
+from actions.leftovers import kept_by_this_log
 from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.log import DDLLog
 from storage import crashpoints
@@ -69,11 +71,29 @@ def undo_install_version(action: ActionEntry, ctx: ActionContext) -> None:
         if payload.previous_identity is not None and identity != payload.previous_identity:
             keep_as_dropped(action, ctx, payload)
         return  # not installed yet, or undone already
+    if payload.previous_identity is not None:
+        keep_for_readers(action, ctx)
     UNDO_INSTALL_BEFORE()
     if payload.previous is None:
         ctx.catalog.forget_table(name, expect=action.tag)
     else:
         ctx.catalog.install_version(name, payload.previous, None, create=False)
+
+
+def keep_for_readers(action: ActionEntry, ctx: ActionContext) -> bool:
+    """A replace's new version was the table's until this undo: a reader (another driver) may have resolved the
+    name to its directory and be reading it. Its files are therefore kept for the grace period (a chain of its own,
+    logged before the old definition goes back, once), as a replaced version's are, and the work table's undo then
+    removes it from the catalog without its files (:func:`actions.kinds.create_table.undo_create_table`); True when
+    this call logged it."""
+    name = name_of(action)
+    location = ctx.catalog.table_location(name)
+    if location is None or kept_by_this_log(ctx.log, location):
+        return False
+    statement = ctx.log.chain(action.chain).statement
+    position = ctx.log.new_chain(ChainKind.FORWARD, f"kept for readers after undo: {statement}")
+    log_delete_data(ctx.log, position, name, location, time.time() + ctx.grace_seconds, None)
+    return True
 
 
 def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVersionPayload) -> bool:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from actions.context import DEFAULT_GRACE_SECONDS
 from actions.deletions import deletion_of, pending_deletions, waits
 from actions.locking import chain_keys
 from actions.recovery import RecoveryReport, recover
@@ -131,6 +132,8 @@ class Takeover:
     lock_chain: LockChain
     write_binlog: bool = True
     interval: float = 30.0
+    grace_seconds: float = DEFAULT_GRACE_SECONDS
+    """The taking driver's: what an undo keeps for readers stays that long."""
     last: TakeoverReport | None = None
     _stop: threading.Event = attrs.Factory(threading.Event)
     _thread: threading.Thread | None = None
@@ -293,7 +296,8 @@ class Takeover:
             log = DDLLog(stores[0])
             binlog = self.binlog_of(stores[1])
             log.reserve_ids(binlog.max_xid + 1)
-            return recover(log, binlog, self.catalog, write_binlog=self.write_binlog, lock_chain=self.lock_chain)
+            return recover(log, binlog, self.catalog, write_binlog=self.write_binlog, lock_chain=self.lock_chain,
+                           grace_seconds=self.grace_seconds)
         finally:
             if log is not None:
                 log.close_file()
@@ -312,14 +316,14 @@ class Takeover:
 
 
 def start_takeover(home: object, catalog: Callable[[], Catalog], lock_chain: LockChain, write_binlog: bool,
-                   interval: float | None) -> Takeover | None:
+                   interval: float | None, grace_seconds: float = DEFAULT_GRACE_SECONDS) -> Takeover | None:
     """The takeovers of a database home's driver, its thread started (every ``interval`` s, default its lease);
     None for a file home (its log is its process's alone)."""
     lease = getattr(home, "lease", None)
     if lease is None:
         return None
     takeover = Takeover(home, catalog, lock_chain, write_binlog,  # type: ignore[arg-type]
-                        interval if interval is not None else lease.lease_seconds)
+                        interval if interval is not None else lease.lease_seconds, grace_seconds)
     takeover.start()
     return takeover
 

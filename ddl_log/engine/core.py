@@ -79,7 +79,7 @@ class DDLEngine:
             self.close()  # a dying process lets go of its files and lock too
             raise
         self.takeover = start_takeover(self.home, lambda: self.catalog, self._lock_chain, s.binlog,
-                                       s.takeover_interval)
+                                       s.takeover_interval, s.grace_seconds)
 
     # ------------------------------------------------------------------ parts
 
@@ -180,7 +180,7 @@ class DDLEngine:
         chains new tries (after the cause is fixed)."""
         self.last_recovery = recover(self.log, self.binlog_file, lambda: self.catalog,
                                      write_binlog=self.settings.binlog, lock_chain=self._lock_chain,
-                                     retry_abandoned=retry_abandoned)
+                                     retry_abandoned=retry_abandoned, grace_seconds=self.settings.grace_seconds)
         return self.last_recovery
 
     def take_over_dead(self) -> TakeoverReport:

@@ -21,6 +21,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from actions.recovery import RecoveryReport
 from chains import commit as chain_commit
 from ddl_log import AtomicDDL, StatementFailedError
 from storage.catalogs.memory import MemoryCatalog, MemoryTable
@@ -145,6 +146,12 @@ class HeldCommit:
         self.admin.close()
 
 
+def decided(report: RecoveryReport) -> list[str]:
+    """What recovery decided, without the deletion of the files an undo kept for readers (the new version that
+    was the table's for a moment; due at once with a grace period of 0)."""
+    return [o.outcome for o in report.outcomes if not o.statement.startswith("kept for readers")]
+
+
 @pytest.fixture
 def holds(postgres_url: str) -> Iterator[list[HeldCommit]]:
     made: list[HeldCommit] = []
@@ -186,7 +193,7 @@ def test_a_commit_point_whose_connection_drops_during_commit_is_decided_only_onc
     ddl.close()
     reopened = AtomicDDL(home=location, catalog=catalog, binlog=binlog, grace_seconds=0, lease_seconds=30,
                          takeover_interval=3600)
-    assert reopened.last_recovery.nothing_to_do, "nothing was left for recovery to decide"
+    assert decided(reopened.last_recovery) == [], "nothing was left for recovery to decide"
     assert catalog.tables[T].rows == ([(10,)] if stood else [(1,)])
     reopened.close()
 
@@ -222,7 +229,7 @@ def test_a_lost_commit_the_server_cannot_decide_yet_is_left_to_the_next_open_whi
 
     reopened = AtomicDDL(home=location, catalog=catalog, binlog=binlog, grace_seconds=0, lease_seconds=30,
                          takeover_interval=3600)
-    assert [o.outcome for o in reopened.last_recovery.outcomes] == ["undone"]
+    assert decided(reopened.last_recovery) == ["undone"]
     assert catalog.tables[T].rows == [(1,)]
     hold.close()  # the hold ends: nothing is left to commit
     reopened.close()
