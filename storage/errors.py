@@ -5,9 +5,62 @@ It lives in the lowest layer so every layer can raise typed errors; ``ddl_log`` 
 
 from __future__ import annotations
 
+import re
+
 
 class DDLLogError(Exception):
-    """Base of every error this project raises on purpose."""
+    """Base of every error this project raises on purpose. ``condition``: the error condition plain Spark raises for
+    the same failure (one the error names, else that of the Spark error or project error it carries as ``cause``;
+    None: the failure is the project's alone), ``sqlstate`` the SQLSTATE Spark gives it: code that tests
+    ``getCondition()`` or the SQLSTATE of Spark's errors tests these."""
+
+    _condition: str | None = None
+
+    @property
+    def condition(self) -> str | None:
+        if self._condition is not None:
+            return self._condition
+        own = getattr(type(self), "CONDITION", None)
+        return own if isinstance(own, str) else condition_of_cause(getattr(self, "cause", None))
+
+    @condition.setter
+    def condition(self, value: str | None) -> None:
+        self._condition = value
+
+    @property
+    def sqlstate(self) -> str | None:
+        from storage.error_conditions import sqlstate_of
+
+        return sqlstate_of(self.condition)
+
+
+def condition_of_cause(cause: object) -> str | None:
+    """The condition of a Spark error (pyspark's ``getCondition``, the JVM's through Py4J) or a project error, else
+    of its own cause."""
+    for _ in range(4):
+        if cause is None:
+            return None
+        if isinstance(cause, DDLLogError):
+            return cause.condition
+        spark_error = getattr(cause, "java_exception", cause)  # a raw Py4J error: the JVM exception it carries
+        get = getattr(spark_error, "getCondition", None)
+        try:
+            found = get() if callable(get) else None
+        except Exception:  # noqa: BLE001 - a Py4J handle whose JVM is gone: no condition known
+            found = None
+        if isinstance(found, str) and found:
+            return found
+        shown = SHOWN_CONDITION.search(str(cause))  # pyspark's UnknownException of a JVM error gives none itself
+        if shown:
+            return shown.group(1)
+        cause = getattr(cause, "__cause__", None)
+    return None
+
+
+SHOWN_CONDITION = re.compile(r"(?:^|: )\[(_?[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\] ")
+"""The condition a Spark error message begins with (``[TABLE_OR_VIEW_NOT_FOUND] The table ...``), or the message of
+the JVM exception a Py4J error quotes (``...: org.apache.spark.SparkClassNotFoundException: [DATA_SOURCE_NOT_FOUND]
+...``)."""
 
 
 class StorageError(DDLLogError):
@@ -65,19 +118,66 @@ class HomeLockedError(StorageError):
 
 
 class CatalogError(DDLLogError):
-    """A catalog operation failed; carries the object name involved."""
+    """A catalog operation failed; carries the object name involved and, when given, Spark's condition for it."""
 
-    def __init__(self, message: str, name: str | None = None) -> None:
+    def __init__(self, message: str, name: str | None = None, *, condition: str | None = None) -> None:
         super().__init__(message)
         self.name = name
+        self._condition = condition
 
 
 class NoSuchObjectError(CatalogError):
-    """The named table, view, function or database does not exist."""
+    """The named table, view, function, database, column or partition does not exist; made by the constructor of
+    its kind, which gives Spark's condition."""
+
+    @classmethod
+    def relation(cls, message: str, name: object) -> NoSuchObjectError:
+        return cls(message, str(name), condition="TABLE_OR_VIEW_NOT_FOUND")
+
+    @classmethod
+    def database(cls, message: str, db: str | None) -> NoSuchObjectError:
+        return cls(message, db, condition="SCHEMA_NOT_FOUND")
+
+    @classmethod
+    def function(cls, message: str, name: object) -> NoSuchObjectError:
+        return cls(message, str(name), condition="UNRESOLVED_ROUTINE")
+
+    @classmethod
+    def column(cls, message: str, column: str) -> NoSuchObjectError:
+        return cls(message, column, condition="UNRESOLVED_COLUMN.WITH_SUGGESTION")
+
+    @classmethod
+    def partition(cls, message: str, name: object) -> NoSuchObjectError:
+        return cls(message, str(name), condition="PARTITIONS_NOT_FOUND")
 
 
 class ObjectExistsError(CatalogError):
-    """The named object already exists."""
+    """The named object already exists; made by the constructor of its kind, which gives Spark's condition."""
+
+    @classmethod
+    def relation(cls, message: str, name: object) -> ObjectExistsError:
+        return cls(message, str(name), condition="TABLE_OR_VIEW_ALREADY_EXISTS")
+
+    @classmethod
+    def database(cls, message: str, db: str) -> ObjectExistsError:
+        return cls(message, db, condition="SCHEMA_ALREADY_EXISTS")
+
+    @classmethod
+    def function(cls, message: str, name: object) -> ObjectExistsError:
+        return cls(message, str(name), condition="ROUTINE_ALREADY_EXISTS")
+
+    @classmethod
+    def table_not_view(cls, message: str, name: object) -> ObjectExistsError:
+        """CREATE VIEW of a name a table holds."""
+        return cls(message, str(name), condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
+
+    @classmethod
+    def column(cls, message: str, column: str) -> ObjectExistsError:
+        return cls(message, column, condition="COLUMN_ALREADY_EXISTS")
+
+    @classmethod
+    def partition(cls, message: str, name: object) -> ObjectExistsError:
+        return cls(message, str(name), condition="PARTITIONS_ALREADY_EXIST")
 
 
 class WrongObjectKindError(CatalogError):
@@ -88,10 +188,10 @@ class WrongObjectKindError(CatalogError):
     was done."""
 
     def __init__(self, name: str, *, found: str, expected: str, condition: str, hint: str = "") -> None:
-        super().__init__(f"{name} is a {found}, not a {expected}{'; ' + hint if hint else ''}", name)
+        super().__init__(f"{name} is a {found}, not a {expected}{'; ' + hint if hint else ''}", name,
+                         condition=condition)
         self.found = found
         self.expected = expected
-        self.condition = condition
 
     @classmethod
     def view_not_table(cls, name: object, hint: str = "", *,
@@ -114,9 +214,20 @@ class InvalidDefinitionError(CatalogError):
     ``cause`` holds the engine's original exception when there is one (kept for debugging, never shown by default).
     """
 
-    def __init__(self, message: str, name: str | None = None, cause: BaseException | None = None) -> None:
-        super().__init__(message, name)
+    def __init__(self, message: str, name: str | None = None, cause: BaseException | None = None, *,
+                 condition: str | None = None) -> None:
+        super().__init__(message, name, condition=condition)
         self.cause = cause
+
+    @classmethod
+    def reserved_property(cls, message: str, name: str) -> InvalidDefinitionError:
+        """SET / UNSET TBLPROPERTIES of a key Spark's parser reserves (``provider``, ``location`` ...)."""
+        return cls(message, name, condition="UNSUPPORTED_FEATURE.SET_TABLE_PROPERTY")
+
+    @classmethod
+    def preserved_property(cls, message: str, name: str) -> InvalidDefinitionError:
+        """SET / UNSET TBLPROPERTIES of the key ``EXTERNAL``, which Spark's Hive catalog keeps for itself."""
+        return cls(message, name, condition="_LEGACY_ERROR_TEMP_3087")
 
 
 class OperationNotAllowedError(CatalogError):
@@ -135,8 +246,7 @@ class InvalidTablePropertyError(InvalidDefinitionError):
     refused before anything is logged, as Spark refuses a configuration value it cannot use (``condition``
     ``INVALID_CONF_VALUE``, SQLSTATE 22022); ``property`` and ``value`` name what was given."""
 
-    condition = "INVALID_CONF_VALUE"
-    sqlstate = "22022"
+    CONDITION = "INVALID_CONF_VALUE"
 
     def __init__(self, name: str, prop: str, value: str, reason: str) -> None:
         super().__init__(f"[INVALID_CONF_VALUE] The value {value!r} in the config \"{prop}\" of table {name} is "
@@ -161,7 +271,7 @@ class ValueConversionError(EngineOperationError):
     Spark's ``CAST_INVALID_INPUT`` (``condition``), raised whatever ``spark.sql.ansi.enabled`` says; nothing
     changed."""
 
-    condition = "CAST_INVALID_INPUT"
+    CONDITION = "CAST_INVALID_INPUT"
 
 
 class LeftoverFilesError(CatalogError):

@@ -57,7 +57,7 @@ from storage.errors import (
 def _column(metadata: TableMetadata, name: TableName, column: str) -> str:
     found = metadata.column(column)
     if found is None:
-        raise NoSuchObjectError(f"column {column!r} does not exist in {name}", column)
+        raise NoSuchObjectError.column(f"column {column!r} does not exist in {name}", column)
     return found.name
 
 
@@ -111,7 +111,7 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
         check_column_list(op.columns)
         for new_column in added:
             if metadata.column(new_column.name) is not None:
-                raise ObjectExistsError(f"column {new_column.name!r} already exists in {name}", new_column.name)
+                raise ObjectExistsError.column(f"column {new_column.name!r} already exists in {name}", new_column.name)
         catalog.check_alter(name, op.clause())  # what Spark refuses in the column list, refused before the log
         event = forward.add_columns(ctx, statement, name, tag, added, op.columns)
         return StatementResult(objects=(str(name),), event=event)
@@ -124,11 +124,11 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
             if exists:
                 if op.if_not_exists:
                     return None
-                raise ObjectExistsError(f"partition {spec} already exists in {name}", str(name))
+                raise ObjectExistsError.partition(f"partition {spec} already exists in {name}", str(name))
         elif not exists:
             if op.if_exists:
                 return None
-            raise NoSuchObjectError(f"partition {spec} does not exist in {name}", str(name))
+            raise NoSuchObjectError.partition(f"partition {spec} does not exist in {name}", str(name))
         event = forward.change_partition(ctx, statement, name, tag, add=isinstance(op, AddPartition), spec=spec)
         return StatementResult(objects=(str(name),), event=event)
     if isinstance(op, ChangeColumnType | DropColumns):
@@ -161,7 +161,7 @@ def _alter_properties(ctx: ActionContext, name: TableName, tag: str, metadata: T
     keys = tuple(op.properties) if isinstance(op, SetProperties) else op.keys
     if TAG_PROPERTY in keys:
         raise InvalidNameError(f"table property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
-    check_settable_properties(keys, str(name))
+    check_settable_properties(keys, str(name), setting=isinstance(op, SetProperties))
     if isinstance(op, SetProperties):
         check_retention_property(op.properties.items(), name)
     if isinstance(op, UnsetProperties):
@@ -221,7 +221,7 @@ def _rebuild(ctx: ActionContext, name: TableName, metadata: TableMetadata, op: C
             if metadata.column(column_name) is None:
                 if op.if_exists:
                     continue
-                raise NoSuchObjectError(f"column {column_name!r} does not exist in {name}", column_name)
+                raise NoSuchObjectError.column(f"column {column_name!r} does not exist in {name}", column_name)
             dropped[_column(metadata, name, column_name)] = None
         if not dropped:
             return None

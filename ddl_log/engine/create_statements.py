@@ -63,7 +63,7 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
                 raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
                                                           condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE")
             if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
-                raise ObjectExistsError(f"{target} is a view, not a table", str(target))
+                raise ObjectExistsError.relation(f"{target} is a view, not a table", target)
             ctx.catalog.check_create(spec, target)
             check_retention_property(spec.properties, target)
             check_new_name(target)
@@ -170,7 +170,7 @@ class CreateTable(Statement):
             like = self.spec.like
             if like is not None and not ctx.catalog.exists(like) and ctx.catalog.view_definition(like) is None:
                 # Spark resolves the LIKE source first, whether or not the name is taken
-                raise NoSuchObjectError(f"table or view {like} does not exist", str(like))
+                raise NoSuchObjectError.relation(f"table or view {like} does not exist", str(like))
             return NOTHING_DONE
         return build_version(ctx, self.name, self.spec, self.binlog_text, verb=self.label, orig_must_exist=False)
 

@@ -14,7 +14,7 @@ def missing_table(catalog: Catalog, name: TableName, *, hint: str = "",
     else :class:`NoSuchObjectError`."""
     if catalog.view_definition(name) is not None:
         return WrongObjectKindError.view_not_table(name, hint, condition=condition)
-    return NoSuchObjectError(f"table {name} does not exist", str(name))
+    return NoSuchObjectError.relation(f"table {name} does not exist", str(name))
 
 
 def missing_view(catalog: Catalog, name: TableName, *, hint: str = "",
@@ -23,4 +23,4 @@ def missing_view(catalog: Catalog, name: TableName, *, hint: str = "",
     else :class:`NoSuchObjectError`."""
     if catalog.identity(name) is not None:
         return WrongObjectKindError.table_not_view(name, hint, condition=condition)
-    return NoSuchObjectError(f"view {name} does not exist", str(name))
+    return NoSuchObjectError.relation(f"view {name} does not exist", str(name))

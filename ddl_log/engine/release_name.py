@@ -166,7 +166,7 @@ class ReleaseTableName(Statement):
                                  "directory", str(self.name))
         location = catalog.default_location(self.name)
         if location is None:
-            raise NoSuchObjectError(f"cannot release {self.name}: database {self.name.db} does not exist",
+            raise NoSuchObjectError.database(f"cannot release {self.name}: database {self.name.db} does not exist",
                                     self.name.db)
         target = normalized_location(location)
         holds = [hold for hold in name_holds(ctx.log) if normalized_location(hold.location) == target]

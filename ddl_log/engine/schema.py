@@ -41,7 +41,7 @@ def parse_schema(schema: SchemaLike) -> tuple[Column, ...]:
         if not column.name.strip():
             raise InvalidSchemaError("empty column name", column.name)
         if column.name.lower() in seen:
-            raise ObjectExistsError(f"the column {column.name!r} already exists (named twice)", column.name)
+            raise ObjectExistsError.column(f"the column {column.name!r} already exists (named twice)", column.name)
         seen.add(column.name.lower())
         check_type(column.type, column.name)
     return columns

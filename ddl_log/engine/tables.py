@@ -131,7 +131,7 @@ def plan_renames(ctx: ActionContext,
             raise missing_table(ctx.catalog, old, hint="use ALTER VIEW ... RENAME TO",
                                 condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
         if identity(new) is not None or ctx.catalog.view_definition(new) is not None:
-            raise ObjectExistsError(f"table {new} already exists", str(new))
+            raise ObjectExistsError.relation(f"table {new} already exists", str(new))
         identities[new], identities[old] = tag, None
         plan.append((old, new, tag))
     return plan
@@ -201,7 +201,7 @@ class DropTables(Statement):
                         raise WrongObjectKindError.view_not_table(name, "use DROP VIEW",
                                                                   condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
                     if not self.if_exists:
-                        raise NoSuchObjectError(f"table {name} does not exist", str(name))
+                        raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
                     continue
                 targets.append((name, identity))
             if not targets:
@@ -242,7 +242,7 @@ class DropDatabase(Statement):
         if not catalog.database_exists(db):
             if self.if_exists:
                 return NOTHING_DONE
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+            raise NoSuchObjectError.database(f"database {db} does not exist", db)
         if db == "default":
             raise CatalogError("the default database cannot be dropped", db)
         objects = catalog.list_objects(db)
@@ -281,7 +281,7 @@ class CreateDatabase(Statement):
         if catalog.database_exists(db):
             if self.if_not_exists:
                 return NOTHING_DONE
-            raise ObjectExistsError(f"database {db} already exists", db)
+            raise ObjectExistsError.database(f"database {db} already exists", db)
         owns_location = not catalog.database_leftovers_exist(db)  # else undo must leave that directory alone
         if any(key == TAG_PROPERTY for key, _ in self.properties):
             raise InvalidNameError(f"database property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)

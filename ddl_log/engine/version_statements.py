@@ -139,10 +139,10 @@ class UndropTable(Statement):
             raise NoSuchVersionError(f"no dropped table {self.name} is kept (SHOW TABLES DROPPED lists them)",
                                      str(self.name), reason="none_dropped")
         if ctx.catalog.identity(self.name) is not None or ctx.catalog.view_definition(self.name) is not None:
-            raise ObjectExistsError(f"cannot undrop {self.name}: an object named {self.name} exists; rename or drop "
-                                    "it first", str(self.name))
+            raise ObjectExistsError.relation(
+                f"cannot undrop {self.name}: an object named {self.name} exists; rename or drop it first", self.name)
         if not ctx.catalog.database_exists(self.name.db):
-            raise NoSuchObjectError(f"cannot undrop {self.name}: database {self.name.db} does not exist (create "
-                                    "it first)", self.name.db)
+            raise NoSuchObjectError.database(
+                f"cannot undrop {self.name}: database {self.name.db} does not exist (create it first)", self.name.db)
         check_files(ctx, self.name, found[-1])
         return install_kept_version(ctx, UNDROP, self.binlog_text, self.name, found[-1], None, verb=self.label)

@@ -41,14 +41,13 @@ def _put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *
               verb: str) -> StatementResult:
     if ctx.catalog.identity(name) is not None:
         if verb == "ALTER VIEW":
-            raise WrongObjectKindError.table_not_view(name, "use ALTER TABLE",
-                                                      condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
+            raise WrongObjectKindError.table_not_view(name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
         if or_replace:  # Spark: a table does not support CREATE OR REPLACE VIEW
             raise WrongObjectKindError.table_not_view(name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
-        raise ObjectExistsError(f"{name} is a table, not a view", str(name))
+        raise ObjectExistsError.table_not_view(f"{name} is a table, not a view", name)
     old = ctx.catalog.view_definition(name)
     if old is not None and not or_replace:
-        raise ObjectExistsError(f"view {name} already exists", str(name))
+        raise ObjectExistsError.relation(f"view {name} already exists", str(name))
     event = undo.put_view(ctx, statement, name, old, definition, verb=verb)
     return StatementResult(objects=(str(name),), event=event)
 
@@ -110,8 +109,7 @@ class AlterView(Statement):
     def run(self, ctx: ActionContext) -> StatementResult:
         old = ctx.catalog.view_definition(self.name)
         if old is None:
-            raise missing_view(ctx.catalog, self.name, hint="use ALTER TABLE",
-                               condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
+            raise missing_view(ctx.catalog, self.name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
         new = ViewDefinition(self.as_select, old.comment, (), old.properties)  # Spark's ALTER VIEW AS keeps them
         return put_view(ctx, self.name, new, or_replace=True, statement=self.binlog_text, verb=self.label)
 
@@ -153,7 +151,7 @@ class AlterViewProperties(Statement):
         if definition is None:
             raise missing_view(catalog, name, hint="use ALTER TABLE", condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
         current = definition.property_map
-        check_settable_properties([key for key, _ in self.set] or self.unset, str(name))
+        check_settable_properties([key for key, _ in self.set] or self.unset, str(name), setting=bool(self.set))
         keys = tuple(key for key, _ in self.set) if self.set else tuple(k for k in self.unset if k in current)
         if not keys:
             return NOTHING_DONE
@@ -197,7 +195,7 @@ class RenameView(Statement):
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
         if catalog.view_definition(new) is not None or catalog.identity(new) is not None:
-            raise ObjectExistsError(f"{new} already exists", str(new))
+            raise ObjectExistsError.relation(f"{new} already exists", str(new))
         identity = catalog.view_identity(old)  # a rename keeps it: undo moves back only this view
         event = undo.rename_view(ctx, self.binlog_text, old, new, identity=identity, definition=definition,
                                  verb=self.label)
@@ -233,7 +231,7 @@ class DropViews(Statement):
             definition = ctx.catalog.view_definition(name)
             if definition is None:
                 if not self.if_exists:
-                    raise NoSuchObjectError(f"view {name} does not exist", str(name))
+                    raise NoSuchObjectError.relation(f"view {name} does not exist", str(name))
                 continue
             targets.append((name, ctx.catalog.view_identity(name), definition))
         if not targets:
@@ -285,7 +283,7 @@ class CreateFunction(Statement):
         if old is not None and self.if_not_exists:
             return NOTHING_DONE
         if old is not None and not self.or_replace:
-            raise ObjectExistsError(f"function {name} already exists", str(name))
+            raise ObjectExistsError.function(f"function {name} already exists", str(name))
         event = undo.create_function(ctx, self.binlog_text, name, old, definition, verb=self.label)
         return StatementResult(objects=(str(name),), event=event)
 
@@ -311,6 +309,6 @@ class DropFunction(Statement):
         if definition is None:
             if self.if_exists:
                 return NOTHING_DONE
-            raise NoSuchObjectError(f"function {self.name} does not exist", str(self.name))
+            raise NoSuchObjectError.function(f"function {self.name} does not exist", str(self.name))
         event = forward.drop_function(ctx, self.binlog_text, self.name, definition, verb=self.label)
         return StatementResult(objects=(str(self.name),), event=event)

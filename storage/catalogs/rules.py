@@ -79,7 +79,7 @@ def check_spec(spec: TableSpec, columns: tuple[str, ...] | None, name: TableName
     lowered = [column.lower() for column in columns]
     twice = first_duplicate(columns)
     if twice is not None:
-        raise ObjectExistsError(f"the column {twice!r} already exists in {list(columns)} (named twice)", twice)
+        raise ObjectExistsError.column(f"the column {twice!r} already exists in {list(columns)} (named twice)", twice)
     unknown = [column for column in spec.partitioned_by if column.lower() not in lowered]
     if unknown:
         raise InvalidDefinitionError(f"partition columns {unknown} are not among the columns {list(columns)}", owner)
@@ -141,10 +141,16 @@ RESERVED_PROPERTIES = {
 reason (``UNSUPPORTED_FEATURE.SET_TABLE_PROPERTY``; its parser checks them before anything runs)."""
 
 
-def check_settable_properties(keys: Iterable[str], name: str) -> None:
-    """Refuse, before anything is logged, a property Spark reserves (as Spark's parser refuses it)."""
+def check_settable_properties(keys: Iterable[str], name: str, *, setting: bool) -> None:
+    """Refuse, before anything is logged, a property Spark reserves, as Spark refuses it: its parser the reserved
+    keys as spelled in :data:`RESERVED_PROPERTIES` (case matters: Spark sets ``Owner``), the Hive catalog a SET of
+    the key ``EXTERNAL`` (an UNSET of it runs)."""
     for key in keys:
-        if key.lower() in RESERVED_PROPERTIES:
-            raise InvalidDefinitionError(f"cannot change property {key!r} of {name}: [UNSUPPORTED_FEATURE."
-                                         f"SET_TABLE_PROPERTY] {key} is a reserved table property, "
-                                         f"{RESERVED_PROPERTIES[key.lower()]}", name)
+        if key in RESERVED_PROPERTIES:
+            raise InvalidDefinitionError.reserved_property(
+                f"cannot change property {key!r} of {name}: {key} is a reserved table property, "
+                f"{RESERVED_PROPERTIES[key]}", name)
+        if setting and key == "EXTERNAL":
+            raise InvalidDefinitionError.preserved_property(
+                f"cannot change property {key!r} of {name}: Cannot set or change the preserved property key: "
+                f"'EXTERNAL'", name)

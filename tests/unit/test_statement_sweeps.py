@@ -243,7 +243,7 @@ FAILURES: dict[str, tuple[Callable[[AtomicDDL], Any], type[Exception]]] = {
                                       InvalidDefinitionError),
     "set a view property Spark reserves": (lambda d: d.alter_view_properties("v1", set={"location": "/x"}),
                                            InvalidDefinitionError),
-    "unset a view property Spark reserves": (lambda d: d.alter_view_properties("v1", unset=["Owner"]),
+    "unset a view property Spark reserves": (lambda d: d.alter_view_properties("v1", unset=["owner"]),
                                              InvalidDefinitionError),
     "unset a property of a missing table": (lambda d: d.alter_table("nope", UnsetProperties(("k",))),
                                             NoSuchObjectError),

@@ -111,7 +111,7 @@ class MemoryCatalog:
         """What Spark raises where a table is expected: a view of that name is the wrong kind, else it is missing."""
         if name in self.views:
             return WrongObjectKindError.view_not_table(name)
-        return NoSuchObjectError(f"table {name} does not exist", str(name))
+        return NoSuchObjectError.relation(f"table {name} does not exist", str(name))
 
     def exists(self, name: TableName) -> bool:
         return name in self.tables
@@ -129,7 +129,7 @@ class MemoryCatalog:
             spec = spec.copied(self.table_metadata(spec.like) if spec.like is not None else None)
         self.check_create(spec, name)
         if name in self.tables or name in self.views:
-            raise ObjectExistsError(f"{name} already exists", str(name))
+            raise ObjectExistsError.relation(f"{name} already exists", str(name))
         self._require_database(name.db)
         self._clear_location(name, "create")
         rows: list[tuple[object, ...]] = []
@@ -159,7 +159,7 @@ class MemoryCatalog:
 
     def _require_database(self, db: str) -> None:
         if db not in self.databases:
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+            raise NoSuchObjectError.database(f"database {db} does not exist", db)
 
     def _clear_location(self, name: TableName, operation: str) -> None:
         """Spark refuses to put a table where files are left, except that the log's own names clean them first."""
@@ -225,7 +225,7 @@ class MemoryCatalog:
             raise self._missing_table(old)
         check_name(new)
         if new in self.tables or new in self.views:
-            raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
+            raise ObjectExistsError.relation(f"cannot rename {old} to {new}: {new} already exists", str(new))
         self._clear_location(new, f"rename {old} to")
         self.tables[new] = self.tables.pop(old)
 
@@ -269,7 +269,7 @@ class MemoryCatalog:
             columns = spec.df.columns
         check_spec(spec, columns, name)
         if spec.like is not None and spec.like not in self.tables:
-            raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
+            raise NoSuchObjectError.relation(f"table {spec.like} does not exist", str(spec.like))
 
     def check_alter(self, name: TableName, clause: str) -> None:
         return None  # the in-memory catalog reads no SQL: its statements check their own operands
@@ -308,7 +308,7 @@ class MemoryCatalog:
         self._check("set_column_comment", name)
         table = self._table(name)
         if column not in table.columns:
-            raise NoSuchObjectError(f"column {column!r} does not exist in {name}", column)
+            raise NoSuchObjectError.column(f"column {column!r} does not exist in {name}", column)
         if column in table.partitioned_by:
             raise InvalidDefinitionError(f"cannot set a comment on {name}: {column} is a partition column", str(name))
         if comment:
@@ -323,7 +323,7 @@ class MemoryCatalog:
         for column in columns:
             if column.name.lower() in existing:
                 taken = existing[column.name.lower()]
-                raise ObjectExistsError(f"column {taken!r} already exists in {name}", taken)
+                raise ObjectExistsError.column(f"column {taken!r} already exists in {name}", taken)
         at = len(table.columns) - len(table.partitioned_by)  # new columns go before the partition columns (Hive)
         added = tuple(c.name for c in columns)
         table.columns = (*table.columns[:at], *added, *table.columns[at:])
@@ -360,7 +360,7 @@ class MemoryCatalog:
         """What Spark raises where a view is expected: a table of that name is the wrong kind, else it is missing."""
         if name in self.tables:
             return WrongObjectKindError.table_not_view(name)
-        return NoSuchObjectError(f"view {name} does not exist", str(name))
+        return NoSuchObjectError.relation(f"view {name} does not exist", str(name))
 
     def set_view_properties(self, name: TableName, properties: dict[str, str]) -> None:
         self._check("set_view_properties", name)
@@ -388,9 +388,9 @@ class MemoryCatalog:
         self._check("create_view", name)
         check_view(name, definition)
         if name in self.tables:
-            raise ObjectExistsError(f"{name} is a table, not a view", str(name))
+            raise ObjectExistsError.table_not_view(f"{name} is a table, not a view", name)
         if name in self.views and not replace:
-            raise ObjectExistsError(f"{name} already exists", str(name))
+            raise ObjectExistsError.relation(f"{name} already exists", str(name))
         self._require_database(name.db)
         self.view_ids[name] = f"view:{next(_view_ids)}"  # a replace is a new view, as in Spark's metastore
         self.views[name] = definition
@@ -403,7 +403,7 @@ class MemoryCatalog:
             raise self._missing_view(old)
         check_name(new, "view")
         if new in self.views or new in self.tables:
-            raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
+            raise ObjectExistsError.relation(f"cannot rename {old} to {new}: {new} already exists", str(new))
         self.views[new] = self.views.pop(old)
         self.view_ids[new] = self.view_ids.pop(old, "") or f"view:{next(_view_ids)}"
 
@@ -421,14 +421,14 @@ class MemoryCatalog:
         self._check("create_function", name)
         check_function(name, definition)
         if name in self.functions and not replace:
-            raise ObjectExistsError(f"function {name} already exists", str(name))
+            raise ObjectExistsError.function(f"function {name} already exists", str(name))
         self._require_database(name.db)
         self.functions[name] = definition
 
     def drop_function(self, name: TableName) -> None:
         self._check("drop_function", name)
         if name not in self.functions:
-            raise NoSuchObjectError(f"function {name} does not exist", str(name))
+            raise NoSuchObjectError.function(f"function {name} does not exist", str(name))
         del self.functions[name]
 
     # ------------------------------------------------------------------ databases
@@ -442,7 +442,7 @@ class MemoryCatalog:
     def tag_database(self, db: str) -> str:
         self._check("tag_database", TableName(db, "*"))
         if db not in self.databases:
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+            raise NoSuchObjectError.database(f"database {db} does not exist", db)
         return self.database_tags.setdefault(db, new_database_tag())
 
     def list_objects(self, db: str) -> DatabaseObjects:
@@ -458,7 +458,7 @@ class MemoryCatalog:
         self._check("create_database", TableName(db, "*"))
         check_database_name(db)
         if db in self.databases:
-            raise ObjectExistsError(f"database {db} already exists", db)
+            raise ObjectExistsError.database(f"database {db} already exists", db)
         self.databases.add(db)
         self.database_dirs.add(db)
         tag = dict(properties).get(TAG_PROPERTY)
@@ -510,7 +510,7 @@ class MemoryCatalog:
     def _table_or_missing(self, name: TableName) -> MemoryTable:
         table = self.tables.get(name)
         if table is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         return table
 
     def plan_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
@@ -696,9 +696,9 @@ class MemoryCatalog:
         record = json.loads(definition)
         current = self.tables.get(name)
         if create and current is not None:
-            raise ObjectExistsError(f"table {name} already exists", str(name))
+            raise ObjectExistsError.relation(f"table {name} already exists", str(name))
         if not create and current is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         if current is not None:  # its files stay where they are (the version the install replaces)
             del self.tables[name]
             self.keep_files_of(name, current)

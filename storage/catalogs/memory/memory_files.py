@@ -42,7 +42,7 @@ class MemoryFileMover:
         table, into = self.tables.get(staged), self.tables.get(target)
         if table is None or into is None:
             missing = staged if table is None else target
-            raise NoSuchObjectError(f"table {missing} does not exist", str(missing))
+            raise NoSuchObjectError.relation(f"table {missing} does not exist", str(missing))
         source, destination = location_of(staged, table), location_of(target, into)
         moves = []
         for index, row in enumerate(table.rows):
@@ -70,7 +70,7 @@ class MemoryFileMover:
     def moves_done(self, target: TableName, plan: MovePlan) -> None:
         table = self.tables.get(target)
         if table is None:
-            raise NoSuchObjectError(f"table {target} does not exist", str(target))
+            raise NoSuchObjectError.relation(f"table {target} does not exist", str(target))
         self._check("register_partitions", target)
         for partition in plan.partitions:
             register_partition(table, dict(partition))

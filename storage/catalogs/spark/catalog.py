@@ -462,7 +462,7 @@ class SparkCatalog:
         keeps its files."""
         if keep_files and self._hms is not None:
             if self._engine.database_location(db) is None:
-                raise NoSuchObjectError(f"database {db} does not exist", db)
+                raise NoSuchObjectError.database(f"database {db} does not exist", db)
             self._hms.drop_database_keeping_files(db)
             return
         self._databases.drop_database(db)

@@ -66,7 +66,7 @@ class SparkCopying:
                                str(name))
         table = self._client.get(name)
         if table is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         copied = copy_version_files(location, table.location, name, self._engine.spark)
         self._engine.forget(name)
         self._engine.spark.catalog.refreshTable(name.quoted)

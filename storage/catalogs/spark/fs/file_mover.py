@@ -188,7 +188,7 @@ class SparkFileMoves:
     def _location(self, name: TableName) -> str:
         location = self._location_of(name)
         if location is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         return location.rstrip("/")
 
     def _list(self, directory: str) -> list[str]:

@@ -48,13 +48,13 @@ class SparkVersions:
             table = table.with_parameters({TAG_PROPERTY: tag})
         if not create:
             if self._client.get(name) is None:
-                raise NoSuchObjectError(f"table {name} does not exist", str(name))
+                raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
             self._engine.forget(name)
             self._swap.install(name, table, partitions)
             self._swap.refresh(name)
             return
         if self._client.get(name) is not None:
-            raise ObjectExistsError(f"table {name} already exists", str(name))
+            raise ObjectExistsError.relation(f"table {name} already exists", str(name))
         self._engine.forget(name)
         create_partitioned(self._client, name, table, partitions)  # never readable without its partitions
         self._swap.refresh(name)

@@ -153,7 +153,7 @@ class MetastoreClient:
                 self._msc().createTable(table.java(self.jvm()))
             except ENGINE_ERRORS as error:
                 if self._engine.java_means(error, Cause.METASTORE_OBJECT_EXISTS):
-                    raise ObjectExistsError(f"{name} already exists", str(name)) from None
+                    raise ObjectExistsError.relation(f"{name} already exists", str(name)) from None
                 raise self._error(error, f"cannot create {name}", name) from None
 
     def add_partitions(self, name: TableName, partitions: list[HivePartition]) -> None:
@@ -292,7 +292,7 @@ class MetastoreClient:
                 self._msc().dropDatabase(db, False, False, False)
             except ENGINE_ERRORS as error:
                 if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
-                    raise NoSuchObjectError(f"database {db} does not exist", db) from None
+                    raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
                 if self._engine.java_means(error, Cause.METASTORE_INVALID_OPERATION):
                     raise CatalogError(f"database {db} is not empty", db) from None
                 raise EngineOperationError(f"cannot drop database {db}: {inspect_error(error).message}", db,
@@ -309,7 +309,7 @@ class MetastoreClient:
 
     def _error(self, error: BaseException, what: str, name: TableName) -> CatalogError:
         if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
-            return NoSuchObjectError(f"table {name} does not exist", str(name))
+            return NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
 
 

@@ -91,13 +91,13 @@ class SparkSwap:
         lost by a CREATE TABLE that describes only part of it."""
         table = self._client.get(source)
         if table is None:
-            raise NoSuchObjectError(f"table {source} does not exist", str(source))
+            raise NoSuchObjectError.relation(f"table {source} does not exist", str(source))
         if table.table_type != MANAGED:
             raise CatalogError(f"cannot rebuild {source}: it is an external table, whose files live at its own "
                                "location (the change would rewrite them in place, which cannot be atomic)", str(source))
         location = self._client.default_location(name)
         if location is None:
-            raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
+            raise NoSuchObjectError.database(f"database {name.db} does not exist", name.db)
         jvm = self._client.jvm()
         copy = HiveTable.of_java(jvm, altered(jvm, table.java(jvm), change, source))
         self._client.create(name, copy.emptied(name, tag, location))
@@ -128,7 +128,7 @@ class SparkSwap:
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
         if self._client.get(new) is not None:
-            raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
+            raise ObjectExistsError.relation(f"cannot rename {old} to {new}: {new} already exists", str(new))
         self.refresh(old)
         self._engine.forget(old, new)
         self._client.install(old, moved or table.renamed(new))
@@ -180,7 +180,7 @@ class SparkSwap:
         """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""
         kept = self._client.get(holder)
         if kept is None:
-            raise NoSuchObjectError(f"table {holder} does not exist", str(holder))
+            raise NoSuchObjectError.relation(f"table {holder} does not exist", str(holder))
         partitions = self._client.partitions(holder) if kept.partitioned else []
         self._engine.forget(orig, holder)
         self._install(orig, kept.as_restored(orig, orig_tag), partitions)

@@ -78,7 +78,7 @@ class SparkDatabases:
         if tag is not None:
             return tag
         if not self.database_exists(db):
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+            raise NoSuchObjectError.database(f"database {db} does not exist", db)
         tag = new_database_tag()
         try:
             self._spark.sql(f"ALTER DATABASE {quote_ident(db)} SET DBPROPERTIES "
@@ -86,7 +86,7 @@ class SparkDatabases:
         except ENGINE_ERRORS as error:
             failure = self._engine.failure(error)
             if failure.means(Cause.DATABASE_MISSING):
-                raise NoSuchObjectError(f"database {db} does not exist", db) from None
+                raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
             raise engine_error(failure, f"cannot tag database {db}", db) from None
         return tag
 
@@ -127,7 +127,7 @@ class SparkDatabases:
         except ENGINE_ERRORS as error:
             failure = self._engine.failure(error)
             if failure.means(Cause.DATABASE_EXISTS):
-                raise ObjectExistsError(f"database {db} already exists", db) from None
+                raise ObjectExistsError.database(f"database {db} already exists", db) from None
             if failure.means(Cause.BAD_NAME):
                 raise InvalidNameError(f"{db!r} is not a valid Spark database name", db) from None
             if failure.analysis:
@@ -140,7 +140,7 @@ class SparkDatabases:
         (``SHOW TABLES``, ``SHOW VIEWS``, ``SHOW USER FUNCTIONS``; the first ``SHOW USER FUNCTIONS`` of a session
         also loads Spark's function registry, about a second)."""
         if substitutes(db):
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+            raise NoSuchObjectError.database(f"database {db} does not exist", db)
         quoted = quote_ident(db)
         try:
             tables = self._spark.sql(f"SHOW TABLES IN {quoted}").collect()
@@ -149,7 +149,7 @@ class SparkDatabases:
         except ENGINE_ERRORS as error:
             failure = self._engine.failure(error)
             if failure.means(Cause.DATABASE_MISSING):
-                raise NoSuchObjectError(f"database {db} does not exist", db) from None
+                raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
             raise engine_error(failure, f"cannot list the objects of {db}", db) from None
         view_names = {str(row["viewName"]) for row in views if not row["isTemporary"]}
         table_names = {str(row["tableName"]) for row in tables if not row["isTemporary"]} - view_names
@@ -170,16 +170,16 @@ class SparkDatabases:
         holds objects (or is ``default``). Afterwards its directory is gone: Hive deletes it; a local default-named
         directory (``<name>.db``) that survives is removed. Metastore calls: a database describe and the DROP."""
         if substitutes(db):
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+            raise NoSuchObjectError.database(f"database {db} does not exist", db)
         location = self._engine.database_location(db)
         if location is None:
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+            raise NoSuchObjectError.database(f"database {db} does not exist", db)
         try:
             self._spark.sql(f"DROP DATABASE {quote_ident(db)} RESTRICT")
         except ENGINE_ERRORS as error:
             failure = self._engine.failure(error)
             if failure.means(Cause.DATABASE_MISSING):
-                raise NoSuchObjectError(f"database {db} does not exist", db) from None
+                raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
             if failure.means(Cause.DATABASE_NOT_EMPTY):
                 raise CatalogError(f"database {db} is not empty", db) from None
             if failure.means(Cause.DROP_DATABASE_REFUSED):

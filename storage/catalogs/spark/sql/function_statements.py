@@ -166,14 +166,14 @@ class SparkFunctions:
         self._engine.check_literal_mode()
         current = self._reported(name)
         if current is not None and not replace:
-            raise ObjectExistsError(f"function {name} already exists", str(name))
+            raise ObjectExistsError.function(f"function {name} already exists", str(name))
         expected = self._probe(name, definition) if definition.is_sql else FunctionDefinition(definition.class_name)
         function = name.name.lower()
         ident = record_id(function)
         with _RECORD_LOCK:
             records = self._records(name.db)
             if records is None:
-                raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
+                raise NoSuchObjectError.database(f"database {name.db} does not exist", name.db)
             old_document = records.documents.get(ident)
             keys = records.keys.get(ident, [])
             previous = None if current is None else resolve(current, old_document)
@@ -310,7 +310,7 @@ class SparkFunctions:
         record. :class:`NoSuchObjectError` when missing. Metastore calls: the DROP, a database describe, and a
         property write when there was a record."""
         if not (ENGINE_NAME.fullmatch(name.db) and ENGINE_NAME.fullmatch(name.name)):
-            raise NoSuchObjectError(f"function {name} does not exist", str(name))
+            raise NoSuchObjectError.function(f"function {name} does not exist", str(name))
         self._run(lambda: self._spark.sql(f"DROP FUNCTION {self._target(name)}"), name, "drop")
         function = name.name.lower()
         with _RECORD_LOCK:
@@ -324,16 +324,16 @@ class SparkFunctions:
         label = str(name)
         if failure.means(Cause.DATABASE_MISSING):
             db = param_name(failure.params.get("schemaName"), 1) or name.db
-            return NoSuchObjectError(f"database {db} does not exist", db)
+            return NoSuchObjectError.database(f"database {db} does not exist", db)
         if failure.means(*_MISSING_FUNCTION):
-            return NoSuchObjectError(f"function {name} does not exist", label)
+            return NoSuchObjectError.function(f"function {name} does not exist", label)
         if failure.means(Cause.FUNCTION_EXISTS):
-            return ObjectExistsError(f"function {name} already exists", label)
+            return ObjectExistsError.function(f"function {name} already exists", label)
         if "is not a valid object name" in failure.message:
             return InvalidNameError(f"{name} is not a valid function name", label)
         if failure.means(Cause.RELATION_MISSING):
             missing = param_name(failure.params.get("relationName")) or "a relation"
-            return NoSuchObjectError(f"function {name}: {missing} does not exist", missing)
+            return NoSuchObjectError.function(f"function {name}: {missing} does not exist", missing)
         if failure.analysis:
             return InvalidDefinitionError(f"invalid definition of function {name}: {message}", label, failure.error)
         what = {"record": "recording the definition of", "drop": "dropping", "check": "checking"}.get(step, "creating")

@@ -59,7 +59,7 @@ def insert_error(name: TableName, failure: Failure) -> CatalogError:
         return ValueConversionError(raised[len(CONVERSION_FAILURE_MARK):], str(name))
     if failure.means(*MISSING):
         missing = param_name(failure.params.get("relationName")) or str(name)
-        return NoSuchObjectError(f"cannot insert into {name}: {missing} does not exist", missing)
+        return NoSuchObjectError.relation(f"cannot insert into {name}: {missing} does not exist", missing)
     if failure.analysis or failure.means(*BAD_DEFINITION):
         return InvalidDefinitionError(f"cannot insert into {name}: {failure.message}", str(name), failure.error)
     return EngineOperationError(
@@ -84,7 +84,7 @@ class SparkPartitionKeep:
             return self._alter.list_partitions(name)
         table = self._client.get(name)
         if table is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         keys = table.partition_column_names
         return [dict(zip(keys, p.values, strict=True)) for p in self._client.partitions(name)] if keys else []
 

@@ -232,7 +232,8 @@ class SparkTableAlter:
             return
         twice = first_duplicate(str(c.name) for c in columns)
         if twice is not None:
-            raise ObjectExistsError(f"the column {twice!r} is named twice among the columns added to {name}", twice)
+            raise ObjectExistsError.column(
+                f"the column {twice!r} is named twice among the columns added to {name}", twice)
         parts = ", ".join(column_sql(column, name) for column in columns)
         if substitutes(parts):
             raise InvalidDefinitionError(
@@ -253,7 +254,7 @@ class SparkTableAlter:
         """:meth:`list_partitions` as ``SHOW PARTITIONS`` prints them (``k=a%2Fb/j=1``: the escaped relative path
         Spark gives a partition's directory)."""
         if substitutes(name.db) or substitutes(name.name):
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         where = f" PARTITION ({self._spec_sql(name, spec)})" if spec else ""
         try:
             rows = self._spark.sql(f"SHOW PARTITIONS {name.quoted}{where}").collect()
@@ -306,7 +307,7 @@ class SparkTableAlter:
     def _require_table(self, name: TableName) -> None:
         info = self._engine.describe(name)
         if info is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         if object_kind(info) == "VIEW":
             reported = self._engine.profile.conditions.reported[Refusal.ALTER_VIEW_AS_TABLE]
             raise WrongObjectKindError.view_not_table(name, "use ALTER VIEW", condition=reported)
@@ -321,7 +322,7 @@ class SparkTableAlter:
 
     def _alter(self, name: TableName, clause: str, what: str, *, column: str | None = None) -> None:
         if substitutes(name.db) or substitutes(name.name):
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         self._engine.check_literal_mode()
         try:
             self._spark.sql(f"ALTER TABLE {name.quoted} {clause}")
@@ -330,16 +331,16 @@ class SparkTableAlter:
 
     def _error(self, name: TableName, failure: Failure, what: str, column: str | None = None) -> CatalogError:
         if failure.means(*_GONE):
-            return NoSuchObjectError(f"table {name} does not exist", str(name))
+            return NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         if failure.means(*_NOT_A_TABLE):
             return WrongObjectKindError.view_not_table(name, condition=failure.condition or "")
         if failure.means(Cause.COLUMN_MISSING):
             label = column if column is not None else str(name)
-            return NoSuchObjectError(f"column {label!r} does not exist in {name}", label)
+            return NoSuchObjectError.column(f"column {label!r} does not exist in {name}", label)
         if failure.means(Cause.COLUMN_EXISTS, Cause.FIELD_EXISTS):
             existing = failure.params.get("columnName") or failure.params.get("fieldNames") or column or ""
             existing = existing.strip("`").replace("``", "`")
-            return ObjectExistsError(f"cannot {what} {name}: column {existing!r} already exists", existing)
+            return ObjectExistsError.column(f"cannot {what} {name}: column {existing!r} already exists", existing)
         if failure.means(Cause.NOT_PARTITIONED):
             return InvalidDefinitionError(f"cannot {what} {name}: the table is not partitioned", str(name))
         if failure.analysis or failure.means(*_BAD_PARTITION, Cause.UNSUPPORTED):

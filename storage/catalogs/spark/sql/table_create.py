@@ -91,7 +91,7 @@ class SparkTableCreate:
         self._create_statement(None, spec, "", None)
         if spec.like is not None:
             if not self._engine.occupied(spec.like):  # LIKE takes a view as well
-                raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
+                raise NoSuchObjectError.relation(f"table {spec.like} does not exist", str(spec.like))
             return
         if spec.columns is not None:
             names = [column.name for column in spec.columns]
@@ -109,7 +109,7 @@ class SparkTableCreate:
         lowered = [column.lower() for column in names]
         twice = first_duplicate(names)
         if twice is not None:
-            raise ObjectExistsError(f"the column {twice!r} already exists in {names} (named twice)", twice)
+            raise ObjectExistsError.column(f"the column {twice!r} already exists in {names} (named twice)", twice)
         unknown = [column for column in spec.partitioned_by if column.lower() not in lowered]
         if unknown:
             raise InvalidDefinitionError(f"partition columns {unknown} are not among the columns {names}")
@@ -124,7 +124,7 @@ class SparkTableCreate:
             target = f"{quote_ident(name.db)}.{target}"
             # the statement's lookup found the name held: its database exists (no metastore call to ask)
             if not lookup_scope.held(self._engine, name) and self._engine.database_location(name.db) is None:
-                raise NoSuchObjectError(f"database {name.db} does not exist", name.db)
+                raise NoSuchObjectError.database(f"database {name.db} does not exist", name.db)
         failure = analysis_failure(self._spark, spec.text.render(target, self._tag_pair("check")))
         if failure is not None:
             if name is not None:  # Spark names the check table: say the table's own name
@@ -133,7 +133,7 @@ class SparkTableCreate:
             raise self._create_error(name, spec, spec.form if spec.like or spec.as_select else "columns",
                                      attrs.evolve(failure, analysis=True)) from None
         if spec.like is not None and not self._engine.occupied(spec.like):
-            raise NoSuchObjectError(f"table {spec.like} does not exist", str(spec.like))
+            raise NoSuchObjectError.relation(f"table {spec.like} does not exist", str(spec.like))
 
     @staticmethod
     def _tag_pair(tag: str) -> str:
@@ -170,7 +170,7 @@ class SparkTableCreate:
         if not name.is_reserved and self._engine.occupied(name):
             # (a reserved name is a statement's own work name, XID and random token: nothing else has it, and if
             # something did, Spark's CREATE would refuse it with TABLE_OR_VIEW_ALREADY_EXISTS, read as the same error)
-            raise ObjectExistsError(f"{name} already exists", str(name))
+            raise ObjectExistsError.relation(f"{name} already exists", str(name))
         try:
             if view is not None:
                 self._engine.register_temp_view(spec.df, view, name)
@@ -308,13 +308,13 @@ class SparkTableCreate:
     def _create_error(self, name: TableName | None, spec: TableSpec, form: str, failure: Failure) -> CatalogError:
         label = new_table_label(name)
         if failure.means(Cause.RELATION_EXISTS):
-            return ObjectExistsError(f"{label} already exists", object_label(name))
+            return ObjectExistsError.relation(f"{label} already exists", object_label(name))
         if failure.means(Cause.DATABASE_MISSING):
             db = param_name(failure.params.get("schemaName"), 1) or (name.db if name is not None else None)
-            return NoSuchObjectError(f"database {db} does not exist", db)
+            return NoSuchObjectError.database(f"database {db} does not exist", db)
         if failure.means(Cause.RELATION_MISSING):
             missing = str(spec.like) if spec.like is not None else param_name(failure.params.get("relationName"))
-            return NoSuchObjectError(f"cannot create {label}: {missing or 'a table'} does not exist", missing)
+            return NoSuchObjectError.relation(f"cannot create {label}: {missing or 'a table'} does not exist", missing)
         if name is not None and (
             failure.means(Cause.BAD_NAME)
             or (
@@ -326,7 +326,8 @@ class SparkTableCreate:
         if failure.means(Cause.COLUMN_EXISTS):
             twice = first_duplicate(column.name for column in spec.columns or ()) or str(
                 failure.params.get("columnName", "")).strip("`")
-            return ObjectExistsError(f"cannot create {label}: the column {twice!r} already exists (named twice)", twice)
+            return ObjectExistsError.column(
+                f"cannot create {label}: the column {twice!r} already exists (named twice)", twice)
         if failure.analysis or failure.means(*BAD_DEFINITION):
             return InvalidDefinitionError(
                 f"cannot create {label}: {failure.message}", object_label(name), failure.error

@@ -86,7 +86,7 @@ class SparkTables:
     def list_tables(self, db: str) -> list[TableName]:
         """Tables (managed or external; no views, no temporary views) of ``db``, sorted. Two metastore calls."""
         if substitutes(db):
-            raise NoSuchObjectError(f"database {db} does not exist", db)
+            raise NoSuchObjectError.database(f"database {db} does not exist", db)
         quoted = quote_ident(db)
         try:
             tables = self._spark.sql(f"SHOW TABLES IN {quoted}").collect()
@@ -94,7 +94,7 @@ class SparkTables:
         except ENGINE_ERRORS as error:
             failure = self._engine.failure(error)
             if failure.means(*MISSING):
-                raise NoSuchObjectError(f"database {db} does not exist", db) from None
+                raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
             raise engine_error(failure, f"cannot list the tables of {db}", None) from None
         view_names = {row["viewName"] for row in views if not row["isTemporary"]}
         names = {row["tableName"] for row in tables if not row["isTemporary"]} - view_names
@@ -161,7 +161,7 @@ class SparkTables:
                     if found is not None and found.kind == "VIEW":
                         reported = self._engine.profile.conditions.reported[Refusal.INSERT_INTO_VIEW]
                         raise WrongObjectKindError.view_not_table(name, condition=reported) from None
-                    raise NoSuchObjectError(f"table {name} does not exist", str(name)) from None
+                    raise NoSuchObjectError.relation(f"table {name} does not exist", str(name)) from None
                 raise insert_error(name, failure) from None
         finally:
             if view is not None:
@@ -192,7 +192,7 @@ class SparkTables:
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))
         if substitutes(old.db) or substitutes(old.name):
-            raise NoSuchObjectError(f"table {old} does not exist", str(old))
+            raise NoSuchObjectError.relation(f"table {old} does not exist", str(old))
         if substitutes(new.name):
             raise InvalidNameError(f"table names containing '${{' are not supported: {new}", str(new))
         statement = f"ALTER TABLE {old.quoted} RENAME TO {new.quoted}"
@@ -213,9 +213,9 @@ class SparkTables:
     @staticmethod
     def _rename_error(old: TableName, new: TableName, failure: Failure) -> CatalogError:
         if failure.means(*MISSING):
-            return NoSuchObjectError(f"table {old} does not exist", str(old))
+            return NoSuchObjectError.relation(f"table {old} does not exist", str(old))
         if failure.means(Cause.RELATION_EXISTS):
-            return ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new))
+            return ObjectExistsError.relation(f"cannot rename {old} to {new}: {new} already exists", str(new))
         if failure.means(Cause.VIEW_NOT_TABLE):
             return WrongObjectKindError.view_not_table(old, "use ALTER VIEW ... RENAME TO",
                                                        condition=failure.condition or "")
@@ -280,7 +280,7 @@ class SparkTables:
         """
         found = self._engine.lookup(name)
         if found is None:
-            raise NoSuchObjectError(f"table {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         if found.kind == "VIEW":
             reported = self._engine.profile.conditions.reported[Refusal.DROP_VIEW_AS_TABLE]
             raise WrongObjectKindError.view_not_table(name, "use DROP VIEW", condition=reported)
@@ -302,7 +302,7 @@ class SparkTables:
         except ENGINE_ERRORS as error:
             failure = self._engine.failure(error)
             if failure.means(*MISSING):
-                raise NoSuchObjectError(f"table {name} does not exist", str(name)) from None
+                raise NoSuchObjectError.relation(f"table {name} does not exist", str(name)) from None
             raise engine_error(failure, f"dropping {name} failed", name) from None
         if found.kind == "MANAGED":
             location = (found.location or "").rstrip("/")

@@ -223,17 +223,17 @@ class SparkViews:
     def _create_error(name: TableName, failure: Failure, probe: str | None = None) -> CatalogError:
         message = failure.message if probe is None else failure.message.replace(probe, name.name)
         if failure.means(Cause.RELATION_EXISTS):
-            return ObjectExistsError(f"{name} already exists", str(name))
+            return ObjectExistsError.relation(f"{name} already exists", str(name))
         if failure.means(Cause.TABLE_NOT_VIEW):
-            return ObjectExistsError(f"{name} is a table, not a view", str(name))
+            return ObjectExistsError.table_not_view(f"{name} is a table, not a view", name)
         if failure.means(Cause.DATABASE_MISSING):
             db = param_name(failure.params.get("schemaName"), 1) or name.db
-            return NoSuchObjectError(f"database {db} does not exist", db)
+            return NoSuchObjectError.database(f"database {db} does not exist", db)
         if failure.means(Cause.BAD_NAME):
             return InvalidNameError(f"{name} is not a valid Spark view name (letters, digits and _ only)", str(name))
         if failure.means(Cause.RELATION_MISSING):
             missing = param_name(failure.params.get("relationName")) or "a relation"
-            return NoSuchObjectError(f"cannot create view {name}: {missing} does not exist", missing)
+            return NoSuchObjectError.relation(f"cannot create view {name}: {missing} does not exist", missing)
         if failure.analysis:
             return InvalidDefinitionError(f"cannot create view {name}: {message}", str(name), failure.error)
         return EngineOperationError(f"creating view {name} failed: {message}", str(name), failure.error)
@@ -245,7 +245,7 @@ class SparkViews:
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
         if substitutes(old.db) or substitutes(old.name) or self._temporary_db(old.db):
-            raise NoSuchObjectError(f"view {old} does not exist", str(old))
+            raise NoSuchObjectError.relation(f"view {old} does not exist", str(old))
         if substitutes(new.name):
             raise InvalidNameError(f"view names containing '${{' are not supported: {new}", str(new))
         self._engine.forget(old, new)
@@ -257,7 +257,8 @@ class SparkViews:
             if not_a_view is not None:
                 raise not_a_view from None
             if failure.means(Cause.RELATION_EXISTS):
-                raise ObjectExistsError(f"cannot rename {old} to {new}: {new} already exists", str(new)) from None
+                raise ObjectExistsError.relation(
+                    f"cannot rename {old} to {new}: {new} already exists", str(new)) from None
             if failure.means(Cause.BAD_NAME, Cause.BAD_NAME_SYNTAX):
                 raise InvalidNameError(f"{new} is not a valid Spark view name", str(new)) from None
             raise engine_error(failure, f"renaming view {old} to {new} failed", new) from None
@@ -289,7 +290,7 @@ class SparkViews:
 
     def _alter_view(self, name: TableName, clause: str) -> None:
         if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
-            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"view {name} does not exist", str(name))
         self._engine.check_literal_mode()
         self._engine.forget(name)
         try:
@@ -303,7 +304,7 @@ class SparkViews:
         """``DROP VIEW``: :class:`NoSuchObjectError` when ``name`` is missing, :class:`WrongObjectKindError` when it
         is a table. One metastore call."""
         if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
-            raise NoSuchObjectError(f"view {name} does not exist", str(name))
+            raise NoSuchObjectError.relation(f"view {name} does not exist", str(name))
         self._engine.forget(name)
         try:
             self._spark.sql(f"DROP VIEW {name.quoted}")
@@ -317,7 +318,7 @@ def _not_a_view(name: TableName, failure: Failure, hint: str) -> CatalogError | 
     """Spark's refusal of a view statement because ``name`` is missing or is a table, as the error it stands for
     (None: another failure)."""
     if failure.means(Cause.RELATION_MISSING, Cause.DATABASE_MISSING):
-        return NoSuchObjectError(f"view {name} does not exist", str(name))
+        return NoSuchObjectError.relation(f"view {name} does not exist", str(name))
     if failure.means(Cause.WRONG_KIND, Cause.TABLE_NOT_VIEW):
         return WrongObjectKindError.table_not_view(name, hint, condition=failure.condition or "")
     return None

@@ -1,0 +1,118 @@
+"""Errors are Spark's: a routed statement that fails fails with the error condition and SQLSTATE plain Spark gives
+the same text in the same session (the project's typed error adds the object), and changes nothing.
+
+Each statement runs twice on one catalog state: through plain ``spark.sql`` (the reference) and through
+``AtomicDDL.sql``. Code that catches Spark's errors by ``getCondition()`` or ``getSqlState()`` reads ``.condition``
+and ``.sqlstate`` of the project's errors the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL, DDLLogError
+from tests.spark.sweep_support import table_state, user_tables
+
+pytestmark = pytest.mark.spark
+
+SETUP = (
+    "CREATE TABLE t (a INT, b STRING) USING parquet",
+    "INSERT INTO t VALUES (1, 'x')",
+    "CREATE TABLE p (a INT, k STRING) USING parquet PARTITIONED BY (k)",
+    "INSERT INTO p PARTITION (k = 'one') VALUES (1)",
+    "CREATE VIEW v AS SELECT a FROM t",
+    "CREATE DATABASE other",
+)
+
+FAILING = (
+    # a name that holds nothing
+    "DROP TABLE nosuch",
+    "DROP VIEW nosuch",
+    "TRUNCATE TABLE nosuch",
+    "INSERT OVERWRITE TABLE nosuch SELECT 1",
+    "INSERT INTO nosuch VALUES (1)",
+    "ALTER TABLE nosuch RENAME TO t2",
+    "ALTER TABLE nosuch SET TBLPROPERTIES ('x' = '1')",
+    "ALTER VIEW nosuch AS SELECT 1",
+    "CREATE TABLE c LIKE nosuch",
+    "CREATE TABLE c USING parquet AS SELECT * FROM nosuch",
+    "CREATE VIEW w AS SELECT * FROM nosuch",
+    "DROP DATABASE nosuchdb",
+    "CREATE TABLE nosuchdb.c (a INT) USING parquet",
+    "DROP FUNCTION nosuchfn",
+    "ALTER TABLE t RENAME TO nosuchdb.t",
+    "ALTER TABLE t CHANGE COLUMN nosuch nosuch INT",
+    "ALTER TABLE t CHANGE COLUMN nosuch COMMENT 'c'",
+    "ALTER TABLE t SET TBLPROPERTIES ('EXTERNAL' = 'TRUE')",
+    "ALTER TABLE t SET TBLPROPERTIES ('external' = 'true')",
+    "ALTER TABLE t SET TBLPROPERTIES ('provider' = 'orc')",
+    "ALTER TABLE t UNSET TBLPROPERTIES ('location')",
+    "CREATE TABLE c (a INT) USING nosuchformat",
+    "CREATE TABLE c (a NOT_A_TYPE) USING parquet",
+    "CREATE TABLE c USING parquet AS SELECT nope FROM t",
+    "INSERT INTO t VALUES (1, 'x', 'extra')",
+    "INSERT OVERWRITE TABLE t SELECT nope FROM t",
+    # a name that holds something already
+    "CREATE TABLE t (a INT) USING parquet",
+    "CREATE TABLE t USING parquet AS SELECT 1 AS a",
+    "ALTER TABLE t RENAME TO v",
+    "CREATE VIEW v AS SELECT 1",
+    "CREATE DATABASE other",
+    "ALTER TABLE p ADD PARTITION (k = 'one')",
+    "ALTER TABLE t ADD COLUMNS (a INT)",
+    "CREATE TABLE c (a INT, a STRING) USING parquet",
+    # a column or partition that is not there
+    "ALTER TABLE t ALTER COLUMN nosuch COMMENT 'c'",
+    "ALTER TABLE p DROP PARTITION (k = 'none')",
+    # the wrong kind of object
+    "DROP TABLE v",
+    "DROP VIEW t",
+    "TRUNCATE TABLE v",
+    "INSERT OVERWRITE TABLE v SELECT 1",
+    "ALTER VIEW t AS SELECT 1",
+    "ALTER VIEW t SET TBLPROPERTIES ('x' = '1')",
+    "ALTER VIEW t RENAME TO t3",
+    "ALTER TABLE v SET TBLPROPERTIES ('x' = '1')",
+    "ALTER TABLE v RENAME TO v3",
+    "CREATE OR REPLACE VIEW t AS SELECT 1",
+)
+
+
+def condition_of(error: BaseException) -> tuple[str | None, str | None]:
+    """The condition and SQLSTATE of a project error, or of Spark's own (a statement the project hands to Spark)."""
+    if isinstance(error, DDLLogError):
+        return getattr(error, "condition", None), getattr(error, "sqlstate", None)
+    spark_error = getattr(error, "java_exception", error)  # a raw Py4J error: the JVM exception it carries
+    return spark_error.getCondition(), spark_error.getSqlState()
+
+
+def test_every_failing_statement_fails_with_sparks_condition_and_sqlstate_and_changes_nothing(
+        clean_spark: Any, tmp_path: Path) -> None:
+    spark = clean_spark
+    for statement in SETUP:
+        spark.sql(statement)
+    differences = []
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
+        for statement in FAILING:
+            try:
+                spark.sql(statement)
+            except Exception as error:  # noqa: BLE001 - any Spark error: its condition is what is compared
+                plain = condition_of(error)
+            else:
+                pytest.fail(f"plain Spark ran {statement!r}: not a failing statement")
+            before = (sorted(user_tables(spark)), table_state(spark, "t"), table_state(spark, "p"))
+            try:
+                ddl.sql(statement)
+            except Exception as error:  # noqa: BLE001 - compared below
+                ours = condition_of(error)
+                if ours != plain:
+                    differences.append(f"{statement}: Spark {plain}, project {ours} ({type(error).__name__}: "
+                                       f"{str(error)[:160]})")
+            else:
+                differences.append(f"{statement}: Spark {plain}, the project ran it")
+            after = (sorted(user_tables(spark)), table_state(spark, "t"), table_state(spark, "p"))
+            assert after == before, f"{statement} changed the catalog or the data"
+        assert ddl.binlog_events() == [], "a failed statement writes no binlog event"
+    assert differences == [], "\n".join(differences)
