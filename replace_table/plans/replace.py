@@ -102,9 +102,9 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
                      make_tmp=make_tmp, fill_tmp=fill_tmp)
     run.orig_identity = ctx.catalog.identity(name)
     if orig_must_exist is True and not run.orig_exists:
-        raise NoSuchObjectError(f"table {name} does not exist", str(name))
+        raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
     if orig_must_exist is False and run.orig_exists:
-        raise ObjectExistsError(f"table {name} already exists", str(name))
+        raise ObjectExistsError.relation(f"table {name} already exists", str(name))
     if not run.orig_exists:
         run.path = "create"
     if empty is not None:  # reads only: nothing is made before the statement is logged
