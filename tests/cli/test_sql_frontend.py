@@ -505,11 +505,30 @@ def test_insert_into_runs_through_the_log_with_the_rest_of_its_text_as_written(s
     assert statement.fill.insert_text == body
 
 
+@pytest.mark.parametrize(("script", "statements"), [
+    ("/*/**/*/ DROP TABLE t", ["DROP TABLE t"]),
+    ("/* a /* b */ c */ DROP TABLE t; /**/SELECT 1", ["DROP TABLE t", "SELECT 1"]),
+    ("SELECT '/*' AS a; DROP TABLE t", ["SELECT '/*' AS a", "DROP TABLE t"]),
+    ("/* it's */ DROP TABLE t -- /* not a comment's start\n", ["DROP TABLE t"]),
+])
+def test_bracketed_comments_nest_as_sparks_lexer_reads_them(script: str, statements: list[str]) -> None:
+    """Spark's lexer nests bracketed comments and reads a quote inside one as text (sqlglot ends a comment at its
+    first ``*/``): the statements are the ones Spark sees."""
+    assert split_statements(script) == statements
+
+
+def test_an_unclosed_comment_is_sparks_unclosed_bracketed_comment() -> None:
+    with pytest.raises(SqlParseError) as caught:
+        run_sql(FakeDDL(), "DROP TABLE t /* open")
+    assert (caught.value.condition, caught.value.sqlstate) == ("UNCLOSED_BRACKETED_COMMENT", "42601")
+
+
 PARSE_ERRORS = [
     # script, line, column, near-text, reason fragment
     ("CREATE TABLE t (a INT", 1, 19, "INT", "Expecting )"),
     ("SELECT 1;\nSELECT 'abc", 2, 8, "'abc", "unterminated string"),
-    ("SELECT 1; /* open\ncomment", 1, 11, "/* open", "unterminated comment"),
+    ("SELECT 1; /* open\ncomment", 1, 11, "/* open", "unclosed bracketed comment"),
+    ("SELECT 1; /* a /* nested */ still open", 1, 11, "/* a /* nested */ s", "unclosed bracketed comment"),
     ("SELECT `open", 1, 8, "`open", "unterminated backquoted name"),
     ("SELECT 1;\n\n  SELECT (1 +", 3, 13, "+", "incomplete expression"),
     ("RENAME TABLE a b", 1, 16, "b", "expected TO"),

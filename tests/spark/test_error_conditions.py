@@ -27,6 +27,8 @@ SETUP = (
 )
 
 FAILING = (
+    # text Spark's parser refuses
+    "DROP TABLE t /* never closed",
     # a name that holds nothing
     "DROP TABLE nosuch",
     "DROP VIEW nosuch",

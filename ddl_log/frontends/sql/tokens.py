@@ -68,7 +68,7 @@ def split_script(text: str) -> list[Piece]:
 
 def tokenize(text: str, base: int = 0) -> list[Token]:
     try:
-        return list(DIALECT.tokenize(text))
+        return list(DIALECT.tokenize(blank_comments(text)))
     except TokenError as exc:
         raise token_error(text, exc, base) from None
 
@@ -106,6 +106,33 @@ def token_error(text: str, exc: TokenError, base: int) -> SqlParseError:
 
 def _find_unterminated(script: str) -> tuple[int, str] | None:
     """Where a string, backquoted name or comment opens and never closes (only to explain a tokenizer error)."""
+    return _scan(script)[1]
+
+
+def blank_comments(script: str) -> str:
+    """``script`` with every bracketed comment as Spark's lexer reads it (nested: ``/*/**/*/`` is one comment; a
+    quote inside one is text) turned into blanks, newlines kept, so every offset stays the script's: sqlglot's
+    tokenizer ends a comment at its first ``*/``. An unclosed comment is Spark's ``UNCLOSED_BRACKETED_COMMENT``."""
+    spans, unterminated = _scan(script)
+    if unterminated is not None and unterminated[1] == "comment":
+        offset = unterminated[0]
+        line, column = line_col(script, offset)
+        raise SqlParseError("unclosed bracketed comment (append */ at its end)", line=line, column=column,
+                            text=script[offset:offset + 20], condition="UNCLOSED_BRACKETED_COMMENT")
+    if not spans:
+        return script
+    chars = list(script)
+    for start, end in spans:
+        for i in range(start, end):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def _scan(script: str) -> tuple[list[tuple[int, int]], tuple[int, str] | None]:
+    """The bracketed comments of ``script`` (start, end), outermost only, and where a string, backquoted name or
+    comment opens and never closes (None: everything closes)."""
+    spans: list[tuple[int, int]] = []
     i, n = 0, len(script)
     while i < n:
         ch = script[i]
@@ -123,7 +150,7 @@ def _find_unterminated(script: str) -> tuple[int, str] | None:
                     break
                 i += 1
             if i >= n:
-                return start, "backquoted name" if ch == "`" else "string"
+                return spans, (start, "backquoted name" if ch == "`" else "string")
             i += 1
         elif script.startswith("--", i):
             end = script.find("\n", i)
@@ -138,10 +165,11 @@ def _find_unterminated(script: str) -> tuple[int, str] | None:
                 else:
                     i += 1
             if depth:
-                return start, "comment"
+                return spans, (start, "comment")
+            spans.append((start, i))
         else:
             i += 1
-    return None
+    return spans, None
 
 
 def line_col(script: str, offset: int) -> tuple[int, int]:
