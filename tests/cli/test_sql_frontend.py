@@ -523,6 +523,33 @@ def test_an_unclosed_comment_is_sparks_unclosed_bracketed_comment() -> None:
     assert (caught.value.condition, caught.value.sqlstate) == ("UNCLOSED_BRACKETED_COMMENT", "42601")
 
 
+@pytest.mark.parametrize(("sql", "kind", "names"), [
+    ("INSERT INTO IDENTIFIER('ta' || 'b') VALUES (1)", InsertInto, [TableName("default", "tab")]),
+    ("DROP TABLE IDENTIFIER('db.t'), IDENTIFIER('u')", DropTables, [TableName("db", "t"), TableName("default", "u")]),
+    ("CREATE TABLE IDENTIFIER('`a.b`') (x INT) USING parquet", CreateTable, [TableName("default", "a.b")]),
+    ("CREATE OR REPLACE TABLE IDENTIFIER('t' 'x') USING parquet AS SELECT 1", CreateOrReplaceTable,
+     [TableName("default", "tx")]),
+    ("TRUNCATE TABLE identifier('db' || '.' || 't')", TruncateTable, [TableName("db", "t")]),
+    ("DROP VIEW IDENTIFIER('v')", DropViews, [TableName("default", "v")]),
+])
+def test_an_identifier_clause_names_the_object_as_sparks_parser_reads_it(sql: str, kind: type, names: list) -> None:
+    """Spark's ``IDENTIFIER(<constant string>)`` in place of a name: the string, literals concatenated, read as a
+    (multi-part) name; not a table named ``identifier``."""
+    ddl = FakeDDL()
+    run_sql(ddl, sql)
+    [statement] = ddl.ran
+    assert isinstance(statement, kind)
+    found = getattr(statement, "names", None) or [statement.name]  # type: ignore[attr-defined]
+    assert list(found) == names
+
+
+def test_an_identifier_clause_of_anything_but_string_literals_is_refused_before_anything_runs() -> None:
+    ddl = FakeDDL()
+    with pytest.raises(UnsupportedStatementError, match="IDENTIFIER"):
+        run_sql(ddl, "DROP TABLE IDENTIFIER('t' || current_user())")
+    assert ddl.ran == [] and ddl.spark.statements == []
+
+
 PARSE_ERRORS = [
     # script, line, column, near-text, reason fragment
     ("CREATE TABLE t (a INT", 1, 19, "INT", "Expecting )"),

@@ -9,7 +9,7 @@ from sqlglot.tokenizer_core import Token, TokenType
 
 from ddl_log.errors import SqlParseError, Unsupported
 from ddl_log.frontends.sql.plan import Draft, Name, PlannedStatement
-from ddl_log.frontends.sql.tokens import TEXT_STRINGS, line_col, slice_text, source_text, token_words
+from ddl_log.frontends.sql.tokens import TEXT_STRINGS, line_col, slice_text, source_text, token_words, tokenize
 
 
 class Cursor:
@@ -104,10 +104,37 @@ class Cursor:
         raise self.error(f"expected {what}")
 
     def name(self, what: str) -> Name:
+        if self.words() == ("IDENTIFIER",) and self.is_kind(TokenType.L_PAREN, 1):
+            return self.identifier_clause(what)
         parts = [self.ident(what)]
         while self.take_kind(TokenType.DOT):
             parts.append(self.ident(what))
         return Name(tuple(parts))
+
+    def identifier_clause(self, what: str) -> Name:
+        """Spark's ``IDENTIFIER('db' || '.t')``: a constant string names the object, its text read as a (multi-part)
+        name, as Spark's parser reads it. String literals, adjacent or joined by ``||``; a session variable or
+        another expression is not read here (refused, not guessed)."""
+        self.i += 1
+        inner = self.group(what)
+        parts = []
+        while True:
+            token = inner.token()
+            if token is None or token.token_type not in TEXT_STRINGS:
+                raise Unsupported("IDENTIFIER(...) of anything but string literals (a session variable, a function)")
+            parts.append(inner.string())
+            if inner.done:
+                break
+            if not inner.take_kind(TokenType.DPIPE):
+                raise Unsupported("IDENTIFIER(...) of anything but string literals (a session variable, a function)")
+        text = "".join(parts)
+        named = Cursor(text, tokenize(text)) if text.strip() else None
+        if named is None or named.done:
+            raise self.error(f"IDENTIFIER(...) names no {what}")
+        name = named.name(what)
+        if not named.done:
+            raise self.error(f"IDENTIFIER({text!r}) is not a name")
+        return name
 
     def names(self, what: str) -> list[Name]:
         names = [self.name(what)]

@@ -78,7 +78,8 @@ def _for_sqlglot(script: str, tokens: list[Token]) -> list[Token]:
     """Spell two valid Spark forms sqlglot's parser rejects in a way it accepts (positions unchanged):
     ``REPLACE TABLE`` as ``CREATE OR REPLACE TABLE``, and ``ALTER TABLE t CHANGE [COLUMN] c COMMENT|TYPE ...`` as
     ``ALTER TABLE t ALTER COLUMN c ...``; ``INSERT OVERWRITE ... PARTITION (...) IF NOT EXISTS`` is checked without
-    its ``IF NOT EXISTS``."""
+    its ``IF NOT EXISTS``; Spark's ``IDENTIFIER(...)`` clause (a name given as a constant string) as one name."""
+    tokens = _identifier_clauses_as_names(script, tokens)
     words = [token_words(script, t) for t in tokens]
     if words[:2] == [("INSERT",), ("OVERWRITE",)]:
         for at in range(3, len(tokens) - 2):
@@ -95,6 +96,28 @@ def _for_sqlglot(script: str, tokens: list[Token]) -> list[Token]:
             fixed = [_synthetic(TokenType.ALTER, "ALTER", change), _synthetic(TokenType.COLUMN, "COLUMN", change)]
             return [*tokens[:at], *fixed, *tokens[column:]]
     return tokens
+
+
+def _identifier_clauses_as_names(script: str, tokens: list[Token]) -> list[Token]:
+    """Each ``IDENTIFIER ( ... )`` as one name token at the clause's position (the router reads the clause)."""
+    out: list[Token] = []
+    at = 0
+    while at < len(tokens):
+        token = tokens[at]
+        if (token_words(script, token) == ("IDENTIFIER",) and at + 1 < len(tokens)
+                and tokens[at + 1].token_type is TokenType.L_PAREN):
+            depth, end = 0, at + 1
+            while end < len(tokens):
+                depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[end].token_type, 0)
+                if depth == 0:
+                    break
+                end += 1
+            out.append(_synthetic(TokenType.VAR, "identifier_clause", token))
+            at = end + 1
+            continue
+        out.append(token)
+        at += 1
+    return out
 
 
 def _synthetic(kind: TokenType, text: str, at: Token) -> Token:
