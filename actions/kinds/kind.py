@@ -82,16 +82,20 @@ def name_of(action: ActionEntry) -> TableName:
 
 
 def view_to_wire(definition: ViewDefinition) -> dict[str, Any]:
-    return {"query": definition.query, "comment": definition.comment, "columns": list(definition.columns),
+    wire = {"query": definition.query, "comment": definition.comment, "columns": list(definition.columns),
             "properties": [list(pair) for pair in definition.properties]}
+    if definition.schema_mode is not None:
+        wire["schema_mode"] = definition.schema_mode
+    return wire
 
 
 def view_from_wire(value: Any, what: str) -> ViewDefinition:
-    """``properties`` is optional: logs written before views kept their TBLPROPERTIES have none."""
+    """``properties`` and ``schema_mode`` are optional: logs written before views kept them have none."""
     properties = value.get("properties") or [] if isinstance(value, Mapping) else []
+    mode = value.get("schema_mode") if isinstance(value, Mapping) else None
     return ViewDefinition(str(require(value, "query", what)), require(value, "comment", what),
                           tuple(str(c) for c in require(value, "columns", what)),
-                          tuple((str(k), str(v)) for k, v in properties))
+                          tuple((str(k), str(v)) for k, v in properties), None if mode is None else str(mode))
 
 
 def function_to_wire(definition: FunctionDefinition) -> dict[str, Any]:

@@ -72,13 +72,15 @@ def drop_database_text(db: str, *, if_exists: bool, cascade: bool) -> str:
 
 
 def view_text(name: TableName, query: str, *, or_replace: bool, comment: str | None,
-              columns: tuple[str, ...], properties: tuple[tuple[str, str], ...] = ()) -> str:
+              columns: tuple[str, ...], properties: tuple[tuple[str, str], ...] = (),
+              schema_mode: str | None = None) -> str:
     head = "CREATE OR REPLACE VIEW " if or_replace else "CREATE VIEW "
     cols = f" ({', '.join(quote_ident(c) for c in columns)})" if columns else ""
     note = f" COMMENT {sql_string(comment)}" if comment else ""
     props = (" TBLPROPERTIES (" + ", ".join(f"{sql_string(k)} = {sql_string(v)}" for k, v in properties) + ")"
              if properties else "")
-    return f"{head}{name.quoted}{cols}{note}{props} AS {query}"
+    mode = f" WITH SCHEMA {schema_mode}" if schema_mode else ""
+    return f"{head}{name.quoted}{cols}{note}{mode}{props} AS {query}"
 
 
 def function_text(name: TableName, class_name: str, resources: tuple[tuple[str, str], ...], *,

@@ -67,15 +67,16 @@ class CreateView(Statement):
     @classmethod
     def of(cls, name: str | TableName, *, as_select: str, or_replace: bool = False, comment: str | None = None,
            columns: Iterable[str] = (), if_not_exists: bool = False, properties: Mapping[str, str] | None = None,
-           text: str | None = None) -> CreateView:
-        definition = ViewDefinition(as_select, comment, tuple(columns), tuple(sorted((properties or {}).items())))
+           text: str | None = None, schema_mode: str | None = None) -> CreateView:
+        definition = ViewDefinition(as_select, comment, tuple(columns), tuple(sorted((properties or {}).items())),
+                                    schema_mode)
         return cls(name=TableName.of(name), definition=definition, or_replace=or_replace,
                    if_not_exists=if_not_exists, text=text)
 
     def canonical_text(self) -> str:
         return view_text(self.name, self.definition.query, or_replace=self.or_replace,
                          comment=self.definition.comment, columns=self.definition.columns,
-                         properties=self.definition.properties)
+                         properties=self.definition.properties, schema_mode=self.definition.schema_mode)
 
     def lock_keys(self) -> LockKeys:
         return LockKeys.objects(self.name)
@@ -91,16 +92,23 @@ class CreateView(Statement):
 
 @attrs.frozen(kw_only=True)
 class AlterView(Statement):
+    """ALTER VIEW v AS <query> (``as_select``), or ALTER VIEW v WITH SCHEMA <mode> (``schema_mode``): the view made
+    anew with the rest of its definition, as Spark does; the old definition is logged first, put back by undo."""
+
     label: ClassVar[str] = "ALTER VIEW"
     transactional: ClassVar[bool] = True
     name: TableName
-    as_select: str
+    as_select: str | None = None
+    schema_mode: str | None = None
 
     @classmethod
-    def of(cls, name: str | TableName, *, as_select: str, text: str | None = None) -> AlterView:
-        return cls(name=TableName.of(name), as_select=as_select, text=text)
+    def of(cls, name: str | TableName, *, as_select: str | None = None, schema_mode: str | None = None,
+           text: str | None = None) -> AlterView:
+        return cls(name=TableName.of(name), as_select=as_select, schema_mode=schema_mode, text=text)
 
     def canonical_text(self) -> str:
+        if self.as_select is None:
+            return f"ALTER VIEW {self.name.quoted} WITH SCHEMA {self.schema_mode}"
         return f"ALTER VIEW {self.name.quoted} AS {self.as_select}"
 
     def lock_keys(self) -> LockKeys:
@@ -110,7 +118,10 @@ class AlterView(Statement):
         old = ctx.catalog.view_definition(self.name)
         if old is None:
             raise missing_view(ctx.catalog, self.name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
-        new = ViewDefinition(self.as_select, old.comment, (), old.properties)  # Spark's ALTER VIEW AS keeps them
+        if self.as_select is None:  # only the schema mode changes: Spark keeps the query and its column names
+            new = attrs.evolve(old, schema_mode=self.schema_mode)
+        else:  # Spark's ALTER VIEW AS keeps the comment, the properties and the schema mode
+            new = ViewDefinition(self.as_select, old.comment, (), old.properties, old.schema_mode)
         return put_view(ctx, self.name, new, or_replace=True, statement=self.binlog_text, verb=self.label)
 
 

@@ -54,6 +54,10 @@ class ViewDefinition:
     """Explicit column names (``CREATE VIEW v (a, b) AS ...``); empty for the query's own names."""
     properties: tuple[tuple[str, str], ...] = ()
     """The view's own TBLPROPERTIES (sorted by key), without what the metastore or Spark maintain."""
+    schema_mode: str | None = None
+    """How the view meets a change of its sources' schemas (``WITH SCHEMA BINDING | COMPENSATION | EVOLUTION | TYPE
+    EVOLUTION``, upper case) as the catalog stores it; None: the session's default (a view made without the
+    clause, or a catalog that keeps none)."""
 
     @property
     def property_map(self) -> dict[str, str]:

@@ -550,6 +550,27 @@ def test_an_identifier_clause_of_anything_but_string_literals_is_refused_before_
     assert ddl.ran == [] and ddl.spark.statements == []
 
 
+@pytest.mark.parametrize(("sql", "mode"), [
+    ("CREATE VIEW v WITH SCHEMA BINDING AS SELECT 1", "BINDING"),
+    ("CREATE OR REPLACE VIEW v (a) COMMENT 'c' WITH SCHEMA TYPE EVOLUTION TBLPROPERTIES ('p'='1') AS SELECT 1",
+     "TYPE EVOLUTION"),
+    ("CREATE VIEW v with schema compensation AS SELECT 1", "COMPENSATION"),
+])
+def test_a_views_schema_binding_mode_is_part_of_its_definition(sql: str, mode: str) -> None:
+    ddl = FakeDDL()
+    run_sql(ddl, sql)
+    [statement] = ddl.ran
+    assert isinstance(statement, CreateView) and statement.definition.schema_mode == mode
+    assert f"WITH SCHEMA {mode}" in statement.canonical_text()
+
+
+def test_alter_view_with_schema_changes_only_the_mode() -> None:
+    ddl = FakeDDL()
+    run_sql(ddl, "ALTER VIEW v WITH SCHEMA EVOLUTION")
+    [statement] = ddl.ran
+    assert isinstance(statement, AlterView) and (statement.as_select, statement.schema_mode) == (None, "EVOLUTION")
+
+
 PARSE_ERRORS = [
     # script, line, column, near-text, reason fragment
     ("CREATE TABLE t (a INT", 1, 19, "INT", "Expecting )"),

@@ -320,6 +320,8 @@ class Router(ClauseReader):
                 kwargs["comment"] = c.string("a comment string")
             elif c.take("TBLPROPERTIES"):
                 kwargs["properties"] = self.properties()
+            elif c.take("WITH", "SCHEMA"):
+                kwargs["schema_mode"] = self.schema_mode()
             elif c.take("AS"):
                 if any_kind:
                     kwargs.pop("or_replace")
@@ -330,6 +332,14 @@ class Router(ClauseReader):
             else:
                 raise Unsupported(f"{verb} with {self.clause_name()}")
         raise c.error("expected AS and a query")
+
+    def schema_mode(self) -> str:
+        """A view's schema binding mode after ``WITH SCHEMA``, as Spark's DESCRIBE spells it."""
+        c = self.c
+        for words in (("TYPE", "EVOLUTION"), ("BINDING",), ("COMPENSATION",), ("EVOLUTION",)):
+            if c.take(*words):
+                return " ".join(words)
+        raise c.error("expected BINDING, COMPENSATION, EVOLUTION or TYPE EVOLUTION")
 
     def create_function(self, or_replace: bool) -> PlannedStatement:
         c = self.c
@@ -435,6 +445,10 @@ class Router(ClauseReader):
         name = c.name("a view name").as_kind("relation")
         if c.take("AS"):
             return c.ddl("ALTER VIEW", draft(AlterView.of, name, as_select=self.query_text()))
+        if c.take("WITH", "SCHEMA"):
+            mode = self.schema_mode()
+            c.expect_end()
+            return c.ddl("ALTER VIEW ... WITH SCHEMA", draft(AlterView.of, name, schema_mode=mode))
         if c.take("RENAME", "TO"):
             new = c.name("a view name").as_kind("new_name", renamed=name)
             c.expect_end()

@@ -111,12 +111,14 @@ class SparkViews:
         comment = None if comment is None else str(comment)
         properties = tuple(sorted((str(key), str(value)) for key, value in (info.get("table_properties") or {}).items()
                                   if key != VIEW_RECORD and not is_internal_property(str(key))))
+        mode = info.get("view_schema_mode")
+        mode = None if mode is None else str(mode).upper()
         record = self._record(info)
         if record is not None:
             query, recorded_text, columns = record
             if recorded_text == text and (columns == names if columns else names == output):
-                return ViewDefinition(query, comment, columns, properties)
-        return ViewDefinition(text, comment, names if names != output else (), properties)
+                return ViewDefinition(query, comment, columns, properties, mode)
+        return ViewDefinition(text, comment, names if names != output else (), properties, mode)
 
     def view_identity(self, name: TableName) -> str | None:
         """A fingerprint of the view's creation time (one second resolution) and shape: a view created anew under
@@ -161,6 +163,8 @@ class SparkViews:
             clauses.append("(" + ", ".join(quote_ident(column) for column in columns) + ")")
         if comment is not None:
             clauses.append(f"COMMENT {sql_string_literal(comment)}")
+        if definition.schema_mode is not None:
+            clauses.append(f"WITH SCHEMA {schema_mode_text(definition.schema_mode, name)}")
         pairs = [(key, value) for key, value in self._user_properties(name, definition.properties)]
         if columns or text != query:
             pairs.append((VIEW_RECORD, encode_text({"query": query, "text": text, "columns": list(columns)})))
@@ -322,3 +326,15 @@ def _not_a_view(name: TableName, failure: Failure, hint: str) -> CatalogError | 
     if failure.means(Cause.WRONG_KIND, Cause.TABLE_NOT_VIEW):
         return WrongObjectKindError.table_not_view(name, hint, condition=failure.condition or "")
     return None
+
+
+SCHEMA_MODES = ("BINDING", "COMPENSATION", "EVOLUTION", "TYPE EVOLUTION")
+"""Spark's view schema binding modes (``WITH SCHEMA ...``), as its DESCRIBE reports them."""
+
+
+def schema_mode_text(mode: str, name: TableName) -> str:
+    """The clause's mode, checked: never spliced into SQL unless it is one of Spark's."""
+    if mode not in SCHEMA_MODES:
+        raise InvalidDefinitionError(f"the schema mode of view {name} must be one of {', '.join(SCHEMA_MODES)}, "
+                                     f"not {mode!r}", str(name))
+    return mode
