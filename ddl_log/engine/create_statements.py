@@ -257,4 +257,5 @@ class InsertOverwrite(Statement):
                 return NOTHING_DONE
             text = self.text or overwrite_text(self.name, plan.fill, if_not_exists=self.if_not_exists)
             copy = TableSpec(like=self.name, copy=True)  # an empty copy, properties and comment kept as Spark's
-            return replace_version(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True, fill=plan.fill)
+            return replace_version(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True, fill=plan.fill,
+                                   keeps_statistics=True)

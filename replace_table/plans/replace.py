@@ -87,7 +87,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
                     verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
                     frees_name: bool = False, make_tmp: TmpWork | None = None,
-                    fill_tmp: TmpWork | None = None) -> StatementMachine[ReplaceRun]:
+                    fill_tmp: TmpWork | None = None, keeps_statistics: bool = False) -> StatementMachine[ReplaceRun]:
     """The checked machine of one statement that builds a new version of ``name`` from ``spec`` and installs it
     (nothing done yet: :meth:`~replace_table.machine.StatementMachine.run` it, or its phases one by one).
 
@@ -96,10 +96,11 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
     version is ORIG's own definition without rows (TRUNCATE, :mod:`~replace_table.plans.empty_path`). ``frees_name``:
     run
     the name-hold pre-flight first. ``make_tmp`` / ``fill_tmp``: another way to make and fill TMP (a replica's copy).
+    ``keeps_statistics``: see :attr:`ReplaceRun.keeps_statistics`.
     ``ctx.grace_seconds``: how long ORIG's old files outlive a swap."""
     log = StatementLog(ctx, statement, makes_version=verb)
     run = ReplaceRun(ctx=ctx, log=log, orig=name, spec=spec, verb=verb, fill=fill, frees_name=frees_name,
-                     make_tmp=make_tmp, fill_tmp=fill_tmp)
+                     make_tmp=make_tmp, fill_tmp=fill_tmp, keeps_statistics=keeps_statistics)
     run.orig_identity = ctx.catalog.identity(name)
     if orig_must_exist is True and not run.orig_exists:
         raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
@@ -116,9 +117,10 @@ def replace_version(ctx: ActionContext, name: TableName, spec: TableSpec, statem
                     verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
                     frees_name: bool = False, make_tmp: TmpWork | None = None,
-                    fill_tmp: TmpWork | None = None) -> ReplaceResult:
+                    fill_tmp: TmpWork | None = None, keeps_statistics: bool = False) -> ReplaceResult:
     """The statement of :func:`replace_machine`, run whole."""
     machine = replace_machine(ctx, name, spec, statement, verb=verb, orig_must_exist=orig_must_exist, fill=fill,
-                              empty=empty, frees_name=frees_name, make_tmp=make_tmp, fill_tmp=fill_tmp)
+                              empty=empty, frees_name=frees_name, make_tmp=make_tmp, fill_tmp=fill_tmp,
+                              keeps_statistics=keeps_statistics)
     outcome = machine.run()
     return machine.run_state.result(outcome.event, backup_pending=outcome.pending)

@@ -68,6 +68,10 @@ class ReplaceRun:
     fill: Fill | None = None
     frees_name: bool = False
     """Run the name-hold pre-flight first (:func:`actions.name_holds.free_directory_of_dropped`)."""
+    keeps_statistics: bool = False
+    """The statement is one Spark runs without touching the table's record (INSERT OVERWRITE): the table keeps its
+    metastore statistics, where a replace takes the new version's (as a CTAS) and an ALTER TABLE rebuild has them
+    counted (as every ALTER of Spark's has)."""
     make_tmp: TmpWork | None = None
     fill_tmp: TmpWork | None = None
     """Another way to make and fill TMP than ``Catalog.create`` and ``Catalog.insert`` (a replica's copy)."""
@@ -99,7 +103,7 @@ class ReplaceRun:
     def chosen_path(self) -> Path:
         """The path, swap or rename chosen here once both definitions are there (one look at each)."""
         if self.path is None:
-            self.plan = self.ctx.catalog.plan_swap(self.orig, self.tmp)
+            self.plan = self.ctx.catalog.plan_swap(self.orig, self.tmp, keep_statistics=self.keeps_statistics)
             self.swap_refused = self.plan.refusal
             self.path = "swap" if self.swap_refused is None else "rename"
         return self.path

@@ -402,11 +402,13 @@ class Catalog(Protocol):
 
     # -- the definition swap: a replace that never removes the name (see :mod:`replace_table.machine`)
 
-    def plan_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+    def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         """What :meth:`exchange_definitions` needs, read once (a few metastore reads): why ``orig`` and ``tmp``
         cannot take part in it (the engine cannot change a whole definition in one call, a table's definition does
         not hold all of it, or the two differ in what the engine cannot change: partition keys), or ORIG's whole
-        definition to keep in the log before the exchange (what undo puts back)."""
+        definition to keep in the log before the exchange (what undo puts back). ``keep_statistics``: ORIG keeps
+        its own statistics (INSERT OVERWRITE, which Spark runs without changing the table's record), else the
+        engine counts the new version's files (a new table, as a CTAS; an ALTER)."""
         ...
 
     def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
@@ -491,3 +493,5 @@ class SwapPlan:
     refusal: str | None
     old: TableVersion | None = None
     handle: Any = attrs.field(default=None, eq=False, repr=False)
+    keeps_statistics: bool = False
+    """The installed definition carries ORIG's statistics, which the engine must then leave as they are."""

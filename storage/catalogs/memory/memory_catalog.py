@@ -513,7 +513,8 @@ class MemoryCatalog:
             raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         return table
 
-    def plan_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+    def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
+        """As the interface says; this catalog keeps no statistics, so ``keep_statistics`` changes nothing."""
         if not self.swap.enabled:
             return SwapPlan("this in-memory catalog refuses definition swaps")
         for name in (orig, tmp):

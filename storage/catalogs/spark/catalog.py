@@ -225,9 +225,9 @@ class SparkCatalog:
 
     # ---------------- definition swap (hms.swap)
 
-    def plan_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+    def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         """See :meth:`storage.catalogs.spark.hms.swap.SparkSwap.plan`."""
-        return self._swap.plan(orig, tmp)
+        return self._swap.plan(orig, tmp, keep_statistics=keep_statistics)
 
     def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """See :meth:`storage.catalogs.spark.hms.swap.SparkSwap.plan_empty`."""

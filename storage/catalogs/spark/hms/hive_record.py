@@ -172,6 +172,17 @@ class HiveTable:
         _set_string_map(fields, "9", parameters)
         return HiveTable.of_fields(fields)
 
+    def with_statistics_of(self, other: HiveTable) -> HiveTable:
+        """This record with ``other``'s statistics parameters instead of its own, and no Spark statistics: what
+        Spark's INSERT OVERWRITE leaves on a table, whose metastore statistics it never changes and whose Spark
+        statistics it drops."""
+        def is_statistic(key: str) -> bool:
+            return (key in STATISTICS and key != "transient_lastDdlTime") or key.startswith(SPARK_STATISTICS)
+
+        kept = {key: value for key, value in other.parameters.items()
+                if key in STATISTICS and key != "transient_lastDdlTime"}
+        return self.with_parameters(kept, remove=[key for key in self.parameters if is_statistic(key)])
+
     def tagged(self, name: TableName, tag: str | None) -> HiveTable:
         """Renamed to ``name`` with the tag parameter ``tag`` (None: without one)."""
         renamed = self.renamed(name)

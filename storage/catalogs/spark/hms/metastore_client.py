@@ -41,7 +41,7 @@ from storage.catalogs.spark.hms.hive_record import (
     partitions_of,
     tables_of,
 )
-from storage.catalogs.spark.jvm import new, to_json
+from storage.catalogs.spark.jvm import new, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
@@ -126,22 +126,26 @@ class MetastoreClient:
         ``Table`` record only, for an ``alter_table`` that leaves its partitions alone)."""
         lookup_scope.forget(self._engine, (HIVE_RECORD, name), *([(HIVE_PARTITIONS, name)] if partitions else []))
 
-    def install(self, name: TableName, table: HiveTable) -> None:
+    def install(self, name: TableName, table: HiveTable, *, keep_statistics: bool = False) -> None:
         """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``: one
-        ``alter_table``, which changes no partition of a table it does not rename."""
+        ``alter_table``, which changes no partition of a table it does not rename. ``keep_statistics``: the record's
+        statistics stay as given (else the metastore counts the files at a changed location, as it does for a
+        table Spark creates over files)."""
         self._changing(name, partitions=table.name.lower() != name.name.lower())
         with self._lock:
             client, jvm = self._msc(), self.jvm()
+            keep = keep_statistics_context(jvm) if keep_statistics else None
             try:
-                client.alter_table(name.db, name.name, table.java(jvm))
+                client.alter_table_with_environmentContext(name.db, name.name, table.java(jvm), keep)
                 return
             except ENGINE_ERRORS as error:
                 invalid = self._engine.java_means(error, Cause.METASTORE_INVALID_OPERATION)
                 if not invalid or "incompatible" not in str(error):
                     raise self._error(error, f"cannot install the new definition of {name}", name) from None
             try:
-                client.alter_table(name.db, name.name, table.without_columns().java(jvm))
-                client.alter_table(name.db, name.name, table.java(jvm))
+                client.alter_table_with_environmentContext(name.db, name.name, table.without_columns().java(jvm),
+                                                           keep)
+                client.alter_table_with_environmentContext(name.db, name.name, table.java(jvm), keep)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot install the new definition of {name}", name) from None
 
@@ -339,3 +343,13 @@ def keys_refusal(orig: HiveTable, tmp: HiveTable, name: TableName) -> str | None
     if orig.partition_keys != tmp.partition_keys:
         return f"the partition columns of {name} change (the metastore cannot change a table's partition keys)"
     return None
+
+
+KEEP_STATISTICS = '{"1":{"map":["str","str",1,{"DO_NOT_UPDATE_STATS":"true"}]}}'
+"""An ``EnvironmentContext`` (Thrift JSON) telling the metastore to leave a table's statistics parameters as the
+record gives them: unasked, ``alter_table`` recounts the files at a changed location, which Spark's own calls never
+let it do (so a table the project installed would describe with a ``Statistics`` row plain Spark's never shows)."""
+
+
+def keep_statistics_context(jvm: Jvm) -> Any:
+    return thrift_value(jvm, jvm.classes.hive_environment_context, KEEP_STATISTICS)

@@ -40,10 +40,11 @@ class SparkSwap:
         self._engine = engine
         self._client = client
 
-    def plan(self, orig: TableName, tmp: TableName) -> SwapPlan:
+    def plan(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         """Why ORIG cannot take TMP's definition (a table whose definition does not hold all of it: Hive serde,
-        external; other partition keys), or ORIG's whole definition to log and TMP's to install. One ``get_table``
-        per table, plus one partition listing each for a partitioned table."""
+        external; other partition keys), or ORIG's whole definition to log and TMP's to install (with ORIG's own
+        statistics when ``keep_statistics``). One ``get_table`` per table, plus one partition listing each for a
+        partitioned table."""
         old, new = self._client.get(orig), self._client.get(tmp)
         refusal = swap_refusal(old, orig) or swap_refusal(new, tmp)
         if refusal is not None or old is None or new is None:
@@ -53,7 +54,9 @@ class SparkSwap:
             return SwapPlan(refusal)
         old_partitions = self._client.partitions(orig) if old.partitioned else []
         new_partitions = self._client.partitions(tmp) if old.partitioned else []
-        return SwapPlan(None, version_text(orig, old, old_partitions), (new, new_partitions))
+        installed = new.with_statistics_of(old) if keep_statistics else new
+        return SwapPlan(None, version_text(orig, old, old_partitions), (installed, new_partitions),
+                        keeps_statistics=keep_statistics)
 
     def plan_empty(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """TRUNCATE's plan without a TMP table (see ``Catalog.plan_empty_swap``): one ``get_table`` and one
@@ -158,23 +161,25 @@ class SparkSwap:
         if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
             self._client.make_directory(directory[0])
         between()
-        self._install(orig, new.renamed(orig), new_partitions)
+        self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics)
         self.refresh(orig)
 
     def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
         """Make ``table`` with ``partitions`` the definition of ``name`` (see :meth:`_install`): RESTORE's call."""
         self._install(name, table, partitions)
 
-    def _install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
+    def _install(self, name: TableName, table: HiveTable, partitions: list[HivePartition], *,
+                 keep_statistics: bool = False) -> None:
         """Make ``table`` (and for a partitioned one ``partitions``) the definition of ``name``, readers seeing the
         old or the new version whole. Partitioned: the definition first with its partitions found in its directory
         (a query resolving the table reads the new directory), then the metastore's partitions switched in one
-        transaction (a query holding a cached relation lists them), then the definition as it is."""
+        transaction (a query holding a cached relation lists them), then the definition as it is.
+        ``keep_statistics``: the metastore leaves the record's statistics as they are (else it counts the files)."""
         if table.partitioned:
-            self._client.install(name, table.discovering())
+            self._client.install(name, table.discovering(), keep_statistics=keep_statistics)
             SWITCHING_PARTITIONS()
             self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
-        self._client.install(name, table)
+        self._client.install(name, table, keep_statistics=keep_statistics)
 
     def restore(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""

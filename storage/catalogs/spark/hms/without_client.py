@@ -29,7 +29,7 @@ class WithoutMetastoreClient:
 
     # ------------------------------------------------------------------ the swap's
 
-    def plan(self, orig: TableName, tmp: TableName) -> SwapPlan:
+    def plan(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         return SwapPlan(self.refusal)
 
     def plan_empty(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:

@@ -116,6 +116,7 @@ class JvmClasses:
     """The simple name of the parsed plan of ``CREATE VIEW`` (its ``originalText`` is the view's stored text)."""
     hive_metastore_client: str
     hive_table: str
+    hive_environment_context: str
     hive_tables_result: str
     hive_partitions_result: str
     hadoop_path: str

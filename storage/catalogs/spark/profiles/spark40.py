@@ -78,6 +78,7 @@ CLASSES = JvmClasses(
     create_view_plan="CreateView",
     hive_metastore_client="org.apache.hadoop.hive.metastore.HiveMetaStoreClient",
     hive_table=_HIVE_API + "Table",
+    hive_environment_context=_HIVE_API + "EnvironmentContext",
     hive_tables_result=_HIVE_API + "GetTablesResult",
     hive_partitions_result=_HIVE_API + "PartitionsByExprResult",
     hadoop_path="org.apache.hadoop.fs.Path",
