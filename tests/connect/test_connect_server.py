@@ -102,3 +102,16 @@ def test_writes_that_would_drop_then_create_are_refused_loudly_and_change_nothin
 def test_write_to_append_keeps_sparks_own_refusal_of_v1_tables(scenario):
     refused = scenario["outcomes"]["writeTo append"]
     assert refused["error"] == "AnalysisException" and "Cannot write into v1 table" in refused["message"]
+
+
+def test_a_second_server_on_the_held_home_is_refused_in_one_line_and_leaves_nothing(server: Server):
+    """The Thrift server started on the home the Connect server holds: its driver cannot attach (the home's lock),
+    ``start`` says so in one line and exits 1; nothing runs, no state is left."""
+    done = ddl_log(server.home, "thrift-server", "start")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"error: Thrift server in {server.home / 'thrift-server'}: HomeLockedError: {server.home}: the DDL log home is "
+        f"in use by another process (log: {server.home / 'thrift-server' / 'server.log'})"]
+    code, found = status(server.home)
+    assert (code, found["state"]) == (1, "stopped")
+    assert status(server.home, CONNECT)[1]["state"] == "running"  # the holder serves on
