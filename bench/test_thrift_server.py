@@ -11,6 +11,8 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,13 +35,21 @@ def atomic(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     workdir = tmp_path_factory.mktemp("thrift-bench-plain")
+    with plain_server(workdir, "thrift") as port:
+        yield Server(workdir, {"port": port, "url": f"jdbc:hive2://127.0.0.1:{port}/default"})
+
+
+@contextmanager
+def plain_server(workdir: Path, server: str) -> Iterator[int]:
+    """Plain Spark's ``server`` (thrift, connect) in a driver of its own (:mod:`bench.plain_server_driver`): its
+    port, for the block."""
     port = free_port()
-    driver = subprocess.Popen([sys.executable, "-m", "bench.thrift_plain_driver", str(workdir), str(port)], cwd=ROOT,
-                              stdout=subprocess.PIPE, text=True, start_new_session=True,
+    driver = subprocess.Popen([sys.executable, "-m", "bench.plain_server_driver", str(workdir), str(port), server],
+                              cwd=ROOT, stdout=subprocess.PIPE, text=True, start_new_session=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:
         assert driver.stdout is not None and driver.stdout.readline().strip() == "serving"
-        yield Server(workdir, {"port": port, "url": f"jdbc:hive2://127.0.0.1:{port}/default"})
+        yield port
     finally:
         os.killpg(driver.pid, signal.SIGKILL)
         driver.wait()

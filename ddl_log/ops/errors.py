@@ -75,13 +75,25 @@ class PostgresUrlError(DDLLogError):
         self.url = url
 
 
-class ThriftServerError(ServiceError):
-    """The Thrift server's driver could not start (a taken port, a home another process holds, a JVM that failed),
-    or could not be stopped."""
+class DriverServerError(ServiceError):
+    """A server hosted in a PySpark driver (the Thrift server, the Connect server) could not start (a taken port, a
+    home another process holds, a JVM that failed), or could not be stopped."""
 
-    server = "Thrift server in"
+    server = "server in"
     log_name = "server log"
 
     def __init__(self, root: Path | str, reason: str, log_tail: str = "") -> None:
         super().__init__(str(root), reason, log_tail)
         self.root = root
+
+
+class ThriftServerError(DriverServerError):
+    """The Thrift server's driver could not start or stop."""
+
+    server = "Thrift server in"
+
+
+class ConnectServerError(DriverServerError):
+    """The Spark Connect server's driver could not start or stop."""
+
+    server = "Connect server in"

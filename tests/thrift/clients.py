@@ -1,5 +1,6 @@
-"""What a test of the Thrift server uses: ``ddl-log`` as an operator runs it, and the two clients users connect with,
-beeline (Hive's JDBC shell, from pyspark's jars) and PyHive (HiveServer2's protocol from Python)."""
+"""What a test of the Thrift server (or the Connect server: ``server=CONNECT``) uses: ``ddl-log`` as an operator runs
+it, and the two clients users connect to the Thrift server with, beeline (Hive's JDBC shell, from pyspark's jars) and
+PyHive (HiveServer2's protocol from Python)."""
 
 from __future__ import annotations
 
@@ -46,24 +47,29 @@ class Server:
         return str(self.status["url"])
 
 
-def start(home: Path, port: int, *, env: dict[str, str] | None = None) -> Server:
-    done = ddl_log(home, "--grace-seconds", "0", "thrift-server", "start", "--port", str(port), "--json", env=env)
+THRIFT = "thrift-server"
+CONNECT = "connect-server"
+"""The server commands (``server`` below): the Thrift server's, the Connect server's."""
+
+
+def start(home: Path, port: int, *, env: dict[str, str] | None = None, server: str = THRIFT) -> Server:
+    done = ddl_log(home, "--grace-seconds", "0", server, "start", "--port", str(port), "--json", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     return Server(home, json.loads(done.stdout))
 
 
 @contextmanager
-def serving(home: Path, port: int) -> Iterator[Server]:
+def serving(home: Path, port: int, server: str = THRIFT) -> Iterator[Server]:
     """A server on ``home`` for the block, stopped however it ends."""
-    server = start(home, port)
+    started = start(home, port, server=server)
     try:
-        yield server
+        yield started
     finally:
-        ddl_log(home, "thrift-server", "stop")
+        ddl_log(home, server, "stop")
 
 
-def status(home: Path) -> tuple[int, dict[str, Any]]:
-    done = ddl_log(home, "thrift-server", "status", "--json")
+def status(home: Path, server: str = THRIFT) -> tuple[int, dict[str, Any]]:
+    done = ddl_log(home, server, "status", "--json")
     return done.returncode, json.loads(done.stdout)
 
 

@@ -18,7 +18,7 @@ import attrs
 import pytest
 
 from ddl_log.ops.postgres import free_port
-from tests.thrift.clients import Server, binlog, ddl_log, location, pyhive, rows, start, status
+from tests.thrift.clients import THRIFT, Server, binlog, ddl_log, location, pyhive, rows, start, status
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("thrift_kill")]
 
@@ -58,10 +58,11 @@ def killed_replace(server: Server) -> str:
     return ""
 
 
-def wait_died(home: Path, timeout: float = 120) -> tuple[int, dict[str, Any]]:
+def wait_died(home: Path, timeout: float = 120, server: str = THRIFT) -> tuple[int, dict[str, Any]]:
+    """``status`` of ``server`` once it no longer says running (the Connect kill test's too)."""
     deadline = time.monotonic() + timeout
     while True:
-        code, found = status(home)
+        code, found = status(home, server)
         if found["state"] != "running" or time.monotonic() > deadline:
             return code, found
         time.sleep(0.5)

@@ -17,7 +17,7 @@ from ddl_log.frontends.cli.metastore_commands import add_metastore_parser, cmd_m
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_USAGE
 from ddl_log.frontends.cli.replica import add_replica_parser, cmd_replica
 from ddl_log.frontends.cli.run import cmd_recover, cmd_release, cmd_sql
-from ddl_log.frontends.cli.thrift_server_commands import add_thrift_server_parser, cmd_thrift_server
+from ddl_log.frontends.cli.server_commands import add_server_parsers, server_handlers
 from ddl_log.settings import add_setting_options
 from storage.errors import DDLLogError
 from storage.records.home import DEFAULT_HOME, HOME_ENV
@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_metastore_parser(commands)
     add_replica_parser(commands, common)
     add_cluster_parser(commands)
-    add_thrift_server_parser(commands, common)
+    add_server_parsers(commands, common)
     for command in commands.choices.values():
         command.set_defaults(subparser=command)
     return parser
@@ -166,5 +166,5 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "replica": cmd_replica,
     "cluster": cmd_cluster,
     "session-conf": cmd_session_conf,
-    "thrift-server": cmd_thrift_server,
+    **server_handlers(),
 }

@@ -128,6 +128,8 @@ class JvmClasses:
     scala_collections: str
     hive_thrift_server: str
     """Spark's Thrift server (HiveServer2's protocol), started inside a running driver (``startWithContext``)."""
+    connect_service: str
+    """Spark Connect's gRPC service, started inside a running driver (``start(SparkContext)``, ``stop``)."""
 
 
 @attrs.frozen

@@ -89,6 +89,7 @@ CLASSES = JvmClasses(
     json_mapper="com.fasterxml.jackson.databind.ObjectMapper",
     scala_collections="scala.jdk.javaapi.CollectionConverters",
     hive_thrift_server="org.apache.spark.sql.hive.thriftserver.HiveThriftServer2",
+    connect_service="org.apache.spark.sql.connect.service.SparkConnectService",
 )
 
 FACTS = VersionFacts(

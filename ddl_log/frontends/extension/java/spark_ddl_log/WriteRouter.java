@@ -43,7 +43,16 @@ final class WriteRouter extends Rule<LogicalPlan> {
     Object dataset = query == null ? null
         : org.apache.spark.sql.classic.Dataset.ofRows((org.apache.spark.sql.classic.SparkSession) session,
             (LogicalPlan) query);
-    return Bridge.write(session, Bridge.json(request), dataset) ? Plans.nothing() : plan;
+    List<String> table = tableParts(request.get("table"));
+    return Bridge.write(session, Bridge.json(request), dataset) ? Plans.ranByEngine(command, table) : plan;
+  }
+
+  /** The table's database (when named) and name, as {@code NoopCommand} shows them. */
+  private static List<String> tableParts(Object table) {
+    Map<?, ?> described = (Map<?, ?>) table;
+    Object db = described.get("db");
+    String name = String.valueOf(described.get("name"));
+    return db == null ? List.of(name) : List.of(String.valueOf(db), name);
   }
 
   private static Map<String, Object> describe(String command, LogicalPlan plan) {

@@ -1,0 +1,117 @@
+"""Spark Connect's server attached to a home (``ddl-log connect-server``), through a real Connect client in a process
+of its own. Each client session is a Spark session of its own in the server's driver: its ``spark.sql`` DDL runs
+through the home's log (atomic, binlogged); of its DataFrame writes, those Spark 4.0 plans as v1 commands run as
+their matching statement through the log, the two that drop or replace a table in the JVM writer
+(``saveAsTable`` overwrite, ``writeTo(t).createOrReplace/replace``) are refused before anything changes. One server
+and one client session serve the module (the scenario below runs once; each test reads its part)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.connect.clients import connect
+from tests.thrift.clients import CONNECT, Server, binlog, ddl_log, status
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("connect_server")]
+
+FRAME = "SELECT id AS n, 'frame' AS w FROM range(4)"
+STATEMENTS = [
+    ("create", "CREATE TABLE sales USING parquet AS SELECT id AS n, 'old' AS w FROM range(1000)"),
+    ("replace", "CREATE OR REPLACE TABLE sales USING parquet AS SELECT id AS n, 'new' AS w FROM range(10)"),
+    ("overwrite", "INSERT OVERWRITE sales SELECT id, 'over' FROM range(3)"),
+    ("rename", "ALTER TABLE sales RENAME TO sales2"),
+    ("drop", "DROP TABLE sales2"),
+]
+WRITES: list[list[Any]] = [
+    ["sql", "base", "CREATE TABLE base USING parquet AS SELECT id AS n, 'base' AS w FROM range(5)"],
+    ["write", "saveAsTable new", FRAME, "saveAsTable", "made"],
+    ["write", "saveAsTable append", FRAME, "saveAsTable:append", "made"],
+    ["write", "insertInto", FRAME, "insertInto", "made"],
+    ["sql", "made rows", "SELECT w, count(*) FROM made GROUP BY w"],
+    ["write", "insertInto overwrite", FRAME, "insertInto:overwrite", "made"],
+    ["sql", "made after overwrite", "SELECT w, count(*) FROM made GROUP BY w"],
+    ["write", "writeTo create", FRAME, "writeTo:create", "created"],
+    ["write", "saveAsTable overwrite", FRAME, "saveAsTable:overwrite", "base"],
+    ["write", "writeTo createOrReplace", FRAME, "writeTo:createOrReplace", "base"],
+    ["write", "writeTo replace", FRAME, "writeTo:replace", "base"],
+    ["write", "writeTo append", FRAME, "writeTo:append", "base"],
+    ["sql", "base after refusals", "SELECT w, count(*) FROM base GROUP BY w"],
+]
+
+
+@pytest.fixture(scope="module")
+def scenario(server: Server) -> dict[str, Any]:
+    """The statements, then the DataFrame writes, in one Connect session; the binlog after each part."""
+    steps: list[list[Any]] = [["sql", label, text] for label, text in STATEMENTS]
+    steps += [["sql", "tables", "SHOW TABLES"]]
+    outcomes = connect(server, *steps)
+    after_statements = binlog(server.home)
+    outcomes.update(connect(server, *WRITES))
+    return {"outcomes": outcomes, "after_statements": after_statements, "after_writes": binlog(server.home)}
+
+
+def test_status_names_the_server_by_its_sc_url_and_a_second_start_finds_it_running(server: Server):
+    code, found = status(server.home, CONNECT)
+    assert code == 0 and found["running"] and found["state"] == "running" and found["pid"] > 0
+    assert found["url"] == f"sc://127.0.0.1:{found['port']}"
+    again = ddl_log(server.home, CONNECT, "start", "--json")
+    assert again.returncode == 0 and f'"pid": {found["pid"]}' in again.stdout
+    other_port = ddl_log(server.home, CONNECT, "start", "--port", str(found["port"] + 1))
+    assert other_port.returncode == 1 and "already running on port" in other_port.stderr
+
+
+def test_a_connect_clients_ddl_runs_through_the_log_in_order(scenario):
+    outcomes = scenario["outcomes"]
+    assert all("rows" in outcomes[label] for label, _ in STATEMENTS), outcomes
+    assert scenario["after_statements"] == [text for _, text in STATEMENTS]
+    assert outcomes["tables"]["rows"] == []  # renamed, then dropped: nothing left
+
+
+def test_dataframe_writes_spark_plans_run_as_their_matching_statement(scenario):
+    outcomes = scenario["outcomes"]
+    for label in ("saveAsTable new", "saveAsTable append", "insertInto", "insertInto overwrite", "writeTo create"):
+        assert outcomes[label] == {"label": label, "rows": []}
+    assert outcomes["made rows"]["rows"] == [["frame", 12]]
+    assert outcomes["made after overwrite"]["rows"] == [["frame", 4]]
+    written = scenario["after_writes"][len(scenario["after_statements"]):]
+    assert written == [
+        "CREATE TABLE base USING parquet AS SELECT id AS n, 'base' AS w FROM range(5)",
+        "CREATE TABLE `default`.`made` USING parquet AS /* DataFrame */",
+        "INSERT INTO TABLE `default`.`made` /* DataFrame */",
+        "INSERT INTO TABLE `default`.`made` /* DataFrame */",
+        "INSERT OVERWRITE TABLE `default`.`made` /* DataFrame */",
+        "CREATE TABLE `default`.`created` USING parquet AS /* DataFrame */",
+    ]
+
+
+@pytest.mark.parametrize(("label", "message"), [
+    ("saveAsTable overwrite", "does not support saveAsTable in overwrite mode from the JVM"),
+    ("writeTo createOrReplace", "does not support REPLACE TABLE AS SELECT"),
+    ("writeTo replace", "does not support REPLACE TABLE AS SELECT"),
+])
+def test_writes_that_would_drop_then_create_are_refused_loudly_and_change_nothing(scenario, label, message):
+    refused = scenario["outcomes"][label]
+    assert refused["error"] == "AnalysisException" and refused["condition"] == "UNSUPPORTED_FEATURE.TABLE_OPERATION"
+    assert message in refused["message"]
+    assert scenario["outcomes"]["base after refusals"]["rows"] == [["base", 5]]  # the table as it was, whole
+    assert not any("base" in text and "DataFrame" in text for text in scenario["after_writes"])
+
+
+def test_write_to_append_keeps_sparks_own_refusal_of_v1_tables(scenario):
+    refused = scenario["outcomes"]["writeTo append"]
+    assert refused["error"] == "AnalysisException" and "Cannot write into v1 table" in refused["message"]
+
+
+def test_a_second_server_on_the_held_home_is_refused_in_one_line_and_leaves_nothing(server: Server):
+    """The Thrift server started on the home the Connect server holds: its driver cannot attach (the home's lock),
+    ``start`` says so in one line and exits 1; nothing runs, no state is left."""
+    done = ddl_log(server.home, "thrift-server", "start")
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"error: Thrift server in {server.home / 'thrift-server'}: HomeLockedError: {server.home}: the DDL log home is "
+        f"in use by another process (log: {server.home / 'thrift-server' / 'server.log'})"]
+    code, found = status(server.home)
+    assert (code, found["state"]) == (1, "stopped")
+    assert status(server.home, CONNECT)[1]["state"] == "running"  # the holder serves on
