@@ -703,7 +703,8 @@ class MemoryCatalog:
             del self.tables[name]
             self.keep_files_of(name, current)
         location = str(record["location"])
-        files = self.swap.files.pop(location, None)
+        files = self.swap.files.pop(location, None) or next(  # a schema swap: another name's table reads them now
+            (other for other_name, other in self.tables.items() if location_of(other_name, other) == location), None)
         self.swap.orphans.discard(location)
         properties = dict(record["properties"])
         identity = tag if tag is not None else str(record["identity"])
