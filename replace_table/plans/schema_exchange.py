@@ -17,7 +17,7 @@ from chains.binlog import BinlogEvent
 from replace_table.plans.undo import SWAP_SCHEMAS, Logged, run_undo
 from storage.catalogs.interface import Catalog, TableVersion, ViewDefinition
 from storage.catalogs.names import TableName
-from storage.errors import NotAtomicError
+from storage.errors import CatalogError, NotAtomicError
 
 
 @attrs.frozen
@@ -34,13 +34,16 @@ Side = TableSide | ViewDefinition | None
 def swap_schemas(ctx: ActionContext, statement: str, first: str, second: str,
                  sides: dict[str, dict[str, Side]], *, verb: str) -> BinlogEvent | None:
     """Exchange every object of ``sides`` (each database's objects by name, as found) between ``first`` and
-    ``second``, all or none; the event (None with the binlog off). Refuses (before anything is logged) a name a
+    ``second``, all or none, the views first (undone last), so that each view's text is checked by Spark against the
+    tables it was written for; the event (None with the binlog off). Refuses (before anything is logged) a name a
     table in one database and a view in the other, and two tables whose partition columns differ."""
     names = sorted(set(sides[first]) | set(sides[second]))
     pairs: list[Logged] = []
-    for name in names:
-        pairs += exchange(ctx.catalog, TableName(first, name), sides[first].get(name),
-                          TableName(second, name), sides[second].get(name))
+    for tables in (False, True):  # views first: Spark checks a view's text as it is made, against the tables before
+        for name in names:
+            at_first, at_second = sides[first].get(name), sides[second].get(name)
+            if (isinstance(at_first, TableSide) or isinstance(at_second, TableSide)) == tables:
+                pairs += exchange(ctx.catalog, TableName(first, name), at_first, TableName(second, name), at_second)
     objects = tuple(str(TableName(db, name)) for name in names for db in (first, second))
     return run_undo(ctx, SWAP_SCHEMAS, statement, pairs, verb=verb, subject=f"{first} WITH {second}",
                     objects=objects)
@@ -64,7 +67,7 @@ def exchange(catalog: Catalog, one: TableName, at_one: Side, other: TableName, a
         assert isinstance(moved, TableSide)
         return [install(catalog, target, moved, None),
                 Logged(partial(log_remove_record, name=source, tag=moved.tag, definition=moved.version.definition),
-                       partial(catalog.forget_table, source, expect=moved.tag))]
+                       partial(remove_record, catalog, source, moved.tag))]
     assert not isinstance(at_one, TableSide) and not isinstance(at_other, TableSide)
     if at_one is not None and at_other is not None:
         return [put_view(catalog, one, at_one, at_other), put_view(catalog, other, at_other, at_one)]
@@ -87,3 +90,9 @@ def put_view(catalog: Catalog, name: TableName, had: ViewDefinition | None, want
     return Logged(partial(log_create_view, name=name, old=had, new=wanted),
                   partial(catalog.create_view, name, wanted, replace=had is not None))
 
+
+def remove_record(catalog: Catalog, name: TableName, tag: str) -> None:
+    """``name``'s record out of the catalog, its files kept (read by the other database's table of the name now),
+    only while it is the table of identity ``tag`` (a tagged table or one plain Spark made, by its fingerprint)."""
+    if not catalog.drop(name, expect=tag, keep_files=True):
+        raise CatalogError(f"cannot move {name}: it is no longer the table the swap read", str(name))

@@ -164,7 +164,7 @@ def test_an_object_the_swap_cannot_carry_refuses_the_whole_swap_with_nothing_don
 def test_a_failing_catalog_call_mid_swap_undoes_every_exchange(tmp_path):
     world = World(str(tmp_path))
     before = catalog_state(world.catalog)
-    world.catalog.fail_on = lambda operation, name: operation == "forget" and name == tn("blue.u")
+    world.catalog.fail_on = lambda operation, name: operation == "drop" and name == tn("blue.u")
     with world.open() as ddl:
         with pytest.raises(StatementFailedError):
             ddl.swap_schemas("blue", "green")
