@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, InvalidNameError, NoSuchObjectError, NotAtomicError
+from tests import crashkit
 from tests.spark.sweep_support import WAREHOUSE, Key, catalog_points, snapshot, sweep_statement, warehouse_dirs
 from tests.spark.test_replace_kill import ROOT, kill_each
 
@@ -120,3 +121,25 @@ def test_sigkill_during_a_schema_swap_then_recovery_in_a_new_process(tmp_path):
                 "blue.u": None, "green.u": old["blue.u"], "blue.v": ["green"], "green.v": ["blue"]}
         else:
             assert kill.new_events == [] and report["state"] == old, (crash_at, report)
+
+
+def test_recovery_of_a_cut_drop_after_a_swap_leaves_the_other_tables_files(spark, warehouse, tmp_path, clean_spark):
+    """After the swap green.t1 reads blue.db/t1 (blue.t1's default directory): a DROP of blue.t1 cut after the
+    metastore dropped it is finished by recovery, whose clean-up of blue.t1's default directory must leave it."""
+    for sql in SETUP:
+        spark.sql(sql)
+
+    def opener() -> AtomicDDL:
+        return AtomicDDL(spark=spark, home=tmp_path / "home", compact_bytes=0, grace_seconds=0)
+
+    with opener() as ddl:
+        ddl.swap_schemas("blue", "green")
+    rows = sorted(tuple(row) for row in spark.table("green.t1").collect())
+    assert crashkit.crash_at(opener, lambda d: d.drop_tables(["blue.t1"], purge=True),
+                             "forward.drop_table.after_drop", 1)
+    with opener() as ddl:
+        assert ddl.active_chains() == []
+    spark.catalog.refreshTable("green.t1")
+    assert not spark.catalog.tableExists("blue.t1")
+    assert sorted(tuple(row) for row in spark.table("green.t1").collect()) == rows
+    assert (warehouse / "blue.db" / "t1").is_dir()
