@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -143,3 +144,35 @@ def test_recovery_of_a_cut_drop_after_a_swap_leaves_the_other_tables_files(spark
     assert not spark.catalog.tableExists("blue.t1")
     assert sorted(tuple(row) for row in spark.table("green.t1").collect()) == rows
     assert (warehouse / "blue.db" / "t1").is_dir()
+
+
+def test_readers_during_swaps_see_each_name_old_or_new_never_missing(spark, warehouse, tmp_path, clean_spark):
+    """Reader threads on the session count blue.t1 and green.t1 (20 and 5 rows) while the schemas are swapped back
+    and forth: every read of a name is one of the two tables, whole, and none fails. A read of both in one query may
+    see both names on one table mid-swap (the publish window): counted, not refused."""
+    for sql in SETUP:
+        spark.sql(sql)
+    stop = threading.Event()
+    reads: list[tuple[int, int]] = []
+    failures: list[str] = []
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                row = spark.sql("SELECT (SELECT count(*) FROM blue.t1) AS b, (SELECT count(*) FROM green.t1) AS g"
+                                ).first()
+                reads.append((row.b, row.g))
+            except Exception as error:  # noqa: BLE001 - a failed read is what is counted
+                failures.append(str(error).splitlines()[0][:200])
+
+    readers = [threading.Thread(target=read, daemon=True) for _ in range(2)]
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=600) as ddl:
+        for thread in readers:
+            thread.start()
+        for _ in range(4):
+            ddl.swap_schemas("blue", "green")
+        stop.set()
+        for thread in readers:
+            thread.join(timeout=120)
+    assert failures == [] and len(reads) >= 4
+    assert {value for pair in reads for value in pair} <= {20, 5}, reads

@@ -6,6 +6,7 @@ kept as written; no file moves) and what it refuses with nothing done."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -178,3 +179,26 @@ def test_a_schema_swap_is_a_transaction_of_its_own(tmp_path):
     with world.open() as ddl, pytest.raises(NotTransactionalError):
         ddl.sql("START TRANSACTION; TRUNCATE TABLE blue.t1; ALTER SCHEMA blue SWAP WITH green; COMMIT")
     assert catalog_state(world.catalog) == before
+
+
+def test_two_drivers_swapping_the_same_schemas_in_opposite_orders_never_deadlock(tmp_path):
+    """Both databases are locked in one sorted order, whichever is named first: two threads' swaps take turns."""
+    world = World(str(tmp_path))
+    before = catalog_state(world.catalog)
+    errors: list[BaseException] = []
+    with world.open() as ddl:
+        def swap_many(first: str, second: str) -> None:
+            try:
+                for _ in range(5):
+                    ddl.swap_schemas(first, second)
+            except BaseException as error:  # noqa: BLE001 - reported by the assertion below
+                errors.append(error)
+
+        threads = [threading.Thread(target=swap_many, args=pair) for pair in (("blue", "green"), ("green", "blue"))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert not any(thread.is_alive() for thread in threads) and errors == []
+        assert len(ddl.binlog_events()) == 10
+    assert catalog_state(world.catalog) == before  # an even number of swaps
