@@ -202,3 +202,16 @@ def test_two_drivers_swapping_the_same_schemas_in_opposite_orders_never_deadlock
         assert not any(thread.is_alive() for thread in threads) and errors == []
         assert len(ddl.binlog_events()) == 10
     assert catalog_state(world.catalog) == before  # an even number of swaps
+
+
+def test_a_name_whose_directory_another_table_reads_after_a_swap_is_refused_as_spark_refuses_it(tmp_path):
+    """green.u reads blue.u's default directory after the swap: a new blue.u is refused (Spark's
+    LOCATION_ALREADY_EXISTS), nothing done, green.u whole; a replace of an existing name never needs it."""
+    world = World(str(tmp_path))
+    with world.open() as ddl:
+        ddl.swap_schemas("blue", "green")
+        rows = list(world.catalog.tables[tn("green.u")].rows)
+        with pytest.raises(StatementFailedError, match=r"green\.u reads it"):
+            ddl.create_or_replace_table("blue.u", df=MemoryTable("", ("u",), [(1,)]))
+        assert tn("blue.u") not in world.catalog.tables and world.catalog.tables[tn("green.u")].rows == rows
+        ddl.create_or_replace_table("green.t1", df=MemoryTable("", ("x",), [(1,)]))

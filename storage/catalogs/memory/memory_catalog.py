@@ -171,6 +171,11 @@ class MemoryCatalog:
                     f"memory:{name.db}.db/{name.name}",
                 )
             self.leftovers.discard(name)
+        location = default_location(name)
+        reader = next((other for other, table in self.tables.items() if location_of(other, table) == location), None)
+        if reader is not None:  # after a schema swap another name's table reads it: Spark's LOCATION_ALREADY_EXISTS
+            raise LeftoverFilesError(f"cannot {operation} {name}: its location {location} already exists; table "
+                                     f"{reader} reads it", str(name), location)
 
     def partition_overwrite_mode(self) -> str:
         return self.overwrite_mode
