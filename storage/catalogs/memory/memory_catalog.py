@@ -172,8 +172,9 @@ class MemoryCatalog:
                 )
             self.leftovers.discard(name)
         location = default_location(name)
-        reader = next((other for other, table in self.tables.items() if location_of(other, table) == location), None)
-        if reader is not None:  # after a schema swap another name's table reads it: Spark's LOCATION_ALREADY_EXISTS
+        reader = next((other for other, table in self.tables.items()
+                       if not table.external and location_of(other, table) == location), None)
+        if reader is not None:  # after a schema swap another name's managed table reads it: LOCATION_ALREADY_EXISTS
             raise LeftoverFilesError(f"cannot {operation} {name}: its location {location} already exists; table "
                                      f"{reader} reads it", str(name), location)
 
