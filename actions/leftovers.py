@@ -19,11 +19,23 @@ from storage.errors import DDLLogError
 
 
 def clean_leftovers_of(ctx: ActionContext, name: TableName) -> None:
-    """``Catalog.clean_leftovers`` of ``name``, unless its default directory is one a log keeps."""
+    """``Catalog.clean_leftovers`` of ``name``, unless its default directory is one a log keeps or another table
+    reads (after ALTER SCHEMA SWAP WITH, ``b.x`` reads the directory ``a.x`` was written in: only its record
+    moved)."""
     location = ctx.catalog.default_location(name)
-    if location is not None and (kept_by_this_log(ctx.log, location) or kept_by_a_home(ctx.catalog, location)):
+    if location is not None and (kept_by_this_log(ctx.log, location) or kept_by_a_home(ctx.catalog, location)
+                                 or used_by_a_table(ctx.catalog, location)):
         return
     ctx.catalog.clean_leftovers(name)
+
+
+def used_by_a_table(catalog: object, location: str) -> bool:
+    """Whether the catalog says a table, a partition or a database uses ``location`` (or cannot say: nothing is
+    deleted on a guess); False for a catalog without :class:`KeptDirectories`."""
+    try:
+        return isinstance(catalog, KeptDirectories) and catalog.directory_user(location) is not None
+    except DDLLogError:
+        return True
 
 
 def kept_by_this_log(log: DDLLog, location: str) -> bool:

@@ -73,6 +73,7 @@ class ActionType(enum.Enum):
     CHANGE_KIND = "change_kind"
     MOVE_FILES = "move_files"
     RELOCATE_VERSION = "relocate_version"
+    REMOVE_RECORD = "remove_record"
 
 
 @attrs.frozen

@@ -20,6 +20,7 @@ from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind
 from ddl_log.engine.release_name import ReleaseResult, ReleaseTableName
 from ddl_log.engine.schema import SchemaLike
+from ddl_log.engine.schema_swap import SwapSchemas
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables, SwapTables
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.version_statements import RestoreTable, UndropTable
@@ -216,6 +217,11 @@ class AtomicDDL(DDLEngine):
                     statement: str | None = None) -> StatementResult:
         """ALTER TABLE first SWAP WITH second: the two tables exchange names, all or none."""
         return self.run(SwapTables.of(first, second, text=statement))
+
+    def swap_schemas(self, first: str, second: str, *, statement: str | None = None) -> StatementResult:
+        """ALTER SCHEMA first SWAP WITH second: the two databases exchange every table and view, all or none, by
+        their metastore records (no file moves)."""
+        return self.run(SwapSchemas.of(first, second, text=statement))
 
     def drop_tables(self, names: Iterable[str | TableName], *, if_exists: bool = False, purge: bool = False,
                     statement: str | None = None) -> StatementResult:

@@ -18,6 +18,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from ddl_log.engine.schema_swap import SwapSchemas
 from ddl_log.engine.tables import CreateDatabase, DropDatabase
 from ddl_log.replication.errors import RewriteError
 from storage.catalogs.interface import CreateText, TableSpec
@@ -155,6 +156,9 @@ def _rewrite(value: Any, mapping: Mapping[str, str], what: str, finder: Finder |
         return rewrite_name(value, mapping)
     if isinstance(value, CreateDatabase | DropDatabase):
         return attrs.evolve(value, name=mapping.get(value.name, value.name))
+    if isinstance(value, SwapSchemas):
+        return attrs.evolve(value, first=mapping.get(value.first, value.first),
+                            second=mapping.get(value.second, value.second))
     if isinstance(value, tuple):
         return tuple(_rewrite(item, mapping, what, finder) for item in value)
     if isinstance(value, list):

@@ -1,6 +1,6 @@
-"""Undo statements: RENAME TABLE, CREATE DATABASE, CREATE [OR REPLACE] VIEW / ALTER VIEW, ALTER VIEW RENAME and
-SET / UNSET TBLPROPERTIES, CREATE FUNCTION, the in-place ALTER TABLE changes (properties, a column comment). Each is
-a list of pairs, an action logged on chain C and the catalog call it protects, then the commit:
+"""Undo statements: RENAME TABLE, ALTER SCHEMA SWAP WITH, CREATE DATABASE, CREATE [OR REPLACE] VIEW / ALTER VIEW,
+ALTER VIEW RENAME and SET / UNSET TBLPROPERTIES, CREATE FUNCTION, the in-place ALTER TABLE changes (properties, a
+column comment). Each is a list of pairs, an action logged on chain C and the catalog call it protects, then the commit:
 
 ====  =============  =======================================================================================
 step  name           effect
@@ -109,6 +109,7 @@ ALTER_VIEW_PROPERTIES = undo_plan("alter_view_properties")
 RENAME_VIEW = undo_plan("rename_view")
 CREATE_FUNCTION = undo_plan("create_function")
 ALTER_TABLE = undo_plan("alter_table")
+SWAP_SCHEMAS = undo_plan("swap_schemas")
 
 
 def committed_anyway(outcome: Outcome, log: StatementLog, *, verb: str, subject: str) -> BinlogEvent | None:

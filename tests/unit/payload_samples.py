@@ -20,6 +20,7 @@ from actions.kinds.install_version import InstallVersionPayload
 from actions.kinds.kind import Payload
 from actions.kinds.move_files import MoveFilesPayload
 from actions.kinds.relocate_version import RelocateVersionPayload
+from actions.kinds.remove_record import RemoveRecordPayload
 from actions.kinds.rename_table import RenameTablePayload
 from actions.kinds.rename_view import RenameViewPayload
 from actions.kinds.swap_table import SwapTablePayload
@@ -61,5 +62,6 @@ def sample_payload(action_type: ActionType) -> Payload:
             FileMove("file:/warehouse/ddllog_7_ab_tmp/k=a%2Fb/part-0", "file:/warehouse/t/k=a%2Fb/part-0",
                      (("k", "a/b"),)),), ((("k", "a/b"),), (("k", "e"),)))),
         ActionType.RELOCATE_VERSION: RelocateVersionPayload("file:/warehouse/t", "file:/warehouse/ddllog_9_kept_t", 9),
+        ActionType.REMOVE_RECORD: RemoveRecordPayload('{"t": 2}'),
     }
     return samples[action_type]

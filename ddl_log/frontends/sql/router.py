@@ -16,6 +16,7 @@ from ddl_log.engine.history_statements import DescribeHistory, ShowTablesDropped
 from ddl_log.engine.insert import InsertInto
 from ddl_log.engine.kind_replace import CreateOrReplaceAnyKind, any_kind_marked
 from ddl_log.engine.release_name import ReleaseTableName
+from ddl_log.engine.schema_swap import SwapSchemas
 from ddl_log.engine.tables import CreateDatabase, DropDatabase, DropTables, RenameTables, SwapTables
 from ddl_log.engine.version_statements import RestoreTable, UndropTable
 from ddl_log.engine.views import (
@@ -141,6 +142,10 @@ class Router(ClauseReader):
                 return self.alter_table()
             if c.take("VIEW"):
                 return self.alter_view()
+            if c.at_any("DATABASE", "SCHEMA", "NAMESPACE"):
+                swap = self.swap_schemas()
+                if swap is not None:
+                    return swap
             raise Unsupported(f"ALTER {c.word() or '...'}")
         if head == "DROP":
             c.i = 1
@@ -426,6 +431,19 @@ class Router(ClauseReader):
         op = self.alter_op()
         c.expect_end()
         return c.ddl(f"ALTER TABLE ... {type(op).__name__}", draft(AlterTable.of, name, op))
+
+    def swap_schemas(self) -> PlannedStatement | None:
+        """ALTER SCHEMA a SWAP WITH b (Snowflake's form; not Spark SQL); None: another ALTER DATABASE (Spark's)."""
+        c = self.c
+        start = c.i
+        c.i += 1
+        first = self.database_name()
+        if not c.take("SWAP", "WITH"):
+            c.i = start
+            return None
+        second = self.database_name()
+        c.expect_end()
+        return c.ddl("ALTER SCHEMA ... SWAP WITH", draft(SwapSchemas.of, first, second), spark_sql=False)
 
     def comment_on(self) -> PlannedStatement:
         """``COMMENT ON TABLE t IS 'c' | NULL``: Spark runs it on a session-catalog table as ALTER TABLE SET

@@ -68,9 +68,11 @@ def is_describe_history(script: str, tokens: Sequence[Token]) -> bool:
 
 
 def _swap_form(script: str, tokens: Sequence[Token]) -> bool:
-    """ALTER TABLE a SWAP WITH b (Snowflake's form, read by the router)."""
+    """ALTER TABLE a SWAP WITH b and ALTER SCHEMA (DATABASE, NAMESPACE) a SWAP WITH b (Snowflake's forms, read by
+    the router)."""
     words = [token_words(script, t) for t in tokens]
-    return words[:2] == [("ALTER",), ("TABLE",)] and any(
+    return words[:1] == [("ALTER",)] and words[1:2] in ([("TABLE",)], [("SCHEMA",)], [("DATABASE",)],
+                                                         [("NAMESPACE",)]) and any(
         words[at:at + 2] == [("SWAP",), ("WITH",)] for at in range(3, len(words) - 1))
 
 

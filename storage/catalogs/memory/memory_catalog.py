@@ -171,6 +171,12 @@ class MemoryCatalog:
                     f"memory:{name.db}.db/{name.name}",
                 )
             self.leftovers.discard(name)
+        location = default_location(name)
+        reader = next((other for other, table in self.tables.items()
+                       if not table.external and location_of(other, table) == location), None)
+        if reader is not None:  # after a schema swap another name's managed table reads it: LOCATION_ALREADY_EXISTS
+            raise LeftoverFilesError(f"cannot {operation} {name}: its location {location} already exists; table "
+                                     f"{reader} reads it", str(name), location)
 
     def partition_overwrite_mode(self) -> str:
         return self.overwrite_mode
@@ -704,7 +710,8 @@ class MemoryCatalog:
             del self.tables[name]
             self.keep_files_of(name, current)
         location = str(record["location"])
-        files = self.swap.files.pop(location, None)
+        files = self.swap.files.pop(location, None) or next(  # a schema swap: another name's table reads them now
+            (other for other_name, other in self.tables.items() if location_of(other_name, other) == location), None)
         self.swap.orphans.discard(location)
         properties = dict(record["properties"])
         identity = tag if tag is not None else str(record["identity"])

@@ -159,7 +159,8 @@ class SparkLeftovers:
         location = self._engine.default_location(name)
         return LeftoverFilesError(
             f"cannot {operation} {name}: its location {location} already exists but no table of that name does "
-            "(left by a failed or interrupted operation); remove it, or call clean_leftovers if it is garbage",
+            "(left by a failed or interrupted operation, or the files of another database's table of this name "
+            "after ALTER SCHEMA SWAP WITH: check no table's location is that directory before removing it)",
             str(name),
             location,
         )
