@@ -1,5 +1,5 @@
 """The short cluster soak in ``make test``: 3 drivers on the same tables of one PostgreSQL-backed metastore service,
-60 s of workload with 2 SIGKILLs of a random driver (JVM included), each replaced by a driver with a new home; the
+45 s of workload with 2 SIGKILLs of a random driver (JVM included), each replaced by a driver with a new home; the
 survivors take the dead homes over. Zero violations: every committed statement in the catalog binlog once, every
 table as the binlog says, nothing left behind, no lock held by a dead driver, no active chain, every read whole."""
 
@@ -21,7 +21,7 @@ def test_short_cluster_soak():
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: the soak needs one")
     out = io.StringIO()
-    summary = run_cluster_soak(seconds=60, drivers=3, kills=2, out=out)
+    summary = run_cluster_soak(seconds=45, drivers=3, kills=2, out=out)
     report = out.getvalue() + "\n" + render(summary)
     print(report)
     assert summary["kills"] == 2, report
