@@ -55,9 +55,18 @@ def restore_definition(current: D | None, old: D | None, new: D | None, *, drop:
 def undo_create_view(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     payload = payload_of(action, CreateViewPayload)
-    restore_definition(ctx.catalog.view_definition(name), payload.old, payload.new,
+    restore_definition(as_made_by(ctx.catalog.view_definition(name), payload.new), payload.old, payload.new,
                        drop=lambda: ctx.catalog.drop_view(name),
                        recreate=lambda old: ctx.catalog.create_view(name, old, replace=True))
+
+
+def as_made_by(current: ViewDefinition | None, new: ViewDefinition) -> ViewDefinition | None:
+    """``current`` as the statement that made ``new`` states it: one that named no schema mode made the session's
+    default, which the catalog reports by its name (``COMPENSATION``); the view is still the statement's."""
+    if current is None or new.schema_mode is not None or current.schema_mode is None:
+        return current
+    stated = attrs.evolve(current, schema_mode=None)
+    return stated if stated == new else current
 
 
 def describe(action: ActionEntry) -> str:

@@ -112,7 +112,7 @@ class SparkViews:
         properties = tuple(sorted((str(key), str(value)) for key, value in (info.get("table_properties") or {}).items()
                                   if key != VIEW_RECORD and not is_internal_property(str(key))))
         mode = info.get("view_schema_mode")
-        mode = None if mode is None else str(mode).upper()
+        mode = None if mode is None or str(mode).upper() == DEFAULT_SCHEMA_MODE else str(mode).upper()
         record = self._record(info)
         if record is not None:
             query, recorded_text, columns = record
@@ -330,6 +330,9 @@ def _not_a_view(name: TableName, failure: Failure, hint: str) -> CatalogError | 
 
 SCHEMA_MODES = ("BINDING", "COMPENSATION", "EVOLUTION", "TYPE EVOLUTION")
 """Spark's view schema binding modes (``WITH SCHEMA ...``), as its DESCRIBE reports them."""
+DEFAULT_SCHEMA_MODE = "COMPENSATION"
+"""The mode Spark 4 gives a view made without the clause (its default settings): read back as None, the
+definition's "the session's default", so that a view's definition round-trips as it was given."""
 
 
 def schema_mode_text(mode: str, name: TableName) -> str:
