@@ -17,11 +17,16 @@ class DDLLogError(Exception):
     _condition: str | None = None
 
     @property
-    def condition(self) -> str | None:
+    def own_condition(self) -> str | None:
+        """The condition this error names itself (given, or its class's), not one derived from its cause."""
         if self._condition is not None:
             return self._condition
         own = getattr(type(self), "CONDITION", None)
-        return own if isinstance(own, str) else condition_of_cause(getattr(self, "cause", None))
+        return own if isinstance(own, str) else None
+
+    @property
+    def condition(self) -> str | None:
+        return self.own_condition or condition_of_cause(getattr(self, "cause", None))
 
     @condition.setter
     def condition(self, value: str | None) -> None:

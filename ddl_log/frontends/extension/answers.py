@@ -16,6 +16,7 @@ import attrs
 from ddl_log.engine.history_statements import HistoryResult, HistoryRow
 from ddl_log.frontends.sql import SqlResult
 from storage.catalogs.names import quote_ident
+from storage.errors import DDLLogError
 
 PASS = json.dumps({"pass": True})
 DONE = json.dumps({"done": True})
@@ -90,7 +91,9 @@ def spark_condition(error: BaseException, depth: int = 0) -> tuple[str | None, d
             found, parameters = None, {}
         if found:
             return str(found), {str(k): str(v) for k, v in parameters.items()}
-    named = getattr(error, "condition", None)
+    # Only a condition the error names itself: one derived from its cause is found below with the cause's
+    # message parameters.
+    named = error.own_condition if isinstance(error, DDLLogError) else getattr(error, "condition", None)
     if isinstance(named, str) and named:
         return named, {}
     cause = getattr(error, "cause", None)
