@@ -88,6 +88,12 @@ dbt-demo: install
 soak: install
 	$(PY) -m tests.soak.run --iterations $(SOAK_ITERATIONS)
 
+# The two short soaks (two iterations; 3 drivers for 45 s with 2 kills) as tests, kept out of make test's time.
+.PHONY: soak-short
+soak-short: install system-deps
+	DDL_LOG_SOAK_SHORT=1 $(PY) -m pytest -q -n 2 --dist loadgroup tests/soak/test_soak_short.py \
+		tests/soak_cluster/test_soak_cluster_short.py $(PYTEST_ARGS)
+
 # Differential run (issue 25): random DDL scripts through plain spark.sql and through AtomicDDL.sql side by side,
 # compared after every statement; each class of difference shrunk to a minimal repro. DIFFERENTIAL_ARGS: e.g. --seed S,
 # --length N, --json FILE, --script REPRO.sql.
