@@ -26,7 +26,7 @@ class DDLLogError(Exception):
 
     @property
     def condition(self) -> str | None:
-        return self.own_condition or condition_of_cause(getattr(self, "cause", None))
+        return spark_condition(self)[0]
 
     @condition.setter
     def condition(self, value: str | None) -> None:
@@ -39,27 +39,49 @@ class DDLLogError(Exception):
         return sqlstate_of(self.condition)
 
 
-def condition_of_cause(cause: object) -> str | None:
-    """The condition of a Spark error (pyspark's ``getCondition``, the JVM's through Py4J) or a project error, else
-    of its own cause."""
-    for _ in range(4):
-        if cause is None:
-            return None
-        if isinstance(cause, DDLLogError):
-            return cause.condition
-        spark_error = getattr(cause, "java_exception", cause)  # a raw Py4J error: the JVM exception it carries
-        get = getattr(spark_error, "getCondition", None)
-        try:
-            found = get() if callable(get) else None
-        except Exception:  # noqa: BLE001 - a Py4J handle whose JVM is gone: no condition known
-            found = None
-        if isinstance(found, str) and found:
+def spark_condition(error: object, depth: int = 0) -> tuple[str | None, dict[str, str]]:
+    """The Spark error condition behind ``error``, with the message parameters of the Spark error that names it.
+
+    The one walker of an error's chain: a project error's own condition (:attr:`DDLLogError.own_condition`, no
+    parameters); a Spark error's (pyspark's ``getCondition``, or the JVM exception's a raw Py4J error carries) with
+    its ``getMessageParameters``; the ``[CONDITION]`` a JVM message starts with (pyspark's UnknownException gives
+    none itself); else the same of its cause (``.cause``, then ``__cause__``), five deep at most."""
+    if error is None or depth > 5:
+        return None, {}
+    if isinstance(error, DDLLogError):
+        if error.own_condition:
+            return error.own_condition, {}
+    else:
+        named = getattr(error, "condition", None)
+        if isinstance(named, str) and named:
+            return named, {}
+        found = _asked_condition(getattr(error, "java_exception", error))
+        if found[0]:
             return found
-        shown = SHOWN_CONDITION.search(str(cause))  # pyspark's UnknownException of a JVM error gives none itself
+        shown = SHOWN_CONDITION.search(str(error))
         if shown:
-            return shown.group(1)
-        cause = getattr(cause, "__cause__", None)
-    return None
+            return shown.group(1), {}
+    cause = getattr(error, "cause", None)
+    if cause is None:
+        cause = getattr(error, "__cause__", None)
+    return spark_condition(cause, depth + 1)
+
+
+def _asked_condition(spark_error: object) -> tuple[str | None, dict[str, str]]:
+    """``getCondition()`` and ``getMessageParameters()`` of a pyspark or JVM error; (None, {}) when it has none or
+    its JVM is gone."""
+    get = getattr(spark_error, "getCondition", None)
+    if not callable(get):
+        return None, {}
+    try:
+        found = get()
+        parameters = getattr(spark_error, "getMessageParameters", None)
+        pairs = dict(parameters() or {}) if callable(parameters) else {}
+    except Exception:  # noqa: BLE001 - a Py4J handle whose JVM is gone: no condition known
+        return None, {}
+    if not (isinstance(found, str) and found):
+        return None, {}
+    return found, {str(key): str(value) for key, value in pairs.items()}
 
 
 SHOWN_CONDITION = re.compile(r"(?:^|: )\[(_?[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\] ")

@@ -63,3 +63,33 @@ def trace_recovery(open_ddl: Opener) -> list[tuple[str, int]]:
         ddl = open_ddl()
     ddl.close()
     return crashpoints.occurrences(passed)
+
+
+def sweep_to_before_or_after(points: list[tuple[str, int]], world_at: Callable[[int], Any], statement: Statement,
+                             before: Any, after: Any, state_of: Callable[[Any], Any],
+                             check_events: Callable[[str, list[Any]], None]) -> list[tuple[str, str]]:
+    """Crash ``statement`` at each of ``points`` in a fresh world (``world_at(index)``: ``open()`` gives its
+    AtomicDDL), recover, and require what every atomic statement keeps: no active or abandoned chain, the catalog
+    (``state_of(world)``) exactly ``before`` or ``after``, a second recovery with nothing to do and nothing changed,
+    and the commit point splitting the sweep (every crash before it undone, every one after it finished).
+    ``check_events(outcome, binlog events)`` checks the binlog of each outcome. Returns (point, outcome) in order."""
+    outcomes: list[tuple[str, str]] = []
+    for index, (point, nth) in enumerate(points):
+        world = world_at(index)
+        assert crash_at(world.open, statement, point, nth), (point, nth)
+        ddl = world.open()
+        assert ddl.active_chains() == [] and ddl.abandoned_chains() == [], (point, nth)
+        events = ddl.binlog_events()
+        ddl.close()
+        state = state_of(world)
+        assert state in (before, after), (point, nth)
+        outcome = "after" if state == after else "before"
+        check_events(outcome, events)
+        ddl = world.open()  # a second recovery changes nothing
+        assert ddl.last_recovery.nothing_to_do, (point, nth)
+        ddl.close()
+        assert state_of(world) == state, (point, nth)
+        outcomes.append((point, outcome))
+    kinds = [outcome for _, outcome in outcomes]
+    assert kinds == sorted(kinds, key=lambda o: o == "after"), "the commit point must split the sweep"
+    return outcomes

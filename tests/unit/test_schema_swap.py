@@ -72,25 +72,13 @@ def test_every_crash_point_of_a_schema_swap_recovers_to_before_or_after(tmp_path
     after = swapped(before)
     points = crashkit.trace(World(str(tmp_path / "trace"), binlog).open, swap)
     assert len(points) >= 20
-    outcomes = []
-    for index, (point, nth) in enumerate(points):
-        world = World(str(tmp_path / f"w{index}"), binlog)
-        assert crashkit.crash_at(world.open, swap, point, nth), (point, nth)
-        ddl = world.open()
-        assert ddl.active_chains() == [] and ddl.abandoned_chains() == [], (point, nth)
-        events = ddl.binlog_events()
-        ddl.close()
-        state = catalog_state(world.catalog)
-        assert state in (before, after), (point, nth)
-        outcome = "after" if state == after else "before"
-        assert len(events) == (1 if binlog and outcome == "after" else 0), (point, nth, events)
-        ddl = world.open()  # a second recovery changes nothing
-        assert ddl.last_recovery.nothing_to_do, (point, nth)
-        ddl.close()
-        assert catalog_state(world.catalog) == state
-        outcomes.append(outcome)
-    assert outcomes == sorted(outcomes, key=lambda o: o == "after"), "the commit point must split the sweep"
-    assert {"before", "after"} == set(outcomes)
+    def check_events(outcome: str, events: list[Any]) -> None:
+        assert len(events) == (1 if binlog and outcome == "after" else 0), (outcome, events)
+
+    outcomes = crashkit.sweep_to_before_or_after(
+        points, lambda index: World(str(tmp_path / f"w{index}"), binlog), swap, before, after,
+        lambda world: catalog_state(world.catalog), check_events)
+    assert {"before", "after"} == {outcome for _, outcome in outcomes}
 
 
 def test_a_schema_swap_exchanges_every_table_and_view_by_record_and_binlogs_one_event(tmp_path):

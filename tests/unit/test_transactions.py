@@ -84,28 +84,16 @@ def test_every_crash_point_of_a_transaction_recovers_to_before_or_after(tmp_path
     points = crashkit.trace(World(str(tmp_path / "trace"), binlog).open, statement)
     names = {point for point, _ in points}
     assert {"txn.commit.before_xid", "txn.commit.after_close"} <= names
-    outcomes = []
-    for index, (point, nth) in enumerate(points):
-        world = World(str(tmp_path / f"w{index}"), binlog)
-        assert crashkit.crash_at(world.open, statement, point, nth), (point, nth)
-        ddl = world.open()
-        assert ddl.active_chains() == [] and ddl.abandoned_chains() == [], (point, nth)
-        events = ddl.binlog_events()
-        ddl.close()
-        state = catalog_state(world.catalog)
-        assert state in (before, after), (point, nth)
-        outcome = "after" if state == after else "before"
+    def check_events(outcome: str, events: list[Any]) -> None:
         if binlog and outcome == "after":
             check_group(events, len(body))
         else:
-            assert events == [], (point, nth, events)
-        ddl = world.open()  # a second recovery changes nothing
-        assert ddl.last_recovery.nothing_to_do, (point, nth)
-        ddl.close()
-        assert catalog_state(world.catalog) == state
-        outcomes.append((point, outcome))
+            assert events == [], (outcome, events)
+
+    outcomes = crashkit.sweep_to_before_or_after(
+        points, lambda index: World(str(tmp_path / f"w{index}"), binlog), statement, before, after,
+        lambda world: catalog_state(world.catalog), check_events)
     kinds = [outcome for _, outcome in outcomes]
-    assert kinds == sorted(kinds, key=lambda o: o == "after"), "the commit point must split the sweep"
     points_only = [point for point, _ in outcomes]
     last_before = points_only.index("txn.commit.before_binlog" if binlog else "txn.commit.before_xid")
     first_after = points_only.index("txn.commit.after_binlog" if binlog else "txn.commit.after_close")

@@ -16,7 +16,7 @@ import attrs
 from ddl_log.engine.history_statements import HistoryResult, HistoryRow
 from ddl_log.frontends.sql import SqlResult
 from storage.catalogs.names import quote_ident
-from storage.errors import DDLLogError
+from storage.errors import spark_condition
 
 PASS = json.dumps({"pass": True})
 DONE = json.dumps({"done": True})
@@ -77,31 +77,6 @@ def failure(error: BaseException) -> str:
             _errors.popitem(last=False)
     return json.dumps({"error": {"type": type(error).__name__, "message": str(error) or type(error).__name__,
                                  "condition": condition, "parameters": parameters, "id": number}})
-
-
-def spark_condition(error: BaseException, depth: int = 0) -> tuple[str | None, dict[str, str]]:
-    """The Spark error condition behind ``error``: its own (a Spark error), the one a typed error names
-    (``.condition``), or that of its cause; with the Spark error's message parameters."""
-    getter = getattr(error, "getCondition", None)
-    if callable(getter):
-        try:
-            found = getter()
-            parameters = dict(error.getMessageParameters() or {})  # type: ignore[attr-defined]
-        except Exception:  # noqa: BLE001 - a classic exception whose JVM is gone cannot tell
-            found, parameters = None, {}
-        if found:
-            return str(found), {str(k): str(v) for k, v in parameters.items()}
-    # Only a condition the error names itself: one derived from its cause is found below with the cause's
-    # message parameters.
-    named = error.own_condition if isinstance(error, DDLLogError) else getattr(error, "condition", None)
-    if isinstance(named, str) and named:
-        return named, {}
-    cause = getattr(error, "cause", None)
-    if not isinstance(cause, BaseException):
-        cause = error.__cause__
-    if isinstance(cause, BaseException) and depth < 5:
-        return spark_condition(cause, depth + 1)
-    return None, {}
 
 
 def statement_error(error: BaseException) -> BaseException | None:

@@ -113,6 +113,8 @@ def blank_comments(script: str) -> str:
     """``script`` with every bracketed comment as Spark's lexer reads it (nested: ``/*/**/*/`` is one comment; a
     quote inside one is text) turned into blanks, newlines kept, so every offset stays the script's: sqlglot's
     tokenizer ends a comment at its first ``*/``. An unclosed comment is Spark's ``UNCLOSED_BRACKETED_COMMENT``."""
+    if "/*" not in script:
+        return script  # no bracketed comment (an unclosed quote is the tokenizer's to report): no scan
     spans, unterminated = _scan(script)
     if unterminated is not None and unterminated[1] == "comment":
         offset = unterminated[0]
