@@ -1,5 +1,6 @@
-"""A short soak (``make soak-short``; kept out of ``make test``'s time): two iterations of a random workload killed at a random instant (one of them
-also arming a crash point), each followed by recovery and the full check in the next worker; zero violations."""
+"""A short soak (``make soak-short``, outside ``make test``'s time): two iterations of a random workload killed at
+a random instant (one of them also arming a crash point), each followed by recovery and the full check in the next
+worker; zero violations."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from tests.soak.run import render, run_soak
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(600),
               pytest.mark.skipif(not os.environ.get("DDL_LOG_SOAK_SHORT"),
-                                 reason="`make soak-short` (DDL_LOG_SOAK_SHORT=1) runs it: kept out of `make test`'s time")]
+                                 reason="`make soak-short` (DDL_LOG_SOAK_SHORT=1) runs it, outside make test's time")]
 
 
 def test_short_soak(tmp_path):
