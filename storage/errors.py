@@ -234,6 +234,11 @@ class WrongObjectKindError(CatalogError):
 class InvalidNameError(CatalogError):
     """The name is not a valid identifier, or uses the reserved prefix."""
 
+    @classmethod
+    def not_a_name(cls, message: str, name: str) -> InvalidNameError:
+        """A table, view or database name Spark's catalog does not store (letters, digits and ``_`` only)."""
+        return cls(message, name, condition="INVALID_SCHEMA_OR_RELATION_NAME")
+
 
 class InvalidDefinitionError(CatalogError):
     """A table definition the engine rejects: a bad column type, provider, partitioning, property or SELECT text.

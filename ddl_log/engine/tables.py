@@ -25,7 +25,7 @@ from replace_table.plans import forward, undo
 from storage.catalogs.interface import TAG_PROPERTY, new_database_tag
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import RESERVED_PREFIX, TableName, check_identifier, quote_ident
-from storage.catalogs.rules import check_database_name_length, check_new_name
+from storage.catalogs.rules import check_database_name_length, check_name, check_new_name
 from storage.errors import (
     CatalogError,
     InvalidNameError,
@@ -123,13 +123,15 @@ def plan_renames(ctx: ActionContext,
         return identities[name]
 
     plan = []
-    for old, new in pairs:
-        if old.db != new.db:
-            raise CatalogError(f"cannot rename {old} to {new}: tables cannot move between databases", str(new))
+    for old, new in pairs:  # in the order Spark checks: the table, the database of the new name, the new name
         tag = identity(old)
         if tag is None:
             raise missing_table(ctx.catalog, old, hint="use ALTER VIEW ... RENAME TO",
                                 condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
+        if old.db != new.db:
+            raise CatalogError(f"cannot rename {old} to {new}: tables cannot move between databases", str(new),
+                               condition="CANNOT_RENAME_ACROSS_SCHEMA")
+        check_name(new)
         if identity(new) is not None or ctx.catalog.view_definition(new) is not None:
             raise ObjectExistsError.relation(f"table {new} already exists", str(new))
         identities[new], identities[old] = tag, None

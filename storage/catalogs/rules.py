@@ -28,13 +28,15 @@ def check_name(name: TableName, kind: str = "table") -> None:
     """:class:`InvalidNameError` unless Spark can store ``name`` (letters, digits and ``_`` in both parts, no
     longer than the metastore's columns take)."""
     if not (ENGINE_NAME.fullmatch(name.db) and ENGINE_NAME.fullmatch(name.name)):
-        raise InvalidNameError(f"{name} is not a valid Spark {kind} name (letters, digits and _ only)", str(name))
+        raise InvalidNameError.not_a_name(f"{name} is not a valid Spark {kind} name (letters, digits and _ only)",
+                                          str(name))
     check_new_name(name, kind)
 
 
 def check_database_name(db: str) -> None:
     if not isinstance(db, str) or not ENGINE_NAME.fullmatch(db):
-        raise InvalidNameError(f"{db!r} is not a valid Spark database name (letters, digits and _ only)", str(db))
+        raise InvalidNameError.not_a_name(f"{db!r} is not a valid Spark database name (letters, digits and _ only)",
+                                          str(db))
     check_database_name_length(db)
 
 

@@ -58,6 +58,8 @@ class Difference:
         if self.outcomes_differ:  # what the states then differ in follows from it
             parts.append(f"plain {self.plain.label} [{self.plain.key}] / atomic {self.atomic.label} "
                          f"[{self.atomic.key}]")
+            if self.plain.classes & self.atomic.classes:  # one class, other conditions
+                parts.append(f"condition {self.plain.condition} / {self.atomic.condition}")
         elif self.state:
             paths = sorted({generalise(path) for path, _, _ in self.state})
             parts.append("state " + ", ".join(paths))
@@ -67,8 +69,8 @@ class Difference:
 
     def describe(self) -> str:
         lines = [f"statement {self.index}: {display(self.step.text)}",
-                 f"  plain Spark: {self.plain.label}  {self.plain.detail}",
-                 f"  project:     {self.atomic.label}  {self.atomic.detail}"]
+                 f"  plain Spark: {self.plain.label}  {self.plain.detail}  ({self.plain.condition})",
+                 f"  project:     {self.atomic.label}  {self.atomic.detail}  ({self.atomic.condition})"]
         for path, plain, atomic in self.state[:8]:
             lines.append(f"  state {path}:\n    plain  {shorten(plain)}\n    atomic {shorten(atomic)}")
         if self.warning:

@@ -113,6 +113,10 @@ DEFECTS = [
          "ALTER TABLE t DROP PARTITION (p = 'y')"),
     case("INSERT OVERWRITE of a table from itself", T, "INSERT INTO t VALUES (1, 'x')",
          "INSERT OVERWRITE t SELECT * FROM t"),
+    case("a rename to a name the catalog cannot store, also of a table the project rebuilt",
+         "CREATE TABLE t2 (c STRUCT<x:INT,y:STRING>, p INT) USING parquet PARTITIONED BY (p)",
+         "ALTER TABLE t2 RENAME TO `my table`", "ALTER TABLE t2 ALTER COLUMN c TYPE STRING",
+         "ALTER TABLE t2 RENAME TO `my table`"),
 ]
 
 SEEDS = [pytest.param(5, id="seed 5"), pytest.param(12, id="seed 12"),
@@ -167,6 +171,18 @@ def test_a_replace_that_changes_the_partition_columns_after_an_earlier_replace_i
     assert [d.documented for d in result.documented] == [
         "a replace on the rename path (partition columns change) onto the name's directory holding the table's own "
         "kept version is refused until RELEASE TABLE NAME (README Limitations)"]
+
+
+def test_a_create_of_a_name_the_catalog_cannot_store_is_refused_every_time_where_plain_spark_leaves_data(
+        sides: Sides) -> None:
+    """Plain Spark's CTAS of `my table` fails after writing its data, so its next CREATE of that name fails with
+    LOCATION_ALREADY_EXISTS; the project refuses the name before it writes anything (README, differences)."""
+    result = run(sides, ["CREATE TABLE t1 (a INT) USING parquet",
+                         "CREATE TABLE `my table` USING json AS SELECT 1 AS a",
+                         "CREATE TABLE IF NOT EXISTS `my table` AS SELECT * FROM t1"])
+    assert result.differences == [], report(result)
+    assert [d.documented.split(" leaves ")[0] for d in result.documented] == [
+        "plain Spark's failed CREATE TABLE AS SELECT of a name its catalog cannot store"]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -246,3 +262,15 @@ def test_errors_are_compared_by_class() -> None:
     assert classify(StatementFailedError("DROP TABLE", "db.t", missing)).classes == {"missing"}
     assert classify(CatalogError("db.v is a view; use DROP VIEW", "db.v")).classes == {"refused"}
     assert classify(RuntimeError("?")).classes == {"other:RuntimeError"}
+
+
+def test_failures_of_one_class_agree_only_with_the_same_spark_condition() -> None:
+    from ddl_log import NoSuchObjectError, StatementFailedError
+
+    table = NoSuchObjectError.relation("table db.t does not exist", "db.t")
+    database = NoSuchObjectError.database("database db does not exist", "db")
+    assert classify(StatementFailedError("DROP TABLE", "db.t", table)).condition == "TABLE_OR_VIEW_NOT_FOUND"
+    assert classify(table).agrees(classify(table))
+    assert not classify(table).agrees(classify(database))  # both "missing", but not what Spark would say
+    emulated = failed("missing", "plain Spark has no such statement")
+    assert emulated.condition is None and emulated.agrees(classify(database))

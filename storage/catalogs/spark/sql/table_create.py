@@ -322,7 +322,8 @@ class SparkTableCreate:
                 and str(failure.params.get("name", "")).lower() in (name.name.lower(), name.db.lower())
             )
         ):
-            return InvalidNameError(f"{name} is not a valid Spark table name (letters, digits and _ only)", str(name))
+            return InvalidNameError(f"{name} is not a valid Spark table name (letters, digits and _ only)", str(name),
+                                    condition=failure.condition)
         if failure.means(Cause.COLUMN_EXISTS):
             twice = first_duplicate(column.name for column in spec.columns or ()) or str(
                 failure.params.get("columnName", "")).strip("`")

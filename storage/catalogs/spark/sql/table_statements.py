@@ -220,7 +220,8 @@ class SparkTables:
             return WrongObjectKindError.view_not_table(old, "use ALTER VIEW ... RENAME TO",
                                                        condition=failure.condition or "")
         if failure.means(Cause.BAD_NAME, Cause.BAD_NAME_SYNTAX):
-            return InvalidNameError(f"{new} is not a valid Spark table name (letters, digits and _ only)", str(new))
+            return InvalidNameError(f"{new} is not a valid Spark table name (letters, digits and _ only)", str(new),
+                                    condition=failure.condition)
         return engine_error(failure, f"renaming {old} to {new} failed", new)
 
     def settle_rename(self, old: TableName, new: TableName) -> None:
