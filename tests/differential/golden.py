@@ -9,14 +9,14 @@ it. Reported per file and in total: equal, failing alike, and mismatches by kind
 outcomes, grouped into classes; mismatches that README documents (docs/limitations.md) or that are being fixed
 elsewhere (:mod:`~tests.differential.golden_known`) are counted apart. Exit status 1 when a mismatch is neither.
 
-The inputs are not part of this project. The last run used these 21 files of apache/spark's
+The inputs are not part of this project (never copy them in). The last run used these 25 files of apache/spark's
 ``sql/core/src/test/resources/sql-tests/inputs/`` (fetch them into a directory outside the repository)::
 
-    change-column.sql charvarchar.sql columnresolution-views.sql comments.sql create.sql cte-ddl.sql
-    describe-part-after-analyze.sql describe-query.sql describe-table-column.sql describe.sql
-    double-quoted-identifiers.sql identifier-clause.sql show-create-table.sql show-tables.sql show-tblproperties.sql
-    show-views.sql show_columns.sql table-aliases.sql view-schema-binding.sql view-schema-compensation.sql
-    view-schema-evolution.sql
+    change-column.sql charvarchar.sql columnresolution-views.sql comments.sql create.sql cte-command.sql
+    cte-ddl.sql describe-part-after-analyze.sql describe-query.sql describe-table-column.sql describe.sql
+    double-quoted-identifiers.sql explain.sql identifier-clause.sql null-handling.sql show-create-table.sql
+    show-tables.sql show-tblproperties.sql show-views.sql show_columns.sql table-aliases.sql
+    view-schema-binding-config.sql view-schema-binding.sql view-schema-compensation.sql view-schema-evolution.sql
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from tests.differential.golden_compare import (
     kind_of,
 )
 from tests.differential.golden_files import GoldenFile, read_golden, read_inputs
-from tests.differential.golden_sides import Side, clear
+from tests.differential.golden_sides import Baseline, Side, baseline, clear
 from tests.differential.harness import generalise, shorten
 from tests.differential.state import differences
 
@@ -116,8 +116,10 @@ class FileReport:
         return Counter(c.kind if not c.known or c.kind in AGREEING else "known" for c in self.compared)
 
 
-def run_side(spark: Any, golden: GoldenFile, home: Path | None) -> tuple[list[Result], list[dict[str, Any]]]:
-    """Every statement of ``golden`` on one side (the project's when ``home``), with the state after each."""
+def run_side(spark: Any, golden: GoldenFile, home: Path | None,
+             kept: Baseline) -> tuple[list[Result], list[dict[str, Any]]]:
+    """Every statement of ``golden`` on one side (the project's when ``home``), with the state after each; then
+    everything the side made is removed (what ``kept`` holds stays)."""
     side = Side(spark, golden, home)
     results, states = [], []
     try:
@@ -126,11 +128,12 @@ def run_side(spark: Any, golden: GoldenFile, home: Path | None) -> tuple[list[Re
             states.append(side.state())
     finally:
         side.close()
-        clear(spark)
+        clear(spark, kept)
     return results, states
 
 
 def compare_file(spark: Any, golden: GoldenFile, workdir: Path) -> FileReport:
+    """``golden`` on both sides, compared statement by statement (the catalog as it was before, after)."""
     report = FileReport(golden.name, skipped=dict(golden.skipped), config_sets=golden.config_sets)
     if golden.skipped_file:
         report.skipped[golden.skipped_file] = 1
@@ -139,8 +142,9 @@ def compare_file(spark: Any, golden: GoldenFile, workdir: Path) -> FileReport:
     home = workdir / "home"
     shutil.rmtree(home, ignore_errors=True)
     try:
-        plain, plain_states = run_side(spark, golden, None)
-        atomic, atomic_states = run_side(spark, golden, home)
+        kept = baseline(spark)
+        plain, plain_states = run_side(spark, golden, None, kept)
+        atomic, atomic_states = run_side(spark, golden, home, kept)
     except Exception as error:  # noqa: BLE001 - one broken file must not end the run; reported as the harness's
         report.harness_error = f"{type(error).__name__}: {error}"
         return report
@@ -242,7 +246,6 @@ def as_json(totals: Totals) -> dict[str, Any]:
 
 def run(spark: Any, files: Sequence[GoldenFile], workdir: Path, out: TextIO) -> Totals:
     totals = Totals()
-    clear(spark)
     for golden in files:
         report = compare_file(spark, golden, workdir)
         totals.files.append(report)

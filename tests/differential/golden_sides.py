@@ -1,11 +1,11 @@
 """Running a golden file on one side: plain ``spark.sql``, or the project's ``AtomicDDL.sql`` on a fresh DDL log home.
 
 The two sides share one Spark (one JVM, one metastore, one warehouse) and take turns: the plain side runs the whole
-file, then everything it left is removed (databases but ``default``, every table and view of ``default``, global
-temporary views, cached tables, the warehouse's directories), then the project's side runs the same file in a new
-session, and is removed the same way. Separated in time rather than by renamed databases, both sides run the very
-text Spark's suite runs (``default``, ``global_temp``, ``IDENTIFIER('id' || 'ent')``: no name to rewrite) and their
-answers and errors compare as they are, names included.
+file, then everything it made is removed (:func:`clear`: databases, objects of ``default``, global temporary views,
+cached tables, warehouse directories; what was there before the file, :class:`Baseline`, stays), then the project's
+side runs the same file in a new session on a new DDL log home, and is removed the same way. Separated in time rather
+than by renamed databases, both sides run the very text Spark's suite runs (``default``, ``global_temp``,
+``IDENTIFIER('id' || 'ent')``: no name to rewrite) and their answers and errors compare as they are, names included.
 
 After every statement the side's state is read (:func:`side_state`, built on :mod:`tests.differential.state`):
 every database with its tables (definition, partitions, rows), views, functions; the session's current database,
@@ -20,14 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from ddl_log import AtomicDDL, CommittedWithPendingWorkWarning
 from tests.differential.golden_compare import Result, failed, succeeded
 from tests.differential.golden_files import GoldenFile
 from tests.differential.golden_known import documented_refusal
 from tests.differential.state import RowCache, database_state, temp_rows, temporary_views
 from tests.spark.sweep_support import scala_strings
-
-BASELINE_DATABASES = frozenset({"default"})
 
 
 def side_state(session: Any, cache: RowCache) -> dict[str, Any]:
@@ -97,23 +97,50 @@ class Side:
             self.ddl = None
 
 
-def clear(spark: Any) -> None:
-    """Remove everything a side left: databases but ``default``, every object of ``default``, global temporary
-    views, cached data, and the warehouse's directories."""
+@attrs.frozen
+class Baseline:
+    """What was there before the run (kept by :func:`clear`): databases, objects of ``default``, warehouse entries."""
+
+    databases: frozenset[str]
+    default_objects: frozenset[str]
+    default_functions: frozenset[str]
+    warehouse_entries: frozenset[str]
+
+
+def warehouse_of(spark: Any) -> Path:
+    return Path(str(spark.conf.get("spark.sql.warehouse.dir")).removeprefix("file:"))
+
+
+def baseline(spark: Any) -> Baseline:
+    external = spark._jsparkSession.sharedState().externalCatalog()
+    warehouse = warehouse_of(spark)
+    return Baseline(frozenset(scala_strings(external.listDatabases())),
+                    frozenset(scala_strings(external.listTables("default"))),
+                    frozenset(scala_strings(external.listFunctions("default", "*"))),
+                    frozenset(entry.name for entry in warehouse.iterdir()) if warehouse.is_dir() else frozenset())
+
+
+def clear(spark: Any, kept: Baseline) -> None:
+    """Remove everything a side left and ``kept`` does not hold: databases, objects of ``default``, global
+    temporary views, cached data, warehouse entries."""
     external = spark._jsparkSession.sharedState().externalCatalog()
     spark.catalog.clearCache()
     catalog = spark._jsparkSession.sessionState().catalog()
     for name in scala_strings(catalog.globalTempViewManager().listViewNames("*")):
         catalog.globalTempViewManager().remove(name)
     for db in scala_strings(external.listDatabases()):
-        if db not in BASELINE_DATABASES:
+        if db not in kept.databases:
             external.dropDatabase(db, True, True)
     for name in scala_strings(external.listTables("default")):
-        external.dropTable("default", name, True, True)
+        if name not in kept.default_objects:
+            external.dropTable("default", name, True, True)
     for name in scala_strings(external.listFunctions("default", "*")):
-        external.dropFunction("default", name)
-    warehouse = Path(str(spark.conf.get("spark.sql.warehouse.dir")).removeprefix("file:"))
+        if name not in kept.default_functions:
+            external.dropFunction("default", name)
+    warehouse = warehouse_of(spark)
     for entry in warehouse.iterdir() if warehouse.is_dir() else ():
+        if entry.name in kept.warehouse_entries:
+            continue
         if entry.is_dir():
             shutil.rmtree(entry, ignore_errors=True)
         else:
