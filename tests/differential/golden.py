@@ -212,8 +212,9 @@ def render(totals: Totals) -> str:
                      + ", ".join(f"{counts[kind]} {kind}" for kind in (*AGREEING, *MISMATCHES, "known")
                                  if counts[kind]) + f", {report.seconds:.0f} s{dims}{extra}")
     classes = totals.classes()
-    lines.append(f"\n{len(totals.mismatches())} mismatches outside the documented differences, "
-                 f"{len(classes)} classes:")
+    parted = sum(1 for c in totals.mismatches() if c.parted_before)
+    lines.append(f"\n{len(totals.mismatches())} mismatches outside the documented differences ({parted} of them after "
+                 f"the two states had parted), {len(classes)} classes:")
     for signature, members in classes.items():
         lines.append(f"\n--- {signature}\n    {len(members)} instance(s)")
         for member in members[:3]:

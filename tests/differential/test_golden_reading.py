@@ -100,6 +100,10 @@ def test_documented_refusals_and_known_classes_are_recognised() -> None:
         "ALTER TABLE ... SET SERDE | SERDEPROPERTIES"
     assert documented_refusal("CREATE VIEW v (a COMMENT 'x') AS SELECT 1") == "view column comments"
     assert documented_refusal("CREATE VIEW v AS SELECT 1") == ""
+    assert documented_refusal("DROP TABLE IDENTIFIER(var || 'table')").startswith("IDENTIFIER")
+    assert documented_refusal("DROP TABLE IDENTIFIER('ta' || 'b')") == ""
+    assert documented_refusal('CREATE SCHEMA "s"').startswith("names as double-quoted")
+    assert documented_refusal("CREATE TABLE t (a STRING DEFAULT 'x\"') USING parquet") == ""
 
     class Seen:
         def __init__(self, kind: str, statement: str, plain: Result, atomic: Result) -> None:
@@ -110,3 +114,5 @@ def test_documented_refusals_and_known_classes_are_recognised() -> None:
     refused = Result(False, condition="NOT_SUPPORTED_CHANGE_COLUMN")
     assert known_as(Seen(ONE_FAILS, "ALTER TABLE t CHANGE a a STRING", refused, Result(True))).startswith("documented")
     assert known_as(Seen(ONE_FAILS, "DROP TABLE t", Result(True), refused)) == ""
+    v1 = Result(False, condition="UNSUPPORTED_FEATURE.TABLE_OPERATION")
+    assert known_as(Seen(ONE_FAILS, "REPLACE TABLE t (a INT) USING csv", v1, Result(True))).startswith("documented")

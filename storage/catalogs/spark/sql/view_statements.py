@@ -293,6 +293,11 @@ class SparkViews:
         if wanted:
             self._alter_view(name, f"UNSET TBLPROPERTIES IF EXISTS ({', '.join(map(sql_string_literal, wanted))})")
 
+    def set_view_schema_mode(self, name: TableName, mode: str) -> None:
+        """``ALTER VIEW name WITH SCHEMA <mode>``: one metastore call, Spark's own; the view is not re-analysed, so
+        its stored columns keep their types (a CREATE OR REPLACE would take the sources' current ones)."""
+        self._alter_view(name, f"WITH SCHEMA {schema_mode_text(mode, name)}")
+
     def _alter_view(self, name: TableName, clause: str) -> None:
         if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
             raise NoSuchObjectError.relation(f"view {name} does not exist", str(name))
