@@ -103,6 +103,16 @@ DIFFERENTIAL_ARGS ?=
 differential: install
 	$(PY) -m tests.differential.run --seconds $(DIFFERENTIAL_SECONDS) $(DIFFERENTIAL_ARGS)
 
+# Golden-file differential run (issue 36): Apache Spark's own sql-tests inputs (*.sql under GOLDEN_INPUTS, fetched
+# outside the repository: the list is in tests/differential/golden.py) through plain spark.sql and through
+# AtomicDDL.sql, every statement compared. GOLDEN_ARGS: e.g. --json FILE, --only describe.sql.
+GOLDEN_INPUTS ?=
+GOLDEN_ARGS ?=
+.PHONY: differential-golden
+differential-golden: install
+	@test -n "$(GOLDEN_INPUTS)" || { echo "GOLDEN_INPUTS=DIR: a directory of Spark's sql-tests inputs"; exit 2; }
+	$(PY) -m tests.differential.golden --inputs $(GOLDEN_INPUTS) $(GOLDEN_ARGS)
+
 clean:
 	rm -rf $(VENV) ddl_home site .pytest_cache .mypy_cache .ruff_cache
 

@@ -118,10 +118,14 @@ class AlterView(Statement):
         old = ctx.catalog.view_definition(self.name)
         if old is None:
             raise missing_view(ctx.catalog, self.name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
-        if self.as_select is None:  # only the schema mode changes: Spark keeps the query and its column names
-            new = attrs.evolve(old, schema_mode=self.schema_mode)
-        else:  # Spark's ALTER VIEW AS keeps the comment, the properties and the schema mode
-            new = ViewDefinition(self.as_select, old.comment, (), old.properties, old.schema_mode)
+        if self.as_select is None:  # only the schema mode changes: Spark keeps the query and its stored columns
+            mode = self.schema_mode or ""
+            new = attrs.evolve(old, schema_mode=mode)
+            event = undo.put_view(ctx, self.binlog_text, self.name, old, new, verb=self.label,
+                                  change=lambda: ctx.catalog.set_view_schema_mode(self.name, mode))
+            return StatementResult(objects=(str(self.name),), event=event)
+        # Spark's ALTER VIEW AS keeps the comment, the properties and the schema mode
+        new = ViewDefinition(self.as_select, old.comment, (), old.properties, old.schema_mode)
         return put_view(ctx, self.name, new, or_replace=True, statement=self.binlog_text, verb=self.label)
 
 

@@ -294,6 +294,11 @@ class Catalog(Protocol):
         """``ALTER VIEW name UNSET TBLPROPERTIES IF EXISTS``; keys that are not set are ignored."""
         ...
 
+    def set_view_schema_mode(self, name: TableName, mode: str) -> None:
+        """``ALTER VIEW name WITH SCHEMA <mode>``: only the mode changes; the view's stored columns and their types
+        stay as they are (no re-analysis), as in Spark."""
+        ...
+
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
         """Set a column comment; an empty ``comment`` removes it (so undo restores "no comment" exactly)."""
         ...

@@ -91,12 +91,16 @@ def snapshot(session: Any, prefix: str, cache: RowCache) -> dict[str, Any]:
     for db in scala_strings(external.listDatabases()):
         if db == prefix or db.startswith(prefix + "_"):
             state[f"database {normalise(db)}"] = database_state(session, external, db, cache)
+    state.update(temporary_views(session))
+    return state
+
+
+def temporary_views(session: Any) -> dict[str, Any]:
+    """The session's temporary views with their rows."""
     catalog = session._jsparkSession.sessionState().catalog()
     temporary = catalog.listLocalTempViews("*")
-    for index in range(temporary.size()):
-        name = str(temporary.apply(index).table())
-        state[f"temporary view {name}"] = temp_rows(session, name)
-    return state
+    names = [str(temporary.apply(index).table()) for index in range(temporary.size())]
+    return {f"temporary view {name}": temp_rows(session, name) for name in names}
 
 
 def temp_rows(session: Any, name: str) -> Any:

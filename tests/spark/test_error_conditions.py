@@ -118,3 +118,29 @@ def test_every_failing_statement_fails_with_sparks_condition_and_sqlstate_and_ch
             assert after == before, f"{statement} changed the catalog or the data"
         assert ddl.binlog_events() == [], "a failed statement writes no binlog event"
     assert differences == [], "\n".join(differences)
+
+
+SESSION_FAILING = (
+    # under spark.sql.caseSensitive a name that differs only in case is a new name, which Hive-style CHANGE refuses
+    ("spark.sql.caseSensitive", "true", "ALTER TABLE t CHANGE a A INT COMMENT 'c'"),
+    ("spark.sql.caseSensitive", "true", "ALTER TABLE t CHANGE COLUMN a A STRING"),
+)
+
+
+@pytest.mark.parametrize(("key", "value", "statement"), SESSION_FAILING)
+def test_a_statement_the_session_settings_make_spark_refuse_the_project_refuses_alike(
+        clean_spark: Any, tmp_path: Path, key: str, value: str, statement: str) -> None:
+    """The setting made by a SET statement of the script, in a session of its own (as a user's script runs)."""
+    clean_spark.sql(SETUP[0])
+    session = clean_spark.newSession()
+    session.sql(f"SET {key}={value}")
+    with pytest.raises(Exception) as plain:  # any Spark error: its condition is what is compared
+        session.sql(statement)
+    before = table_state(clean_spark, "t")
+    with AtomicDDL(spark=clean_spark.newSession(), home=tmp_path / "home") as ddl:
+        ddl.sql(f"SET {key}={value}")
+        with pytest.raises(DDLLogError) as ours:
+            ddl.sql(statement)
+        assert condition_of(ours.value) == condition_of(plain.value)
+        assert table_state(clean_spark, "t") == before, f"{statement} changed the table"
+        assert ddl.binlog_events() == [], "a failed statement writes no binlog event"

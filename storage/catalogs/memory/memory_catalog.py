@@ -375,6 +375,12 @@ class MemoryCatalog:
         merged = {**self.views[name].property_map, **properties}
         self.views[name] = attrs.evolve(self.views[name], properties=tuple(sorted(merged.items())))
 
+    def set_view_schema_mode(self, name: TableName, mode: str) -> None:
+        self._check("set_view_schema_mode", name)
+        if name not in self.views:
+            raise self._missing_view(name)
+        self.views[name] = attrs.evolve(self.views[name], schema_mode=mode)
+
     def unset_view_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
         self._check("unset_view_properties", name)
         if name not in self.views:

@@ -377,6 +377,10 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.sql.view_statements.SparkViews.unset_view_properties`."""
         self._views.unset_view_properties(name, keys)
 
+    def set_view_schema_mode(self, name: TableName, mode: str) -> None:
+        """See :meth:`storage.catalogs.spark.sql.view_statements.SparkViews.set_view_schema_mode`."""
+        self._views.set_view_schema_mode(name, mode)
+
     def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
         """See :meth:`storage.catalogs.spark.sql.table_alter.SparkTableAlter.set_column_comment`."""
         self._alter.set_column_comment(name, column, comment)

@@ -17,7 +17,7 @@ import attrs
 
 from storage.catalogs.interface import ParseFailure
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Failure, inspect_error, short_message
-from storage.catalogs.spark.jvm import static
+from storage.catalogs.spark.jvm import static, with_active_session
 from storage.catalogs.spark.profile import jvm_of, profile_of
 from storage.catalogs.spark.profiles.facts import Cause
 
@@ -57,8 +57,8 @@ def parse_failure(spark: Any, statement: str) -> ParseFailure | None:
     jvm = jvm_of(spark)
     if jvm is None:
         raise LookupError("no JVM parser on this session")
-    try:
-        jvm.session.sessionState().sqlParser().parsePlan(statement)
+    try:  # the session's own settings (spark.sql.caseSensitive ...) decide, as in its spark.sql: it is the active one
+        with_active_session(jvm, lambda: jvm.session.sessionState().sqlParser().parsePlan(statement))
     except ENGINE_ERRORS as error:
         java = _java_exception(error)
         if java is None:
@@ -84,10 +84,10 @@ def analysis_failure(spark: Any, statement: str) -> Failure | None:
     jvm = jvm_of(spark)
     if jvm is not None:
         state = jvm.session.sessionState()
-        try:
-            plan = state.sqlParser().parsePlan(statement)
-            skip = static(jvm.view, jvm.classes.command_execution_mode, "SKIP")()
-            state.executePlan(plan, skip).assertAnalyzed()
+        skip = static(jvm.view, jvm.classes.command_execution_mode, "SKIP")()
+        try:  # with the session active, as its spark.sql would: its settings decide what parses and resolves
+            with_active_session(jvm, lambda: state.executePlan(state.sqlParser().parsePlan(statement), skip)
+                                .assertAnalyzed())
         except ENGINE_ERRORS as error:
             return inspect_error(_converted(error))
         return None

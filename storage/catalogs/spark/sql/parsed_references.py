@@ -12,6 +12,7 @@ from typing import Any
 
 from storage.catalogs.name_references import Kind, Reference, identifier_parts
 from storage.catalogs.spark.engine import ENGINE_ERRORS
+from storage.catalogs.spark.jvm import with_active_session
 from storage.catalogs.spark.profile import jvm_of
 
 _KINDS: dict[str, Kind] = {"UnresolvedRelation": "relation", "UnresolvedAttribute": "attribute",
@@ -25,8 +26,8 @@ def spark_references(spark: Any, text: str, *, expression: bool = False) -> list
     if jvm is None:
         raise LookupError("no JVM parser on this session")
     parser = jvm.session.sessionState().sqlParser()
-    try:
-        root = parser.parseExpression(text) if expression else parser.parsePlan(text)
+    try:  # the session active, so that its own settings (double-quoted identifiers ...) decide, as in its spark.sql
+        root = with_active_session(jvm, lambda: parser.parseExpression(text) if expression else parser.parsePlan(text))
     except ENGINE_ERRORS as error:
         from pyspark.errors.exceptions.captured import convert_exception
 

@@ -38,7 +38,7 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
-from storage.catalogs.spark.jvm import option
+from storage.catalogs.spark.jvm import option, with_active_session
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import decode_text, encode_text
 from storage.catalogs.spark.sql.table_alter import is_internal_property
@@ -204,7 +204,8 @@ class SparkViews:
         if jvm is not None:
             try:
                 parser = jvm.session.sessionState().sqlParser()
-                plan = parser.parsePlan(f"CREATE VIEW {quote_ident(_PROBE_PREFIX)} AS {query}")
+                plan = with_active_session(  # the session's settings decide how it parses, as in its spark.sql
+                    jvm, lambda: parser.parsePlan(f"CREATE VIEW {quote_ident(_PROBE_PREFIX)} AS {query}"))
                 created = plan.getClass().getSimpleName() == jvm.classes.create_view_plan
                 text = option(plan.originalText()) if created else None
             except ENGINE_ERRORS as error:
@@ -291,6 +292,11 @@ class SparkViews:
         wanted = [key for key in dict.fromkeys(keys) if key != VIEW_RECORD and not is_internal_property(key)]
         if wanted:
             self._alter_view(name, f"UNSET TBLPROPERTIES IF EXISTS ({', '.join(map(sql_string_literal, wanted))})")
+
+    def set_view_schema_mode(self, name: TableName, mode: str) -> None:
+        """``ALTER VIEW name WITH SCHEMA <mode>``: one metastore call, Spark's own; the view is not re-analysed, so
+        its stored columns keep their types (a CREATE OR REPLACE would take the sources' current ones)."""
+        self._alter_view(name, f"WITH SCHEMA {schema_mode_text(mode, name)}")
 
     def _alter_view(self, name: TableName, clause: str) -> None:
         if substitutes(name.db) or substitutes(name.name) or self._temporary_db(name.db):
