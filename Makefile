@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-EXTENSION_JAR := ddl_log/frontends/extension/spark-ddl-log.jar
+EXTENSION_JAR := $(VENV)/.extension-built
 SOAK_ITERATIONS ?= 50
 PYTEST_ARGS ?=
 
@@ -29,7 +29,7 @@ system-deps:
 
 # The Spark session extension (README "Attached sessions"): its Java sources compiled by javac against pyspark's jars.
 $(EXTENSION_JAR): $(STAMP) $(wildcard ddl_log/frontends/extension/java/spark_ddl_log/*.java) ddl_log/frontends/extension/build.py
-	@$(PY) -m ddl_log.frontends.extension.build $@
+	@$(PY) -m ddl_log.frontends.extension.build && touch $@
 
 # Class archive for the tests' Spark JVMs (tests/jvm_archive.py: about 40 % less CPU per JVM start); rebuilt with .venv.
 SPARK_CLASS_ARCHIVE := $(VENV)/spark-classes.jsa
@@ -38,6 +38,24 @@ $(SPARK_CLASS_ARCHIVE): $(STAMP) $(EXTENSION_JAR) tests/jvm_archive.py
 
 test: install system-deps $(SPARK_CLASS_ARCHIVE)
 	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=40 $(PYTEST_ARGS)
+
+# The oldest supported Spark line (pyspark 4.0.x; make test runs on the newest) in a .venv of its own, with its own
+# extension jar (spark-ddl-log-4.0.jar beside the newest line's): a smoke of what differs between lines (the catalog's
+# contract, Spark's error conditions, the attached session's routing, a crash sweep). .ci/run runs it after make test.
+OLDEST_VENV := .venv-oldest
+OLDEST_PYSPARK ?= 4.0.1
+SMOKE_OLDEST_TESTS ?= tests/contract/test_functions_and_databases.py tests/spark/test_error_conditions.py \
+	tests/attached/test_routing.py tests/spark/test_replace_sweep.py tests/unit/test_extension_conf.py
+.PHONY: smoke-oldest
+$(OLDEST_VENV)/.installed-stamp: pyproject.toml
+	$(PYTHON) -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/python -m pip install -q --upgrade pip
+	$(OLDEST_VENV)/bin/python -m pip install -q -e '.[dev]' 'pyspark[connect]==$(OLDEST_PYSPARK)'
+	touch $@
+
+smoke-oldest: system-deps $(OLDEST_VENV)/.installed-stamp
+	$(OLDEST_VENV)/bin/python -m ddl_log.frontends.extension.build
+	$(OLDEST_VENV)/bin/python -m pytest -q -n 2 --dist loadgroup -p no:randomly $(SMOKE_OLDEST_TESTS) $(PYTEST_ARGS)
 
 test-fast: install
 	$(PY) -m pytest -q -m "not spark" $(PYTEST_ARGS)
@@ -104,7 +122,7 @@ differential: install
 	$(PY) -m tests.differential.run --seconds $(DIFFERENTIAL_SECONDS) $(DIFFERENTIAL_ARGS)
 
 clean:
-	rm -rf $(VENV) ddl_home site .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(OLDEST_VENV) ddl_home site .pytest_cache .mypy_cache .ruff_cache
 
 # Reader proof (issue 14): 2 readers in the writer's session and 1 in another driver, per statement kind.
 READER_STATEMENTS ?= 50
