@@ -269,6 +269,11 @@ class Catalog(Protocol):
 
     def list_tables(self, db: str) -> list[TableName]: ...
 
+    def drop_table_drops_views(self) -> bool:
+        """Whether ``DROP TABLE`` of a view drops it, as the engine's own DROP TABLE does (Spark 4.3), rather than
+        refusing it (Spark 4.0, the in-memory catalog)."""
+        ...
+
     def clean_leftovers(self, name: TableName) -> bool: ...
 
     # -- table metadata (ALTER TABLE)

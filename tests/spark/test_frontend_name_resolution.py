@@ -125,7 +125,7 @@ HIVE_NS_T = ("CREATE DATABASE spark_catalog.ns", "CREATE TABLE spark_catalog.ns.
 
 DEFECT3 = {
     "use_other_catalog_drop_table": Case((*OTHER_NS, *HIVE_T, "USE other.ns"), "DROP TABLE t", ("other.ns.t",)),
-    "set_catalog_drop_namespace_qualified": Case((*OTHER_NS, *HIVE_NS_T, "SET CATALOG other"), "DROP TABLE ns.t",
+    "set_catalog_drop_namespace_qualified": Case((*OTHER_NS, *HIVE_NS_T, "SET CATALOG 'other'"), "DROP TABLE ns.t",
                                                  ("other.ns.t",)),
     "default_catalog_setting_drop_table": Case(
         (*OTHER_NS, *HIVE_NS_T, "SET spark.sql.defaultCatalog = other"), "DROP TABLE ns.t", ("other.ns.t",)),
@@ -189,7 +189,9 @@ def test_defect3_create_table_like_in_another_current_catalog_matches_spark_when
     spark: Any, warehouse: Path, tmp_path: Path
 ) -> None:
     case = Case((*OTHER_NS, *HIVE_T, "USE other.ns"), "CREATE TABLE t2 LIKE t", ("other.ns.t2",))
-    assert assert_parity(spark, warehouse, tmp_path, case, allow_non_atomic=True)[0] == "ok"
+    plain = assert_parity(spark, warehouse, tmp_path, case, allow_non_atomic=True)
+    if str(spark.version).startswith("4.0"):  # Spark 4.3 refuses this LIKE in the other catalog: the project too
+        assert plain[0] == "ok"
 
 
 # ---------------------------------------------------------------------------------------------------- defect 4

@@ -1,6 +1,7 @@
 """Build the extension's JVM part (``make install`` runs ``python -m ddl_log.frontends.extension.build``): the Java
 sources under ``java/`` compiled by the JDK's ``javac`` against the jars pyspark ships (no Maven), packed into
-``spark-ddl-log.jar`` beside this module (package data, git-ignored)."""
+``spark-ddl-log-<line>.jar`` beside this module (:func:`~ddl_log.frontends.extension.conf.jar_for`; package data,
+git-ignored)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from ddl_log.errors import ExtensionError
-from ddl_log.frontends.extension.conf import JAR, java_sources
+from ddl_log.frontends.extension.conf import jar_for, java_sources
 
 JDK_MISSING = ("the JDK's javac is needed to build the Spark extension (ddl_log/frontends/extension/java): install "
                "a JDK 17 (Debian: apt-get install openjdk-17-jdk-headless) or put its bin/ on PATH")
@@ -27,8 +28,10 @@ def pyspark_jars() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "jars"
 
 
-def build(jar: Path = JAR) -> Path:
-    """Compile the sources and write ``jar`` (replaced whole: written aside, then moved in)."""
+def build(jar: Path | None = None) -> Path:
+    """Compile the sources against the installed pyspark's jars and write ``jar`` (default: that Spark line's,
+    :func:`~ddl_log.frontends.extension.conf.jar_for`; replaced whole: written aside, then moved in)."""
+    jar = jar or jar_for()
     javac = shutil.which("javac")
     if javac is None:
         raise ExtensionError(JDK_MISSING)
@@ -52,13 +55,13 @@ def build(jar: Path = JAR) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    jar = Path(args[0]) if args else JAR
+    jar = Path(args[0]) if args else None
     try:
-        build(jar)
+        built = build(jar)
     except ExtensionError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"built {jar}")
+    print(f"built {built}")
     return 0
 
 

@@ -516,6 +516,9 @@ class MemoryCatalog:
     def orphan_window(self) -> float | None:
         return self.swap.orphan_window
 
+    def drop_table_drops_views(self) -> bool:
+        return False
+
     def default_location(self, name: TableName) -> str | None:
         return default_location(name)
 

@@ -168,6 +168,11 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.engine.Engine.default_location`."""
         return self._engine.default_location(name)
 
+    def drop_table_drops_views(self) -> bool:
+        """What the session's Spark line does (:attr:`~storage.catalogs.spark.profiles.facts.VersionFacts.
+        drop_table_drops_views`; the profile is read once per session)."""
+        return self._engine.profile.facts.drop_table_drops_views
+
     def orphan_window(self) -> float | None:
         """See :func:`storage.catalogs.spark.executors.orphan_window` (read once per SparkContext)."""
         return orphan_window(self._engine.jvm)

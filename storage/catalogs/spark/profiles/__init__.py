@@ -3,13 +3,13 @@ one a session's version gets (:func:`facts_for`)."""
 
 from __future__ import annotations
 
-from storage.catalogs.spark.profiles import spark40
+from storage.catalogs.spark.profiles import spark40, spark43
 from storage.catalogs.spark.profiles.facts import VersionFacts
 
-KNOWN: dict[str, VersionFacts] = {spark40.FACTS.line: spark40.FACTS}
+KNOWN: dict[str, VersionFacts] = {facts.line: facts for facts in (spark40.FACTS, spark43.FACTS)}
 """Facts by Spark line (``major.minor``)."""
 
-NEWEST = spark40.FACTS
+NEWEST = spark43.FACTS
 
 
 def facts_for(version: str | None) -> VersionFacts:

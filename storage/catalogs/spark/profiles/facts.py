@@ -142,3 +142,6 @@ class VersionFacts:
     classes: JvmClasses
     hive_client: str
     """The built-in Hive metastore client's version (``spark.sql.hive.metastore.version``'s default)."""
+    drop_table_drops_views: bool = False
+    """Whether Spark's own ``DROP TABLE v`` drops the view ``v`` (Spark 4.3) instead of refusing it with
+    ``WRONG_COMMAND_FOR_OBJECT_TYPE`` (Spark 4.0): the project's DROP TABLE does what the running Spark does."""

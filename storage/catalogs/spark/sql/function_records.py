@@ -85,7 +85,10 @@ def sql_definition(props: dict[str, Any]) -> FunctionDefinition:
 
 
 def parse_description(lines: list[str]) -> FunctionDefinition:
-    """``DESCRIBE FUNCTION EXTENDED`` rows -> the definition Spark reports (class name, or a SQL function)."""
+    """``DESCRIBE FUNCTION EXTENDED`` rows -> the definition Spark reports (class name, or a SQL function).
+
+    Spark 4.0 reports a SQL function's properties as JSON in its ``Usage`` row; Spark 4.1 and later as labelled rows
+    (``Type:``, ``Input:``, ``Returns:``, ``Body:`` ..., a value going on in rows that start with blanks)."""
     class_name = next((line[len("Class: ") :] for line in lines if line.startswith("Class: ")), None)
     usage = next((line[len("Usage: ") :] for line in lines if line.startswith("Usage: ")), "")
     if usage.startswith("{"):
@@ -96,8 +99,46 @@ def parse_description(lines: list[str]) -> FunctionDefinition:
         if isinstance(props, dict) and _SQL_MARKER in props:
             return sql_definition(props)
     if class_name is None:
+        labelled = labelled_rows(lines)
+        if "Body" in labelled and "Type" in labelled:
+            return labelled_sql_definition(labelled)
         raise CatalogError(f"unexpected DESCRIBE FUNCTION output: {lines[:2]!r}")
     return FunctionDefinition(class_name=class_name)
+
+
+_LABELLED = re.compile(r"([A-Z][A-Za-z ]*):\s+(.*)")
+
+
+def labelled_rows(lines: list[str]) -> dict[str, list[str]]:
+    """``Label:  value`` rows (Spark 4.1 and later), a value's further rows (indented) kept as its list's items,
+    trailing blanks (column alignment) cut."""
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in lines:
+        match = None if line[:1].isspace() else _LABELLED.fullmatch(line)
+        if match is not None:
+            current = found.setdefault(match.group(1), [])
+            current.append(match.group(2).rstrip())
+        elif current is not None:
+            current.append(line.strip())
+    return found
+
+
+def labelled_sql_definition(rows: dict[str, list[str]]) -> FunctionDefinition:
+    """A SQL function as Spark 4.1 and later describe it -> params, returns (+ characteristics), body; what the
+    function was created under (``Configs``, ``Create Time``) is not part of its definition."""
+    returns = ", ".join(rows.get("Returns", []))
+    if rows["Type"][0].upper() == "TABLE":
+        returns = f"TABLE ({returns})"
+    extra = []
+    if rows.get("Deterministic", ["true"])[0].lower() == "false":
+        extra.append("NOT DETERMINISTIC")
+    if "Data Access" in rows:
+        extra.append(rows["Data Access"][0])
+    if "Comment" in rows:
+        extra.append(f"COMMENT {sql_string_literal(chr(10).join(rows['Comment']))}")
+    return FunctionDefinition(params=", ".join(rows.get("Input", [])), returns=" ".join([returns, *extra]),
+                              body="\n".join(rows["Body"]))
 
 
 @attrs.frozen

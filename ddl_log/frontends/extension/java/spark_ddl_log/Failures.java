@@ -2,7 +2,6 @@ package spark_ddl_log;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import org.apache.spark.QueryContext;
 import org.apache.spark.SparkThrowableHelper;
@@ -61,8 +60,7 @@ final class Failures {
     }
     Map<String, String> parameters = new HashMap<>();
     JsonNode given = error.path("parameters");
-    for (Iterator<Map.Entry<String, JsonNode>> it = given.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> entry = it.next();
+    for (Map.Entry<String, JsonNode> entry : given.properties()) {
       parameters.put(entry.getKey(), entry.getValue().asText());
     }
     StatementError cause = new StatementError(type, message, error.path("id").asLong(-1));

@@ -44,9 +44,17 @@ final class RoutingParser implements InvocationHandler {
           return "spark-ddl-log parser over " + delegate;
       }
     }
-    if ("parsePlan".equals(method.getName()) && args != null && args.length == 1 && args[0] instanceof String) {
-      return parsePlan((String) args[0]);
+    if (PLAN_METHODS.contains(method.getName()) && args != null && args.length >= 1 && args[0] instanceof String) {
+      return parsePlan((String) args[0], method, args);
     }
+    return delegated(method, args);
+  }
+
+  /** What {@code spark.sql} asks of the parser: {@code parsePlan} (Spark 4.0), {@code parsePlanWithParameters} (Spark
+   * 4.1 and later, with or without parameters). */
+  private static final java.util.Set<String> PLAN_METHODS = java.util.Set.of("parsePlan", "parsePlanWithParameters");
+
+  private Object delegated(Method method, Object[] args) throws Throwable {
     try {
       return method.invoke(delegate, args);
     } catch (InvocationTargetException error) {
@@ -57,9 +65,9 @@ final class RoutingParser implements InvocationHandler {
   /** A refusal found while parsing (no engine to ask) is raised when the statement runs, not here: parsing stays
    * free of effects for callers that only parse (and a Proxy may throw no exception the interface does not
    * declare). */
-  private LogicalPlan parsePlan(String text) throws Throwable {
+  private Object parsePlan(String text, Method method, Object[] args) throws Throwable {
     if (!Candidates.isCandidate(text) || !Bridge.watching(session)) {
-      return delegate.parsePlan(text);
+      return delegated(method, args);
     }
     long token;
     try {
@@ -68,7 +76,7 @@ final class RoutingParser implements InvocationHandler {
       return Plans.statementCall(StatementProcedure.failing(session, refused), text);
     }
     if (token < 0) {
-      LogicalPlan plan = delegate.parsePlan(text);
+      LogicalPlan plan = (LogicalPlan) delegated(method, args);
       plan.setTagValue(Plans.PASSED, Boolean.TRUE);
       return plan;
     }
