@@ -5,14 +5,9 @@ and inspects one kill runs the next one (3 driver starts for 2 kills)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.spark.test_replace_kill import ROOT, Kill, check_kill, kill_each
+from tests.spark.test_replace_kill import Kill, check_kill, kill_each, module_worker
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("sigkill_attached")]
 
@@ -22,11 +17,7 @@ CRASHES = [
 ]
 
 
-def driver(home: Path, *steps: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**(env or os.environ), "PYTHONPATH": str(ROOT)}
-    env.pop("DDL_LOG_CRASH_AT", None)
-    return subprocess.run([sys.executable, "-m", "tests.attached.kill_worker", str(home), *steps], env=env,
-                          capture_output=True, text=True, timeout=900, start_new_session=True, cwd=ROOT)
+driver = module_worker("tests.attached.kill_worker", timeout=900)
 
 
 @pytest.fixture(scope="module")

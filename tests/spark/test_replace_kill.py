@@ -30,13 +30,21 @@ CRASHES = [
 ]
 
 
-def worker(home: Path, *steps: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``tests.spark.kill_worker`` in a process of its own; ``env``: its environment (tests/cluster gives one with a
-    Spark master), else this process's."""
-    env = {**(env or os.environ), "PYTHONPATH": str(ROOT)}
-    env.pop("DDL_LOG_CRASH_AT", None)
-    return subprocess.run([sys.executable, "-m", "tests.spark.kill_worker", str(home), *steps], env=env,
-                          capture_output=True, text=True, timeout=600, start_new_session=True, cwd=ROOT)
+def module_worker(module: str, timeout: float = 600) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """A runner of the worker module ``module`` for :func:`kill_each`: ``run(home, *steps, env=env)`` runs it in a
+    process (and session) of its own; ``env``: its environment (tests/cluster gives one with a Spark master), else
+    this process's, never with a crash point armed."""
+
+    def run(home: Path, *steps: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        environment = {**(env or os.environ), "PYTHONPATH": str(ROOT)}
+        environment.pop("DDL_LOG_CRASH_AT", None)
+        return subprocess.run([sys.executable, "-m", module, str(home), *steps], env=environment,
+                              capture_output=True, text=True, timeout=timeout, start_new_session=True, cwd=ROOT)
+
+    return run
+
+
+worker = module_worker("tests.spark.kill_worker")
 
 
 def json_lines(output: str) -> list[dict[str, Any]]:

@@ -6,13 +6,9 @@ The exhaustive sweep of every crash point runs on the in-memory catalog (tests/u
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +16,7 @@ import pytest
 from ddl_log import AtomicDDL, InvalidNameError, NoSuchObjectError, NotAtomicError
 from tests import crashkit
 from tests.spark.sweep_support import WAREHOUSE, Key, catalog_points, snapshot, sweep_statement, warehouse_dirs
-from tests.spark.test_replace_kill import ROOT, kill_each
+from tests.spark.test_replace_kill import kill_each, module_worker
 
 pytestmark = [pytest.mark.spark]
 
@@ -100,11 +96,7 @@ KILLS = [("swap_schemas.do.after:3", False), ("commit.after_binlog", True)]
 right after the commit point; the sweep covers the other points."""
 
 
-def swap_worker(home: Path, *steps: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**(env or os.environ), "PYTHONPATH": str(ROOT)}
-    env.pop("DDL_LOG_CRASH_AT", None)
-    return subprocess.run([sys.executable, "-m", "tests.spark.swap_kill_worker", str(home), *steps], env=env,
-                          capture_output=True, text=True, timeout=600, start_new_session=True, cwd=ROOT)
+swap_worker = module_worker("tests.spark.swap_kill_worker")
 
 
 @pytest.mark.xdist_group("sigkill_schema_swap")

@@ -7,19 +7,15 @@ sweep of every crash point runs on the in-memory catalog (tests/unit/test_transa
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ddl_log import AtomicDDL, NoSuchObjectError
 from tests.spark.sweep_support import catalog_points, snapshot, spark_worthy, sweep_statement
-from tests.spark.test_replace_kill import ROOT, kill_each
+from tests.spark.test_replace_kill import kill_each, module_worker
 
 pytestmark = [pytest.mark.spark]
 
@@ -81,11 +77,7 @@ def test_a_failing_statement_on_spark_undoes_the_transaction(spark, warehouse, t
 KILLS = [("txn.commit.before_binlog", False), ("txn.commit.after_binlog", True)]
 
 
-def txn_worker(home: Path, *steps: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**(env or os.environ), "PYTHONPATH": str(ROOT)}
-    env.pop("DDL_LOG_CRASH_AT", None)
-    return subprocess.run([sys.executable, "-m", "tests.spark.txn_kill_worker", str(home), *steps], env=env,
-                          capture_output=True, text=True, timeout=600, start_new_session=True, cwd=ROOT)
+txn_worker = module_worker("tests.spark.txn_kill_worker")
 
 
 @pytest.mark.xdist_group("sigkill_transaction")
