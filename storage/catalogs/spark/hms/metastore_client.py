@@ -149,6 +149,20 @@ class MetastoreClient:
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot install the new definition of {name}", name) from None
 
+    def rename_as_spark(self, name: TableName, new_name: TableName) -> None:
+        """Rename the external table ``name`` to ``new_name`` (same database) through Spark's own catalog: a query's
+        partition listing looks the table up, then lists its partitions by name, both under that catalog's lock, so
+        a query of this JVM never finds the table and then no partitions (this client's ``alter_table`` could land
+        between the two). Two metastore calls (Spark reads the table first)."""
+        self._changing(name)
+        self._changing(new_name)
+        with self._lock:
+            try:
+                catalog = self.jvm().session.sharedState().externalCatalog().unwrapped()
+                catalog.renameTable(name.db, name.name, new_name.name)
+            except ENGINE_ERRORS as error:
+                raise self._error(error, f"cannot rename {name} to {new_name}", name) from None
+
     def create(self, name: TableName, table: HiveTable) -> None:
         """Create ``table`` (a ``Table`` record naming ``name``); the metastore makes a managed table's directory."""
         self._changing(name)

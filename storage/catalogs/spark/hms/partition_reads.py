@@ -7,8 +7,12 @@ one transaction whose partition deletions a lister meets before the table row is
 read no partitions, so an EMPTY table, during the project's DROP TABLE. So the name goes first: the table is made
 external (the metastore neither moves nor deletes its files), renamed to a holder name in one ``alter_table`` (the
 table row changes first: from then on the name finds nothing), then the holder is dropped with its partitions, its
-files kept. A crash between leaves the holder, named after the table and its identity, which the drop's recovery
-finds and drops.
+files kept. The rename goes through Spark's own catalog (``renameTable``): a query's partition listing reads the
+table, then its partitions by the table's name, both under that catalog's lock; a rename by the project's own
+client landed between the two (2 reads of 404 in 80 DROP/UNDROP cycles listed the name's partitions after the
+rename: none, so an EMPTY table; 0 of 415 through Spark's catalog). Spark's own DROP is under the same lock. A
+crash between leaves the holder, named after the table and its identity, which the drop's recovery finds and
+drops.
 
 UNDROP made the table, then registered its partitions: a query in between read it empty. The table is created with
 a definition whose partitions are found in its directory (``HiveTable.discovering``: Spark lists the files), the
@@ -51,7 +55,7 @@ def drop_partitioned(client: MetastoreClient, name: TableName, identity: str | N
     external = table.as_external().with_parameters({TAG_PROPERTY: identity} if identity else {})
     client.install(name, external)
     EXTERNAL_DONE()
-    client.install(name, external.renamed(holder))
+    client.rename_as_spark(name, holder)  # under Spark's catalog lock: see the module
     RENAMED()
     client.forget(holder)
     return True
