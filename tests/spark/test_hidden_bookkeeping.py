@@ -240,3 +240,16 @@ def test_the_hidden_key_is_spark_s_to_refuse_and_the_project_refuses_it_alike(cl
             assert getattr(raised.value, "condition", None) == expected
             assert len(ddl.binlog_events()) == events
         assert hidden_tag(spark, "ours") == tag and user_tables(spark) == {"plain", "ours"}
+
+
+def test_spark_hides_no_database_property_so_a_database_keeps_its_visible_tag(clean_spark, tmp_path):
+    """Why a database's tag stays ``spark_ddl_log.tag`` (README's differences): DESCRIBE DATABASE EXTENDED prints a
+    ``spark.sql.`` database property as any other, so no key would hide it."""
+    spark = clean_spark
+    spark.sql("CREATE DATABASE plain_db WITH DBPROPERTIES ('spark.sql.sources.x' = '1')")
+    described = " ".join(str(list(row)) for row in spark.sql("DESCRIBE DATABASE EXTENDED plain_db").collect())
+    assert "spark.sql.sources.x" in described
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
+        ddl.sql("CREATE DATABASE ours_db")
+    described = " ".join(str(list(row)) for row in spark.sql("DESCRIBE DATABASE EXTENDED ours_db").collect())
+    assert TAG_PROPERTY in described
