@@ -4,6 +4,8 @@ A ``DESCRIBE TABLE EXTENDED ... AS JSON`` costs a SQL statement (parse, analysis
 and :meth:`~storage.catalogs.spark.engine.Engine.describe` asks ``tableExists`` first. On a classic session the
 external catalog's ``getTablesByName`` gets the same ``CatalogTable`` the DESCRIBE renders in one metastore call
 (an empty answer when nothing holds the name, so no error crosses Py4J), and only the few fields needed are read.
+On a Hive session the table is read raw first (Spark's ``HiveClient``, below the catalog that filters ``spark.sql.``
+properties): a table the log made has its tag under the hidden key there, and no DESCRIBE shows it.
 
 The identity must stay exactly what it was (logs written before record it): the fingerprint hashes the DESCRIBE
 rendering of creation time, provider, kind, columns and partition columns, so :func:`describe_columns` renders the
