@@ -116,7 +116,7 @@ class SparkCatalog:
         self._metastore = client
         keep = SparkPartitionKeep(engine, self._alter, client)
         self._tables = SparkTables(engine, self._leftovers, keep)
-        self._create = SparkTableCreate(engine, self._leftovers, self._tables)
+        self._create = SparkTableCreate(engine, self._leftovers, self._tables, client)
         self._views = SparkViews(engine)
         self._functions = SparkFunctions(engine)
         self._databases = SparkDatabases(engine)
