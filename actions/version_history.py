@@ -24,7 +24,7 @@ from actions.kinds.delete_data import KeptVersion
 from actions.version_tags import Period, tag_version
 from chains.log import DDLLog
 from storage.catalogs.file_moves import data_files_of
-from storage.catalogs.interface import TAG_PROPERTY, TableVersion
+from storage.catalogs.interface import TableVersion, tag_in
 from storage.catalogs.names import TableName
 
 
@@ -60,7 +60,7 @@ def kept_version(ctx: ActionContext, version: TableVersion, owner: TableName, op
     """``version`` of ``owner`` (the table as it is now) as it is kept when ``operation`` (XID ``xid``) retires it:
     its definition, its number and how it became current (its tag, or the version its making statement retired,
     which knows the instant exactly), and its data files (one listing of its directory)."""
-    tagged = tag_version(dict(version.properties).get(TAG_PROPERTY))
+    tagged = tag_version(tag_in(dict(version.properties)))
     made = _made(ctx.log, owner, tagged)
     files = data_files_of(ctx.catalog, version.location)
     return KeptVersion(version.definition, time.time(), operation, dropped, xid,

@@ -1,4 +1,5 @@
-"""What a table's identity tag (``spark_ddl_log.tag``, :data:`storage.catalogs.interface.TAG_PROPERTY`) says of
+"""What a table's identity tag (:data:`storage.catalogs.interface.HIDDEN_TAG_PROPERTY` or the visible
+:data:`~storage.catalogs.interface.TAG_PROPERTY`) says of
 the table *version* it marks: its number, and how and when it became current, so that the version is numbered from
 the moment it exists (DESCRIBE HISTORY lists the current version with its number) and keeps what it was when it is
 retired (:func:`actions.kept_versions.kept_version` reads it then).

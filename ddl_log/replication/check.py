@@ -25,7 +25,7 @@ from ddl_log.replication.follow import Filters
 from ddl_log.replication.rewrite import rewrite_statement
 from ddl_log.replication.snapshot import DatabaseSnapshot, SourceCatalog
 from ddl_log.replication.sync import Key, interrupted, keys_of, touched
-from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, CopyingCatalog
+from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIXES, CopyingCatalog
 from storage.catalogs.names import TableName
 
 
@@ -175,7 +175,7 @@ class Check:
         present = self.catalog.view_definition(target)
         if present is not None:
             present = attrs.evolve(present, properties=tuple(
-                (k, v) for k, v in present.properties if not k.startswith(INTERNAL_PROPERTY_PREFIX)))
+                (k, v) for k, v in present.properties if not k.startswith(INTERNAL_PROPERTY_PREFIXES)))
         if present != wanted:
             self.differ(str(target), "view", "definition", f"source {wanted}, replica {present}")
 

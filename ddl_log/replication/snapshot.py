@@ -15,7 +15,7 @@ from typing import Protocol
 
 import attrs
 
-from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, CopyingCatalog, DatabaseDefinition
+from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIXES, CopyingCatalog, DatabaseDefinition
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
 
@@ -145,7 +145,7 @@ class CatalogReader:
         view = self.catalog.view_definition(name)
         if view is None:
             return None
-        kept = tuple((k, v) for k, v in view.properties if not k.startswith(INTERNAL_PROPERTY_PREFIX))
+        kept = tuple((k, v) for k, v in view.properties if not k.startswith(INTERNAL_PROPERTY_PREFIXES))
         return attrs.evolve(view, properties=kept)
 
     def digest(self, name: TableName) -> str | None:

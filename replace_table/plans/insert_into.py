@@ -40,7 +40,7 @@ from chains.version_records import AddedFile, AddedFiles
 from replace_table.machine import Plan, Step, run_plan
 from replace_table.statement_log import StatementLog
 from storage.catalogs.file_moves import FileMover, MovePlan, file_mover_of
-from storage.catalogs.interface import TAG_PROPERTY, Fill, TableMetadata, TableSpec
+from storage.catalogs.interface import Fill, TableMetadata, TableSpec, tag_in
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
 
@@ -119,7 +119,7 @@ def insert_rows(ctx: ActionContext, statement: str, name: TableName, fill: Fill,
     """INSERT INTO the checked managed table ``name`` (the module's table)."""
     log = StatementLog(ctx, statement)
     run = InsertRun(ctx, log, name, fill, metadata, file_mover_of(ctx.catalog, name))
-    run.identity = metadata.property_map.get(TAG_PROPERTY) or ctx.catalog.identity(name)
+    run.identity = tag_in(metadata.property_map) or ctx.catalog.identity(name)
     outcome = run_plan(INSERT, run, log, verb="INSERT INTO", subject=str(name))
     event = outcome.event
     if outcome.error is not None:

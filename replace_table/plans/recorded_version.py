@@ -8,7 +8,7 @@ from __future__ import annotations
 from actions.context import ActionContext
 from chains.version_records import VersionRecord
 from storage.catalogs.file_moves import data_files_of
-from storage.catalogs.interface import TAG_PROPERTY, Fill, TableSpec
+from storage.catalogs.interface import TAG_KEYS, Fill, TableSpec
 from storage.catalogs.names import TableName
 
 
@@ -45,7 +45,7 @@ def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | N
         columns=tuple((c.name, c.type, c.comment) for c in metadata.columns),
         partitioned_by=metadata.partitioned_by,
         provider=metadata.provider,
-        properties=tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY),
+        properties=tuple((k, v) for k, v in metadata.properties if k not in TAG_KEYS),
         comment=metadata.comment,
         files=data_files_of(ctx.catalog, location),
         partitions=tuple(tuple(partition.items()) for partition in ctx.catalog.list_partitions(table))

@@ -14,8 +14,9 @@ import attrs
 from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
 
-INTERNAL_PROPERTY_PREFIX = "spark_ddl_log."
-"""Properties the DDL log keeps for itself (identity tags, function records): never copied to another catalog."""
+INTERNAL_PROPERTY_PREFIXES = ("spark_ddl_log.", "spark.sql.sources.ddl_log.")
+"""Properties the DDL log keeps for itself (identity tags, visible or hidden, function records): never copied to
+another catalog."""
 
 
 @attrs.frozen

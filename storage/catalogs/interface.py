@@ -23,7 +23,7 @@ Contract every implementation keeps, because recovery depends on it:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
@@ -36,7 +36,28 @@ from storage.catalogs.fill import Fill as Fill
 from storage.catalogs.names import TableName
 
 TAG_PROPERTY = "spark_ddl_log.tag"
-"""Table (and database) property holding the identity tag the DDL log gives every table and database it creates."""
+"""Table (and database) property holding the identity tag the DDL log gives every table and database it creates: a
+database's, a view's, every table of the in-memory catalog or of a Spark Connect session, and a table created by an
+older version of the project. Visible in Spark's output (SHOW TBLPROPERTIES, DESC, SHOW CREATE TABLE)."""
+
+HIDDEN_TAG_PROPERTY = "spark.sql.sources.ddl_log.tag"
+"""Where a table of a classic Spark session with a metastore client of the catalog's own keeps its identity tag.
+
+Spark's Hive catalog drops every ``spark.sql.`` property from the table it reads back (so no DESC, SHOW or SHOW
+CREATE TABLE prints it), keeps every ``spark.sql.sources.`` one of the stored table through its own ALTERs (SET /
+UNSET TBLPROPERTIES, SET LOCATION, RENAME, ADD COLUMNS, statistics) and refuses one in a statement's TBLPROPERTIES:
+only a raw metastore write sets it and only a raw read sees it. Readers take it before :data:`TAG_PROPERTY`."""
+
+TAG_KEYS = (HIDDEN_TAG_PROPERTY, TAG_PROPERTY)
+"""The table properties a table's identity tag may be under, the first found wins."""
+
+
+def tag_in(properties: Mapping[str, str]) -> str | None:
+    """The identity tag among a table's properties: the hidden key's, else the visible one's; None without either."""
+    for key in TAG_KEYS:
+        if key in properties:
+            return str(properties[key])
+    return None
 
 
 def new_database_tag() -> str:
@@ -176,7 +197,7 @@ class TableSpec:
         """This copy spec as a plain LIKE spec that names the source's properties and comment (``metadata``)."""
         if not self.copy or metadata is None:
             return attrs.evolve(self, copy=False)
-        properties = tuple((k, v) for k, v in metadata.properties if k != TAG_PROPERTY)
+        properties = tuple((k, v) for k, v in metadata.properties if k not in TAG_KEYS)
         return attrs.evolve(self, copy=False, properties=properties, comment=metadata.comment)
 
     @property

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from storage.catalogs.interface import TAG_PROPERTY, FunctionDefinition, TableSpec, ViewDefinition
+from storage.catalogs.interface import TAG_KEYS, FunctionDefinition, TableSpec, ViewDefinition
 from storage.catalogs.names import DATABASE_NAME_LIMIT, FUNCTION_NAME_LIMIT, TABLE_NAME_LIMIT, TableName
 from storage.errors import InvalidDefinitionError, InvalidNameError, ObjectExistsError
 
@@ -70,8 +70,9 @@ def check_spec(spec: TableSpec, columns: tuple[str, ...] | None, name: TableName
         spec.form  # noqa: B018 - raises ValueError unless exactly one source is given
     except ValueError as error:
         raise InvalidDefinitionError(str(error), owner) from None
-    if any(key == TAG_PROPERTY for key, _ in spec.properties):
-        raise InvalidDefinitionError(f"property {TAG_PROPERTY!r} is reserved for the DDL log", owner)
+    for key, _ in spec.properties:
+        if key in TAG_KEYS:  # (Spark refuses the hidden one as any spark.sql. key, when the CREATE runs)
+            raise InvalidDefinitionError(f"property {key!r} is reserved for the DDL log", owner)
     if len({key for key, _ in spec.properties}) != len(spec.properties):
         raise InvalidDefinitionError(f"duplicate table property for {label}", owner)
     if columns is None:

@@ -80,7 +80,7 @@ def test_one_call_identity_equals_the_described_identity(spark, made):
         found = engine.lookup(name)
         assert found is not None, key
         assert found.identity == _described_identity(engine, name), key
-        table = lookups.read_jvm_table(jvm_of(spark), name)
+        table = lookups.read_jvm_table(jvm_of(spark), name, hive=True)
         assert table is not None
         jvm_read[key] = table.tag is not None or table.material is not None
     assert {key for key, read in jvm_read.items() if not read} == FALLS_BACK
@@ -131,9 +131,9 @@ def test_a_statement_scope_reuses_a_lookup_until_the_name_is_forgotten(spark, ma
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
-    def counting(jvm: Any, name: TableName) -> Any:
+    def counting(jvm: Any, name: TableName, *, hive: bool) -> Any:
         reads.append(name)
-        return real(jvm, name)
+        return real(jvm, name, hive=hive)
 
     monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
     name, free = made["plain_ctas"], TableName("default", "free_name")
@@ -154,9 +154,9 @@ def test_drop_by_a_statement_checks_identity_from_its_own_lookup(spark, changed,
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
-    def counting(jvm: Any, name: TableName) -> Any:
+    def counting(jvm: Any, name: TableName, *, hive: bool) -> Any:
         reads.append(name)
-        return real(jvm, name)
+        return real(jvm, name, hive=hive)
 
     monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
     with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
@@ -170,9 +170,9 @@ def test_rename_looks_up_each_name_once(spark, changed, tmp_path, monkeypatch):
     reads: list[TableName] = []
     real = lookups.read_jvm_table
 
-    def counting(jvm: Any, name: TableName) -> Any:
+    def counting(jvm: Any, name: TableName, *, hive: bool) -> Any:
         reads.append(name)
-        return real(jvm, name)
+        return real(jvm, name, hive=hive)
 
     monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
     tables_before = spark.catalog.tableExists

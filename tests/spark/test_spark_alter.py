@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from storage.catalogs.interface import TAG_PROPERTY, Column, TableMetadata, TableSpec
+from storage.catalogs.interface import Column, TableMetadata, TableSpec
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.catalog import SparkCatalog
 from storage.catalogs.spark.engine import REDACTED
@@ -63,13 +63,13 @@ def test_table_metadata_reports_columns_types_comments_partitioning_properties(c
     assert metadata.column("A`B") is not None and metadata.column("a`b").comment == HOSTILE  # type: ignore[union-attr]
     assert metadata.column("ch").comment is None, "an empty comment is no comment"  # type: ignore[union-attr]
     assert metadata.partitioned_by == ("p", "q")
-    assert metadata.properties == (("k'1", HOSTILE), ("k2", ""), (TAG_PROPERTY, "tag-1"))
+    assert metadata.properties == (("k'1", HOSTILE), ("k2", ""))  # the tag hidden, as Spark hides its own keys
     assert metadata.provider == "parquet" and metadata.comment == HOSTILE
     # The reported types are what create accepts: a table made from the metadata has the same metadata.
     copy = TableSpec(
         columns=metadata.columns,
         partitioned_by=metadata.partitioned_by,
-        properties=tuple(p for p in metadata.properties if p[0] != TAG_PROPERTY),
+        properties=metadata.properties,
         using=metadata.provider,
         comment=metadata.comment,
     )

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import attrs
 
-from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, DatabaseDefinition
+from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIXES, DatabaseDefinition
 from storage.catalogs.interface import (
     KEEP_POINT,
     TAG_PROPERTY,
@@ -746,7 +746,7 @@ class MemoryCatalog:
         record = json.loads(definition)
         record["location"] = location
         record["properties"] = {k: v for k, v in record["properties"].items()
-                                if not k.startswith(INTERNAL_PROPERTY_PREFIX)}
+                                if not k.startswith(INTERNAL_PROPERTY_PREFIXES)}
         return json.dumps(record, sort_keys=True)
 
     def rows_at(self, location: str) -> list[tuple[object, ...]]:
@@ -772,7 +772,7 @@ class MemoryCatalog:
         table = self.tables.get(name)
         if table is None:
             return None
-        properties = {k: v for k, v in table.properties.items() if not k.startswith(INTERNAL_PROPERTY_PREFIX)}
+        properties = {k: v for k, v in table.properties.items() if not k.startswith(INTERNAL_PROPERTY_PREFIXES)}
         return json.dumps({"columns": table.columns, "types": table.types, "comments": table.comments,
                            "properties": properties, "partitioned_by": table.partitioned_by,
                            "partitions": sorted(sorted(p.items()) for p in table.partitions),

@@ -116,7 +116,7 @@ class SparkCatalog:
         self._metastore = client
         keep = SparkPartitionKeep(engine, self._alter, client)
         self._tables = SparkTables(engine, self._leftovers, keep)
-        self._create = SparkTableCreate(engine, self._leftovers, self._tables)
+        self._create = SparkTableCreate(engine, self._leftovers, self._tables, client)
         self._views = SparkViews(engine)
         self._functions = SparkFunctions(engine)
         self._databases = SparkDatabases(engine)
@@ -204,6 +204,8 @@ class SparkCatalog:
         self._engine.forget(old, new)
         if not self._swap.rename_in_place(old, new):
             self._tables.rename(old, new)
+            if old.is_reserved and not new.is_reserved:  # a work table under the user's name: its tag hidden now
+                self._create.hide_visible_tag(new)
 
     def settle_rename(self, old: TableName, new: TableName) -> None:
         """See :meth:`storage.catalogs.spark.sql.table_statements.SparkTables.settle_rename`."""

@@ -247,7 +247,9 @@ def fingerprint(info: dict[str, Any]) -> str:
 
 
 def identity_of(info: dict[str, Any]) -> str:
-    """The identity of a table described as ``info``: its tag property, else its :func:`fingerprint`."""
+    """The identity of a table described as ``info``: its tag property, else its :func:`fingerprint`. A DESCRIBE
+    shows the visible tag only (a Spark Connect session's, an older version's): on a Hive session the hidden one is
+    read raw (:func:`~storage.catalogs.spark.table_lookup.read_jvm_table`)."""
     properties = info.get("table_properties") or {}
     if TAG_PROPERTY in properties:
         return str(properties[TAG_PROPERTY])
@@ -400,11 +402,13 @@ class Engine:
         if substitutes(name.db) or substitutes(name.name):
             return None
         jvm = self.jvm
+        hive = jvm is not None and self.profile.has_metastore_client
+        unread: BaseException | None = None
         if jvm is not None:
             try:
-                table: JvmTable | None = read_jvm_table(jvm, name)
-            except ENGINE_ERRORS:
-                table = None  # a missing database, say: DESCRIBE tells (and raises) as before
+                table: JvmTable | None = read_jvm_table(jvm, name, hive=hive)
+            except ENGINE_ERRORS as error:
+                table, unread = None, error  # a missing database, say: DESCRIBE tells (and raises) as before
             else:
                 if table is None:
                     return None
@@ -421,6 +425,9 @@ class Engine:
         if kind == "VIEW":
             return TableLookup(kind, None, None)
         location = str(info["location"]) if kind == "MANAGED" and info.get("location") else None
+        if hive and unread is not None and TAG_PROPERTY not in (info.get("table_properties") or {}):
+            # DESCRIBE never shows a hidden tag: a fingerprint here could be the wrong identity of a tagged table
+            raise engine_error(self.failure(unread), f"cannot read the identity of {name}", name)
         return TableLookup(kind, identity_of(info), location)
 
     def forget(self, *names: TableName) -> None:

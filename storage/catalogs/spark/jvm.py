@@ -68,7 +68,8 @@ def _shared(view: Any, class_name: str, *args: Any) -> Any:
 
 def session_part(jvm: Jvm, part: str) -> Any:
     """A part of the session that lives as long as it: ``external catalog`` (its shared state's ``ExternalCatalog``),
-    ``session catalog``, ``sql parser``, ``cache manager``; one handle per session, the round trips that reach it
+    ``hive client`` (its Hive catalog's ``HiveClient``: a Hive session only), ``session catalog``, ``sql parser``,
+    ``cache manager``; one handle per session, the round trips that reach it
     made once."""
     jsession = jvm.session
     found = _handle(jvm.view, ("<session>", part), lambda client: [None, None])
@@ -77,6 +78,7 @@ def session_part(jvm: Jvm, part: str) -> Any:
             return found[1]
     state = jsession.sessionState()
     handle = {"external catalog": lambda: jsession.sharedState().externalCatalog(),
+              "hive client": lambda: jsession.sharedState().externalCatalog().unwrapped().client(),
               "session catalog": lambda: state.catalog(),
               "sql parser": lambda: state.sqlParser(),
               "cache manager": lambda: jsession.sharedState().cacheManager()}[part]()
@@ -105,6 +107,14 @@ def tables_by_name(jvm: Jvm, db: str, name: str) -> Any:
     name): one metastore call, three round trips."""
     names = static(jvm.view, jvm.classes.python_utils, "toSeq")(singleton_list(jvm, name))
     return external_catalog(jvm).getTablesByName(db, names)
+
+
+def raw_tables_by_name(jvm: Jvm, db: str, name: str) -> Any:
+    """The ``CatalogTable`` records of ``db.name`` as the metastore stores them (Spark's Hive client, below its
+    catalog: every table property kept, the ``spark.sql.`` ones Spark hides included; a data source table's schema
+    and location not restored from them): one metastore call, three round trips. A Hive session only."""
+    names = static(jvm.view, jvm.classes.python_utils, "toSeq")(singleton_list(jvm, name))
+    return session_part(jvm, "hive client").getTablesByName(db, names)
 
 
 def option(value: Any) -> Any:

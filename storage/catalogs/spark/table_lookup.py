@@ -4,6 +4,8 @@ A ``DESCRIBE TABLE EXTENDED ... AS JSON`` costs a SQL statement (parse, analysis
 and :meth:`~storage.catalogs.spark.engine.Engine.describe` asks ``tableExists`` first. On a classic session the
 external catalog's ``getTablesByName`` gets the same ``CatalogTable`` the DESCRIBE renders in one metastore call
 (an empty answer when nothing holds the name, so no error crosses Py4J), and only the few fields needed are read.
+On a Hive session the table is read raw first (Spark's ``HiveClient``, below the catalog that filters ``spark.sql.``
+properties): a table the log made has its tag under the hidden key there, and no DESCRIBE shows it.
 
 The identity must stay exactly what it was (logs written before record it): the fingerprint hashes the DESCRIBE
 rendering of creation time, provider, kind, columns and partition columns, so :func:`describe_columns` renders the
@@ -22,9 +24,17 @@ from typing import Any
 
 import attrs
 
-from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs.interface import tag_in
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.jvm import option, seq_strings, tables_by_name, uri_text
+from storage.catalogs.spark.jvm import (
+    map_json,
+    option,
+    raw_tables_by_name,
+    seq_strings,
+    static,
+    tables_by_name,
+    uri_text,
+)
 from storage.catalogs.spark.profile import Jvm
 from storage.errors import UnrenderedSchemaError
 
@@ -127,28 +137,52 @@ def created_time(millis: int) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(millis // 1000))
 
 
-def read_jvm_table(jvm: Jvm, name: TableName) -> JvmTable | None:
-    """Read ``name`` from the session's external catalog in one metastore call; None when nothing holds it.
+VIEW_READ = JvmTable("VIEW", None, None, None)
 
-    Raises the engine's errors (a missing database among them). ``getTablesByName`` returns the table as
-    ``getTable`` does (the data source schema and provider restored from the table properties), without the error
-    ``getTable`` raises for a missing name. About a dozen Py4J round trips (:mod:`storage.catalogs.spark.jvm`).
-    """
-    found = tables_by_name(jvm, name.db, name.name)
+
+def _head(jvm: Jvm, found: Any) -> tuple[Any, str, dict[str, str]] | None:
+    """The first ``CatalogTable`` of ``found`` (a Scala ``Seq``), its kind and its table properties; None when empty.
+    A view's properties are not read."""
     if found.isEmpty():
         return None
     table = found.head()
     kind = str(table.tableType().name())
     if kind == "VIEW":
-        return JvmTable(kind, None, None, None)
-    tag = option(table.properties().get(TAG_PROPERTY))
+        return table, kind, {}
+    return table, kind, json.loads(map_json(jvm, table.properties(), scala=True))
+
+
+PROVIDER_PROPERTY = "spark.sql.sources.provider"
+"""Where Spark's Hive catalog keeps a data source table's provider (a Hive serde table has none)."""
+
+
+def read_jvm_table(jvm: Jvm, name: TableName, *, hive: bool) -> JvmTable | None:
+    """Read ``name`` in one metastore call (two for a table without a tag, on a Hive session); None when nothing
+    holds it.
+
+    ``hive`` (a Hive session, where the catalog keeps tags under the hidden key Spark's catalog filters out,
+    :data:`~storage.catalogs.interface.HIDDEN_TAG_PROPERTY`): the table is read raw first (:func:`read_raw_table`);
+    only an untagged one is read again through the catalog, for its fingerprint. Raises the engine's errors (a
+    missing database among them). ``getTablesByName`` returns the table as ``getTable`` does (the data source schema
+    and provider restored from the table properties), without the error ``getTable`` raises for a missing name.
+    About a dozen Py4J round trips (:mod:`storage.catalogs.spark.jvm`).
+    """
+    if hive:
+        raw = read_raw_table(jvm, name)
+        if raw is None or raw.tag is not None or raw.kind == "VIEW":
+            return raw
+    head = _head(jvm, tables_by_name(jvm, name.db, name.name))
+    if head is None or head[1] == "VIEW":
+        return None if head is None else VIEW_READ
+    table, kind, properties = head
+    tag = tag_in(properties)
     location = None
     if kind == "MANAGED":
         uri = option(table.storage().locationUri())
         if uri is not None:
             location = uri_text(jvm, uri)
     if tag is not None:
-        return JvmTable(kind, str(tag), location, None)
+        return JvmTable(kind, tag, location, None)
     try:
         columns = describe_columns(json.loads(str(table.schema().json())))
     except UnrenderedSchemaError:
@@ -161,3 +195,28 @@ def read_jvm_table(jvm: Jvm, name: TableName) -> JvmTable | None:
         "partition_columns": seq_strings(jvm, table.partitionColumnNames()) or None,
     }
     return JvmTable(kind, None, location, material)
+
+
+def read_raw_table(jvm: Jvm, name: TableName) -> JvmTable | None:
+    """Kind, tag (hidden key first) and location of ``name`` as the metastore stores it; no fingerprint material.
+
+    The location is the one Spark's catalog restores (``HiveExternalCatalog.restoreTableMetadata``, read): a data
+    source table's ``path`` storage property (its stored location may be a placeholder), a Hive serde table's
+    stored location. One metastore call."""
+    head = _head(jvm, raw_tables_by_name(jvm, name.db, name.name))
+    if head is None or head[1] == "VIEW":
+        return None if head is None else VIEW_READ
+    table, kind, properties = head
+    location = None
+    if kind == "MANAGED":
+        storage = table.storage()
+        if PROVIDER_PROPERTY in properties:
+            options = json.loads(map_json(jvm, storage.properties(), scala=True))
+            path = next((str(value) for key, value in options.items() if str(key).lower() == "path"), None)
+            if path is not None:
+                location = uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(path))
+        else:
+            uri = option(storage.locationUri())
+            if uri is not None:
+                location = uri_text(jvm, uri)
+    return JvmTable(kind, tag_in(properties), location, None)

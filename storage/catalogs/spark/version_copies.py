@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIX, DatabaseDefinition
+from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIXES, DatabaseDefinition
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, engine_error, inspect_error
 from storage.catalogs.spark.fs.version_files import copy_version_files
@@ -46,7 +46,7 @@ class SparkCopying:
         if database is None:
             return None
         properties = {str(k): str(v) for k, v in dict(database.getParameters() or {}).items()}
-        kept = tuple(sorted((k, v) for k, v in properties.items() if not k.startswith(INTERNAL_PROPERTY_PREFIX)))
+        kept = tuple(sorted((k, v) for k, v in properties.items() if not k.startswith(INTERNAL_PROPERTY_PREFIXES)))
         description = database.getDescription()
         return DatabaseDefinition(str(description) if description else None, kept)
 
@@ -57,7 +57,7 @@ class SparkCopying:
             raise NotAtomicError(f"a partition of {name} lies outside the table's directory ({outside[0]}): its "
                                  "files would be shared, not copied", str(name))
         table = table.with_parameters(
-            remove=[key for key in table.parameters if key.startswith(INTERNAL_PROPERTY_PREFIX)])
+            remove=[key for key in table.parameters if key.startswith(INTERNAL_PROPERTY_PREFIXES)])
         return version_text(name, table, [partition.placed(name) for partition in partitions]).definition
 
     def copy_version_into(self, name: TableName, source: object, location: str) -> int:

@@ -23,8 +23,8 @@ from storage.catalogs.spark.jvm import external_catalog, static
 from storage.catalogs.spark.profile import Jvm, jvm_of
 from storage.errors import CatalogError
 
-HIDDEN_PROPERTY_PREFIXES = ("transient_", "spark_ddl_log.", "spark.sql.statistics.", "spark.sql.create.version",
-                            "spark.sql.partitionProvider")
+HIDDEN_PROPERTY_PREFIXES = ("transient_", "spark_ddl_log.", "spark.sql.sources.ddl_log.", "spark.sql.statistics.",
+                            "spark.sql.create.version", "spark.sql.partitionProvider")
 STATISTICS = frozenset({"numFiles", "numRows", "rawDataSize", "totalSize", "COLUMN_STATS_ACCURATE",
                         "numFilesErasureCoded", "numPartitions", "last_modified_by", "last_modified_time",
                         "STATS_GENERATED", "STATS_GENERATED_VIA_STATS_TASK"})

@@ -9,7 +9,7 @@ swap's one-call install (:meth:`~storage.catalogs.spark.hms.swap.SparkSwap.insta
 
 from __future__ import annotations
 
-from storage.catalogs.interface import TAG_PROPERTY, TableVersion
+from storage.catalogs.interface import TableVersion
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.hms.definition_text import version_records, version_text
@@ -45,7 +45,7 @@ class SparkVersions:
         table, partitions = version_records(name, definition)
         table = table.renamed(name)
         if tag is not None:
-            table = table.with_parameters({TAG_PROPERTY: tag})
+            table = table.with_tag(tag)
         if not create:
             if self._client.get(name) is None:
                 raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))

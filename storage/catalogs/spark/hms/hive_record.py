@@ -22,7 +22,7 @@ from typing import Any
 
 import attrs
 
-from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs.interface import HIDDEN_TAG_PROPERTY, TAG_KEYS, TAG_PROPERTY, tag_in
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.jvm import new, singleton_list, thrift_json, thrift_value
 from storage.catalogs.spark.profile import Jvm
@@ -123,7 +123,21 @@ class HiveTable:
 
     @property
     def tag(self) -> str | None:
-        return self.parameters.get(TAG_PROPERTY)
+        """The identity tag: the hidden parameter's, else the visible one's
+        (:func:`~storage.catalogs.interface.tag_in`)."""
+        return tag_in(self.parameters)
+
+    @property
+    def tag_key(self) -> str:
+        """Where this record keeps a tag the log gives it: a table's hidden parameter; a view's visible one (Spark's
+        ALTER VIEW rewrites a view's parameters from those it reads back, which never hold a ``spark.sql.`` one)."""
+        return TAG_PROPERTY if self.is_view else HIDDEN_TAG_PROPERTY
+
+    def with_tag(self, tag: str | None) -> HiveTable:
+        """The record with the identity tag ``tag`` under :attr:`tag_key` and under no other key (None: untagged).
+        A visible tag of an older version of the project moves to the hidden key so."""
+        others = [key for key in TAG_KEYS if key != self.tag_key or tag is None]
+        return self.with_parameters(None if tag is None else {self.tag_key: tag}, remove=others)
 
     @property
     def location(self) -> str:
@@ -185,18 +199,14 @@ class HiveTable:
 
     def tagged(self, name: TableName, tag: str | None) -> HiveTable:
         """Renamed to ``name`` with the tag parameter ``tag`` (None: without one)."""
-        renamed = self.renamed(name)
-        if tag is None:
-            return renamed.with_parameters(remove=(TAG_PROPERTY,))
-        return renamed.with_parameters({TAG_PROPERTY: tag})
+        return self.renamed(name).with_tag(tag)
 
     def emptied(self, name: TableName, tag: str, location: str) -> HiveTable:
         """An empty table with this whole definition under ``name`` at ``location``, tagged ``tag``: what Spark's
         TRUNCATE leaves (properties and comment kept, statistics gone)."""
-        fields = self.renamed(name)._edited()
+        fields = self.renamed(name).with_tag(tag)._edited()
         parameters = {key: value for key, value in _string_map(fields, "9").items()
                       if key not in STATISTICS and not key.startswith(SPARK_STATISTICS)}
-        parameters[TAG_PROPERTY] = tag
         _set_string_map(fields, "9", parameters)
         fields["7"]["rec"]["2"] = {"str": location}
         _set_path(fields, location)
@@ -238,9 +248,9 @@ class HiveTable:
     def as_holder(self, name: TableName, holder_tag: str) -> HiveTable:
         """The definition as TMP keeps it for a kind exchange until the commit: external (dropping it never deletes
         ORIG's files) and tagged ``holder_tag``, so recovery knows it from any other table."""
-        fields = self.renamed(name).with_parameters({"EXTERNAL": "TRUE", TAG_PROPERTY: holder_tag})._edited()
+        fields = self.renamed(name).with_parameters({"EXTERNAL": "TRUE"})._edited()
         fields["12"] = {"str": EXTERNAL}
-        return HiveTable.of_fields(fields)
+        return HiveTable.of_fields(fields).with_tag(holder_tag)
 
     def as_external(self) -> HiveTable:
         """The same definition as an external table: the metastore neither moves nor deletes its files."""
@@ -250,11 +260,9 @@ class HiveTable:
 
     def as_restored(self, name: TableName, orig_tag: str | None) -> HiveTable:
         """A holder's definition back on ORIG: managed again, with ORIG's own tag property (or none)."""
-        restored = self.renamed(name).with_parameters(remove=("EXTERNAL",))
-        restored = restored.tagged(name, orig_tag)
-        fields = restored._edited()
+        fields = self.renamed(name).with_parameters(remove=("EXTERNAL",))._edited()
         fields["12"] = {"str": MANAGED}
-        return HiveTable.of_fields(fields)
+        return HiveTable.of_fields(fields).with_tag(orig_tag)
 
 
 @attrs.frozen

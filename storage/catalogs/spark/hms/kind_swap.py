@@ -55,7 +55,7 @@ class SparkKindSwap:
         holder = old.tagged(tmp, holder_tag) if old.is_view else old.as_holder(tmp, holder_tag)
         self._client.install(tmp, holder)
         between()
-        self._client.install(orig, new.renamed(orig))
+        self._client.install(orig, new.tagged(orig, new.tag))  # a table's tag hidden
         self.refresh(orig)
         return None if old.is_view else old.location
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 
-from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.catalogs.partition_points import CREATED_DISCOVERING, EXTERNAL_DONE, PARTITIONS_ADDED, RENAMED
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
@@ -52,7 +51,9 @@ def drop_partitioned(client: MetastoreClient, name: TableName, identity: str | N
     # External, the metastore neither moves its directory on the rename nor deletes it on the drop; tagged with the
     # identity the drop checks, so that its recovery knows it for the table it logged (a table made outside the log
     # is known by a fingerprint that counts its type).
-    external = table.as_external().with_parameters({TAG_PROPERTY: identity} if identity else {})
+    external = table.as_external()
+    if identity:
+        external = external.with_tag(identity)
     client.install(name, external)
     EXTERNAL_DONE()
     client.rename_as_spark(name, holder)  # under Spark's catalog lock: see the module

@@ -54,7 +54,7 @@ class SparkSwap:
             return SwapPlan(refusal)
         old_partitions = self._client.partitions(orig) if old.partitioned else []
         new_partitions = self._client.partitions(tmp) if old.partitioned else []
-        installed = new.with_statistics_of(old) if keep_statistics else new
+        installed = (new.with_statistics_of(old) if keep_statistics else new).with_tag(new.tag)  # the tag hidden
         return SwapPlan(None, version_text(orig, old, old_partitions), (installed, new_partitions),
                         keeps_statistics=keep_statistics)
 
@@ -134,7 +134,7 @@ class SparkSwap:
             raise ObjectExistsError.relation(f"cannot rename {old} to {new}: {new} already exists", str(new))
         self.refresh(old)
         self._engine.forget(old, new)
-        self._client.install(old, moved or table.renamed(new))
+        self._client.install(old, (moved or table.renamed(new)).with_tag(table.tag))  # a work table's tag hidden
         return True
 
     def _moved(self, table: HiveTable, old: TableName, new: TableName) -> HiveTable | None:

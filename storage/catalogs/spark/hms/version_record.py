@@ -9,7 +9,7 @@ import json
 
 from pyspark.sql.types import StructType
 
-from storage.catalogs.interface import TAG_PROPERTY, TableMetadata
+from storage.catalogs.interface import TableMetadata, tag_in
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.columns import schema_columns
 from storage.catalogs.spark.engine import Engine
@@ -46,7 +46,7 @@ def recorded_definition(jvm: Jvm, name: TableName) -> tuple[str, TableMetadata] 
 def remember_lookup(engine: Engine, name: TableName, location: str, metadata: TableMetadata) -> None:
     """Keep what :func:`recorded_definition` read of a tagged table as the statement's lookup of ``name`` (kind, tag,
     the same decoded location): its identity check then reads no more."""
-    tag = dict(metadata.properties).get(TAG_PROPERTY)
+    tag = tag_in(dict(metadata.properties))
     if tag is not None:
         kind = "EXTERNAL" if metadata.external else "MANAGED"
         engine.remember(name, TableLookup(kind, tag, location if kind == "MANAGED" else None))

@@ -12,6 +12,13 @@ Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 m
   holding ``_temporary/`` for a partitioned one (which blocks the next CREATE of that name). A process killed
   mid-CTAS leaves ``_temporary/`` too. :meth:`SparkTableCreate.create` removes such leftovers of its own failures
   (through :mod:`storage.catalogs.spark.fs.leftover_files`).
+* Spark refuses a ``spark.sql.`` property in a statement's TBLPROPERTIES and hides every one from what it reads back
+  (DESC, SHOW TBLPROPERTIES, SHOW CREATE TABLE, SHOW TABLE EXTENDED). So the CREATE writes the new table's tag as the
+  visible property :data:`~storage.catalogs.interface.TAG_PROPERTY`, and where the catalog has a metastore client of
+  its own, one ``alter_table`` right after moves it under the hidden
+  :data:`~storage.catalogs.interface.HIDDEN_TAG_PROPERTY` (:meth:`SparkTableCreate.hide_tag`): a table the log made
+  then describes as plain Spark's. Readers take either key, so a crash between the two (crash point
+  ``create.tag_visible``) leaves a table known by its tag, only visibly so. Spark Connect keeps the visible tag.
 """
 
 from __future__ import annotations
@@ -43,9 +50,11 @@ from storage.catalogs.spark.engine import (
     substitutes,
 )
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.catalogs.spark.sql.table_statements import SparkTables
+from storage.catalogs.tag_points import TAG_VISIBLE
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -61,13 +70,16 @@ _PROVIDER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 class SparkTableCreate:
     """The CREATE TABLE part of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here).
 
-    ``tables`` identifies and drops what a failed CREATE left; ``leftovers`` removes its files.
+    ``tables`` identifies and drops what a failed CREATE left; ``leftovers`` removes its files; ``client`` (None on
+    Spark Connect or without the Hive metastore) hides the new table's tag.
     """
 
-    def __init__(self, engine: Engine, leftovers: SparkLeftovers, tables: SparkTables) -> None:
+    def __init__(self, engine: Engine, leftovers: SparkLeftovers, tables: SparkTables,
+                 client: MetastoreClient | None) -> None:
         self._engine = engine
         self._leftovers = leftovers
         self._tables = tables
+        self._client = client
 
     @property
     def _spark(self) -> Any:
@@ -154,7 +166,10 @@ class SparkTableCreate:
         ``as_select`` is the user's query text, ``df`` a
         DataFrame of this session (written through a temporary view).
 
-        Metastore calls: an existence check, then the CREATE (a CTAS also runs a Spark job); more on failure.
+        Metastore calls: an existence check, then the CREATE (a CTAS also runs a Spark job), then, for a name that
+        is not a work name, two that hide the tag (:meth:`hide_tag`); more on failure. A work table (reserved name)
+        keeps its tag visible until the one metastore call that puts it under the user's name writes its definition
+        with the tag hidden (the rename, the swap's or kind exchange's install): no call of its own.
         """
         if substitutes(name.db) or substitutes(name.name):
             raise InvalidNameError(f"table names containing '${{' are not supported: {name}", str(name))
@@ -177,9 +192,50 @@ class SparkTableCreate:
             self._run_create(name, spec, tag, statement)
             if spec.text is None and spec.like is not None and spec.comment is not None:
                 self._set_like_comment(name, spec.comment, tag)
+            if not name.is_reserved:  # a work table's tag is hidden by the call that gives it the user's name
+                self._hide_new_tag(name, tag)
         finally:
             if view is not None:
                 self._engine.drop_temp_view(view)
+
+    def _hide_new_tag(self, name: TableName, tag: str) -> None:
+        if self._client is None:
+            return
+        TAG_VISIBLE()
+        try:
+            self.hide_tag(name, tag)
+        except CatalogError:
+            self._undo_failed_create(name, tag)  # all or nothing, as a failed CREATE
+            raise
+
+    def hide_tag(self, name: TableName, tag: str) -> bool:
+        """Move the tag ``tag`` of the table ``name`` from the visible property to the hidden one (Spark Connect, or
+        no Hive metastore: nothing to do); False when ``name`` is not a table tagged ``tag`` (left alone). Two
+        metastore calls: the raw ``Table`` record and one ``alter_table`` of its parameters only, statistics as
+        they are (the metastore would count the files)."""
+        if self._client is None:
+            return False
+        self._engine.forget(name)  # read afresh: the statement may have found the name free before the CREATE
+        table = self._client.get(name)
+        if table is None or table.is_view or table.tag != tag:
+            return False
+        if table.parameters.get(table.tag_key) != tag or TAG_PROPERTY in table.parameters:
+            self._client.install(name, table.with_tag(tag), keep_statistics=True)
+            self._engine.forget(name)
+        return True
+
+    def hide_visible_tag(self, name: TableName) -> None:
+        """After Spark's own RENAME of a work table to ``name``: its tag moved to the hidden key (see :meth:`create`),
+        as :meth:`hide_tag` does; nothing for an untagged table. A crash between leaves it known by its visible
+        tag (crash point ``create.tag_visible``). Two metastore calls."""
+        if self._client is None:
+            return
+        self._engine.forget(name)
+        table = self._client.get(name)
+        if table is not None and not table.is_view and table.tag is not None and TAG_PROPERTY in table.parameters:
+            TAG_VISIBLE()
+            self._client.install(name, table.with_tag(table.tag), keep_statistics=True)
+            self._engine.forget(name)
 
     def _set_like_comment(self, name: TableName, comment: str, tag: str) -> None:
         try:
