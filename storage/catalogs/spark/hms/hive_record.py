@@ -293,6 +293,18 @@ class HivePartition:
             fields["6"]["rec"]["2"] = {"str": location}
         return HivePartition(fields)
 
+    @property
+    def path_property(self) -> str | None:
+        """The ``path`` storage property (Spark copies its table's into each partition it adds); None without one."""
+        serde = self.fields.get("6", {}).get("rec", {}).get("7", {}).get("rec")
+        return None if serde is None else _string_map(serde, "3").get("path")
+
+    def with_path_property(self, location: str) -> HivePartition:
+        """The partition with its ``path`` storage property at ``location``, its storage location as it is."""
+        fields = copy.deepcopy(self.fields)
+        _set_path(fields, location, "6")
+        return HivePartition(fields)
+
     def relocated(self, location: str) -> HivePartition:
         """The partition at ``location``: its storage location and the ``path`` storage property when it has one."""
         fields = copy.deepcopy(self.fields)

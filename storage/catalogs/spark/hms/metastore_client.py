@@ -241,6 +241,21 @@ class MetastoreClient:
         lookup_scope.remember(self._engine, (HIVE_PARTITIONS, name), tuple(found))
         return found
 
+    def repoint_partition_paths(self, name: TableName, old: str, new: str) -> None:
+        """Point the ``path`` storage property of every partition of ``name`` that names ``old`` at ``new``: the
+        metastore's rename of a managed table moves its partitions' locations but leaves that property, which
+        DESC ... PARTITION prints. One listing, and one ``alter_partitions`` when a partition names ``old``."""
+        changed = [p.with_path_property(new) for p in self.partitions(name)
+                   if (p.path_property or "").rstrip("/") == old.rstrip("/")]
+        if not changed:
+            return
+        self._changing(name)
+        with self._lock:
+            try:
+                self._msc().alter_partitions(name.db, name.name, partitions_java(self.jvm(), changed))
+            except ENGINE_ERRORS as error:
+                raise self._error(error, f"cannot update the partitions of {name}", name) from None
+
     def switch_partitions(self, name: TableName, wanted: list[HivePartition], empty_location: str) -> None:
         """Make ``wanted`` (``Partition`` records of any table) the partitions of ``name`` with at most one switch a
         reader can see: partitions missing so far are added pointing at ``empty_location`` (a path that does not

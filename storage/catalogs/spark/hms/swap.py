@@ -119,6 +119,8 @@ class SparkSwap:
           Spark's command around it, which resolved the table (a metastore read and a listing of its files) to look
           for cached data. Where the session caches data, a file or directory is at ``<database>/<new>``, or the
           table is a Hive serde one, Spark's RENAME runs (its re-caching and its leftover checks).
+        * A partitioned work table (reserved name) moved so: its partitions' ``path`` property, the work table's
+          directory until then, is pointed at the new one (two more calls).
         """
         table = self._client.get(old)
         if table is None or table.table_type != MANAGED:
@@ -135,6 +137,10 @@ class SparkSwap:
         self.refresh(old)
         self._engine.forget(old, new)
         self._client.install(old, (moved or table.renamed(new)).with_tag(table.tag))  # a work table's tag hidden
+        if moved is not None and moved.path and table.path and table.partitioned and old.is_reserved:
+            # a work table put under the user's name: its partitions name the new directory, as Spark's CTAS leaves
+            # them (a user's RENAME leaves them as Spark's RENAME does)
+            self._client.repoint_partition_paths(new, table.path, moved.path)
         return True
 
     def _moved(self, table: HiveTable, old: TableName, new: TableName) -> HiveTable | None:
