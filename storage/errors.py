@@ -166,8 +166,10 @@ class NoSuchObjectError(CatalogError):
         return cls(message, db, condition="SCHEMA_NOT_FOUND")
 
     @classmethod
-    def function(cls, message: str, name: object) -> NoSuchObjectError:
-        return cls(message, str(name), condition="UNRESOLVED_ROUTINE")
+    def function(cls, message: str, name: object, *, condition: str | None = None) -> NoSuchObjectError:
+        """``condition``: where the Spark line names it otherwise (its profile's
+        :attr:`~storage.catalogs.spark.profiles.facts.VersionFacts.missing_function_condition`)."""
+        return cls(message, str(name), condition=condition or "UNRESOLVED_ROUTINE")
 
     @classmethod
     def column(cls, message: str, column: str) -> NoSuchObjectError:

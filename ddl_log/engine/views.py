@@ -324,6 +324,6 @@ class DropFunction(Statement):
         if definition is None:
             if self.if_exists:
                 return NOTHING_DONE
-            raise NoSuchObjectError.function(f"function {self.name} does not exist", str(self.name))
+            raise ctx.catalog.no_such_function(self.name)
         event = forward.drop_function(ctx, self.binlog_text, self.name, definition, verb=self.label)
         return StatementResult(objects=(str(self.name),), event=event)

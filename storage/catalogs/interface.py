@@ -34,6 +34,7 @@ from storage.catalogs.fill import KEEP_POINT as KEEP_POINT
 from storage.catalogs.fill import SWITCHING_PARTITIONS as SWITCHING_PARTITIONS
 from storage.catalogs.fill import Fill as Fill
 from storage.catalogs.names import TableName
+from storage.errors import NoSuchObjectError
 
 TAG_PROPERTY = "spark_ddl_log.tag"
 """Table (and database) property holding the identity tag the DDL log gives every table and database it creates: a
@@ -293,6 +294,11 @@ class Catalog(Protocol):
     def drop_table_drops_views(self) -> bool:
         """Whether ``DROP TABLE`` of a view drops it, as the engine's own DROP TABLE does (Spark 4.3), rather than
         refusing it (Spark 4.0, the in-memory catalog)."""
+        ...
+
+    def no_such_function(self, name: TableName) -> NoSuchObjectError:
+        """What the engine's own ``DROP FUNCTION`` of the missing function ``name`` raises (its condition is the
+        Spark line's)."""
         ...
 
     def clean_leftovers(self, name: TableName) -> bool: ...

@@ -519,6 +519,9 @@ class MemoryCatalog:
     def drop_table_drops_views(self) -> bool:
         return False
 
+    def no_such_function(self, name: TableName) -> NoSuchObjectError:
+        return NoSuchObjectError.function(f"function {name} does not exist", str(name))
+
     def default_location(self, name: TableName) -> str | None:
         return default_location(name)
 

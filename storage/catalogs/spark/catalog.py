@@ -173,6 +173,12 @@ class SparkCatalog:
         drop_table_drops_views`; the profile is read once per session)."""
         return self._engine.profile.facts.drop_table_drops_views
 
+    def no_such_function(self, name: TableName) -> NoSuchObjectError:
+        """See :meth:`storage.catalogs.interface.Catalog.no_such_function` (the session's profile names the
+        condition)."""
+        return NoSuchObjectError.function(f"function {name} does not exist", str(name),
+                                          condition=self._engine.profile.facts.missing_function_condition)
+
     def orphan_window(self) -> float | None:
         """See :func:`storage.catalogs.spark.executors.orphan_window` (read once per SparkContext)."""
         return orphan_window(self._engine.jvm)

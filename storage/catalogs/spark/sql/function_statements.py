@@ -325,8 +325,8 @@ class SparkFunctions:
         if failure.means(Cause.DATABASE_MISSING):
             db = param_name(failure.params.get("schemaName"), 1) or name.db
             return NoSuchObjectError.database(f"database {db} does not exist", db)
-        if failure.means(*_MISSING_FUNCTION):
-            return NoSuchObjectError.function(f"function {name} does not exist", label)
+        if failure.means(*_MISSING_FUNCTION):  # Spark's own condition (its name differs between lines)
+            return NoSuchObjectError.function(f"function {name} does not exist", label, condition=failure.condition)
         if failure.means(Cause.FUNCTION_EXISTS):
             return ObjectExistsError.function(f"function {name} already exists", label)
         if "is not a valid object name" in failure.message:
