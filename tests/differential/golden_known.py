@@ -2,9 +2,9 @@
 (docs/limitations.md, "What the SQL front end refuses" and "Differences from plain Spark"), and classes being fixed
 elsewhere.
 
-:data:`DOCUMENTED_REFUSALS` are the refusal table's forms as statement patterns: a statement of one of them that
-the project refuses (``UnsupportedStatementError``) is run again with ``allow_non_atomic=True``, what its users do,
-and that run is compared. :data:`KNOWN` names the mismatches that remain documented (or under way elsewhere).
+A statement of a form of the refusal table (:mod:`tests.differential.refusal_table`) that the project refuses
+(``UnsupportedStatementError``) is run again with ``allow_non_atomic=True``, what its users do, and that run is
+compared. :data:`KNOWN` names the mismatches that remain documented (or under way elsewhere).
 """
 
 from __future__ import annotations
@@ -14,45 +14,6 @@ from collections.abc import Callable
 from typing import Protocol
 
 from tests.differential.golden_compare import ONE_FAILS, Result
-
-_F = re.I | re.S
-DOCUMENTED_REFUSALS = (
-    ("LOAD DATA", re.compile(r"^\s*LOAD\s+DATA\b", _F)),
-    ("MSCK REPAIR TABLE, REPAIR TABLE, RECOVER PARTITIONS",
-     re.compile(r"^\s*(?:MSCK\s+)?REPAIR\s+TABLE\b|^\s*ALTER\s+TABLE\b.*\bRECOVER\s+PARTITIONS\b", _F)),
-    ("INSERT OVERWRITE [LOCAL] DIRECTORY", re.compile(r"^\s*INSERT\s+OVERWRITE\s+(?:LOCAL\s+)?DIRECTORY\b", _F)),
-    ("EXECUTE IMMEDIATE, BEGIN ... END", re.compile(r"^\s*(?:EXECUTE\s+IMMEDIATE|BEGIN)\b", _F)),
-    ("multi-insert, WITH ... INSERT", re.compile(r"^\s*(?:FROM\b.*\bINSERT\b|WITH\b.*\bINSERT\s+(?:INTO|OVERWRITE)\b)",
-                                                _F)),
-    ("LOCATION: CREATE TABLE|DATABASE ... LOCATION, SET LOCATION, ADD PARTITION ... LOCATION",
-     re.compile(r"^\s*(?:CREATE|ALTER)\b.*\bLOCATION\b", _F)),
-    ("ALTER TABLE ... PARTITION (...) RENAME TO PARTITION",
-     re.compile(r"^\s*ALTER\s+TABLE\b.*\bRENAME\s+TO\s+PARTITION\b", _F)),
-    ("ALTER TABLE ... SET SERDE | SERDEPROPERTIES", re.compile(r"^\s*ALTER\s+TABLE\b.*\bSET\s+SERDE", _F)),
-    ("TRUNCATE TABLE ... PARTITION", re.compile(r"^\s*TRUNCATE\s+TABLE\b.*\bPARTITION\s*\(", _F)),
-    ("INSERT OVERWRITE ... PARTITION (a=NULL)", re.compile(r"^\s*INSERT\s+OVERWRITE\b.*\bPARTITION\s*\([^)]*=\s*NULL\b",
-                                                           _F)),
-    ("ADD/DROP PARTITION with several partitions or a partial spec",
-     re.compile(r"^\s*ALTER\s+TABLE\b.*\b(?:ADD|DROP)\b.*\bPARTITION\b", _F)),
-    ("ALTER COLUMN ... SET/DROP DEFAULT, SET/DROP NOT NULL",
-     re.compile(r"^\s*ALTER\s+TABLE\b.*\b(?:SET|DROP)\s+(?:DEFAULT|NOT\s+NULL)\b", _F)),
-    ("ALTER DATABASE, COMMENT ON DATABASE | COLUMN",
-     re.compile(r"^\s*(?:ALTER\s+(?:DATABASE|SCHEMA|NAMESPACE)|COMMENT\s+ON\s+(?:DATABASE|SCHEMA|NAMESPACE|COLUMN))\b",
-                _F)),
-    ("view column comments", re.compile(r"^\s*(?:CREATE|ALTER)\b.*\bVIEW\b[^(]*\([^)]*\bCOMMENT\b", _F)),
-    ("IDENTIFIER(...) of anything but string literals", re.compile(r"\bIDENTIFIER\s*\(\s*[^'\s]", _F)),
-    ("names as double-quoted identifiers (spark.sql.ansi.doubleQuotedIdentifiers)",
-     re.compile(r"^\s*(?:CREATE|DROP|ALTER|TRUNCATE|INSERT)\b[^'\"]*\"", _F)),
-)
-"""(the refusal table's form, the statements of it)."""
-
-
-def documented_refusal(statement: str) -> str:
-    """Which documented not-atomic form ``statement`` is ("" for none)."""
-    for form, pattern in DOCUMENTED_REFUSALS:
-        if pattern.search(statement):
-            return form
-    return ""
 
 
 class Mismatch(Protocol):

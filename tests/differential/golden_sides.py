@@ -25,7 +25,7 @@ import attrs
 from ddl_log import AtomicDDL, CommittedWithPendingWorkWarning
 from tests.differential.golden_compare import Result, failed, succeeded
 from tests.differential.golden_files import GoldenFile
-from tests.differential.golden_known import documented_refusal
+from tests.differential.refusal_table import refused_form
 from tests.differential.state import RowCache, database_state, temp_rows, temporary_views
 from tests.spark.sweep_support import scala_strings
 
@@ -63,7 +63,7 @@ class Side:
         if self.ddl is None:
             return self.attempt(statement, lambda: collect(self.session.sql(statement)))
         refused = self.attempt(statement, lambda: self.atomic(statement, allow_non_atomic=False))
-        refusal = documented_refusal(statement)
+        refusal = refused_form(statement)
         if not refused.ok and refusal and refused.detail.startswith("UnsupportedStatementError"):
             return self.attempt(statement, lambda: self.atomic(statement, allow_non_atomic=True),
                                 note=f"documented refusal ({refusal}): run with allow_non_atomic")

@@ -18,8 +18,9 @@ A project error that carries the engine's error (``.cause``) is classified by th
 that names Spark's condition (``.condition``: a parse or kind refusal, a value that does not convert) by that.
 An error no table knows is its own class (``other:<condition>``), so it never matches by accident.
 
-The project may refuse a statement as not atomic only in the forms README documents (:data:`DOCUMENTED_NOT_ATOMIC`,
-the one list of them); any other refusal of a statement Spark runs is a difference.
+The project may refuse a statement as not atomic only in the forms docs/limitations.md's refusal table documents
+(:mod:`tests.differential.refusal_table`, the one list of them); any other refusal of a statement Spark runs is a
+difference.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from ddl_log import (
     UnsupportedStatementError,
 )
 from storage.errors import spark_condition
+from tests.differential.refusal_table import refused_form
 
 OK = "ok"
 CONDITIONS = {
@@ -78,17 +80,6 @@ CONDITIONS = {
 }
 CLASS_OF = {condition: kind for kind, conditions in CONDITIONS.items() for condition in conditions}
 
-DOCUMENTED_NOT_ATOMIC = (
-    ("LOCATION / EXTERNAL table", re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:EXTERNAL\b|.*\bLOCATION\s+')",
-                                             re.I | re.S)),
-    ("MSCK", re.compile(r"^\s*(?:MSCK|REPAIR)\b", re.I)),
-    ("LOAD DATA", re.compile(r"^\s*LOAD\s+DATA\b", re.I)),
-    ("partition-spec TRUNCATE", re.compile(r"^\s*TRUNCATE\s+TABLE\s+.*\bPARTITION\s*\(", re.I | re.S)),
-    ("INSERT OVERWRITE ... PARTITION (a=NULL)", re.compile(r"^\s*INSERT\s+OVERWRITE\b.*\bPARTITION\s*\([^)]*=\s*NULL\b",
-                                                           re.I | re.S)),
-    ("INSERT OVERWRITE DIRECTORY", re.compile(r"^\s*INSERT\s+OVERWRITE\s+(?:LOCAL\s+)?DIRECTORY\b", re.I)),
-)
-"""README ("SQL front end"): DDL forms that cannot be made atomic, refused unless ``allow_non_atomic``."""
 LIKE_SOURCE = re.compile(r"\bLIKE\s+(`[^`]+`|\w+)", re.I)
 TEMPORARY_VIEW_IN_PROJECT_ONLY_FORM = "a project-only form (DROP TABLE a, b / RENAME TABLE) naming a temporary view"
 """README ("SQL front end"): a statement that cannot go to Spark as written and names an object outside the session
@@ -215,9 +206,9 @@ def documented_refusal(text: str, temp_views: Iterable[str] = (), relations: Ite
     """Which documented not-atomic form ``text`` is (None: none, so a refusal of it is a difference).
     ``temp_views``: the session's temporary views; ``relations``: the unqualified names a project-only form
     (``DROP TABLE a, b``, ``RENAME TABLE a TO b``) looks up as existing relations."""
-    for what, pattern in DOCUMENTED_NOT_ATOMIC:
-        if pattern.search(text):
-            return what
+    form = refused_form(text)
+    if form is not None:
+        return form
     temporary = {view.lower() for view in temp_views}
     like = LIKE_SOURCE.search(text)
     if like and re.match(r"^\s*CREATE\b", text, re.I) and like.group(1).strip("`").lower() in temporary:

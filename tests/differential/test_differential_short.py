@@ -226,9 +226,9 @@ def test_the_grammar_writes_every_production_and_mostly_about_existing_objects()
 
 
 def test_only_the_forms_readme_documents_may_be_refused() -> None:
-    assert documented_refusal("MSCK REPAIR TABLE t") == "MSCK"
+    assert (documented_refusal("MSCK REPAIR TABLE t") or "").startswith("MSCK")
     assert documented_refusal("LOAD DATA LOCAL INPATH '/x' INTO TABLE t") == "LOAD DATA"
-    assert documented_refusal("TRUNCATE TABLE t PARTITION (p = 1)") == "partition-spec TRUNCATE"
+    assert documented_refusal("TRUNCATE TABLE t PARTITION (p = 1)") == "TRUNCATE TABLE ... PARTITION"
     assert documented_refusal("INSERT OVERWRITE t PARTITION (p = NULL) SELECT 1") is not None
     assert documented_refusal("CREATE TABLE t (a INT) USING parquet LOCATION '/x'") is not None
     assert documented_refusal("CREATE TABLE u LIKE tv", temp_views={"tv"}) is not None
