@@ -263,6 +263,11 @@ class InvalidDefinitionError(CatalogError):
         """SET / UNSET TBLPROPERTIES of the key ``EXTERNAL``, which Spark's Hive catalog keeps for itself."""
         return cls(message, name, condition="_LEGACY_ERROR_TEMP_3087")
 
+    @classmethod
+    def spark_sql_property(cls, message: str, name: str) -> InvalidDefinitionError:
+        """SET TBLPROPERTIES of a ``spark.sql.`` key, which Spark's Hive catalog refuses to persist."""
+        return cls(message, name, condition="_LEGACY_ERROR_TEMP_3086")
+
 
 class OperationNotAllowedError(CatalogError):
     """Spark itself refuses this operation on this object (``TRUNCATE TABLE`` of an external table, ...): refused as

@@ -213,10 +213,7 @@ def test_a_crash_before_the_tag_is_hidden_is_undone_by_recovery(clean_spark, tmp
 @pytest.mark.parametrize("statement", [
     "CREATE TABLE t (a INT) USING parquet TBLPROPERTIES ('spark.sql.sources.ddl_log.tag' = 'x')",
     "CREATE TABLE t USING parquet TBLPROPERTIES ('spark.sql.sources.ddl_log.tag' = 'x') AS SELECT 1 AS a",
-    pytest.param("ALTER TABLE plain SET TBLPROPERTIES ('spark.sql.sources.ddl_log.tag' = 'x')",
-                 marks=pytest.mark.xfail(strict=True, reason="refused, nothing changed, but by the project's own check "
-                                         "of every spark.sql. key (check_settable_properties), without Spark's "
-                                         "condition: issue 36, 'Errors are Spark's'")),
+    "ALTER TABLE plain SET TBLPROPERTIES ('spark.sql.sources.ddl_log.tag' = 'x')",
     "ALTER TABLE plain UNSET TBLPROPERTIES ('spark.sql.sources.ddl_log.tag')",
 ])
 def test_the_hidden_key_is_spark_s_to_refuse_and_the_project_refuses_it_alike(clean_spark, tmp_path, statement):

@@ -168,6 +168,10 @@ class SparkTableAlter:
         for key, value in pairs:
             if not isinstance(key, str) or not key or not isinstance(value, str):
                 raise InvalidDefinitionError(f"table properties of {name} must be non-empty strings", str(name))
+            if key.startswith(_INTERNAL_PREFIXES):  # Spark's Hive catalog refuses these (its condition, its words)
+                raise InvalidDefinitionError.spark_sql_property(
+                    f"Cannot persist {name} into Hive metastore as table property keys may not start with "
+                    f"'spark.sql.': [{key}]", str(name))
             if is_internal_property(key):
                 raise InvalidDefinitionError(
                     f"table property {key!r} is maintained by the metastore and cannot be set on {name}", str(name)
