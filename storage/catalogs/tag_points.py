@@ -1,7 +1,7 @@
-"""The crash point of a CREATE between Spark's statement, which writes the new table's identity tag as a visible
-property, and the metastore write that moves it under the hidden key
-(:mod:`storage.catalogs.spark.sql.table_create`); declared here, beside the engines, so that it is known without
-Spark (``ddl-log crash-points``)."""
+"""The crash point between a Spark statement that leaves a table under its user's name with its identity tag as a
+visible property (a CREATE of a name that is not a work name, Spark's own RENAME of a work table) and the metastore
+write that moves the tag under the hidden key (:mod:`storage.catalogs.spark.sql.table_create`); declared here,
+beside the engines, so that it is known without Spark (``ddl-log crash-points``)."""
 
 from __future__ import annotations
 

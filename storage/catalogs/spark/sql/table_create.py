@@ -14,11 +14,13 @@ Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 m
   (through :mod:`storage.catalogs.spark.fs.leftover_files`).
 * Spark refuses a ``spark.sql.`` property in a statement's TBLPROPERTIES and hides every one from what it reads back
   (DESC, SHOW TBLPROPERTIES, SHOW CREATE TABLE, SHOW TABLE EXTENDED). So the CREATE writes the new table's tag as the
-  visible property :data:`~storage.catalogs.interface.TAG_PROPERTY`, and where the catalog has a metastore client of
-  its own, one ``alter_table`` right after moves it under the hidden
-  :data:`~storage.catalogs.interface.HIDDEN_TAG_PROPERTY` (:meth:`SparkTableCreate.hide_tag`): a table the log made
-  then describes as plain Spark's. Readers take either key, so a crash between the two (crash point
-  ``create.tag_visible``) leaves a table known by its tag, only visibly so. Spark Connect keeps the visible tag.
+  visible property :data:`~storage.catalogs.interface.TAG_PROPERTY`; where the catalog has a metastore client of its
+  own, the tag moves under the hidden :data:`~storage.catalogs.interface.HIDDEN_TAG_PROPERTY`: a work table's in the
+  one metastore call that puts it under the user's name (the in-place rename, the swap's or kind exchange's
+  install), any other table's in one ``alter_table`` right after its CREATE or after Spark's own RENAME of a work
+  table (:meth:`SparkTableCreate.hide_visible_tag`). A table the log made then describes as plain Spark's. Readers
+  take either key, so a crash before that write (crash point ``create.tag_visible``) leaves a table known by its tag,
+  only visibly so. Spark Connect keeps the visible tag.
 """
 
 from __future__ import annotations
@@ -167,7 +169,7 @@ class SparkTableCreate:
         DataFrame of this session (written through a temporary view).
 
         Metastore calls: an existence check, then the CREATE (a CTAS also runs a Spark job), then, for a name that
-        is not a work name, two that hide the tag (:meth:`hide_tag`); more on failure. A work table (reserved name)
+        is not a work name, two that hide the tag; more on failure. A work table (reserved name)
         keeps its tag visible until the one metastore call that puts it under the user's name writes its definition
         with the tag hidden (the rename, the swap's or kind exchange's install): no call of its own.
         """
@@ -199,40 +201,30 @@ class SparkTableCreate:
                 self._engine.drop_temp_view(view)
 
     def _hide_new_tag(self, name: TableName, tag: str) -> None:
-        if self._client is None:
-            return
-        TAG_VISIBLE()
         try:
-            self.hide_tag(name, tag)
+            self._hide_tag(name, tag)
         except CatalogError:
             self._undo_failed_create(name, tag)  # all or nothing, as a failed CREATE
             raise
 
-    def hide_tag(self, name: TableName, tag: str) -> bool:
-        """Move the tag ``tag`` of the table ``name`` from the visible property to the hidden one (Spark Connect, or
-        no Hive metastore: nothing to do); False when ``name`` is not a table tagged ``tag`` (left alone). Two
-        metastore calls: the raw ``Table`` record and one ``alter_table`` of its parameters only, statistics as
-        they are (the metastore would count the files)."""
-        if self._client is None:
-            return False
-        self._engine.forget(name)  # read afresh: the statement may have found the name free before the CREATE
-        table = self._client.get(name)
-        if table is None or table.is_view or table.tag != tag:
-            return False
-        if table.parameters.get(table.tag_key) != tag or TAG_PROPERTY in table.parameters:
-            self._client.install(name, table.with_tag(tag), keep_statistics=True)
-            self._engine.forget(name)
-        return True
-
     def hide_visible_tag(self, name: TableName) -> None:
-        """After Spark's own RENAME of a work table to ``name``: its tag moved to the hidden key (see :meth:`create`),
-        as :meth:`hide_tag` does; nothing for an untagged table. A crash between leaves it known by its visible
-        tag (crash point ``create.tag_visible``). Two metastore calls."""
+        """After Spark's own RENAME of a work table to ``name``: its tag moved to the hidden key (see :meth:`create`);
+        nothing for an untagged table or a view."""
+        self._hide_tag(name)
+
+    def _hide_tag(self, name: TableName, tag: str | None = None) -> None:
+        """Move the visible tag of the table ``name`` (only when it is ``tag``, if given) to the hidden key (Spark
+        Connect, or no Hive metastore: nothing to do). Two metastore calls when there is one to move: the raw
+        ``Table`` record and one ``alter_table`` of its parameters only, statistics as they are (the metastore would
+        count the files). A crash before the second leaves the table known by its visible tag (crash point
+        ``create.tag_visible``)."""
         if self._client is None:
             return
-        self._engine.forget(name)
+        self._engine.forget(name)  # read afresh: the statement may have found the name free before the CREATE
         table = self._client.get(name)
-        if table is not None and not table.is_view and table.tag is not None and TAG_PROPERTY in table.parameters:
+        if table is None or table.is_view or table.tag is None or tag not in (None, table.tag):
+            return
+        if TAG_PROPERTY in table.parameters:
             TAG_VISIBLE()
             self._client.install(name, table.with_tag(table.tag), keep_statistics=True)
             self._engine.forget(name)
