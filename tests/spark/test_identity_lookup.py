@@ -4,6 +4,7 @@ table), serve a statement's later lookups of the same name, and fall back to DES
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from ddl_log import AtomicDDL
 from storage.catalogs import lookup_scope
 from storage.catalogs.names import TableName
 from storage.catalogs.spark import table_lookup as lookups
+from storage.catalogs.spark.catalog import SparkCatalog
 from storage.catalogs.spark.engine import Engine, identity_of, object_kind
 from storage.catalogs.spark.profile import jvm_of
 
@@ -36,12 +38,36 @@ TABLES = {
     "tagged": "CREATE TABLE {t} (a INT) USING parquet TBLPROPERTIES ('spark_ddl_log.tag' = 'tag-123')",
     "tagged_partitioned": "CREATE TABLE {t} (a INT, p INT) USING parquet PARTITIONED BY (p) "
                           "TBLPROPERTIES ('spark_ddl_log.tag' = 'tag-456')",
+    "hive_cased": "CREATE TABLE {t} (Aa INT NOT NULL, bB STRUCT<Cc: INT, dD: ARRAY<STRUCT<Ee: STRING>>>) "
+                  "STORED AS parquet PARTITIONED BY (Pp STRING, Qq INT)",
+    "partitions_not_last": "CREATE TABLE {t} (p STRING, a INT, q INT, b STRING) USING parquet PARTITIONED BY (q, p)",
+    "long_schema": "CREATE TABLE {t} (" + ", ".join(f"a_column_with_a_rather_long_name_{i} DECIMAL(12,3) "
+                                                    f"COMMENT 'comment {i}'" for i in range(80)) + ") USING parquet",
+    # A Hive serde table as Hive made it (no schema in the properties): Spark reads Hive's lower-cased columns.
+    "hive_bare": "CREATE TABLE {t} (Aa INT, Bb STRING) STORED AS textfile PARTITIONED BY (Cc STRING)",
     # What the one-call reading does not render: it falls back to DESCRIBE, with the same result.
+    "hive_disagreeing": "CREATE TABLE {t} (a INT, b STRING) STORED AS parquet",
     "varchar": "CREATE TABLE {t} (a INT, v VARCHAR(10), c CHAR(3), st STRUCT<x: VARCHAR(5)>) USING parquet",
     "collated": "CREATE TABLE {t} (a STRING COLLATE UTF8_LCASE) USING parquet",
     "csv": "CREATE TABLE {t} (a INT, b STRING) USING csv",
 }
-FALLS_BACK = {"varchar", "collated"}
+FALLS_BACK = {"varchar", "collated", "hive_disagreeing"}
+SCHEMA_KEYS = ("spark.sql.sources.schema", "spark.sql.sources.schema.numPartCols",
+               "spark.sql.sources.schema.partCol.0")
+
+
+def _edit_stored(spark: Any, name: TableName, key: str) -> None:
+    """Make the stored record of the tables that need it what another writer would have left."""
+    client = SparkCatalog(spark)._metastore
+    assert client is not None
+    record = client.get(name)
+    assert record is not None
+    if key == "hive_bare":
+        client.install(name, record.with_parameters(remove=SCHEMA_KEYS))
+    elif key == "hive_disagreeing":
+        schema = json.loads(record.parameters["spark.sql.sources.schema"])
+        schema["fields"].append({"name": "c", "type": "long", "nullable": True, "metadata": {}})
+        client.install(name, record.with_parameters(put={"spark.sql.sources.schema": json.dumps(schema)}))
 
 
 def _described_identity(engine: Engine, name: TableName) -> str | None:
@@ -55,6 +81,7 @@ def _make(spark: Any, db: str, keys: Iterable[str], directory: Path) -> dict[str
     for key in keys:
         name = TableName(db, key)
         spark.sql(TABLES[key].format(t=name.quoted, dir=directory))
+        _edit_stored(spark, name, key)
         names[key] = name
     if "partitioned" in names:
         spark.sql(f"INSERT INTO {names['partitioned'].quoted} VALUES (1, 'b', 'p1')")
@@ -188,3 +215,15 @@ def test_a_table_logged_before_the_change_is_still_recognised_by_recovery_identi
     recorded = {key: _described_identity(engine, name) for key, name in made.items()}
     with lookup_scope.reuse_lookups():
         assert {key: engine.lookup(name).identity for key, name in made.items()} == recorded  # type: ignore[union-attr]
+
+
+def test_an_untagged_table_is_identified_from_its_stored_record_alone(spark, made, monkeypatch):
+    """One metastore call per name: the fingerprint's material is restored from the raw record, as Spark's catalog
+    restores it, never read a second time through the catalog."""
+    def refused(*_: Any) -> Any:
+        raise AssertionError("read again through Spark's catalog")
+
+    monkeypatch.setattr(lookups, "tables_by_name", refused)
+    engine = Engine(spark)
+    for key in sorted(set(made) - FALLS_BACK):
+        assert engine.lookup(made[key]) is not None, key

@@ -30,7 +30,7 @@ import attrs
 from pyspark.errors import AnalysisException, PySparkException
 
 from storage.catalogs import lookup_scope
-from storage.catalogs.interface import TAG_PROPERTY
+from storage.catalogs.interface import TAG_PROPERTY, tag_in
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
 from storage.catalogs.spark.jvm import new, with_active_session
 from storage.catalogs.spark.profile import Jvm, SparkProfile, jvm_of, local_path, profile_of
@@ -248,12 +248,11 @@ def fingerprint(info: dict[str, Any]) -> str:
 
 def identity_of(info: dict[str, Any]) -> str:
     """The identity of a table described as ``info``: its tag property, else its :func:`fingerprint`. A DESCRIBE
-    shows the visible tag only (a Spark Connect session's, an older version's): on a Hive session the hidden one is
-    read raw (:func:`~storage.catalogs.spark.table_lookup.read_jvm_table`)."""
-    properties = info.get("table_properties") or {}
-    if TAG_PROPERTY in properties:
-        return str(properties[TAG_PROPERTY])
-    return fingerprint(info)
+    shows the visible tag only (a Spark Connect session's, an older version's; the hidden one only in Spark's debug
+    mode): on a Hive session the hidden one is read raw
+    (:func:`~storage.catalogs.spark.table_lookup.read_jvm_table`)."""
+    tag = tag_in(info.get("table_properties") or {})
+    return tag if tag is not None else fingerprint(info)
 
 
 class Engine:
@@ -406,7 +405,7 @@ class Engine:
         unread: BaseException | None = None
         if jvm is not None:
             try:
-                table: JvmTable | None = read_jvm_table(jvm, name, hive=hive)
+                table: JvmTable | None = read_jvm_table(jvm, name, hive=hive and self.profile.catalog_restores)
             except ENGINE_ERRORS as error:
                 table, unread = None, error  # a missing database, say: DESCRIBE tells (and raises) as before
             else:

@@ -115,6 +115,9 @@ class SparkProfile:
     """The warehouse is on a file system this process reaches with Python's file functions (``file:``)."""
     facts: VersionFacts
     jvm: Jvm | None = attrs.field(eq=False, repr=False)
+    catalog_restores: bool = True
+    """Spark's Hive catalog restores the tables it reads (schema, provider, partition columns from the table
+    properties); not in Spark's debug mode (``spark.sql.debug``), where it returns them as stored."""
     """The JVM handles (None on Spark Connect)."""
 
     @property
@@ -131,7 +134,7 @@ class SparkProfile:
 
 
 def read_profile(spark: Any) -> SparkProfile:
-    """Read ``spark``'s profile: four round trips. Raises the engine's errors when the session cannot answer."""
+    """Read ``spark``'s profile: five round trips. Raises the engine's errors when the session cannot answer."""
     version = str(spark.version)
     facts = facts_for(version)
     connect = _handles(spark)[0] is None
@@ -150,8 +153,9 @@ def read_profile(spark: Any) -> SparkProfile:
             refusal = f"the session catalog is {implementation!r}, not the Hive metastore"
         else:
             refusal = None
+    restores = connect or str(spark.conf.get("spark.sql.debug", "false")).lower() != "true"
     return SparkProfile(version, hive, connect, refusal, warehouse, local_path(warehouse) is not None, facts,
-                        jvm_of(spark, facts.classes))
+                        jvm_of(spark, facts.classes), restores)
 
 
 _PROFILES: dict[int, tuple[object, SparkProfile]] = {}

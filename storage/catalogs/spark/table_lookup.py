@@ -36,6 +36,7 @@ from storage.catalogs.spark.jvm import (
     uri_text,
 )
 from storage.catalogs.spark.profile import Jvm
+from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY, restored_shape
 from storage.errors import UnrenderedSchemaError
 
 
@@ -152,25 +153,30 @@ def _head(jvm: Jvm, found: Any) -> tuple[Any, str, dict[str, str]] | None:
     return table, kind, json.loads(map_json(jvm, table.properties(), scala=True))
 
 
-PROVIDER_PROPERTY = "spark.sql.sources.provider"
-"""Where Spark's Hive catalog keeps a data source table's provider (a Hive serde table has none)."""
+def _material(kind: str, created_millis: int, provider: str | None, schema: dict[str, Any],
+              partition_columns: list[str]) -> dict[str, Any]:
+    """What the fingerprint hashes, as ``DESCRIBE ... AS JSON`` renders it (raises :class:`UnrenderedSchemaError`)."""
+    return {
+        "created_time": created_time(created_millis),
+        "provider": provider,
+        "type": kind,
+        "columns": describe_columns(schema),
+        "partition_columns": partition_columns or None,
+    }
 
 
 def read_jvm_table(jvm: Jvm, name: TableName, *, hive: bool) -> JvmTable | None:
-    """Read ``name`` in one metastore call (two for a table without a tag, on a Hive session); None when nothing
-    holds it.
+    """Read ``name`` in one metastore call; None when nothing holds it.
 
-    ``hive`` (a Hive session, where the catalog keeps tags under the hidden key Spark's catalog filters out,
-    :data:`~storage.catalogs.interface.HIDDEN_TAG_PROPERTY`): the table is read raw first (:func:`read_raw_table`);
-    only an untagged one is read again through the catalog, for its fingerprint. Raises the engine's errors (a
-    missing database among them). ``getTablesByName`` returns the table as ``getTable`` does (the data source schema
-    and provider restored from the table properties), without the error ``getTable`` raises for a missing name.
-    About a dozen Py4J round trips (:mod:`storage.catalogs.spark.jvm`).
+    ``hive`` (a Hive session whose catalog restores what it reads, where tags are kept under the hidden key Spark's
+    catalog filters out, :data:`~storage.catalogs.interface.HIDDEN_TAG_PROPERTY`): the table is read raw
+    (:func:`read_raw_table`). Otherwise through Spark's catalog: ``getTablesByName`` returns the table as
+    ``getTable`` does (the data source schema and provider restored from the table properties), without the error
+    ``getTable`` raises for a missing name. Raises the engine's errors (a missing database among them). About a dozen
+    Py4J round trips (:mod:`storage.catalogs.spark.jvm`).
     """
     if hive:
-        raw = read_raw_table(jvm, name)
-        if raw is None or raw.tag is not None or raw.kind == "VIEW":
-            return raw
+        return read_raw_table(jvm, name)
     head = _head(jvm, tables_by_name(jvm, name.db, name.name))
     if head is None or head[1] == "VIEW":
         return None if head is None else VIEW_READ
@@ -184,39 +190,46 @@ def read_jvm_table(jvm: Jvm, name: TableName, *, hive: bool) -> JvmTable | None:
     if tag is not None:
         return JvmTable(kind, tag, location, None)
     try:
-        columns = describe_columns(json.loads(str(table.schema().json())))
+        material = _material(kind, int(table.createTime()), option(table.provider()),
+                             json.loads(str(table.schema().json())),
+                             seq_strings(jvm, table.partitionColumnNames()))
     except UnrenderedSchemaError:
         return JvmTable(kind, None, location, None)
-    material = {
-        "created_time": created_time(int(table.createTime())),
-        "provider": option(table.provider()),
-        "type": kind,
-        "columns": columns,
-        "partition_columns": seq_strings(jvm, table.partitionColumnNames()) or None,
-    }
     return JvmTable(kind, None, location, material)
 
 
-def read_raw_table(jvm: Jvm, name: TableName) -> JvmTable | None:
-    """Kind, tag (hidden key first) and location of ``name`` as the metastore stores it; no fingerprint material.
+def _raw_location(jvm: Jvm, storage: Any, properties: dict[str, str]) -> str | None:
+    """The location Spark's catalog restores (``HiveExternalCatalog.restoreTableMetadata``, read): a data source
+    table's ``path`` storage property (its stored location may be a placeholder), a Hive serde table's stored
+    location."""
+    if PROVIDER_PROPERTY in properties:
+        options = json.loads(map_json(jvm, storage.properties(), scala=True))
+        path = next((str(value) for key, value in options.items() if str(key).lower() == "path"), None)
+        if path is None:
+            return None
+        return uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(path))
+    uri = option(storage.locationUri())
+    return None if uri is None else uri_text(jvm, uri)
 
-    The location is the one Spark's catalog restores (``HiveExternalCatalog.restoreTableMetadata``, read): a data
-    source table's ``path`` storage property (its stored location may be a placeholder), a Hive serde table's
-    stored location. One metastore call."""
+
+def read_raw_table(jvm: Jvm, name: TableName) -> JvmTable | None:
+    """Kind, tag (hidden key first), location and, for an untagged table, the fingerprint's material of ``name``,
+    from the record the metastore stores: one metastore call.
+
+    The material is what Spark's catalog would restore from that record (:mod:`.restored_schema`), so no second
+    read through the catalog is needed; where that cannot be told the material is None (the caller describes)."""
     head = _head(jvm, raw_tables_by_name(jvm, name.db, name.name))
     if head is None or head[1] == "VIEW":
         return None if head is None else VIEW_READ
     table, kind, properties = head
-    location = None
-    if kind == "MANAGED":
-        storage = table.storage()
-        if PROVIDER_PROPERTY in properties:
-            options = json.loads(map_json(jvm, storage.properties(), scala=True))
-            path = next((str(value) for key, value in options.items() if str(key).lower() == "path"), None)
-            if path is not None:
-                location = uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(path))
-        else:
-            uri = option(storage.locationUri())
-            if uri is not None:
-                location = uri_text(jvm, uri)
-    return JvmTable(kind, tag_in(properties), location, None)
+    location = _raw_location(jvm, table.storage(), properties) if kind == "MANAGED" else None
+    tag = tag_in(properties)
+    if tag is not None:
+        return JvmTable(kind, tag, location, None)
+    try:
+        shape = restored_shape(properties, lambda: dict(json.loads(str(table.schema().json()))),
+                               lambda: seq_strings(jvm, table.partitionColumnNames()))
+        material = _material(kind, int(table.createTime()), shape.provider, shape.schema, shape.partition_columns)
+    except UnrenderedSchemaError:
+        return JvmTable(kind, None, location, None)
+    return JvmTable(kind, None, location, material)

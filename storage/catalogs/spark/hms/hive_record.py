@@ -26,16 +26,13 @@ from storage.catalogs.interface import HIDDEN_TAG_PROPERTY, TAG_KEYS, TAG_PROPER
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.jvm import new, singleton_list, thrift_json, thrift_value
 from storage.catalogs.spark.profile import Jvm
+from storage.catalogs.spark.restored_schema import PARTITION_COLUMN_PROPERTY
 
 MANAGED = "MANAGED_TABLE"
 EXTERNAL = "EXTERNAL_TABLE"
 VIEW = "VIRTUAL_VIEW"
-PROVIDER_PROPERTY = "spark.sql.sources.provider"
-"""Where Spark keeps a data source table's provider; a Hive serde table has none (or ``hive``)."""
 PARTITION_PROVIDER_PROPERTY = "spark.sql.partitionProvider"
 """``catalog`` when Spark reads a table's partitions from the metastore (else it lists the table's directory)."""
-PARTITION_COLUMN_PROPERTY = "spark.sql.sources.schema.partCol."
-"""``<prefix><i>``: the i-th partition column of a data source table, in the case Spark was given it."""
 STATISTICS = frozenset({"numFiles", "numRows", "rawDataSize", "totalSize", "COLUMN_STATS_ACCURATE",
                         "transient_lastDdlTime", "numFilesErasureCoded"})
 """Table parameters the metastore keeps as statistics of a table's files: an empty copy starts without them."""

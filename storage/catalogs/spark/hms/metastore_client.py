@@ -33,7 +33,6 @@ from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, HIVE_PARTITIONS, HIVE_RECORD, Engine, inspect_error
 from storage.catalogs.spark.hms.hive_record import (
     MANAGED,
-    PROVIDER_PROPERTY,
     HivePartition,
     HiveTable,
     name_list,
@@ -44,6 +43,7 @@ from storage.catalogs.spark.hms.hive_record import (
 from storage.catalogs.spark.jvm import new, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
+from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 EMPTY_DIRECTORY = "_ddllog_no_rows"

@@ -26,10 +26,11 @@ from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error
 from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profile import Jvm
+from storage.catalogs.spark.restored_schema import SCHEMA_PROPERTY
 from storage.errors import CatalogError, InvalidDefinitionError
 
-SCHEMA = "spark.sql.sources.schema"
-PARTS = "spark.sql.sources.schema.numParts"
+SCHEMA = SCHEMA_PROPERTY
+PARTS = f"{SCHEMA_PROPERTY}.numParts"
 CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
 CURRENT_DEFAULT, EXISTS_DEFAULT = "CURRENT_DEFAULT", "EXISTS_DEFAULT"
 PART_LENGTH = 4000
