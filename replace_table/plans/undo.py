@@ -158,8 +158,10 @@ def create_database(ctx: ActionContext, statement: str, db: str, *, tag: str, ow
 def put_view(ctx: ActionContext, statement: str, name: TableName, old: ViewDefinition | None,
              definition: ViewDefinition, *, verb: str, change: Operation | None = None) -> BinlogEvent | None:
     """CREATE [OR REPLACE] VIEW / ALTER VIEW: the old definition (or none) logged, the new one put in place (by
-    ``change`` when given: a change Spark makes without re-analysing the view)."""
-    pair = Logged(lambda log, chain: log_create_view(log, chain, name, old, definition),
+    ``change`` when given: a change Spark makes without re-analysing the view). The new one is logged as the catalog
+    will report it (``stored_view``): undo knows the view by it."""
+    made = ctx.catalog.stored_view(name, definition, reanalysed=change is None)
+    pair = Logged(lambda log, chain: log_create_view(log, chain, name, old, made),
                   change or (lambda: ctx.catalog.create_view(name, definition, replace=old is not None)))
     return run_undo(ctx, CREATE_VIEW, statement, [pair], verb=verb, subject=str(name), objects=(str(name),))
 

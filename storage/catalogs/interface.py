@@ -358,6 +358,13 @@ class Catalog(Protocol):
 
     def view_definition(self, name: TableName) -> ViewDefinition | None: ...
 
+    def stored_view(self, name: TableName, definition: ViewDefinition, *, reanalysed: bool = True) -> ViewDefinition:
+        """``definition`` as :meth:`view_definition` will report the view ``create_view(name, definition)`` makes
+        (an engine stores a query its own way): what a statement logs as the view it makes, so that recovery
+        recognises it. ``reanalysed`` False: a reported definition whose schema mode alone is set anew (ALTER VIEW
+        ... WITH SCHEMA). Raises what ``create_view`` raises for a bad definition; changes nothing."""
+        ...
+
     def view_identity(self, name: TableName) -> str | None:
         """Who the persistent view ``name`` is, beyond its definition: a view dropped and created again under the name
         (even with the same text) has another identity, and so has one replaced (``CREATE OR REPLACE``, which renews

@@ -27,15 +27,6 @@ class Mismatch(Protocol):
     def atomic(self) -> Result: ...
 
 
-def a_view_shows_bookkeeping(compared: Mismatch) -> bool:
-    """A view's own properties of the project's (``spark_ddl_log.tag``, ``spark_ddl_log.view``) in what DESC or SHOW
-    CREATE TABLE of the view returns (a table's are hidden: a table showing them is a defect, not counted here)."""
-    rows = compared.atomic.rows
-    is_view = any(len(row) > 1 and row[0].strip() == "Type" and row[1].strip() == "VIEW" for row in rows) or any(
-        cell.lstrip().upper().startswith("CREATE VIEW") for row in rows for cell in row)
-    return is_view and "spark_ddl_log." in repr(rows) and "spark_ddl_log." not in repr(compared.plain.rows)
-
-
 def rebuilds_on_type_change(compared: Mismatch) -> bool:
     """``ALTER TABLE t CHANGE|ALTER [COLUMN] c [c] TYPE`` to another type: the project rebuilds the table (a
     feature) where Spark refuses a v1 table's type change."""
@@ -72,8 +63,6 @@ def describes_a_version_the_project_built(compared: Mismatch) -> bool:
 
 
 KNOWN: tuple[tuple[str, Callable[[Mismatch], bool]], ...] = (
-    ("documented, open: a view's bookkeeping properties (spark_ddl_log.tag / .view) in DESC and SHOW CREATE TABLE "
-     "of the view (tables hide theirs)", a_view_shows_bookkeeping),
     ("documented: a column type change rebuilds the table where Spark refuses NOT_SUPPORTED_CHANGE_COLUMN",
      rebuilds_on_type_change),
     ("documented: CREATE OR REPLACE / REPLACE TABLE replaces a session-catalog table where Spark refuses "

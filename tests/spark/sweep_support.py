@@ -200,7 +200,9 @@ def snapshot(spark: Any, warehouse: Path) -> Snapshot:
                                 if not k.startswith(HIDDEN_PROPERTIES))
             if kind == "VIEW":
                 user = tuple((k, v) for k, v in properties if not k.startswith("view."))
-                objects[("view", db, name)] = (option(table.viewText()), user)
+                mode = dict(properties).get("view.schemaMode")
+                columns = str(table.schema().json())
+                objects[("view", db, name)] = (option(table.viewText()), user, mode, columns)
                 continue
             partitions = None
             if table.partitionColumnNames().nonEmpty():

@@ -12,7 +12,13 @@ import pytest
 from storage.catalogs.interface import Catalog, Column, DatabaseObjects, FunctionDefinition, TableSpec, ViewDefinition
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.catalog import SparkCatalog
-from storage.catalogs.spark.sql.function_records import RECORD_PREFIX, decode_records, encode_record, record_id
+from storage.catalogs.spark.sql.function_records import (
+    RECORD_PREFIX,
+    decode_records,
+    encode_record,
+    encode_text,
+    record_id,
+)
 from storage.catalogs.spark.sql.view_statements import VIEW_RECORD
 from storage.errors import (
     CatalogError,
@@ -68,14 +74,37 @@ VIEW_DEFINITIONS = [
 ]
 
 
-def test_view_definition_round_trips_exactly(catalog: SparkCatalog, table: TableName) -> None:
+def test_a_view_is_reported_as_stored_view_foretold_and_re_creates_from_that(catalog: SparkCatalog,
+                                                                              table: TableName) -> None:
     for i, definition in enumerate(VIEW_DEFINITIONS):
         name = T(f"v{i}")
+        foretold = catalog.stored_view(name, definition)
         catalog.create_view(name, definition, replace=False)
-        assert catalog.view_definition(name) == definition, "what create_view was given"
-        catalog.create_view(name, catalog.view_definition(name), replace=True)  # type: ignore[arg-type]
-        assert catalog.view_definition(name) == definition, "and again after a re-create from it"
+        assert catalog.view_definition(name) == foretold, definition
+        catalog.create_view(name, foretold, replace=True)
+        assert catalog.view_definition(name) == foretold, "and again after a re-create from it"
+        assert catalog.stored_view(name, foretold) == foretold
     assert catalog.list_objects("default").views == tuple(T(f"v{i}") for i in range(len(VIEW_DEFINITIONS)))
+
+
+def test_stored_view_states_a_definition_as_spark_stores_it(catalog: SparkCatalog, table: TableName) -> None:
+    stored = catalog.stored_view
+    assert stored(T("v"), ViewDefinition(" SELECT a FROM `default`.`t1` -- c\n ; ")) == ViewDefinition(
+        "SELECT a FROM `default`.`t1`"), "the View Text"
+    assert stored(T("v"), ViewDefinition("SELECT a, `b c` FROM `default`.`t1`", columns=("a", "b c"))) == (
+        ViewDefinition("SELECT a, `b c` FROM `default`.`t1`")), "a column list of the query's own names is none"
+    assert stored(T("v"), ViewDefinition("SELECT a FROM `default`.`t1`", columns=("x",), schema_mode="EVOLUTION")) == (
+        ViewDefinition("SELECT a FROM `default`.`t1`", columns=("x",), schema_mode="TYPE EVOLUTION"))
+    assert stored(T("v"), ViewDefinition("SELECT 1 AS x", schema_mode="COMPENSATION")) == ViewDefinition(
+        "SELECT 1 AS x"), "Spark's default mode"
+    assert stored(T("v"), ViewDefinition("SELECT 1 AS x", properties=(("b", "2"), ("a", "1")))).properties == (
+        ("a", "1"), ("b", "2"))
+    for bad in (ViewDefinition("SELECT nope FROM `default`.`t1`", columns=("x",)),
+                ViewDefinition("SELECT 1 AS x", schema_mode="SOMETIMES"),
+                ViewDefinition("SELECT 1 AS x", properties=((VIEW_RECORD, "x"),))):
+        with pytest.raises(CatalogError):
+            stored(T("v"), bad)
+    assert catalog.list_objects("default").views == (), "nothing made"
 
 
 def test_view_definition_of_views_made_elsewhere(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
@@ -102,17 +131,24 @@ def test_view_definition_of_views_made_elsewhere(catalog: SparkCatalog, table: T
     assert catalog.view_definition(T("v1")) == v1
 
 
-def test_view_records_only_when_needed(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
-    catalog.create_view(T("v1"), ViewDefinition("SELECT a FROM `default`.`t1`"), replace=False)
-    catalog.create_view(T("v2"), ViewDefinition("SELECT a FROM `default`.`t1`;"), replace=False)
-    properties = {
-        name: {row[0] for row in clean_spark.sql(f"SHOW TBLPROPERTIES `default`.`{name}`").collect()}
-        for name in ("v1", "v2")
-    }
-    assert VIEW_RECORD not in properties["v1"] and VIEW_RECORD in properties["v2"]
-    catalog.create_view(T("v2"), ViewDefinition("SELECT 1 AS x"), replace=True)
-    assert catalog.view_definition(T("v2")) == ViewDefinition("SELECT 1 AS x")
-    assert VIEW_RECORD not in {row[0] for row in clean_spark.sql("SHOW TBLPROPERTIES `default`.`v2`").collect()}
+def test_a_view_holds_nothing_of_the_log(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
+    catalog.create_view(T("v1"), ViewDefinition(" SELECT a FROM `default`.`t1`;", columns=("q",), comment="c",
+                                                 properties=(("team", "etl"),)), replace=False)
+    shown = [clean_spark.sql(f"{verb} `default`.`v1`").collect()
+             for verb in ("SHOW TBLPROPERTIES", "SHOW CREATE TABLE", "DESCRIBE TABLE EXTENDED")]
+    assert "spark_ddl_log" not in repr(shown) and "team" in repr(shown)
+
+
+def test_a_definition_an_older_version_recorded_on_a_view_is_still_read(catalog: SparkCatalog, table: TableName,
+                                                                         clean_spark: Any) -> None:
+    record = encode_text({"query": " SELECT a FROM `default`.`t1` ;", "text": "SELECT a FROM `default`.`t1`",
+                          "columns": ["a"]})
+    clean_spark.sql(f"CREATE VIEW `default`.`v1` (a) TBLPROPERTIES ('{VIEW_RECORD}' = '{record}') "
+                    "AS SELECT a FROM `default`.`t1`")
+    assert catalog.view_definition(T("v1")) == ViewDefinition(" SELECT a FROM `default`.`t1` ;", columns=("a",))
+    clean_spark.sql("ALTER VIEW `default`.`v1` AS SELECT a AS b FROM `default`.`t1`")
+    assert catalog.view_definition(T("v1")) == ViewDefinition("SELECT a AS b FROM `default`.`t1`"), (
+        "a record no longer describing the view is not used")
 
 
 def test_create_view_errors(catalog: SparkCatalog, table: TableName, clean_spark: Any) -> None:
@@ -150,7 +186,7 @@ def test_rename_and_drop_view(catalog: SparkCatalog, table: TableName, clean_spa
     catalog.create_view(T("v2"), ViewDefinition("SELECT 2 AS y"), replace=False)
     catalog.rename_view(T("v1"), T("v3"))
     assert catalog.view_definition(T("v1")) is None
-    assert catalog.view_definition(T("v3")) == definition, "the definition moves with the view"
+    assert catalog.view_definition(T("v3")) == catalog.stored_view(T("v3"), definition), "it moves with the view"
     errors: list[tuple[Any, type[CatalogError], str]] = [
         (lambda: catalog.rename_view(T("v3"), T("v2")), ObjectExistsError, "default.v2"),
         (lambda: catalog.rename_view(T("v3"), T("t1")), ObjectExistsError, "default.t1"),

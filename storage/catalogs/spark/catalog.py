@@ -420,6 +420,10 @@ class SparkCatalog:
         """See :meth:`storage.catalogs.spark.sql.view_statements.SparkViews.view_definition`."""
         return self._views.view_definition(name)
 
+    def stored_view(self, name: TableName, definition: ViewDefinition, *, reanalysed: bool = True) -> ViewDefinition:
+        """See :meth:`storage.catalogs.spark.sql.view_statements.SparkViews.stored_view`."""
+        return self._views.stored_view(name, definition, reanalysed=reanalysed)
+
     def view_identity(self, name: TableName) -> str | None:
         """See :meth:`storage.catalogs.spark.sql.view_statements.SparkViews.view_identity`."""
         return self._views.view_identity(name)

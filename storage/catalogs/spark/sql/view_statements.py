@@ -4,17 +4,15 @@
 What Spark 4.0.1 stores for ``CREATE VIEW v [(cols)] [COMMENT c] AS <query>``, and how definitions round-trip:
 
 * The query text ("View Text") is the statement text from the query's first token to its last, *after* ``${...}``
-  variable substitution: surrounding whitespace, comments and semicolons are dropped. So that
-  ``view_definition(v)`` gives back exactly the :class:`ViewDefinition` that ``create_view`` was given, the query is
-  first run through a temporary view to learn the text Spark will store; when that differs from the given query, or
-  when explicit columns were given, the definition is kept in the view's table property :data:`VIEW_RECORD`
-  (written by the same CREATE statement, so atomically). ``view_definition`` uses the record only while it still
-  describes the view (same View Text, same columns), otherwise what Spark reports.
+  variable substitution: surrounding whitespace, comments and semicolons are dropped.
 * Explicit column names: Spark stores the view's schema with the given names and, separately, the query's output
-  names (``view_query_output_columns``). Without a record, a view has explicit columns exactly when the two differ;
-  a column list equal to the query's own names is indistinguishable from none (the record tells them apart for
-  views created here). Column comments and other table properties of a view are not part of a ViewDefinition and are
-  not kept when a view is re-created.
+  names (``view_query_output_columns``): a view has explicit columns exactly when the two differ; a column list
+  equal to the query's own names is stored as none would be. ``WITH SCHEMA EVOLUTION`` with a column list is stored
+  as ``TYPE EVOLUTION``. Column comments are not part of a ViewDefinition and are not kept when a view is re-created.
+* Nothing of the log's is stored with a view (nothing shows in its DESC, SHOW TBLPROPERTIES or SHOW CREATE TABLE):
+  ``view_definition`` reports what Spark stored, and a statement logs the view it makes as ``stored_view`` says it
+  will be reported, so that recovery knows it. Older versions of the project kept the definition they were given in
+  the view property :data:`VIEW_RECORD`; it is still read while it describes the view.
 * The comment is stored exactly (``COMMENT ''`` is kept as ``''``).
 * Temporary views (local or global) are not persistent views: they are never reported, renamed or dropped here.
 """
@@ -24,6 +22,8 @@ from __future__ import annotations
 import json
 import uuid
 from typing import Any
+
+import attrs
 
 from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
@@ -40,7 +40,7 @@ from storage.catalogs.spark.engine import (
 )
 from storage.catalogs.spark.jvm import option, with_active_session
 from storage.catalogs.spark.profiles.facts import Cause
-from storage.catalogs.spark.sql.function_records import decode_text, encode_text
+from storage.catalogs.spark.sql.function_records import decode_text
 from storage.catalogs.spark.sql.table_alter import is_internal_property
 from storage.errors import (
     CatalogError,
@@ -53,9 +53,9 @@ from storage.errors import (
 )
 
 VIEW_RECORD = "spark_ddl_log.view"
-"""View property holding the definition ``create_view`` was given: query, the View Text Spark stored for it, explicit
-columns (:func:`~storage.catalogs.spark.sql.function_records.encode_text`: hex, so that Spark's redaction of
-properties never hides it)."""
+"""View property in which older versions kept the definition ``create_view`` was given (query, the View Text Spark
+stored for it, explicit columns; :func:`~storage.catalogs.spark.sql.function_records.encode_text`): read, never
+written, and refused as a user's property."""
 
 _PROBE_PREFIX = RESERVED_PREFIX + "view_"
 _GLOBAL_TEMP_CONF = "spark.sql.globalTempDatabase"
@@ -94,11 +94,14 @@ class SparkViews:
         return db.lower() == self._global_temp
 
     def view_definition(self, name: TableName) -> ViewDefinition | None:
-        """The definition of the persistent view ``name``; None when there is none (a table is not a view).
+        """The definition of the persistent view ``name`` as Spark stored it; None when there is none (a table is not
+        a view).
 
-        Exact for views made by :meth:`create_view`; for others the query is Spark's View Text and the columns are
-        the schema's names when they differ from the query's output names. The engine's lookup first (one metastore
-        call, kept for the statement: its identity check reuses it), a DESCRIBE only for a view.
+        The query is Spark's View Text, the columns the schema's names when they differ from the query's output names
+        (a column list equal to them is stored as none: Spark keeps nothing that tells them apart), the schema mode
+        None for Spark's default. A view made by an older version of the project may hold the definition it was given
+        in :data:`VIEW_RECORD`: that one is reported while it still describes the view. The engine's lookup first (one
+        metastore call, kept for the statement: its identity check reuses it), a DESCRIBE only for a view.
         """
         found = self._engine.lookup(name)
         if found is None or found.kind != "VIEW":
@@ -111,14 +114,36 @@ class SparkViews:
         comment = None if comment is None else str(comment)
         properties = tuple(sorted((str(key), str(value)) for key, value in (info.get("table_properties") or {}).items()
                                   if key != VIEW_RECORD and not is_internal_property(str(key))))
-        mode = info.get("view_schema_mode")
-        mode = None if mode is None or str(mode).upper() == DEFAULT_SCHEMA_MODE else str(mode).upper()
+        mode = _reported_mode(info.get("view_schema_mode"))
         record = self._record(info)
         if record is not None:
             query, recorded_text, columns = record
             if recorded_text == text and (columns == names if columns else names == output):
                 return ViewDefinition(query, comment, columns, properties, mode)
         return ViewDefinition(text, comment, names if names != output else (), properties, mode)
+
+    def stored_view(self, name: TableName, definition: ViewDefinition, *, reanalysed: bool = True) -> ViewDefinition:
+        """``definition`` as :meth:`view_definition` reports the view ``create_view(name, definition)`` makes: the
+        View Text Spark stores for the query; no column list where it equals the query's output names (found by a
+        temporary view of the query, only when a list is given); ``TYPE EVOLUTION`` for ``EVOLUTION`` with a column
+        list and None for the default mode, as Spark stores them. What a statement logs as the view it makes, so that
+        recovery recognises it without any mark on the view. Raises what :meth:`create_view` raises for a bad
+        definition. ``reanalysed`` False: a view's reported definition with only its schema mode changed (``ALTER
+        VIEW ... WITH SCHEMA``, which stores the mode as given and re-analyses nothing)."""
+        mode = definition.schema_mode
+        if mode is not None:
+            schema_mode_text(mode, name)
+        if not reanalysed:
+            return attrs.evolve(definition, schema_mode=_reported_mode(mode))
+        query, comment, columns = self._validated(name, definition)
+        if columns:
+            text, output = self._probed(name, query)
+            mode = "TYPE EVOLUTION" if mode == "EVOLUTION" else mode
+            columns = () if columns == output else columns
+        else:
+            text = self._stored_text(name, query)
+        properties = tuple(sorted(self._user_properties(name, definition.properties)))
+        return ViewDefinition(text, comment, columns, properties, _reported_mode(mode))
 
     def view_identity(self, name: TableName) -> str | None:
         """A fingerprint of the view's creation time (one second resolution) and shape: a view created anew under
@@ -152,12 +177,13 @@ class SparkViews:
         substitutes ``${...}`` in it as in any statement). A table of that name raises :class:`ObjectExistsError`
         even with ``replace``, so does an existing view without it; a relation the query names that does not exist
         :class:`NoSuchObjectError` naming it; any other bad query :class:`InvalidDefinitionError`. Metastore calls:
-        the CREATE; the query is first analysed through a temporary view (three session-local calls).
+        the CREATE. Nothing of the log's is stored with the view: :meth:`view_definition` reports it as Spark
+        stored it (:meth:`stored_view`).
         """
         if substitutes(name.db) or substitutes(name.name):
             raise InvalidNameError(f"view names containing '${{' are not supported: {name}", str(name))
         query, comment, columns = self._validated(name, definition)
-        text = self._stored_text(name, query)
+        self._engine.check_literal_mode()
         clauses = []
         if columns:
             clauses.append("(" + ", ".join(quote_ident(column) for column in columns) + ")")
@@ -165,9 +191,7 @@ class SparkViews:
             clauses.append(f"COMMENT {sql_string_literal(comment)}")
         if definition.schema_mode is not None:
             clauses.append(f"WITH SCHEMA {schema_mode_text(definition.schema_mode, name)}")
-        pairs = [(key, value) for key, value in self._user_properties(name, definition.properties)]
-        if columns or text != query:
-            pairs.append((VIEW_RECORD, encode_text({"query": query, "text": text, "columns": list(columns)})))
+        pairs = self._user_properties(name, definition.properties)
         if pairs:
             clauses.append("TBLPROPERTIES (" + ", ".join(f"{sql_string_literal(k)}={sql_string_literal(v)}"
                                                          for k, v in pairs) + ")")
@@ -212,6 +236,12 @@ class SparkViews:
                 raise self._create_error(name, self._engine.failure(error), _PROBE_PREFIX) from None
             if text is not None:
                 return str(text)
+        return self._probed(name, query)[0]
+
+    def _probed(self, name: TableName, query: str) -> tuple[str, tuple[str, ...]]:
+        """The View Text Spark stores for ``query`` and the query's output column names, from a temporary view of it
+        (analysed: the relations it reads are looked up; session-local, nothing stored)."""
+        self._engine.check_literal_mode()
         probe = f"{_PROBE_PREFIX}{uuid.uuid4().hex}"
         try:
             try:
@@ -222,7 +252,7 @@ class SparkViews:
         finally:
             self._engine.drop_temp_view(probe)
         info = json.loads(rows[0][0])
-        return str(info.get("view_text") or "")
+        return str(info.get("view_text") or ""), _spark_definition(info)[1]
 
     @staticmethod
     def _create_error(name: TableName, failure: Failure, probe: str | None = None) -> CatalogError:
@@ -339,6 +369,11 @@ SCHEMA_MODES = ("BINDING", "COMPENSATION", "EVOLUTION", "TYPE EVOLUTION")
 DEFAULT_SCHEMA_MODE = "COMPENSATION"
 """The mode Spark 4 gives a view made without the clause (its default settings): read back as None, the
 definition's "the session's default", so that a view's definition round-trips as it was given."""
+
+
+def _reported_mode(mode: object) -> str | None:
+    """A stored schema mode as a definition states it: None for Spark's default."""
+    return None if mode is None or str(mode).upper() == DEFAULT_SCHEMA_MODE else str(mode).upper()
 
 
 def schema_mode_text(mode: str, name: TableName) -> str:
