@@ -126,15 +126,18 @@ def test_defect12_view_and_function_if_not_exists_are_atomic_and_do_nothing_when
 
 REFUSED_BY_SPARK = [
     "CREATE TABLE t (a INT, p INT) PARTITIONED BY (p) USING parquet",  # USING comes first in Spark's grammar
-    "CREATE TABLE t (a INT) USING parquet COMMENT 'it''s'",  # '' is no escape in Spark's COMMENT
+    "CREATE TABLE t (a INT) USING parquet COMMENT 'it''s'",  # '' is no escape in Spark 4.0's COMMENT (4.3: a quote)
     "CREATE TABLE t (a INT) USING parquet COMMENT 'a' COMMENT 'b'",
 ]
 
 
 @pytest.mark.parametrize("statement", REFUSED_BY_SPARK)
 def test_defect14_text_spark_refuses_is_refused_with_sparks_reason(ddl, statement):
-    expected = plain_error(ddl.spark, statement)
-    assert expected is not None
+    expected = plain_error(ddl.spark, statement.replace("CREATE TABLE t ", "CREATE TABLE plain ", 1))
+    if expected is None:  # the running Spark line parses it after all: then it runs alike through the log
+        ddl.sql(f"SELECT 1;\n{statement}")
+        assert table_definition(ddl.spark, "default", "t") == table_definition(ddl.spark, "default", "plain")
+        return
     with pytest.raises(SqlParseError) as raised:
         ddl.sql(f"SELECT 1;\n{statement}")
     assert raised.value.line == 2 and raised.value.condition == expected

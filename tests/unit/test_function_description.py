@@ -9,7 +9,7 @@ import json
 import pytest
 
 from storage.catalogs.interface import FunctionDefinition
-from storage.catalogs.spark.sql.function_records import parse_description
+from storage.catalogs.spark.sql.function_records import described_as_json, parse_description, usage_definition
 from storage.errors import CatalogError
 
 LABELLED = [
@@ -60,3 +60,14 @@ def test_spark_40s_json_usage_and_a_class_function_read_as_before():
 def test_anything_else_is_an_error_naming_what_it_saw():
     with pytest.raises(CatalogError, match="unexpected DESCRIBE FUNCTION output"):
         parse_description(["Function: f", "Type: SCALAR"])
+
+
+def test_the_function_info_s_usage_gives_the_parameters_the_labelled_rows_lose():
+    """4.1 and later print ``x  INT    'p'`` (no COMMENT keyword; a DEFAULT's end and a comment's start lost); the
+    usage of the function's ``ExpressionInfo`` is still the JSON of its properties, on every line."""
+    usage = json.dumps({"sqlFunction.returnType": "STRING", "sqlFunction.expression": "y || x",
+                        "sqlFunction.inputParam": "x INT COMMENT 'p', y STRING DEFAULT 'd' COMMENT 'q r'"})
+    assert usage_definition(usage) == FunctionDefinition(
+        params="x INT COMMENT 'p', y STRING DEFAULT 'd' COMMENT 'q r'", returns="STRING", body="y || x")
+    assert usage_definition("Usage: not json") is None and usage_definition('{"a": 1}') is None
+    assert not described_as_json(LABELLED) and described_as_json(["Class: x", "Usage: {\"a\": 1}"])

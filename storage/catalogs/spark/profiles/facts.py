@@ -104,6 +104,7 @@ class JvmClasses:
 
     spark_session: str
     table_identifier: str
+    function_identifier: str
     catalog_utils: str
     command_utils: str
     command_execution_mode: str

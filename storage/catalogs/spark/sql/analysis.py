@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 from storage.catalogs.interface import ParseFailure
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, Failure, inspect_error, short_message
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Failure, inspect_error, short_message
 from storage.catalogs.spark.jvm import static, with_active_session
 from storage.catalogs.spark.profile import jvm_of, profile_of
 from storage.catalogs.spark.profiles.facts import Cause
@@ -79,9 +79,8 @@ def _parse_reason(message: str) -> str:
 
 
 def analysis_failure(spark: Any, statement: str) -> Failure | None:
-    """What Spark's parser or analyzer says against ``statement`` (a command is resolved, not run), read with the
-    session's condition table (what the condition means: Spark 4.3 resolves a CREATE TABLE LIKE's source here, 4.0
-    only when it runs); None when both accept it."""
+    """What Spark's parser or analyzer says against ``statement`` (a command is resolved, not run); None when
+    both accept it."""
     jvm = jvm_of(spark)
     if jvm is not None:
         state = jvm.session.sessionState()
@@ -90,14 +89,14 @@ def analysis_failure(spark: Any, statement: str) -> Failure | None:
             with_active_session(jvm, lambda: state.executePlan(state.sqlParser().parsePlan(statement), skip)
                                 .assertAnalyzed())
         except ENGINE_ERRORS as error:
-            return Engine(spark).failure(_converted(error))
+            return inspect_error(_converted(error))
         return None
     try:
         rows = spark.sql(f"EXPLAIN {statement}").collect()
     except ENGINE_ERRORS as error:
-        return Engine(spark).failure(error)
+        return inspect_error(error)
     output = "\n".join(str(row[0]) for row in rows)
     if not output.startswith(_PLANNING_ERROR):
         return None
-    failure = Engine(spark).failure(RuntimeError(output[len(_PLANNING_ERROR):].strip()))
+    failure = inspect_error(RuntimeError(output[len(_PLANNING_ERROR):].strip()))
     return attrs.evolve(failure, analysis=True)

@@ -84,6 +84,21 @@ def sql_definition(props: dict[str, Any]) -> FunctionDefinition:
     )
 
 
+def described_as_json(lines: list[str]) -> bool:
+    """Whether ``DESCRIBE FUNCTION EXTENDED`` gave a SQL function's properties as JSON (Spark 4.0)."""
+    return any(line.startswith("Usage: {") for line in lines)
+
+
+def usage_definition(usage: str) -> FunctionDefinition | None:
+    """A SQL function from its ``ExpressionInfo`` usage, the JSON of its properties on every line (Spark 4.1 and
+    later print it as labelled rows in DESCRIBE); None when it is not that."""
+    try:
+        props = json.loads(usage)
+    except ValueError:
+        return None
+    return sql_definition(props) if isinstance(props, dict) and _SQL_MARKER in props else None
+
+
 def parse_description(lines: list[str]) -> FunctionDefinition:
     """``DESCRIBE FUNCTION EXTENDED`` rows -> the definition Spark reports (class name, or a SQL function).
 

@@ -49,15 +49,18 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
+from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import (
     FunctionRecords,
     decode_records,
+    described_as_json,
     encode_record,
     parse_description,
     record_entry,
     record_id,
     resolve,
+    usage_definition,
 )
 from storage.errors import (
     CatalogError,
@@ -119,7 +122,8 @@ class SparkFunctions:
                 raise engine_error(failure, f"cannot look up function {name}", name) from None
         return self._describe(target, name)
 
-    def _describe(self, target: str, name: TableName) -> FunctionDefinition | None:
+    def _describe(self, target: str, name: TableName, probe: str | None = None) -> FunctionDefinition | None:
+        """DESCRIBE FUNCTION EXTENDED of ``target`` (the persistent ``name``, or the temporary ``probe``)."""
         try:
             rows = self._spark.sql(f"DESCRIBE FUNCTION EXTENDED {target}").collect()
         except ENGINE_ERRORS as error:
@@ -127,7 +131,28 @@ class SparkFunctions:
             if failure.means(*_MISSING_FUNCTION):
                 return None
             raise engine_error(failure, f"cannot describe function {name}", name) from None
-        return parse_description([str(row[0]) for row in rows])
+        lines = [str(row[0]) for row in rows]
+        reported = parse_description(lines)
+        if reported.is_sql and not described_as_json(lines):
+            return self._sql_usage(name if probe is None else None, probe) or reported
+        return reported
+
+    def _sql_usage(self, name: TableName | None, probe: str | None) -> FunctionDefinition | None:
+        """A SQL function as its ``ExpressionInfo`` states it (the persistent ``name`` or the temporary ``probe``):
+        Spark 4.1 and later describe its parameters as aligned columns (``x  INT    'p'``), which lose where a DEFAULT
+        ends and a COMMENT starts; the function's properties keep them as given, and the probe and the function
+        itself are read alike. None without a JVM (Spark Connect: the labelled rows) or on any failure."""
+        jvm = self._engine.jvm
+        if jvm is None:
+            return None
+        view, classes = jvm.view, jvm.classes
+        try:
+            db = static(view, "scala.Option", "apply")(None if name is None else name.db)
+            ident = new(view, classes.function_identifier, probe if name is None else name.name, db)
+            usage = str(jvm.session.sessionState().catalog().lookupFunctionInfo(ident).getUsage())
+        except ENGINE_ERRORS:
+            return None
+        return usage_definition(usage)
 
     def _records(self, db: str) -> FunctionRecords | None:
         """The function records kept in ``db``'s properties; None when ``db`` does not exist."""
@@ -297,7 +322,7 @@ class SparkFunctions:
                 self._spark.sql(statement)
             except ENGINE_ERRORS as error:
                 raise self._error(name, self._engine.failure(error), "check", probe) from None
-            reported = self._describe(quote_ident(probe), name)
+            reported = self._describe(quote_ident(probe), name, probe)
         finally:
             with contextlib.suppress(*ENGINE_ERRORS):  # a temporary function dies with its session anyway
                 self._spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {quote_ident(probe)}")
