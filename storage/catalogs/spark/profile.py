@@ -115,10 +115,10 @@ class SparkProfile:
     """The warehouse is on a file system this process reaches with Python's file functions (``file:``)."""
     facts: VersionFacts
     jvm: Jvm | None = attrs.field(eq=False, repr=False)
+    """The JVM handles (None on Spark Connect)."""
     catalog_restores: bool = True
     """Spark's Hive catalog restores the tables it reads (schema, provider, partition columns from the table
     properties); not in Spark's debug mode (``spark.sql.debug``), where it returns them as stored."""
-    """The JVM handles (None on Spark Connect)."""
 
     @property
     def has_metastore_client(self) -> bool:

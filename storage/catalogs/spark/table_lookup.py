@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -181,35 +182,40 @@ def read_jvm_table(jvm: Jvm, name: TableName, *, hive: bool) -> JvmTable | None:
     if head is None or head[1] == "VIEW":
         return None if head is None else VIEW_READ
     table, kind, properties = head
-    tag = tag_in(properties)
-    location = None
-    if kind == "MANAGED":
-        uri = option(table.storage().locationUri())
-        if uri is not None:
-            location = uri_text(jvm, uri)
+    location = _stored_location(jvm, table.storage()) if kind == "MANAGED" else None
+    return _jvm_table(kind, tag_in(properties), location, lambda: _material(
+        kind, int(table.createTime()), option(table.provider()), json.loads(str(table.schema().json())),
+        seq_strings(jvm, table.partitionColumnNames())))
+
+
+def _jvm_table(kind: str, tag: str | None, location: str | None, material: Callable[[], dict[str, Any]]
+               ) -> JvmTable:
+    """The table read: ``material`` asked only for an untagged table, None where it cannot be rendered."""
     if tag is not None:
         return JvmTable(kind, tag, location, None)
     try:
-        material = _material(kind, int(table.createTime()), option(table.provider()),
-                             json.loads(str(table.schema().json())),
-                             seq_strings(jvm, table.partitionColumnNames()))
+        return JvmTable(kind, None, location, material())
     except UnrenderedSchemaError:
         return JvmTable(kind, None, location, None)
-    return JvmTable(kind, None, location, material)
+
+
+def _stored_location(jvm: Jvm, storage: Any) -> str | None:
+    """A ``CatalogStorageFormat``'s location URI, decoded; None when it has none."""
+    uri = option(storage.locationUri())
+    return None if uri is None else uri_text(jvm, uri)
 
 
 def _raw_location(jvm: Jvm, storage: Any, properties: dict[str, str]) -> str | None:
     """The location Spark's catalog restores (``HiveExternalCatalog.restoreTableMetadata``, read): a data source
     table's ``path`` storage property (its stored location may be a placeholder), a Hive serde table's stored
     location."""
-    if PROVIDER_PROPERTY in properties:
-        options = json.loads(map_json(jvm, storage.properties(), scala=True))
-        path = next((str(value) for key, value in options.items() if str(key).lower() == "path"), None)
-        if path is None:
-            return None
-        return uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(path))
-    uri = option(storage.locationUri())
-    return None if uri is None else uri_text(jvm, uri)
+    if PROVIDER_PROPERTY not in properties:
+        return _stored_location(jvm, storage)
+    options = json.loads(map_json(jvm, storage.properties(), scala=True))
+    path = next((str(value) for key, value in options.items() if str(key).lower() == "path"), None)
+    if path is None:
+        return None
+    return uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(path))
 
 
 def read_raw_table(jvm: Jvm, name: TableName) -> JvmTable | None:
@@ -223,13 +229,9 @@ def read_raw_table(jvm: Jvm, name: TableName) -> JvmTable | None:
         return None if head is None else VIEW_READ
     table, kind, properties = head
     location = _raw_location(jvm, table.storage(), properties) if kind == "MANAGED" else None
-    tag = tag_in(properties)
-    if tag is not None:
-        return JvmTable(kind, tag, location, None)
-    try:
+
+    def material() -> dict[str, Any]:
         shape = restored_shape(properties, lambda: dict(json.loads(str(table.schema().json()))),
                                lambda: seq_strings(jvm, table.partitionColumnNames()))
-        material = _material(kind, int(table.createTime()), shape.provider, shape.schema, shape.partition_columns)
-    except UnrenderedSchemaError:
-        return JvmTable(kind, None, location, None)
-    return JvmTable(kind, None, location, material)
+        return _material(kind, int(table.createTime()), shape.provider, shape.schema, shape.partition_columns)
+    return _jvm_table(kind, tag_in(properties), location, material)

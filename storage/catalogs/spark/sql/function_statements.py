@@ -134,11 +134,12 @@ class SparkFunctions:
         lines = [str(row[0]) for row in rows]
         reported = parse_description(lines)
         if reported.is_sql and not described_as_json(lines):
-            return self._sql_usage(name if probe is None else None, probe) or reported
+            found = self._sql_usage(None, probe) if probe is not None else self._sql_usage(name.db, name.name)
+            return found or reported
         return reported
 
-    def _sql_usage(self, name: TableName | None, probe: str | None) -> FunctionDefinition | None:
-        """A SQL function as its ``ExpressionInfo`` states it (the persistent ``name`` or the temporary ``probe``):
+    def _sql_usage(self, db: str | None, function: str) -> FunctionDefinition | None:
+        """A SQL function as its ``ExpressionInfo`` states it (``db`` None: the temporary ``function``):
         Spark 4.1 and later describe its parameters as aligned columns (``x  INT    'p'``), which lose where a DEFAULT
         ends and a COMMENT starts; the function's properties keep them as given, and the probe and the function
         itself are read alike. None without a JVM (Spark Connect: the labelled rows) or on any failure."""
@@ -147,8 +148,7 @@ class SparkFunctions:
             return None
         view, classes = jvm.view, jvm.classes
         try:
-            db = static(view, "scala.Option", "apply")(None if name is None else name.db)
-            ident = new(view, classes.function_identifier, probe if name is None else name.name, db)
+            ident = new(view, classes.function_identifier, function, static(view, "scala.Option", "apply")(db))
             usage = str(jvm.session.sessionState().catalog().lookupFunctionInfo(ident).getUsage())
         except ENGINE_ERRORS:
             return None
