@@ -237,13 +237,15 @@ def _launch_worker(cluster: SparkCluster, home: Path, environment: dict[str, str
 def _wait_for_workers(cluster: SparkCluster, count: int, timeout: float,
                       launched: dict[int, tuple[subprocess.Popen[bytes], Path]]) -> None:
     """Until the master counts ``count`` workers alive. A worker that exits first fails the start with its own
-    exit status (a signal names what ended it) and its own log's tail."""
+    exit status (a signal names what ended it) and its own log's tail. A worker launched here is judged by its
+    process handle, not by ``/proc``: a JVM just started can be read there without its arguments for a moment,
+    which once failed a healthy start as "exited" (a CI run of 2026-11-29)."""
     deadline = time.monotonic() + timeout
     while True:
         page = _master_page(cluster)
         if page is not None and int(page.get("aliveworkers", 0)) >= count:
             return
-        dead = [pid for pid in cluster.workers if not _alive(pid, cluster.root)]
+        dead = [pid for pid in cluster.workers if _exited(pid, cluster.root, launched)]
         if dead or time.monotonic() > deadline:
             popen, log_path = launched.get(dead[0] if dead else -1, (None, cluster.root / "worker-1.log"))
             code = popen.poll() if popen is not None else None
@@ -253,6 +255,13 @@ def _wait_for_workers(cluster: SparkCluster, count: int, timeout: float,
             stop(cluster.root)
             raise SparkClusterError(cluster.root, f"{reason} (log: {log_path})", log_tail(log_path))
         time.sleep(0.2)
+
+
+def _exited(pid: int, root: Path, launched: dict[int, tuple[subprocess.Popen[bytes], Path]]) -> bool:
+    """Whether a worker has ended: its exit status when this start launched it, else its ``/proc`` entry."""
+    if pid in launched:
+        return launched[pid][0].poll() is not None
+    return not _alive(pid, root)
 
 
 def _master_page(cluster: SparkCluster) -> dict[str, Any] | None:

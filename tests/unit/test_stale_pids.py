@@ -86,6 +86,16 @@ def test_a_stale_cluster_state_naming_another_process_stops_nothing(tmp_path: Pa
     assert alive(stranger)
 
 
+def test_a_worker_just_launched_counts_as_running_before_proc_shows_its_arguments(tmp_path: Path, stranger) -> None:
+    # /proc shows no cluster marker for the stranger, as for a JVM in its first milliseconds: its handle decides
+    launched = {stranger.pid: (stranger, tmp_path / "worker-1.log")}
+    assert spark_cluster._exited(stranger.pid, tmp_path, launched) is False
+    stranger.kill()
+    stranger.wait(timeout=30)
+    assert spark_cluster._exited(stranger.pid, tmp_path, launched) is True
+    assert spark_cluster._exited(stranger.pid, tmp_path, {}) is True
+
+
 def test_replica_stop_never_signals_a_pid_that_is_no_longer_its_applier(tmp_path: Path, stranger) -> None:
     from ddl_log.replication.replica_state import ReplicaState, write_state
 
