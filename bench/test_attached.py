@@ -9,23 +9,22 @@
 * session start: a driver whose session is built with the extension (and attached) vs one without.
 
 Each attached benchmark runs its baseline right before each of its rounds (timed by itself) and stores the median
-of the per-round ratios as ``paired_ratio`` (as bench/test_statements.py does)."""
+of the per-round ratios as ``paired_ratio`` (:func:`bench.pairing.run_paired`)."""
 
 from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench.conftest import create_table, select
+from bench.pairing import run_paired, timed
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUNDS = 9
@@ -44,26 +43,6 @@ UNROUTED = {
     "describe": "DESCRIBE TABLE bench_t",
     "set": "SET spark.sql.shuffle.partitions=4",
 }
-
-
-def paired(benchmark: Any, target: Callable[[], Any], baseline: Callable[[], float], *, rounds: int,
-           warmup: int = 1) -> None:
-    """``target`` measured by pytest-benchmark, ``baseline`` (which returns its own time) right before each round:
-    ``paired_ratio`` is the median of the per-round ratios."""
-    times: list[float] = []
-    benchmark.pedantic(target, setup=lambda: times.append(baseline()), rounds=rounds, warmup_rounds=warmup,
-                       iterations=1)
-    measured = benchmark.stats.stats.data
-    base = times[warmup:]
-    benchmark.extra_info["paired_plain_median_s"] = round(statistics.median(base), 6)
-    benchmark.extra_info["paired_ratio"] = round(statistics.median(
-        a / b for a, b in zip(measured, base, strict=True)), 3)
-
-
-def timed(call: Callable[[], Any]) -> float:
-    start = time.perf_counter()
-    call()
-    return time.perf_counter() - start
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +77,8 @@ def test_routed_statement(benchmark: Any, spark: Any, ddl: Any, attached: Any, n
         benchmark.extra_info["baseline"] = True
         benchmark.pedantic(through_ddl, rounds=ROUNDS, warmup_rounds=1, iterations=1)
         return
-    paired(benchmark, lambda: attached.sql(text.format(t="routed_attached")), lambda: timed(through_ddl),
-           rounds=ROUNDS)
+    run_paired(benchmark, lambda: attached.sql(text.format(t="routed_attached")), lambda: timed(through_ddl),
+               rounds=ROUNDS, warmup=1)
 
 
 @pytest.mark.parametrize("name", sorted(UNROUTED))
@@ -119,7 +98,7 @@ def test_unrouted_statement_in_one_jvm(benchmark: Any, spark: Any, attached: Any
         benchmark.extra_info["baseline"] = True
         benchmark.pedantic(lambda: run(off), rounds=ROUNDS, warmup_rounds=2, iterations=1)
         return
-    paired(benchmark, lambda: run(attached), lambda: timed(lambda: run(off)), rounds=ROUNDS, warmup=2)
+    run_paired(benchmark, lambda: run(attached), lambda: timed(lambda: run(off)), rounds=ROUNDS, warmup=2)
 
 
 class Driver:
@@ -171,8 +150,8 @@ def test_unrouted_statement_against_a_jvm_without_the_extension(benchmark: Any, 
         benchmark.extra_info["baseline"] = True
         benchmark.pedantic(lambda: drivers["plain"].run(text), rounds=ROUNDS, warmup_rounds=1, iterations=1)
         return
-    paired(benchmark, lambda: drivers["extension"].run(text), lambda: timed(lambda: drivers["plain"].run(text)),
-           rounds=ROUNDS)
+    run_paired(benchmark, lambda: drivers["extension"].run(text), lambda: timed(lambda: drivers["plain"].run(text)),
+               rounds=ROUNDS, warmup=1)
 
 
 @pytest.mark.parametrize("kind", ["no extension", "extension (attached)"])
@@ -189,4 +168,4 @@ def test_session_start(benchmark: Any, tmp_path: Path, kind: str) -> None:
         benchmark.extra_info["baseline"] = True
         benchmark.pedantic(lambda: start("plain"), rounds=STARTS, iterations=1)
         return
-    paired(benchmark, lambda: start("extension"), lambda: timed(lambda: start("plain")), rounds=STARTS, warmup=0)
+    run_paired(benchmark, lambda: start("extension"), lambda: timed(lambda: start("plain")), rounds=STARTS, warmup=0)

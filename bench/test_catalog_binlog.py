@@ -7,15 +7,13 @@ each of its rounds (untimed by pytest-benchmark, timed by itself): its paired ra
 
 from __future__ import annotations
 
-import statistics
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import count
-from typing import Any
 
 import pytest
 
+from bench.pairing import run_paired, timed
 from chains.binlog import Binlog, BinlogLike
 from chains.catalog_binlog import CatalogBinlog
 from storage.records.pg_binlog import PgBinlog
@@ -59,26 +57,6 @@ def at_once(binlogs: list[BinlogLike]) -> None:
         thread.join()
 
 
-def paired(benchmark: Any, plain: Callable[[], None], measured: Callable[[], None]) -> None:
-    """Time ``measured`` with ``plain`` run (and timed here) right before each round; store the paired ratio."""
-    plain_times: list[float] = []
-    ratios: list[float] = []
-
-    def setup() -> None:
-        started = time.perf_counter()
-        plain()
-        plain_times.append(time.perf_counter() - started)
-
-    def round_() -> None:
-        started = time.perf_counter()
-        measured()
-        ratios.append((time.perf_counter() - started) / plain_times[-1])
-
-    benchmark.pedantic(round_, setup=setup, rounds=ROUNDS, iterations=1)
-    benchmark.extra_info.update(paired_ratio=statistics.median(ratios),
-                                paired_plain_median_s=statistics.median(plain_times))
-
-
 @pytest.fixture
 def one(postgres_url: str) -> Iterator[Binlogs]:
     binlogs = Binlogs(postgres_url, 1)
@@ -102,7 +80,8 @@ def test_binlog_append_per_home_pg_store(benchmark, one):
 @pytest.mark.benchmark(group=f"Binlog append, one appender: {EVENTS} events, one commit each")
 def test_binlog_append_catalog_binlog(benchmark, one):
     benchmark.extra_info.update(events=EVENTS)
-    paired(benchmark, lambda: append_events(one.per_home[0]), lambda: append_events(one.catalog[0]))
+    run_paired(benchmark, lambda: append_events(one.catalog[0]), lambda: timed(lambda: append_events(one.per_home[0])),
+               rounds=ROUNDS, rounded=False)
     assert one.catalog[0].last_seq == EVENTS * ROUNDS
 
 
@@ -115,6 +94,7 @@ def test_binlog_append_two_appenders_per_home_pg_store(benchmark, two):
 @pytest.mark.benchmark(group=f"Binlog append, two appenders at once: {EVENTS} events each")
 def test_binlog_append_two_appenders_catalog_binlog(benchmark, two):
     benchmark.extra_info.update(events=2 * EVENTS)
-    paired(benchmark, lambda: at_once(two.per_home), lambda: at_once(two.catalog))
+    run_paired(benchmark, lambda: at_once(two.catalog), lambda: timed(lambda: at_once(two.per_home)), rounds=ROUNDS,
+               rounded=False)
     seqs = [event.seq for event in two.catalog[0].events()]
     assert seqs == list(range(1, 2 * EVENTS * ROUNDS + 1))

@@ -6,7 +6,6 @@ round trip beside a ``SELECT 1`` on the same server. The server is a local clust
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,6 +13,7 @@ import psycopg
 import pytest
 
 from actions.locking import database_key, object_key
+from bench.pairing import run_paired, timed
 from ddl_log import AtomicDDL
 from ddl_log.cluster.locks import MetadataLocks
 from storage.catalogs.memory import MemoryCatalog
@@ -56,21 +56,9 @@ def test_statement_with_cluster_locks(benchmark: Any, homes: tuple[AtomicDDL, At
     """Each round's setup runs the in-process-only statements right before (outside the timing): the median of
     the per-round ratios is ``paired_ratio``."""
     locked, plain = homes
-    paired: list[float] = []
-
-    def paired_plain() -> None:
-        began = time.perf_counter()
-        statements(plain)
-        paired.append(time.perf_counter() - began)
-
     benchmark.extra_info.update(statements=STATEMENTS)
-    benchmark.pedantic(statements, args=(locked,), setup=paired_plain, rounds=ROUNDS, iterations=1)
-    rounds = benchmark.stats.stats.data
-    assert len(paired) == len(rounds)
-    per_statement = (statistics.median(rounds) - statistics.median(paired)) / STATEMENTS
-    benchmark.extra_info["paired_plain_median_s"] = round(statistics.median(paired), 6)
-    benchmark.extra_info["paired_ratio"] = round(statistics.median(r / p for r, p in zip(rounds, paired,
-                                                                                          strict=True)), 3)
+    paired = run_paired(benchmark, lambda: statements(locked), lambda: timed(lambda: statements(plain)), rounds=ROUNDS)
+    per_statement = (statistics.median(benchmark.stats.stats.data) - statistics.median(paired)) / STATEMENTS
     benchmark.extra_info["lock_cost_per_statement_ms"] = round(per_statement * 1000, 2)
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from bench.test_attached import ROOT, paired
+from bench.pairing import run_paired
+from bench.test_attached import ROOT
 from bench.test_thrift_server import plain_server
 from ddl_log.ops.postgres import free_port
 from tests.thrift.clients import CONNECT, serving
@@ -51,4 +52,4 @@ def ask(client: subprocess.Popen[str], which: str) -> float:
 
 def test_create_or_replace_over_connect_vs_plain_drop_and_ctas(benchmark: Any,
                                                               timer: subprocess.Popen[str]) -> None:
-    paired(benchmark, lambda: ask(timer, "ours"), lambda: ask(timer, "plain"), rounds=ROUNDS)
+    run_paired(benchmark, lambda: ask(timer, "ours"), lambda: ask(timer, "plain"), rounds=ROUNDS, warmup=1)

@@ -5,13 +5,13 @@ right before each of its rounds and stores the median of the per-round ratios as
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+
+from bench.pairing import run_paired, timed
 
 ROUNDS = 3
 MODELS = {
@@ -59,15 +59,5 @@ def test_dbt_build(benchmark: Any, dbt_project: Path, kind: str) -> None:
         benchmark.extra_info["baseline"] = True
         benchmark.pedantic(lambda: build(dbt_project, "plain"), rounds=ROUNDS, iterations=1)
         return
-    paired: list[float] = []
-
-    def paired_plain() -> None:
-        start = time.perf_counter()
-        build(dbt_project, "paired")
-        paired.append(time.perf_counter() - start)
-
-    benchmark.pedantic(lambda: build(dbt_project, "atomic"), setup=paired_plain, rounds=ROUNDS, iterations=1)
-    atomic_rounds = benchmark.stats.stats.data
-    benchmark.extra_info["paired_plain_median_s"] = round(statistics.median(paired), 6)
-    benchmark.extra_info["paired_ratio"] = round(
-        statistics.median(a / p for a, p in zip(atomic_rounds, paired, strict=True)), 3)
+    run_paired(benchmark, lambda: build(dbt_project, "atomic"), lambda: timed(lambda: build(dbt_project, "paired")),
+               rounds=ROUNDS)

@@ -95,4 +95,4 @@ def _sample_action():  # type: ignore[no-untyped-def]
     from chains.entries import ActionEntry
 
     return ActionEntry(1, 1, ActionType.CREATE_TABLE, name=TableName("default", "t"), tag="x1-0123456789abcdef",
-                       payload=CreateTablePayload())
+                       payload=CreateTablePayload().to_wire())

@@ -9,9 +9,10 @@ metastore work only (no file moves), one INSTALL_VERSION per table and name."""
 
 from __future__ import annotations
 
-import statistics
 import time
 from typing import Any
+
+from bench.pairing import run_paired
 
 N = 50
 ROUNDS = 3
@@ -28,26 +29,19 @@ def test_schema_swap_of_fifty_tables(benchmark: Any, ddl: Any, clean: Any) -> No
         spark.sql(f"CREATE DATABASE {db}")
         for index in range(N):
             spark.sql(f"CREATE TABLE {db}.t{index} USING parquet AS SELECT {index} AS x, '{db}' AS side")
-    plain: list[float] = []
     try:
-        def set_locations() -> None:
+        def set_locations() -> float:
             blue, green = locations(spark, "blue"), locations(spark, "green")
             start = time.perf_counter()
             for name in blue:
                 spark.sql(f"ALTER TABLE blue.{name} SET LOCATION '{green[name]}'")
                 spark.sql(f"ALTER TABLE green.{name} SET LOCATION '{blue[name]}'")
-            plain.append(time.perf_counter() - start)
+            return time.perf_counter() - start
 
         benchmark.group = "schema swap of 50 tables"
         benchmark.extra_info["tables_a_side"] = N
-        benchmark.pedantic(lambda: ddl.swap_schemas("blue", "green"), setup=set_locations, rounds=ROUNDS,
-                           warmup_rounds=1, iterations=1)
-        swaps = benchmark.stats.stats.data
-        plain = plain[1:]
-        assert len(plain) == len(swaps)
-        benchmark.extra_info["paired_plain_set_location_median_s"] = round(statistics.median(plain), 6)
-        benchmark.extra_info["paired_ratio"] = round(
-            statistics.median(s / p for s, p in zip(swaps, plain, strict=True)), 3)
+        run_paired(benchmark, lambda: ddl.swap_schemas("blue", "green"), set_locations, rounds=ROUNDS, warmup=1,
+                   plain_key="paired_plain_set_location_median_s")
         assert ddl.binlog_events()[-1].statement == "ALTER SCHEMA `blue` SWAP WITH `green`"
     finally:
         for db in ("blue", "green"):

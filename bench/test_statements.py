@@ -14,8 +14,6 @@ they are compared only with each other.
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +21,7 @@ from typing import Any
 import pytest
 
 from bench.conftest import create_table, exists, run, select
+from bench.pairing import run_paired, timed
 from bench.profiler import StatementProfiler
 
 ROUNDS = 9
@@ -233,7 +232,9 @@ def cases(scenarios: list[Scenario]) -> Any:
 
 
 def measure(benchmark: Any, scenario: Scenario, kind: str, spark: Any, target: Callable[[], object], *,
-            rounds: int, warmup: int, group_prefix: str = "", before_setup: Callable[[], None] | None = None) -> None:
+            rounds: int, warmup: int, group_prefix: str = "", baseline: Callable[[], float] | None = None) -> None:
+    """``target`` over ``rounds``, the scenario's setup before each; with ``baseline``, in paired rounds
+    (:func:`bench.pairing.run_paired`)."""
     benchmark.group = group_prefix + scenario.group
     benchmark.extra_info["rows"] = scenario.rows
     if kind == "plain":
@@ -241,11 +242,12 @@ def measure(benchmark: Any, scenario: Scenario, kind: str, spark: Any, target: C
     scenario.prepare(spark, kind)
 
     def setup() -> None:
-        if before_setup is not None:
-            before_setup()
         scenario.setup(spark, kind)
 
-    benchmark.pedantic(target, setup=setup, rounds=rounds, warmup_rounds=warmup, iterations=1)
+    if baseline is None:
+        benchmark.pedantic(target, setup=setup, rounds=rounds, warmup_rounds=warmup, iterations=1)
+    else:
+        run_paired(benchmark, target, baseline, rounds=rounds, warmup=warmup, setup=setup)
     scenario.check(spark, kind)
 
 
@@ -265,24 +267,15 @@ def measure_paired(benchmark: Any, ddl: Any, spark: Any, scenario: Scenario, kin
     if kind == "plain":
         measure(benchmark, scenario, kind, spark, lambda: scenario.plain(spark, kind), rounds=rounds, warmup=warmup)
         return
-    paired: list[float] = []
 
-    def paired_plain() -> None:
+    def paired_plain() -> float:
         scenario.setup(spark, "paired")
-        start = time.perf_counter()
-        scenario.plain(spark, "paired")
-        paired.append(time.perf_counter() - start)
+        return timed(lambda: scenario.plain(spark, "paired"))
 
     scenario.prepare(spark, "paired")
     measure(benchmark, scenario, kind, spark, lambda: scenario.atomic(ddl, kind), rounds=rounds, warmup=warmup,
-            before_setup=paired_plain)
+            baseline=paired_plain)
     scenario.check(spark, "paired")
-    atomic_rounds = benchmark.stats.stats.data
-    plain_rounds = paired[warmup:]
-    assert len(plain_rounds) == len(atomic_rounds)
-    benchmark.extra_info["paired_plain_median_s"] = round(statistics.median(plain_rounds), 6)
-    benchmark.extra_info["paired_ratio"] = round(
-        statistics.median(a / p for a, p in zip(atomic_rounds, plain_rounds, strict=True)), 3)
 
 
 @pytest.mark.parametrize(("scenario", "kind"), cases(BREAKDOWN))

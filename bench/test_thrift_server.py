@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from bench.conftest import select
-from bench.test_attached import ROOT, paired, timed
+from bench.pairing import run_paired, timed
+from bench.test_attached import ROOT
 from ddl_log.ops.postgres import free_port
 from tests.thrift.clients import Server, pyhive, serving
 
@@ -65,4 +66,4 @@ def test_create_or_replace_over_jdbc_vs_plain_drop_and_ctas(benchmark: Any, atom
             return timed(lambda: (theirs.execute("DROP TABLE IF EXISTS t"),
                                   theirs.execute(f"CREATE TABLE t USING parquet AS {select(ROWS)}")))
 
-        paired(benchmark, lambda: ours.execute(replace), plain_pair, rounds=ROUNDS)
+        run_paired(benchmark, lambda: ours.execute(replace), plain_pair, rounds=ROUNDS, warmup=1)

@@ -6,11 +6,10 @@ ratios transaction / one by one (issue 39 asks <= 1.05). Each statement replaces
 
 from __future__ import annotations
 
-import statistics
-import time
 from typing import Any
 
 from bench.conftest import create_table, select
+from bench.pairing import run_paired, timed
 
 N = 5
 ROUNDS = 5
@@ -27,12 +26,6 @@ def test_transaction_of_five_replaces(benchmark: Any, ddl: Any, clean: Any) -> N
     for index in range(N):
         create_table(spark, f"txn_alone{index}", ROWS)
         create_table(spark, f"txn_group{index}", ROWS)
-    alone: list[float] = []
-
-    def one_by_one() -> None:
-        start = time.perf_counter()
-        replace_all(ddl, "txn_alone")
-        alone.append(time.perf_counter() - start)
 
     def in_transaction() -> None:
         with ddl.transaction():
@@ -40,12 +33,7 @@ def test_transaction_of_five_replaces(benchmark: Any, ddl: Any, clean: Any) -> N
 
     benchmark.group = "transaction of 5 replaces"
     benchmark.extra_info["statements"] = N
-    benchmark.pedantic(in_transaction, setup=one_by_one, rounds=ROUNDS, warmup_rounds=1, iterations=1)
-    grouped = benchmark.stats.stats.data
-    alone = alone[1:]
-    assert len(alone) == len(grouped)
-    benchmark.extra_info["paired_one_by_one_median_s"] = round(statistics.median(alone), 6)
-    benchmark.extra_info["paired_ratio"] = round(
-        statistics.median(g / a for g, a in zip(grouped, alone, strict=True)), 3)
+    run_paired(benchmark, in_transaction, lambda: timed(lambda: replace_all(ddl, "txn_alone")), rounds=ROUNDS,
+               warmup=1, plain_key="paired_one_by_one_median_s")
     events = ddl.binlog_events()
     assert [event.txn for event in events[-N:]] == [(index, N) for index in range(1, N + 1)]
