@@ -70,6 +70,8 @@ def undo_install_version(action: ActionEntry, ctx: ActionContext) -> None:
     if identity != action.tag:
         if payload.previous_identity is not None and identity != payload.previous_identity:
             keep_as_dropped(action, ctx, payload)
+        if payload.previous is None:
+            ctx.catalog.forget_table(name, expect=action.tag)  # a creation cut before the name was the table's
         return  # not installed yet, or undone already
     if payload.previous_identity is not None:
         keep_for_readers(action, ctx)

@@ -480,8 +480,9 @@ class Catalog(Protocol):
         ...
 
     def forget_table(self, name: TableName, *, expect: str) -> bool:
-        """Remove the table ``name`` from the catalog but never its files, only while its identity is ``expect``;
-        True if removed."""
+        """Remove the table ``name`` from the catalog but never its files, only while its identity is ``expect``
+        (or, where it is not, what a creation of it cut by a crash left under another name: a partitioned table made
+        with a partition outside its directory); True if removed."""
         ...
 
     def delete_data(self, location: str, owner: TableName) -> str | None:

@@ -12,3 +12,10 @@ CREATED_DISCOVERING = crashpoints.declare("create_partitioned.created",
                                           "a partitioned table being made exists, its partitions found in its files")
 PARTITIONS_ADDED = crashpoints.declare("create_partitioned.partitions_added",
                                        "a partitioned table being made has its partitions registered")
+HOLDER_CREATED = crashpoints.declare(
+    "create_partitioned.holder_created", "a partitioned table being made with a partition outside its directory "
+    "exists under its holder's name")
+HOLDER_FILLED = crashpoints.declare("create_partitioned.holder_filled",
+                                    "the holder of a partitioned table being made has its partitions registered")
+HOLDER_RENAMED = crashpoints.declare("create_partitioned.holder_renamed",
+                                     "a partitioned table being made has its name, external, every partition in it")

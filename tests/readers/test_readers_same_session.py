@@ -65,3 +65,25 @@ def test_readers_never_read_a_partitioned_table_empty_during_drop_and_undrop(cle
     assert not atomic.errors, f"statements failed: {atomic.errors}"
     assert counts["drop_undrop"]["reads"] >= MIN_READS_PER_KIND * 4, report
     assert counts["all"]["bad"] == 0, f"{report}\nexamples: {examples}"
+
+
+OUTSIDE_CYCLES = 6
+"""DROP + UNDROP cycles of the table with a partition outside its directory."""
+
+
+def test_readers_never_read_a_table_with_a_partition_outside_its_directory_partly_during_undrop(
+        clean_spark: Any, tmp_path: Path) -> None:
+    """A partition outside the table's directory is one no listing of the directory finds: UNDROP makes such a table
+    whole under a holder name and then names it, so readers read it whole or not at all."""
+    from ddl_log import AtomicDDL
+
+    with AtomicDDL(spark=clean_spark, home=tmp_path / "home") as ddl:
+        atomic = measure_in_session(clean_spark, ddl=ddl, kinds=["drop_undrop_outside"], statements=OUTSIDE_CYCLES,
+                                    rows=ROWS)
+    counts, errors, examples = tally(atomic.events, atomic.reads, stale_ok=False)
+    report = render("DROP / UNDROP of a table with a partition outside its directory", counts, errors,
+                    stale_ok=False)
+    print(report)
+    assert not atomic.errors, f"statements failed: {atomic.errors}"
+    assert counts["drop_undrop_outside"]["reads"] >= MIN_READS_PER_KIND * 2, report
+    assert counts["all"]["bad"] == 0, f"{report}\nexamples: {examples}"

@@ -16,7 +16,10 @@ Version ``i`` of a table holds ``SELECT id AS a, CAST(i AS INT) AS v FROM range(
   do it for parquet tables: no plain form;
 * ``drop_undrop``: DROP TABLE t, then UNDROP TABLE t, on a table partitioned by ``p`` (issue 36): the table whole
   or not there (:data:`~tests.readers.model.ABSENT`), never empty (plain: DROP, then CREATE TABLE AS SELECT of the
-  same rows).
+  same rows);
+* ``drop_undrop_outside``: the same on a table with one more partition that plain Spark put outside the table's
+  directory (``ADD PARTITION ... LOCATION``), which UNDROP makes under a holder name (atomic only: plain Spark
+  cannot make such a table again in one statement).
 
 The kinds whose new version is empty alternate with a whole-table INSERT OVERWRITE that fills the table again
 (``insert_overwrite`` events), so that an empty read while the full version was live is caught.
@@ -24,8 +27,11 @@ The kinds whose new version is empty alternate with a whole-table INSERT OVERWRI
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -36,12 +42,16 @@ from tests.readers.model import ABSENT, Content, Event, partitioned, unpartition
 DB = "rdb"
 KINDS = ("cor_select", "cor_columns", "cor_like", "truncate", "insert_overwrite", "insert_overwrite_partition",
          "alter_rebuild")
-DROP_KINDS = ("drop_undrop",)
+DROP_KINDS = ("drop_undrop", "drop_undrop_outside")
 """Kinds whose table is at times not there (run by their own test: a DROP is over in a few metastore calls, so it
 needs more statements than the others for readers to meet it)."""
 EMPTYING = frozenset({"cor_columns", "cor_like", "truncate"})
 PLAIN_KINDS = tuple(kind for kind in KINDS if kind != "alter_rebuild")
 PARTITIONS = 3
+OUTSIDE_ROWS = 10
+"""Rows of the partition outside the table's directory (``p = PARTITIONS``)."""
+OUTSIDE_ROOT = Path(tempfile.gettempdir()) / f"ddl-log-readers-outside-{os.getpid()}"
+"""Where that partition lives: outside every warehouse, one directory per process."""
 COLUMNS = "a BIGINT, v INT"
 
 
@@ -92,14 +102,18 @@ def plan(kind: str, statements: int, rows: int, *, prefix: str = "", first_index
     if kind not in KINDS + DROP_KINDS:
         raise ValueError(f"unknown statement kind {kind!r}")
     table = table_name(kind, prefix)
-    is_partitioned = kind in ("insert_overwrite_partition", "drop_undrop")
+    is_partitioned = kind in ("insert_overwrite_partition", *DROP_KINDS)
     setup: tuple[str, ...] = ()
     if initial is None:
         setup = (f"CREATE DATABASE IF NOT EXISTS {DB}", f"DROP TABLE IF EXISTS {table}")
         if is_partitioned:
             setup += (partitioned_create(table, rows),)
-            initial = partitioned({k: (len(range(k, rows, PARTITIONS)), 0, sum(range(k, rows, PARTITIONS)))
-                                   for k in range(PARTITIONS)})
+            filled = {k: (len(range(k, rows, PARTITIONS)), 0, sum(range(k, rows, PARTITIONS)))
+                      for k in range(PARTITIONS)}
+            if kind == "drop_undrop_outside":
+                setup += outside_partition(table)
+                filled[PARTITIONS] = (OUTSIDE_ROWS, 0, sum(range(OUTSIDE_ROWS)))
+            initial = partitioned(filled)
         else:
             setup += (f"CREATE TABLE {table} USING parquet AS {rows_query(rows, 0)}",)
             initial = unpartitioned(rows, 0)
@@ -144,7 +158,7 @@ def plan(kind: str, statements: int, rows: int, *, prefix: str = "", first_index
             steps.append(Step(kind, table, index, content,
                               ("insert_overwrite", (table,), (("as_select", query), ("partition", {"p": str(k)}))),
                               (f"INSERT OVERWRITE TABLE {table} PARTITION (p = {k}) {query}",)))
-        elif kind == "drop_undrop":
+        elif kind in DROP_KINDS:
             steps.append(Step(kind, table, index, ABSENT, ("drop_tables", ([table],), ()), (f"DROP TABLE {table}",)))
             steps.append(Step(kind, table, index, content, ("undrop_table", (table,), ()),
                               (partitioned_create(table, rows),)))  # plain Spark has no UNDROP: the same rows again
@@ -152,6 +166,14 @@ def plan(kind: str, statements: int, rows: int, *, prefix: str = "", first_index
             new_type = "BIGINT" if index % 2 else "INT"
             steps.append(Step(kind, table, index, content, ("alter_column_type", (table, "v", new_type), ()), ()))
     return Plan(kind, table, is_partitioned, setup, initial, tuple(steps))
+
+
+def outside_partition(table: str) -> tuple[str, ...]:
+    """Plain Spark's statements that give ``table`` a partition ``p = PARTITIONS`` outside its directory."""
+    where = OUTSIDE_ROOT / f"{table}-p{PARTITIONS}"
+    return (f"ALTER TABLE {table} ADD PARTITION (p = {PARTITIONS}) LOCATION '{where}'",
+            f"INSERT INTO {table} PARTITION (p = {PARTITIONS}) SELECT id AS a, CAST(0 AS INT) AS v "
+            f"FROM range({OUTSIDE_ROWS})")
 
 
 def partitioned_create(table: str, rows: int) -> str:

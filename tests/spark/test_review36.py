@@ -222,3 +222,43 @@ def test_finding11_every_crash_point_of_a_partitioned_drop_or_undrop_recovers_to
             ddl.undrop_table("pt")
     assert sorted(rows_of(spark.sql("SELECT * FROM pt"))) == whole
     assert len(spark.sql("SHOW PARTITIONS pt").collect()) == 3
+
+
+OUTSIDE_POINTS = ["create_partitioned.holder_created", "create_partitioned.holder_filled",
+                  "create_partitioned.holder_renamed"]
+
+
+@pytest.mark.parametrize("point", [None, *OUTSIDE_POINTS])
+def test_finding11_an_undrop_of_a_table_with_a_partition_outside_its_directory_is_never_read_partly(
+        clean_spark, tmp_path, point):
+    """A partition plain Spark put outside the table's directory (``ADD PARTITION ... LOCATION``) is one a listing of
+    the directory never finds: UNDROP makes such a table whole under a holder name and then gives it its name. A
+    crash at any point between, then recovery: the UNDROP undone, no holder left in SHOW TABLES, the version still
+    kept; UNDROP again gives every row, the outside partition's included."""
+    from tests import crashkit
+    from tests.spark.sweep_support import user_tables
+
+    spark = clean_spark
+    spark.sql(PARTITIONED)
+    spark.sql(f"ALTER TABLE pt ADD PARTITION (p = 9) LOCATION '{tmp_path / 'outside' / 'p=9'}'")
+    spark.sql("INSERT INTO pt PARTITION (p = 9) VALUES (90), (91)")
+    whole = sorted(rows_of(spark.sql("SELECT * FROM pt")))
+    assert (90, 9) in whole
+
+    def opener() -> AtomicDDL:
+        return AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=600, compact_bytes=0)
+
+    with opener() as ddl:
+        ddl.drop_tables(["pt"])
+    if point is not None:
+        assert crashkit.crash_at(opener, lambda d: d.undrop_table("pt"), point, 1)
+        with opener() as ddl:  # recovery undoes the undrop, its holder included
+            assert user_tables(spark) == set() and ddl.active_chains() == []
+            assert [r.table for r in ddl.show_tables_dropped().rows] == ["default.pt"]
+    with opener() as ddl:
+        ddl.undrop_table("pt")
+    assert user_tables(spark) == {"pt"}
+    assert sorted(rows_of(spark.sql("SELECT * FROM pt"))) == whole
+    assert len(spark.sql("SHOW PARTITIONS pt").collect()) == 4
+    table_type = [r for r in spark.sql("DESCRIBE TABLE EXTENDED pt").collect() if r["col_name"] == "Type"]
+    assert table_type[0]["data_type"] == "MANAGED"

@@ -272,8 +272,9 @@ class SparkCatalog:
         return self._versions.data_size(location)
 
     def forget_table(self, name: TableName, *, expect: str) -> bool:
-        """See :meth:`storage.catalogs.spark.hms.swap.SparkSwap.forget`."""
-        return self._swap.forget(name, expect)
+        """See :meth:`storage.catalogs.spark.hms.swap.SparkSwap.forget`; where ``name`` is not the table of
+        ``expect``, the holder a cut creation of it left (:meth:`SparkSwap.forget_making_holder`)."""
+        return self._swap.forget(name, expect) or self._swap.forget_making_holder(name, expect)
 
     # ------------------------------------------------------------ kind exchange (storage.catalogs.spark.hms.kind_swap)
 

@@ -17,14 +17,26 @@ drops.
 UNDROP made the table, then registered its partitions: a query in between read it empty. The table is created with
 a definition whose partitions are found in its directory (``HiveTable.discovering``: Spark lists the files), the
 partitions registered, then the definition installed as it was (one ``alter_table``). A table with a partition
-outside its directory (a listing of the directory would not show it) is made as before."""
+outside its directory (plain Spark's ``ADD PARTITION ... LOCATION``: a listing of the directory would not find it)
+is made whole under a holder name instead, external (the metastore neither makes nor moves its directory), and
+renamed to its name through Spark's catalog, then installed as it was: the name finds nothing, then the table with
+every partition. A crash between leaves the holder, named after the table and its identity, which the undo's
+``forget_table`` removes (its files kept: they are the kept version's)."""
 
 from __future__ import annotations
 
 import hashlib
 
 from storage.catalogs.names import RESERVED_PREFIX, TableName
-from storage.catalogs.partition_points import CREATED_DISCOVERING, EXTERNAL_DONE, PARTITIONS_ADDED, RENAMED
+from storage.catalogs.partition_points import (
+    CREATED_DISCOVERING,
+    EXTERNAL_DONE,
+    HOLDER_CREATED,
+    HOLDER_FILLED,
+    HOLDER_RENAMED,
+    PARTITIONS_ADDED,
+    RENAMED,
+)
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 
@@ -35,10 +47,11 @@ def inside(table: HiveTable, partitions: list[HivePartition]) -> bool:
     return bool(root) and all(p.location.rstrip("/").startswith(root + "/") for p in partitions)
 
 
-def holder_of(name: TableName, identity: str | None) -> TableName:
-    """The name the partitioned table ``name`` (of ``identity``) has while its DROP removes its partitions."""
+def holder_of(name: TableName, identity: str | None, *, making: bool = False) -> TableName:
+    """The name the partitioned table ``name`` (of ``identity``) has while its DROP removes its partitions, or
+    (``making``) while it is being made with a partition outside its directory."""
     digest = hashlib.sha256(f"{name}\x00{identity or ''}".encode()).hexdigest()[:16]
-    return name.sibling(f"{RESERVED_PREFIX}{digest}_dropping")
+    return name.sibling(f"{RESERVED_PREFIX}{digest}_{'making' if making else 'dropping'}")
 
 
 def drop_partitioned(client: MetastoreClient, name: TableName, identity: str | None) -> bool:
@@ -75,13 +88,40 @@ def drop_holder(client: MetastoreClient, name: TableName, identity: str | None) 
 def create_partitioned(client: MetastoreClient, name: TableName, table: HiveTable,
                        partitions: list[HivePartition]) -> None:
     """Create ``table`` with ``partitions`` registered, never readable as a table without them."""
-    if not partitions or not inside(table, partitions):
+    if not partitions:
         client.create(name, table)
-        if partitions:
-            client.add_partitions(name, partitions)
+        return
+    if not inside(table, partitions):
+        _create_through_holder(client, name, table, partitions)
         return
     client.create(name, table.discovering())
     CREATED_DISCOVERING()
     client.add_partitions(name, partitions)
     PARTITIONS_ADDED()
     client.install(name, table)
+
+
+def _create_through_holder(client: MetastoreClient, name: TableName, table: HiveTable,
+                           partitions: list[HivePartition]) -> None:
+    """Make ``table`` whole under its holder's name, then give it ``name`` (see the module)."""
+    holder = holder_of(name, table.tag, making=True)
+    if client.get(holder) is not None:  # an earlier attempt's, cut by a crash before its undo ran
+        client.forget(holder)
+    client.create(holder, table.renamed(holder).as_external())
+    HOLDER_CREATED()
+    client.add_partitions(holder, [partition.placed(holder) for partition in partitions])
+    HOLDER_FILLED()
+    client.rename_as_spark(holder, name)
+    HOLDER_RENAMED()
+    client.install(name, table)
+
+
+def forget_holder(client: MetastoreClient, name: TableName, identity: str) -> bool:
+    """After a crash of :func:`create_partitioned` before the holder had its name: remove the holder of the table
+    of ``identity`` from the metastore, never its files; True when there was one."""
+    holder = holder_of(name, identity, making=True)
+    found = client.get(holder)
+    if found is None or found.tag != identity:
+        return False
+    client.forget(holder)
+    return True

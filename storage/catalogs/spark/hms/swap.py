@@ -26,7 +26,7 @@ from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine
 from storage.catalogs.spark.hms.definition_text import version_text
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
-from storage.catalogs.spark.hms.partition_reads import drop_holder, drop_partitioned
+from storage.catalogs.spark.hms.partition_reads import drop_holder, drop_partitioned, forget_holder
 from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data
 from storage.catalogs.spark.profiles.facts import Cause
@@ -205,6 +205,11 @@ class SparkSwap:
         self._engine.forget(name)
         self._client.forget(name)
         return True
+
+    def forget_making_holder(self, name: TableName, expect: str) -> bool:
+        """Remove the holder a cut creation of ``name`` (identity ``expect``) left
+        (:func:`~storage.catalogs.spark.hms.partition_reads.forget_holder`), never its files; whether there was one."""
+        return forget_holder(self._client, name, expect)
 
     def drop_keeping_files(self, name: TableName, identity: str | None = None) -> None:
         """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``

@@ -55,6 +55,9 @@ class WithoutMetastoreClient:
     def forget(self, name: TableName, expect: str) -> bool:
         raise self._refused("remove from the metastore", name)
 
+    def forget_making_holder(self, name: TableName, expect: str) -> bool:
+        return False  # only the metastore client makes a table through a holder
+
     def user_of(self, location: str) -> str | None:
         return f"whether anything uses it cannot be checked ({self.refusal})"
 
