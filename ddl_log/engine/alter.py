@@ -90,7 +90,9 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
     metadata = catalog.table_metadata(name)
     tag = catalog.identity(name)
     if metadata is None or tag is None:
-        raise missing_table(catalog, name, hint="use ALTER VIEW", condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
+        if isinstance(op, SetProperties | UnsetProperties):  # Spark points at ALTER VIEW for these only
+            raise missing_table(catalog, name, hint="use ALTER VIEW", condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
+        raise missing_table(catalog, name)
     if isinstance(op, ChangeColumn):
         plain = _plain_change(catalog, name, metadata, op)
         if plain is None:

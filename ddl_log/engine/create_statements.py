@@ -59,12 +59,12 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
     with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
         if given:
+            ctx.catalog.check_create(spec, target)  # Spark analyses the definition before it looks at the name
             if orig_must_exist is None and ctx.catalog.view_definition(target) is not None:
                 raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
                                                           condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE")
             if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
                 raise ObjectExistsError.relation(f"{target} is a view, not a table", target)
-            ctx.catalog.check_create(spec, target)
             check_retention_property(spec.properties, target)
             check_new_name(target)
         try:  # the kept versions of a dropped table of the name may hold its directory: the plan frees it first

@@ -95,9 +95,13 @@ def _normalize(name: TableName, metadata: TableMetadata,
     columns = metadata.partitioned_by
     if partition is None:
         return tuple((column, None) for column in columns)
-    if not columns:
-        raise InvalidDefinitionError(f"cannot overwrite a partition of {name}: the table is not partitioned",
-                                     str(name))
+    unknown = [key for key in partition if not isinstance(key, str) or key.lower() not in
+               {column.lower() for column in columns}]
+    if unknown:  # Spark's first check of a spec, a table without partitions included
+        raise InvalidDefinitionError(
+            f"cannot overwrite a partition of {name}: {', '.join(map(str, unknown))} "
+            f"{'is not a partition column' if columns else '(the table is not partitioned)'}", str(name),
+            condition="PARTITIONS_NOT_FOUND")
     given: dict[str, str | None] = {}
     for key, value in partition.items():
         if not isinstance(key, str) or (value is not None and not isinstance(value, str)):
@@ -109,7 +113,7 @@ def _normalize(name: TableName, metadata: TableMetadata,
     if set(given) != {column.lower() for column in columns}:
         raise InvalidDefinitionError(
             f"the partition spec {dict(partition)} of {name} must name every partition column {list(columns)} "
-            "(a dynamic one without a value)", str(name))
+            "(a dynamic one without a value)", str(name), condition="_LEGACY_ERROR_TEMP_1169")
     spec = tuple((column, given[column.lower()]) for column in columns)
     values = [value for _, value in spec]
     if None in values and any(value is not None for value in values[values.index(None):]):

@@ -16,7 +16,7 @@ from actions.context import ActionContext
 from actions.deletions import pending_deletions
 from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
-from ddl_log.engine.lookups import missing_table
+from ddl_log.engine.lookups import missing_table, named_objects
 from ddl_log.engine.release_name import other_homes_note
 from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text
 from ddl_log.engine.typed import Statement
@@ -197,19 +197,16 @@ class DropTables(Statement):
         with reuse_lookups():  # the live drop reuses the check's lookup of each table to compare identities
             targets: list[tuple[TableName, str]] = []
             views: list[tuple[TableName, str | None, ViewDefinition]] = []
-            for name in dict.fromkeys(self.names):
-                identity = ctx.catalog.identity(name)
-                if identity is None:
-                    definition = ctx.catalog.view_definition(name)
-                    if definition is not None:
-                        if not ctx.catalog.drop_table_drops_views():
-                            raise WrongObjectKindError.view_not_table(name, "use DROP VIEW",
-                                                                      condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
-                        views.append((name, ctx.catalog.view_identity(name), definition))
-                    elif not self.if_exists:
-                        raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
-                    continue
-                targets.append((name, identity))
+            for found in named_objects(ctx.catalog, self.names):
+                if found.table_identity is not None:
+                    targets.append((found.name, found.table_identity))
+                elif found.view is not None:
+                    if not ctx.catalog.drop_table_drops_views():
+                        raise WrongObjectKindError.view_not_table(found.name, "use DROP VIEW",
+                                                                  condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
+                    views.append((found.name, found.view_identity, found.view))
+                elif not self.if_exists:
+                    raise NoSuchObjectError.relation(f"table {found.name} does not exist", str(found.name))
             if views:
                 return self.drop_views(ctx, views, targets)
             if not targets:

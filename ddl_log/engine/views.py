@@ -11,7 +11,7 @@ import attrs
 from actions.context import ActionContext
 from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
-from ddl_log.engine.lookups import missing_view
+from ddl_log.engine.lookups import missing_view, named_objects
 from ddl_log.engine.tables import table_names
 from ddl_log.engine.texts import drop_text, function_text, sql_string, view_text
 from ddl_log.engine.typed import Statement
@@ -44,7 +44,7 @@ def _put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *
             raise WrongObjectKindError.table_not_view(name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
         if or_replace:  # Spark: a table does not support CREATE OR REPLACE VIEW
             raise WrongObjectKindError.table_not_view(name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
-        raise ObjectExistsError.table_not_view(f"{name} is a table, not a view", name)
+        raise ObjectExistsError.relation(f"{name} already exists (a table)", str(name))
     old = ctx.catalog.view_definition(name)
     if old is not None and not or_replace:
         raise ObjectExistsError.relation(f"view {name} already exists", str(name))
@@ -239,16 +239,14 @@ class DropViews(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         targets: list[tuple[TableName, str | None, ViewDefinition]] = []
-        for name in dict.fromkeys(self.names):
-            if ctx.catalog.identity(name) is not None:
-                raise WrongObjectKindError.table_not_view(name, "use DROP TABLE",
+        for found in named_objects(ctx.catalog, self.names):
+            if found.is_table:
+                raise WrongObjectKindError.table_not_view(found.name, "use DROP TABLE",
                                                           condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
-            definition = ctx.catalog.view_definition(name)
-            if definition is None:
-                if not self.if_exists:
-                    raise NoSuchObjectError.relation(f"view {name} does not exist", str(name))
-                continue
-            targets.append((name, ctx.catalog.view_identity(name), definition))
+            if found.view is not None:
+                targets.append((found.name, found.view_identity, found.view))
+            elif not self.if_exists:
+                raise NoSuchObjectError.relation(f"view {found.name} does not exist", str(found.name))
         if not targets:
             return NOTHING_DONE
         objects = tuple(str(name) for name, _, _ in targets)
@@ -299,6 +297,10 @@ class CreateFunction(Statement):
             return NOTHING_DONE
         if old is not None and not self.or_replace:
             raise ObjectExistsError.function(f"function {name} already exists", str(name))
+        if old is not None and definition.is_sql and not old.is_sql:
+            raise InvalidDefinitionError(
+                f"cannot replace the function {name}, which is not a SQL function, with a SQL function: drop it first",
+                str(name), condition="USER_DEFINED_FUNCTIONS.CANNOT_REPLACE_NON_SQL_UDF_WITH_SQL_UDF")
         event = undo.create_function(ctx, self.binlog_text, name, old, definition, verb=self.label)
         return StatementResult(objects=(str(name),), event=event)
 

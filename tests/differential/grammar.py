@@ -31,6 +31,7 @@ from tests.differential.phrases import (
     table_clauses,
     values_rows,
 )
+from tests.differential.refused_forms import documented
 from tests.differential.script import MAIN, DropMany, Name, Rebuild, RenameMany, Replace, Step, placeholder
 from tests.differential.vocabulary import (
     BAD_TYPES,
@@ -407,20 +408,13 @@ def database(w: Writer) -> Step:
 
 SETTINGS = (("spark.sql.ansi.enabled", ("false", "true")),
             ("spark.sql.sources.default", ("json", "orc", "parquet")),
-            ("spark.sql.sources.partitionOverwriteMode", ("dynamic", "static")))
+            ("spark.sql.sources.partitionOverwriteMode", ("dynamic", "static")),
+            ("spark.sql.ansi.doubleQuotedIdentifiers", ("false", "true")))
 
 
 def setting(w: Writer) -> Step:
     key, values = w.rng.choice(SETTINGS)
     return Step(f"SET {key}={w.rng.choice(values)}", "set")
-
-
-def documented(w: Writer) -> Step:
-    """Forms README documents as not atomic: the project refuses them (``allow_non_atomic`` runs them)."""
-    name, _ = w.table()
-    if chance(w.rng, 0.5):
-        return Step(f"MSCK REPAIR TABLE {name.sql}", "documented")
-    return Step(f"LOAD DATA LOCAL INPATH '/nonexistent/differential.parquet' INTO TABLE {name.sql}", "documented")
 
 
 PRODUCTIONS: tuple[tuple[str, int, Callable[[Writer], Step | None]], ...] = (
@@ -444,6 +438,6 @@ PRODUCTIONS: tuple[tuple[str, int, Callable[[Writer], Step | None]], ...] = (
     ("function", 4, function),
     ("database", 3, database),
     ("setting", 6, setting),
-    ("documented", 1, documented),
+    ("documented", 3, documented),
 )
 """The grammar: (name, weight, production)."""

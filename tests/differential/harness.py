@@ -26,8 +26,16 @@ import attrs
 
 from ddl_log import AtomicDDL, CommittedWithPendingWorkWarning
 from ddl_log.frontends.extension import statement_error
-from tests.differential.outcomes import Outcome, classify, documented_difference, documented_refusal, succeeded
+from tests.differential.outcomes import (
+    Outcome,
+    classify,
+    documented_difference,
+    documented_not_atomic,
+    documented_refusal,
+    succeeded,
+)
 from tests.differential.plain import PlainRunner
+from tests.differential.refused_forms import LOCATIONS
 from tests.differential.script import ATOMIC_PREFIX, PLAIN_PREFIX, DropMany, RenameMany, Step, display, render
 from tests.differential.state import RowCache, differences, snapshot
 from tests.spark.sweep_support import scala_strings
@@ -104,6 +112,8 @@ class Sides:
         self.atomic_session: Any = None
         self.cache = RowCache()
         self.statements = 0
+        self.refused: list[str] = []
+        """The statements the project refused as documented (then run with ``allow_non_atomic``)."""
 
     def reset(self) -> None:
         """Both sides empty: their databases dropped and made again, new sessions, a new DDL log home."""
@@ -115,6 +125,7 @@ class Sides:
         warehouse = Path(str(self.spark.conf.get("spark.sql.warehouse.dir")).removeprefix("file:"))
         for leftover in warehouse.glob("diff*.db"):
             shutil.rmtree(leftover, ignore_errors=True)
+        shutil.rmtree(LOCATIONS, ignore_errors=True)
         self.cache = RowCache()
         self.plain_session = self.spark.newSession()
         self.atomic_session = self.spark.newSession()
@@ -181,7 +192,11 @@ class Sides:
         self.statements += 1
         refusal = documented_refusal(render(step.text, PLAIN_PREFIX), self.temp_views(), relations(step))
         atomic, warning = self.atomic(step.text)
-        if refusal and "unsupported" in atomic.classes:
+        refused_object = documented_not_atomic(atomic)
+        if refused_object:
+            refusal = refused_object
+        if refusal and ("unsupported" in atomic.classes or refused_object):
+            self.refused.append(step.text)
             if step.project_only:
                 return atomic, atomic, warning
             atomic, warning = self.atomic(step.text, allow_non_atomic=True)

@@ -70,7 +70,7 @@ CONDITIONS = {
                 "INVALID_PARTITION_VALUE", "INVALID_COLUMN_NAME_AS_PATH", "INVALID_NON_DETERMINISTIC_EXPRESSIONS",
                 "_LEGACY_ERROR_TEMP_1324", "AMBIGUOUS_REFERENCE", "INVALID_PARAMETER_VALUE",
                 "INVALID_SCHEMA_OR_RELATION_NAME", "_LEGACY_ERROR_TEMP_1052", "_LEGACY_ERROR_TEMP_3072",
-                "_LEGACY_ERROR_TEMP_1232"),
+                "_LEGACY_ERROR_TEMP_1232", "_LEGACY_ERROR_TEMP_1169"),
     "parse": ("PARSE_SYNTAX_ERROR", "PARSE_EMPTY_STATEMENT", "INVALID_SQL_SYNTAX", "DUPLICATE_CLAUSES",
               "INVALID_ESC", "UNCLOSED_BRACKETED_COMMENT"),
     "data": ("CAST_INVALID_INPUT", "CAST_OVERFLOW", "CAST_OVERFLOW_IN_TABLE_INSERT", "ARITHMETIC_OVERFLOW",
@@ -84,22 +84,51 @@ LIKE_SOURCE = re.compile(r"\bLIKE\s+(`[^`]+`|\w+)", re.I)
 TEMPORARY_VIEW_IN_PROJECT_ONLY_FORM = "a project-only form (DROP TABLE a, b / RENAME TABLE) naming a temporary view"
 """README ("SQL front end"): a statement that cannot go to Spark as written and names an object outside the session
 catalog (a temporary view) is refused; so is ``CREATE TABLE t LIKE <temporary view>``."""
+@attrs.frozen
+class DocumentedDifference:
+    """A difference README documents, reported apart, not as a defect: ``what`` it is, for statements matching
+    ``statement``, told by exactly one of the other fields."""
+
+    what: str
+    statement: re.Pattern[str]
+    plain_refuses: str = ""
+    """Plain Spark refuses the statement with this (a condition, or text of its message) where the project runs it."""
+    conditions: tuple[str, str] | None = None
+    """Both fail, plain Spark with the first condition, the project with the second."""
+    project_message: str = ""
+    """Plain Spark runs the statement, the project fails with this in its error message."""
+    state_part: str = ""
+    """Both agree, and this part of the state is the only one that differs (empty on the atomic side)."""
+
+    def explains(self, plain: Outcome, atomic: Outcome, state: list[tuple[str, Any, Any]]) -> bool:
+        if self.plain_refuses:
+            return atomic.ok and not plain.ok and self.plain_refuses in plain.detail
+        if self.conditions is not None:
+            return (plain.condition, atomic.condition) == self.conditions
+        if self.project_message:
+            return plain.ok and not atomic.ok and self.project_message in atomic.detail
+        return (bool(self.state_part) and plain.agrees(atomic) and bool(state)
+                and all(path.endswith("/" + self.state_part) and not value for path, _, value in state))
+
+
 DOCUMENTED_DIFFERENCES = (
-    ("INSERT OVERWRITE of a table from itself runs, where Spark refuses it (README, SQL front end)",
-     re.compile(r"^\s*INSERT\s+OVERWRITE\b", re.I), "plain refuses UNSUPPORTED_OVERWRITE", ""),
-    ("a replace on the rename path (partition columns change) onto the name's directory holding the table's own "
-     "kept version is refused until RELEASE TABLE NAME (README Limitations)",
-     re.compile(r"^\s*(?:CREATE\s+OR\s+REPLACE\s+TABLE|REPLACE\s+TABLE|ALTER\s+TABLE)\b", re.I),
-     "where a previous version of", ""),
-    ("plain Spark's failed CREATE TABLE AS SELECT of a name its catalog cannot store leaves the data it wrote behind, "
-     "so its next CREATE of that name fails LOCATION_ALREADY_EXISTS; the project refuses the name before it writes "
-     "anything (INVALID_SCHEMA_OR_RELATION_NAME) every time (README, differences)",
-     re.compile(r"^\s*CREATE\b", re.I), "plain fails LOCATION_ALREADY_EXISTS / INVALID_SCHEMA_OR_RELATION_NAME", ""),
+    DocumentedDifference(
+        "INSERT OVERWRITE of a table from itself runs, where Spark refuses it (README, SQL front end)",
+        re.compile(r"^\s*INSERT\s+OVERWRITE\b", re.I), plain_refuses="UNSUPPORTED_OVERWRITE"),
+    DocumentedDifference(
+        "a replace on the rename path (partition columns change) onto the name's directory holding the table's own "
+        "kept version is refused until RELEASE TABLE NAME (README Limitations)",
+        re.compile(r"^\s*(?:CREATE\s+OR\s+REPLACE\s+TABLE|REPLACE\s+TABLE|ALTER\s+TABLE)\b", re.I),
+        project_message="where a previous version of"),
+    DocumentedDifference(
+        "plain Spark's failed CREATE TABLE AS SELECT of a name its catalog cannot store leaves the data it wrote "
+        "behind, so its next CREATE of that name fails LOCATION_ALREADY_EXISTS; the project refuses the name before "
+        "it writes anything (INVALID_SCHEMA_OR_RELATION_NAME) every time (README, differences)",
+        re.compile(r"^\s*CREATE\b", re.I),
+        conditions=("LOCATION_ALREADY_EXISTS", "INVALID_SCHEMA_OR_RELATION_NAME")),
 )
-"""Differences README documents, reported apart, not as defects: (what, the statement, the project's error message
-when the outcomes differ (or ``plain refuses <condition>``: plain Spark refuses what the project runs; or ``plain
-fails <condition> / <condition>``: both fail, each with its condition), or else the only part of the state that
-differs, empty on the atomic side)."""
+"""Differences README documents (docs/limitations.md, "Differences from plain Spark") that the generator's run
+meets."""
 
 
 @attrs.frozen
@@ -218,24 +247,23 @@ def documented_refusal(text: str, temp_views: Iterable[str] = (), relations: Ite
     return None
 
 
+EXTERNAL_TABLE_REFUSAL = ("INSERT INTO, INSERT OVERWRITE or an ALTER TABLE rebuild of an external table is refused "
+                          "as not atomic (NotAtomicError; docs/guarantees.md, External tables)")
+
+
+def documented_not_atomic(atomic: Outcome) -> str | None:
+    """Which documented refusal of an object (not of a statement form) the project's failure ``atomic`` is: the
+    statements of an external table whose new files would go where the log owns nothing (None: none)."""
+    if atomic.key.startswith("NotAtomicError") and "the external table" in atomic.detail:
+        return EXTERNAL_TABLE_REFUSAL
+    return None
+
+
 def documented_difference(text: str, plain: Outcome, atomic: Outcome,
                           state: Iterable[tuple[str, Any, Any]]) -> str | None:
     """Which documented difference the statement ``text`` made (None: none, a defect)."""
     found = list(state)
-    for what, pattern, message, part in DOCUMENTED_DIFFERENCES:
-        if not pattern.search(text):
-            continue
-        refused = message.removeprefix("plain refuses ") if message.startswith("plain refuses ") else ""
-        if refused and atomic.ok and not plain.ok and refused in plain.detail:
-            return what
-        if message.startswith("plain fails "):
-            plain_fails, atomic_fails = message.removeprefix("plain fails ").split(" / ")
-            if (plain.condition, atomic.condition) == (plain_fails, atomic_fails):
-                return what
-            continue
-        if message and not refused and plain.ok and not atomic.ok and message in atomic.detail:
-            return what
-        if part and plain.agrees(atomic) and found and all(path.endswith("/" + part) and not value
-                                                           for path, _, value in found):
-            return what
+    for difference in DOCUMENTED_DIFFERENCES:
+        if difference.statement.search(text) and difference.explains(plain, atomic, found):
+            return difference.what
     return None

@@ -32,6 +32,14 @@ REFUSAL_TABLE = (
      re.compile(r"^\s*(?:ALTER\s+(?:DATABASE|SCHEMA|NAMESPACE)|COMMENT\s+ON\s+(?:DATABASE|SCHEMA|NAMESPACE|COLUMN))\b",
                 _F)),
     ("view column comments", re.compile(r"^\s*(?:CREATE|ALTER)\b.*\bVIEW\b[^(]*\([^)]*\bCOMMENT\b", _F)),
+    ("INSERT OVERWRITE t (columns) | BY NAME",
+     re.compile(r"^\s*INSERT\s+OVERWRITE\s+(?:TABLE\s+)?(?:`[^`]*`|[^\s(`])+\s*(?:PARTITION\s*\([^)]*\)\s*(?:IF\s+NOT\s+EXISTS\s*)?)?"
+                r"(?:\(\s*(?!SELECT\b|VALUES\b|WITH\b|FROM\b|TABLE\b|\()|BY\s+NAME\b)", _F)),
+    ("nested columns: ALTER TABLE ... ALTER | CHANGE [COLUMN] a.b",
+     re.compile(r"^\s*ALTER\s+TABLE\b.*\b(?:ALTER|CHANGE)\s+(?:COLUMN\s+)?(?:`[^`]+`|\w+)\.", _F)),
+    ("SQL function characteristics, SQL table functions",
+     re.compile(r"^\s*CREATE\b.*\bFUNCTION\b.*\bRETURNS\s+(?:TABLE\b|.*\b(?:DETERMINISTIC|CONTAINS\s+SQL|READS\s+SQL"
+                r"\s+DATA|LANGUAGE\s+SQL|SQL\s+SECURITY|COMMENT)\b.*\bRETURN\b)", _F)),
     ("IDENTIFIER(...) of anything but string literals", re.compile(r"\bIDENTIFIER\s*\(\s*[^'\s]", _F)),
     ("names as double-quoted identifiers (spark.sql.ansi.doubleQuotedIdentifiers)",
      re.compile(r"^\s*(?:CREATE|DROP|ALTER|TRUNCATE|INSERT)\b[^'\"]*\"", _F)),

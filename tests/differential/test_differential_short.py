@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 
-from tests.differential.grammar import PRODUCTIONS, generate
+from tests.differential.grammar import PRODUCTIONS, Writer, generate
 from tests.differential.harness import ScriptResult, Sides, run_script
 from tests.differential.outcomes import classify, documented_difference, documented_refusal, failed, succeeded
 from tests.differential.reading import steps_of
+from tests.differential.refusal_table import REFUSAL_TABLE, refused_form
+from tests.differential.refused_forms import FORMS, LOCATIONS
 from tests.differential.script import format_script
 
 T = "CREATE TABLE t (a INT, b STRING COMMENT 'the b') USING parquet"
@@ -64,6 +66,45 @@ AGREES = [
          "INSERT INTO t VALUES (1, 'x')", "ALTER TABLE t ALTER COLUMN a TYPE BIGINT",
          "ALTER TABLE t ALTER COLUMN b TYPE INT", "ALTER TABLE t DROP COLUMN a"),
 ]
+
+EXTERNAL_INSERT = "INSERT INTO located VALUES (3, 'z')"
+"""Refused by the object, not the form: an external table (docs/guarantees.md, External tables)."""
+REFUSED_FORMS = [
+    "CREATE TABLE pt (a INT, b STRING, p INT) USING parquet PARTITIONED BY (p)",
+    "INSERT INTO pt VALUES (1, 'x', 1), (2, 'y', 2)", T, "INSERT INTO t VALUES (1, 'x')",
+    "LOAD DATA LOCAL INPATH '/nonexistent/differential.parquet' INTO TABLE t",
+    "MSCK REPAIR TABLE pt", "ALTER TABLE pt RECOVER PARTITIONS",
+    f"INSERT OVERWRITE DIRECTORY '{LOCATIONS}/«»-directory' USING parquet SELECT * FROM t",
+    "EXECUTE IMMEDIATE 'SELECT COUNT(*) FROM t'",
+    "FROM t INSERT INTO t SELECT *", "WITH s AS (SELECT * FROM t) INSERT INTO t SELECT * FROM s",
+    f"CREATE TABLE located (a INT, b STRING) USING parquet LOCATION '{LOCATIONS}/«»-located'",
+    EXTERNAL_INSERT,
+    "ALTER TABLE pt PARTITION (p = 1) RENAME TO PARTITION (p = 3)",
+    "ALTER TABLE t SET SERDEPROPERTIES ('field.delim' = ',')",
+    "TRUNCATE TABLE pt PARTITION (p = 2)",
+    "INSERT OVERWRITE pt PARTITION (p = NULL) VALUES (5, 'n')",
+    "ALTER TABLE pt ADD PARTITION (p = 7) PARTITION (p = 8)",
+    "ALTER TABLE t ALTER COLUMN a DROP NOT NULL",
+    "COMMENT ON DATABASE «» IS 'the differential run'", "ALTER DATABASE «» SET DBPROPERTIES ('team' = 'etl')",
+    "CREATE VIEW v (x COMMENT 'one') AS SELECT 1 AS one",
+    "TRUNCATE TABLE IDENTIFIER(concat('«».', 't'))",
+    "SET spark.sql.ansi.enabled=true", "SET spark.sql.ansi.doubleQuotedIdentifiers=true",
+    "INSERT INTO \"t\" VALUES (4, 'w')", "SET spark.sql.ansi.doubleQuotedIdentifiers=false",
+    "INSERT OVERWRITE t (a, b) VALUES (6, 'q')", "INSERT OVERWRITE t BY NAME SELECT 'r' AS b, 7 AS a",
+    "ALTER TABLE t ALTER COLUMN a.x COMMENT 'nested'",
+    "CREATE FUNCTION f(x INT) RETURNS INT DETERMINISTIC RETURN x + 1",
+    "CREATE FUNCTION g() RETURNS TABLE (x INT) RETURN SELECT 1 AS x",
+]
+"""One statement (or two) of every form of the refusal table, about objects that exist: each refused, changing
+nothing, then run with ``allow_non_atomic``, and then as on plain Spark."""
+
+
+def test_every_form_of_the_refusal_table_is_refused_and_then_runs_as_on_plain_spark(sides: Sides) -> None:
+    assert {refused_form(statement) for statement in REFUSED_FORMS} - {None} == {form for form, _ in REFUSAL_TABLE}
+    result = run(sides, REFUSED_FORMS)
+    assert result.differences == [], report(result)
+    assert [text for text in REFUSED_FORMS if refused_form(text) or text == EXTERNAL_INSERT] == sides.refused
+
 
 DEFECTS = [
     case("create table without USING follows spark.sql.sources.default", "SET spark.sql.sources.default=json",
@@ -203,6 +244,13 @@ def test_spark_sql_on_an_attached_session_agrees_with_plain_spark(attached_sides
     assert result.differences == [], report(result)
 
 
+def test_every_form_of_the_refusal_table_on_an_attached_session_is_refused_and_then_runs_as_on_plain_spark(
+        attached_sides: Sides) -> None:
+    result = run(attached_sides, REFUSED_FORMS)
+    assert result.differences == [], report(result)
+    assert [text for text in REFUSED_FORMS if refused_form(text) or text == EXTERNAL_INSERT] == attached_sides.refused
+
+
 @pytest.mark.parametrize("seed", SEEDS if ATTACHED_LONG else SEEDS[:1])
 def test_a_random_script_through_an_attached_session_behaves_as_on_plain_spark(attached_sides: Sides,
                                                                               seed: int) -> None:
@@ -223,6 +271,15 @@ def test_the_grammar_writes_every_production_and_mostly_about_existing_objects()
                 "drop_view", "create_function", "drop_function", "database", "use", "set", "documented"}
     assert expected <= written, expected - written
     assert len(PRODUCTIONS) == len({name for name, _, _ in PRODUCTIONS})
+
+
+def test_the_grammar_writes_a_statement_of_every_form_of_the_refusal_table() -> None:
+    writer = Writer(3)
+    for _ in range(40):  # tables, partitioned ones among them, for the forms to be about
+        writer.step()
+    written = {refused_form(form(writer).text) for form in FORMS for _ in range(25)}
+    assert written == {form for form, _ in REFUSAL_TABLE}
+    assert "documented" in {step.production for seed in range(30) for step in generate(seed, 40)}
 
 
 def test_only_the_forms_readme_documents_may_be_refused() -> None:

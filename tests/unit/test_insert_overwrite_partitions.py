@@ -102,7 +102,7 @@ def test_if_not_exists_does_nothing_when_the_partition_exists_even_empty(world):
 BAD_SPECS: dict[str, tuple[str, dict[str, Any], str]] = {
     "a partial spec (Spark needs every partition column)": ("r", {"partition": {"a": "1"}}, "every partition column"),
     "a static column after a dynamic one": ("r", {"partition": {"a": None, "b": "x"}}, "before the dynamic"),
-    "an unknown column": ("q", {"partition": {"nope": "1"}}, "every partition column"),
+    "an unknown column": ("q", {"partition": {"nope": "1"}}, "nope is not a partition column"),
     "a spec on an unpartitioned table": ("a", {"partition": {"x": "1"}}, "not partitioned"),
     "IF NOT EXISTS with a dynamic column": ("r", {"partition": {"a": "1", "b": None}, "if_not_exists": True},
                                             "every partition column"),
