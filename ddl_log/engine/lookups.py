@@ -44,10 +44,6 @@ class NamedObject:
     def is_table(self) -> bool:
         return self.table_identity is not None
 
-    @property
-    def is_view(self) -> bool:
-        return self.view is not None
-
 
 def named_objects(catalog: Catalog, names: Iterable[TableName]) -> list[NamedObject]:
     """Each distinct name of ``names``, in order, as the catalog has it: the one per-name check DROP TABLE and DROP

@@ -95,8 +95,8 @@ def _normalize(name: TableName, metadata: TableMetadata,
     columns = metadata.partitioned_by
     if partition is None:
         return tuple((column, None) for column in columns)
-    unknown = [key for key in partition if not isinstance(key, str) or key.lower() not in
-               {column.lower() for column in columns}]
+    lowered = {column.lower() for column in columns}
+    unknown = [key for key in partition if not isinstance(key, str) or key.lower() not in lowered]
     if unknown:  # Spark's first check of a spec, a table without partitions included
         raise InvalidDefinitionError(
             f"cannot overwrite a partition of {name}: {', '.join(map(str, unknown))} "
@@ -110,7 +110,7 @@ def _normalize(name: TableName, metadata: TableMetadata,
         if key.lower() in given:
             raise InvalidDefinitionError(f"partition column {key!r} named twice for {name}", str(name))
         given[key.lower()] = value
-    if set(given) != {column.lower() for column in columns}:
+    if set(given) != lowered:
         raise InvalidDefinitionError(
             f"the partition spec {dict(partition)} of {name} must name every partition column {list(columns)} "
             "(a dynamic one without a value)", str(name), condition="_LEGACY_ERROR_TEMP_1169")

@@ -105,8 +105,7 @@ def _create_through_holder(client: MetastoreClient, name: TableName, table: Hive
                            partitions: list[HivePartition]) -> None:
     """Make ``table`` whole under its holder's name, then give it ``name`` (see the module)."""
     holder = holder_of(name, table.tag, making=True)
-    if client.get(holder) is not None:  # an earlier attempt's, cut by a crash before its undo ran
-        client.forget(holder)
+    forget_holder(client, name, table.tag)  # an earlier attempt's, cut by a crash before its undo ran
     client.create(holder, table.renamed(holder).as_external())
     HOLDER_CREATED()
     client.add_partitions(holder, [partition.placed(holder) for partition in partitions])
@@ -116,7 +115,7 @@ def _create_through_holder(client: MetastoreClient, name: TableName, table: Hive
     client.install(name, table)
 
 
-def forget_holder(client: MetastoreClient, name: TableName, identity: str) -> bool:
+def forget_holder(client: MetastoreClient, name: TableName, identity: str | None) -> bool:
     """After a crash of :func:`create_partitioned` before the holder had its name: remove the holder of the table
     of ``identity`` from the metastore, never its files; True when there was one."""
     holder = holder_of(name, identity, making=True)
