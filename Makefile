@@ -50,7 +50,8 @@ NEWEST_PYSPARK ?= 4.3.0
 SMOKE_NEWEST_TESTS ?= tests/contract/test_functions_and_databases.py tests/unit/test_function_description.py \
 	tests/unit/test_extension_conf.py tests/attached/test_routing.py tests/spark/test_drop_table_of_a_view.py \
 	tests/spark/test_frontend_name_resolution.py tests/spark/test_drop_function_missing.py \
-	tests/spark/test_failures.py tests/spark/test_identity_lookup.py tests/spark/test_spark_objects.py
+	tests/spark/test_failures.py tests/spark/test_identity_lookup.py tests/spark/test_spark_objects.py \
+	tests/spark/test_disabled_types.py tests/attached/test_writers.py tests/connect/test_connect_server.py
 .PHONY: smoke-newest
 $(NEWEST_VENV)/.installed-stamp: pyproject.toml
 	$(PYTHON) -m venv $(NEWEST_VENV)
