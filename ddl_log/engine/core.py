@@ -60,6 +60,9 @@ class DDLEngine:
     ``keywords`` override single settings (``grace_seconds=600``, ``binlog=False`` ...).
     """
 
+    write_gate: WriteGate | None
+    """What the home refuses by its role (None: nothing); set by whoever gives the home a role."""
+
     def __init__(self, spark: Any = None, home: str | os.PathLike[str] | None = None, *,
                  settings: Settings | None = None, catalog: Catalog | None = None, file_ops: FileOps = REAL_FILE_OPS,
                  **keywords: Any) -> None:
@@ -81,8 +84,7 @@ class DDLEngine:
         self._owns_catalog = catalog is None
         self.locks = metadata_locks(self.home, s.lock_wait_seconds)
         self.transactions = Transactions()
-        self.write_gate: WriteGate | None = None
-        """What the home refuses by its role (None: nothing); set by whoever gives the home a role."""
+        self.write_gate = None
         try:
             self.last_recovery = note_takeover(self.home, self.recover())
         except BaseException:
