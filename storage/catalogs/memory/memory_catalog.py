@@ -46,6 +46,7 @@ from storage.catalogs.memory.memory_table import (
     with_static,
 )
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
+from storage.catalogs.ports import Catalog
 from storage.catalogs.rules import (
     DATABASE_TAG,
     check_database_name,
@@ -768,7 +769,7 @@ class MemoryCatalog:
 
     def copy_version_into(self, name: TableName, source: object, location: str) -> int:
         self._check("copy_version_into", name)
-        origin = self if source is None else source
+        origin = self if source is None else source.backend if isinstance(source, Catalog) else source
         if not isinstance(origin, MemoryCatalog):
             raise InvalidDefinitionError(f"the in-memory catalog cannot read the files at {location}", str(name))
         rows = origin.rows_at(location)
@@ -791,6 +792,12 @@ class MemoryCatalog:
 
     # ------------------------------------------------------------------ files
 
+    def check_insert(self, name: TableName, fill: Fill) -> None:
+        """Nothing: the in-memory catalog reads no SQL and takes any rows."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
     def file_mover(self) -> MemoryFileMover:
         """INSERT INTO's "files" (:class:`~storage.catalogs.memory.memory_files.MemoryFileMover`)."""
         return MemoryFileMover(self.tables, self.swap, self._check)
@@ -799,3 +806,10 @@ class MemoryCatalog:
         """A kept version's "directory" moved aside
         (:class:`~storage.catalogs.memory.memory_files.MemoryVersionMover`)."""
         return MemoryVersionMover(self.swap, self._check, self.directory_user)
+
+
+def memory_catalog(*, swap: bool = True, orphan_window: float | None = None) -> Catalog:
+    """A :class:`Catalog` in memory; its state is ``catalog.backend``."""
+    state = MemoryCatalog(swap=swap, orphan_window=orphan_window)
+    return Catalog(names=state, data=state, definitions=state, swaps=state, versions=state, kinds=state,
+                   directories=state, views=state, functions=state, databases=state, copies=state, backend=state)
