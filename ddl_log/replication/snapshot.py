@@ -2,7 +2,7 @@
 versions, with where its files are), read twice around a copy to prove nothing changed in between.
 
 :class:`SourceCatalog` is what bootstrap, ``check`` and ``resync`` need of the source's catalog; :class:`CatalogReader`
-reads any :class:`~storage.catalogs.interface.Catalog` in this process: the replica's own (a replica in the
+reads any :class:`~storage.catalogs.ports.Catalog` in this process: the replica's own (a replica in the
 source's metastore, under other database names), or a given one (an in-memory catalog in tests).
 :mod:`~ddl_log.replication.reader_process` reads another metastore from a Spark driver of its own.
 """

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from storage.catalogs.memory import MemoryCatalog, memory_catalog
+from storage.catalogs.memory import MemoryState, memory_catalog
 from storage.catalogs.names import quote_ident
 from storage.catalogs.ports import Catalog
 from tests.contract.support import Engine, MemoryEngine, SparkEngine, new_database_name
@@ -35,7 +35,7 @@ def catalog(request: pytest.FixtureRequest) -> Catalog:
 
 @pytest.fixture
 def engine(catalog: Catalog, request: pytest.FixtureRequest) -> Engine:
-    if isinstance(catalog.backend, MemoryCatalog):
+    if isinstance(catalog.backend, MemoryState):
         return MemoryEngine(catalog)
     return SparkEngine(catalog, request.getfixturevalue("spark"))
 
@@ -45,6 +45,6 @@ def db(catalog: Catalog, request: pytest.FixtureRequest, spark_databases: list[t
     """A new, empty database of this test's own."""
     name = new_database_name()
     catalog.databases.create_database(name)
-    if not isinstance(catalog.backend, MemoryCatalog):
+    if not isinstance(catalog.backend, MemoryState):
         spark_databases.append((request.getfixturevalue("spark"), name))
     return name

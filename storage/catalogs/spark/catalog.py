@@ -1,4 +1,4 @@
-"""The :class:`~storage.catalogs.interface.Catalog` on a Spark session with a Hive metastore: the wiring of its ports.
+"""The :class:`~storage.catalogs.ports.Catalog` on a Spark session with a Hive metastore: the wiring of its ports.
 
 Only public Spark APIs are used for statements (``spark.sql``, ``spark.catalog``, ``spark.conf``, ``spark.read``,
 ``DataFrame``, ``DataType``), so the same code runs on a classic session and on a Spark Connect session; what only a
