@@ -9,8 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
-from ddl_log.frontends.extension.connect_driver import connect_settings, start_connect_service
-from ddl_log.frontends.extension.thrift_driver import server_settings, start_hive_thrift_server
+from ddl_log.frontends.cli.connect_driver import connect_settings, start_connect_service
+from ddl_log.frontends.cli.thrift_driver import server_settings, start_hive_thrift_server
 from storage.catalogs.spark.profile import jvm_of
 from storage.catalogs.spark.session import embedded_session
 

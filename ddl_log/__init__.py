@@ -35,14 +35,6 @@ from ddl_log.errors import (
 from ddl_log.frontends.extension import attach, attached, last_result, session_conf, statement_error
 from ddl_log.frontends.python import AtomicDDL
 from ddl_log.frontends.sql import SqlResult
-from ddl_log.ops.errors import (
-    MetastoreSchemaError,
-    MetastoreServiceError,
-    PostgresServerError,
-    PostgresUrlError,
-    ServiceError,
-    SparkClusterError,
-)
 from ddl_log.replication.errors import (
     AppliedThenStoppedError,
     ApplyFailedError,
@@ -123,8 +115,6 @@ __all__ = [
     "LogStateError",
     "LogWriteFailedError",
     "MetadataLockTimeoutError",
-    "MetastoreSchemaError",
-    "MetastoreServiceError",
     "NameHeldByVersionError",
     "NameKeptByAnotherHomeError",
     "NoLocalDirectoryError",
@@ -137,8 +127,6 @@ __all__ = [
     "ObjectInRecoveryError",
     "OperationNotAllowedError",
     "PayloadError",
-    "PostgresServerError",
-    "PostgresUrlError",
     "RecoveryReport",
     "ReplaceResult",
     "ReplayedElsewhereError",
@@ -147,7 +135,6 @@ __all__ = [
     "ReplicaReadOnlyError",
     "ReplicationError",
     "RewriteError",
-    "ServiceError",
     "Settings",
     "SimulatedCrash",
     "SnapshotNotConsistentError",
@@ -158,7 +145,6 @@ __all__ = [
     "SourceRewoundError",
     "SourceUnavailableError",
     "SourceVersionGoneError",
-    "SparkClusterError",
     "SqlParseError",
     "SqlResult",
     "StatementFailedError",

@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -43,6 +43,14 @@ from storage.records.fileops import REAL_FILE_OPS, FileOps
 from storage.records.home import open_home
 
 
+class WriteGate(Protocol):
+    """What a home refuses by its role, decided when the home opens (and when its role changes), not per statement
+    (a replica home: :class:`ddl_log.replication.promote.ReadOnlyReplica`)."""
+
+    def check(self, statement: Statement) -> None:
+        """Raise when the home refuses ``statement``; nothing has happened then."""
+
+
 class DDLEngine:
     """Atomic, crash-safe DDL for one home (log, binlog and, by default, an embedded Spark + Derby metastore).
 
@@ -73,6 +81,8 @@ class DDLEngine:
         self._owns_catalog = catalog is None
         self.locks = metadata_locks(self.home, s.lock_wait_seconds)
         self.transactions = Transactions()
+        self.write_gate: WriteGate | None = None
+        """What the home refuses by its role (None: nothing); set by whoever gives the home a role."""
         try:
             self.last_recovery = note_takeover(self.home, self.recover())
         except BaseException:
@@ -133,7 +143,10 @@ class DDLEngine:
     def run(self, statement: Statement) -> StatementResult:
         """Run a typed statement: the one path of every statement, whoever made it. A directory it left at a table
         name's default directory (:mod:`ddl_log.engine.release_name`) gets its note and is in the result's
-        ``holds``. Inside this thread's open transaction, it joins it (:mod:`ddl_log.engine.transactions`)."""
+        ``holds``. Inside this thread's open transaction, it joins it (:mod:`ddl_log.engine.transactions`). A
+        statement the home refuses by its role (:attr:`write_gate`) fails first."""
+        if self.write_gate is not None:
+            self.write_gate.check(statement)
         transaction = self.transactions.current
         if transaction is not None:
             return transaction.run(statement)

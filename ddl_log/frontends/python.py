@@ -7,6 +7,7 @@ canonical text)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -41,7 +42,7 @@ from ddl_log.replication.check import Check, CheckReport
 from ddl_log.replication.errors import ReplicaConfigError
 from ddl_log.replication.follow import Filters, configure
 from ddl_log.replication.origin import origin_for
-from ddl_log.replication.promote import PromoteReport, check_writable, promote
+from ddl_log.replication.promote import PromoteReport, give_role, promote
 from ddl_log.replication.readers import source_reader
 from ddl_log.replication.replica_state import read_state
 from ddl_log.replication.resync import Resync
@@ -55,6 +56,10 @@ from storage.catalogs.names import TableName
 class AtomicDDL(DDLEngine):
     """Atomic, crash-safe DDL on a home: see :class:`~ddl_log.engine.core.DDLEngine` for opening it and its
     settings, and the README's "Python API" and "Guarantees" for each statement."""
+
+    def __init__(self, spark: Any = None, home: str | os.PathLike[str] | None = None, **options: Any) -> None:
+        super().__init__(spark, home, **options)
+        give_role(self)  # a replica home refuses what it does not apply (ddl_log.replication.promote)
 
     def execute(self, statement: Statement) -> StatementResult:
         """Run a typed statement (as the SQL front end reads them): :meth:`run`."""
@@ -73,12 +78,6 @@ class AtomicDDL(DDLEngine):
     def home_origin(self) -> str:
         """The origin id of this home's own events in a ``binlog --sql`` script (:func:`origin_for`)."""
         return origin_for(self.home.location)
-
-    def run(self, statement: Statement) -> StatementResult:
-        """Run a typed statement on the engine's one path; on a replica home only what it applies (read-only until
-        promoted: :func:`~ddl_log.replication.promote.check_writable`)."""
-        check_writable(self, statement)
-        return super().run(statement)
 
     # ------------------------------------------------------------------ replication ("Replication" in the README)
 

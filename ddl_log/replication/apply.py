@@ -37,6 +37,7 @@ from ddl_log.replication.file_wait import MOVE_WAIT_SECONDS, POLL_SECONDS, waiti
 from ddl_log.replication.follow import SkipNotes, follow_of
 from ddl_log.replication.ledger import Ledger
 from ddl_log.replication.origin import AppliedPosition, event_id, marked_event
+from ddl_log.replication.promote import give_role
 from ddl_log.replication.replica_state import REPLICATION_DIR, note_error, read_state, write_state
 from ddl_log.replication.rewrite import Finder, rewrite_statement, session_finder
 from ddl_log.replication.source import Source
@@ -80,6 +81,7 @@ class Applier:
             raise FollowsAnotherSourceError(engine.home.location, followed, source.origin)
         if state.origin is None:
             write_state(self.home_dir, attrs.evolve(state, source=source.path, origin=source.origin))
+            give_role(engine)
         self.position = applied.of(source.origin)
         self.position_ident = applied.ident_of(source.origin)
         """The identity of the source event at the position, as applied (None: not named, or none applied)."""

@@ -44,6 +44,7 @@ from ddl_log.replication.position import (
     bootstrap_done,
     bootstrap_statement,
 )
+from ddl_log.replication.promote import give_role
 from ddl_log.replication.replica_state import REPLICATION_DIR, read_state, write_state
 from ddl_log.replication.rewrite import Finder, rewrite_statement, session_finder
 from ddl_log.replication.snapshot import DatabaseSnapshot, SourceCatalog, fingerprint
@@ -141,6 +142,7 @@ class Bootstrap:
             raise ReplicaPromotedError(home, self.origin, position.promoted_at)
         write_state(home_dir, attrs.evolve(state, source=self.source.path, origin=self.origin,
                                            source_catalog=self.source_catalog, **self.filters.as_state()))
+        give_role(self.ddl)
         return position
 
     def run(self) -> SyncReport:

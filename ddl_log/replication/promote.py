@@ -55,23 +55,39 @@ def promote(ddl: DDLEngine) -> PromoteReport:
     else:
         at = position.promoted_at or 0
     write_state(home_dir, attrs.evolve(read_state(home_dir), promoted_at=at, pid=None))
+    give_role(ddl)
     return PromoteReport(state.origin, at, already)
 
 
-def check_writable(ddl: DDLEngine, statement: Statement) -> None:
-    """Refuse a statement run by hand on a replica home that follows a source and was not promoted (what it applies
-    carries a marker of its source; :data:`READS` are allowed). The state file answers first; the binlog
-    settles a promotion whose state was not written yet."""
-    if is_database_url(ddl.home.location) or isinstance(statement, READS):
-        return
-    if first_origin(statement.binlog_text) is not None:
-        return
+@attrs.frozen
+class ReadOnlyReplica:
+    """The role of a replica home that follows a source and was not promoted: it takes only what it applies (each
+    carries a marker of its source) and :data:`READS`; anything run by hand is refused, nothing done."""
+
+    location: str
+
+    def check(self, statement: Statement) -> None:
+        if isinstance(statement, READS) or first_origin(statement.binlog_text) is not None:
+            return
+        raise ReplicaReadOnlyError(self.location, statement.binlog_text)
+
+
+def give_role(ddl: DDLEngine) -> None:
+    """Set the home's write gate from its replication state: read when the home opens and after each change of its
+    role (following a source, a bootstrap, a promotion), never on a statement's path. The state file answers first;
+    the binlog settles a promotion whose state was not written yet (a crash between the two)."""
+    ddl.write_gate = None if is_database_url(ddl.home.location) or not _follows(ddl) else (
+        ReadOnlyReplica(ddl.home.location))
+
+
+def _follows(ddl: DDLEngine) -> bool:
+    """Whether the home follows a source and was not promoted."""
     home_dir = ddl.home.spark_directory()
     state = read_state(home_dir)
     if state.origin is None or state.promoted_at is not None:
-        return
+        return False
     position = ReplicaPosition.read(ddl.binlog_file.events(), state.origin)
     if position.promoted_at is not None:
         write_state(home_dir, attrs.evolve(state, promoted_at=position.promoted_at))
-        return
-    raise ReplicaReadOnlyError(ddl.home.location, statement.binlog_text)
+        return False
+    return True

@@ -189,6 +189,38 @@ def test_a_replica_home_refuses_statements_by_hand_until_promoted(tmp_path):
     assert "mine" not in replica.catalog.backend.databases
 
 
+def test_the_read_only_rule_is_the_homes_role_read_when_it_opens_never_on_a_statements_path(tmp_path, monkeypatch):
+    from ddl_log import ReplicaReadOnlyError
+    from ddl_log.replication import promote
+    from ddl_log.replication.promote import ReadOnlyReplica
+
+    source = source_home(tmp_path)
+    replica = Home(tmp_path / "replica", MemoryCatalog())
+    ddl = replica.open()
+    bootstrap(source)(ddl)
+    ddl.close()
+    ddl = replica.open()  # reopened: the role comes from the state the bootstrap left
+    assert isinstance(ddl.write_gate, ReadOnlyReplica)
+
+    def no_reads(*_: object) -> None:
+        raise AssertionError("the replication state was read on a statement's path")
+
+    monkeypatch.setattr(promote, "read_state", no_reads)
+    for _ in range(3):
+        with pytest.raises(ReplicaReadOnlyError, match="read-only"):
+            ddl.create_database("mine")
+    assert [row.current for row in ddl.describe_history("d2.t").rows] == [True]
+    monkeypatch.undo()
+    ddl.replica_promote()
+    assert ddl.write_gate is None  # promoted in this process: the role changes at once
+    ddl.create_database("mine")
+    ddl.close()
+    assert "mine" in replica.catalog.databases
+    reopened = replica.open()
+    assert reopened.write_gate is None
+    reopened.close()
+
+
 def test_a_definitions_fingerprint_does_not_depend_on_the_order_the_metastore_lists_its_maps_in():
     from ddl_log.replication.snapshot import TableCopy
 

@@ -1,6 +1,6 @@
 """``ddl-log thrift-server start|status|stop`` and ``ddl-log connect-server start|status|stop``: a server in a
 background driver attached to the home (:mod:`ddl_log.ops.driver_server` launches and tracks it,
-:mod:`ddl_log.frontends.extension.server_driver` is the driver). These commands never start Spark themselves."""
+:mod:`ddl_log.frontends.cli.hosting_driver` is the driver). These commands never start Spark themselves."""
 
 from __future__ import annotations
 
@@ -33,13 +33,13 @@ class ServerCommand:
 
 
 THRIFT = ServerCommand(
-    THRIFT_SERVER, "ddl_log.frontends.extension.thrift_driver", "thrift server",
+    THRIFT_SERVER, "ddl_log.frontends.cli.thrift_driver", "thrift server",
     "start, inspect or stop a Spark Thrift server attached to the home",
     "Spark's Thrift server (HiveServer2's protocol: JDBC, ODBC, beeline, PyHive, dbt-spark's thrift method) in a "
     "background driver that holds the home: each client's DDL runs through the log, atomically, one Spark session "
     "per client.")
 CONNECT = ServerCommand(
-    CONNECT_SERVER, "ddl_log.frontends.extension.connect_driver", "connect server",
+    CONNECT_SERVER, "ddl_log.frontends.cli.connect_driver", "connect server",
     "start, inspect or stop a Spark Connect server attached to the home",
     "Spark Connect's server (SparkSession.builder.remote('sc://host:port')) in a background driver that holds the "
     "home: each client's DDL (spark.sql, and the DataFrame writes Spark plans) runs through the log, atomically, one "

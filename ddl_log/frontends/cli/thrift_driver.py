@@ -1,6 +1,6 @@
-"""The Thrift server's driver: ``python -m ddl_log.frontends.extension.thrift_driver --home H --state-dir=DIR
+"""The Thrift server's driver: ``python -m ddl_log.frontends.cli.thrift_driver --home H --state-dir=DIR
 --port=P --host=HOST [--settings JSON]``, launched in the background by ``ddl-log thrift-server start``
-(:mod:`.server_driver` is the driver, this module the server it hosts).
+(:mod:`.hosting_driver` is the driver, this module the server it hosts).
 
 Spark's own Thrift server (``HiveThriftServer2.startWithContext``, from pyspark's jars) in a session attached to the
 home: one Spark session per JDBC connection, each attached.
@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ddl_log.frontends.extension.server_driver import Hosted, main
+from ddl_log.frontends.cli.hosting_driver import Hosted, main
 from ddl_log.ops.thrift_server import THRIFT_SERVER
 from storage.catalogs.spark.profile import Jvm
 

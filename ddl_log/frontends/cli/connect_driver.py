@@ -1,6 +1,6 @@
-"""The Spark Connect server's driver: ``python -m ddl_log.frontends.extension.connect_driver --home H --state-dir=DIR
+"""The Spark Connect server's driver: ``python -m ddl_log.frontends.cli.connect_driver --home H --state-dir=DIR
 --port=P --host=HOST [--settings JSON]``, launched in the background by ``ddl-log connect-server start``
-(:mod:`.server_driver` is the driver, this module the server it hosts).
+(:mod:`.hosting_driver` is the driver, this module the server it hosts).
 
 Spark Connect's own gRPC service (``SparkConnectService.start``, from pyspark's ``spark-connect`` jar) in a session
 attached to the home. Each Connect client session is a ``newSession`` of that session, so its ``spark.sql`` text
@@ -15,7 +15,7 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ddl_log.frontends.extension.server_driver import Hosted, main
+from ddl_log.frontends.cli.hosting_driver import Hosted, main
 from ddl_log.ops.connect_server import CONNECT_SERVER
 from storage.catalogs.spark.profile import Jvm
 
