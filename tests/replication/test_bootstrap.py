@@ -195,7 +195,7 @@ def test_the_read_only_rule_is_the_homes_role_read_when_it_opens_never_on_a_stat
     from ddl_log.replication.promote import ReadOnlyReplica
 
     source = source_home(tmp_path)
-    replica = Home(tmp_path / "replica", MemoryCatalog())
+    replica = Home(tmp_path / "replica", memory_catalog())
     ddl = replica.open()
     bootstrap(source)(ddl)
     ddl.close()
@@ -215,7 +215,7 @@ def test_the_read_only_rule_is_the_homes_role_read_when_it_opens_never_on_a_stat
     assert ddl.write_gate is None  # promoted in this process: the role changes at once
     ddl.create_database("mine")
     ddl.close()
-    assert "mine" in replica.catalog.databases
+    assert "mine" in replica.catalog.backend.databases
     reopened = replica.open()
     assert reopened.write_gate is None
     reopened.close()
