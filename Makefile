@@ -50,7 +50,8 @@ NEWEST_PYSPARK ?= 4.3.0
 SMOKE_NEWEST_TESTS ?= tests/contract/test_functions_and_databases.py tests/unit/test_function_description.py \
 	tests/unit/test_extension_conf.py tests/attached/test_routing.py tests/spark/test_drop_table_of_a_view.py \
 	tests/spark/test_frontend_name_resolution.py tests/spark/test_drop_function_missing.py \
-	tests/spark/test_failures.py tests/spark/test_identity_lookup.py tests/spark/test_spark_objects.py
+	tests/spark/test_failures.py tests/spark/test_identity_lookup.py tests/spark/test_spark_objects.py \
+	tests/spark/test_disabled_types.py tests/attached/test_writers.py tests/connect/test_connect_server.py
 .PHONY: smoke-newest
 $(NEWEST_VENV)/.installed-stamp: pyproject.toml
 	$(PYTHON) -m venv $(NEWEST_VENV)
@@ -98,10 +99,12 @@ test-attached: install
 	DDL_LOG_ATTACHED_LONG=1 $(PY) -m pytest -q --durations=20 tests/differential/test_differential_short.py -k attached $(PYTEST_ARGS)
 
 # dbt (issue 27): the whole dbt suite (dbt-tests-adapter's basic classes, the longer kill series, five replacing runs
-# per side of the readers on a metastore service, the in-session readers); `make test` runs a short set of it.
+# per side of the readers on a metastore service, the in-session readers) and method: thrift over `ddl-log
+# thrift-server` (every materialization; issue 38); `make test` runs a short set of it.
 .PHONY: test-dbt
 test-dbt: install
 	DBT_FULL=1 $(PY) -m pytest -q tests/dbt tests/spark/test_statement_sweeps.py -k "dbt or becomes" $(PYTEST_ARGS)
+	DBT_FULL=1 $(PY) -m pytest -q tests/thrift/test_dbt_thrift.py $(PYTEST_ARGS)
 
 # dbt (issue 27): a dbt run killed while the adapter replaces a model, recovered, then run again (./dbt_demo).
 .PHONY: dbt-demo

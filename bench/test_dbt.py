@@ -23,22 +23,27 @@ MODELS = {
 SEED = "a,b\n" + "".join(f"{i},name{i}\n" for i in range(200))
 
 
+def write_project(root: Path, models: dict[str, str], seeds: dict[str, str], outputs: dict[str, Any]) -> Path:
+    """A dbt project named ``bench`` in ``root``: its models, seeds and profiles.yml (``outputs``)."""
+    for folder, files in (("models", models), ("seeds", seeds)):
+        (root / folder).mkdir()
+        for name, text in files.items():
+            (root / folder / name).write_text(text)
+    (root / "dbt_project.yml").write_text(yaml.safe_dump(
+        {"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"}))
+    (root / "profiles.yml").write_text(yaml.safe_dump({"bench": {"target": next(iter(outputs)), "outputs": outputs}}))
+    return root
+
+
 @pytest.fixture(scope="module")
 def dbt_project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("dbt-bench")
-    (root / "models").mkdir()
-    (root / "seeds").mkdir()
-    for name, text in MODELS.items():
-        (root / "models" / name).write_text(text)
-    (root / "seeds" / "s.csv").write_text(SEED)
-    (root / "dbt_project.yml").write_text(yaml.safe_dump(
-        {"name": "bench", "version": "1.0", "config-version": 2, "profile": "bench"}))
     common = {"method": "session", "host": "localhost", "threads": 1}
     outputs = {"plain": {"type": "spark", "schema": "dbt_plain", **common},
                "paired": {"type": "spark", "schema": "dbt_paired", **common},
                "atomic": {"type": "spark_ddl_log", "schema": "dbt_atomic", "ddl_log_home": str(root / "ddl_home"),
                           **common}}
-    (root / "profiles.yml").write_text(yaml.safe_dump({"bench": {"target": "plain", "outputs": outputs}}))
+    write_project(root, MODELS, {"s.csv": SEED}, outputs)
     for target in outputs:  # warm: each target's first build pays dbt's and the JVM's first-use costs
         build(root, target)
     return root
@@ -52,12 +57,18 @@ def build(root: Path, target: str) -> None:
     assert result.success, result.exception
 
 
+def measure(benchmark: Any, root: Path, kind: str) -> None:
+    """``plain``: the baseline target's build; ``atomic``: the adapter's, paired with the ``paired`` target's build
+    (plain dbt-spark on a schema of its own) right before each round."""
+    if kind == "plain":
+        benchmark.extra_info["baseline"] = True
+        benchmark.pedantic(lambda: build(root, "plain"), rounds=ROUNDS, iterations=1)
+        return
+    run_paired(benchmark, lambda: build(root, "atomic"), lambda: timed(lambda: build(root, "paired")),
+               rounds=ROUNDS)
+
+
 @pytest.mark.parametrize("kind", ["plain", "atomic"])
 def test_dbt_build(benchmark: Any, dbt_project: Path, kind: str) -> None:
     benchmark.group = "dbt build: seed, table, view, incremental"
-    if kind == "plain":
-        benchmark.extra_info["baseline"] = True
-        benchmark.pedantic(lambda: build(dbt_project, "plain"), rounds=ROUNDS, iterations=1)
-        return
-    run_paired(benchmark, lambda: build(dbt_project, "atomic"), lambda: timed(lambda: build(dbt_project, "paired")),
-               rounds=ROUNDS)
+    measure(benchmark, dbt_project, kind)

@@ -162,12 +162,18 @@ def test_a_query_failing_half_way_leaves_the_old_table_and_nothing_else(spark, w
     assert attached.ddl.active_chains() == []
 
 
-def test_save_as_table_overwrite_from_the_jvm_is_refused_before_anything_is_dropped(attached):
-    """A JVM caller of Spark 4.0's saveAsTable in overwrite mode (here through Py4J, as Scala code would call it)
-    would get Spark's drop-then-create: refused loudly instead, the table untouched."""
+def test_save_as_table_overwrite_from_the_jvm_is_refused_on_4_0_and_atomic_from_4_1(attached):
+    """A JVM caller of saveAsTable in overwrite mode (here through Py4J, as Scala code would call it): Spark 4.0
+    drops the table in the writer before any plan exists, so the call is refused loudly, the table untouched; from
+    Spark 4.1 the call is a plan (SaveAsV1TableCommand) and runs as CREATE OR REPLACE through the log."""
     session = attached.session
     session.sql("CREATE TABLE jvm USING parquet AS SELECT 1 AS a")
     writer = frame(session)._jdf.write().mode("overwrite")
+    if tuple(int(part) for part in session.version.split(".")[:2]) >= (4, 1):
+        writer.saveAsTable("jvm")
+        assert events(attached)[-1] == "CREATE OR REPLACE TABLE `default`.`jvm` USING parquet AS /* DataFrame */"
+        assert sorted(rows(session, "jvm")) == sorted(tuple(row) for row in frame(session).collect())
+        return
     with pytest.raises(Exception, match=r"UNSUPPORTED_FEATURE\.TABLE_OPERATION") as refused:
         writer.saveAsTable("jvm")
     assert "drops the table before it creates" in str(refused.value)

@@ -186,7 +186,7 @@ class PlainRunner:
         fields = [field for field in before.fields if plain.new_type is not None or field.name not in chosen]
         columns = ", ".join(self.column_sql(field, plain.new_type if field.name in chosen else None)
                             for field in fields)
-        created = attempt(self.session, f"CREATE TABLE {new} ({columns}) {self.clauses(db, ident)}")
+        created = attempt(self.session, f"CREATE TABLE {new} ({columns}) {self.clauses(db, ident, before.comment)}")
         if not created.ok:
             return created
         values = ", ".join(f"CAST(`{f.name}` AS {plain.new_type})" if f.name in chosen and plain.new_type else
@@ -235,13 +235,17 @@ class PlainRunner:
             parts.append(f"COMMENT '{sql_escape(str(metadata['comment']))}'")
         return " ".join(parts)
 
-    def clauses(self, db: str, ident: str) -> str:
-        """Everything ``SHOW CREATE TABLE`` says after the column list, except the location."""
+    def clauses(self, db: str, ident: str, comment: str | None) -> str:
+        """Everything ``SHOW CREATE TABLE`` says after the column list, except the location, with the table's
+        ``comment`` written again: SHOW CREATE TABLE prints a comment's backslashes as they are, which its parser then
+        reads as escapes (``back\\slash`` came back ``backslash``)."""
         text = str(self.session.sql(f"SHOW CREATE TABLE {quoted(db, ident)}").collect()[0][0])
         at = text.find("\nUSING ")
         if at < 0:
             raise EmulationError(f"SHOW CREATE TABLE {db}.{ident} has no USING clause: {text!r}")
-        return re.sub(r"(?m)^LOCATION '(?:[^'\\]|\\.)*'\n?", "", text[at + 1:])
+        rest = re.sub(r"(?m)^LOCATION '(?:[^'\\]|\\.)*'\n?", "", text[at + 1:])
+        rest = re.sub(r"(?m)^COMMENT '(?:[^'\\]|\\.)*'\n?", "", rest)
+        return rest if comment is None else f"{rest.rstrip()}\nCOMMENT '{sql_escape(comment)}'"
 
     @staticmethod
     def check_rebuild(before: Definition, after: Definition | None, chosen: set[str], plain: Rebuild) -> None:

@@ -9,7 +9,12 @@ from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.impl import SparkAdapter
 from dbt_common.exceptions import DbtRuntimeError
 
-from dbt.adapters.spark_ddl_log.connections import DDLLogConnectionWrapper, SparkDDLLogConnectionManager
+from dbt.adapters.spark_ddl_log.connections import (
+    DDLLogConnectionWrapper,
+    DDLLogThriftWrapper,
+    SparkDDLLogConnectionManager,
+)
+from dbt.adapters.spark_ddl_log.seeds import SeedRows
 
 PYTHON_MODELS = (
     "spark_ddl_log does not run Python models ({model}): dbt-spark's session method has no way to run them either "
@@ -29,17 +34,18 @@ class Spark_DDL_LogAdapter(SparkAdapter):  # noqa: N801 - dbt reads the adapter'
         return "spark_ddl_log"
 
     @available
-    def spark_ddl_log_replace_seed(self, create: str, names: list[str], quoted: list[str], partition_by: Any,
+    def spark_ddl_log_replace_seed(self, create: str, relation: str, clauses: str, names: list[str],
+                                   quoted: list[str], types: list[str], partition_by: Any,
                                    batches: list[list[Any]]) -> None:
-        """The seed materialization's one statement: ``create`` (CREATE OR REPLACE TABLE with the seed's columns and
-        clauses) filled with the rows of ``batches`` (each a VALUES list with binding characters and its bindings,
-        bound as dbt-spark binds them), by column name (``names`` as in the CSV, ``quoted`` as the column list
-        writes them; a partition column of ``partition_by`` comes last in the table, as Spark puts it)."""
+        """The seed materialization's one statement (:class:`SeedRows`): ``create`` (CREATE OR REPLACE TABLE
+        ``relation`` with the seed's columns, then ``clauses``) filled with the rows of ``batches``; on the session
+        method through the engine, on the thrift method as one CREATE OR REPLACE TABLE ... AS SELECT."""
         connection = self.connections.get_thread_connection()
+        seed = SeedRows(create, relation, clauses, names, quoted, types, partition_by, batches)
         with self.connections.exception_handler(create):
             handle = connection.handle
-            assert isinstance(handle, DDLLogConnectionWrapper)
-            handle.cursor().replace_with_rows(create, names, quoted, partition_by, batches)
+            assert isinstance(handle, DDLLogConnectionWrapper | DDLLogThriftWrapper)
+            handle.cursor().replace_with_rows(seed)
 
     @available.parse_none
     def submit_python_job(self, parsed_model: dict, compiled_code: str) -> AdapterResponse:  # type: ignore[type-arg]

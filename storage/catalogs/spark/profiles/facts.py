@@ -131,6 +131,23 @@ class JvmClasses:
     """Spark's Thrift server (HiveServer2's protocol), started inside a running driver (``startWithContext``)."""
     connect_service: str
     """Spark Connect's gRPC service, started inside a running driver (``start(SparkContext)``, ``stop``)."""
+    create_table_commands: tuple[str, ...] = ("CreateDataSourceTableCommand",)
+    """The simple names of the analyzed plans of a data source CREATE TABLE with columns (their ``table`` is the
+    definition; a Hive serde table's fails on its Hive types first, with a condition of its own)."""
+
+
+@attrs.frozen
+class DisabledType:
+    """A data type a Spark line parses and analyses but refuses only when a CREATE runs, while a session setting
+    keeps it off (Spark 4.1+'s TIME): the catalog refuses it before anything is logged, as Spark would at the end."""
+
+    json_marker: str
+    """How the type starts in a schema's JSON (``"time(``)."""
+    setting: str
+    """The session setting that turns the type on (off by default)."""
+    condition: str
+    message: str
+    """Spark's message for it, without its condition."""
 
 
 @attrs.frozen
@@ -146,6 +163,8 @@ class VersionFacts:
     drop_table_drops_views: bool = False
     """Whether Spark's own ``DROP TABLE v`` drops the view ``v`` (Spark 4.3) instead of refusing it with
     ``WRONG_COMMAND_FOR_OBJECT_TYPE`` (Spark 4.0): the project's DROP TABLE does what the running Spark does."""
+    disabled_types: tuple[DisabledType, ...] = ()
+    """Types this line refuses only when a CREATE runs while a setting keeps them off."""
     missing_function_condition: str = "UNRESOLVED_ROUTINE"
     """The condition of Spark's own ``DROP FUNCTION`` of a function that does not exist: ``UNRESOLVED_ROUTINE``
     (Spark 4.0), ``ROUTINE_NOT_FOUND`` (Spark 4.3)."""

@@ -1,6 +1,7 @@
 {#- seed: one atomic statement, CREATE OR REPLACE TABLE with the seed's columns (dbt-spark's create_csv_table) and
     its rows (dbt-spark's batched VALUES, each value cast to its column's type, inserted as INSERT INTO inserts them,
-    by column name): readers see the old seed or the new one, whole; a failed load leaves the old one. -#}
+    by column name); over method: thrift the same as one CREATE OR REPLACE TABLE ... AS SELECT of the typed rows.
+    Readers see the old seed or the new one, whole; a failed load leaves the old one. -#}
 {% materialization seed, adapter='spark_ddl_log' %}
   {%- set old_relation = adapter.get_relation(database=database, schema=schema, identifier=model['alias']) -%}
   {%- if old_relation is not none and old_relation.is_view -%}
@@ -19,17 +20,19 @@
     {%- do columns.append((name | string, column_types.get(name, adapter.convert_type(agate_table, loop.index0)))) -%}
   {%- endfor -%}
 
-  {%- set create -%}
-    create or replace table {{ this.render() }} (
-      {%- for name, type in columns -%}
-        {{ adapter.quote_seed_column(name, quote_columns) }} {{ type }}{{ ", " if not loop.last }}
-      {%- endfor -%}
-    )
+  {%- set clauses -%}
       {{ file_format_clause() }}
       {{ partition_cols(label="partitioned by") }}
       {{ clustered_cols(label="clustered by") }}
       {{ location_clause() }}
       {{ comment_clause() }}
+  {%- endset -%}
+  {%- set create -%}
+    create or replace table {{ this.render() }} (
+      {%- for name, type in columns -%}
+        {{ adapter.quote_seed_column(name, quote_columns) }} {{ type }}{{ ", " if not loop.last }}
+      {%- endfor -%}
+    ) {{ clauses }}
   {%- endset -%}
 
   {%- set batches = [] -%}
@@ -47,8 +50,8 @@
 
   {%- set quoted = [] -%}
   {%- for name, type in columns -%}{%- do quoted.append(adapter.quote_seed_column(name, quote_columns)) -%}{%- endfor -%}
-  {%- do adapter.spark_ddl_log_replace_seed(create, columns | map('first') | list, quoted,
-                                            config.get('partition_by'), batches) -%}
+  {%- do adapter.spark_ddl_log_replace_seed(create, this.render(), clauses, columns | map('first') | list, quoted,
+                                            columns | map('last') | list, config.get('partition_by'), batches) -%}
 
   {%- set rows = agate_table.rows | length -%}
   {% call noop_statement('main', 'INSERT ' ~ rows, 'INSERT', rows) %}

@@ -20,7 +20,8 @@ final class WriteRouter extends Rule<LogicalPlan> {
       "CreateDataSourceTableAsSelectCommand", "CreateHiveTableAsSelectCommand",
       "OptimizedCreateHiveTableAsSelectCommand", "InsertIntoHadoopFsRelationCommand", "InsertIntoHiveTable",
       "InsertIntoDataSourceCommand",
-      "CreateDataSourceTableCommand", "CreateTableCommand", "RepairTableCommand");
+      "CreateDataSourceTableCommand", "CreateTableCommand", "RepairTableCommand",
+      "SaveAsV1TableCommand"); // Spark 4.1+: a JVM saveAsTable of a v1 table (SPARK-52451), Spark Connect's included
 
   private final SparkSession session;
 
@@ -63,6 +64,7 @@ final class WriteRouter extends Rule<LogicalPlan> {
         return created(request, Reflect.call(plan, "table"), plan);
       case "CreateHiveTableAsSelectCommand":
       case "OptimizedCreateHiveTableAsSelectCommand":
+      case "SaveAsV1TableCommand":
         return created(request, Reflect.call(plan, "tableDesc"), plan);
       case "InsertIntoHadoopFsRelationCommand": {
         Object table = Reflect.option(Reflect.call(plan, "catalogTable"));
