@@ -9,7 +9,7 @@ import attrs
 
 from chains.binlog import BinlogEvent, BinlogLike
 from chains.log import DDLLog
-from storage.catalogs.interface import Catalog
+from storage.catalogs.ports import Catalog
 
 DEFAULT_GRACE_SECONDS = 3600.0
 """How long a replaced or dropped table's old files stay: a query that listed them just before (in this driver or
@@ -50,7 +50,7 @@ class ActionContext:
         """How long after an undo a task of the statement's data job may still write into its work table's
         directory: None when the engine's tasks end with the driver (then there is nothing to sweep); else
         ``orphan_seconds`` when set (0 turns the sweep off), else what the engine says of its executors."""
-        engine_says = self.catalog.orphan_window()
+        engine_says = self.catalog.data.orphan_window()
         if engine_says is None:
             return None
         chosen = engine_says if self.orphan_seconds is None else self.orphan_seconds

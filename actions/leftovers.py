@@ -1,5 +1,5 @@
 """Leftovers: files at a table name's default directory that no table owns, which an undo or a drop removes
-(``Catalog.clean_leftovers``), unless a log keeps them. A kept version of a replaced or dropped table is exactly
+(``Directories.clean_leftovers``), unless a log keeps them. A kept version of a replaced or dropped table is exactly
 such a directory to the catalog (found by the short soak: the undo of a refused rename-path replace deleted the
 table's own kept version at ``<db>/<name>``), so every clean-up asks here first: this home's log (a scheduled
 deletion still keeps it) and every home's note in the directory (drivers share one catalog, each with its own log;
@@ -13,27 +13,29 @@ from actions.context import ActionContext
 from chains.entries import ActionEntry, ActionType
 from chains.errors import PayloadError
 from chains.log import DDLLog
-from storage.catalogs.kept_directories import KeptDirectories, normalized_location
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Directories
 from storage.errors import DDLLogError
 
 
 def clean_leftovers_of(ctx: ActionContext, name: TableName) -> None:
-    """``Catalog.clean_leftovers`` of ``name``, unless its default directory is one a log keeps or another table
+    """``Directories.clean_leftovers`` of ``name``, unless its default directory is one a log keeps or another table
     reads (after ALTER SCHEMA SWAP WITH, ``b.x`` reads the directory ``a.x`` was written in: only its record
     moved)."""
-    location = ctx.catalog.default_location(name)
-    if location is not None and (kept_by_this_log(ctx.log, location) or kept_by_a_home(ctx.catalog, location)
-                                 or used_by_a_table(ctx.catalog, location)):
+    location = ctx.catalog.names.default_location(name)
+    if location is not None and (kept_by_this_log(ctx.log, location) or kept_by_a_home(ctx.catalog.directories,
+                                                                                       location)
+                                 or used_by_a_table(ctx.catalog.directories, location)):
         return
-    ctx.catalog.clean_leftovers(name)
+    ctx.catalog.directories.clean_leftovers(name)
 
 
-def used_by_a_table(catalog: object, location: str) -> bool:
+def used_by_a_table(directories: Directories, location: str) -> bool:
     """Whether the catalog says a table, a partition or a database uses ``location`` (or cannot say: nothing is
-    deleted on a guess); False for a catalog without :class:`KeptDirectories`."""
+    deleted on a guess)."""
     try:
-        return isinstance(catalog, KeptDirectories) and catalog.directory_user(location) is not None
+        return directories.directory_user(location) is not None
     except DDLLogError:
         return True
 
@@ -56,16 +58,16 @@ def kept(action: ActionEntry) -> str:
     return location
 
 
-def kept_note(catalog: object, location: str) -> str | None:
+def kept_note(directories: Directories, location: str) -> str | None:
     """The kept-version note inside ``location``, written by whichever home keeps it (None: none, or a catalog
-    without notes); raises the catalog's :class:`DDLLogError` when it cannot be read."""
-    return catalog.read_kept_note(location) if isinstance(catalog, KeptDirectories) else None
+    that cannot write notes); raises the catalog's :class:`DDLLogError` when it cannot be read."""
+    return directories.read_kept_note(location)
 
 
-def kept_by_a_home(catalog: object, location: str) -> bool:
+def kept_by_a_home(directories: Directories, location: str) -> bool:
     """A kept version's note is inside ``location``: a home's log keeps it, maybe another home's. A note that cannot
     be read counts as one: nothing is deleted on a guess."""
     try:
-        return kept_note(catalog, location) is not None
+        return kept_note(directories, location) is not None
     except DDLLogError:
         return True

@@ -30,7 +30,7 @@ def free_directory_of_dropped(ctx: ActionContext, name: TableName) -> None:
     which the new table needs. Its kept versions there move aside, still restorable (:mod:`actions.relocation`);
     what cannot move (no version, or a catalog that cannot move directories) is deleted now. The caller holds the
     name's lock. Nothing to do, and no catalog call, when no deletion of ``name`` is pending."""
-    if any(pending.table == name for pending in pending_deletions(ctx.log)) and not ctx.catalog.exists(name):
+    if any(pending.table == name for pending in pending_deletions(ctx.log)) and not ctx.catalog.names.exists(name):
         versions = [hold for hold in _early_holds(ctx.log, name) if hold.version]
         statement = f"move the kept versions of dropped table {name} out of its directory for a new {name}"
         release_versions_early(ctx.log, relocate_versions(ctx, versions, statement), name)

@@ -33,8 +33,8 @@ from chains.commit import binlogged
 from chains.entries import ActionEntry, ActionType, ChainKind, ChainState, ExecuteEntry
 from chains.log import DDLLog
 from storage import crashpoints
-from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 
 MAX_RETRIES = 3
 

@@ -27,7 +27,7 @@ from actions.kinds.relocate_version import log_relocate_version
 from actions.replay import replay_chain
 from chains.entries import ActionType, ChainKind, ChainState
 from storage import crashpoints
-from storage.catalogs.version_moves import kept_location, version_mover_of
+from storage.catalogs.version_moves import kept_location
 
 LOGGED = crashpoints.declare("relocate_version.logged",
                              "the moves of a dropped table's kept versions are logged; none has run")
@@ -39,8 +39,8 @@ def relocate_versions(ctx: ActionContext, holds: Sequence[NameHold], statement: 
     proof that nothing in the catalog uses a directory is the move's own (one metastore scan, as a deletion's): one
     in use stays, and its version leaves the history. A move that fails stays logged: recovery retries it, and the
     caller's CREATE then meets the directory as Spark would."""
-    mover = version_mover_of(ctx.catalog)
-    if mover is None or not holds:
+    mover = ctx.catalog.directories.version_mover()
+    if not holds:
         return list(holds)
     log = ctx.log
     position = log.new_chain(ChainKind.FORWARD, statement)

@@ -23,7 +23,6 @@ from actions.kept_versions import Version, kept_versions
 from actions.kinds.delete_data import KeptVersion
 from actions.version_tags import Period, tag_version
 from chains.log import DDLLog
-from storage.catalogs.file_moves import data_files_of
 from storage.catalogs.interface import TableVersion, tag_in
 from storage.catalogs.names import TableName
 
@@ -62,7 +61,7 @@ def kept_version(ctx: ActionContext, version: TableVersion, owner: TableName, op
     which knows the instant exactly), and its data files (one listing of its directory)."""
     tagged = tag_version(tag_in(dict(version.properties)))
     made = _made(ctx.log, owner, tagged)
-    files = data_files_of(ctx.catalog, version.location)
+    files = ctx.catalog.data.file_mover().data_files(version.location)
     return KeptVersion(version.definition, time.time(), operation, dropped, xid,
                        None if tagged is None else tagged.number, made.made_at, made.made_by, made.statement,
                        made.periods, files)

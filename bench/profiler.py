@@ -2,8 +2,8 @@
 
 While installed on an :class:`~ddl_log.AtomicDDL` it
 
-* wraps every public method of ``ddl.catalog`` (a ``SparkCatalog``) with a timing proxy,
-  set on the instance so that the catalog's own ``self.method(...)`` calls go through it too; time is charged to the
+* wraps every public method of the parts behind ``ddl.catalog``'s ports (a Spark ``Catalog``) with a timing proxy,
+  set on each part so that a part's own ``self.method(...)`` calls go through it too; time is charged to the
   outermost catalog call only, nested calls are counted (``drop -> clean_leftovers``);
 * puts a proxy in front of the catalog's Spark session that times each engine call (``spark.sql`` by statement
   kind, ``spark.catalog.tableExists``, ``spark.conf.get``), rows fetched included; a job group set per round
@@ -24,8 +24,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import attrs
+
 from chains.binlog import BINLOG_MAGIC
 from chains.log import LOG_MAGIC
+from storage.catalogs.ports import Catalog
 from storage.records.files import RecordFile
 
 LOG = "log writes"
@@ -151,12 +154,17 @@ class StatementProfiler:
     @contextmanager
     def installed(self) -> Iterator[StatementProfiler]:
         catalog = self.ddl.catalog
-        wrapped = sorted({name for name in dir(type(catalog))
-                          if not name.startswith("_") and callable(getattr(type(catalog), name, None))}
-                         | {name for name, value in vars(catalog).items()
-                            if not name.startswith("_") and callable(value)})
-        own = {name: vars(catalog)[name] for name in wrapped if name in vars(catalog)}
-        real_spark = catalog.spark
+        parts = list({id(part): part for part in (getattr(catalog, field.name) for field in attrs.fields(Catalog)
+                                                  if field.name != "backend")}.values())  # ports may share a part
+        wrapped = {id(part): sorted({name for name in dir(type(part))
+                                     if not name.startswith("_") and callable(getattr(type(part), name, None))}
+                                    | {name for name, value in vars(part).items()
+                                       if not name.startswith("_") and callable(value)})
+                   for part in parts}
+        own = {id(part): {name: vars(part)[name] for name in wrapped[id(part)] if name in vars(part)}
+               for part in parts}
+        engine = catalog.backend.engine
+        real_spark = engine.spark
         original_append = RecordFile.append_encoded
         profiler = self
 
@@ -167,19 +175,21 @@ class StatementProfiler:
             finally:
                 profiler.log_write(file, time.perf_counter() - start)
 
-        for name in wrapped:
-            setattr(catalog, name, self._wrap_catalog_method(name, getattr(catalog, name)))
-        catalog.spark = _SessionProxy(real_spark, self)
+        for part in parts:
+            for name in wrapped[id(part)]:
+                setattr(part, name, self._wrap_catalog_method(name, getattr(part, name)))
+        engine.spark = _SessionProxy(real_spark, self)
         RecordFile.append_encoded = timed_append  # type: ignore[method-assign]
         try:
             yield self
         finally:
             RecordFile.append_encoded = original_append  # type: ignore[method-assign]
-            catalog.spark = real_spark
-            for name in wrapped:
-                delattr(catalog, name)
-            for name, value in own.items():  # what the instance had itself (a stand-in the bench supplied)
-                setattr(catalog, name, value)
+            engine.spark = real_spark
+            for part in parts:
+                for name in wrapped[id(part)]:
+                    delattr(part, name)
+                for name, value in own[id(part)].items():  # what the part had itself (a collaborator it was given)
+                    setattr(part, name, value)
 
     def _wrap_catalog_method(self, name: str, method: Callable[..., Any]) -> Callable[..., Any]:
         profiler = self
@@ -273,7 +283,7 @@ class StatementProfiler:
 
     def _spark_context(self) -> Any:
         try:
-            return self.ddl.catalog.spark.sparkContext
+            return self.ddl.catalog.backend.spark.sparkContext
         except Exception:  # noqa: BLE001 - a Spark Connect session has no SparkContext: jobs are not counted
             return None
 

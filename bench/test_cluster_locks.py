@@ -16,7 +16,7 @@ from actions.locking import database_key, object_key
 from bench.pairing import run_paired, timed
 from ddl_log import AtomicDDL
 from ddl_log.cluster.locks import MetadataLocks
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
 from storage.records.pg_locks import ClusterLocks
 from tests.servers.postgres import postgres_server as postgres_server
@@ -30,8 +30,8 @@ ROUNDS = 7
 @pytest.fixture
 def homes(postgres_url: str) -> Iterator[tuple[AtomicDDL, AtomicDDL]]:
     """(with cluster locks, in-process locks only): two homes on one database, each warmed up."""
-    locked = AtomicDDL(home=f"{postgres_url}?home=bench-locked", catalog=MemoryCatalog())
-    plain = AtomicDDL(home=f"{postgres_url}?home=bench-plain", catalog=MemoryCatalog())
+    locked = AtomicDDL(home=f"{postgres_url}?home=bench-locked", catalog=memory_catalog())
+    plain = AtomicDDL(home=f"{postgres_url}?home=bench-plain", catalog=memory_catalog())
     plain.locks = MetadataLocks()
     for ddl in (locked, plain):
         statements(ddl)

@@ -13,7 +13,7 @@ from actions.kinds.create_table import CreateTablePayload
 from chains.binlog import binlog_store, list_segments, open_binlog, segment_name
 from chains.entries import ActionType, ChainKind
 from ddl_log import AtomicDDL
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
 
 ACTIVE_CHAINS = 10
@@ -33,7 +33,7 @@ def build_home(path: str, history: int, active: int) -> None:
     if batch:
         binlog.append_many(batch)
     binlog.close()
-    ddl = AtomicDDL(home=path, catalog=MemoryCatalog())
+    ddl = AtomicDDL(home=path, catalog=memory_catalog())
     for n in range(active):
         position = ddl.log.new_chain(ChainKind.UNDO, f"interrupted {n}")
         ddl.log.add_action(
@@ -71,7 +71,7 @@ def test_recovery_time_with_history(benchmark, templates, tmp_path, history):
         return (target,), {}
 
     def open_and_recover(home: str) -> None:
-        ddl = AtomicDDL(home=home, catalog=MemoryCatalog())
+        ddl = AtomicDDL(home=home, catalog=memory_catalog())
         assert len(ddl.last_recovery.of("committed")) == ACTIVE_CHAINS // 2
         assert len(ddl.last_recovery.of("undone")) == ACTIVE_CHAINS // 2
         ddl.close()
@@ -89,7 +89,7 @@ def test_recovery_time_with_history(benchmark, templates, tmp_path, history):
 def test_noop_recovery_time_and_peak_memory(benchmark, templates, tmp_path):
     home = str(tmp_path / "noop")
     shutil.copytree(templates[10_000], home)
-    AtomicDDL(home=home, catalog=MemoryCatalog()).close()  # leaves nothing active
+    AtomicDDL(home=home, catalog=memory_catalog()).close()  # leaves nothing active
 
     def open_noop() -> None:
         ddl = AtomicDDL(home=home)  # no catalog, no Spark: nothing to run means none is started

@@ -25,8 +25,9 @@ import attrs
 from ddl_log import AtomicDDL
 from ddl_log.engine.alter_ops import SetProperties
 from ddl_log.replication.origin import mark_of
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 
 EVENTS = 300
 LAG_EVENTS = 200
@@ -45,9 +46,9 @@ def statement(ddl: AtomicDDL, n: int) -> None:
         ddl.rename_tables([(f"t{n - 2}", f"r{n - 2}")])
 
 
-def fresh_catalog() -> MemoryCatalog:
-    catalog = MemoryCatalog()
-    catalog.add_user_table(TableName.of("base"), ("x",), [(1,)])
+def fresh_catalog() -> Catalog:
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(TableName.of("base"), ("x",), [(1,)])
     return catalog
 
 

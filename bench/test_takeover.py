@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ddl_log import AtomicDDL
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from tests.servers.postgres import postgres_server as postgres_server
 from tests.servers.postgres import postgres_url as postgres_url
 
@@ -43,7 +43,7 @@ DYING = textwrap.dedent(
 
 @pytest.fixture
 def live(postgres_url: str) -> Iterator[tuple[str, AtomicDDL]]:
-    ddl = AtomicDDL(home=f"{postgres_url}?home=live", catalog=MemoryCatalog(), lease_seconds=30,
+    ddl = AtomicDDL(home=f"{postgres_url}?home=live", catalog=memory_catalog(), lease_seconds=30,
                     takeover_interval=3600)
     yield postgres_url, ddl
     ddl.close()

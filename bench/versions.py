@@ -25,7 +25,7 @@ CLIENT_METHODS = ("get", "install", "create", "partitions", "switch_partitions",
 def count_calls(ddl: AtomicDDL) -> Counter[str]:
     """Wrap the catalog's metastore client methods (bench-side only) and return the live counter."""
     counter: Counter[str] = Counter()
-    client = ddl.catalog._metastore  # type: ignore[attr-defined]
+    client = ddl.catalog.backend.metastore  # type: ignore[attr-defined]
     for method in CLIENT_METHODS:
         original = getattr(client, method, None)
         if original is None:

@@ -80,7 +80,7 @@ class ActionType(enum.Enum):
 class ActionEntry:
     """One replayable step. ``name`` is the object acted on; ``from_name`` the source of a rename.
 
-    ``tag`` is the identity the object must have for the action to touch it (see ``Catalog.identity``);
+    ``tag`` is the identity the object must have for the action to touch it (see ``Names.identity``);
     ``payload`` is the type's own data (a statement text to binlog, an old view definition: :mod:`actions.kinds`).
     """
 

@@ -114,36 +114,37 @@ def replay_alter_table(action: ActionEntry, ctx: ActionContext) -> None:
     catalog = ctx.catalog
     change = payload_of(action, AlterTablePayload).change
     if isinstance(change, RestoreProperties) and change.view:
-        if catalog.view_identity(name) != action.tag:
+        if catalog.views.view_identity(name) != action.tag:
             return  # not the view this statement altered
         restore = {key: value for key, value in change.old if value is not None}
         if restore:
-            catalog.set_view_properties(name, restore)
+            catalog.views.set_view_properties(name, restore)
         missing = tuple(key for key, value in change.old if value is None)
         if missing:
-            catalog.unset_view_properties(name, missing)
+            catalog.views.unset_view_properties(name, missing)
         return
-    if catalog.identity(name) != action.tag:
+    if catalog.names.identity(name) != action.tag:
         return  # not the table this statement altered (dropped or replaced since): never touch it
     if isinstance(change, RestoreProperties):
         restore = {key: value for key, value in change.old if value is not None}
         if restore:
-            catalog.set_properties(name, restore)
+            catalog.definitions.set_properties(name, restore)
         missing = tuple(key for key, value in change.old if value is None)
         if missing:
-            catalog.unset_properties(name, missing)
+            catalog.definitions.unset_properties(name, missing)
     elif isinstance(change, RestoreColumnComment):
-        catalog.set_column_comment(name, change.column, change.old or "")
+        catalog.definitions.set_column_comment(name, change.column, change.old or "")
     elif isinstance(change, AddColumnsChange):
-        metadata = catalog.table_metadata(name)
+        metadata = catalog.definitions.table_metadata(name)
         present = {c.name.lower() for c in metadata.columns} if metadata else set()
         wanted = tuple(c for c in change.columns if c.name.lower() not in present)
         if wanted:  # all of them (one ALTER adds all or none): the statement's own text when it was kept
-            catalog.add_columns(name, wanted, text=change.text if len(wanted) == len(change.columns) else None)
+            catalog.definitions.add_columns(name, wanted,
+                                            text=change.text if len(wanted) == len(change.columns) else None)
     elif change.add:
-        catalog.add_partition(name, dict(change.spec))
+        catalog.definitions.add_partition(name, dict(change.spec))
     else:
-        catalog.drop_partition(name, dict(change.spec))
+        catalog.definitions.drop_partition(name, dict(change.spec))
 
 
 def describe(action: ActionEntry) -> str:

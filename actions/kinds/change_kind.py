@@ -1,6 +1,6 @@
 """CHANGE_KIND: a relation that changed kind in one metastore call (a view became a table or a table a view, see
-:mod:`storage.catalogs.kind_exchange`): ORIG took TMP's definition and TMP holds ORIG's old one. Undo puts the old
-definition back on ORIG while ORIG still has the new one, then removes the holder (never files)."""
+:class:`storage.catalogs.ports.KindExchange`): ORIG took TMP's definition and TMP holds ORIG's old one. Undo puts the
+old definition back on ORIG while ORIG still has the new one, then removes the holder (never files)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from actions.kinds.swap_table import names_of
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
-from storage.catalogs.kind_exchange import kind_exchange_of
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
 
@@ -53,19 +52,19 @@ def undo_change_kind(action: ActionEntry, ctx: ActionContext) -> None:
     a relation someone else put under ORIG's name while TMP holds the old definition: neither is touched."""
     orig, tmp = names_of(action)
     payload = payload_of(action, ChangeKindPayload)
-    catalog = kind_exchange_of(ctx.catalog, orig)
-    if catalog.relation_tag(orig) == payload.new_tag:
-        if catalog.relation_tag(tmp) != payload.holder_tag:
+    kinds = ctx.catalog.kinds
+    if kinds.relation_tag(orig) == payload.new_tag:
+        if kinds.relation_tag(tmp) != payload.holder_tag:
             raise CatalogError(f"cannot undo the kind change of {orig}: its old definition is no longer held by "
                                f"{tmp}", str(orig))
-        catalog.restore_kind(orig, tmp, payload.orig_tag)
-    if catalog.relation_tag(tmp) != payload.holder_tag:
+        kinds.restore_kind(orig, tmp, payload.orig_tag)
+    if kinds.relation_tag(tmp) != payload.holder_tag:
         return  # the exchange never began, or the holder is gone already
-    if catalog.relation_tag(orig) != payload.orig_tag:
+    if kinds.relation_tag(orig) != payload.orig_tag:
         raise CatalogError(f"cannot undo the kind change of {orig}: another relation has that name now; the old "
                            f"definition stays in {tmp}", str(orig))
     UNDO_KIND_BEFORE_FORGET()
-    ctx.catalog.forget_table(tmp, expect=payload.holder_tag)
+    ctx.catalog.swaps.forget_table(tmp, expect=payload.holder_tag)
 
 
 def describe(action: ActionEntry) -> str:

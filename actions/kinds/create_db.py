@@ -37,12 +37,12 @@ def log_create_database(log: DDLLog, chain: int, db: str, tag: str, *, owns_loca
 def undo_create_database(action: ActionEntry, ctx: ActionContext) -> None:
     db = name_of(action).db
     payload = payload_of(action, CreateDatabasePayload)
-    if ctx.catalog.database_exists(db):
-        if ctx.catalog.database_identity(db) == action.tag and ctx.catalog.list_objects(db).empty:
-            ctx.catalog.drop_database(db)
+    if ctx.catalog.databases.database_exists(db):
+        if ctx.catalog.databases.database_identity(db) == action.tag and ctx.catalog.databases.list_objects(db).empty:
+            ctx.catalog.databases.drop_database(db)
         return
     if payload.owns_location:
-        ctx.catalog.clean_database_leftovers(db)
+        ctx.catalog.databases.clean_database_leftovers(db)
 
 
 def describe(action: ActionEntry) -> str:

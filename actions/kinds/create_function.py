@@ -39,9 +39,9 @@ def log_create_function(log: DDLLog, chain: int, name: TableName, old: FunctionD
 def undo_create_function(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     payload = payload_of(action, CreateFunctionPayload)
-    restore_definition(ctx.catalog.function_definition(name), payload.old, payload.new,
-                       drop=lambda: ctx.catalog.drop_function(name),
-                       recreate=lambda old: ctx.catalog.create_function(name, old, replace=True))
+    restore_definition(ctx.catalog.functions.function_definition(name), payload.old, payload.new,
+                       drop=lambda: ctx.catalog.functions.drop_function(name),
+                       recreate=lambda old: ctx.catalog.functions.create_function(name, old, replace=True))
 
 
 def describe(action: ActionEntry) -> str:

@@ -17,8 +17,8 @@ from actions.leftovers import clean_leftovers_of, kept_by_this_log
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
-from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.errors import NoSuchObjectError, WrongObjectKindError
 
 UNDO_CREATE_BEFORE_DROP = crashpoints.declare("undo.create_table.before_drop", "undo found our table, not dropped yet")
@@ -69,7 +69,7 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
     if payload.renamed_from is not None:
         # The table arrived by a rename (TMP -> ORIG) that a kill may have cut between the directory move and the
         # metastore update: put the data back under TMP, whose own undo then drops it (found by the soak).
-        catalog.settle_rename(payload.renamed_from, name)
+        catalog.names.settle_rename(payload.renamed_from, name)
     if payload.late_writes is not None and owns_location(action):
         # Logged before anything is removed: a crash in between can leave no directory for a late task to re-create
         # unswept.
@@ -78,7 +78,7 @@ def undo_create_table(action: ActionEntry, ctx: ActionContext) -> None:
     if action.tag is not None:
         try:
             # Only the table we created (our tag) is dropped, files included; another table holding the name stays.
-            catalog.drop(name, expect=action.tag, before=UNDO_CREATE_BEFORE_DROP, keep_files=kept(ctx, name))
+            catalog.names.drop(name, expect=action.tag, before=UNDO_CREATE_BEFORE_DROP, keep_files=kept(ctx, name))
             return
         except (NoSuchObjectError, WrongObjectKindError):
             pass  # not created, or already dropped: only files can be left
@@ -90,7 +90,7 @@ def kept(ctx: ActionContext, name: TableName) -> bool:
     """Whether the table's files are kept by a scheduled deletion: a replace's new version that readers may have
     seen before its undo (:func:`actions.kinds.install_version.keep_for_readers`) leaves them for the grace
     period."""
-    location = ctx.catalog.table_location(name)
+    location = ctx.catalog.definitions.table_location(name)
     return location is not None and kept_by_this_log(ctx.log, location)
 
 

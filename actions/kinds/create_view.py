@@ -55,9 +55,9 @@ def restore_definition(current: D | None, old: D | None, new: D | None, *, drop:
 def undo_create_view(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     payload = payload_of(action, CreateViewPayload)
-    restore_definition(as_made_by(ctx.catalog.view_definition(name), payload.new), payload.old, payload.new,
-                       drop=lambda: ctx.catalog.drop_view(name),
-                       recreate=lambda old: ctx.catalog.create_view(name, old, replace=True))
+    restore_definition(as_made_by(ctx.catalog.views.view_definition(name), payload.new), payload.old, payload.new,
+                       drop=lambda: ctx.catalog.views.drop_view(name),
+                       recreate=lambda old: ctx.catalog.views.create_view(name, old, replace=True))
 
 
 def as_made_by(current: ViewDefinition | None, new: ViewDefinition) -> ViewDefinition | None:

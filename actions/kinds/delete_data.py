@@ -23,7 +23,7 @@ DELETE_BEFORE = crashpoints.declare("forward.delete_data.before_delete", "an old
 @attrs.frozen
 class KeptVersion:
     """What makes the files a restorable *version* of their table: its whole definition as the catalog stores it
-    (``Catalog.version_of``), when and by which statement (``operation``, ``xid`` when known) it stopped being
+    (``Versions.version_of``), when and by which statement (``operation``, ``xid`` when known) it stopped being
     current, and whether the table was dropped (UNDROP brings it back) or replaced (RESTORE)."""
 
     definition: str
@@ -108,7 +108,7 @@ def forward_delete_data(action: ActionEntry, ctx: ActionContext) -> None:
         raise CatalogError(f"delete action {action.id} lacks its table name")
     payload = payload_of(action, DeleteDataPayload)
     DELETE_BEFORE()
-    kept = ctx.catalog.delete_data(payload.location, action.name)
+    kept = ctx.catalog.directories.delete_data(payload.location, action.name)
     if kept is not None:  # something uses the directory now (another table took it over): it is not ours any more
         ctx.log.note(action.id, f"kept {payload.location}: {kept}")
 

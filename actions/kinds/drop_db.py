@@ -41,13 +41,14 @@ def log_drop_database(log: DDLLog, chain: int, db: str, tag: str, *, keep_files:
 
 def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
     db = name_of(action).db
-    if ctx.catalog.database_exists(db):
-        if ctx.catalog.database_identity(db) != action.tag:
+    if ctx.catalog.databases.database_exists(db):
+        if ctx.catalog.databases.database_identity(db) != action.tag:
             return
         DROP_DB_BEFORE()
-        ctx.catalog.drop_database(db, keep_files=payload_of(action, DropDatabasePayload).keep_files)
+        ctx.catalog.databases.drop_database(db, keep_files=payload_of(action, DropDatabasePayload).keep_files)
     else:
-        ctx.catalog.clean_database_leftovers(db)  # a drop cut between the metastore commit and the directory delete
+        # a drop cut between the metastore commit and the directory delete
+        ctx.catalog.databases.clean_database_leftovers(db)
 
 
 def describe(action: ActionEntry) -> str:

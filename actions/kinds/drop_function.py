@@ -39,10 +39,10 @@ def log_drop_function(log: DDLLog, chain: int, name: TableName, definition: Func
 def forward_drop_function(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     payload = payload_of(action, DropFunctionPayload)
-    if ctx.catalog.function_definition(name) != payload.definition:
+    if ctx.catalog.functions.function_definition(name) != payload.definition:
         return
     DROP_FUNCTION_BEFORE()
-    ctx.catalog.drop_function(name)
+    ctx.catalog.functions.drop_function(name)
 
 
 def describe(action: ActionEntry) -> str:

@@ -47,7 +47,7 @@ def forward_drop_table(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     keep_files = payload_of(action, DropTablePayload).keep_files
     try:
-        dropped = catalog.drop(name, expect=action.tag, before=DROP_BEFORE, keep_files=keep_files)
+        dropped = catalog.names.drop(name, expect=action.tag, before=DROP_BEFORE, keep_files=keep_files)
     except (NoSuchObjectError, WrongObjectKindError):  # a view took the name since: our table is gone all the same
         clean_leftovers_of(ctx, name)  # the table is gone; a drop cut between metastore and files left them
         return

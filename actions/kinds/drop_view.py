@@ -39,10 +39,11 @@ def log_drop_view(log: DDLLog, chain: int, name: TableName, identity: str | None
 def forward_drop_view(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     payload = payload_of(action, DropViewPayload)
-    if ctx.catalog.view_definition(name) != payload.definition or ctx.catalog.view_identity(name) != action.tag:
+    views = ctx.catalog.views
+    if views.view_definition(name) != payload.definition or views.view_identity(name) != action.tag:
         return
     DROP_VIEW_BEFORE()
-    ctx.catalog.drop_view(name)
+    ctx.catalog.views.drop_view(name)
 
 
 def describe(action: ActionEntry) -> str:

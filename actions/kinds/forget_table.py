@@ -36,7 +36,7 @@ def log_forget_table(log: DDLLog, chain: int, name: TableName, tag: str) -> Acti
 def forward_forget_table(action: ActionEntry, ctx: ActionContext) -> None:
     if action.name is None or action.tag is None:
         raise CatalogError(f"forget action {action.id} lacks its name or tag")
-    ctx.catalog.forget_table(action.name, expect=action.tag)
+    ctx.catalog.swaps.forget_table(action.name, expect=action.tag)
 
 
 def describe(action: ActionEntry) -> str:

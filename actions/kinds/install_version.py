@@ -28,7 +28,7 @@ UNDO_INSTALL_BEFORE = crashpoints.declare(
 
 @attrs.frozen
 class InstallVersionPayload:
-    """``previous``: the table's definition before (``Catalog.version_of``), None when the name was free.
+    """``previous``: the table's definition before (``Versions.version_of``), None when the name was free.
     ``previous_identity`` and ``previous_location``: the table's identity and data location before, when the statement
     knew them (a replace). Undo then tells "not installed yet" (the old table is still there) from "another table
     took the name since" (a plain-Spark DROP + CREATE before recovery): that table is never touched, and the old
@@ -66,20 +66,20 @@ def undo_install_version(action: ActionEntry, ctx: ActionContext) -> None:
     if action.tag is None:
         raise CatalogError(f"install action {action.id} lacks its identity", str(name))
     payload = payload_of(action, InstallVersionPayload)
-    identity = ctx.catalog.identity(name)
+    identity = ctx.catalog.names.identity(name)
     if identity != action.tag:
         if payload.previous_identity is not None and identity != payload.previous_identity:
             keep_as_dropped(action, ctx, payload)
         if payload.previous is None:
-            ctx.catalog.forget_table(name, expect=action.tag)  # a creation cut before the name was the table's
+            ctx.catalog.swaps.forget_table(name, expect=action.tag)  # a creation cut before the name was the table's
         return  # not installed yet, or undone already
     if payload.previous_identity is not None:
         keep_for_readers(action, ctx)
     UNDO_INSTALL_BEFORE()
     if payload.previous is None:
-        ctx.catalog.forget_table(name, expect=action.tag)
+        ctx.catalog.swaps.forget_table(name, expect=action.tag)
     else:
-        ctx.catalog.install_version(name, payload.previous, None, create=False)
+        ctx.catalog.versions.install_version(name, payload.previous, None, create=False)
 
 
 def keep_for_readers(action: ActionEntry, ctx: ActionContext) -> bool:
@@ -89,7 +89,7 @@ def keep_for_readers(action: ActionEntry, ctx: ActionContext) -> bool:
     removes it from the catalog without its files (:func:`actions.kinds.create_table.undo_create_table`); True when
     this call logged it."""
     name = name_of(action)
-    location = ctx.catalog.table_location(name)
+    location = ctx.catalog.definitions.table_location(name)
     if location is None or kept_by_this_log(ctx.log, location):
         return False
     statement = ctx.log.chain(action.chain).statement
@@ -103,7 +103,7 @@ def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVer
     a dropped version of the name (a chain of its own, due after the retention), once; True when this call logged
     it. Its deletion proves ownership first, as every scheduled deletion does."""
     location, previous = payload.previous_location, payload.previous
-    if location is None or previous is None or not ctx.catalog.data_size(location):
+    if location is None or previous is None or not ctx.catalog.versions.data_size(location):
         return False  # nothing to keep: the files went with a DROP, or there never were any
     if any(other.type is ActionType.DELETE_DATA and not other.done
            and payload_of(other, DeleteDataPayload).location == location

@@ -20,7 +20,7 @@ from actions.kinds.kind import ActionKind, name_of, payload_of, require
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
-from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues, file_mover_of
+from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
 
@@ -61,8 +61,8 @@ def log_move_files(log: DDLLog, chain: int, name: TableName, identity: str | Non
 def forward_move_files(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     plan = payload_of(action, MoveFilesPayload).plan
-    mover = file_mover_of(ctx.catalog, name)
-    identity = ctx.catalog.identity(name)
+    mover = ctx.catalog.data.file_mover()
+    identity = ctx.catalog.names.identity(name)
     if identity != action.tag:
         raise CatalogError(f"{name} is not the table the committed INSERT INTO added rows to (identity "
                            f"{action.tag}, now {identity}): none of its {len(plan.moves)} files goes into it",

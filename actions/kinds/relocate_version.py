@@ -21,8 +21,6 @@ from chains.entries import ActionEntry, ActionType, ChainState
 from chains.log import DDLLog
 from storage import crashpoints
 from storage.catalogs.names import TableName
-from storage.catalogs.version_moves import version_mover_of
-from storage.errors import CatalogError
 
 BEFORE_MOVE = crashpoints.declare("relocate_version.before_move",
                                   "a dropped table's kept version is logged at its new directory, not moved yet")
@@ -57,9 +55,7 @@ def log_relocate_version(log: DDLLog, chain: int, owner: TableName, location: st
 def forward_relocate_version(action: ActionEntry, ctx: ActionContext) -> None:
     owner = name_of(action)
     payload = payload_of(action, RelocateVersionPayload)
-    mover = version_mover_of(ctx.catalog)
-    if mover is None:
-        raise CatalogError(f"this catalog cannot move the kept version of {owner} at {payload.location}", str(owner))
+    mover = ctx.catalog.directories.version_mover()
     BEFORE_MOVE()
     kept = mover.move_directory(payload.location, payload.to, owner)
     if kept is not None:

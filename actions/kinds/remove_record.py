@@ -25,7 +25,7 @@ UNDO_REMOVE_BEFORE = crashpoints.declare(
 
 @attrs.frozen
 class RemoveRecordPayload:
-    """``definition``: the table's whole definition (``Catalog.version_of``) when its record was removed."""
+    """``definition``: the table's whole definition (``Versions.version_of``) when its record was removed."""
 
     definition: str
 
@@ -47,10 +47,11 @@ def undo_remove_record(action: ActionEntry, ctx: ActionContext) -> None:
     name = name_of(action)
     if action.tag is None:
         raise CatalogError(f"remove action {action.id} lacks its identity", str(name))
-    if ctx.catalog.identity(name) is not None or ctx.catalog.view_definition(name) is not None:
+    if ctx.catalog.names.identity(name) is not None or ctx.catalog.views.view_definition(name) is not None:
         return  # not removed yet, or put back already, or someone else's object
     UNDO_REMOVE_BEFORE()
-    ctx.catalog.install_version(name, payload_of(action, RemoveRecordPayload).definition, action.tag, create=True)
+    ctx.catalog.versions.install_version(name, payload_of(action, RemoveRecordPayload).definition, action.tag,
+                                         create=True)
 
 
 def describe(action: ActionEntry) -> str:

@@ -47,17 +47,17 @@ def undo_rename_table(action: ActionEntry, ctx: ActionContext) -> None:
     original = action.from_name
     if original is None:
         raise CatalogError(f"rename action {action.id} has no source name")
-    catalog.settle_rename(original, moved_to)
-    identity = catalog.identity(moved_to)
+    catalog.names.settle_rename(original, moved_to)
+    identity = catalog.names.identity(moved_to)
     if identity is None or identity != action.tag:
         return  # the rename never happened, or was already undone
-    if catalog.exists(original):
+    if catalog.names.exists(original):
         raise CatalogError(f"cannot rename {moved_to} back: {original} exists", str(original))
     payload = payload_of(action, RenameTablePayload)
     if original.is_reserved or payload.owns_location:
         clean_leftovers_of(ctx, original)
     UNDO_RENAME_BEFORE()
-    catalog.rename(moved_to, original)
+    catalog.names.rename(moved_to, original)
 
 
 def describe(action: ActionEntry) -> str:

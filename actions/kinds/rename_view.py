@@ -41,10 +41,10 @@ def undo_rename_view(action: ActionEntry, ctx: ActionContext) -> None:
     if original is None:
         raise CatalogError(f"rename action {action.id} has no source name")
     payload = payload_of(action, RenameViewPayload)
-    current = ctx.catalog.view_definition(moved_to)
-    if current is None or current != payload.definition or ctx.catalog.view_identity(moved_to) != action.tag:
+    current = ctx.catalog.views.view_definition(moved_to)
+    if current is None or current != payload.definition or ctx.catalog.views.view_identity(moved_to) != action.tag:
         return  # the rename never happened, was undone already, or the view there is someone else's
-    ctx.catalog.rename_view(moved_to, original)
+    ctx.catalog.views.rename_view(moved_to, original)
 
 
 def describe(action: ActionEntry) -> str:

@@ -61,15 +61,15 @@ def undo_swap_table(action: ActionEntry, ctx: ActionContext) -> None:
     orig, tmp = names_of(action)
     payload = payload_of(action, SwapTablePayload)
     catalog = ctx.catalog
-    if catalog.identity(orig) == payload.new_tag:
-        if catalog.identity(tmp) != payload.holder_tag:
+    if catalog.names.identity(orig) == payload.new_tag:
+        if catalog.names.identity(tmp) != payload.holder_tag:
             raise CatalogError(f"cannot undo the swap of {orig}: its old definition is no longer held by {tmp}",
                                str(orig))
-        catalog.restore_definition(orig, tmp, payload.orig_tag)
-    if catalog.identity(orig) == action.tag:
+        catalog.swaps.restore_definition(orig, tmp, payload.orig_tag)
+    if catalog.names.identity(orig) == action.tag:
         UNDO_SWAP_BEFORE_FORGET()
-        catalog.forget_table(tmp, expect=payload.holder_tag)
-    elif catalog.identity(tmp) == payload.holder_tag:
+        catalog.swaps.forget_table(tmp, expect=payload.holder_tag)
+    elif catalog.names.identity(tmp) == payload.holder_tag:
         # Another table took ORIG's name after the crash: it is left alone, and so is the old table's definition
         # in TMP (its only way to the old data), until an operator decides (the chain is retried, then abandoned).
         raise CatalogError(f"cannot undo the swap of {orig}: another table has that name now; the old table's "

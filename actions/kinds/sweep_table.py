@@ -54,7 +54,7 @@ def schedule_sweep(ctx: ActionContext, undone: ActionEntry, window: float) -> bo
     """Log the sweep of the work table ``undone`` created (a chain of its own, due ``window`` seconds from now)
     unless one is logged already (an undo replayed again after a crash); True when this call logged it."""
     name = name_of(undone)
-    location = ctx.catalog.default_location(name)
+    location = ctx.catalog.names.default_location(name)
     if location is None or any(action.type is ActionType.SWEEP_TABLE and action.name == name and not action.done
                                for chain in ctx.log.active_chains() for action in ctx.log.actions_of(chain.position)):
         return False
@@ -71,7 +71,7 @@ def forward_sweep_table(action: ActionEntry, ctx: ActionContext) -> None:
     SWEEP_BEFORE()
     if action.tag is not None:
         with contextlib.suppress(NoSuchObjectError):
-            ctx.catalog.drop(name, expect=action.tag)
+            ctx.catalog.names.drop(name, expect=action.tag)
     clean_leftovers_of(ctx, name)
 
 

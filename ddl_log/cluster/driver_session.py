@@ -6,13 +6,13 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import attrs
 
+from storage.catalogs.ports import Catalog
 from storage.catalogs.spark.service import service_settings
 from storage.errors import CatalogError, NoLocalDirectoryError
 from storage.records.home import AnyHome
@@ -67,10 +67,8 @@ def driver_session(home: AnyHome, choice: SessionChoice) -> Any:
     return service_session(Path(scratch), choice.metastore_uri, choice.warehouse, choice.master)
 
 
-def close_catalog(catalog: object) -> None:
-    """Close what a :class:`~storage.catalogs.spark.catalog.SparkCatalog` opened beside its session (its own Hive
-    metastore client: one Thrift connection the service keeps until it is closed), never the session. Any other
-    catalog is left alone; with Spark never imported there is no such catalog (and Spark stays unloaded)."""
-    spark_catalog = sys.modules.get("storage.catalogs.spark.catalog")
-    if spark_catalog is not None and isinstance(catalog, spark_catalog.SparkCatalog):
+def close_catalog(catalog: Catalog | None) -> None:
+    """Close what ``catalog`` opened beside its session (the Spark catalog's own Hive metastore client: one Thrift
+    connection the service keeps until it is closed), never the session; nothing for None."""
+    if catalog is not None:
         catalog.close()

@@ -30,7 +30,7 @@ from actions.recovery import RecoveryReport, recover
 from chains.entries import ActionEntry
 from chains.log import LOG_FILE, LOG_MAGIC, DDLLog
 from ddl_log.errors import ObjectInRecoveryError
-from storage.catalogs.interface import Catalog
+from storage.catalogs.ports import Catalog
 from storage.errors import DDLLogError, HomeFencedError, StorageError
 
 if TYPE_CHECKING:

@@ -36,13 +36,13 @@ from replace_table.plans.replace import replace_version
 from storage.catalogs.interface import (
     CONVERSION_FAILURE_MARK,
     TAG_PROPERTY,
-    Catalog,
     ColumnChange,
     Fill,
     TableMetadata,
     TableSpec,
 )
 from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.ports import Catalog
 from storage.catalogs.rules import check_settable_properties
 from storage.errors import (
     CatalogError,
@@ -87,8 +87,8 @@ class AlterTable(Statement):
 
 def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: str) -> StatementResult | None:
     catalog = ctx.catalog
-    metadata = catalog.table_metadata(name)
-    tag = catalog.identity(name)
+    metadata = catalog.definitions.table_metadata(name)
+    tag = catalog.names.identity(name)
     if metadata is None or tag is None:
         if isinstance(op, SetProperties | UnsetProperties):  # Spark points at ALTER VIEW for these only
             raise missing_table(catalog, name, hint="use ALTER VIEW", condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
@@ -106,7 +106,7 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
         comment = op.comment
         event = undo.change_column_comment(ctx, statement, name, tag, column=column,
                                            old=old.comment if old else None,
-                                           change=lambda: catalog.set_column_comment(name, column, comment))
+                                           change=lambda: catalog.definitions.set_column_comment(name, column, comment))
         return StatementResult(objects=(str(name),), event=event)
     if isinstance(op, AddColumns):
         added = parse_schema(op.columns)
@@ -114,14 +114,15 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
         for new_column in added:
             if metadata.column(new_column.name) is not None:
                 raise ObjectExistsError.column(f"column {new_column.name!r} already exists in {name}", new_column.name)
-        catalog.check_alter(name, op.clause())  # what Spark refuses in the column list, refused before the log
+        catalog.definitions.check_alter(name,
+                                        op.clause())  # what Spark refuses in the column list, refused before the log
         event = forward.add_columns(ctx, statement, name, tag, added, op.columns)
         return StatementResult(objects=(str(name),), event=event)
     if isinstance(op, AddPartition | DropPartition):
         spec = _partition_spec(metadata, name, op.spec)
         # Spark's own lookup: the values cast to the column types (p='01' is p=1; a value that does not convert
         # fails with CAST_INVALID_INPUT, IF [NOT] EXISTS or not), as Spark's ADD/DROP PARTITION do.
-        exists = bool(catalog.list_partitions(name, spec))
+        exists = bool(catalog.definitions.list_partitions(name, spec))
         if isinstance(op, AddPartition):
             if exists:
                 if op.if_not_exists:
@@ -145,7 +146,7 @@ def _plain_change(catalog: Catalog, name: TableName, metadata: TableMetadata,
     are refused by Spark's own analysis of the clause, with its error."""
     column = _column(metadata, name, op.column)
     if op.new_name.lower() != op.column.lower() or op.position or op.not_null:
-        catalog.check_alter(name, op.clause())
+        catalog.definitions.check_alter(name, op.clause())
         raise InvalidDefinitionError(f"ALTER TABLE {name} {op.clause()}: renaming, moving or making a column NOT "
                                      "NULL is not supported for this table", str(name))
     check_type(op.type, column)
@@ -177,9 +178,9 @@ def _alter_properties(ctx: ActionContext, name: TableName, tag: str, metadata: T
 
     def change() -> None:
         if isinstance(op, SetProperties):
-            catalog.set_properties(name, dict(op.properties))
+            catalog.definitions.set_properties(name, dict(op.properties))
         else:
-            catalog.unset_properties(name, tuple(op.keys))
+            catalog.definitions.unset_properties(name, tuple(op.keys))
 
     event = undo.change_properties(ctx, statement, name, tag, tuple(old.items()), change, view=False,
                                    verb="ALTER TABLE")
@@ -237,7 +238,7 @@ def _rebuild(ctx: ActionContext, name: TableName, metadata: TableMetadata, op: C
             raise CatalogError(f"cannot drop every data column of {name}", str(name))
         change = ColumnChange(drop=tuple(dropped))
     query = f"SELECT {', '.join(selected)} FROM {name.quoted}"
-    ctx.catalog.check_create(TableSpec(as_select=query), name)  # the new type, analysed by the engine
+    ctx.catalog.data.check_create(TableSpec(as_select=query), name)  # the new type, analysed by the engine
     copy = TableSpec(like=name, copy=True, alter=change)
     try:
         return replace_version(ctx, name, copy, statement, verb="ALTER TABLE",

@@ -37,8 +37,8 @@ from ddl_log.engine.release_name import explain_holds
 from ddl_log.engine.transactions import EngineTransaction, Transactions, closing, union_keys
 from ddl_log.engine.typed import Statement
 from ddl_log.settings import Settings
-from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.records.fileops import REAL_FILE_OPS, FileOps
 from storage.records.home import open_home
 
@@ -127,9 +127,9 @@ class DDLEngine:
     @property
     def catalog(self) -> Catalog:
         if self._catalog is None:
-            from storage.catalogs.spark.catalog import SparkCatalog
+            from storage.catalogs.spark.catalog import spark_catalog
 
-            self._catalog = SparkCatalog(self.spark)
+            self._catalog = spark_catalog(self.spark)
         return self._catalog
 
     def context(self) -> ActionContext:
@@ -162,7 +162,7 @@ class DDLEngine:
         """Its metadata locks held, and the chains it creates marked as its own, so that a recover() on another
         thread never replays them under it. Refused (nothing written) while the session's current catalog is not
         the one the statement's ``db.name`` objects live in. The deletions that have come due run after it."""
-        self.catalog.check_current_catalog()
+        self.catalog.names.check_current_catalog()
         with self.locks.hold(keys.exclusive, shared=keys.shared), self.log.owning():
             check_objects(self.takeover, list(keys.exclusive))  # a dead driver's half-changed object waits
             yield

@@ -47,10 +47,10 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
     if spec is None:  # TRUNCATE: ORIG's own definition without rows
 
         def empty() -> Fill | None:
-            """What the machine needs when it cannot take the one-call path (``Catalog.plan_empty_swap``, which
+            """What the machine needs when it cannot take the one-call path (``Swaps.plan_empty_swap``, which
             refuses external, partitioned and Hive serde tables and views): Spark's refusals, then the partitions
             to keep registered and empty, as Spark's TRUNCATE keeps them."""
-            metadata = ctx.catalog.table_metadata(target)
+            metadata = ctx.catalog.definitions.table_metadata(target)
             if metadata is None:
                 raise missing_table(ctx.catalog, target)
             check_rewritable(target, metadata, verb)
@@ -59,11 +59,11 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
     with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
         if given:
-            ctx.catalog.check_create(spec, target)  # Spark analyses the definition before it looks at the name
-            if orig_must_exist is None and ctx.catalog.view_definition(target) is not None:
+            ctx.catalog.data.check_create(spec, target)  # Spark analyses the definition before it looks at the name
+            if orig_must_exist is None and ctx.catalog.views.view_definition(target) is not None:
                 raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
                                                           condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE")
-            if orig_must_exist is False and ctx.catalog.view_definition(target) is not None:
+            if orig_must_exist is False and ctx.catalog.views.view_definition(target) is not None:
                 raise ObjectExistsError.relation(f"{target} is a view, not a table", target)
             check_retention_property(spec.properties, target)
             check_new_name(target)
@@ -166,9 +166,10 @@ class CreateTable(Statement):
         return (object_key(self.name),)
 
     def run(self, ctx: ActionContext) -> StatementResult:
-        if self.if_not_exists and (ctx.catalog.exists(self.name) or ctx.catalog.view_definition(self.name)):
+        if self.if_not_exists and (ctx.catalog.names.exists(self.name) or ctx.catalog.views.view_definition(self.name)):
             like = self.spec.like
-            if like is not None and not ctx.catalog.exists(like) and ctx.catalog.view_definition(like) is None:
+            if (like is not None and not ctx.catalog.names.exists(like)
+                    and ctx.catalog.views.view_definition(like) is None):
                 # Spark resolves the LIKE source first, whether or not the name is taken
                 raise NoSuchObjectError.relation(f"table or view {like} does not exist", str(like))
             return NOTHING_DONE
@@ -245,8 +246,8 @@ class InsertOverwrite(Statement):
         with reuse_lookups():
             # the one-call reading of the table (a classic session); what it does not cover (no location: an
             # external table on Spark Connect) the full metadata
-            found = catalog.recorded_definition(self.name)
-            metadata = found[1] if found is not None else catalog.table_metadata(self.name)
+            found = catalog.definitions.recorded_definition(self.name)
+            metadata = found[1] if found is not None else catalog.definitions.table_metadata(self.name)
             if metadata is None:
                 raise missing_table(catalog, self.name)
             mode = resolve_mode(catalog, self.overwrite_mode, self.name, metadata)

@@ -50,7 +50,7 @@ def history_row(ctx: ActionContext, table: TableName, entry: Entry) -> HistoryRo
                       entry.dropped, text(entry.retired_at), entry.retired_by,
                       None if entry.kept is None else text(entry.kept.due),
                       tuple((text(start), text(end)) for start, end, _ in entry.all_periods()), entry.location,
-                      ctx.catalog.data_size(entry.location) if entry.location else None)
+                      ctx.catalog.versions.data_size(entry.location) if entry.location else None)
 
 
 def history_rows(ctx: ActionContext, table: TableName, entries: Iterable[Entry]) -> list[HistoryRow]:
@@ -81,8 +81,8 @@ class DescribeHistory(Statement):
         return LockKeys.objects(self.name)
 
     def run(self, ctx: ActionContext) -> HistoryResult:
-        identity = ctx.catalog.identity(self.name)
-        current = None if identity is None else (identity, ctx.catalog.table_location(self.name) or "")
+        identity = ctx.catalog.names.identity(self.name)
+        current = None if identity is None else (identity, ctx.catalog.definitions.table_location(self.name) or "")
         rows = history_rows(ctx, self.name, table_history(ctx.log, self.name, current))
         return HistoryResult(done=True, objects=(str(self.name),), rows=tuple(rows),
                              detail=f"{len(rows)} versions of {self.name}")

@@ -16,7 +16,6 @@ from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement
 from replace_table.plans.insert_into import InsertResult, insert_rows
-from storage.catalogs.insert_checks import check_insert_of
 from storage.catalogs.interface import Fill, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
 from storage.errors import InvalidNameError, NotAtomicError
@@ -56,7 +55,7 @@ class InsertInto(Statement):
         return LockKeys.objects(self.name)
 
     def run(self, ctx: ActionContext) -> InsertResult:
-        found = ctx.catalog.recorded_definition(self.name)  # one metastore call on a classic session
+        found = ctx.catalog.definitions.recorded_definition(self.name)  # one metastore call on a classic session
         if found is None:
             raise missing_table(ctx.catalog, self.name)
         metadata = found[1]
@@ -65,7 +64,7 @@ class InsertInto(Statement):
                                  "table's own location, outside the log's (allow_non_atomic=True or "
                                  "--allow-non-atomic runs Spark's own statement)", str(self.name))
         self.check(metadata)
-        check_insert_of(ctx.catalog, self.name, self.fill)  # what Spark refuses, refused before anything is logged
+        ctx.catalog.data.check_insert(self.name, self.fill)  # what Spark refuses, refused before anything is logged
         return insert_rows(ctx, self.binlog_text, self.name, self.fill, metadata)
 
     def check(self, metadata: TableMetadata) -> None:

@@ -61,9 +61,9 @@ class CreateOrReplaceAnyKind(Statement):
         target = attrs.evolve(self.target, text=self.binlog_text)
         with reuse_lookups():  # the kind check's lookup serves the statement's own checks
             if isinstance(target, CreateOrReplaceTable):
-                other_kind = ctx.catalog.view_definition(self.name) is not None
+                other_kind = ctx.catalog.views.view_definition(self.name) is not None
             else:
-                other_kind = ctx.catalog.identity(self.name) is not None
+                other_kind = ctx.catalog.names.identity(self.name) is not None
             if not other_kind:
                 return target.run(ctx)
         spec_or_view = target.spec if isinstance(target, CreateOrReplaceTable) else target.definition

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 
 import attrs
 
-from storage.catalogs.interface import Catalog, ViewDefinition
+from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.errors import CatalogError, NoSuchObjectError, WrongObjectKindError
 
 
@@ -16,7 +17,7 @@ def missing_table(catalog: Catalog, name: TableName, *, hint: str = "",
                   condition: str = "EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE") -> CatalogError:
     """The error for a table ``name`` that is not there: :class:`WrongObjectKindError` when a view has the name,
     else :class:`NoSuchObjectError`."""
-    if catalog.view_definition(name) is not None:
+    if catalog.views.view_definition(name) is not None:
         return WrongObjectKindError.view_not_table(name, hint, condition=condition)
     return NoSuchObjectError.relation(f"table {name} does not exist", str(name))
 
@@ -25,7 +26,7 @@ def missing_view(catalog: Catalog, name: TableName, *, hint: str = "",
                  condition: str = "EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE") -> CatalogError:
     """The error for a view ``name`` that is not there: :class:`WrongObjectKindError` when a table has the name,
     else :class:`NoSuchObjectError`."""
-    if catalog.identity(name) is not None:
+    if catalog.names.identity(name) is not None:
         return WrongObjectKindError.table_not_view(name, hint, condition=condition)
     return NoSuchObjectError.relation(f"view {name} does not exist", str(name))
 
@@ -50,11 +51,11 @@ def named_objects(catalog: Catalog, names: Iterable[TableName]) -> list[NamedObj
     VIEW share before each applies its own rules (which kinds it drops, what a missing name is)."""
     found: list[NamedObject] = []
     for name in dict.fromkeys(names):
-        identity = catalog.identity(name)
+        identity = catalog.names.identity(name)
         if identity is not None:
             found.append(NamedObject(name, table_identity=identity))
             continue
-        definition = catalog.view_definition(name)
-        view_identity = catalog.view_identity(name) if definition is not None else None
+        definition = catalog.views.view_definition(name)
+        view_identity = catalog.views.view_identity(name) if definition is not None else None
         found.append(NamedObject(name, view=definition, view_identity=view_identity))
     return found

@@ -22,8 +22,9 @@ from typing import Any, Literal
 import attrs
 
 from ddl_log.engine.texts import sql_string
-from storage.catalogs.interface import Catalog, Fill, TableMetadata
+from storage.catalogs.interface import Fill, TableMetadata
 from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.ports import Catalog
 from storage.errors import InvalidDefinitionError, NotAtomicError, OperationNotAllowedError
 
 MODES = ("static", "dynamic")
@@ -56,7 +57,7 @@ def resolve_mode(catalog: Catalog, explicit: str | None, name: TableName,
     """The explicit mode, else the session's ``spark.sql.sources.partitionOverwriteMode`` now. A Hive serde table
     (``STORED AS ...``) is always overwritten dynamically, whatever the mode says, as Spark's Hive insert does (Hive
     replaces the partitions the rows go to, and a fully static partition)."""
-    mode = (explicit if explicit is not None else catalog.partition_overwrite_mode()).strip().lower()
+    mode = (explicit if explicit is not None else catalog.data.partition_overwrite_mode()).strip().lower()
     if mode not in MODES:
         raise InvalidDefinitionError(f"partition overwrite mode must be static or dynamic, not {mode!r}", str(name))
     if metadata is not None and metadata.provider.lower() == "hive":
@@ -78,7 +79,7 @@ def plan_overwrite(catalog: Catalog, name: TableName, metadata: TableMetadata | 
         if not full:
             raise InvalidDefinitionError(
                 f"INSERT OVERWRITE {name} ... IF NOT EXISTS needs a value for every partition column", str(name))
-        if catalog.list_partitions(name, static):
+        if catalog.definitions.list_partitions(name, static):
             return OverwritePlan(Fill(as_select=as_select, df=df), skip=True)
     keep: TableName | None = None
     replaces: Literal["written", "matching"] = "matching"

@@ -41,9 +41,9 @@ from ddl_log.errors import (
     NothingToReleaseError,
 )
 from replace_table.plans.release import release_holds
-from storage.catalogs.kept_directories import KEPT_NOTE, KeptDirectories, normalized_location
+from storage.catalogs.kept_directories import KEPT_NOTE, normalized_location
 from storage.catalogs.names import TableName
-from storage.errors import DDLLogError, LeftoverFilesError, NoSuchObjectError, NotAtomicError
+from storage.errors import DDLLogError, LeftoverFilesError, NoSuchObjectError
 
 
 def release_command(home: str, name: TableName) -> str:
@@ -76,7 +76,7 @@ def other_homes_note(ctx: ActionContext, location: str) -> str | None:
     """:func:`~actions.leftovers.kept_note`, None also when it cannot be read (the refusal then keeps the
     engine's own words)."""
     with contextlib.suppress(DDLLogError):
-        return kept_note(ctx.catalog, location)
+        return kept_note(ctx.catalog.directories, location)
     return None
 
 
@@ -110,19 +110,19 @@ def explain_holds(ctx: ActionContext, positions: Sequence[int], home: str) -> tu
     default directory (confirmed by the catalog), each given its note; a version RESTORE or UNDROP made the table's
     again loses its note. Best effort: the statement has committed, so a failure here only leaves a note out."""
     catalog = ctx.catalog
-    if not positions or not isinstance(catalog, KeptDirectories):
+    if not positions:
         return ()
     log = ctx.log
     confirmed: list[NameHold] = []
     with contextlib.suppress(DDLLogError, OSError):
         for location in claimed_locations(ctx, positions):
-            catalog.remove_kept_note(location)
+            catalog.directories.remove_kept_note(location)
         now = time.time()
         for hold in name_holds(log, positions):
-            default = catalog.default_location(hold.name) if hold.due > now else None
+            default = catalog.names.default_location(hold.name) if hold.due > now else None
             if default is None or normalized_location(default) != normalized_location(hold.location):
                 continue
-            catalog.write_kept_note(hold.location, note_text(hold, log.chain(hold.chain).statement, home))
+            catalog.directories.write_kept_note(hold.location, note_text(hold, log.chain(hold.chain).statement, home))
             confirmed.append(hold)
     return tuple(confirmed)
 
@@ -161,10 +161,7 @@ class ReleaseTableName(Statement):
 
     def run(self, ctx: ActionContext) -> ReleaseResult:
         catalog = ctx.catalog
-        if not isinstance(catalog, KeptDirectories):
-            raise NotAtomicError(f"cannot release {self.name}: this catalog cannot prove that nothing uses a "
-                                 "directory", str(self.name))
-        location = catalog.default_location(self.name)
+        location = catalog.names.default_location(self.name)
         if location is None:
             raise NoSuchObjectError.database(f"cannot release {self.name}: database {self.name.db} does not exist",
                                     self.name.db)
@@ -176,7 +173,7 @@ class ReleaseTableName(Statement):
                 f"lists what is kept; a {KEPT_NOTE} file there names the home that keeps it); other files there "
                 "are no version's: if no table uses them (e.g. what a killed plain Spark CTAS left), remove them by "
                 "hand", str(self.name))
-        user = catalog.directory_user(location)
+        user = catalog.directories.directory_user(location)
         if user is not None:
             raise DirectoryInUseError(f"cannot release {location}, the default directory of {self.name}: {user}",
                                       str(self.name))

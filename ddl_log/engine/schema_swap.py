@@ -5,7 +5,7 @@ table between databases, and a rename would move a managed table's directory).
 Each name of the two databases' union is exchanged in place:
 
 - a table in both: each name gets the other's whole definition (location, schema, properties, partitions) in one
-  catalog call (``Catalog.install_version``), logged first as INSTALL_VERSION with the definition it had;
+  catalog call (``Versions.install_version``), logged first as INSTALL_VERSION with the definition it had;
 - a table in one only: the other database's name is made from its definition (INSTALL_VERSION with none before),
   then its own record is removed, its files kept (REMOVE_RECORD);
 - a view in both, or in one only: its text is put under the other name (CREATE_VIEW, the old text logged), the view
@@ -29,9 +29,9 @@ from actions.locking import LockKeys
 from actions.results import StatementResult
 from ddl_log.engine.typed import Statement
 from replace_table.plans.schema_exchange import Side, TableSide, swap_schemas
-from storage.catalogs.interface import Catalog
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import check_identifier, quote_ident
+from storage.catalogs.ports import Catalog
 from storage.errors import InvalidNameError, NoSuchObjectError, NotAtomicError
 
 
@@ -70,22 +70,22 @@ class SwapSchemas(Statement):
 
 def objects_of(catalog: Catalog, db: str) -> dict[str, Side]:
     """Every object of ``db`` by name, each checked to be one a swap carries."""
-    if not catalog.database_exists(db):
+    if not catalog.databases.database_exists(db):
         raise NoSuchObjectError(f"database {db} does not exist", db)
-    objects = catalog.list_objects(db)
+    objects = catalog.databases.list_objects(db)
     if objects.functions:
         raise NotAtomicError(f"cannot swap database {db}: it holds functions ({objects.functions[0]}), which the "
                              "metastore cannot exchange between databases in one call; drop or move them first", db)
     found: dict[str, Side] = {}
     for name in objects.tables:
-        version = catalog.version_of(name)
-        tag = catalog.identity(name)
+        version = catalog.versions.version_of(name)
+        tag = catalog.names.identity(name)
         if version is None or tag is None:
             raise NotAtomicError(f"cannot swap database {db}: table {name} is external, a Hive serde table or "
                                  "otherwise not one whose whole definition the DDL log can keep", str(name))
         found[name.name] = TableSide(tag, version)
     for name in objects.views:
-        view = catalog.view_definition(name)
+        view = catalog.views.view_definition(name)
         if view is not None:
             found[name.name] = view
     return found

@@ -119,7 +119,7 @@ def plan_renames(ctx: ActionContext,
 
     def identity(name: TableName) -> str | None:
         if name not in identities:
-            identities[name] = ctx.catalog.identity(name)
+            identities[name] = ctx.catalog.names.identity(name)
         return identities[name]
 
     plan = []
@@ -132,7 +132,7 @@ def plan_renames(ctx: ActionContext,
             raise CatalogError(f"cannot rename {old} to {new}: tables cannot move between databases", str(new),
                                condition="CANNOT_RENAME_ACROSS_SCHEMA")
         check_name(new)
-        if identity(new) is not None or ctx.catalog.view_definition(new) is not None:
+        if identity(new) is not None or ctx.catalog.views.view_definition(new) is not None:
             raise ObjectExistsError.relation(f"table {new} already exists", str(new))
         identities[new], identities[old] = tag, None
         plan.append((old, new, tag))
@@ -148,7 +148,7 @@ def rename_table(ctx: ActionContext, old: TableName, new: TableName) -> None:
     and until when (not "left by a failed operation": it is neither garbage nor to be removed by hand); when another
     home keeps it (drivers share the catalog, each its own log), the error gives that home's note."""
     try:
-        ctx.catalog.rename(old, new)
+        ctx.catalog.names.rename(old, new)
     except LeftoverFilesError as exc:
         held = [deletion for deletion in pending_deletions(ctx.log)
                 if exc.location is not None and deletion.location.rstrip("/") == exc.location.rstrip("/")]
@@ -201,7 +201,7 @@ class DropTables(Statement):
                 if found.table_identity is not None:
                     targets.append((found.name, found.table_identity))
                 elif found.view is not None:
-                    if not ctx.catalog.drop_table_drops_views():
+                    if not ctx.catalog.names.drop_table_drops_views():
                         raise WrongObjectKindError.view_not_table(found.name, "use DROP VIEW",
                                                                   condition="WRONG_COMMAND_FOR_OBJECT_TYPE")
                     views.append((found.name, found.view_identity, found.view))
@@ -258,13 +258,13 @@ class DropDatabase(Statement):
 
     def _run(self, ctx: ActionContext) -> StatementResult:
         catalog, db = ctx.catalog, self.name
-        if not catalog.database_exists(db):
+        if not catalog.databases.database_exists(db):
             if self.if_exists:
                 return NOTHING_DONE
             raise NoSuchObjectError.database(f"database {db} does not exist", db)
         if db == "default":
             raise CatalogError("the default database cannot be dropped", db)
-        objects = catalog.list_objects(db)
+        objects = catalog.databases.list_objects(db)
         if not objects.empty and not self.cascade:
             raise CatalogError(f"database {db} is not empty ({len(objects.tables)} tables, {len(objects.views)} "
                                f"views, {len(objects.functions)} functions); use CASCADE", db)
@@ -297,15 +297,15 @@ class CreateDatabase(Statement):
     def run(self, ctx: ActionContext) -> StatementResult:
         db, catalog = self.name, ctx.catalog
         check_database_name_length(db)
-        if catalog.database_exists(db):
+        if catalog.databases.database_exists(db):
             if self.if_not_exists:
                 return NOTHING_DONE
             raise ObjectExistsError.database(f"database {db} already exists", db)
-        owns_location = not catalog.database_leftovers_exist(db)  # else undo must leave that directory alone
+        owns_location = not catalog.databases.database_leftovers_exist(db)  # else undo must leave that directory alone
         if any(key == TAG_PROPERTY for key, _ in self.properties):
             raise InvalidNameError(f"database property {TAG_PROPERTY!r} is reserved for the DDL log", TAG_PROPERTY)
         tag = new_database_tag()  # the database's identity: undo drops this database, never one created anew
-        create = partial(catalog.create_database, db, comment=self.comment,
+        create = partial(catalog.databases.create_database, db, comment=self.comment,
                          properties=(*self.properties, (TAG_PROPERTY, tag)))
         event = undo.create_database(ctx, self.binlog_text, db, tag=tag, owns_location=owns_location, create=create,
                                      verb=self.label)

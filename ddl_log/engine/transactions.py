@@ -34,7 +34,7 @@ from ddl_log.engine.typed import Statement
 from ddl_log.settings import Settings
 from replace_table.transaction import Committed, Transaction
 from storage import crashpoints
-from storage.catalogs.interface import Catalog
+from storage.catalogs.ports import Catalog
 
 
 class ChainOwner(Protocol):
@@ -83,7 +83,7 @@ class EngineTransaction:
         self.upfront = keys is not None
         self.results: list[StatementResult] = []
         try:
-            engine.catalog.check_current_catalog()
+            engine.catalog.names.check_current_catalog()
             self.stack.enter_context(engine.log.owning())
             if keys is not None:
                 self.stack.enter_context(engine.locks.hold(keys.exclusive, shared=keys.shared))

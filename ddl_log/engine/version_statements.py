@@ -19,7 +19,6 @@ from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import NoSuchVersionError, VersionFilesMissingError
 from replace_table.plans.restore import RESTORE, UNDROP, VersionResult, install_kept_version
-from storage.catalogs.file_moves import data_files_of
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, NoSuchObjectError, NotAtomicError, ObjectExistsError
 
@@ -38,7 +37,8 @@ def version_as_of(ctx: ActionContext, name: TableName, number: int | None, times
     """The version of ``name`` numbered ``number``, or the one whose period holds ``timestamp``
     (:mod:`actions.version_history`); the current one is returned too (RESTORE of it changes nothing). Raises
     :class:`NoSuchVersionError` naming why none is."""
-    entries = table_history(ctx.log, name, (ctx.catalog.identity(name), ctx.catalog.table_location(name) or ""))
+    entries = table_history(ctx.log, name, (ctx.catalog.names.identity(name),
+                                            ctx.catalog.definitions.table_location(name) or ""))
     if number is not None:
         found = [entry for entry in entries if entry.number == number]
         if not found:
@@ -61,7 +61,7 @@ def check_files(ctx: ActionContext, name: TableName, version: Version) -> None:
     """Refuse a version some of whose data files (listed when it was kept) are gone: it is never installed in
     part (a replica checks a copied version's files alike)."""
     listed = version.kept.files
-    present = None if listed is None else data_files_of(ctx.catalog, version.location)
+    present = None if listed is None else ctx.catalog.data.file_mover().data_files(version.location)
     missing = sorted(set(listed or ()) - set(present or ())) if present is not None else []
     if missing:
         raise VersionFilesMissingError(str(name), version.number, version.location, tuple(missing))
@@ -95,18 +95,18 @@ class RestoreTable(Statement):
 
     def run(self, ctx: ActionContext) -> VersionResult:
         when = None if self.timestamp is None else parse_timestamp(self.timestamp)
-        if ctx.catalog.identity(self.name) is None:
+        if ctx.catalog.names.identity(self.name) is None:
             raise missing_table(ctx.catalog, self.name)
         found = version_as_of(ctx, self.name, self.version, when)
         if found.kept is None:  # the current version: installing it again changes nothing (nothing is binlogged)
             return VersionResult(done=True, objects=(str(self.name),), version=found.number,
                                  detail=f"version {found.number} of {self.name} is the current one already")
         version = found.kept
-        current = ctx.catalog.version_of(self.name)
+        current = ctx.catalog.versions.version_of(self.name)
         if current is None:
             raise NotAtomicError(f"cannot restore {self.name}: its current definition cannot be kept whole "
                                  "(an external or Hive serde table, or no handle on the metastore)", str(self.name))
-        refusal = ctx.catalog.install_refusal(self.name, version.kept.definition)
+        refusal = ctx.catalog.versions.install_refusal(self.name, version.kept.definition)
         if refusal is not None:
             raise NotAtomicError(f"cannot restore {self.name} to version {version.number} in one metastore call: "
                                  f"{refusal}; its files stay at {version.location} until "
@@ -138,10 +138,11 @@ class UndropTable(Statement):
         if not found:
             raise NoSuchVersionError(f"no dropped table {self.name} is kept (SHOW TABLES DROPPED lists them)",
                                      str(self.name), reason="none_dropped")
-        if ctx.catalog.identity(self.name) is not None or ctx.catalog.view_definition(self.name) is not None:
+        if (ctx.catalog.names.identity(self.name) is not None
+                or ctx.catalog.views.view_definition(self.name) is not None):
             raise ObjectExistsError.relation(
                 f"cannot undrop {self.name}: an object named {self.name} exists; rename or drop it first", self.name)
-        if not ctx.catalog.database_exists(self.name.db):
+        if not ctx.catalog.databases.database_exists(self.name.db):
             raise NoSuchObjectError.database(
                 f"cannot undrop {self.name}: database {self.name.db} does not exist (create it first)", self.name.db)
         check_files(ctx, self.name, found[-1])

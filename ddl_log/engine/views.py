@@ -39,13 +39,13 @@ def put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *,
 
 def _put_view(ctx: ActionContext, name: TableName, definition: ViewDefinition, *, or_replace: bool, statement: str,
               verb: str) -> StatementResult:
-    if ctx.catalog.identity(name) is not None:
+    if ctx.catalog.names.identity(name) is not None:
         if verb == "ALTER VIEW":
             raise WrongObjectKindError.table_not_view(name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
         if or_replace:  # Spark: a table does not support CREATE OR REPLACE VIEW
             raise WrongObjectKindError.table_not_view(name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
         raise ObjectExistsError.relation(f"{name} already exists (a table)", str(name))
-    old = ctx.catalog.view_definition(name)
+    old = ctx.catalog.views.view_definition(name)
     if old is not None and not or_replace:
         raise ObjectExistsError.relation(f"view {name} already exists", str(name))
     event = undo.put_view(ctx, statement, name, old, definition, verb=verb)
@@ -82,8 +82,8 @@ class CreateView(Statement):
         return LockKeys.objects(self.name)
 
     def run(self, ctx: ActionContext) -> StatementResult:
-        if self.if_not_exists and (ctx.catalog.view_definition(self.name) is not None
-                                   or ctx.catalog.identity(self.name)):
+        if self.if_not_exists and (ctx.catalog.views.view_definition(self.name) is not None
+                                   or ctx.catalog.names.identity(self.name)):
             return NOTHING_DONE
         check_new_name(self.name, "view")
         return put_view(ctx, self.name, self.definition, or_replace=self.or_replace, statement=self.binlog_text,
@@ -115,14 +115,14 @@ class AlterView(Statement):
         return LockKeys.objects(self.name)
 
     def run(self, ctx: ActionContext) -> StatementResult:
-        old = ctx.catalog.view_definition(self.name)
+        old = ctx.catalog.views.view_definition(self.name)
         if old is None:
             raise missing_view(ctx.catalog, self.name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
         if self.as_select is None:  # only the schema mode changes: Spark keeps the query and its stored columns
             mode = self.schema_mode or ""
             new = attrs.evolve(old, schema_mode=mode)
             event = undo.put_view(ctx, self.binlog_text, self.name, old, new, verb=self.label,
-                                  change=lambda: ctx.catalog.set_view_schema_mode(self.name, mode))
+                                  change=lambda: ctx.catalog.views.set_view_schema_mode(self.name, mode))
             return StatementResult(objects=(str(self.name),), event=event)
         # Spark's ALTER VIEW AS keeps the comment, the properties and the schema mode
         new = ViewDefinition(self.as_select, old.comment, (), old.properties, old.schema_mode)
@@ -162,7 +162,7 @@ class AlterViewProperties(Statement):
 
     def run(self, ctx: ActionContext) -> StatementResult:
         catalog, name = ctx.catalog, self.name
-        definition = catalog.view_definition(name)
+        definition = catalog.views.view_definition(name)
         if definition is None:
             raise missing_view(catalog, name, hint="use ALTER TABLE", condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
         current = definition.property_map
@@ -171,13 +171,13 @@ class AlterViewProperties(Statement):
         if not keys:
             return NOTHING_DONE
         old = tuple((key, current.get(key)) for key in keys)
-        identity = catalog.view_identity(name)
+        identity = catalog.views.view_identity(name)
 
         def change() -> None:
             if self.set:
-                catalog.set_view_properties(name, dict(self.set))
+                catalog.views.set_view_properties(name, dict(self.set))
             else:
-                catalog.unset_view_properties(name, keys)
+                catalog.views.unset_view_properties(name, keys)
         event = undo.change_properties(ctx, self.binlog_text, name, identity, old, change, view=True,
                                        verb=self.label)
         return StatementResult(objects=(str(name),), event=event)
@@ -203,15 +203,15 @@ class RenameView(Statement):
     def run(self, ctx: ActionContext) -> StatementResult:
         old, new, catalog = self.old, self.new, ctx.catalog
         check_new_name(new, "view")
-        definition = catalog.view_definition(old)
+        definition = catalog.views.view_definition(old)
         if definition is None:
             raise missing_view(catalog, old, hint="use ALTER TABLE ... RENAME TO",
                                condition="EXPECT_VIEW_NOT_TABLE.USE_ALTER_TABLE")
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: views cannot move between databases", str(new))
-        if catalog.view_definition(new) is not None or catalog.identity(new) is not None:
+        if catalog.views.view_definition(new) is not None or catalog.names.identity(new) is not None:
             raise ObjectExistsError.relation(f"{new} already exists", str(new))
-        identity = catalog.view_identity(old)  # a rename keeps it: undo moves back only this view
+        identity = catalog.views.view_identity(old)  # a rename keeps it: undo moves back only this view
         event = undo.rename_view(ctx, self.binlog_text, old, new, identity=identity, definition=definition,
                                  verb=self.label)
         return StatementResult(objects=(f"{old} -> {new}",), event=event)
@@ -292,7 +292,7 @@ class CreateFunction(Statement):
     def run(self, ctx: ActionContext) -> StatementResult:
         name, definition = self.name, self.definition
         check_new_name(name, "function")
-        old = ctx.catalog.function_definition(name)
+        old = ctx.catalog.functions.function_definition(name)
         if old is not None and self.if_not_exists:
             return NOTHING_DONE
         if old is not None and not self.or_replace:
@@ -322,10 +322,10 @@ class DropFunction(Statement):
         return LockKeys.functions(self.name)
 
     def run(self, ctx: ActionContext) -> StatementResult:
-        definition = ctx.catalog.function_definition(self.name)
+        definition = ctx.catalog.functions.function_definition(self.name)
         if definition is None:
             if self.if_exists:
                 return NOTHING_DONE
-            raise ctx.catalog.no_such_function(self.name)
+            raise ctx.catalog.functions.no_such_function(self.name)
         event = forward.drop_function(ctx, self.binlog_text, self.name, definition, verb=self.label)
         return StatementResult(objects=(str(self.name),), event=event)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import cast
 
 import attrs
 
@@ -53,9 +52,9 @@ from ddl_log.replication.source import Source
 from ddl_log.replication.source_identity import source_ident
 from ddl_log.replication.sync import Copied, Key, rounds, stale, target_key
 from storage import crashpoints
-from storage.catalogs.copying import CopyingCatalog
 from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.errors import DDLLogError
 
 BEGUN = crashpoints.declare("replica.bootstrap.begun", "a bootstrap's begin note is durable; nothing copied yet")
@@ -123,8 +122,8 @@ class Bootstrap:
         self.ledger = Ledger(os.path.join(ddl.home.spark_directory(), REPLICATION_DIR))
 
     @property
-    def catalog(self) -> CopyingCatalog:
-        return cast(CopyingCatalog, self.ddl.catalog)
+    def catalog(self) -> Catalog:
+        return self.ddl.catalog
 
     def in_scope(self, item: TableName | str) -> bool:
         return self.filters.replicated(item if isinstance(item, str) else item.db)
@@ -163,7 +162,7 @@ class Bootstrap:
                                     xid=None)
         DONE()
         for db in sorted(self.filters.databases or ()):
-            objects = self.catalog.list_objects(self.filters.target_db(db))
+            objects = self.catalog.databases.list_objects(self.filters.target_db(db))
             self.ledger.note(self.catalog, [*objects.tables, *objects.views])
         return SyncReport(at, self.round, self.statements, kept, self.dropped,
                           tuple(f"{name}: {why}" for name, why in sorted(self.not_copied.items())),
@@ -215,7 +214,7 @@ class Bootstrap:
     def install(self, snapshot: DatabaseSnapshot, at: int) -> None:
         db = self.filters.target_db(snapshot.name)
         catalog = self.catalog
-        if not catalog.database_exists(db):
+        if not catalog.databases.database_exists(db):
             definition = snapshot.definition
             self.run_statement(CreateDatabase(name=db, comment=definition.comment,
                                               properties=definition.properties), at, "database",
@@ -224,7 +223,7 @@ class Bootstrap:
         tables = {target(table.name): table for table in snapshot.tables}
         views = {target(name): view for name, view in snapshot.views}
         functions = {target(name): function for name, function in snapshot.functions}
-        present = catalog.list_objects(db)
+        present = catalog.databases.list_objects(db)
         self.drop([name for name in present.tables if not name.is_reserved and name not in tables],
                   lambda names: DropTables(names=names), at)
         self.drop([name for name in present.views if name not in views], lambda names: DropViews(names=names), at)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, cast
+from typing import Any
 
 import attrs
 
@@ -25,8 +25,9 @@ from ddl_log.replication.follow import Filters
 from ddl_log.replication.rewrite import rewrite_statement
 from ddl_log.replication.snapshot import DatabaseSnapshot, SourceCatalog
 from ddl_log.replication.sync import Key, interrupted, keys_of, touched
-from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIXES, CopyingCatalog
+from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIXES
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 
 
 @attrs.frozen
@@ -88,8 +89,8 @@ class Check:
         self.pending: set[Key] = set()
 
     @property
-    def catalog(self) -> CopyingCatalog:
-        return cast(CopyingCatalog, self.ddl.catalog)
+    def catalog(self) -> Catalog:
+        return self.ddl.catalog
 
     def run(self, *, catch_up: bool = True) -> CheckReport:
         started = time.monotonic()
@@ -129,7 +130,7 @@ class Check:
         target = self.filters.target_db(db)
         if self.is_pending(("database", db)):
             return
-        present = self.catalog.database_definition(target)
+        present = self.catalog.copies.database_definition(target)
         self.compared += 1
         if snapshot is None or present is None:
             if snapshot is not None or present is not None:
@@ -138,7 +139,7 @@ class Check:
             return
         if present != snapshot.definition:
             self.differ(target, "database", "definition", f"source {snapshot.definition}, replica {present}")
-        objects = self.catalog.list_objects(target)
+        objects = self.catalog.databases.list_objects(target)
         tables = {table.name: table for table in snapshot.tables}
         self.compare_names("table", db, tables, [n for n in objects.tables if not n.is_reserved], self.compare_table)
         views = dict(snapshot.views)
@@ -163,16 +164,16 @@ class Check:
                 compare(name, target, source[name])
 
     def compare_table(self, name: TableName, target: TableName, _: object) -> None:
-        first, second = self.reader.digest(name), self.catalog.definition_digest(target)
+        first, second = self.reader.digest(name), self.catalog.copies.definition_digest(target)
         if first is not None and second is not None and first != second:
             self.differ(str(target), "table", "definition", differing(first, second))
-        source_rows, replica_rows = self.reader.checksum(name), self.catalog.row_checksum(target)
+        source_rows, replica_rows = self.reader.checksum(name), self.catalog.copies.row_checksum(target)
         if source_rows != replica_rows:
             self.differ(str(target), "table", "rows", f"source {source_rows}, replica {replica_rows} (rows:hash)")
 
     def compare_view(self, name: TableName, target: TableName, view: Any) -> None:
         wanted = rewrite_statement(view, self.filters.mapping, self.applier.finder())
-        present = self.catalog.view_definition(target)
+        present = self.catalog.views.view_definition(target)
         if present is not None:
             present = attrs.evolve(present, properties=tuple(
                 (k, v) for k, v in present.properties if not k.startswith(INTERNAL_PROPERTY_PREFIXES)))
@@ -181,6 +182,6 @@ class Check:
 
     def compare_function(self, name: TableName, target: TableName, function: Any) -> None:
         wanted = rewrite_statement(function, self.filters.mapping, self.applier.finder())
-        present = self.catalog.function_definition(target)
+        present = self.catalog.functions.function_definition(target)
         if present != wanted:
             self.differ(str(target), "function", "definition", f"source {wanted}, replica {present}")

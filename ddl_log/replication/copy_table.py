@@ -1,5 +1,5 @@
 """The replica's statement that copies a source table as a new version of its own: the source's whole definition
-(partitions included; :meth:`~storage.catalogs.copying.CopyingCatalog.relocated_version`) becomes a TMP table at its
+(partitions included; :meth:`~storage.catalogs.ports.Copies.relocated_version`) becomes a TMP table at its
 own directory, the source version's files are copied into it as files, then the same swap as every replace installs
 it: a reader of the replica sees the old table or the copy, whole (bootstrap, ``resync``). A crash anywhere is the
 replace machine's: undone with TMP (whose directory its chain owns) or finished, exactly once."""
@@ -16,7 +16,6 @@ from ddl_log.engine.typed import Statement
 from replace_table.plans.replace import replace_version
 from replace_table.plans.replace_run import ReplaceResult, ReplaceRun, TmpWork
 from storage import crashpoints
-from storage.catalogs.copying import CopyingCatalog
 from storage.catalogs.interface import Fill, TableSpec
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName
@@ -26,25 +25,20 @@ COPIED = crashpoints.declare("replica.copy.files_copied", "a copied table's TMP 
                              "(some of them, when a crash cuts the copy); nothing is installed yet")
 
 
-def copying(ctx: ActionContext, name: TableName) -> CopyingCatalog:
-    if not isinstance(ctx.catalog, CopyingCatalog):
-        raise CatalogError(f"this catalog cannot copy a table version from another catalog into {name}", str(name))
-    return ctx.catalog
-
-
 def copy_into_tmp(definition: str, source: object, location: str) -> tuple[TmpWork, TmpWork]:
     """The replace plan's ``make_tmp`` and ``fill_tmp`` for a copy: TMP made from another catalog's ``definition``
     and filled by a file copy of the version at ``location`` in ``source``'s storage."""
 
     def make_tmp(run: ReplaceRun) -> None:
-        catalog = copying(run.ctx, run.orig)
-        where = catalog.default_location(run.tmp)
+        catalog = run.ctx.catalog
+        where = catalog.names.default_location(run.tmp)
         if where is None:
             raise CatalogError(f"database {run.orig.db} does not exist", run.orig.db)
-        catalog.install_version(run.tmp, catalog.relocated_version(definition, where), run.log.tag, create=True)
+        catalog.versions.install_version(run.tmp, catalog.copies.relocated_version(definition, where), run.log.tag,
+                                         create=True)
 
     def fill_tmp(run: ReplaceRun) -> None:
-        copying(run.ctx, run.orig).copy_version_into(run.tmp, source, location)
+        run.ctx.catalog.copies.copy_version_into(run.tmp, source, location)
         COPIED()
 
     return make_tmp, fill_tmp

@@ -27,8 +27,8 @@ from ddl_log.replication.origin import AppliedPosition, event_id, origin_of
 from ddl_log.replication.position import PROMOTED, ReplicaPosition, first_origin, is_note, is_own, skipped
 from ddl_log.replication.replica_state import ReplicaState, read_state, write_state
 from ddl_log.replication.source import Source
-from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.records.home import is_database_url
 
 

@@ -22,8 +22,9 @@ from collections.abc import Iterable
 
 import attrs
 
-from storage.catalogs.interface import TAG_PROPERTY, Catalog
+from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 
 LEDGER_FILE = "identities.json"
 
@@ -44,10 +45,10 @@ class Ledger:
 
     @staticmethod
     def identity(catalog: Catalog, name: TableName) -> str | None:
-        found = catalog.identity(name)
+        found = catalog.names.identity(name)
         if found is not None:
             return found
-        view = catalog.view_definition(name)
+        view = catalog.views.view_definition(name)
         if view is None:
             return None
         kept = tuple((k, v) for k, v in view.properties if k != TAG_PROPERTY)

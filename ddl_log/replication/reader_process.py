@@ -78,7 +78,7 @@ def serve(reader: CatalogReader, requests: IO[str], replies: IO[str]) -> None:
         op, arg = request["op"], request.get("arg")
         try:
             if op == "databases":
-                answer: Any = reader.catalog.list_databases()
+                answer: Any = reader.catalog.copies.list_databases()
             elif op == "read_database":
                 found = reader.read_database(arg)
                 answer = None if found is None else snapshot_to_json(found)
@@ -121,14 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--metastore-uri")
     group.add_argument("--embedded", metavar="HOME")
     args = parser.parse_args(argv)
-    from storage.catalogs.spark.catalog import SparkCatalog
+    from storage.catalogs.spark.catalog import spark_catalog
 
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # what the JVM prints goes to the log, never into the replies
     spark = session(Path(args.dir), args.metastore_uri, args.embedded)
     spark.sparkContext.setLogLevel("ERROR")
-    catalog = SparkCatalog(spark)
-    catalog.list_databases()  # the metastore answers: ready
+    catalog = spark_catalog(spark)
+    catalog.copies.list_databases()  # the metastore answers: ready
     replies.write(json.dumps({"ready": True}) + "\n")
     replies.flush()
     serve(CatalogReader(catalog), sys.stdin, replies)

@@ -25,14 +25,14 @@ from ddl_log.replication.reader_process import EMBEDDED, ProcessReader
 from ddl_log.replication.replica_state import REPLICATION_DIR
 from ddl_log.replication.snapshot import CatalogReader, SourceCatalog
 from ddl_log.replication.source import Source
-from storage.catalogs.copying import CopyingCatalog
+from storage.catalogs.ports import Catalog
 
 
 def source_reader(ddl: DDLEngine, source: Source, filters: Filters, *, metastore: str | None = None,
                   catalog: object | None = None) -> tuple[SourceCatalog, bool]:
     """The reader and whether it reads the replica's own catalog (then every database must be renamed)."""
     if catalog is not None:
-        if not isinstance(catalog, CopyingCatalog):
+        if not isinstance(catalog, Catalog):
             raise SourceCatalogError(source.path, "the catalog given cannot be read for copying")
         same = catalog is ddl.catalog
         return CatalogReader(catalog, None if same else catalog), same

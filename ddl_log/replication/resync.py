@@ -81,7 +81,7 @@ class Resync:
             return
         statement: Statement
         if self.current is None:
-            if not self.ddl.catalog.exists(self.table):
+            if not self.ddl.catalog.names.exists(self.table):
                 self.copied = wanted
                 return
             statement = DropTables(names=(self.table,))

@@ -2,7 +2,7 @@
 versions, with where its files are), read twice around a copy to prove nothing changed in between.
 
 :class:`SourceCatalog` is what bootstrap, ``check`` and ``resync`` need of the source's catalog; :class:`CatalogReader`
-reads any :class:`~storage.catalogs.copying.CopyingCatalog` in this process: the replica's own (a replica in the
+reads any :class:`~storage.catalogs.ports.Catalog` in this process: the replica's own (a replica in the
 source's metastore, under other database names), or a given one (an in-memory catalog in tests).
 :mod:`~ddl_log.replication.reader_process` reads another metastore from a Spark driver of its own.
 """
@@ -15,9 +15,10 @@ from typing import Protocol
 
 import attrs
 
-from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIXES, CopyingCatalog, DatabaseDefinition
+from storage.catalogs.copying import INTERNAL_PROPERTY_PREFIXES, DatabaseDefinition
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 
 
 @attrs.frozen
@@ -110,31 +111,31 @@ class SourceCatalog(Protocol):
 class CatalogReader:
     """A :class:`SourceCatalog` over a catalog of this process."""
 
-    def __init__(self, catalog: CopyingCatalog, files: object | None = None) -> None:
+    def __init__(self, catalog: Catalog, files: object | None = None) -> None:
         self.catalog = catalog
         self.files = files
 
     def databases(self) -> list[str]:
-        return self.catalog.list_databases()
+        return self.catalog.copies.list_databases()
 
     def read_database(self, db: str) -> DatabaseSnapshot | None:
-        definition = self.catalog.database_definition(db)
+        definition = self.catalog.copies.database_definition(db)
         if definition is None:
             return None
-        objects = self.catalog.list_objects(db)
+        objects = self.catalog.databases.list_objects(db)
         tables = [table for table in map(self.read_table, objects.tables) if table is not None]
         views = [(name, view) for name in objects.views if (view := self.read_view(name)) is not None]
         functions = [(name, function) for name in objects.functions
-                     if (function := self.catalog.function_definition(name)) is not None]
+                     if (function := self.catalog.functions.function_definition(name)) is not None]
         return DatabaseSnapshot(db, definition, tuple(tables), tuple(views), tuple(functions))
 
     def read_table(self, name: TableName) -> TableCopy | None:
         if name.is_reserved:  # a statement's work table, never the source's object
             return None
-        version = self.catalog.version_of(name)
+        version = self.catalog.versions.version_of(name)
         if version is not None:
             return TableCopy(name, version.definition, version.location)
-        metadata = self.catalog.table_metadata(name)
+        metadata = self.catalog.definitions.table_metadata(name)
         if metadata is None:
             return None  # gone since it was listed (the second read says so), or a view
         why = "an external table (its files are not the log's)" if metadata.external else \
@@ -142,17 +143,17 @@ class CatalogReader:
         return TableCopy(name, refusal=why)
 
     def read_view(self, name: TableName) -> ViewDefinition | None:
-        view = self.catalog.view_definition(name)
+        view = self.catalog.views.view_definition(name)
         if view is None:
             return None
         kept = tuple((k, v) for k, v in view.properties if not k.startswith(INTERNAL_PROPERTY_PREFIXES))
         return attrs.evolve(view, properties=kept)
 
     def digest(self, name: TableName) -> str | None:
-        return self.catalog.definition_digest(name)
+        return self.catalog.copies.definition_digest(name)
 
     def checksum(self, name: TableName) -> str:
-        return self.catalog.row_checksum(name)
+        return self.catalog.copies.row_checksum(name)
 
     def close(self) -> None:
         return None

@@ -22,4 +22,4 @@ def log_orig_create(run: ReplaceRun) -> None:
 
 
 def install(run: ReplaceRun) -> None:
-    run.ctx.catalog.rename(run.tmp, run.orig)
+    run.ctx.catalog.names.rename(run.tmp, run.orig)

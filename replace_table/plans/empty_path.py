@@ -1,4 +1,4 @@
-"""The empty path of a replace (TRUNCATE of an unpartitioned table where ``Catalog.plan_empty_swap`` finds nothing
+"""The empty path of a replace (TRUNCATE of an unpartitioned table where ``Swaps.plan_empty_swap`` finds nothing
 against it): no TMP table at all. ``log_tmp`` (C: TMP's creation, whose undo removes the new directory at TMP's
 location), ``log_swap`` (no D: there is no TMP to forget), ``exchange`` (the directory made, then ORIG := its own
 definition emptied at it, one metastore call, as Spark's TRUNCATE is one), ``commit``, ``retire``: the swap path's
@@ -16,7 +16,7 @@ def choose_empty(run: ReplaceRun, empty: Callable[[], Fill | None]) -> None:
     """Reads only, before anything is logged: the empty path where the catalog can take it; else ``empty()`` raises
     the statement's refusals or returns what fills TMP (the partitions to keep registered and empty)."""
     if run.orig_exists:
-        run.plan = run.ctx.catalog.plan_empty_swap(run.orig, run.tmp, run.log.tag)
+        run.plan = run.ctx.catalog.swaps.plan_empty_swap(run.orig, run.tmp, run.log.tag)
         if run.plan.refusal is None:
             run.path = "empty"
             return

@@ -137,20 +137,21 @@ def drop_database(ctx: ActionContext, statement: str, db: str, objects: Database
     catalog = ctx.catalog
     actions: list[LogAction] = []
     for name in objects.functions:
-        function = catalog.function_definition(name)
+        function = catalog.functions.function_definition(name)
         if function is not None:
             actions.append(partial(log_drop_function, name=name, definition=function))
     for name in objects.views:
-        view = catalog.view_definition(name)
+        view = catalog.views.view_definition(name)
         if view is not None:
-            actions.append(partial(log_drop_view, name=name, identity=catalog.view_identity(name), definition=view))
-    actions += [partial(_log_drop_table, name=name, tag=catalog.identity(name), keep_files=True)
+            actions.append(partial(log_drop_view, name=name, identity=catalog.views.view_identity(name),
+                                   definition=view))
+    actions += [partial(_log_drop_table, name=name, tag=catalog.names.identity(name), keep_files=True)
                 for name in objects.tables]
     # The database's identity: recovery drops this database, never one created anew under the name. Its
     # directory stays with its tables' files for their readers, deleted after the grace period once unused.
-    actions.append(partial(log_drop_database, db=db, tag=catalog.tag_database(db), keep_files=True))
+    actions.append(partial(log_drop_database, db=db, tag=catalog.databases.tag_database(db), keep_files=True))
     kept = kept_table_files(ctx, list(objects.tables), verb)
-    location = catalog.database_location(db)
+    location = catalog.databases.database_location(db)
     if location is not None:  # it holds its tables' kept versions: it goes after the last of them
         due = max([time.time() + ctx.grace_seconds, *(files.due for files in kept)])
         kept.append(KeptFiles(TableName(db, "*"), location, due))
@@ -202,12 +203,12 @@ def kept_table_files(ctx: ActionContext, names: list[TableName], operation: str)
     kept = []
     now = time.time()
     for name in names:
-        version = ctx.catalog.version_of(name)
+        version = ctx.catalog.versions.version_of(name)
         if version is not None:
             kept.append(KeptFiles(name, version.location, now + retention_of(ctx, version),
                                   kept_version(ctx, version, name, operation, dropped=True)))
             continue
-        location = ctx.catalog.table_location(name)
+        location = ctx.catalog.definitions.table_location(name)
         if location is not None:
             kept.append(KeptFiles(name, location, now + ctx.grace_seconds))
     return kept

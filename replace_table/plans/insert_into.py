@@ -39,7 +39,7 @@ from actions.results import StatementResult
 from chains.version_records import AddedFile, AddedFiles
 from replace_table.machine import Plan, Step, run_plan
 from replace_table.statement_log import StatementLog
-from storage.catalogs.file_moves import FileMover, MovePlan, file_mover_of
+from storage.catalogs.file_moves import FileMover, MovePlan
 from storage.catalogs.interface import Fill, TableMetadata, TableSpec, tag_in
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
@@ -79,7 +79,7 @@ def log_tmp(run: InsertRun) -> None:
 
 
 def create_tmp(run: InsertRun) -> None:
-    run.ctx.catalog.create(run.tmp, TableSpec(like=run.name, copy=True), run.log.tag)
+    run.ctx.catalog.data.create(run.tmp, TableSpec(like=run.name, copy=True), run.log.tag)
 
 
 def fill_tmp(run: InsertRun) -> None:
@@ -87,7 +87,7 @@ def fill_tmp(run: InsertRun) -> None:
         if run.fill.copy_files or run.fill.copy_partitions:  # a replica: the source's files, as files
             run.mover.copy_in(run.tmp, run.fill)
         else:
-            run.ctx.catalog.insert(run.tmp, run.fill)
+            run.ctx.catalog.data.insert(run.tmp, run.fill)
     except CatalogError as error:  # Spark's message names the work table: name the statement's table instead
         raise renamed(error, run.tmp, run.name) from None
 
@@ -118,8 +118,8 @@ def insert_rows(ctx: ActionContext, statement: str, name: TableName, fill: Fill,
                 metadata: TableMetadata) -> InsertResult:
     """INSERT INTO the checked managed table ``name`` (the module's table)."""
     log = StatementLog(ctx, statement)
-    run = InsertRun(ctx, log, name, fill, metadata, file_mover_of(ctx.catalog, name))
-    run.identity = tag_in(metadata.property_map) or ctx.catalog.identity(name)
+    run = InsertRun(ctx, log, name, fill, metadata, ctx.catalog.data.file_mover())
+    run.identity = tag_in(metadata.property_map) or ctx.catalog.names.identity(name)
     outcome = run_plan(INSERT, run, log, verb="INSERT INTO", subject=str(name))
     event = outcome.event
     if outcome.error is not None:

@@ -35,8 +35,8 @@ from replace_table.machine import Plan, Step, run_plan
 from replace_table.statement_log import StatementLog
 from storage import crashpoints
 from storage.catalogs.interface import TAG_PROPERTY, TableSpec, ViewDefinition
-from storage.catalogs.kind_exchange import KindExchange, kind_exchange_of
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import KindExchange
 from storage.errors import NotAtomicError
 
 BETWEEN = crashpoints.declare("kind_change.exchange.between",
@@ -49,7 +49,7 @@ class KindChangeRun:
 
     ctx: ActionContext
     log: StatementLog
-    catalog: KindExchange
+    kinds: KindExchange
     orig: TableName
     target: TableSpec | ViewDefinition
     tmp: TableName = attrs.field(init=False)
@@ -79,13 +79,13 @@ def log_tmp(run: KindChangeRun) -> None:
 
 def create_tmp(run: KindChangeRun) -> None:
     if isinstance(run.target, TableSpec):
-        run.ctx.catalog.create(run.tmp, run.target, run.log.tag)
+        run.ctx.catalog.data.create(run.tmp, run.target, run.log.tag)
     else:
-        run.ctx.catalog.create_view(run.tmp, run.tagged_view(run.target), replace=False)
+        run.ctx.catalog.views.create_view(run.tmp, run.tagged_view(run.target), replace=False)
 
 
 def log_exchange(run: KindChangeRun) -> None:
-    refusal = run.catalog.kind_refusal(run.orig, run.tmp)
+    refusal = run.kinds.kind_refusal(run.orig, run.tmp)
     if refusal is not None:
         raise NotAtomicError(f"cannot change the kind of {run.orig} in one step: {refusal}", str(run.orig))
     with run.log.batch() as log:
@@ -96,7 +96,7 @@ def log_exchange(run: KindChangeRun) -> None:
 
 
 def exchange(run: KindChangeRun) -> None:
-    run.old_location = run.catalog.exchange_kinds(run.orig, run.tmp, run.holder_tag, between=BETWEEN)
+    run.old_location = run.kinds.exchange_kinds(run.orig, run.tmp, run.holder_tag, between=BETWEEN)
 
 
 def leaves_files(run: KindChangeRun) -> bool:
@@ -128,12 +128,12 @@ KIND_CHANGE = Plan("kind_change", [
 def change_kind(ctx: ActionContext, statement: str, orig: TableName, target: TableSpec | ViewDefinition, *,
                 verb: str) -> StatementResult:
     """Replace the relation ``orig`` by one of the other kind (the module's table)."""
-    catalog = kind_exchange_of(ctx.catalog, orig)
+    kinds = ctx.catalog.kinds
     if isinstance(target, TableSpec):
-        ctx.catalog.check_create(target, orig)  # refused before anything is logged
+        ctx.catalog.data.check_create(target, orig)  # refused before anything is logged
     log = StatementLog(ctx, statement, makes_version=verb)
-    run = KindChangeRun(ctx, log, catalog, orig, target)
-    run.orig_tag = catalog.relation_tag(orig)
+    run = KindChangeRun(ctx, log, kinds, orig, target)
+    run.orig_tag = kinds.relation_tag(orig)
     outcome = run_plan(KIND_CHANGE, run, log, verb=verb, subject=str(orig))
     if outcome.error is not None:
         return StatementResult(objects=(str(orig),), detail="changed kind; recovery retires the old one")

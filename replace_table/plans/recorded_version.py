@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from actions.context import ActionContext
 from chains.version_records import VersionRecord
-from storage.catalogs.file_moves import data_files_of
 from storage.catalogs.interface import TAG_KEYS, Fill, TableSpec
 from storage.catalogs.names import TableName
 
@@ -35,7 +34,7 @@ def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | N
     a partitioned version's partitions too (one more call: its empty ones have no file to tell them)."""
     if ctx.binlog is None or not ctx.record_versions:
         return None
-    found = ctx.catalog.recorded_definition(table)
+    found = ctx.catalog.definitions.recorded_definition(table)
     if found is None:
         return None
     location, metadata = found
@@ -47,7 +46,7 @@ def installed_version(ctx: ActionContext, table: TableName) -> VersionRecord | N
         provider=metadata.provider,
         properties=tuple((k, v) for k, v in metadata.properties if k not in TAG_KEYS),
         comment=metadata.comment,
-        files=data_files_of(ctx.catalog, location),
-        partitions=tuple(tuple(partition.items()) for partition in ctx.catalog.list_partitions(table))
+        files=ctx.catalog.data.file_mover().data_files(location),
+        partitions=tuple(tuple(partition.items()) for partition in ctx.catalog.definitions.list_partitions(table))
         if metadata.partitioned_by else None,
     )

@@ -33,7 +33,7 @@ from storage.errors import CatalogError
 
 
 def log_rename(run: ReplaceRun) -> None:
-    run.keep_backup = run.ctx.catalog.version_of(run.orig) is not None
+    run.keep_backup = run.ctx.catalog.versions.version_of(run.orig) is not None
     with run.log.batch() as log:
         run.drop_chain = run.log.link()
         log_drop_table(log, run.drop_chain, run.backup, run.orig_identity, keep_files=run.keep_backup)
@@ -41,15 +41,15 @@ def log_rename(run: ReplaceRun) -> None:
 
 
 def move_orig(run: ReplaceRun) -> None:
-    run.ctx.catalog.rename(run.orig, run.backup)
+    run.ctx.catalog.names.rename(run.orig, run.backup)
 
 
 def log_kept(run: ReplaceRun) -> None:
     if not run.keep_backup:
         return
     catalog = run.ctx.catalog
-    old = catalog.version_of(run.backup)  # where the rename put the files (the metastore may move them)
-    location = old.location if old is not None else catalog.table_location(run.backup)
+    old = catalog.versions.version_of(run.backup)  # where the rename put the files (the metastore may move them)
+    location = old.location if old is not None else catalog.definitions.table_location(run.backup)
     if location is None:
         raise CatalogError(f"cannot find the files of {run.backup}", str(run.backup))
     run.old_version, run.old_location = old, location

@@ -15,7 +15,7 @@ step  name                         effect
                                    cluster logs a sweep of TMP for after the orphan window)
 2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
 3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
-4-    the path's steps             swap or rename chosen once TMP is built (``Catalog.plan_swap``, one look at
+4-    the path's steps             swap or rename chosen once TMP is built (``Swaps.plan_swap``, one look at
                                    each definition); create and empty before anything is logged
 ====  ===========================  =========================================================================
 
@@ -101,7 +101,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
     log = StatementLog(ctx, statement, makes_version=verb)
     run = ReplaceRun(ctx=ctx, log=log, orig=name, spec=spec, verb=verb, fill=fill, frees_name=frees_name,
                      make_tmp=make_tmp, fill_tmp=fill_tmp, keeps_statistics=keeps_statistics)
-    run.orig_identity = ctx.catalog.identity(name)
+    run.orig_identity = ctx.catalog.names.identity(name)
     if orig_must_exist is True and not run.orig_exists:
         raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
     if orig_must_exist is False and run.orig_exists:

@@ -74,7 +74,7 @@ class ReplaceRun:
     counted (as every ALTER of Spark's has)."""
     make_tmp: TmpWork | None = None
     fill_tmp: TmpWork | None = None
-    """Another way to make and fill TMP than ``Catalog.create`` and ``Catalog.insert`` (a replica's copy)."""
+    """Another way to make and fill TMP than ``DataJobs.create`` and ``DataJobs.insert`` (a replica's copy)."""
     tmp: TableName = attrs.field(init=False)
     backup: TableName = attrs.field(init=False)
     orig_identity: str | None = None
@@ -103,7 +103,7 @@ class ReplaceRun:
     def chosen_path(self) -> Path:
         """The path, swap or rename chosen here once both definitions are there (one look at each)."""
         if self.path is None:
-            self.plan = self.ctx.catalog.plan_swap(self.orig, self.tmp, keep_statistics=self.keeps_statistics)
+            self.plan = self.ctx.catalog.swaps.plan_swap(self.orig, self.tmp, keep_statistics=self.keeps_statistics)
             self.swap_refused = self.plan.refusal
             self.path = "swap" if self.swap_refused is None else "rename"
         return self.path
@@ -149,7 +149,7 @@ def create_tmp(run: ReplaceRun) -> None:
     if run.make_tmp is not None:
         run.make_tmp(run)
     else:
-        run.ctx.catalog.create(run.tmp, run.spec, run.log.tag)
+        run.ctx.catalog.data.create(run.tmp, run.spec, run.log.tag)
 
 
 def fill_tmp(run: ReplaceRun) -> None:
@@ -157,7 +157,7 @@ def fill_tmp(run: ReplaceRun) -> None:
     if run.fill_tmp is not None:
         run.fill_tmp(run)
     elif run.fill is not None:
-        run.ctx.catalog.insert(run.tmp, run.fill)
+        run.ctx.catalog.data.insert(run.tmp, run.fill)
 
 
 def commit(run: ReplaceRun) -> None:

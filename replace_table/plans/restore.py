@@ -79,7 +79,7 @@ def log_install(run: InstallRun) -> None:
 
 
 def install(run: InstallRun) -> None:
-    run.ctx.catalog.install_version(run.name, run.version.kept.definition, run.tag, create=run.current is None)
+    run.ctx.catalog.versions.install_version(run.name, run.version.kept.definition, run.tag, create=run.current is None)
 
 
 def commit(run: InstallRun) -> None:

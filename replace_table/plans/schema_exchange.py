@@ -15,8 +15,9 @@ from actions.kinds.install_version import log_install_version
 from actions.kinds.remove_record import log_remove_record
 from chains.binlog import BinlogEvent
 from replace_table.plans.undo import SWAP_SCHEMAS, Logged, run_undo
-from storage.catalogs.interface import Catalog, TableVersion, ViewDefinition
+from storage.catalogs.interface import TableVersion, ViewDefinition
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.errors import CatalogError, NotAtomicError
 
 
@@ -57,7 +58,7 @@ def exchange(catalog: Catalog, one: TableName, at_one: Side, other: TableName, a
                              "cannot change kind in one metastore call", str(viewed))
     if isinstance(at_one, TableSide) and isinstance(at_other, TableSide):
         for name, wanted in ((one, at_other), (other, at_one)):
-            refusal = catalog.install_refusal(name, wanted.version.definition)
+            refusal = catalog.versions.install_refusal(name, wanted.version.definition)
             if refusal is not None:
                 raise NotAtomicError(f"cannot swap {one} with {other}: {refusal}", str(name))
         return [install(catalog, one, at_other, at_one), install(catalog, other, at_one, at_other)]
@@ -74,25 +75,25 @@ def exchange(catalog: Catalog, one: TableName, at_one: Side, other: TableName, a
     source, target, view = (one, other, at_one) if at_other is None else (other, one, at_other)
     assert view is not None
     return [put_view(catalog, target, None, view),
-            Logged(partial(log_create_view, name=source, old=view, new=view), partial(catalog.drop_view, source))]
+            Logged(partial(log_create_view, name=source, old=view, new=view), partial(catalog.views.drop_view, source))]
 
 
 def install(catalog: Catalog, name: TableName, wanted: TableSide, had: TableSide | None) -> Logged:
     """``name`` made ``wanted``'s table (with its identity), its own definition (``had``; None: no table) logged."""
     log = partial(log_install_version, name=name, new_tag=wanted.tag,
                   previous=None if had is None else had.version.definition)
-    do: Callable[[], None] = partial(catalog.install_version, name, wanted.version.definition, wanted.tag,
+    do: Callable[[], None] = partial(catalog.versions.install_version, name, wanted.version.definition, wanted.tag,
                                      create=had is None)
     return Logged(log, do)
 
 
 def put_view(catalog: Catalog, name: TableName, had: ViewDefinition | None, wanted: ViewDefinition) -> Logged:
     return Logged(partial(log_create_view, name=name, old=had, new=wanted),
-                  partial(catalog.create_view, name, wanted, replace=had is not None))
+                  partial(catalog.views.create_view, name, wanted, replace=had is not None))
 
 
 def remove_record(catalog: Catalog, name: TableName, tag: str) -> None:
     """``name``'s record out of the catalog, its files kept (read by the other database's table of the name now),
     only while it is the table of identity ``tag`` (a tagged table or one plain Spark made, by its fingerprint)."""
-    if not catalog.drop(name, expect=tag, keep_files=True):
+    if not catalog.names.drop(name, expect=tag, keep_files=True):
         raise CatalogError(f"cannot move {name}: it is no longer the table the swap read", str(name))

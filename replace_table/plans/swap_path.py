@@ -1,4 +1,4 @@
-"""The swap path of a replace (ORIG exists and, once TMP is built, ``Catalog.plan_swap`` finds nothing against the
+"""The swap path of a replace (ORIG exists and, once TMP is built, ``Swaps.plan_swap`` finds nothing against the
 two; it reads ORIG's whole definition, partitions included, for the log): ORIG takes TMP's definition in one
 metastore call, so the name never goes missing.
 
@@ -58,4 +58,4 @@ def log_swap(run: ReplaceRun) -> None:
 
 def exchange(run: ReplaceRun) -> None:
     assert run.plan is not None
-    run.ctx.catalog.exchange_definitions(run.orig, run.tmp, run.plan, between=BETWEEN_SWAP_CALLS)
+    run.ctx.catalog.swaps.exchange_definitions(run.orig, run.tmp, run.plan, between=BETWEEN_SWAP_CALLS)

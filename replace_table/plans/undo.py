@@ -160,16 +160,16 @@ def put_view(ctx: ActionContext, statement: str, name: TableName, old: ViewDefin
     """CREATE [OR REPLACE] VIEW / ALTER VIEW: the old definition (or none) logged, the new one put in place (by
     ``change`` when given: a change Spark makes without re-analysing the view). The new one is logged as the catalog
     will report it (``stored_view``): undo knows the view by it."""
-    made = ctx.catalog.stored_view(name, definition, reanalysed=change is None)
+    made = ctx.catalog.views.stored_view(name, definition, reanalysed=change is None)
     pair = Logged(lambda log, chain: log_create_view(log, chain, name, old, made),
-                  change or (lambda: ctx.catalog.create_view(name, definition, replace=old is not None)))
+                  change or (lambda: ctx.catalog.views.create_view(name, definition, replace=old is not None)))
     return run_undo(ctx, CREATE_VIEW, statement, [pair], verb=verb, subject=str(name), objects=(str(name),))
 
 
 def rename_view(ctx: ActionContext, statement: str, old: TableName, new: TableName, *, identity: str | None,
                 definition: ViewDefinition, verb: str) -> BinlogEvent | None:
     pair = Logged(lambda log, chain: log_rename_view(log, chain, old, new, identity, definition),
-                  lambda: ctx.catalog.rename_view(old, new))
+                  lambda: ctx.catalog.views.rename_view(old, new))
     return run_undo(ctx, RENAME_VIEW, statement, [pair], verb=verb, subject=f"{old} TO {new}",
                     objects=(str(old), str(new)))
 
@@ -177,7 +177,7 @@ def rename_view(ctx: ActionContext, statement: str, old: TableName, new: TableNa
 def create_function(ctx: ActionContext, statement: str, name: TableName, old: FunctionDefinition | None,
                     definition: FunctionDefinition, *, verb: str) -> BinlogEvent | None:
     pair = Logged(lambda log, chain: log_create_function(log, chain, name, old, definition),
-                  lambda: ctx.catalog.create_function(name, definition, replace=old is not None))
+                  lambda: ctx.catalog.functions.create_function(name, definition, replace=old is not None))
     return run_undo(ctx, CREATE_FUNCTION, statement, [pair], verb=verb, subject=str(name), objects=(str(name),))
 
 

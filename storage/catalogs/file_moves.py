@@ -1,8 +1,7 @@
 """What a catalog needs to make INSERT INTO crash-atomic: the new rows are written aside first (into a work table, by
 the engine's own INSERT), then their files are moved into the table one by one after the commit point, a roll-forward
-that recovery finishes (:mod:`actions.kinds.move_files`). A separate protocol, like
-:mod:`storage.catalogs.kind_exchange`, so that a catalog without it refuses the statement (:func:`file_mover_of`)
-instead of writing into the table in place; a catalog gives its mover by ``file_mover()`` (:class:`HasFileMover`).
+that recovery finishes (:mod:`actions.kinds.move_files`). A catalog gives its mover by
+:meth:`DataJobs.file_mover <storage.catalogs.ports.DataJobs.file_mover>`.
 
 Every step is idempotent, because recovery repeats the ones a crash cut: a file already at its target is moved, a
 partition already registered is registered."""
@@ -15,7 +14,6 @@ import attrs
 
 from storage.catalogs.fill import Fill
 from storage.catalogs.names import TableName
-from storage.errors import NotAtomicError
 
 PartitionValues = tuple[tuple[str, str], ...]
 """A partition as ``((column, value), ...)`` in the table's partition column order, values as the metastore stores
@@ -74,22 +72,3 @@ class FileMover(Protocol):
         """A replica's half: register every partition of ``fill`` in the table ``name`` (one call), then copy each
         file of ``fill.copy_files`` into its partition's directory under its own name (as files, no job)."""
         ...
-
-
-@runtime_checkable
-class HasFileMover(Protocol):
-    def file_mover(self) -> FileMover:
-        """The catalog's :class:`FileMover`."""
-        ...
-
-
-def file_mover_of(catalog: object, name: TableName) -> FileMover:
-    """``catalog``'s :class:`FileMover`, or :class:`NotAtomicError` naming ``name`` (nothing done)."""
-    if not isinstance(catalog, HasFileMover):
-        raise NotAtomicError(f"this catalog cannot add rows to {name} atomically (it cannot move files)", str(name))
-    return catalog.file_mover()
-
-
-def data_files_of(catalog: object, location: str) -> tuple[str, ...] | None:
-    """The data files under ``location`` as ``catalog`` lists them (None: it cannot)."""
-    return catalog.file_mover().data_files(location) if isinstance(catalog, HasFileMover) else None

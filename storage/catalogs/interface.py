@@ -1,30 +1,33 @@
-"""The catalog interface the DDL log acts on, and the description of a table to create.
+"""The records the DDL log and the catalog exchange: the description of a table to create, a table's metadata and
+version, views, functions, and the identity tags.
 
-Actions (``actions/``) only ever talk to a :class:`Catalog`. Two implementations exist: the Spark/Hive engine in
-:mod:`storage.catalogs.spark.catalog` and the in-memory one in :mod:`storage.catalogs.memory` (unit tests of the log);
-tests/contract runs one set of behaviour tests on both.
+Actions (``actions/``) only ever talk to a :class:`~storage.catalogs.ports.Catalog`, through its ports
+(:mod:`storage.catalogs.ports`). Two
+implementations exist: the Spark/Hive engine (:func:`storage.catalogs.spark.catalog.spark_catalog`) and the in-memory
+one (:func:`storage.catalogs.memory.memory_catalog`, unit tests of the log); tests/contract runs one set of behaviour
+tests on both.
 
 Contract every implementation keeps, because recovery depends on it:
 
-* ``identity(name)`` returns a string that follows the table through renames and differs between two tables that
-  were created separately: the log's tag property when the table carries one, else a fingerprint of immutable
+* ``names.identity(name)`` returns a string that follows the table through renames and differs between two tables
+  that were created separately: the log's tag property when the table carries one, else a fingerprint of immutable
   metadata. ``None`` when no table of that name exists.
-* ``create`` stores ``tag`` on the new table (so undo can recognise it) and is all-or-nothing as far as the engine
-  allows; when it fails it raises and leaves no half-created table behind that ``drop`` + ``clean_leftovers`` cannot
-  remove.
-* ``rename`` and ``drop`` raise :class:`NoSuchObjectError` when the source is missing and
+* ``data.create`` stores ``tag`` on the new table (so undo can recognise it) and is all-or-nothing as far as the
+  engine allows; when it fails it raises and leaves no half-created table behind that ``names.drop`` +
+  ``directories.clean_leftovers`` cannot remove.
+* ``names.rename`` and ``names.drop`` raise :class:`NoSuchObjectError` when the source is missing and
   :class:`ObjectExistsError` when a rename target exists; they never overwrite.
-* ``settle_rename(old, new)`` repairs a rename torn between data move and metastore update (see the method).
-* ``clean_leftovers(name)`` removes the default managed location of ``name`` when no table of that name exists (a
-  failed CTAS, a drop cut between metastore and files, a rename cut mid-move), and returns whether it removed
-  anything. It is only called for names the DDL log owns.
+* ``names.settle_rename(old, new)`` repairs a rename torn between data move and metastore update (see the method).
+* ``directories.clean_leftovers(name)`` removes the default managed location of ``name`` when no table of that name
+  exists (a failed CTAS, a drop cut between metastore and files, a rename cut mid-move), and returns whether it
+  removed anything. It is only called for names the DDL log owns.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any
 
 import attrs
 
@@ -34,7 +37,6 @@ from storage.catalogs.fill import KEEP_POINT as KEEP_POINT
 from storage.catalogs.fill import SWITCHING_PARTITIONS as SWITCHING_PARTITIONS
 from storage.catalogs.fill import Fill as Fill
 from storage.catalogs.names import TableName
-from storage.errors import NoSuchObjectError
 
 TAG_PROPERTY = "spark_ddl_log.tag"
 """Table (and database) property holding the identity tag the DDL log gives every table and database it creates: a
@@ -243,280 +245,6 @@ class TableMetadata:
         return dict(self.properties)
 
 
-@runtime_checkable
-class Catalog(Protocol):
-    """Table operations the DDL log replays; each is one engine call as seen from the log."""
-
-    def exists(self, name: TableName) -> bool: ...
-
-    def identity(self, name: TableName) -> str | None: ...
-
-    def create(self, name: TableName, spec: TableSpec, tag: str) -> None: ...
-
-    def rename(self, old: TableName, new: TableName) -> None: ...
-
-    def insert(self, name: TableName, fill: Fill) -> None:
-        """Append the rows of ``fill`` to ``name`` (columns by position, as INSERT INTO does), then the rows of the
-        partitions ``fill.keep`` keeps (crash point ``fill.keep.before`` in between)."""
-        ...
-
-    def partition_overwrite_mode(self) -> str:
-        """``static`` or ``dynamic``: the session's ``spark.sql.sources.partitionOverwriteMode`` now (lower case)."""
-        ...
-
-    def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
-             keep_files: bool = False) -> bool:
-        """Drop the table ``name`` and its files; :class:`NoSuchObjectError` when no table has that name.
-
-        With ``expect``, only if its identity is ``expect`` (False, and nothing done, otherwise): one lookup serves
-        the identity check and the drop. ``before`` runs between that check and the drop (a crash point).
-        ``keep_files``: a managed table leaves the catalog without its files (the name goes before the files do; the
-        caller has scheduled their deletion), so a reader that resolved it just before reads its rows whole.
-        """
-        ...
-
-    def table_location(self, name: TableName) -> str | None:
-        """Where the files of the managed table ``name`` live (None: no such table, a view, or an external one)."""
-        ...
-
-    def default_location(self, name: TableName) -> str | None:
-        """Where a managed table ``name`` keeps its files unless it moved (None: its database is missing)."""
-        ...
-
-    def orphan_window(self) -> float | None:
-        """How many seconds a task of a data job this engine ran may go on writing files after its driver died or its
-        job was cancelled. None when tasks run inside this process and end with it (Spark's local mode, the
-        in-memory catalog): then nothing can write after an undo."""
-        ...
-
-    def list_tables(self, db: str) -> list[TableName]: ...
-
-    def drop_table_drops_views(self) -> bool:
-        """Whether ``DROP TABLE`` of a view drops it, as the engine's own DROP TABLE does (Spark 4.3), rather than
-        refusing it (Spark 4.0, the in-memory catalog)."""
-        ...
-
-    def no_such_function(self, name: TableName) -> NoSuchObjectError:
-        """What the engine's own ``DROP FUNCTION`` of the missing function ``name`` raises (its condition is the
-        Spark line's)."""
-        ...
-
-    def clean_leftovers(self, name: TableName) -> bool: ...
-
-    # -- table metadata (ALTER TABLE)
-
-    def table_metadata(self, name: TableName) -> TableMetadata | None: ...
-
-    def recorded_definition(self, name: TableName) -> tuple[str, TableMetadata] | None:
-        """The location and metadata of the table ``name`` as a binlog event records the version a statement
-        installed, in as few engine calls as the engine allows; None when missing (or a view)."""
-        ...
-
-    def set_properties(self, name: TableName, properties: dict[str, str]) -> None: ...
-
-    def unset_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
-        """Remove ``keys``; keys that are not set are ignored."""
-        ...
-
-    def set_view_properties(self, name: TableName, properties: dict[str, str]) -> None:
-        """``ALTER VIEW name SET TBLPROPERTIES``: the view's definition otherwise untouched (no re-analysis)."""
-        ...
-
-    def unset_view_properties(self, name: TableName, keys: tuple[str, ...]) -> None:
-        """``ALTER VIEW name UNSET TBLPROPERTIES IF EXISTS``; keys that are not set are ignored."""
-        ...
-
-    def set_view_schema_mode(self, name: TableName, mode: str) -> None:
-        """``ALTER VIEW name WITH SCHEMA <mode>``: only the mode changes; the view's stored columns and their types
-        stay as they are (no re-analysis), as in Spark."""
-        ...
-
-    def set_column_comment(self, name: TableName, column: str, comment: str) -> None:
-        """Set a column comment; an empty ``comment`` removes it (so undo restores "no comment" exactly)."""
-        ...
-
-    def add_columns(self, name: TableName, columns: tuple[Column, ...], *, text: str | None = None) -> None:
-        """Add ``columns``; ``text``: the same column list as a statement wrote it, which an engine that runs SQL
-        runs as written (its types, NOT NULL, DEFAULT ... are the engine's to accept or refuse)."""
-        ...
-
-    def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
-        """The partitions of ``name`` (values as the metastore stores them, NULL as ``__HIVE_DEFAULT_PARTITION__``);
-        with ``spec`` (some partition columns) only those matching it, values compared as the engine compares
-        them (``k='01'`` matches ``k=1`` of an INT column)."""
-        ...
-
-    def add_partition(self, name: TableName, spec: dict[str, str]) -> None:
-        """Add an (empty) partition; an existing one is left alone."""
-        ...
-
-    def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
-        """Drop a partition with its data; a missing one is ignored."""
-        ...
-
-    # -- views (``identity``/``exists`` are about tables; a view name is not a table)
-
-    def view_definition(self, name: TableName) -> ViewDefinition | None: ...
-
-    def stored_view(self, name: TableName, definition: ViewDefinition, *, reanalysed: bool = True) -> ViewDefinition:
-        """``definition`` as :meth:`view_definition` will report the view ``create_view(name, definition)`` makes
-        (an engine stores a query its own way): what a statement logs as the view it makes, so that recovery
-        recognises it. ``reanalysed`` False: a reported definition whose schema mode alone is set anew (ALTER VIEW
-        ... WITH SCHEMA). Raises what ``create_view`` raises for a bad definition; changes nothing."""
-        ...
-
-    def view_identity(self, name: TableName) -> str | None:
-        """Who the persistent view ``name`` is, beyond its definition: a view dropped and created again under the name
-        (even with the same text) has another identity, and so has one replaced (``CREATE OR REPLACE``, which renews
-        the metastore's create time); a rename keeps it. None when there is no such view."""
-        ...
-
-    def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None: ...
-
-    def rename_view(self, old: TableName, new: TableName) -> None: ...
-
-    def drop_view(self, name: TableName) -> None: ...
-
-    # -- persistent functions
-
-    def function_definition(self, name: TableName) -> FunctionDefinition | None: ...
-
-    def create_function(self, name: TableName, definition: FunctionDefinition, *, replace: bool) -> None: ...
-
-    def drop_function(self, name: TableName) -> None: ...
-
-    # -- databases
-
-    def database_exists(self, db: str) -> bool: ...
-
-    def database_identity(self, db: str) -> str | None:
-        """The identity tag of ``db`` (see :meth:`tag_database`); None when the database is missing or untagged."""
-        ...
-
-    def tag_database(self, db: str) -> str:
-        """Give ``db`` an identity tag unless it has one (a database property, as tables carry theirs) and return it:
-        DROP DATABASE records it, so that recovery never drops a database created anew under the name."""
-        ...
-
-    def list_objects(self, db: str) -> DatabaseObjects: ...
-
-    def create_database(self, db: str, *, comment: str | None = None,
-                        properties: tuple[tuple[str, str], ...] = ()) -> None: ...
-
-    def drop_database(self, db: str, *, keep_files: bool = False) -> None:
-        """Drop an empty database (RESTRICT); raises if it still holds objects. ``keep_files``: its directory stays
-        (the dropped tables' files in it wait for their scheduled deletion)."""
-        ...
-
-    def database_location(self, db: str) -> str | None:
-        """The location of ``db`` (None when missing)."""
-        ...
-
-    def database_leftovers_exist(self, db: str) -> bool:
-        """Whether something is at the default location of ``db`` although no database ``db`` exists (say True when
-        it cannot be known: the caller then leaves the location alone)."""
-        ...
-
-    def clean_database_leftovers(self, db: str) -> bool:
-        """Remove an *empty* directory at the default location of ``db`` when no database ``db`` exists (what a
-        CREATE or DROP DATABASE cut inside the metastore leaves); True if removed. Anything with files is kept."""
-        ...
-
-    def check_current_catalog(self) -> None:
-        """Raise :class:`CatalogError` unless the engine resolves ``db.name`` in the catalog this one manages: the
-        statements name objects as ``db.name``, and a session whose current catalog is another one (after ``USE
-        other.ns`` or ``SET CATALOG``) would run them there."""
-        ...
-
-    def check_alter(self, name: TableName, clause: str) -> None:
-        """Raise what ``ALTER TABLE name <clause>`` would raise before it runs (an engine that runs SQL analyses it
-        without running it); no side effect."""
-        ...
-
-    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
-        """Raise the error ``create`` would raise for a bad definition of ``name`` (None: any name): a missing LIKE
-        source, a bad column type, an unknown partition column, a SELECT that does not analyse. No side effect."""
-        ...
-
-    def settle_rename(self, old: TableName, new: TableName) -> None:
-        """Make a rename from ``old`` to ``new`` that may have been cut mid-way consistent again: when the engine
-        moves data before it updates the metastore, a kill in between leaves ``old`` in the metastore with its
-        data already at ``new``'s location; this moves it back. A no-op when nothing is torn."""
-        ...
-
-    # -- the definition swap: a replace that never removes the name (see :mod:`replace_table.machine`)
-
-    def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
-        """What :meth:`exchange_definitions` needs, read once (a few metastore reads): why ``orig`` and ``tmp``
-        cannot take part in it (the engine cannot change a whole definition in one call, a table's definition does
-        not hold all of it, or the two differ in what the engine cannot change: partition keys), or ORIG's whole
-        definition to keep in the log before the exchange (what undo puts back). ``keep_statistics``: ORIG keeps
-        its own statistics (INSERT OVERWRITE, which Spark runs without changing the table's record), else the
-        engine counts the new version's files (a new table, as a CTAS; an ALTER)."""
-        ...
-
-    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
-        """TRUNCATE without a TMP table: ORIG's whole definition (properties and comment kept, statistics gone),
-        emptied, at a new empty directory (``tmp``'s default location, which :meth:`exchange_definitions` makes: the
-        caller logs ``tmp``'s creation first, whose undo removes it), identity ``tag``, installed in one call; and
-        ORIG's definition to log. Reads only. A refusal where the catalog cannot: a partitioned table (its
-        partitions stay registered, built under TMP), no handle on the metastore, an external or Hive serde table,
-        files at the directory."""
-        ...
-
-    def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
-                             between: Callable[[], None]) -> None:
-        """ORIG takes TMP's definition, its data location included, in one metastore call (a partitioned table: one
-        more for its partitions): a reader resolves ORIG to the old table or to the new one, whole, never to
-        nothing. TMP stays as it is (its removal, files kept, is the caller's). ``between`` runs right before the
-        call. ORIG's old definition is not kept by the catalog: the caller logged it (``plan.old``) and undoes with
-        :meth:`install_version`. The session's cached relation of ORIG is refreshed."""
-        ...
-
-    def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
-        """ORIG := the definition ``holder`` keeps, managed again and with ORIG's own tag property (or none): the
-        undo of a swap logged by an earlier version of this project (SWAP_TABLE, where TMP held ORIG's old definition
-        as an external table); :meth:`exchange_definitions` makes no holder any more."""
-        ...
-
-    def forget_table(self, name: TableName, *, expect: str) -> bool:
-        """Remove the table ``name`` from the catalog but never its files, only while its identity is ``expect``
-        (or, where it is not, what a creation of it cut by a crash left under another name: a partitioned table made
-        with a partition outside its directory); True if removed."""
-        ...
-
-    def delete_data(self, location: str, owner: TableName) -> str | None:
-        """Delete a table version's directory once nothing uses it (the old data of a swap, a dropped table's files,
-        after the grace period), proving ownership first: the directory must lie under ``owner``'s database
-        location, and no database may be located at or under it, no table or partition at, under or above it (a
-        table someone registered there since, in any database). Returns why it was kept; None when it was deleted
-        (or was gone already)."""
-        ...
-
-    # -- table versions (RESTORE, UNDROP: :mod:`actions.kept_versions`)
-
-    def version_of(self, name: TableName) -> TableVersion | None:
-        """The managed table ``name``'s whole definition as the engine stores it (partitions included), to keep in
-        the log; None when there is no such table or its definition cannot be kept whole (external, Hive serde,
-        no handle on the metastore)."""
-        ...
-
-    def install_refusal(self, name: TableName, definition: str) -> str | None:
-        """Why ``definition`` cannot become the existing table ``name``'s in one call (None when it can): the engine
-        cannot change a table's partition columns in place. Reads only."""
-        ...
-
-    def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
-        """Make ``definition`` (a :meth:`version_of`'s) the table ``name``, with identity ``tag`` (None: the one the
-        definition carries): ``create`` a new table (UNDROP), else ``name``'s whole definition, partitions included,
-        in one call readers observe (RESTORE and its undo). Files are never touched."""
-        ...
-
-    def data_size(self, location: str) -> int | None:
-        """Bytes under ``location`` (None when it cannot be known): what a kept version holds."""
-        ...
-
-
 @attrs.frozen
 class TableVersion:
     """A table's whole definition, as the engine stores it (``definition``: opaque text), where its files are, its
@@ -531,9 +259,10 @@ class TableVersion:
 
 @attrs.frozen
 class SwapPlan:
-    """A replace's swap, read once (:meth:`Catalog.plan_swap`): ``refusal`` (why the rename path must be taken), or
-    ``old``, ORIG's whole definition to log before the exchange, and ``handle``, the engine's own reading of TMP's
-    definition that the exchange installs (TMP is the statement's: nobody changes it in between)."""
+    """A replace's swap, read once (:meth:`~storage.catalogs.ports.Swaps.plan_swap`): ``refusal`` (why the rename
+    path must be taken), or ``old``, ORIG's whole definition to log before the exchange, and ``handle``, the
+    engine's own reading of TMP's definition that the exchange installs (TMP is the statement's: nobody changes it
+    in between)."""
 
     refusal: str | None
     old: TableVersion | None = None

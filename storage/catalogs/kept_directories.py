@@ -1,5 +1,6 @@
-"""Kept directories at a table name's default directory (``<database>/<name>``): what a catalog may offer so that
-the engine can explain one to whoever finds it and free it early on request (``RELEASE TABLE NAME``).
+"""Kept directories at a table name's default directory (``<database>/<name>``): what the
+:class:`~storage.catalogs.ports.Directories` port offers so that the engine can explain one to whoever finds it and
+free it early on request (``RELEASE TABLE NAME``).
 
 A replaced or dropped table's old files stay in their directory for the grace period, so that a query that listed
 them before the change still reads them. A table made by plain Spark (or by this project's CREATE TABLE) lives at
@@ -13,35 +14,10 @@ it; the directory's deletion takes it with the files."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
 from urllib.parse import unquote
 
 KEPT_NOTE = "_SPARK_DDL_LOG_KEPT_VERSION"
 """The note's file name inside a kept directory."""
-
-
-@runtime_checkable
-class KeptDirectories(Protocol):
-    """What a catalog offers for kept directories (a catalog without it gets no notes and cannot release early)."""
-
-    def directory_user(self, location: str) -> str | None:
-        """What in the catalog uses ``location`` (a database at or under it, a table or partition at, under or above
-        it), in words; None when nothing does. The proof :meth:`Catalog.delete_data` makes before deleting."""
-        ...
-
-    def write_kept_note(self, location: str, text: str) -> bool:
-        """Write ``text`` as :data:`KEPT_NOTE` inside the directory ``location``, replacing an earlier note; False
-        (nothing written) when the directory is gone or the engine has no way to write there."""
-        ...
-
-    def remove_kept_note(self, location: str) -> None:
-        """Remove the note from ``location`` (nothing when there is none): the directory is a table's again."""
-        ...
-
-    def read_kept_note(self, location: str) -> str | None:
-        """The note inside ``location`` (None: none, or no way to read there): how a home tells a directory that
-        *another* home's log keeps (drivers share one catalog, each its own log) from a leftover."""
-        ...
 
 
 def normalized_location(location: str) -> str:

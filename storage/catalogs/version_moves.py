@@ -3,8 +3,8 @@
 A dropped table's files stay at ``<database>/<name>`` for their grace period (its readers, a replica that has not
 copied them yet, UNDROP). A new table of that name needs the directory: instead of deleting the version early, the
 engine moves it beside, to ``<database>/ddllog_<n>_kept_<name>`` (:func:`kept_location`), in one directory rename
-that the DDL log makes redoable (:mod:`actions.kinds.relocate_version`), and keeps it restorable there. A catalog
-without a mover (:func:`version_mover_of` returns None) falls back to deleting it, as before.
+that the DDL log makes redoable (:mod:`actions.kinds.relocate_version`), and keeps it restorable there. A catalog gives
+its mover by :meth:`Directories.version_mover <storage.catalogs.ports.Directories.version_mover>`.
 """
 
 from __future__ import annotations
@@ -24,27 +24,16 @@ FILE_NAME_BYTES = 255
 class VersionMover(Protocol):
     def move_directory(self, location: str, to: str, owner: TableName) -> str | None:
         """Move the kept directory ``location`` (of a table of ``owner``'s) to ``to`` in one rename, once the
-        catalog proves nothing uses it (as ``Catalog.delete_data`` proves it), then remove its kept note (it no
+        catalog proves nothing uses it (as ``Directories.delete_data`` proves it), then remove its kept note (it no
         longer holds a name). Idempotent: nothing to do when ``location`` is gone (moved already, or deleted); a
         ``to`` that exists while ``location`` does too raises. Returns why it was left in place (None: moved, or
         nothing was there)."""
         ...
 
     def moved_definition(self, definition: str, to: str) -> str:
-        """``definition`` (a ``Catalog.version_of`` text) with its table location at ``to``, and each partition
+        """``definition`` (a ``Versions.version_of`` text) with its table location at ``to``, and each partition
         located under the old table directory at the same place under ``to``. Reads nothing."""
         ...
-
-
-@runtime_checkable
-class HasVersionMover(Protocol):
-    def version_mover(self) -> VersionMover:
-        """The catalog's :class:`VersionMover`."""
-        ...
-
-
-def version_mover_of(catalog: object) -> VersionMover | None:
-    return catalog.version_mover() if isinstance(catalog, HasVersionMover) else None
 
 
 def kept_location(location: str, number: int, name: str) -> str:

@@ -20,7 +20,7 @@ from chains.log import LOG_FILE, dump_records, open_log
 from ddl_log import AtomicDDL
 from ddl_log.frontends.sql import run_sql
 from storage import crashpoints
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from storage.records.file_store import FileRecordStore
@@ -31,13 +31,13 @@ STATEMENTS = ["CREATE TABLE t (a INT)", "RENAME TABLE t TO u"]
 
 def populate(home: Path) -> None:
     """Two committed statements; the log keeps their (closed) chains until the next open compacts it."""
-    with AtomicDDL(home=home, catalog=MemoryCatalog()) as ddl:
+    with AtomicDDL(home=home, catalog=memory_catalog()) as ddl:
         run_sql(ddl, ";\n".join(STATEMENTS))
 
 
 def crash_mid_statement(home: Path) -> None:
     """A statement killed after its work, before its binlog event: its chain stays active."""
-    ddl = AtomicDDL(home=home, catalog=MemoryCatalog())
+    ddl = AtomicDDL(home=home, catalog=memory_catalog())
     try:
         with crashpoints.armed("commit.before_binlog"), pytest.raises(SimulatedCrash):
             run_sql(ddl, "CREATE TABLE crashed (a INT)")
@@ -144,8 +144,8 @@ def test_status_shows_an_interrupted_statement_with_its_actions(cli: Runner, hom
 
 
 def test_status_lists_the_old_table_files_a_replace_keeps_for_readers_until_due(cli: Runner, home: Path) -> None:
-    catalog = MemoryCatalog()
-    catalog.add_user_table(TableName("default", "t"), ("a",), [(1,)])
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(TableName("default", "t"), ("a",), [(1,)])
     with AtomicDDL(home=home, catalog=catalog, grace_seconds=600) as ddl:
         [result] = run_sql(ddl, "CREATE OR REPLACE TABLE t (b INT)")
         assert ddl.active_chains() == [] and len(ddl.pending_deletions()) == 1

@@ -7,15 +7,15 @@ import json
 from pathlib import Path
 
 from ddl_log import AtomicDDL
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
 from tests.cli.conftest import Runner
 
 
 def test_history_and_status_show_the_kept_versions(cli: Runner, home: Path) -> None:
-    catalog = MemoryCatalog()
-    catalog.add_user_table(TableName("default", "t"), ("a",), [(1,)])
-    catalog.tables[TableName("default", "t")].location = "memory:/default/ddllog_0_t_tmp"
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(TableName("default", "t"), ("a",), [(1,)])
+    catalog.backend.tables[TableName("default", "t")].location = "memory:/default/ddllog_0_t_tmp"
     with AtomicDDL(home=home, catalog=catalog, retention_seconds=7200) as ddl:
         first = ddl.create_or_replace_table("t", df=MemoryTable("", ("b",), [(2,)])).version
         second = ddl.truncate_table("t").version

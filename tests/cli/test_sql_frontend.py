@@ -644,10 +644,10 @@ def test_alter_ops_render_canonical_quoted_clauses() -> None:
 def test_real_atomic_ddl_on_a_memory_catalog_binlogs_what_the_user_wrote(tmp_path: Path) -> None:
     """End to end without Spark: the statement text reaches the binlog as written."""
     from ddl_log import AtomicDDL
-    from storage.catalogs.memory import MemoryCatalog
+    from storage.catalogs.memory import memory_catalog
 
     statements = ["CREATE TABLE t (a INT)", "RENAME TABLE t TO u", "DROP  TABLE  u"]
-    with AtomicDDL(home=tmp_path / "home", catalog=MemoryCatalog()) as ddl:
+    with AtomicDDL(home=tmp_path / "home", catalog=memory_catalog()) as ddl:
         results = run_sql(ddl, ";\n".join(statements))
         assert [r.kind for r in results] == ["ddl"] * 3
         assert [e.statement for e in ddl.binlog_events()] == statements

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from storage.catalogs.interface import Catalog
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import MemoryState, memory_catalog
 from storage.catalogs.names import quote_ident
+from storage.catalogs.ports import Catalog
 from tests.contract.support import Engine, MemoryEngine, SparkEngine, new_database_name
 
 
@@ -27,15 +27,15 @@ def spark_databases() -> Iterator[list[tuple[Any, str]]]:
 @pytest.fixture(params=["memory", pytest.param("spark", marks=pytest.mark.spark)])
 def catalog(request: pytest.FixtureRequest) -> Catalog:
     if request.param == "memory":
-        return MemoryCatalog()
-    from storage.catalogs.spark.catalog import SparkCatalog
+        return memory_catalog()
+    from storage.catalogs.spark.catalog import spark_catalog
 
-    return SparkCatalog(request.getfixturevalue("spark"))
+    return spark_catalog(request.getfixturevalue("spark"))
 
 
 @pytest.fixture
 def engine(catalog: Catalog, request: pytest.FixtureRequest) -> Engine:
-    if isinstance(catalog, MemoryCatalog):
+    if isinstance(catalog.backend, MemoryState):
         return MemoryEngine(catalog)
     return SparkEngine(catalog, request.getfixturevalue("spark"))
 
@@ -44,7 +44,7 @@ def engine(catalog: Catalog, request: pytest.FixtureRequest) -> Engine:
 def db(catalog: Catalog, request: pytest.FixtureRequest, spark_databases: list[tuple[Any, str]]) -> str:
     """A new, empty database of this test's own."""
     name = new_database_name()
-    catalog.create_database(name)
-    if not isinstance(catalog, MemoryCatalog):
+    catalog.databases.create_database(name)
+    if not isinstance(catalog.backend, MemoryState):
         spark_databases.append((request.getfixturevalue("spark"), name))
     return name

@@ -10,9 +10,10 @@ from typing import Any, Protocol
 
 import pytest
 
-from storage.catalogs.interface import Catalog, Column, TableSpec
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.interface import Column, TableSpec
+from storage.catalogs.memory import MemoryTable
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.errors import CatalogError
 
 Row = tuple[object, ...]
@@ -52,20 +53,20 @@ class Engine(Protocol):
 
 
 class MemoryEngine:
-    def __init__(self, catalog: MemoryCatalog) -> None:
+    def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
 
     def frame(self, schema: Schema, rows: list[Row]) -> Any:
         return MemoryTable("", tuple(name for name, _ in schema), list(rows), types=dict(schema))
 
     def rows(self, name: TableName) -> list[Row]:
-        return sorted(self.catalog.tables[name].rows, key=repr)
+        return sorted(self.catalog.backend.tables[name].rows, key=repr)
 
     def leave_files(self, name: TableName) -> None:
-        self.catalog.leftovers.add(name)
+        self.catalog.backend.leftovers.add(name)
 
     def has_files(self, name: TableName) -> bool:
-        return name in self.catalog.leftovers or name in self.catalog.tables
+        return name in self.catalog.backend.leftovers or name in self.catalog.backend.tables
 
     def tick(self) -> None:
         return None
@@ -85,7 +86,7 @@ class SparkEngine:
     def _path(self, name: TableName) -> Any:
         from storage.catalogs.spark.profile import local_path
 
-        location = self.catalog.default_location(name)
+        location = self.catalog.names.default_location(name)
         path = None if location is None else local_path(location)
         assert path is not None, f"the test warehouse is local: {location}"
         return path

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from storage.catalogs.interface import TAG_KEYS, Catalog, Column, TableSpec
+from storage.catalogs.interface import TAG_KEYS, Column, TableSpec
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.errors import InvalidDefinitionError, NoSuchObjectError, ObjectExistsError
 from tests.contract.support import SIMPLE, raises
 
@@ -12,50 +13,50 @@ PARTITIONED = TableSpec(columns=(Column("a", "int"), Column("k", "string")), par
 
 def test_properties_are_set_and_unset(catalog: Catalog, db: str) -> None:
     t = TableName(db, "t")
-    catalog.create(t, SIMPLE, "tag-1")
-    catalog.set_properties(t, {"team": "x", "stage": "raw"})
-    catalog.unset_properties(t, ("stage", "never_set"))
-    metadata = catalog.table_metadata(t)
+    catalog.data.create(t, SIMPLE, "tag-1")
+    catalog.definitions.set_properties(t, {"team": "x", "stage": "raw"})
+    catalog.definitions.unset_properties(t, ("stage", "never_set"))
+    metadata = catalog.definitions.table_metadata(t)
     assert metadata is not None  # the tag: among the properties (memory) or hidden from them (Spark, classic)
     assert {k: v for k, v in metadata.property_map.items() if k not in TAG_KEYS} == {"team": "x"}
-    assert catalog.identity(t) == "tag-1"
+    assert catalog.names.identity(t) == "tag-1"
 
 
 def test_a_column_comment_is_set_and_removed_on_existing_data_columns_only(catalog: Catalog, db: str) -> None:
     t = TableName(db, "t")
-    catalog.create(t, PARTITIONED, "tag-1")
-    catalog.set_column_comment(t, "a", "the a")
-    metadata = catalog.table_metadata(t)
+    catalog.data.create(t, PARTITIONED, "tag-1")
+    catalog.definitions.set_column_comment(t, "a", "the a")
+    metadata = catalog.definitions.table_metadata(t)
     assert metadata is not None and metadata.column("a") == Column("a", "int", "the a")
-    catalog.set_column_comment(t, "a", "")
-    metadata = catalog.table_metadata(t)
+    catalog.definitions.set_column_comment(t, "a", "")
+    metadata = catalog.definitions.table_metadata(t)
     assert metadata is not None and metadata.column("a") == Column("a", "int", None)
-    raises(NoSuchObjectError, "nope", lambda: catalog.set_column_comment(t, "nope", "x"))
-    raises(InvalidDefinitionError, t, lambda: catalog.set_column_comment(t, "k", "x"))
+    raises(NoSuchObjectError, "nope", lambda: catalog.definitions.set_column_comment(t, "nope", "x"))
+    raises(InvalidDefinitionError, t, lambda: catalog.definitions.set_column_comment(t, "k", "x"))
 
 
 def test_added_columns_go_before_the_partition_columns_and_never_twice(catalog: Catalog, db: str) -> None:
     t = TableName(db, "t")
-    catalog.create(t, PARTITIONED, "tag-1")
-    catalog.add_columns(t, (Column("c", "bigint"),))
-    metadata = catalog.table_metadata(t)
+    catalog.data.create(t, PARTITIONED, "tag-1")
+    catalog.definitions.add_columns(t, (Column("c", "bigint"),))
+    metadata = catalog.definitions.table_metadata(t)
     assert metadata is not None
     assert [(c.name, c.type) for c in metadata.columns] == [("a", "int"), ("c", "bigint"), ("k", "string")]
-    raises(ObjectExistsError, "a", lambda: catalog.add_columns(t, (Column("A", "int"),)))
+    raises(ObjectExistsError, "a", lambda: catalog.definitions.add_columns(t, (Column("A", "int"),)))
 
 
 def test_partitions_are_added_listed_and_dropped(catalog: Catalog, db: str) -> None:
     t, plain = TableName(db, "t"), TableName(db, "plain")
-    catalog.create(t, PARTITIONED, "tag-1")
-    catalog.add_partition(t, {"k": "1"})
-    catalog.add_partition(t, {"k": "1"})
-    catalog.add_partition(t, {"k": "2"})
-    assert sorted(p["k"] for p in catalog.list_partitions(t)) == ["1", "2"]
-    assert catalog.list_partitions(t, {"k": "2"}) == [{"k": "2"}]
-    catalog.drop_partition(t, {"k": "1"})
-    catalog.drop_partition(t, {"k": "9"})
-    assert catalog.list_partitions(t) == [{"k": "2"}]
-    raises(InvalidDefinitionError, t, lambda: catalog.add_partition(t, {"z": "1"}))
-    catalog.create(plain, SIMPLE, "tag-2")
-    assert catalog.list_partitions(plain) == []
-    raises(InvalidDefinitionError, plain, lambda: catalog.add_partition(plain, {"k": "1"}))
+    catalog.data.create(t, PARTITIONED, "tag-1")
+    catalog.definitions.add_partition(t, {"k": "1"})
+    catalog.definitions.add_partition(t, {"k": "1"})
+    catalog.definitions.add_partition(t, {"k": "2"})
+    assert sorted(p["k"] for p in catalog.definitions.list_partitions(t)) == ["1", "2"]
+    assert catalog.definitions.list_partitions(t, {"k": "2"}) == [{"k": "2"}]
+    catalog.definitions.drop_partition(t, {"k": "1"})
+    catalog.definitions.drop_partition(t, {"k": "9"})
+    assert catalog.definitions.list_partitions(t) == [{"k": "2"}]
+    raises(InvalidDefinitionError, t, lambda: catalog.definitions.add_partition(t, {"z": "1"}))
+    catalog.data.create(plain, SIMPLE, "tag-2")
+    assert catalog.definitions.list_partitions(plain) == []
+    raises(InvalidDefinitionError, plain, lambda: catalog.definitions.add_partition(plain, {"k": "1"}))

@@ -12,8 +12,9 @@ from typing import Any
 from ddl_log import AtomicDDL
 from ddl_log.replication.origin import origin_of
 from ddl_log.replication.position import ReplicaPosition
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests.replication.test_apply_exactly_once import applied_seqs
 from tests.unit.test_statement_sweeps import catalog_state, populated_catalog, untagged
 
@@ -23,7 +24,7 @@ __all__ = ["applied_seqs", "catalog_state"]
 class Home:
     """A home over a catalog, opened as often as a test needs."""
 
-    def __init__(self, path: Path | str, catalog: MemoryCatalog) -> None:
+    def __init__(self, path: Path | str, catalog: Catalog) -> None:
         self.path, self.catalog = str(path), catalog
 
     def open(self) -> AtomicDDL:
@@ -57,31 +58,32 @@ def source_home(tmp_path: Path) -> Home:
 
 def stale_replica(path: Path) -> Home:
     """A replica catalog that already holds a ``d2`` with an object the source lacks and one it has, stale."""
-    catalog = MemoryCatalog()
-    catalog.databases.add("d2")
-    catalog.add_user_table(TableName.of("d2.only_here"), ("z",), [(0,)])
-    catalog.add_user_table(TableName.of("d2.t"), ("z",), [(42,), (43,)])
+    catalog = memory_catalog()
+    catalog.backend.databases.add("d2")
+    catalog.backend.add_user_table(TableName.of("d2.only_here"), ("z",), [(0,)])
+    catalog.backend.add_user_table(TableName.of("d2.t"), ("z",), [(42,), (43,)])
     return Home(path, catalog)
 
 
 def bootstrapped(tmp_path: Path, databases: tuple[str, ...] = ("d2",)) -> tuple[Home, Home]:
     """The source of :func:`source_home` and a replica of ``databases`` bootstrapped from it."""
     source = source_home(tmp_path)
-    replica = Home(tmp_path / "replica", MemoryCatalog())
+    replica = Home(tmp_path / "replica", memory_catalog())
     ddl = replica.open()
     ddl.replica_bootstrap(source.path, databases=list(databases), source_catalog=source.catalog)
     ddl.close()
     return source, replica
 
 
-def database_state(catalog: MemoryCatalog, db: str) -> Any:
+def database_state(catalog: Catalog, db: str) -> Any:
     """``db``'s tables (rows, columns, types, properties, partitions), views and functions, by name without the
     database."""
+    state = catalog.backend
     tables = {n.name: (t.columns, sorted(map(repr, t.rows)), sorted(t.types.items()), sorted(t.properties.items()),
-                       [sorted(p.items()) for p in t.partitions]) for n, t in catalog.tables.items() if n.db == db}
-    views = {n.name: untagged(v) for n, v in catalog.views.items() if n.db == db}
-    functions = {n.name: f for n, f in catalog.functions.items() if n.db == db}
-    return db in catalog.databases, tables, views, functions
+                       [sorted(p.items()) for p in t.partitions]) for n, t in state.tables.items() if n.db == db}
+    views = {n.name: untagged(v) for n, v in catalog.backend.views.items() if n.db == db}
+    functions = {n.name: f for n, f in catalog.backend.functions.items() if n.db == db}
+    return db in catalog.backend.databases, tables, views, functions
 
 
 def origin(home: Home) -> str:

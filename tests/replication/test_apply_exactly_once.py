@@ -21,8 +21,9 @@ from ddl_log import ApplyFailedError, AtomicDDL, FollowsAnotherSourceError, Sour
 from ddl_log.engine.alter_ops import SetProperties
 from ddl_log.replication.origin import mark_of
 from storage import crashpoints
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.crashpoints import SimulatedCrash
 from tests import crashkit
 from tests.unit.test_statement_sweeps import catalog_state, populated_catalog
@@ -61,7 +62,7 @@ class Replica:
             ddl.close()
 
 
-def source_home(tmp_path) -> tuple[str, MemoryCatalog]:
+def source_home(tmp_path) -> tuple[str, Catalog]:
     """A source whose binlog holds the script, a DROP that recovery finished (a generated event) and no trace of
     a statement that crashed before its commit."""
     home = str(tmp_path / "source")
@@ -188,7 +189,8 @@ def test_replica_status_says_where_the_replica_is_without_spark_and_binlog_sql_p
 def test_a_replica_stops_at_an_event_its_catalog_refuses_names_it_and_applies_nothing_of_it(tmp_path):
     source, _ = source_home(tmp_path)
     replica = Replica(str(tmp_path / "replica"), source)
-    del replica.catalog.tables[TableName.of("b")]  # changed by hand under the applier: the source's RENAME fails
+    # changed by hand under the applier: the source's RENAME fails
+    del replica.catalog.backend.tables[TableName.of("b")]
     ddl = replica.open()
     with pytest.raises(ApplyFailedError, match="source event 2") as failure:
         replica.apply(ddl)
@@ -211,7 +213,7 @@ def ended(pid: int) -> bool:
 
 def test_replica_start_runs_the_applier_in_the_background_and_stop_ends_it_between_events(tmp_path):
     source = str(tmp_path / "source")
-    AtomicDDL(home=source, catalog=MemoryCatalog()).close()  # a home with an empty binlog: nothing starts Spark
+    AtomicDDL(home=source, catalog=memory_catalog()).close()  # a home with an empty binlog: nothing starts Spark
     replica = str(tmp_path / "replica")
     started = ddl_log_cli("--home", replica, "replica", "start", "--source", source, "--poll", "0.1")
     assert started.returncode == 0 and "applier started" in started.stdout, started.stderr

@@ -12,8 +12,8 @@ import pytest
 from ddl_log import AtomicDDL, UnsupportedStatementError
 from ddl_log.frontends.sql import plan_script
 from ddl_log.replication.origin import mark_of, origin_of
-from storage.catalogs.memory import MemoryCatalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 from tests.replication.test_apply_exactly_once import SOURCE_SCRIPT, ddl_log_cli, source_home
 from tests.unit.test_statement_sweeps import catalog_state, populated_catalog
@@ -52,7 +52,7 @@ def test_a_replay_crashed_in_the_middle_and_run_again_applies_every_statement_ex
     for index, (point, nth) in enumerate(chosen):
         catalog, home = populated_catalog(), str(tmp_path / f"r{index}")
 
-        def opener(home: str = home, catalog: MemoryCatalog = catalog) -> AtomicDDL:
+        def opener(home: str = home, catalog: Catalog = catalog) -> AtomicDDL:
             return AtomicDDL(home=home, catalog=catalog, compact_bytes=0)
 
         assert crashkit.crash_at(opener, lambda d: d.sql(script), point, nth)
@@ -94,6 +94,6 @@ def test_finding4_a_statement_ending_in_a_line_comment_is_ended_where_it_ends_an
     with AtomicDDL(home=str(tmp_path / "replay"), catalog=replay) as ddl:
         assert [r.kind for r in ddl.sql(script)] == ["ddl", "ddl"]
         assert applied(ddl) == [1, 2]
-    assert replay.views[TableName("default", "v2")].query == "SELECT 2 AS two"  # the comment ends with the text
-    replay.views[TableName("default", "v2")] = catalog.views[TableName("default", "v2")]
+    assert replay.backend.views[TableName("default", "v2")].query == "SELECT 2 AS two"  # the comment ends with the text
+    replay.backend.views[TableName("default", "v2")] = catalog.backend.views[TableName("default", "v2")]
     assert catalog_state(replay) == catalog_state(catalog)

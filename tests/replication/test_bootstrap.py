@@ -15,7 +15,7 @@ from ddl_log.engine.alter_ops import SetProperties
 from ddl_log.replication.origin import mark_of
 from ddl_log.replication.position import ReplicaPosition
 from ddl_log.replication.snapshot import CatalogReader
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
 from tests import crashkit
 from tests.replication.ops_support import Home, database_state, origin, source_home, stale_replica
@@ -43,7 +43,7 @@ def test_a_bootstrap_copies_the_chosen_databases_at_a_known_position_and_the_app
     report = bootstrap(source)(ddl)
     assert (report.position, report.rounds, report.dropped) == (head_of(source), 1, 1)  # d2.only_here dropped
     assert database_state(replica.catalog, "d2") == database_state(source.catalog, "d2")
-    assert "default" not in {n.db for n in replica.catalog.tables}  # not chosen: not copied
+    assert "default" not in {n.db for n in replica.catalog.backend.tables}  # not chosen: not copied
     events = ddl.binlog_events()
     assert events[0].statement.startswith(f"/* ddl-log bootstrap {origin(source)} begin */")
     assert mark_of(events[-1].statement).seq == report.position and "bootstrap done" in events[-1].statement
@@ -135,7 +135,8 @@ def test_a_statement_the_source_commits_during_the_copy_costs_another_round_and_
     report = run_with(replica, source, ChangingSource(source, times=1))
     assert report.rounds == 2 and report.position == head_of(source)
     assert database_state(replica.catalog, "d2") == database_state(source.catalog, "d2")
-    assert replica.catalog.tables[next(n for n in replica.catalog.tables if n.name == "t")].properties["round"] == "1"
+    tables = replica.catalog.backend.tables
+    assert tables[next(n for n in tables if n.name == "t")].properties["round"] == "1"
 
 
 def test_a_source_that_never_settles_or_has_an_interrupted_statement_is_refused_and_nothing_is_claimed(tmp_path):
@@ -169,7 +170,8 @@ def test_a_replica_in_the_sources_own_catalog_must_rename_every_database(tmp_pat
     replica_d2 = database_state(source.catalog, "r2")
     source_d2 = database_state(source.catalog, "d2")
     assert replica_d2[:2] == source_d2[:2] and replica_d2[3] == source_d2[3]
-    assert source.catalog.views[next(n for n in source.catalog.views if n.db == "r2" and n.name == "w")].query \
+    views = source.catalog.backend.views
+    assert views[next(n for n in views if n.db == "r2" and n.name == "w")].query \
         == "SELECT * FROM `r2`.t"  # the view reads the replica's table, not the source's
 
 
@@ -177,14 +179,14 @@ def test_a_replica_home_refuses_statements_by_hand_until_promoted(tmp_path):
     from ddl_log import ReplicaReadOnlyError
 
     source = source_home(tmp_path)
-    replica = Home(tmp_path / "replica", MemoryCatalog())
+    replica = Home(tmp_path / "replica", memory_catalog())
     ddl = replica.open()
     bootstrap(source)(ddl)
     with pytest.raises(ReplicaReadOnlyError, match="read-only"):
         ddl.create_database("mine")
     assert [row.current for row in ddl.describe_history("d2.t").rows] == [True]  # reads are allowed
     ddl.close()
-    assert "mine" not in replica.catalog.databases
+    assert "mine" not in replica.catalog.backend.databases
 
 
 def test_the_read_only_rule_is_the_homes_role_read_when_it_opens_never_on_a_statements_path(tmp_path, monkeypatch):
@@ -193,7 +195,7 @@ def test_the_read_only_rule_is_the_homes_role_read_when_it_opens_never_on_a_stat
     from ddl_log.replication.promote import ReadOnlyReplica
 
     source = source_home(tmp_path)
-    replica = Home(tmp_path / "replica", MemoryCatalog())
+    replica = Home(tmp_path / "replica", memory_catalog())
     ddl = replica.open()
     bootstrap(source)(ddl)
     ddl.close()
@@ -213,7 +215,7 @@ def test_the_read_only_rule_is_the_homes_role_read_when_it_opens_never_on_a_stat
     assert ddl.write_gate is None  # promoted in this process: the role changes at once
     ddl.create_database("mine")
     ddl.close()
-    assert "mine" in replica.catalog.databases
+    assert "mine" in replica.catalog.backend.databases
     reopened = replica.open()
     assert reopened.write_gate is None
     reopened.close()

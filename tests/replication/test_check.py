@@ -21,11 +21,11 @@ def test_a_consistent_replica_has_no_difference_and_each_change_by_hand_is_named
     report = ddl.replica_check(source_catalog=source.catalog)
     assert report.ok and report.compared == 7 and report.pending == ()  # d2, 2 tables, 2 views, 2 functions
     catalog = replica.catalog
-    catalog.tables[TableName.of("d2.t")].rows.append((7,))  # plain Spark INSERT INTO on the replica
-    catalog.tables[TableName.of("d2.c")].properties["owner"] = "someone"
-    catalog.views[TableName.of("d2.w")] = ViewDefinition("SELECT 1")
-    del catalog.functions[TableName.of("d2.g")]
-    catalog.add_user_table(TableName.of("d2.extra"), ("z",), [])
+    catalog.backend.tables[TableName.of("d2.t")].rows.append((7,))  # plain Spark INSERT INTO on the replica
+    catalog.backend.tables[TableName.of("d2.c")].properties["owner"] = "someone"
+    catalog.backend.views[TableName.of("d2.w")] = ViewDefinition("SELECT 1")
+    del catalog.backend.functions[TableName.of("d2.g")]
+    catalog.backend.add_user_table(TableName.of("d2.extra"), ("z",), [])
     report = ddl.replica_check(source_catalog=source.catalog)
     ddl.close()
     found = {(d.object, d.kind, d.what) for d in report.differences}
@@ -36,7 +36,7 @@ def test_a_consistent_replica_has_no_difference_and_each_change_by_hand_is_named
 
 def test_objects_the_source_changed_after_the_replicas_position_are_pending_not_different(tmp_path):
     source, replica = bootstrapped(tmp_path)
-    del replica.catalog.tables[TableName.of("d2.c")]  # by hand: the applier stops at the next event on it
+    del replica.catalog.backend.tables[TableName.of("d2.c")]  # by hand: the applier stops at the next event on it
     writer = source.open()
     writer.alter_table("d2.c", SetProperties({"k": "1"}))
     writer.alter_table("d2.t", SetProperties({"k": "2"}))

@@ -42,7 +42,7 @@ def test_events_on_databases_not_replicated_are_skipped_and_each_skip_is_recorde
         ddl.replica_of(source.path, databases=["d2", "d9"])  # filters are fixed once events are applied
     ddl.close()
     assert database_state(replica.catalog, "d2") == database_state(source.catalog, "d2")
-    assert "d9" not in replica.catalog.databases
+    assert "d9" not in replica.catalog.backend.databases
 
 
 def test_a_statement_on_replicated_and_other_databases_stops_the_applier_before_it(tmp_path):
@@ -55,7 +55,7 @@ def test_a_statement_on_replicated_and_other_databases_stops_the_applier_before_
         ddl.replica_of(source.path).apply_available()
     assert stopped.value.seq == 4
     ddl.close()
-    assert TableName.of("d2.c") in replica.catalog.tables  # nothing of it applied
+    assert TableName.of("d2.c") in replica.catalog.backend.tables  # nothing of it applied
 
 
 def test_a_replica_in_the_sources_catalog_applies_every_statement_under_the_new_names(tmp_path):
@@ -78,7 +78,7 @@ def test_a_replica_in_the_sources_catalog_applies_every_statement_under_the_new_
     assert all("`r2`" in text and "`d2`" not in text.partition("*/")[2] for text in texts), texts
     d2, r2 = database_state(source.catalog, "d2"), database_state(source.catalog, "r2")
     assert (d2[1], d2[3]) == (r2[1], r2[3]) and set(d2[2]) == set(r2[2])
-    assert source.catalog.views[TableName.of("r2.v3")].query == "SELECT z FROM `r2`.t JOIN `r2`.c2 ON true"
+    assert source.catalog.backend.views[TableName.of("r2.v3")].query == "SELECT z FROM `r2`.t JOIN `r2`.c2 ON true"
 
 
 def test_database_names_are_rewritten_where_the_parser_finds_table_references_and_nowhere_else():

@@ -12,7 +12,7 @@ import pytest
 from ddl_log import AtomicDDL, DivergedSourceError, ReplicaConfigError, ReplicaPromotedError, ReplicaReadOnlyError
 from ddl_log.engine.alter_ops import SetProperties
 from ddl_log.replication.position import ReplicaPosition
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from tests import crashkit
 from tests.replication.ops_support import Home, catalog_state, origin, source_home
 
@@ -22,7 +22,7 @@ EVERYTHING = ["d2", "default"]
 def promoted_pair(tmp_path: Any) -> tuple[Home, Home]:
     """S and its replica R, which applied S's events and was promoted, then committed statements of its own."""
     source = source_home(tmp_path)
-    replica = Home(tmp_path / "replica", MemoryCatalog())
+    replica = Home(tmp_path / "replica", memory_catalog())
     ddl = replica.open()
     ddl.replica_bootstrap(source.path, databases=EVERYTHING, source_catalog=source.catalog)
     ddl.close()
@@ -57,7 +57,7 @@ def test_the_old_source_follows_the_promoted_replica_applying_only_what_it_lacks
     with pytest.raises(ReplicaPromotedError):
         ddl.replica_resync("d2.t", source_catalog=source.catalog)
     ddl.close()
-    alone = Home(tmp_path / "alone", MemoryCatalog()).open()
+    alone = Home(tmp_path / "alone", memory_catalog()).open()
     with pytest.raises(ReplicaConfigError, match="cannot follow its own binlog"):
         alone.replica_of(str(tmp_path / "alone"))
     alone.close()
@@ -82,7 +82,7 @@ def test_a_promotion_killed_anywhere_is_whole_or_not_done(tmp_path):
     writer.close()
 
     def fresh(name: str) -> Home:
-        replica = Home(tmp_path / name, MemoryCatalog())
+        replica = Home(tmp_path / name, memory_catalog())
         ddl = replica.open()
         ddl.replica_bootstrap(source.path, databases=EVERYTHING, source_catalog=source.catalog, attempts=1)
         ddl.close()

@@ -16,8 +16,9 @@ from ddl_log import ApplyFailedError, AtomicDDL, SyncIncompleteError
 from ddl_log.engine.alter_ops import AddColumns, SetProperties
 from ddl_log.replication.position import ReplicaPosition
 from storage.catalogs.interface import ViewDefinition
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 from tests.replication.ops_support import Home, clone, database_state, origin, source_home
 
@@ -26,24 +27,24 @@ ROWS = MemoryTable("", ("z",), [(5,), (6,)])
 
 
 def replica_of(tmp_path: Any, source: Home, name: str = "replica") -> Home:
-    replica = Home(tmp_path / name, MemoryCatalog())
+    replica = Home(tmp_path / name, memory_catalog())
     ddl = replica.open()
     ddl.replica_bootstrap(source.path, databases=["d2"], source_catalog=source.catalog)
     ddl.close()
     return replica
 
 
-def dropped(catalog: MemoryCatalog, name: TableName) -> None:
-    catalog.tables.pop(name, None) or catalog.views.pop(name)
+def dropped(catalog: Catalog, name: TableName) -> None:
+    catalog.backend.tables.pop(name, None) or catalog.backend.views.pop(name)
 
 
-def replaced(catalog: MemoryCatalog, name: TableName) -> None:
-    if name in catalog.tables:
-        del catalog.tables[name]
-        catalog.add_user_table(name, ("z",), [(99,)])  # plain Spark's DROP and CREATE: another table
+def replaced(catalog: Catalog, name: TableName) -> None:
+    if name in catalog.backend.tables:
+        del catalog.backend.tables[name]
+        catalog.backend.add_user_table(name, ("z",), [(99,)])  # plain Spark's DROP and CREATE: another table
     else:
-        catalog.views[name] = ViewDefinition("SELECT 99 AS z")
-        catalog.view_ids[name] = "by-hand"
+        catalog.backend.views[name] = ViewDefinition("SELECT 99 AS z")
+        catalog.backend.view_ids[name] = "by-hand"
 
 
 HAND = {"dropped": dropped, "replaced": replaced}
@@ -84,7 +85,7 @@ def test_resync_is_the_way_out_the_events_on_the_table_up_to_its_position_are_sk
         tmp_path):
     source = source_home(tmp_path)
     replica = replica_of(tmp_path, source)
-    del replica.catalog.tables[T]
+    del replica.catalog.backend.tables[T]
     writer = source.open()
     writer.alter_table(T, SetProperties({"k": "1"}))
     writer.create_table("d2.n", like="d2.c")
@@ -109,7 +110,7 @@ def test_resync_is_the_way_out_the_events_on_the_table_up_to_its_position_are_sk
 def test_an_event_on_a_resynced_table_and_another_before_the_resyncs_position_stops_the_applier(tmp_path):
     source = source_home(tmp_path)
     replica = replica_of(tmp_path, source)
-    del replica.catalog.tables[T]
+    del replica.catalog.backend.tables[T]
     writer = source.open()
     writer.rename_tables([(T, TableName.of("d2.t2")), (TableName.of("d2.c"), T)])
     writer.close()
@@ -127,7 +128,7 @@ def test_an_event_on_a_resynced_table_and_another_before_the_resyncs_position_st
 def test_a_resync_killed_anywhere_restarts_cleanly_and_the_applier_waits_for_it(tmp_path):
     source = source_home(tmp_path)
     template = replica_of(tmp_path, source, "template")
-    template.catalog.tables[T].rows.append((1000,))  # written by hand (check would find it)
+    template.catalog.backend.tables[T].rows.append((1000,))  # written by hand (check would find it)
     writer = source.open()
     writer.alter_table(T, SetProperties({"k": "1"}))
     writer.create_table("d2.n", like="d2.c")

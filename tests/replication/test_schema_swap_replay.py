@@ -9,7 +9,7 @@ from __future__ import annotations
 from ddl_log import AtomicDDL
 from ddl_log.engine.schema_swap import SwapSchemas
 from ddl_log.replication.rewrite import rewrite_statement
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 from tests.replication.test_binlog_replay import script_of
 from tests.unit.test_schema_swap import swapped, two_schemas
@@ -47,7 +47,7 @@ def test_a_crash_of_the_applier_anywhere_leaves_the_replica_before_or_after_the_
     for index, (point, nth) in enumerate(points):
         catalog, home = two_schemas(), str(tmp_path / f"r{index}")
 
-        def opener(home: str = home, catalog: MemoryCatalog = catalog) -> AtomicDDL:
+        def opener(home: str = home, catalog: Catalog = catalog) -> AtomicDDL:
             return AtomicDDL(home=home, catalog=catalog, compact_bytes=0)
 
         assert crashkit.crash_at(opener, apply, point, nth), (point, nth)

@@ -124,13 +124,13 @@ def test_a_partitioned_versions_event_lists_its_empty_partitions_and_a_copy_regi
     partitions (the replica's copy) registers it though no row goes there."""
     from ddl_log import AtomicDDL
     from ddl_log.engine.create_statements import CreateOrReplaceTable
-    from storage.catalogs.memory import MemoryCatalog, MemoryTable
+    from storage.catalogs.memory import MemoryTable, memory_catalog
 
-    memory = MemoryCatalog()
+    memory = memory_catalog()
     q = TableName.of("q")
-    memory.add_user_table(q, ("v", "k"), [(1, "1"), (2, "2")])
-    memory.tables[q].partitioned_by = ("k",)
-    memory.tables[q].partitions.extend({"k": k} for k in ("1", "2"))
+    memory.backend.add_user_table(q, ("v", "k"), [(1, "1"), (2, "2")])
+    memory.backend.tables[q].partitioned_by = ("k",)
+    memory.backend.tables[q].partitions.extend({"k": k} for k in ("1", "2"))
     with AtomicDDL(home=tmp_path, catalog=memory) as ddl:
         ddl.sql("ALTER TABLE q ADD PARTITION (k = 'e6')")
         ddl.insert_overwrite("q", df=MemoryTable("", ("v",), [(10,)]), partition={"k": "1"})
@@ -139,4 +139,4 @@ def test_a_partitioned_versions_event_lists_its_empty_partitions_and_a_copy_regi
             (("k", "1"),), (("k", "2"),), (("k", "e6"),)]
         copy = CreateOrReplaceTable.of("c", df=MemoryTable("", ("v", "k"), [(10, "1")]), partitioned_by=("k",))
         ddl.run(attrs.evolve(copy, partitions=version.partitions))
-    assert sorted(p["k"] for p in memory.tables[TableName.of("c")].partitions) == ["1", "2", "e6"]
+    assert sorted(p["k"] for p in memory.backend.tables[TableName.of("c")].partitions) == ["1", "2", "e6"]

@@ -1,4 +1,4 @@
-"""Helpers of the SparkCatalog tests (test_spark_catalog*.py, test_spark_objects/databases/alter.py): names,
+"""Helpers of the The Spark catalog tests (test_spark_catalog*.py, test_spark_objects/databases/alter.py): names,
 hostile user text, specs, and what a table or directory holds."""
 
 from __future__ import annotations

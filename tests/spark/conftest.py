@@ -1,4 +1,4 @@
-"""Spark test fixtures: ``catalog`` (a SparkCatalog on the shared session, cleaned up after each test), and a
+"""Spark test fixtures: ``catalog`` (a Spark catalog on the shared session, cleaned up after each test), and a
 database of read-only tables that a module builds once and shares among its tests (the per-test clean-up,
 ``tests.conftest.reset_spark``, spares it)."""
 
@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.ports import Catalog
+from storage.catalogs.spark.catalog import spark_catalog
 from tests.conftest import reset_spark, warehouse_of
 
 SHARED_DB = "shared_ro"
@@ -18,9 +19,9 @@ SHARED_DB = "shared_ro"
 
 
 @pytest.fixture
-def catalog(clean_spark: Any) -> SparkCatalog:
-    """A SparkCatalog on the shared session, cleaned up after the test."""
-    return SparkCatalog(clean_spark)
+def catalog(clean_spark: Any) -> Catalog:
+    """A The Spark catalog on the shared session, cleaned up after the test."""
+    return spark_catalog(clean_spark)
 
 
 @pytest.fixture(scope="module")

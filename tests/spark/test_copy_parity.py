@@ -79,8 +79,8 @@ def test_the_empty_copy_of_a_managed_data_source_table_is_made_by_the_metastore_
     spark.sql(f"CREATE TABLE t {DEFINITIONS['properties_and_comment']}")
     ddl = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
     spark_creates: list[Any] = []
-    engine_create = ddl.catalog._create.create
-    ddl.catalog._create.create = lambda *args: spark_creates.append(args) or engine_create(*args)
+    engine_create = ddl.catalog.data.create_by_statement
+    ddl.catalog.data.create_by_statement = lambda *args: spark_creates.append(args) or engine_create(*args)
     ddl.truncate_table("t")
     ddl.close()
     assert spark_creates == []

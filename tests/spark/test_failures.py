@@ -87,7 +87,7 @@ def test_truncate_and_insert_overwrite_keep_table_properties_and_comment(spark, 
     ddl = AtomicDDL(spark=spark, home=tmp_path / "home")
     for run in (lambda: ddl.truncate_table("t"), lambda: ddl.insert_overwrite("t", as_select="SELECT 2, 'y'")):
         run()
-        metadata = ddl.catalog.table_metadata(ddl_table("t"))
+        metadata = ddl.catalog.definitions.table_metadata(ddl_table("t"))
         assert metadata is not None and metadata.comment == "hello"
         assert dict(metadata.properties)["team"] == "etl"
     assert [tuple(r) for r in spark.table("t").collect()] == [(2, "y")]

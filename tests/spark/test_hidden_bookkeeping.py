@@ -16,7 +16,7 @@ import pytest
 from ddl_log import AtomicDDL
 from storage.catalogs.interface import HIDDEN_TAG_PROPERTY, TAG_PROPERTY
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.spark.catalog import spark_catalog
 from tests import crashkit
 from tests.spark.sweep_support import assert_clean_log, user_tables
 
@@ -56,7 +56,7 @@ def assert_described_alike(spark: Any, ours: str = OURS, plain: str = PLAIN) -> 
 
 
 def raw_parameters(spark: Any, name: str) -> dict[str, str]:
-    client = SparkCatalog(spark)._metastore
+    client = spark_catalog(spark).backend.metastore
     assert client is not None
     table = client.get(TableName("default", name))
     assert table is not None
@@ -158,7 +158,7 @@ def test_plain_sparks_alters_keep_the_hidden_tag(clean_spark, tmp_path, alter, f
         spark.sql(PLAIN_ALTERS[alter].format(t=OURS, dir=tmp_path / "elsewhere"))
         name = f"{OURS}_moved" if alter == "rename" else OURS
         assert hidden_tag(spark, name) == tag
-        assert SparkCatalog(spark).identity(TableName("default", name)) == tag  # what recovery compares
+        assert spark_catalog(spark).names.identity(TableName("default", name)) == tag  # what recovery compares
         assert not BOOKKEEPING.search(json.dumps(outputs(spark, name)))
         ddl.sql(f"DROP TABLE {name}")
         if form == "data source":  # the drop kept the version it knew by its tag: UNDROP gives it back, tagged
@@ -170,7 +170,7 @@ def test_a_table_tagged_visibly_by_an_older_version_is_known_and_its_next_defini
                                                                                                  tmp_path):
     spark = clean_spark
     spark.sql(f"CREATE TABLE {OURS} (a INT) USING parquet TBLPROPERTIES ('{TAG_PROPERTY}' = 'old-tag')")
-    assert SparkCatalog(spark).identity(TableName("default", OURS)) == "old-tag"
+    assert spark_catalog(spark).names.identity(TableName("default", OURS)) == "old-tag"
     with AtomicDDL(spark=spark, home=tmp_path / "home", retention_seconds=3600) as ddl:
         ddl.sql(f"INSERT OVERWRITE {OURS} SELECT 1")  # a statement that writes the definition: a new version
         assert hidden_tag(spark, OURS) != "old-tag"

@@ -15,7 +15,7 @@ from ddl_log import AtomicDDL
 from storage.catalogs import lookup_scope
 from storage.catalogs.names import TableName
 from storage.catalogs.spark import table_lookup as lookups
-from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.spark.catalog import spark_catalog
 from storage.catalogs.spark.engine import Engine, identity_of, object_kind
 from storage.catalogs.spark.profile import jvm_of
 
@@ -58,7 +58,7 @@ SCHEMA_KEYS = ("spark.sql.sources.schema", "spark.sql.sources.schema.numPartCols
 
 def _edit_stored(spark: Any, name: TableName, key: str) -> None:
     """Make the stored record of the tables that need it what another writer would have left."""
-    client = SparkCatalog(spark)._metastore
+    client = spark_catalog(spark).backend.metastore
     assert client is not None
     record = client.get(name)
     assert record is not None

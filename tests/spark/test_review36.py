@@ -137,13 +137,13 @@ def test_finding10_a_refused_insert_into_writes_nothing_not_even_briefly(clean_s
     with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
         ddl.sql("INSERT INTO t VALUES (7)")  # the session and the home warmed up
         made: list[str] = []
-        create = ddl.catalog.create
+        create = ddl.catalog.data.create
 
         def spy(name: Any, *args: Any, **kwargs: Any) -> Any:
             made.append(str(name))
             return create(name, *args, **kwargs)
 
-        ddl.catalog.create = spy  # type: ignore[method-assign]
+        ddl.catalog.data.create = spy  # type: ignore[method-assign]
         size, events = ddl.log.size, len(ddl.binlog_events())
         with pytest.raises(Exception) as refused:
             ddl.sql(f"INSERT INTO t {body}")

@@ -1,4 +1,4 @@
-"""SparkCatalog ALTER TABLE methods (storage.catalogs.spark.sql.table_alter) against the embedded Spark 4 + Hive
+"""The Spark catalog ALTER TABLE methods (storage.catalogs.spark.sql.table_alter) against the embedded Spark 4 + Hive
 metastore: table
 metadata, properties, column comments, added columns and partitions."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from storage.catalogs.interface import Column, TableMetadata, TableSpec
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.ports import Catalog
 from storage.catalogs.spark.engine import REDACTED
 from storage.catalogs.spark.fs.file_mover import parse_partition
 from storage.errors import (
@@ -28,15 +28,15 @@ pytestmark = pytest.mark.spark
 
 
 def make(
-    catalog: SparkCatalog, name: TableName, *columns: Column, partitioned_by: tuple[str, ...] = (), **kw: Any
+    catalog: Catalog, name: TableName, *columns: Column, partitioned_by: tuple[str, ...] = (), **kw: Any
 ) -> None:
-    catalog.create(name, TableSpec(columns=columns, partitioned_by=partitioned_by, **kw), "tag-1")
+    catalog.data.create(name, TableSpec(columns=columns, partitioned_by=partitioned_by, **kw), "tag-1")
 
 
 # ---------------------------------------------------------------------- table_metadata
 
 
-def test_table_metadata_reports_columns_types_comments_partitioning_properties(catalog: SparkCatalog) -> None:
+def test_table_metadata_reports_columns_types_comments_partitioning_properties(catalog: Catalog) -> None:
     make(
         catalog,
         T("t1"),
@@ -53,7 +53,7 @@ def test_table_metadata_reports_columns_types_comments_partitioning_properties(c
         properties=(("k'1", HOSTILE), ("k2", "")),
         comment=HOSTILE,
     )
-    metadata = catalog.table_metadata(T("t1"))
+    metadata = catalog.definitions.table_metadata(T("t1"))
     assert metadata is not None
     assert [c.name for c in metadata.columns] == ["a`b", "c d", "ch", "s", "m", "i", "st", "p", "q"]
     types = {c.name: c.type for c in metadata.columns}
@@ -73,23 +73,23 @@ def test_table_metadata_reports_columns_types_comments_partitioning_properties(c
         using=metadata.provider,
         comment=metadata.comment,
     )
-    catalog.create(T("t2"), copy, "tag-1")
-    assert catalog.table_metadata(T("t2")) == metadata
+    catalog.data.create(T("t2"), copy, "tag-1")
+    assert catalog.definitions.table_metadata(T("t2")) == metadata
     make(catalog, T("t3"), Column("a", "int"), comment="")
-    assert catalog.table_metadata(T("t3")).comment == ""  # type: ignore[union-attr]
+    assert catalog.definitions.table_metadata(T("t3")).comment == ""  # type: ignore[union-attr]
 
 
-def test_table_metadata_of_missing_objects_views_and_hive_tables(catalog: SparkCatalog, clean_spark: Any) -> None:
-    assert catalog.table_metadata(T("nope")) is None
-    assert catalog.table_metadata(T("t", db="nodb")) is None
-    assert catalog.table_metadata(T("x${y}")) is None
+def test_table_metadata_of_missing_objects_views_and_hive_tables(catalog: Catalog, clean_spark: Any) -> None:
+    assert catalog.definitions.table_metadata(T("nope")) is None
+    assert catalog.definitions.table_metadata(T("t", db="nodb")) is None
+    assert catalog.definitions.table_metadata(T("x${y}")) is None
     clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
-    assert catalog.table_metadata(T("v1")) is None, "a view is not a table"
+    assert catalog.definitions.table_metadata(T("v1")) is None, "a view is not a table"
     clean_spark.sql(
         "CREATE TABLE `default`.`h1` (a CHAR(3) COMMENT 'x', b INT) PARTITIONED BY (p STRING) STORED AS parquet"
     )
     clean_spark.sql("INSERT INTO `default`.`h1` PARTITION (p='1') VALUES ('abc', 1)")
-    metadata = catalog.table_metadata(T("h1"))
+    metadata = catalog.definitions.table_metadata(T("h1"))
     assert metadata == TableMetadata(
         columns=(Column("a", "char(3)", "x"), Column("b", "int"), Column("p", "string")),
         partitioned_by=("p",),
@@ -100,62 +100,63 @@ def test_table_metadata_of_missing_objects_views_and_hive_tables(catalog: SparkC
 # ---------------------------------------------------------------------- properties
 
 
-def test_set_and_unset_properties_round_trip(catalog: SparkCatalog) -> None:
+def test_set_and_unset_properties_round_trip(catalog: Catalog) -> None:
     make(catalog, T("t1"), Column("a", "int"), properties=(("keep", "1"), ("old", "x")))
-    before = catalog.table_metadata(T("t1"))
+    before = catalog.definitions.table_metadata(T("t1"))
     assert before is not None
     hostile = {"k'1": HOSTILE, "k\\2": "\\", "k$3": "${spark.app.name}", "ü 漢": "🙂", "old": "changed"}
-    catalog.set_properties(T("t1"), hostile)
-    during = catalog.table_metadata(T("t1"))
+    catalog.definitions.set_properties(T("t1"), hostile)
+    during = catalog.definitions.table_metadata(T("t1"))
     assert during is not None
     assert during.property_map == {**before.property_map, **hostile}
     assert during.columns == before.columns
     # The undo the DDL log does: old values back, keys that were not set removed (unknown keys ignored).
-    catalog.set_properties(T("t1"), {"old": "x"})
-    catalog.unset_properties(T("t1"), ("k'1", "k\\2", "k$3", "ü 漢", "never-set"))
-    assert catalog.table_metadata(T("t1")) == before
-    catalog.set_properties(T("t1"), {})
-    catalog.unset_properties(T("t1"), ())
-    catalog.unset_properties(T("t1"), ("transient_lastDdlTime",))  # metastore-maintained: not reported, ignored
-    assert catalog.table_metadata(T("t1")) == before
+    catalog.definitions.set_properties(T("t1"), {"old": "x"})
+    catalog.definitions.unset_properties(T("t1"), ("k'1", "k\\2", "k$3", "ü 漢", "never-set"))
+    assert catalog.definitions.table_metadata(T("t1")) == before
+    catalog.definitions.set_properties(T("t1"), {})
+    catalog.definitions.unset_properties(T("t1"), ())
+    catalog.definitions.unset_properties(T("t1"),
+                                         ("transient_lastDdlTime",))  # metastore-maintained: not reported, ignored
+    assert catalog.definitions.table_metadata(T("t1")) == before
 
 
-def test_redacted_properties_cannot_be_written_back(catalog: SparkCatalog) -> None:
+def test_redacted_properties_cannot_be_written_back(catalog: Catalog) -> None:
     make(catalog, T("t1"), Column("a", "int"), properties=(("auth.token", "abc"), ("k", "my password")))
-    metadata = catalog.table_metadata(T("t1"))
+    metadata = catalog.definitions.table_metadata(T("t1"))
     assert metadata is not None
     assert metadata.property_map["auth.token"] == REDACTED == metadata.property_map["k"], "Spark hides them"
     with pytest.raises(InvalidDefinitionError, match="redacted"):
-        catalog.set_properties(T("t1"), {"k": metadata.property_map["k"]})
+        catalog.definitions.set_properties(T("t1"), {"k": metadata.property_map["k"]})
     copy = TableSpec(columns=metadata.columns, properties=(("k", metadata.property_map["k"]),))
     with pytest.raises(InvalidDefinitionError, match="redacted"):
-        catalog.create(T("t2"), copy, "tag-2")  # a rebuild from the metadata must not store the placeholder
-    assert not catalog.exists(T("t2"))
+        catalog.data.create(T("t2"), copy, "tag-2")  # a rebuild from the metadata must not store the placeholder
+    assert not catalog.names.exists(T("t2"))
 
 
-def test_set_properties_refuses_reserved_keys(catalog: SparkCatalog) -> None:
+def test_set_properties_refuses_reserved_keys(catalog: Catalog) -> None:
     make(catalog, T("t1"), Column("a", "int"))
-    before = catalog.table_metadata(T("t1"))
+    before = catalog.definitions.table_metadata(T("t1"))
     for key in ("provider", "location", "owner", "external", "spark.sql.x", "transient_lastDdlTime", "numRows"):
         with pytest.raises(InvalidDefinitionError) as raised:
-            catalog.set_properties(T("t1"), {"ok": "1", key: "1"})
+            catalog.definitions.set_properties(T("t1"), {"ok": "1", key: "1"})
         assert raised.value.name == "default.t1"
         assert_short(raised.value)
-    assert catalog.table_metadata(T("t1")) == before, "nothing set"
+    assert catalog.definitions.table_metadata(T("t1")) == before, "nothing set"
 
 
-def test_property_and_column_changes_on_missing_tables_and_views(catalog: SparkCatalog, clean_spark: Any) -> None:
+def test_property_and_column_changes_on_missing_tables_and_views(catalog: Catalog, clean_spark: Any) -> None:
     clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     calls = [
-        lambda name: catalog.set_properties(name, {"k": "v"}),
-        lambda name: catalog.set_properties(name, {}),
-        lambda name: catalog.unset_properties(name, ("k",)),
-        lambda name: catalog.unset_properties(name, ()),
-        lambda name: catalog.set_column_comment(name, "a", "c"),
-        lambda name: catalog.add_columns(name, (Column("b", "int"),)),
-        lambda name: catalog.list_partitions(name),
-        lambda name: catalog.add_partition(name, {"p": "1"}),
-        lambda name: catalog.drop_partition(name, {"p": "1"}),
+        lambda name: catalog.definitions.set_properties(name, {"k": "v"}),
+        lambda name: catalog.definitions.set_properties(name, {}),
+        lambda name: catalog.definitions.unset_properties(name, ("k",)),
+        lambda name: catalog.definitions.unset_properties(name, ()),
+        lambda name: catalog.definitions.set_column_comment(name, "a", "c"),
+        lambda name: catalog.definitions.add_columns(name, (Column("b", "int"),)),
+        lambda name: catalog.definitions.list_partitions(name),
+        lambda name: catalog.definitions.add_partition(name, {"p": "1"}),
+        lambda name: catalog.definitions.drop_partition(name, {"p": "1"}),
     ]
     for call in calls:
         for name, error in ((T("nope"), NoSuchObjectError), (T("t", db="nodb"), NoSuchObjectError),
@@ -169,7 +170,7 @@ def test_property_and_column_changes_on_missing_tables_and_views(catalog: SparkC
 # ---------------------------------------------------------------------- column comments and added columns
 
 
-def test_set_column_comment_and_remove_it_exactly(catalog: SparkCatalog) -> None:
+def test_set_column_comment_and_remove_it_exactly(catalog: Catalog) -> None:
     make(
         catalog,
         T("t1"),
@@ -178,33 +179,33 @@ def test_set_column_comment_and_remove_it_exactly(catalog: SparkCatalog) -> None
         Column("p", "int"),
         partitioned_by=("p",),
     )
-    before = catalog.table_metadata(T("t1"))
-    catalog.set_column_comment(T("t1"), "a", HOSTILE)
-    catalog.set_column_comment(T("t1"), "B C", "")  # any case; empty removes
-    metadata = catalog.table_metadata(T("t1"))
+    before = catalog.definitions.table_metadata(T("t1"))
+    catalog.definitions.set_column_comment(T("t1"), "a", HOSTILE)
+    catalog.definitions.set_column_comment(T("t1"), "B C", "")  # any case; empty removes
+    metadata = catalog.definitions.table_metadata(T("t1"))
     assert metadata is not None
     assert [c.comment for c in metadata.columns] == [HOSTILE, None, None]
     # Undo: the old comments back ("" for none), and the metadata is what it was.
-    catalog.set_column_comment(T("t1"), "a", "")
-    catalog.set_column_comment(T("t1"), "b c", "old")
-    assert catalog.table_metadata(T("t1")) == before
+    catalog.definitions.set_column_comment(T("t1"), "a", "")
+    catalog.definitions.set_column_comment(T("t1"), "b c", "old")
+    assert catalog.definitions.table_metadata(T("t1")) == before
     with pytest.raises(NoSuchObjectError) as missing:
-        catalog.set_column_comment(T("t1"), "zz", "c")
+        catalog.definitions.set_column_comment(T("t1"), "zz", "c")
     assert missing.value.name == "zz"
     assert_short(missing.value)
     with pytest.raises(InvalidDefinitionError, match="CANNOT_ALTER_PARTITION_COLUMN"):
-        catalog.set_column_comment(T("t1"), "p", "c")
+        catalog.definitions.set_column_comment(T("t1"), "p", "c")
     with pytest.raises(InvalidNameError):
-        catalog.set_column_comment(T("t1"), "${x}", "c")
+        catalog.definitions.set_column_comment(T("t1"), "${x}", "c")
 
 
-def test_add_columns(catalog: SparkCatalog, clean_spark: Any) -> None:
+def test_add_columns(catalog: Catalog, clean_spark: Any) -> None:
     make(catalog, T("t1"), Column("a", "int"), Column("p", "string"), partitioned_by=("p",))
     clean_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x')")
-    catalog.add_columns(
+    catalog.definitions.add_columns(
         T("t1"), (Column("b c", "decimal(10,2)", comment=HOSTILE), Column("s", "struct<`q r`: array<int>>"))
     )
-    metadata = catalog.table_metadata(T("t1"))
+    metadata = catalog.definitions.table_metadata(T("t1"))
     assert metadata is not None
     assert [(c.name, c.type, c.comment) for c in metadata.columns] == [
         ("a", "int", None),
@@ -214,17 +215,17 @@ def test_add_columns(catalog: SparkCatalog, clean_spark: Any) -> None:
     ], "new columns go before the partition columns"
     assert clean_spark.table("`default`.`t1`").collect()[0].asDict() == {"a": 1, "b c": None, "s": None, "p": "x"}
     with pytest.raises(ObjectExistsError) as raised:
-        catalog.add_columns(T("t1"), (Column("new", "int"), Column("A", "int")))
+        catalog.definitions.add_columns(T("t1"), (Column("new", "int"), Column("A", "int")))
     assert raised.value.name.lower() == "a"  # type: ignore[union-attr]
     assert_short(raised.value)
-    assert catalog.table_metadata(T("t1")) == metadata, "nothing added"
+    assert catalog.definitions.table_metadata(T("t1")) == metadata, "nothing added"
     for bad in ((Column("x", "nosuchtype"),), (Column("${x}", "int"),)):
         with pytest.raises(InvalidDefinitionError):
-            catalog.add_columns(T("t1"), bad)
+            catalog.definitions.add_columns(T("t1"), bad)
     with pytest.raises(ObjectExistsError):  # Spark's COLUMN_ALREADY_EXISTS, also among the added columns
-        catalog.add_columns(T("t1"), (Column("x", "int"), Column("X", "int")))
-    catalog.add_columns(T("t1"), ())
-    assert catalog.table_metadata(T("t1")) == metadata
+        catalog.definitions.add_columns(T("t1"), (Column("x", "int"), Column("X", "int")))
+    catalog.definitions.add_columns(T("t1"), ())
+    assert catalog.definitions.table_metadata(T("t1")) == metadata
 
 
 # ---------------------------------------------------------------------- partitions
@@ -237,39 +238,39 @@ def test_parse_partition_unescapes_hive_paths() -> None:
         parse_partition("garbage")
 
 
-def test_partitions_add_list_drop(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
+def test_partitions_add_list_drop(catalog: Catalog, clean_spark: Any, warehouse: Path) -> None:
     make(catalog, T("t1"), Column("v", "int"), Column("p", "string"), Column("q", "int"), partitioned_by=("p", "q"))
     hostile_values = ["a/b=c", "x y%", 'it\'s \\ "q"', "${spark.app.name}", "ü 漢字 #?*[]{}"]
     for i, value in enumerate(hostile_values):
-        catalog.add_partition(T("t1"), {"p": value, "q": str(i)})
-    catalog.add_partition(T("t1"), {"P": hostile_values[0], "Q": "0"})  # exists: left alone; any case
-    listed = catalog.list_partitions(T("t1"))
+        catalog.definitions.add_partition(T("t1"), {"p": value, "q": str(i)})
+    catalog.definitions.add_partition(T("t1"), {"P": hostile_values[0], "Q": "0"})  # exists: left alone; any case
+    listed = catalog.definitions.list_partitions(T("t1"))
     assert sorted(listed, key=lambda s: s["q"]) == [{"p": v, "q": str(i)} for i, v in enumerate(hostile_values)]
     clean_spark.sql("INSERT INTO `default`.`t1` PARTITION (p='data', q=9) VALUES (1), (2)")
-    assert {"p": "data", "q": "9"} in catalog.list_partitions(T("t1"))
+    assert {"p": "data", "q": "9"} in catalog.definitions.list_partitions(T("t1"))
     assert (warehouse / "t1" / "p=data" / "q=9").is_dir()
-    catalog.drop_partition(T("t1"), {"p": "data", "q": "9"})
+    catalog.definitions.drop_partition(T("t1"), {"p": "data", "q": "9"})
     assert not (warehouse / "t1" / "p=data").exists(), "the dropped partition's data directory is gone"
     assert clean_spark.table("`default`.`t1`").count() == 0
-    catalog.drop_partition(T("t1"), {"p": "data", "q": "9"})  # missing: ignored
+    catalog.definitions.drop_partition(T("t1"), {"p": "data", "q": "9"})  # missing: ignored
     for i, value in enumerate(hostile_values):
-        catalog.drop_partition(T("t1"), {"p": value, "q": str(i)})
-    assert catalog.list_partitions(T("t1")) == []
+        catalog.definitions.drop_partition(T("t1"), {"p": value, "q": str(i)})
+    assert catalog.definitions.list_partitions(T("t1")) == []
     assert [entry for entry in tree(warehouse / "t1") if entry.startswith("p=")] == []
 
 
-def test_partition_spark_normalises_values_to_the_column_type(catalog: SparkCatalog) -> None:
+def test_partition_spark_normalises_values_to_the_column_type(catalog: Catalog) -> None:
     make(catalog, T("t1"), Column("v", "int"), Column("q", "int"), partitioned_by=("q",))
-    catalog.add_partition(T("t1"), {"q": "01"})
-    assert catalog.list_partitions(T("t1")) == [{"q": "1"}]
-    catalog.drop_partition(T("t1"), {"q": "1"})
-    assert catalog.list_partitions(T("t1")) == []
+    catalog.definitions.add_partition(T("t1"), {"q": "01"})
+    assert catalog.definitions.list_partitions(T("t1")) == [{"q": "1"}]
+    catalog.definitions.drop_partition(T("t1"), {"q": "1"})
+    assert catalog.definitions.list_partitions(T("t1")) == []
 
 
-def test_partition_errors(catalog: SparkCatalog) -> None:
+def test_partition_errors(catalog: Catalog) -> None:
     make(catalog, T("t1"), Column("v", "int"), Column("p", "string"), Column("q", "int"), partitioned_by=("p", "q"))
     make(catalog, T("u1"), Column("v", "int"))
-    assert catalog.list_partitions(T("u1")) == [], "an unpartitioned table has no partitions"
+    assert catalog.definitions.list_partitions(T("u1")) == [], "an unpartitioned table has no partitions"
     bad_specs: list[tuple[TableName, dict[str, str]]] = [
         (T("u1"), {"p": "1"}),  # not partitioned
         (T("t1"), {"p": "1"}),  # incomplete
@@ -281,9 +282,9 @@ def test_partition_errors(catalog: SparkCatalog) -> None:
     ]
     for name, spec in bad_specs:
         with pytest.raises((InvalidDefinitionError, InvalidNameError)) as raised:
-            catalog.add_partition(name, spec)
+            catalog.definitions.add_partition(name, spec)
         assert raised.value.name in (str(name), "${x}"), spec
         assert_short(raised.value)
     with pytest.raises(InvalidDefinitionError):
-        catalog.drop_partition(T("t1"), {"zz": "1"})
-    assert catalog.list_partitions(T("t1")) == []
+        catalog.definitions.drop_partition(T("t1"), {"zz": "1"})
+    assert catalog.definitions.list_partitions(T("t1")) == []

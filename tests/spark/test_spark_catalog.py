@@ -1,19 +1,21 @@
-"""SparkCatalog against a real embedded Spark 4 + Hive metastore (one shared session per test process): literals,
+"""The Spark catalog against a real embedded Spark 4 + Hive metastore (one shared session per test process): literals,
 existence and identity, CREATE from columns and LIKE. (CTAS, insert, rename, drop: test_spark_catalog_data.py;
 leftovers, settle_rename, check_create, the session: test_spark_catalog_leftovers.py.)"""
 
 from __future__ import annotations
 
 import time
+import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from pyspark.sql.types import DataType
 
-from storage.catalogs.interface import TAG_PROPERTY, Catalog, Column, TableSpec
+from storage.catalogs.interface import TAG_PROPERTY, Column, TableSpec
 from storage.catalogs.names import TableName, quote_ident
-from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.ports import Catalog
+from storage.catalogs.spark.catalog import spark_catalog
 from storage.catalogs.spark.engine import short_message, sql_string_literal
 from storage.catalogs.spark.profile import local_path
 from storage.errors import (
@@ -57,15 +59,16 @@ def test_sql_string_literal_reads_back_exactly(spark: Any, value: str) -> None:
     assert spark.sql(f"SELECT {sql_string_literal(value)} AS v").first()["v"] == value
 
 
-TABLE_METHODS = ("exists", "identity", "create", "rename", "insert", "drop", "list_tables", "clean_leftovers")
-
-
-def test_spark_catalog_has_the_table_methods_of_a_catalog(spark: Any) -> None:
-    catalog = SparkCatalog(spark)
-    for method in (*TABLE_METHODS, "check_create", "settle_rename"):
-        assert callable(getattr(catalog, method)) and hasattr(Catalog, method), method
+def test_every_port_of_the_spark_catalog_has_every_method_of_its_protocol(spark: Any) -> None:
+    catalog = spark_catalog(spark)
+    for field, protocol in typing.get_type_hints(Catalog).items():
+        wanted = [name for name in vars(protocol) if not name.startswith("_") and callable(vars(protocol)[name])]
+        assert wanted, field
+        for method in wanted:
+            assert callable(getattr(getattr(catalog, field), method, None)), f"{field}.{method}"
+    catalog.close()
     with pytest.raises(ValueError):
-        SparkCatalog(spark, leftovers="nope")  # type: ignore[arg-type]
+        spark_catalog(spark, leftovers="nope")  # type: ignore[arg-type]
 
 
 def test_short_message_strips_engine_noise() -> None:
@@ -92,47 +95,47 @@ def test_local_path_does_not_parse_decoded_locations_as_uris() -> None:
 # ---------------------------------------------------------------------- exists / identity
 
 
-def test_exists(catalog: SparkCatalog, clean_spark: Any) -> None:
-    assert not catalog.exists(T("t1"))
-    catalog.create(T("t1"), SIMPLE, "tag-1")
-    assert catalog.exists(T("t1"))
+def test_exists(catalog: Catalog, clean_spark: Any) -> None:
+    assert not catalog.names.exists(T("t1"))
+    catalog.data.create(T("t1"), SIMPLE, "tag-1")
+    assert catalog.names.exists(T("t1"))
     clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
-    assert not catalog.exists(T("v1")), "a view is not a table"
-    assert catalog.identity(T("v1")) is None
+    assert not catalog.names.exists(T("v1")), "a view is not a table"
+    assert catalog.names.identity(T("v1")) is None
     clean_spark.range(1).createOrReplaceTempView("tv")
-    assert not catalog.exists(T("tv")), "temporary views are not in the catalog"
-    assert not catalog.exists(T("t1", db="nodb"))
+    assert not catalog.names.exists(T("tv")), "temporary views are not in the catalog"
+    assert not catalog.names.exists(T("t1", db="nodb"))
     for hostile in ("t1`", "t1` OR 1=1 --", "a b", "ü", "t1.t1", "`t1`"):
-        assert not catalog.exists(T(hostile))
+        assert not catalog.names.exists(T(hostile))
 
 
-def test_identity_is_the_tag_and_follows_renames(catalog: SparkCatalog) -> None:
-    catalog.create(T("t1"), SIMPLE, "tag-1")
-    assert catalog.identity(T("t1")) == "tag-1"
-    catalog.rename(T("t1"), T("t2"))
-    assert catalog.identity(T("t2")) == "tag-1"
-    assert catalog.identity(T("t1")) is None
-    assert catalog.identity(T("t1", db="nodb")) is None
+def test_identity_is_the_tag_and_follows_renames(catalog: Catalog) -> None:
+    catalog.data.create(T("t1"), SIMPLE, "tag-1")
+    assert catalog.names.identity(T("t1")) == "tag-1"
+    catalog.names.rename(T("t1"), T("t2"))
+    assert catalog.names.identity(T("t2")) == "tag-1"
+    assert catalog.names.identity(T("t1")) is None
+    assert catalog.names.identity(T("t1", db="nodb")) is None
 
 
-def test_identity_fingerprint_of_untagged_tables(catalog: SparkCatalog, clean_spark: Any) -> None:
+def test_identity_fingerprint_of_untagged_tables(catalog: Catalog, clean_spark: Any) -> None:
     clean_spark.sql("CREATE TABLE `default`.`u1` (a INT) USING parquet")
-    first = catalog.identity(T("u1"))
+    first = catalog.names.identity(T("u1"))
     assert first is not None and first.startswith("fp:")
-    assert catalog.identity(T("u1")) == first, "stable"
-    catalog.rename(T("u1"), T("u2"))
-    assert catalog.identity(T("u2")) == first, "survives a rename"
+    assert catalog.names.identity(T("u1")) == first, "stable"
+    catalog.names.rename(T("u1"), T("u2"))
+    assert catalog.names.identity(T("u2")) == first, "survives a rename"
     time.sleep(1.1)  # creation time has a one-second resolution: same-shape tables within a second share a print
     clean_spark.sql("CREATE TABLE `default`.`u1` (a INT) USING parquet")
-    assert catalog.identity(T("u1")) not in (None, first)
+    assert catalog.names.identity(T("u1")) not in (None, first)
     clean_spark.sql("CREATE TABLE `default`.`u3` (a BIGINT) USING parquet")
-    assert catalog.identity(T("u3")) not in (None, first, catalog.identity(T("u1")))
+    assert catalog.names.identity(T("u3")) not in (None, first, catalog.names.identity(T("u1")))
 
 
 # ---------------------------------------------------------------------- create: columns
 
 
-def test_create_columns_with_hostile_names_comments_and_properties(catalog: SparkCatalog, clean_spark: Any) -> None:
+def test_create_columns_with_hostile_names_comments_and_properties(catalog: Catalog, clean_spark: Any) -> None:
     hostile = "it's \\ a \"test\" ${env:HOME} -- /* \n ü ' \\"
     spec = TableSpec(
         columns=(
@@ -145,7 +148,7 @@ def test_create_columns_with_hostile_names_comments_and_properties(catalog: Spar
         properties=(("k'1", hostile), ("k\\2", "\\"), ("k$3", "${spark.app.name}")),
         comment=hostile,
     )
-    catalog.create(T("t1"), spec, "tag'\\${x}")
+    catalog.data.create(T("t1"), spec, "tag'\\${x}")
     info = describe(clean_spark, T("t1"))
     assert [column["name"] for column in info["columns"]] == ["a`b", "c d", "ü", "x.y", "'q'"]
     assert info["columns"][0]["comment"] == hostile
@@ -155,12 +158,12 @@ def test_create_columns_with_hostile_names_comments_and_properties(catalog: Spar
     props = properties(clean_spark, T("t1"))
     assert props["k'1"] == hostile and props["k\\2"] == "\\" and props["k$3"] == "${spark.app.name}"
     assert TAG_PROPERTY not in props  # hidden: the identity reads it
-    assert catalog.identity(T("t1")) == "tag'\\${x}"
+    assert catalog.names.identity(T("t1")) == "tag'\\${x}"
     clean_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x', 2, 3.0, true)")
     assert clean_spark.table("`default`.`t1`").count() == 1
 
 
-def test_create_complex_types(catalog: SparkCatalog, clean_spark: Any) -> None:
+def test_create_complex_types(catalog: Catalog, clean_spark: Any) -> None:
     types = {
         "s": "struct<`x y`: string, `q``r`: map<string, array<decimal(10,2)>> COMMENT 'it\\'s \\\\', n: int NOT NULL>",
         "c": "struct<plain: char(3), from: array<varchar(4)>, `1a`: map<int, char(1)>>",
@@ -174,8 +177,8 @@ def test_create_complex_types(catalog: SparkCatalog, clean_spark: Any) -> None:
         "p": "int",
     }
     spec = TableSpec(columns=columns(*types.items()), using="parquet", partitioned_by=("p",))
-    catalog.create(T("t1"), spec, "tag")
-    assert catalog.exists(T("t1"))
+    catalog.data.create(T("t1"), spec, "tag")
+    assert catalog.names.exists(T("t1"))
     stored = {field["name"]: field for field in describe(clean_spark, T("t1"))["columns"]}
     assert stored["s"]["type"]["fields"][1]["comment"] == "it's \\"
     schema = clean_spark.table("`default`.`t1`").schema
@@ -196,19 +199,19 @@ def test_create_complex_types(catalog: SparkCatalog, clean_spark: Any) -> None:
         "struct<`ü`: char(3)>",
     ],
 )
-def test_create_refuses_types_spark_could_not_read_back(catalog: SparkCatalog, type_text: str) -> None:
+def test_create_refuses_types_spark_could_not_read_back(catalog: Catalog, type_text: str) -> None:
     with pytest.raises(InvalidDefinitionError, match="CHAR/VARCHAR"):
-        catalog.create(T("t1"), TableSpec(columns=columns(("c", type_text))), "tag")
-    assert catalog.list_tables("default") == []
+        catalog.data.create(T("t1"), TableSpec(columns=columns(("c", type_text))), "tag")
+    assert catalog.names.list_tables("default") == []
 
 
-def test_create_partitioned_columns_table(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
+def test_create_partitioned_columns_table(catalog: Catalog, clean_spark: Any, warehouse: Path) -> None:
     spec = TableSpec(columns=columns(("a", "int"), ("p", "string"), ("q", "int")), partitioned_by=("p", "q"))
-    catalog.create(T("t1"), spec, "tag")
+    catalog.data.create(T("t1"), spec, "tag")
     assert describe(clean_spark, T("t1"))["partition_columns"] == ["p", "q"]
     clean_spark.sql("INSERT INTO `default`.`t1` VALUES (1, 'x', 1), (2, 'y', 2)")
     assert {"p=x/q=1", "p=y/q=2"} <= set(tree(warehouse / "t1"))
-    assert catalog.table_location(T("t1")) == catalog.default_location(T("t1"))
+    assert catalog.definitions.table_location(T("t1")) == catalog.names.default_location(T("t1"))
 
 
 @pytest.mark.parametrize(
@@ -224,12 +227,12 @@ def test_create_partitioned_columns_table(catalog: SparkCatalog, clean_spark: An
         "   ",
     ],
 )
-def test_create_rejects_bad_column_types(catalog: SparkCatalog, warehouse: Path, type_text: str) -> None:
+def test_create_rejects_bad_column_types(catalog: Catalog, warehouse: Path, type_text: str) -> None:
     with pytest.raises(InvalidDefinitionError) as raised:
-        catalog.create(T("t1"), TableSpec(columns=columns(("a", type_text))), "tag")
+        catalog.data.create(T("t1"), TableSpec(columns=columns(("a", type_text))), "tag")
     assert raised.value.name == "default.t1"
     assert_short(raised.value)
-    assert not catalog.exists(T("t1"))
+    assert not catalog.names.exists(T("t1"))
     assert tree(warehouse) == []
 
 
@@ -251,29 +254,29 @@ def test_create_rejects_bad_column_types(catalog: SparkCatalog, warehouse: Path,
         (TableSpec(as_select="   ;  "), "empty SELECT"),
     ],
 )
-def test_create_rejects_bad_definitions(catalog: SparkCatalog, warehouse: Path, spec: TableSpec, fragment: str) -> None:
+def test_create_rejects_bad_definitions(catalog: Catalog, warehouse: Path, spec: TableSpec, fragment: str) -> None:
     with pytest.raises(InvalidDefinitionError) as raised:
-        catalog.create(T("t1"), spec, "tag")
+        catalog.data.create(T("t1"), spec, "tag")
     assert fragment in str(raised.value)
     assert_short(raised.value)
-    assert not catalog.exists(T("t1"))
+    assert not catalog.names.exists(T("t1"))
     assert tree(warehouse) == []
 
 
-def test_create_existing_name(catalog: SparkCatalog, clean_spark: Any) -> None:
-    catalog.create(T("t1"), SIMPLE, "tag-1")
+def test_create_existing_name(catalog: Catalog, clean_spark: Any) -> None:
+    catalog.data.create(T("t1"), SIMPLE, "tag-1")
     with pytest.raises(ObjectExistsError) as raised:
-        catalog.create(T("t1"), TableSpec(as_select="SELECT 1 AS z"), "tag-2")
+        catalog.data.create(T("t1"), TableSpec(as_select="SELECT 1 AS z"), "tag-2")
     assert raised.value.name == "default.t1"
-    assert catalog.identity(T("t1")) == "tag-1", "the existing table is untouched"
+    assert catalog.names.identity(T("t1")) == "tag-1", "the existing table is untouched"
     clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     with pytest.raises(ObjectExistsError):
-        catalog.create(T("v1"), SIMPLE, "tag-3")
+        catalog.data.create(T("v1"), SIMPLE, "tag-3")
 
 
-def test_create_in_missing_database(catalog: SparkCatalog) -> None:
+def test_create_in_missing_database(catalog: Catalog) -> None:
     with pytest.raises(NoSuchObjectError) as raised:
-        catalog.create(T("t1", db="nodb"), SIMPLE, "tag")
+        catalog.data.create(T("t1", db="nodb"), SIMPLE, "tag")
     assert raised.value.name == "nodb"
     assert_short(raised.value)
 
@@ -281,53 +284,53 @@ def test_create_in_missing_database(catalog: SparkCatalog) -> None:
 @pytest.mark.parametrize(
     "hostile", ["a b", "a`b", "ü", "a.b", "a/b", "..", "x'y", 'x"y', "t` (a int) USING parquet --", "a\\b", "#x"]
 )
-def test_create_refuses_names_spark_cannot_hold(catalog: SparkCatalog, clean_spark: Any, hostile: str) -> None:
+def test_create_refuses_names_spark_cannot_hold(catalog: Catalog, clean_spark: Any, hostile: str) -> None:
     with pytest.raises(InvalidNameError) as raised:
-        catalog.create(T(hostile), SIMPLE, "tag")
+        catalog.data.create(T(hostile), SIMPLE, "tag")
     assert raised.value.name == f"default.{hostile}"
     assert_short(raised.value)
-    assert catalog.list_tables("default") == []
+    assert catalog.names.list_tables("default") == []
 
 
-def test_names_with_variable_substitution_are_refused(catalog: SparkCatalog) -> None:
-    catalog.create(T("4"), SIMPLE, "four")  # ${spark.sql.shuffle.partitions} would read as 4
+def test_names_with_variable_substitution_are_refused(catalog: Catalog) -> None:
+    catalog.data.create(T("4"), SIMPLE, "four")  # ${spark.sql.shuffle.partitions} would read as 4
     sneaky = T("${spark.sql.shuffle.partitions}")
-    assert not catalog.exists(sneaky)
-    assert catalog.identity(sneaky) is None
+    assert not catalog.names.exists(sneaky)
+    assert catalog.names.identity(sneaky) is None
     with pytest.raises(NoSuchObjectError):
-        catalog.drop(sneaky)
+        catalog.names.drop(sneaky)
     with pytest.raises(InvalidNameError):
-        catalog.create(sneaky, SIMPLE, "tag")
+        catalog.data.create(sneaky, SIMPLE, "tag")
     with pytest.raises(InvalidNameError):
-        catalog.rename(T("4"), sneaky)
-    assert catalog.identity(T("4")) == "four"
+        catalog.names.rename(T("4"), sneaky)
+    assert catalog.names.identity(T("4")) == "four"
 
 
 # ---------------------------------------------------------------------- create: like
 
 
-def test_create_like_copies_shape_but_not_properties(catalog: SparkCatalog, clean_spark: Any) -> None:
+def test_create_like_copies_shape_but_not_properties(catalog: Catalog, clean_spark: Any) -> None:
     source = TableSpec(
         columns=columns(("a", "int"), ("p", "string")),
         using="orc",
         partitioned_by=("p",),
         properties=(("owner_note", "source only"),),
     )
-    catalog.create(T("src"), source, "tag-src")
-    catalog.create(T("copy"), TableSpec(like=T("src"), properties=(("k", "v"),)), "tag-copy")
+    catalog.data.create(T("src"), source, "tag-src")
+    catalog.data.create(T("copy"), TableSpec(like=T("src"), properties=(("k", "v"),)), "tag-copy")
     info = describe(clean_spark, T("copy"))
     assert [column["name"] for column in info["columns"]] == ["a", "p"]
     assert info["provider"] == "orc"
     assert info["partition_columns"] == ["p"]
     props = properties(clean_spark, T("copy"))
     assert TAG_PROPERTY not in props and props["k"] == "v" and "owner_note" not in props
-    assert catalog.identity(T("copy")) == "tag-copy"
+    assert catalog.names.identity(T("copy")) == "tag-copy"
 
 
-def test_create_like_missing_source(catalog: SparkCatalog, warehouse: Path) -> None:
+def test_create_like_missing_source(catalog: Catalog, warehouse: Path) -> None:
     with pytest.raises(NoSuchObjectError) as raised:
-        catalog.create(T("copy"), TableSpec(like=T("nope")), "tag")
+        catalog.data.create(T("copy"), TableSpec(like=T("nope")), "tag")
     assert raised.value.name == "default.nope"
     assert_short(raised.value)
-    assert not catalog.exists(T("copy"))
+    assert not catalog.names.exists(T("copy"))
     assert tree(warehouse) == []

@@ -1,4 +1,4 @@
-"""SparkCatalog on real Spark: listing tables, cleaning leftovers, settling torn renames, checking a CREATE before
+"""The Spark catalog on real Spark: listing tables, cleaning leftovers, settling torn renames, checking a CREATE before
 it runs, and the embedded session itself."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import pytest
 
 from storage.catalogs.interface import TableSpec
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.catalog import SparkCatalog
+from storage.catalogs.ports import Catalog
+from storage.catalogs.spark.catalog import spark_catalog
 from storage.catalogs.spark.engine import sql_string_literal
 from storage.errors import (
     EngineOperationError,
@@ -28,82 +29,82 @@ pytestmark = pytest.mark.spark
 # ---------------------------------------------------------------------- list_tables
 
 
-def test_list_tables_lists_tables_only(catalog: SparkCatalog, clean_spark: Any) -> None:
+def test_list_tables_lists_tables_only(catalog: Catalog, clean_spark: Any) -> None:
     for name in ("t2", "t1", "ddllog_tmp_9"):
-        catalog.create(T(name), SIMPLE, name)
+        catalog.data.create(T(name), SIMPLE, name)
     clean_spark.sql("CREATE VIEW `default`.`v1` AS SELECT 1 AS a")
     clean_spark.range(1).createOrReplaceTempView("tv")
-    assert catalog.list_tables("default") == [T("ddllog_tmp_9"), T("t1"), T("t2")]
+    assert catalog.names.list_tables("default") == [T("ddllog_tmp_9"), T("t1"), T("t2")]
     clean_spark.sql("CREATE DATABASE other")
-    assert catalog.list_tables("other") == []
-    catalog.create(T("o1", db="other"), SIMPLE, "o1")
-    assert catalog.list_tables("other") == [T("o1", db="other")]
+    assert catalog.names.list_tables("other") == []
+    catalog.data.create(T("o1", db="other"), SIMPLE, "o1")
+    assert catalog.names.list_tables("other") == [T("o1", db="other")]
     with pytest.raises(NoSuchObjectError) as missing:
-        catalog.list_tables("nodb")
+        catalog.names.list_tables("nodb")
     assert missing.value.name == "nodb"
 
 
 # ---------------------------------------------------------------------- clean_leftovers
 
 
-def test_clean_leftovers(catalog: SparkCatalog, clean_spark: Any, warehouse: Path) -> None:
-    assert not catalog.clean_leftovers(T("t1"))
+def test_clean_leftovers(catalog: Catalog, clean_spark: Any, warehouse: Path) -> None:
+    assert not catalog.directories.clean_leftovers(T("t1"))
     (warehouse / "t1" / "_temporary" / "0").mkdir(parents=True)
     (warehouse / "t1" / "_temporary" / "0" / "part").write_text("x")
-    assert catalog.clean_leftovers(T("t1"))
+    assert catalog.directories.clean_leftovers(T("t1"))
     assert not (warehouse / "t1").exists()
-    catalog.create(T("t2"), TableSpec(as_select="SELECT 1 AS a"), "tag")
-    assert not catalog.clean_leftovers(T("t2")), "a live table's files are never removed"
+    catalog.data.create(T("t2"), TableSpec(as_select="SELECT 1 AS a"), "tag")
+    assert not catalog.directories.clean_leftovers(T("t2")), "a live table's files are never removed"
     assert clean_spark.table("`default`.`t2`").count() == 1
-    assert not catalog.clean_leftovers(T("t1", db="nodb"))
+    assert not catalog.directories.clean_leftovers(T("t1", db="nodb"))
 
 
-def test_clean_leftovers_never_leaves_the_database_directory(catalog: SparkCatalog, warehouse: Path) -> None:
+def test_clean_leftovers_never_leaves_the_database_directory(catalog: Catalog, warehouse: Path) -> None:
     sentinel = warehouse.parent / "sentinel"
     sentinel.mkdir(exist_ok=True)
     (warehouse / "a").mkdir()
     for name in ("..", "../sentinel", "a/..", "", ".", "a b"):
-        assert not catalog.clean_leftovers(T(name))
+        assert not catalog.directories.clean_leftovers(T(name))
     assert sentinel.is_dir() and (warehouse / "a").is_dir()
 
 
 def test_clean_leftovers_in_a_database_with_an_odd_location(
-    catalog: SparkCatalog, clean_spark: Any, tmp_path: Path
+    catalog: Catalog, clean_spark: Any, tmp_path: Path
 ) -> None:
     home = tmp_path / "odd dir #1 %41 ?x"
     clean_spark.sql(f"CREATE DATABASE odd LOCATION {sql_string_literal(str(home))}")
     name = T("t1", db="odd")
     with pytest.raises(EngineOperationError):
-        catalog.create(name, TableSpec(as_select=BOOM_SELECT, partitioned_by=("k",)), "tag")
+        catalog.data.create(name, TableSpec(as_select=BOOM_SELECT, partitioned_by=("k",)), "tag")
     assert tree(home) == []
-    catalog.create(name, TableSpec(as_select="SELECT 1 AS a"), "tag")
-    assert catalog.default_location(name) == catalog.table_location(name)
+    catalog.data.create(name, TableSpec(as_select="SELECT 1 AS a"), "tag")
+    assert catalog.names.default_location(name) == catalog.definitions.table_location(name)
     assert (home / "t1").is_dir()
-    catalog.drop(name)
+    catalog.names.drop(name)
     assert not (home / "t1").exists()
     (home / "t1").mkdir()
-    assert catalog.clean_leftovers(name)
+    assert catalog.directories.clean_leftovers(name)
     assert not (home / "t1").exists()
 
 
 def test_clean_leftovers_through_the_metastore(clean_spark: Any, warehouse: Path) -> None:
-    catalog = SparkCatalog(clean_spark, leftovers="metastore")
-    assert not catalog.clean_leftovers(T("t1"))
+    catalog = spark_catalog(clean_spark, leftovers="metastore")
+    assert not catalog.directories.clean_leftovers(T("t1"))
     (warehouse / "t1" / "_temporary" / "0").mkdir(parents=True)
     (warehouse / "t1" / "_temporary" / "0" / "part").write_text("x")
-    assert catalog.clean_leftovers(T("t1"))
+    assert catalog.directories.clean_leftovers(T("t1"))
     assert tree(warehouse) == []
-    assert catalog.list_tables("default") == [], "no helper table is left"
+    assert catalog.names.list_tables("default") == [], "no helper table is left"
     with pytest.raises(EngineOperationError):
-        catalog.create(T("t2"), TableSpec(as_select=BOOM_SELECT, partitioned_by=("k",)), "tag")
+        catalog.data.create(T("t2"), TableSpec(as_select=BOOM_SELECT, partitioned_by=("k",)), "tag")
     assert tree(warehouse) == []
-    assert catalog.list_tables("default") == []
+    assert catalog.names.list_tables("default") == []
 
 
 def test_stale_helper_table_never_deletes_a_live_table(clean_spark: Any, warehouse: Path) -> None:
-    catalog = SparkCatalog(clean_spark, leftovers="metastore")
-    catalog.create(T("live"), TableSpec(as_select="SELECT id FROM range(5)"), "live")
-    location = catalog.default_location(T("live"))
+    catalog = spark_catalog(clean_spark, leftovers="metastore")
+    catalog.data.create(T("live"), TableSpec(as_select="SELECT id FROM range(5)"), "live")
+    location = catalog.names.default_location(T("live"))
     assert location is not None
     # What a crash between ADD PARTITION and DROP TABLE leaves, with a table living at that location since.
     helper = T("ddllog_gc_0123456789abcdef")
@@ -112,8 +113,8 @@ def test_stale_helper_table_never_deletes_a_live_table(clean_spark: Any, warehou
         f"TBLPROPERTIES ('spark_ddl_log.gc_target'={sql_string_literal(location)})"
     )
     clean_spark.sql(f"ALTER TABLE {helper.quoted} ADD PARTITION (`p`=1) LOCATION {sql_string_literal(location)}")
-    catalog.drop(helper)
-    assert not catalog.exists(helper)
+    catalog.names.drop(helper)
+    assert not catalog.names.exists(helper)
     assert clean_spark.table("`default`.`live`").count() == 5
     assert not (warehouse / helper.name).exists()
 
@@ -121,38 +122,38 @@ def test_stale_helper_table_never_deletes_a_live_table(clean_spark: Any, warehou
 # ---------------------------------------------------------------------- settle_rename
 
 
-def _torn_rename(catalog: SparkCatalog, warehouse: Path, partitioned: bool = False) -> None:
+def _torn_rename(catalog: Catalog, warehouse: Path, partitioned: bool = False) -> None:
     """A rename killed after Hive moved the directory, before the metastore commit."""
     spec = TableSpec(as_select="SELECT id, id % 3 AS k FROM range(7)", partitioned_by=("k",) if partitioned else ())
-    catalog.create(T("t1"), spec, "tag")
+    catalog.data.create(T("t1"), spec, "tag")
     os.rename(warehouse / "t1", warehouse / "t2")
 
 
 @pytest.mark.parametrize("partitioned", [False, True])
 def test_settle_rename_moves_the_data_back(
-    catalog: SparkCatalog, clean_spark: Any, warehouse: Path, partitioned: bool
+    catalog: Catalog, clean_spark: Any, warehouse: Path, partitioned: bool
 ) -> None:
     _torn_rename(catalog, warehouse, partitioned)
-    catalog.settle_rename(T("t1"), T("t2"))
+    catalog.names.settle_rename(T("t1"), T("t2"))
     assert (warehouse / "t1").is_dir() and not (warehouse / "t2").exists()
     clean_spark.catalog.refreshTable("`default`.`t1`")
     assert clean_spark.table("`default`.`t1`").count() == 7
-    catalog.settle_rename(T("t1"), T("t2"))  # nothing torn: a no-op
-    catalog.rename(T("t1"), T("t2"))
-    catalog.settle_rename(T("t1"), T("t2"))  # a finished rename: a no-op
-    assert catalog.identity(T("t2")) == "tag" and (warehouse / "t2").is_dir()
+    catalog.names.settle_rename(T("t1"), T("t2"))  # nothing torn: a no-op
+    catalog.names.rename(T("t1"), T("t2"))
+    catalog.names.settle_rename(T("t1"), T("t2"))  # a finished rename: a no-op
+    assert catalog.names.identity(T("t2")) == "tag" and (warehouse / "t2").is_dir()
 
 
 @pytest.mark.parametrize("partitioned", [False, True])
 def test_settle_rename_through_the_metastore(clean_spark: Any, warehouse: Path, partitioned: bool) -> None:
-    catalog = SparkCatalog(clean_spark, leftovers="metastore")
+    catalog = spark_catalog(clean_spark, leftovers="metastore")
     _torn_rename(catalog, warehouse, partitioned)
-    catalog.settle_rename(T("t1"), T("t2"))
-    assert catalog.table_location(T("t1")) == catalog.default_location(T("t2"))
+    catalog.names.settle_rename(T("t1"), T("t2"))
+    assert catalog.definitions.table_location(T("t1")) == catalog.names.default_location(T("t2"))
     clean_spark.catalog.refreshTable("`default`.`t1`")
     assert clean_spark.table("`default`.`t1`").count() == 7
-    assert catalog.identity(T("t1")) == "tag"
-    catalog.drop(T("t1"))
+    assert catalog.names.identity(T("t1")) == "tag"
+    catalog.names.drop(T("t1"))
     assert tree(warehouse) == []
 
 
@@ -160,9 +161,9 @@ def test_settle_rename_through_the_metastore(clean_spark: Any, warehouse: Path, 
 
 
 def test_check_create_accepts_good_specs_without_side_effects(
-    catalog: SparkCatalog, clean_spark: Any, warehouse: Path
+    catalog: Catalog, clean_spark: Any, warehouse: Path
 ) -> None:
-    catalog.create(T("src"), SIMPLE, "src")
+    catalog.data.create(T("src"), SIMPLE, "src")
     before = tree(warehouse)
     for spec in (
         TableSpec(columns=columns(("a", "int"), ("p", "string")), partitioned_by=("P",)),
@@ -171,8 +172,8 @@ def test_check_create_accepts_good_specs_without_side_effects(
         TableSpec(as_select="SELECT CASE WHEN id = 1 THEN raise_error('not run') END AS x, id FROM range(3)"),
         TableSpec(df=clean_spark.range(3).selectExpr("id", "id AS k"), partitioned_by=("k",)),
     ):
-        catalog.check_create(spec)
-    assert catalog.list_tables("default") == [T("src")]
+        catalog.data.check_create(spec)
+    assert catalog.names.list_tables("default") == [T("src")]
     assert tree(warehouse) == before
     assert not [row for row in clean_spark.sql("SHOW VIEWS").collect() if row["isTemporary"]]
 
@@ -192,17 +193,17 @@ def test_check_create_accepts_good_specs_without_side_effects(
         (TableSpec(), InvalidDefinitionError),
     ],
 )
-def test_check_create_rejects_what_create_would(catalog: SparkCatalog, spec: TableSpec, error: type) -> None:
+def test_check_create_rejects_what_create_would(catalog: Catalog, spec: TableSpec, error: type) -> None:
     with pytest.raises(error) as raised:
-        catalog.check_create(spec)
+        catalog.data.check_create(spec)
     assert_short(raised.value)
 
 
-def test_check_create_rejects_bad_dataframes(catalog: SparkCatalog, clean_spark: Any) -> None:
+def test_check_create_rejects_bad_dataframes(catalog: Catalog, clean_spark: Any) -> None:
     with pytest.raises(InvalidDefinitionError):
-        catalog.check_create(TableSpec(df=clean_spark.range(3), partitioned_by=("nope",)))
+        catalog.data.check_create(TableSpec(df=clean_spark.range(3), partitioned_by=("nope",)))
     with pytest.raises(InvalidDefinitionError):
-        catalog.check_create(TableSpec(df=object()))
+        catalog.data.check_create(TableSpec(df=object()))
 
 
 # ---------------------------------------------------------------------- the session

@@ -1,4 +1,4 @@
-"""SparkCatalog on a Spark Connect session (``builder.remote("local[2]")``: a local Connect server in-process).
+"""The Spark catalog on a Spark Connect session (``builder.remote("local[2]")``: a local Connect server in-process).
 
 A classic session and a Connect session cannot share one Python process, so the scenario runs in a subprocess and
 reports what it saw as JSON on its last line of output.
@@ -32,7 +32,7 @@ SCRIPT = textwrap.dedent(
     from storage.catalogs.interface import Column, TableSpec
     from storage.errors import NoSuchObjectError, ObjectExistsError, EngineOperationError
     from storage.catalogs.names import TableName
-    from storage.catalogs.spark.catalog import SparkCatalog
+    from storage.catalogs.spark.catalog import spark_catalog
     from storage.catalogs.spark.session import embedded_settings
 
     builder = SparkSession.builder.remote("local[2]")
@@ -49,51 +49,52 @@ SCRIPT = textwrap.dedent(
         path = warehouse / name
         return sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.exists() else None
 
-    catalog = SparkCatalog(spark)
+    catalog = spark_catalog(spark)
     spec = TableSpec(
         columns=(Column("a`b", "int", comment="it's \\\\ ${env:HOME}"), Column("p", "string")),
         partitioned_by=("p",),
         properties=(("k'1", "v\\\\'${x}"),),
         comment="c'",
     )
-    catalog.create(t("t1"), spec, "tag-1")
-    report["identity"] = catalog.identity(t("t1"))
+    catalog.data.create(t("t1"), spec, "tag-1")
+    report["identity"] = catalog.names.identity(t("t1"))
     props = {r["key"]: r["value"] for r in spark.sql("SHOW TBLPROPERTIES `default`.`t1`").collect()}
     report["property"] = props.get("k'1")
-    catalog.create(t("t2"), TableSpec(as_select="SELECT id, id % 3 AS k FROM range(9)", partitioned_by=("k",)), "tag-2")
+    catalog.data.create(t("t2"), TableSpec(as_select="SELECT id, id % 3 AS k FROM range(9)", partitioned_by=("k",)),
+                        "tag-2")
     report["t2_rows"] = spark.table("`default`.`t2`").count()
-    catalog.create(t("t3"), TableSpec(df=spark.range(4).selectExpr("id", "'x' AS s")), "tag-3")
+    catalog.data.create(t("t3"), TableSpec(df=spark.range(4).selectExpr("id", "'x' AS s")), "tag-3")
     report["t3_rows"] = spark.table("`default`.`t3`").count()
     report["temp_views"] = [r["viewName"] for r in spark.sql("SHOW VIEWS").collect() if r["isTemporary"]]
     try:
         boom = "SELECT CASE WHEN id = 5000 THEN raise_error('boom') ELSE id END AS v, id % 3 AS k FROM range(10000)"
-        catalog.create(t("f1"), TableSpec(as_select=boom, partitioned_by=("k",)), "tag-f")
+        catalog.data.create(t("f1"), TableSpec(as_select=boom, partitioned_by=("k",)), "tag-f")
         report["failed_ctas"] = "did not fail"
     except EngineOperationError as error:
         report["failed_ctas"] = str(error)
-    report["failed_ctas_exists"] = catalog.exists(t("f1"))
+    report["failed_ctas_exists"] = catalog.names.exists(t("f1"))
     report["failed_ctas_files"] = files("f1")
-    catalog.rename(t("t2"), t("t2b"))
-    report["renamed_identity"] = catalog.identity(t("t2b"))
+    catalog.names.rename(t("t2"), t("t2b"))
+    report["renamed_identity"] = catalog.names.identity(t("t2b"))
     report["renamed_dirs"] = [files("t2"), bool(files("t2b"))]
-    report["tables"] = [str(n) for n in catalog.list_tables("default")]
+    report["tables"] = [str(n) for n in catalog.names.list_tables("default")]
     try:
-        catalog.rename(t("t1"), t("t3"))
+        catalog.names.rename(t("t1"), t("t3"))
     except ObjectExistsError as error:
         report["rename_exists"] = error.name
-    catalog.drop(t("t2b"))
+    catalog.names.drop(t("t2b"))
     report["dropped_files"] = files("t2b")
     try:
-        catalog.drop(t("nope"))
+        catalog.names.drop(t("nope"))
     except NoSuchObjectError as error:
         report["drop_missing"] = error.name
     (warehouse / "left" / "_temporary").mkdir(parents=True)
-    report["cleaned_local"] = catalog.clean_leftovers(t("left"))
+    report["cleaned_local"] = catalog.directories.clean_leftovers(t("left"))
     (warehouse / "left2" / "_temporary").mkdir(parents=True)
-    report["cleaned_metastore"] = SparkCatalog(spark, leftovers="metastore").clean_leftovers(t("left2"))
+    report["cleaned_metastore"] = spark_catalog(spark, leftovers="metastore").directories.clean_leftovers(t("left2"))
     report["left_files"] = [files("left"), files("left2")]
-    catalog.check_create(TableSpec(as_select="SELECT 1 AS a"))
-    report["tables_after"] = [str(n) for n in catalog.list_tables("default")]
+    catalog.data.check_create(TableSpec(as_select="SELECT 1 AS a"))
+    report["tables_after"] = [str(n) for n in catalog.names.list_tables("default")]
     report["seconds"] = round(time.monotonic() - started, 1)
     spark.stop()
     print(json.dumps(report))

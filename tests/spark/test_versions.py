@@ -139,7 +139,7 @@ def test_truncate_of_an_unpartitioned_table_is_one_metastore_call_with_no_tmp_ta
         spark.sql(f"ALTER TABLE {DB}.d SET TBLPROPERTIES ('team'='b')")
         spark.sql(f"COMMENT ON TABLE {DB}.d IS 'kept by truncate'")
         before = state(spark, "d")
-        client = ddl.catalog._metastore  # type: ignore[attr-defined]
+        client = ddl.catalog.backend.metastore  # type: ignore[attr-defined]
         calls: list[str] = []
         for method in ("create", "install", "forget", "switch_partitions"):
             original = getattr(client, method)

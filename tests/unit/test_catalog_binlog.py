@@ -21,7 +21,7 @@ from chains.log import DDLLog
 from ddl_log import AtomicDDL
 from ddl_log.frontends.cli.commands import main
 from storage import crashpoints
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from storage.errors import CorruptLogError, LogWriteFailedError, StorageError
@@ -215,7 +215,7 @@ def replace_t(ddl: AtomicDDL) -> object:
 
 def test_recovery_of_home_a_is_decided_by_its_xid_in_an_event_another_driver_wrote(postgres_url):
     location = f"{postgres_url}?home=a"
-    catalog = MemoryCatalog()
+    catalog = memory_catalog()
     home_b, b = open_binlog(postgres_url, "b")
     b.append("CREATE TABLE other", xid=b.new_xid())
 
@@ -232,7 +232,7 @@ def test_recovery_of_home_a_is_decided_by_its_xid_in_an_event_another_driver_wro
     ddl = open_a()
     first = ddl.last_recovery.outcomes[0]
     assert (first.outcome, first.detail) == ("committed", f"xid {chain.xid} is in the binlog")
-    assert ddl.active_chains() == [] and catalog.tables[TableName("default", "t")].rows == [(1,)]
+    assert ddl.active_chains() == [] and catalog.backend.tables[TableName("default", "t")].rows == [(1,)]
     assert [(e.driver, e.xid) for e in ddl.binlog_events()][-1] == ("b", chain.xid)
     ddl.close()
     b.close()
@@ -241,7 +241,7 @@ def test_recovery_of_home_a_is_decided_by_its_xid_in_an_event_another_driver_wro
 
 def test_an_event_of_another_xid_written_by_another_driver_never_commits_home_a_s_chain(postgres_url):
     location = f"{postgres_url}?home=a"
-    catalog = MemoryCatalog()
+    catalog = memory_catalog()
 
     def open_a() -> AtomicDDL:
         return AtomicDDL(home=location, catalog=catalog, compact_bytes=0, grace_seconds=0)
@@ -251,14 +251,14 @@ def test_an_event_of_another_xid_written_by_another_driver_never_commits_home_a_
     b.append("CREATE TABLE other", xid=b.new_xid())  # a later XID of the same sequence: never a's
     ddl = open_a()
     assert "committed" not in {o.outcome for o in ddl.last_recovery.outcomes}
-    assert TableName("default", "t") not in catalog.tables
+    assert TableName("default", "t") not in catalog.backend.tables
     ddl.close()
     b.close()
     home_b.release()
 
 
 def test_statements_of_two_homes_commit_to_the_catalog_binlog_and_the_cli_shows_each_driver(postgres_url, capsys):
-    catalog = MemoryCatalog()
+    catalog = memory_catalog()
     for name in ("a", "b"):
         with AtomicDDL(home=f"{postgres_url}?home={name}", catalog=catalog) as ddl:
             ddl.create_table(f"t_{name}", schema="x INT")
@@ -289,14 +289,14 @@ def test_a_chain_noted_in_the_home_s_own_binlog_before_the_catalog_binlog_is_dec
     log.set_xid(later, xid + 1000, BinlogPosition(0, 1))
     for store in (log_store, own_store):
         store.close()
-    ddl = AtomicDDL(home=f"{postgres_url}?home=old", catalog=MemoryCatalog())
+    ddl = AtomicDDL(home=f"{postgres_url}?home=old", catalog=memory_catalog())
     assert {(o.position, o.outcome) for o in ddl.last_recovery.outcomes} == {(position, "committed"),
                                                                              (later, "undone")}
     ddl.close()
 
 
 def test_a_home_s_own_binlog_still_takes_xids_from_the_log_and_names_no_driver(tmp_path):
-    with AtomicDDL(home=tmp_path / "home", catalog=MemoryCatalog()) as ddl:
+    with AtomicDDL(home=tmp_path / "home", catalog=memory_catalog()) as ddl:
         ddl.create_table("t", schema="x INT")
         [event] = ddl.binlog_events()
         assert event.driver is None and "driver" not in event.to_wire()

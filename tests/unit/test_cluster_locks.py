@@ -24,7 +24,7 @@ from actions.locking import object_key as locking_object_key
 from chains.entries import ActionType, ChainKind
 from ddl_log import AtomicDDL
 from ddl_log.cluster.locks import MetadataLocks, metadata_locks
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
 from storage.errors import MetadataLockTimeoutError
 from storage.records.home import open_home
@@ -301,16 +301,16 @@ def test_a_statement_on_a_database_home_times_out_on_another_drivers_lock_having
     first = Holder(postgres_url, "driver1", "x:table:default.t")
     holders.append(first)
     assert first.next()["event"] == "held"
-    catalog = MemoryCatalog()
+    catalog = memory_catalog()
     ddl = AtomicDDL(home=f"{postgres_url}?home=driver2", catalog=catalog, lock_wait_seconds=0.3)
     try:
         with pytest.raises(MetadataLockTimeoutError, match=r"on default\.t held by ddl-log:driver1"):
             ddl.create_table("t", schema="a INT")
-        assert not catalog.exists(TableName("default", "t")) and not ddl.log.chains() and not ddl.binlog_events()
+        assert not catalog.names.exists(TableName("default", "t")) and not ddl.log.chains() and not ddl.binlog_events()
         first.release()
         assert first.finish() == 0
         ddl.create_table("t", schema="a INT")
-        assert catalog.exists(TableName("default", "t"))
+        assert catalog.names.exists(TableName("default", "t"))
         assert advisory_locks_of(postgres_url, "ddl-log:driver2", metadata_only=True) == 0, \
             "released when the statement ended"
     finally:
@@ -319,7 +319,7 @@ def test_a_statement_on_a_database_home_times_out_on_another_drivers_lock_having
 
 def test_recovery_replays_a_chain_under_the_cross_driver_locks_of_its_objects(postgres_url, holders):
     location = f"{postgres_url}?home=driver2"
-    crashed = AtomicDDL(home=location, catalog=MemoryCatalog())
+    crashed = AtomicDDL(home=location, catalog=memory_catalog())
     position = crashed.log.new_chain(ChainKind.UNDO, "CREATE TABLE t")
     crashed.log.add_action(
         position,
@@ -332,10 +332,10 @@ def test_recovery_replays_a_chain_under_the_cross_driver_locks_of_its_objects(po
     holders.append(first)
     assert first.next()["event"] == "held"
     with pytest.raises(MetadataLockTimeoutError, match=r"on default\.t held by ddl-log:driver1"):
-        AtomicDDL(home=location, catalog=MemoryCatalog(), lock_wait_seconds=0.3)  # its recovery waits, then fails
+        AtomicDDL(home=location, catalog=memory_catalog(), lock_wait_seconds=0.3)  # its recovery waits, then fails
     first.release()
     assert first.finish() == 0
-    reopened = AtomicDDL(home=location, catalog=MemoryCatalog())
+    reopened = AtomicDDL(home=location, catalog=memory_catalog())
     try:
         assert [o.outcome for o in reopened.last_recovery.outcomes] == ["undone"]
     finally:

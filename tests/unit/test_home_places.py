@@ -12,7 +12,7 @@ import pytest
 
 from ddl_log import AtomicDDL, InvalidHomeError, UnsyncableHomeError
 from ddl_log.engine.tables import CreateDatabase
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.records.home import home_stores, open_home
 from storage.records.home_places import local_home_path, mount_of, object_store_mount
 
@@ -25,7 +25,7 @@ OBJECT_STORE_URLS = ["s3a://bucket/home", "s3://bucket/home", "gs://bucket/home"
 def test_a_home_at_a_url_of_another_file_system_is_refused_and_nothing_is_created(tmp_path, monkeypatch, url):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(UnsyncableHomeError) as refused:
-        AtomicDDL(home=url, catalog=MemoryCatalog())
+        AtomicDDL(home=url, catalog=memory_catalog())
     error = refused.value
     assert isinstance(error, InvalidHomeError) and error.location == url
     assert "local disk" in str(error) and "PostgreSQL" in str(error) and "postgresql://" in str(error)
@@ -50,10 +50,10 @@ def test_hdfs_is_refused_because_the_log_is_written_with_local_file_calls():
 def test_a_file_url_is_the_local_directory_it_names(tmp_path, monkeypatch, form):
     monkeypatch.chdir(tmp_path)
     home = tmp_path / "home"
-    with AtomicDDL(home=form.format(path=home), catalog=MemoryCatalog()) as ddl:
+    with AtomicDDL(home=form.format(path=home), catalog=memory_catalog()) as ddl:
         ddl.run(CreateDatabase(name="d"))
     assert (home / "ddl_log").is_dir() and [p.name for p in tmp_path.iterdir()] == ["home"]
-    with AtomicDDL(home=str(home), catalog=MemoryCatalog()) as again:
+    with AtomicDDL(home=str(home), catalog=memory_catalog()) as again:
         assert len(again.binlog_events()) == 1
 
 
@@ -65,7 +65,7 @@ def test_a_file_url_of_another_host_is_refused():
 def test_a_local_directory_and_a_database_url_are_homes_as_before(tmp_path):
     assert local_home_path(str(tmp_path / "h")) == str(tmp_path / "h")
     assert local_home_path("relative/home") == os.path.abspath("relative/home")
-    with AtomicDDL(home=tmp_path / "h", catalog=MemoryCatalog()) as ddl:
+    with AtomicDDL(home=tmp_path / "h", catalog=memory_catalog()) as ddl:
         assert ddl.home.location == str(tmp_path / "h")
 
 

@@ -21,23 +21,10 @@ MAX_FUNCTION_LINES = 60
 MAX_METHODS = 30
 SOFT_FILE_LINES = 700
 
-LONG_FILES: dict[str, str] = {
-    "storage/catalogs/memory/memory_catalog.py":
-        "the in-memory twin of the whole catalog protocol as one class (five mixins split it for length before); "
-        "lowered to fakes of the metastore-record and file-system ports, at most 500 lines, with the ports (issue "
-        "37, item 3)",
-}
+LONG_FILES: dict[str, str] = {}
 """Files longer than :data:`SOFT_FILE_LINES`, each with why it stays one file."""
 
 WIDE_CLASSES: dict[str, str] = {
-    "storage/catalogs/interface.py::Catalog":
-        "the catalog protocol, 54 of its 77 methods: cut into narrow ports by role (names, definitions, data jobs, "
-        "directories, objects) once the statement machine's branch has merged (issue 37, item 3)",
-    "storage/catalogs/spark/catalog.py::SparkCatalog":
-        "implements the whole catalog protocol by delegating to its parts; shrinks with the protocol's ports",
-    "storage/catalogs/memory/memory_catalog.py::MemoryCatalog":
-        "implements the whole catalog protocol in memory; lowered to fakes of the metastore-record and file-system "
-        "ports with them",
     "chains/log.py::DDLLog":
         "the DDL log's one object (chains, batches, commit, replay and recovery reads); narrowed when the statement "
         "machine owns chain writing (issue 37, item 1)",

@@ -17,14 +17,14 @@ ROWS = MemoryTable("", ("v", "k"), [(10, "1"), (11, "9"), (12, None)])
 def test_the_event_records_every_file_moved_in_with_its_partition_and_the_table_it_went_to(tmp_path):
     catalog = populated_catalog()
     with AtomicDDL(home=str(tmp_path / "home"), catalog=catalog) as ddl:
-        identity = catalog.identity(TableName.of("q"))
+        identity = catalog.names.identity(TableName.of("q"))
         result = ddl.insert_into("q", df=ROWS)
     added = result.event.added
     assert result.files == 3 and not result.moves_pending
     assert (added.table, added.identity, added.partitioned_by) == ("default.q", identity, ("k",))
     assert [f.partition for f in added.files] == [(("k", "1"),), (("k", "9"),), (("k", "__HIVE_DEFAULT_PARTITION__"),)]
     assert all(f.path.startswith(added.location + "/k=") for f in added.files)
-    assert (("k", "9"),) in added.partitions and catalog.tables[TableName.of("q")].rows[-3:] == ROWS.rows
+    assert (("k", "9"),) in added.partitions and catalog.backend.tables[TableName.of("q")].rows[-3:] == ROWS.rows
 
 
 def test_recovery_never_moves_a_committed_inserts_files_into_another_table_under_the_name(tmp_path):
@@ -36,19 +36,19 @@ def test_recovery_never_moves_a_committed_inserts_files_into_another_table_under
 
     assert crashkit.crash_at(opener, lambda d: d.insert_into("a", df=ROWS.__class__("", ("x",), [(7,), (8,)])),
                              "insert.move.between", 1)
-    moved = list(catalog.tables[TableName.of("a")].rows)
-    del catalog.tables[TableName.of("a")]
-    catalog.add_user_table(TableName.of("a"), ("x",), [(99,)])  # someone else's table under the name
+    moved = list(catalog.backend.tables[TableName.of("a")].rows)
+    del catalog.backend.tables[TableName.of("a")]
+    catalog.backend.add_user_table(TableName.of("a"), ("x",), [(99,)])  # someone else's table under the name
     outcomes = []
     for _ in range(3):
         ddl = opener()
         outcomes += [(o.outcome, o.detail) for o in ddl.last_recovery.outcomes]
         assert ddl.binlog_events()[-1].statement.startswith("INSERT INTO")  # committed once, never again
         ddl.close()
-        assert catalog.tables[TableName.of("a")].rows == [(99,)]
+        assert catalog.backend.tables[TableName.of("a")].rows == [(99,)]
     assert [o for o, _ in outcomes] == ["failed", "failed", "finished"]
     assert "gave up on" in outcomes[-1][1] and "none of its 2 files goes into it" in outcomes[-1][1]
-    assert moved[-1] == (7,) and not any(name.name.startswith("ddllog_") for name in catalog.tables)
+    assert moved[-1] == (7,) and not any(name.name.startswith("ddllog_") for name in catalog.backend.tables)
     ddl = opener()
     assert ddl.last_recovery.nothing_to_do and ddl.active_chains() == []
     ddl.close()

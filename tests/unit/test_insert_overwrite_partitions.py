@@ -10,30 +10,31 @@ import pytest
 
 from ddl_log import AtomicDDL, CatalogError
 from storage.catalogs.interface import HIVE_DEFAULT_PARTITION
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 
 Q = TableName.of("q")
 R = TableName.of("r")
 
 
-def catalog() -> MemoryCatalog:
-    memory = MemoryCatalog()
-    memory.add_user_table(Q, ("v", "k"), [(1, "1"), (2, "2"), (3, None), (4, "1")])
-    memory.tables[Q].partitioned_by = ("k",)
-    memory.tables[Q].partitions.extend({"k": k} for k in ("1", "2", HIVE_DEFAULT_PARTITION, "5"))
-    memory.add_user_table(R, ("v", "a", "b"), [(1, "1", "x"), (2, "1", "y"), (3, "2", "x")])
-    memory.tables[R].partitioned_by = ("a", "b")
-    memory.tables[R].partitions.extend([{"a": "1", "b": "x"}, {"a": "1", "b": "y"}, {"a": "2", "b": "x"}])
+def catalog() -> Catalog:
+    memory = memory_catalog()
+    memory.backend.add_user_table(Q, ("v", "k"), [(1, "1"), (2, "2"), (3, None), (4, "1")])
+    memory.backend.tables[Q].partitioned_by = ("k",)
+    memory.backend.tables[Q].partitions.extend({"k": k} for k in ("1", "2", HIVE_DEFAULT_PARTITION, "5"))
+    memory.backend.add_user_table(R, ("v", "a", "b"), [(1, "1", "x"), (2, "1", "y"), (3, "2", "x")])
+    memory.backend.tables[R].partitioned_by = ("a", "b")
+    memory.backend.tables[R].partitions.extend([{"a": "1", "b": "x"}, {"a": "1", "b": "y"}, {"a": "2", "b": "x"}])
     return memory
 
 
-def rows(memory: MemoryCatalog, name: TableName) -> list[tuple[Any, ...]]:
-    return sorted(memory.tables[name].rows, key=repr)
+def rows(memory: Catalog, name: TableName) -> list[tuple[Any, ...]]:
+    return sorted(memory.backend.tables[name].rows, key=repr)
 
 
-def partitions(memory: MemoryCatalog, name: TableName) -> list[list[tuple[str, str]]]:
-    return sorted(sorted(p.items()) for p in memory.tables[name].partitions)
+def partitions(memory: Catalog, name: TableName) -> list[list[tuple[str, str]]]:
+    return sorted(sorted(p.items()) for p in memory.backend.tables[name].partitions)
 
 
 @pytest.fixture
@@ -53,7 +54,7 @@ def test_defect5_dynamic_mode_keeps_unwritten_partitions(world):
 
 def test_dynamic_mode_follows_the_catalogs_mode_and_an_explicit_mode_wins(world):
     ddl, memory = world
-    memory.overwrite_mode = "dynamic"
+    memory.backend.overwrite_mode = "dynamic"
     ddl.insert_overwrite("q", df=MemoryTable("", ("v", "k"), [(10, None)]))
     assert rows(memory, Q) == sorted([(1, "1"), (4, "1"), (2, "2"), (10, None)], key=repr)
     ddl.insert_overwrite("q", df=MemoryTable("", ("v", "k"), [(11, "2")]), overwrite_mode="static")
@@ -96,7 +97,7 @@ def test_if_not_exists_does_nothing_when_the_partition_exists_even_empty(world):
                                     if_not_exists=True).done is False
     assert ddl.log.size == log_size and ddl.binlog_events() == []
     ddl.insert_overwrite("q", df=MemoryTable("", ("v",), [(10,)]), partition={"k": "7"}, if_not_exists=True)
-    assert (10, "7") in memory.tables[Q].rows and (1, "1") in memory.tables[Q].rows
+    assert (10, "7") in memory.backend.tables[Q].rows and (1, "1") in memory.backend.tables[Q].rows
 
 
 BAD_SPECS: dict[str, tuple[str, dict[str, Any], str]] = {
@@ -114,8 +115,8 @@ BAD_SPECS: dict[str, tuple[str, dict[str, Any], str]] = {
 def test_a_bad_spec_is_refused_before_anything_is_written(tmp_path, case):
     table, kwargs, message = BAD_SPECS[case]
     memory = catalog()
-    memory.add_user_table(TableName.of("a"), ("x",), [(1,)])
-    before = {name: (list(t.rows), list(t.partitions)) for name, t in memory.tables.items()}
+    memory.backend.add_user_table(TableName.of("a"), ("x",), [(1,)])
+    before = {name: (list(t.rows), list(t.partitions)) for name, t in memory.backend.tables.items()}
     ddl = AtomicDDL(home=tmp_path, catalog=memory)
     log_size = ddl.log.size
     with pytest.raises(CatalogError, match=message) as raised:
@@ -124,4 +125,4 @@ def test_a_bad_spec_is_refused_before_anything_is_written(tmp_path, case):
     assert ddl.log.size == log_size, "a refused statement writes nothing to the log"
     assert ddl.binlog_events() == []
     ddl.close()
-    assert {name: (list(t.rows), list(t.partitions)) for name, t in memory.tables.items()} == before
+    assert {name: (list(t.rows), list(t.partitions)) for name, t in memory.backend.tables.items()} == before

@@ -1,5 +1,5 @@
 """Late writes of orphaned tasks (issue 30), on the in-memory catalog standing for an engine whose executors outlive
-their driver (``MemoryCatalog(orphan_window=...)``; a late write is the work table's name added to its leftovers, a
+their driver (``memory_catalog(orphan_window=...)``; a late write is the work table's name added to its leftovers, a
 late CREATE a table under the work table's name). Whoever undoes a statement (its own rollback, recovery, a crash
 inside recovery and recovery again) logs one sweep of its work table, due once the orphan window is over; the sweep
 then removes whatever a late task left, and only that. Tasks that end with the driver (local mode) get no sweep."""
@@ -14,8 +14,9 @@ from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.kind import payload_of
 from chains.entries import ActionEntry, ActionType
 from ddl_log import AtomicDDL, StatementFailedError
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 
 T = TableName("default", "t")
@@ -23,9 +24,9 @@ WINDOW = 0.1
 """The orphan window these tests' engine reports (seconds)."""
 
 
-def catalog_with_old_table(window: float | None = WINDOW) -> MemoryCatalog:
-    catalog = MemoryCatalog(orphan_window=window)
-    catalog.add_user_table(T, ("a",), [(1,), (2,)])
+def catalog_with_old_table(window: float | None = WINDOW) -> Catalog:
+    catalog = memory_catalog(orphan_window=window)
+    catalog.backend.add_user_table(T, ("a",), [(1,), (2,)])
     return catalog
 
 
@@ -33,13 +34,13 @@ def replace(ddl: AtomicDDL) -> object:
     return ddl.create_or_replace_table("t", df=MemoryTable("", ("b",), [(9,)]))
 
 
-def opener(home: object, catalog: MemoryCatalog, **settings: object) -> crashkit.Opener:
+def opener(home: object, catalog: Catalog, **settings: object) -> crashkit.Opener:
     return lambda: AtomicDDL(home=home, catalog=catalog, grace_seconds=0, **settings)
 
 
-def fail_the_data_job(catalog: MemoryCatalog) -> None:
+def fail_the_data_job(catalog: Catalog) -> None:
     """The work table's CREATE (the data job of a DataFrame replace) fails."""
-    catalog.fail_on = lambda operation, name: operation == "create" and name.is_reserved
+    catalog.backend.fail_on = lambda operation, name: operation == "create" and name.is_reserved
 
 
 def created(ddl: AtomicDDL) -> ActionEntry:
@@ -49,9 +50,9 @@ def created(ddl: AtomicDDL) -> ActionEntry:
     return action
 
 
-def late_write(catalog: MemoryCatalog, work_table: TableName) -> None:
+def late_write(catalog: Catalog, work_table: TableName) -> None:
     """A task of the undone statement writes a file into the work table's directory after the undo."""
-    catalog.leftovers.add(work_table)
+    catalog.backend.leftovers.add(work_table)
 
 
 def test_an_undone_statement_sweeps_its_work_table_once_no_task_of_it_can_write(tmp_path):
@@ -63,15 +64,15 @@ def test_an_undone_statement_sweeps_its_work_table_once_no_task_of_it_can_write(
         [sweep] = ddl.pending_deletions()
         assert sweep.sweep and sweep.table is not None and sweep.table.is_reserved
         assert 0 < sweep.due - time.time() <= WINDOW and sweep.location == f"memory:/default/{sweep.table.name}"
-        assert ddl.active_chains() == [] and set(catalog.tables) == {T}
+        assert ddl.active_chains() == [] and set(catalog.backend.tables) == {T}
         late_write(catalog, sweep.table)
-        catalog.fail_on = lambda operation, name: False
+        catalog.backend.fail_on = lambda operation, name: False
         ddl.create_table("other", schema="x INT")  # not due yet: the late write stays, the sweep waits
-        assert sweep.table in catalog.leftovers and len(ddl.pending_deletions()) == 1
+        assert sweep.table in catalog.backend.leftovers and len(ddl.pending_deletions()) == 1
         time.sleep(WINDOW)
         ddl.create_table("another", schema="x INT")  # due: the next statement sweeps
-        assert sweep.table not in catalog.leftovers and ddl.pending_deletions() == []
-        assert catalog.tables[T].rows == [(1,), (2,)]
+        assert sweep.table not in catalog.backend.leftovers and ddl.pending_deletions() == []
+        assert catalog.backend.tables[T].rows == [(1,), (2,)]
 
 
 def test_tasks_that_end_with_the_driver_leave_nothing_to_sweep(tmp_path):
@@ -115,8 +116,8 @@ def test_a_crash_at_every_point_then_late_writes_leave_nothing_once_the_window_i
         time.sleep(0.01)  # the window is over; the open after it sweeps
         with open_home() as ddl:
             assert ddl.pending_deletions() == [] and ddl.active_chains() == [], (point, nth)
-        assert catalog.leftovers == set() and set(catalog.tables) == {T}, (point, nth)
-        assert catalog.tables[T].rows in ([(1,), (2,)], [(9,)]), (point, nth)
+        assert catalog.backend.leftovers == set() and set(catalog.backend.tables) == {T}, (point, nth)
+        assert catalog.backend.tables[T].rows in ([(1,), (2,)], [(9,)]), (point, nth)
     assert undone > 5
 
 
@@ -138,7 +139,7 @@ def test_a_crash_anywhere_inside_the_undo_logs_exactly_one_sweep(tmp_path):
         with open_home() as ddl:
             sweeps = [p for p in ddl.pending_deletions() if p.sweep]
         assert len(sweeps) == 1, (r_point, r_nth, sweeps)
-        assert set(catalog.tables) == {T} and catalog.leftovers == set()
+        assert set(catalog.backend.tables) == {T} and catalog.backend.leftovers == set()
 
 
 def test_a_crash_inside_the_sweep_then_recovery_sweeps_once_more(tmp_path):
@@ -149,16 +150,16 @@ def test_a_crash_inside_the_sweep_then_recovery_sweeps_once_more(tmp_path):
         with pytest.raises(StatementFailedError):
             replace(ddl)
         [sweep] = ddl.pending_deletions()
-    catalog.fail_on = lambda operation, name: False
+    catalog.backend.fail_on = lambda operation, name: False
     assert sweep.table is not None
     late_write(catalog, sweep.table)
     time.sleep(WINDOW)
     assert crashkit.recover_with_crash(open_home, "forward.sweep_table.before_sweep", 1)
-    assert sweep.table in catalog.leftovers
+    assert sweep.table in catalog.backend.leftovers
     with open_home() as ddl:
         assert [o.outcome for o in ddl.last_recovery.outcomes] == ["finished"]
         assert ddl.pending_deletions() == []
-    assert catalog.leftovers == set()
+    assert catalog.backend.leftovers == set()
 
 
 def test_the_sweep_drops_a_work_table_made_again_by_the_statement_but_nothing_else(tmp_path):
@@ -175,9 +176,9 @@ def test_the_sweep_drops_a_work_table_made_again_by_the_statement_but_nothing_el
             [sweep] = ddl.pending_deletions()
             create = created(ddl)
         assert sweep.table is not None and create.tag is not None
-        catalog.tables[sweep.table] = MemoryTable("other" if others else create.tag, ("b",), [(9,)])
-        catalog.fail_on = lambda operation, name: False
+        catalog.backend.tables[sweep.table] = MemoryTable("other" if others else create.tag, ("b",), [(9,)])
+        catalog.backend.fail_on = lambda operation, name: False
         time.sleep(WINDOW)
         with open_home():
             pass
-        assert {table.identity for name, table in catalog.tables.items() if name != T} == expected
+        assert {table.identity for name, table in catalog.backend.tables.items() if name != T} == expected

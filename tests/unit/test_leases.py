@@ -23,8 +23,9 @@ from chains.log import DDLLog
 from ddl_log import AtomicDDL
 from ddl_log.frontends.cli import main
 from storage import crashpoints
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.crashpoints import SimulatedCrash
 from storage.errors import HomeFencedError
 from storage.records.home import open_home
@@ -141,7 +142,7 @@ def test_a_takeover_cas_succeeds_exactly_once_with_two_contenders(postgres_url):
     assert row(postgres_url, "dead")[0] == epoch + 1
 
 
-def interrupted_replace(url: str, catalog: MemoryCatalog, name: str, point: str = "replace.exchange.between") -> None:
+def interrupted_replace(url: str, catalog: Catalog, name: str, point: str = "replace.exchange.between") -> None:
     """A driver of home ``name`` dies (in-process) at ``point`` of CREATE OR REPLACE TABLE t."""
     ddl = AtomicDDL(home=f"{url}?home={name}", catalog=catalog, grace_seconds=0, lease_seconds=LEASE,
                     takeover_interval=3600)
@@ -153,10 +154,10 @@ def interrupted_replace(url: str, catalog: MemoryCatalog, name: str, point: str 
 
 def test_a_live_driver_takes_over_a_dead_drivers_interrupted_statement_and_the_dead_one_finds_nothing(
         postgres_url, capsys):
-    catalog = MemoryCatalog()
-    catalog.add_user_table(T, ("a",), [(1,), (2,)])
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(T, ("a",), [(1,), (2,)])
     interrupted_replace(postgres_url, catalog, "dead")
-    assert set(catalog.tables) != {T}  # a work table is left
+    assert set(catalog.backend.tables) != {T}  # a work table is left
     live = AtomicDDL(home=f"{postgres_url}?home=live", catalog=catalog, lease_seconds=LEASE, takeover_interval=3600)
     began = time.monotonic()
     report = live.take_over_dead()
@@ -164,7 +165,7 @@ def test_a_live_driver_takes_over_a_dead_drivers_interrupted_statement_and_the_d
     [dead] = report.homes
     assert (dead.home, dead.outcome) == ("dead", "recovered")
     assert dead.recovery is not None and [o.outcome for o in dead.recovery.outcomes] == ["undone"]
-    assert set(catalog.tables) == {T} and catalog.tables[T].rows == [(1,), (2,)]
+    assert set(catalog.backend.tables) == {T} and catalog.backend.tables[T].rows == [(1,), (2,)]
     again = live.take_over_dead()
     assert again.homes == (), "a recovered home is quiet: takers no longer read its log"
     live.close()
@@ -180,7 +181,7 @@ def test_a_live_driver_takes_over_a_dead_drivers_interrupted_statement_and_the_d
 
 
 def test_recover_all_takes_over_every_dead_home(postgres_url, capsys):
-    catalog = MemoryCatalog()  # no table t: CREATE, committed (binlogged) but not closed: no catalog call is left
+    catalog = memory_catalog()  # no table t: CREATE, committed (binlogged) but not closed: no catalog call is left
     interrupted_replace(postgres_url, catalog, "dead", "commit.after_binlog")
     open_home(f"{postgres_url}?home=idle", lease_seconds=30).release()
     assert main(["recover", "--all", "--home", f"{postgres_url}?home=operator"]) == 0
@@ -216,8 +217,8 @@ def test_a_paused_holder_past_its_lease_is_taken_over_and_its_sessions_are_ended
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready"
         os.kill(process.pid, signal.SIGSTOP)
-        catalog = MemoryCatalog()
-        catalog.add_user_table(TableName("default", "u"), ("a",), [(1,)])
+        catalog = memory_catalog()
+        catalog.backend.add_user_table(TableName("default", "u"), ("a",), [(1,)])
         live = AtomicDDL(home=f"{postgres_url}?home=live", catalog=catalog, lease_seconds=30, takeover_interval=3600)
         with psycopg.connect(postgres_url, autocommit=True) as admin:
             [other] = other_homes(admin, "live")
@@ -240,8 +241,8 @@ def test_a_home_closed_cleanly_is_skipped_by_takers_until_its_first_scheduled_de
     """Takers read no log of a home its driver closed with nothing to run (jobs come and go: a database collects
     many such homes); a scheduled deletion brings the home back to them when it falls due; a crash (no close) never
     marks it."""
-    catalog = MemoryCatalog()
-    catalog.add_user_table(T, ("a",), [(1,)])
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(T, ("a",), [(1,)])
     with AtomicDDL(home=f"{postgres_url}?home=idle", catalog=catalog, lease_seconds=LEASE, takeover_interval=3600):
         pass
     with AtomicDDL(home=f"{postgres_url}?home=grace", catalog=catalog, lease_seconds=LEASE, takeover_interval=3600,
@@ -283,17 +284,17 @@ def test_defect_a_statement_never_works_on_a_dead_drivers_half_changed_table_bef
     statement on such an object is now refused (nothing done) until takeover has recovered it; others run."""
     from ddl_log.errors import ObjectInRecoveryError
 
-    catalog = MemoryCatalog()
-    catalog.add_user_table(T, ("a",), [(1,), (2,)])
-    catalog.add_user_table(TableName("default", "u"), ("a",), [(3,)])
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(T, ("a",), [(1,), (2,)])
+    catalog.backend.add_user_table(TableName("default", "u"), ("a",), [(3,)])
     interrupted_replace(postgres_url, catalog, "dead")
     live = AtomicDDL(home=f"{postgres_url}?home=live", catalog=catalog, lease_seconds=LEASE, takeover_interval=3600)
     try:
-        before = dict(catalog.tables)
+        before = dict(catalog.backend.tables)
         with pytest.raises(ObjectInRecoveryError) as refused:
             live.truncate_table("t")
         assert (refused.value.object_name, refused.value.driver) == ("default.t", "ddl-log:dead")
-        assert catalog.tables == before and not live.log.chains()
+        assert catalog.backend.tables == before and not live.log.chains()
         live.truncate_table("u")  # another object: no wait
         deadline = time.monotonic() + LEASE + 15  # the refusal woke the takeover thread (its interval is an hour)
         while True:
@@ -303,7 +304,7 @@ def test_defect_a_statement_never_works_on_a_dead_drivers_half_changed_table_bef
             except ObjectInRecoveryError:
                 assert time.monotonic() < deadline, "takeover recovered the dead driver's statement"
                 time.sleep(0.2)
-        assert catalog.tables[T].rows == []
+        assert catalog.backend.tables[T].rows == []
         # The taker marks the home quiet just after its recovery, which is what let the statement run: wait for it.
         with psycopg.connect(postgres_url, autocommit=True) as connection:
             deadline = time.monotonic() + 15

@@ -15,7 +15,7 @@ import pytest
 
 from ddl_log import AtomicDDL
 from ddl_log.errors import ObjectInRecoveryError
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
 from storage.errors import MetadataLockTimeoutError
 from storage.records.home import open_home
@@ -73,8 +73,8 @@ def test_a_paused_driver_with_the_longest_home_id_is_taken_over_and_its_objects_
     try:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready"
         os.kill(process.pid, signal.SIGSTOP)
-        catalog = MemoryCatalog()
-        catalog.add_user_table(TableName("default", "u"), ("a",), [(1,)])
+        catalog = memory_catalog()
+        catalog.backend.add_user_table(TableName("default", "u"), ("a",), [(1,)])
         live = AtomicDDL(home=f"{postgres_url}?home=live", catalog=catalog, lease_seconds=30, takeover_interval=3600)
         try:
             time.sleep(LEASE + 0.2)

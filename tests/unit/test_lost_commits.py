@@ -24,7 +24,7 @@ import pytest
 from actions.recovery import RecoveryReport
 from chains import commit as chain_commit
 from ddl_log import AtomicDDL, StatementFailedError
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
 from storage.errors import StorageError
 from storage.records import pg_session
@@ -166,8 +166,8 @@ def holds(postgres_url: str) -> Iterator[list[HeldCommit]]:
 @pytest.mark.parametrize("binlog", [True, False], ids=["binlog event", "closing the chain (binlog off)"])
 def test_a_commit_point_whose_connection_drops_during_commit_is_decided_only_once_it_can_no_longer_commit(
         postgres_url, holds, monkeypatch, kind, binlog):
-    catalog = MemoryCatalog()
-    catalog.add_user_table(T, ("a",), [(1,)])
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(T, ("a",), [(1,)])
     location = f"{postgres_url}?home=a"
     ddl = AtomicDDL(home=location, catalog=catalog, binlog=binlog, grace_seconds=0, lease_seconds=30,
                     takeover_interval=3600)
@@ -186,7 +186,7 @@ def test_a_commit_point_whose_connection_drops_during_commit_is_decided_only_onc
     assert hold.dropped.is_set(), "the connection dropped while the server held the COMMIT"
 
     assert stood == (kind == "standby"), "ended before its commit record it rolls back, after it it commits"
-    assert catalog.tables[T].rows == ([(10,)] if stood else [(1,)])
+    assert catalog.backend.tables[T].rows == ([(10,)] if stood else [(1,)])
     if binlog:
         with psycopg.connect(postgres_url, autocommit=True) as admin:
             assert one(admin, "SELECT count(*) FROM ddl_binlog") == (1 if stood else 0)
@@ -194,7 +194,7 @@ def test_a_commit_point_whose_connection_drops_during_commit_is_decided_only_onc
     reopened = AtomicDDL(home=location, catalog=catalog, binlog=binlog, grace_seconds=0, lease_seconds=30,
                          takeover_interval=3600)
     assert decided(reopened.last_recovery) == [], "nothing was left for recovery to decide"
-    assert catalog.tables[T].rows == ([(10,)] if stood else [(1,)])
+    assert catalog.backend.tables[T].rows == ([(10,)] if stood else [(1,)])
     reopened.close()
 
 
@@ -207,8 +207,8 @@ def test_a_lost_commit_the_server_cannot_decide_yet_is_left_to_the_next_open_whi
     commits. (Before, the open read at once and undid the statement, and the write committed when the hold ended.)"""
     from storage.records.pg_fate import Fate
 
-    catalog = MemoryCatalog()
-    catalog.add_user_table(T, ("a",), [(1,)])
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(T, ("a",), [(1,)])
     location = f"{postgres_url}?home=a"
     ddl = AtomicDDL(home=location, catalog=catalog, binlog=binlog, grace_seconds=0, lease_seconds=30,
                     takeover_interval=3600)
@@ -221,7 +221,7 @@ def test_a_lost_commit_the_server_cannot_decide_yet_is_left_to_the_next_open_whi
         ddl.create_or_replace_table("t", df=MemoryTable("", ("b",), [(10,)]))
     assert not isinstance(raised.value, StatementFailedError)
     assert "unknown" in str(raised.value) or "may still commit" in str(raised.value)
-    assert catalog.tables[T].rows == [(10,)], "nothing was undone"
+    assert catalog.backend.tables[T].rows == [(10,)], "nothing was undone"
     with pytest.raises(StorageError, match="nothing is read until"), target.transaction("reading"):
         pass
     monkeypatch.undo()
@@ -230,12 +230,12 @@ def test_a_lost_commit_the_server_cannot_decide_yet_is_left_to_the_next_open_whi
     reopened = AtomicDDL(home=location, catalog=catalog, binlog=binlog, grace_seconds=0, lease_seconds=30,
                          takeover_interval=3600)
     assert decided(reopened.last_recovery) == ["undone"]
-    assert catalog.tables[T].rows == [(1,)]
+    assert catalog.backend.tables[T].rows == [(1,)]
     hold.close()  # the hold ends: nothing is left to commit
     reopened.close()
     again = AtomicDDL(home=location, catalog=catalog, binlog=binlog, grace_seconds=0, lease_seconds=30,
                       takeover_interval=3600)
-    assert again.last_recovery.nothing_to_do and catalog.tables[T].rows == [(1,)]
+    assert again.last_recovery.nothing_to_do and catalog.backend.tables[T].rows == [(1,)]
     if binlog:
         assert again.binlog_events() == []
     again.close()

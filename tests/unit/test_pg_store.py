@@ -16,7 +16,7 @@ from chains.log import LOG_FILE, LOG_MAGIC, DDLLog
 from ddl_log import AtomicDDL
 from ddl_log.frontends.cli.commands import main
 from storage import crashpoints
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
@@ -214,7 +214,7 @@ def test_a_lost_lock_connection_refuses_to_reconnect(postgres_url):
 
 def test_atomic_ddl_on_a_database_home_needs_a_session_and_another_driver_reads_its_log(postgres_url):
     location = f"{postgres_url}?home=driver-a"
-    ddl = AtomicDDL(home=location, catalog=MemoryCatalog())
+    ddl = AtomicDDL(home=location, catalog=memory_catalog())
     with pytest.raises(NoLocalDirectoryError, match="spark="):
         _ = ddl.spark
     position = ddl.log.new_chain(ChainKind.UNDO, "CREATE TABLE t")
@@ -224,7 +224,7 @@ def test_atomic_ddl_on_a_database_home_needs_a_session_and_another_driver_reads_
     assert main(["status", "--home", location]) == 0
     assert main(["binlog", "--home", location, "--json"]) == 0
     assert main(["dump", "--home", location]) == 0
-    survivor = AtomicDDL(home=location, catalog=MemoryCatalog())
+    survivor = AtomicDDL(home=location, catalog=memory_catalog())
     assert [o.outcome for o in survivor.last_recovery.outcomes] == ["undone"]
     assert [e.statement for e in survivor.binlog_events()] == ["CREATE TABLE u"]
     survivor.close()
@@ -233,7 +233,7 @@ def test_atomic_ddl_on_a_database_home_needs_a_session_and_another_driver_reads_
 
 def test_the_cli_reports_a_damaged_row_as_an_error(postgres_url, capsys):
     location = f"{postgres_url}?home=a"
-    ddl = AtomicDDL(home=location, catalog=MemoryCatalog())
+    ddl = AtomicDDL(home=location, catalog=memory_catalog())
     position = ddl.log.new_chain(ChainKind.UNDO, "s")
     ddl.log.add_action(position, ActionType.CREATE_TABLE, name=TableName("default", "t"), payload=CreateTablePayload())
     ddl.close()

@@ -17,7 +17,7 @@ from chains.binlog import BinlogEvent
 from chains.entries import ActionType, ChainKind, ChainState
 from ddl_log import AtomicDDL, StatementFailedError
 from storage.catalogs.interface import TableSpec
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
 from tests import crashkit
 from tests.stores import StoreKit
@@ -33,9 +33,9 @@ class World:
     def __init__(self, home: str, *, binlog: bool, with_old_table: bool = True, swap: bool = True) -> None:
         self.home = home
         self.binlog = binlog
-        self.catalog = MemoryCatalog(swap=swap)
+        self.catalog = memory_catalog(swap=swap)
         if with_old_table:
-            self.catalog.add_user_table(T, ("a",), OLD_ROWS)
+            self.catalog.backend.add_user_table(T, ("a",), OLD_ROWS)
 
     def open(self) -> AtomicDDL:
         return AtomicDDL(home=self.home, catalog=self.catalog, binlog=self.binlog, compact_bytes=0, grace_seconds=0)
@@ -47,7 +47,7 @@ class World:
             events = [(e.seq, e.statement) for e in own_events(ddl)]
         finally:
             ddl.close()
-        tables = {name: (table.identity, table.rows) for name, table in self.catalog.tables.items()}
+        tables = {name: (table.identity, table.rows) for name, table in self.catalog.backend.tables.items()}
         return tables, chains, events
 
 
@@ -70,23 +70,24 @@ def assert_atomic_outcome(world: World, *, old_existed: bool = True) -> str:
         events = own_events(ddl)
     finally:
         ddl.close()
-    assert set(world.catalog.tables) <= {T}, f"leftover work tables: {sorted(map(str, world.catalog.tables))}"
-    assert world.catalog.swap.orphans == set(), "an old table version's files were never deleted"
-    assert T not in world.catalog.tables or not world.catalog.tables[T].external
+    tables = world.catalog.backend.tables
+    assert set(tables) <= {T}, f"leftover work tables: {sorted(map(str, tables))}"
+    assert world.catalog.backend.swap.orphans == set(), "an old table version's files were never deleted"
+    assert T not in world.catalog.backend.tables or not world.catalog.backend.tables[T].external
     committed_by_log = [e for e in events if "CREATE OR REPLACE" in e.statement]
     if world.binlog:
         assert len(committed_by_log) <= 1
         committed = bool(committed_by_log)
     else:
         assert events == []
-        committed = T in world.catalog.tables and world.catalog.tables[T].rows == NEW_ROWS
+        committed = T in world.catalog.backend.tables and world.catalog.backend.tables[T].rows == NEW_ROWS
     if committed:
-        assert world.catalog.tables[T].rows == NEW_ROWS
+        assert world.catalog.backend.tables[T].rows == NEW_ROWS
         return "new"
     if old_existed:
-        assert world.catalog.tables[T].rows == OLD_ROWS
+        assert world.catalog.backend.tables[T].rows == OLD_ROWS
     else:
-        assert T not in world.catalog.tables
+        assert T not in world.catalog.backend.tables
     return "old"
 
 
@@ -164,20 +165,20 @@ def test_binlogged_statement_is_committed_at_recovery_and_its_backup_dropped(sto
         assert [e.generated_by_recovery for e in ddl.binlog_events()] == [False]
     finally:
         ddl.close()
-    assert world.catalog.tables[T].rows == NEW_ROWS
+    assert world.catalog.backend.tables[T].rows == NEW_ROWS
 
 
 def test_a_failing_create_raises_a_typed_error_and_leaves_everything_as_before(store):
     world = World(store.home(), binlog=True)
     before = world.snapshot()
-    world.catalog.fail_on = lambda operation, name: operation == "create"
+    world.catalog.backend.fail_on = lambda operation, name: operation == "create"
     ddl = world.open()
     with pytest.raises(StatementFailedError) as raised:
         replace_statement(ddl)
     assert raised.value.name == "default.t"
     assert "injected failure" in str(raised.value.cause)
     ddl.close()
-    world.catalog.fail_on = lambda operation, name: False
+    world.catalog.backend.fail_on = lambda operation, name: False
     assert world.snapshot()[0] == before[0]
     assert world.snapshot()[2] == before[2] == []
     assert world.open().active_chains() == []
@@ -185,24 +186,24 @@ def test_a_failing_create_raises_a_typed_error_and_leaves_everything_as_before(s
 
 def test_a_failure_after_the_old_table_moved_puts_it_back(store):
     world = World(store.home(), binlog=True, swap=False)
-    world.catalog.fail_on = lambda operation, name: operation == "rename" and name.name.endswith("_tmp")
+    world.catalog.backend.fail_on = lambda operation, name: operation == "rename" and name.name.endswith("_tmp")
     ddl = world.open()
     with pytest.raises(StatementFailedError):
         replace_statement(ddl)
     ddl.close()
-    assert world.catalog.tables[T].rows == OLD_ROWS
-    assert set(world.catalog.tables) == {T}
+    assert world.catalog.backend.tables[T].rows == OLD_ROWS
+    assert set(world.catalog.backend.tables) == {T}
 
 
 def test_a_failure_between_the_two_swap_calls_puts_the_old_definition_back(store):
     world = World(store.home(), binlog=True)
-    world.catalog.fail_on = lambda operation, name: operation == "install"
+    world.catalog.backend.fail_on = lambda operation, name: operation == "install"
     ddl = world.open()
     with pytest.raises(StatementFailedError):
         replace_statement(ddl)
     ddl.close()
-    assert world.catalog.tables[T].rows == OLD_ROWS and not world.catalog.tables[T].external
-    assert set(world.catalog.tables) == {T} and world.catalog.swap.orphans == set()
+    assert world.catalog.backend.tables[T].rows == OLD_ROWS and not world.catalog.backend.tables[T].external
+    assert set(world.catalog.backend.tables) == {T} and world.catalog.backend.swap.orphans == set()
 
 
 def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old_version_is_kept_dropped(
@@ -212,12 +213,12 @@ def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old
     monkeypatch.setenv("DDL_LOG_RETENTION_SECONDS", "3600")
     world = World(store.home(), binlog=True)
     assert crashkit.crash_at(world.open, replace_statement, "replace.exchange.after", 1)
-    del world.catalog.tables[T]
-    world.catalog.add_user_table(T, ("newcomer",), [("someone else",)])
-    newcomer = world.catalog.identity(T)
+    del world.catalog.backend.tables[T]
+    world.catalog.backend.add_user_table(T, ("newcomer",), [("someone else",)])
+    newcomer = world.catalog.names.identity(T)
     ddl = world.open()
-    assert world.catalog.identity(T) == newcomer and world.catalog.tables[T].rows == [("someone else",)]
-    assert set(world.catalog.tables) == {T}, "the statement's TMP is gone"
+    assert world.catalog.names.identity(T) == newcomer and world.catalog.backend.tables[T].rows == [("someone else",)]
+    assert set(world.catalog.backend.tables) == {T}, "the statement's TMP is gone"
     assert ddl.abandoned_chains() == [] and ddl.binlog_events() == []
     [dropped] = dropped_tables(ddl.log)
     assert dropped.table == T and dropped.dropped
@@ -225,10 +226,10 @@ def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old
     ddl = world.open()
     assert [version.table for version in dropped_tables(ddl.log)] == [T], "kept once, however often recovery runs"
     ddl.close()
-    del world.catalog.tables[T]
+    del world.catalog.backend.tables[T]
     ddl = world.open()
     ddl.sql(f"UNDROP TABLE {T}")
-    assert world.catalog.tables[T].rows == OLD_ROWS
+    assert world.catalog.backend.tables[T].rows == OLD_ROWS
     ddl.close()
 
 
@@ -237,17 +238,18 @@ def test_a_swap_logged_by_an_earlier_version_with_a_holder_table_is_still_undone
     an external holder: recovery still puts it back and removes the holder, never its files."""
     world = World(store.home(), binlog=True)
     tmp = TableName("default", "ddllog_9_abcdef_tmp")
-    old = world.catalog.tables[T]
-    world.catalog.tables[tmp] = attrs.evolve(old, identity="new:holder", external=True, held=old.identity,
+    old = world.catalog.backend.tables[T]
+    world.catalog.backend.tables[tmp] = attrs.evolve(old, identity="new:holder", external=True, held=old.identity,
                                              location="memory:/default/t")
-    world.catalog.tables[T] = MemoryTable("new", ("b",), NEW_ROWS, location="memory:/default/ddllog_9_abcdef_tmp")
+    world.catalog.backend.tables[T] = MemoryTable("new", ("b",), NEW_ROWS,
+                                                  location="memory:/default/ddllog_9_abcdef_tmp")
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.UNDO, "CREATE OR REPLACE TABLE t AS SELECT 1")
     log_swap_table(ddl.log, position, T, tmp, old.identity, SwapTablePayload("new", "new:holder", None))
     ddl.abandon()
     world.open().close()
-    assert world.catalog.identity(T) == old.identity and world.catalog.tables[T].rows == OLD_ROWS
-    assert set(world.catalog.tables) == {T}
+    assert world.catalog.names.identity(T) == old.identity and world.catalog.backend.tables[T].rows == OLD_ROWS
+    assert set(world.catalog.backend.tables) == {T}
 
 
 def test_undo_never_drops_a_table_it_did_not_create(store):
@@ -257,7 +259,7 @@ def test_undo_never_drops_a_table_it_did_not_create(store):
     ddl.log.add_action(position, ActionType.CREATE_TABLE, name=T, tag="someone-else", payload=CreateTablePayload())
     ddl.abandon()
     world.open().close()
-    assert world.catalog.tables[T].rows == OLD_ROWS
+    assert world.catalog.backend.tables[T].rows == OLD_ROWS
 
 
 MOVED = TableName("default", "u")
@@ -267,10 +269,10 @@ def crash_after_a_rename(world: World) -> int:
     """A RENAME TABLE t TO u that ran, then the process died before its commit; renames back fail from now on."""
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.UNDO, "RENAME TABLE t TO u")
-    log_rename_table(ddl.log, position, T, MOVED, world.catalog.identity(T))
-    world.catalog.rename(T, MOVED)
+    log_rename_table(ddl.log, position, T, MOVED, world.catalog.names.identity(T))
+    world.catalog.names.rename(T, MOVED)
     ddl.abandon()
-    world.catalog.fail_on = lambda operation, name: operation == "rename"
+    world.catalog.backend.fail_on = lambda operation, name: operation == "rename"
     return position
 
 
@@ -294,14 +296,14 @@ def test_retry_abandoned_gives_an_abandoned_chain_new_tries_once_the_cause_is_fi
     crash_after_a_rename(world)
     for _ in range(4):
         world.open().close()
-    world.catalog.fail_on = lambda operation, name: False
+    world.catalog.backend.fail_on = lambda operation, name: False
     ddl = world.open()
     assert ddl.abandoned_chains() and ddl.last_recovery.of("abandoned") == []
     report = ddl.recover(retry_abandoned=True)
     assert [o.outcome for o in report.outcomes] == ["reopened", "undone"]
     assert ddl.abandoned_chains() == [] and ddl.active_chains() == []
     ddl.close()
-    assert world.catalog.tables[T].rows == OLD_ROWS and MOVED not in world.catalog.tables
+    assert world.catalog.backend.tables[T].rows == OLD_ROWS and MOVED not in world.catalog.backend.tables
 
 
 def test_a_roll_forward_drop_that_keeps_failing_gives_up_on_its_last_try_and_binlogs_nothing_it_did_not_do(store):
@@ -313,11 +315,11 @@ def test_a_roll_forward_drop_that_keeps_failing_gives_up_on_its_last_try_and_bin
         position,
         ActionType.DROP_TABLE,
         name=T,
-        tag=world.catalog.identity(T),
+        tag=world.catalog.names.identity(T),
         payload=DropTablePayload(keep_files=False),
     )
     ddl.abandon()
-    world.catalog.fail_on = lambda operation, name: operation == "drop"
+    world.catalog.backend.fail_on = lambda operation, name: operation == "drop"
     outcomes = []
     for _ in range(3):
         ddl = world.open()
@@ -326,7 +328,7 @@ def test_a_roll_forward_drop_that_keeps_failing_gives_up_on_its_last_try_and_bin
         ddl.close()
     assert outcomes == [["failed"], ["failed"], ["finished"]]
     assert "gave up on" in detail and "default.t" in detail
-    assert T in world.catalog.tables
+    assert T in world.catalog.backend.tables
     ddl = world.open()
     assert ddl.active_chains() == [] and ddl.abandoned_chains() == [] and ddl.binlog_events() == []
     ddl.close()
@@ -341,17 +343,17 @@ def test_an_action_without_its_execute_entry_never_runs(store):
         raise RuntimeError("crash before the batch reached the disk")
     ddl.abandon()
     world.open().close()
-    assert T in world.catalog.tables
+    assert T in world.catalog.backend.tables
 
 
 def test_a_no_op_recovery_never_touches_the_catalog(store):
     world = World(store.home(), binlog=True)
     world.open().close()
-    world.catalog.calls.clear()
+    world.catalog.backend.calls.clear()
     ddl = world.open()
     assert ddl.last_recovery.nothing_to_do
     ddl.close()
-    assert world.catalog.calls == []
+    assert world.catalog.backend.calls == []
 
 
 def test_spec_form_must_be_exactly_one():

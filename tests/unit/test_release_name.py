@@ -14,8 +14,9 @@ import pytest
 from ddl_log import AtomicDDL, DirectoryInUseError, NothingToReleaseError
 from ddl_log.engine.release_name import release_command
 from replace_table.plans.release import RELEASE
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 from tests.unit.test_statement_sweeps import NEW_ROWS, populated_catalog, tn
 
@@ -23,15 +24,16 @@ AT_NAME = "memory:/default/a"
 """Table ``a``'s default directory: where the populated catalog's ``a`` lives until it is replaced."""
 
 
-def open_home(tmp_path: Any, catalog: MemoryCatalog, **settings: Any) -> AtomicDDL:
+def open_home(tmp_path: Any, catalog: Catalog, **settings: Any) -> AtomicDDL:
     settings.setdefault("grace_seconds", 600)
     settings.setdefault("retention_seconds", 86400)
     return AtomicDDL(home=str(tmp_path / "home"), catalog=catalog, **settings)
 
 
-def kept(catalog: MemoryCatalog) -> tuple[Any, ...]:
+def kept(catalog: Catalog) -> tuple[Any, ...]:
     """What the catalog keeps beside its tables: the orphan directories, their notes, and table ``a``'s rows."""
-    return (sorted(catalog.swap.orphans), sorted(catalog.swap.notes), catalog.tables[tn("a")].rows)
+    return (sorted(catalog.backend.swap.orphans), sorted(catalog.backend.swap.notes),
+            catalog.backend.tables[tn("a")].rows)
 
 
 def test_the_first_replace_of_a_table_at_its_names_directory_says_so_and_leaves_a_note(tmp_path):
@@ -41,7 +43,7 @@ def test_the_first_replace_of_a_table_at_its_names_directory_says_so_and_leaves_
         [hold] = first.holds
         assert (str(hold.name), hold.location, hold.chain, hold.version) == ("default.a", AT_NAME, first.version,
                                                                               True)
-        note = catalog.swap.notes[AT_NAME]
+        note = catalog.backend.swap.notes[AT_NAME]
         assert f"version {first.version} of table default.a" in note
         assert f"ddl-log --home {tmp_path / 'home'} release default.a" in note
         assert "LOCATION_ALREADY_EXISTS" in note and "RELEASE TABLE NAME `default`.`a`" in note
@@ -53,7 +55,7 @@ def test_no_hold_when_the_old_files_go_at_once(tmp_path):
     catalog = populated_catalog()
     with open_home(tmp_path, catalog, grace_seconds=0, retention_seconds=0) as ddl:
         assert ddl.create_or_replace_table("a", df=NEW_ROWS).holds == ()
-    assert catalog.swap.notes == {}
+    assert catalog.backend.swap.notes == {}
 
 
 def test_release_deletes_the_kept_version_at_the_name_and_nothing_else(tmp_path):
@@ -64,10 +66,10 @@ def test_release_deletes_the_kept_version_at_the_name_and_nothing_else(tmp_path)
         events = len(ddl.binlog_events())
         released = ddl.release_table_name("a")
         assert (released.location, released.released, released.kept) == (AT_NAME, (first.version,), None)
-        assert AT_NAME not in catalog.swap.orphans and AT_NAME not in catalog.swap.notes
+        assert AT_NAME not in catalog.backend.swap.orphans and AT_NAME not in catalog.backend.swap.notes
         assert [row.version for row in ddl.describe_history("a").rows if not row.current] == [
             second.version]  # the other one stays
-        assert catalog.tables[tn("a")].rows == [(9,)]
+        assert catalog.backend.tables[tn("a")].rows == [(9,)]
         assert len(ddl.binlog_events()) == events  # no catalog object or table's rows changed
         assert ddl.active_chains() == [] and ddl.pending_deletions()[0].location != AT_NAME
 
@@ -79,7 +81,8 @@ def test_release_is_refused_changing_nothing_when_nothing_is_kept_there_or_somet
             ddl.release_table_name("a")  # a lives there itself
         assert nothing.value.name == "default.a"
         ddl.create_or_replace_table("a", df=NEW_ROWS)
-        catalog.tables[tn("squatter")] = MemoryTable("x", ("n",), [], location=AT_NAME)  # registered on it since
+        catalog.backend.tables[tn("squatter")] = MemoryTable("x", ("n",), [],
+                                                             location=AT_NAME)  # registered on it since
         before, log_size = kept(catalog), ddl.log.size
         with pytest.raises(DirectoryInUseError) as used:
             ddl.sql("RELEASE TABLE NAME a")
@@ -93,10 +96,10 @@ def test_restore_of_a_version_at_the_names_directory_takes_its_note_away(tmp_pat
     with open_home(tmp_path, catalog) as ddl:
         first = ddl.create_or_replace_table("a", df=NEW_ROWS)
         ddl.restore_table("a", version=first.version)
-    assert AT_NAME not in catalog.swap.notes
+    assert AT_NAME not in catalog.backend.swap.notes
 
 
-def world(tmp_path: Any, label: str) -> tuple[MemoryCatalog, Any]:
+def world(tmp_path: Any, label: str) -> tuple[Catalog, Any]:
     catalog = populated_catalog()
     home = tmp_path / label
     with AtomicDDL(home=str(home), catalog=catalog, grace_seconds=600, retention_seconds=86400) as ddl:
@@ -105,7 +108,7 @@ def world(tmp_path: Any, label: str) -> tuple[MemoryCatalog, Any]:
                                       compact_bytes=0)
 
 
-def versions_and_files(catalog: MemoryCatalog, opener: Any) -> tuple[Any, ...]:
+def versions_and_files(catalog: Catalog, opener: Any) -> tuple[Any, ...]:
     with opener() as ddl:
         assert ddl.active_chains() == [] and ddl.abandoned_chains() == []
         history = [(row.version, row.location) for row in ddl.describe_history("a").rows if not row.current]

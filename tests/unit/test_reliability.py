@@ -24,8 +24,9 @@ from ddl_log import (
     UnsafePathError,
     UnsupportedFormatError,
 )
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from storage.records.fileops import FileOps
 from storage.records.home import LOG_DIR
 
@@ -36,10 +37,10 @@ def tn(text: str) -> TableName:
     return TableName.of(text)
 
 
-def seeded_catalog() -> MemoryCatalog:
-    catalog = MemoryCatalog()
+def seeded_catalog() -> Catalog:
+    catalog = memory_catalog()
     for name in "abc":
-        catalog.add_user_table(tn(name), ("x",), [(name,)])
+        catalog.backend.add_user_table(tn(name), ("x",), [(name,)])
     return catalog
 
 
@@ -90,7 +91,7 @@ def test_many_threads_on_overlapping_tables_end_done_or_cleanly_failed_with_a_co
     events = ddl.binlog_events()
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     assert len({e.xid for e in events}) == len(events)
-    assert all(not name.is_reserved for name in catalog.tables)
+    assert all(not name.is_reserved for name in catalog.backend.tables)
     ddl.close()
     reopened = AtomicDDL(home=tmp_path, catalog=catalog)
     assert reopened.last_recovery.nothing_to_do
@@ -98,7 +99,7 @@ def test_many_threads_on_overlapping_tables_end_done_or_cleanly_failed_with_a_co
 
 
 def test_a_second_process_on_the_same_home_is_refused_with_a_clear_error(tmp_path):
-    holder = AtomicDDL(home=tmp_path, catalog=MemoryCatalog())
+    holder = AtomicDDL(home=tmp_path, catalog=memory_catalog())
     script = (
         "from ddl_log import AtomicDDL, HomeLockedError\n"
         "import sys\n"
@@ -114,9 +115,9 @@ def test_a_second_process_on_the_same_home_is_refused_with_a_clear_error(tmp_pat
     assert result.returncode == 7
     assert "in use by another process" in result.stdout
     with pytest.raises(HomeLockedError):  # a second opener in the same process is refused too
-        AtomicDDL(home=tmp_path, catalog=MemoryCatalog())
+        AtomicDDL(home=tmp_path, catalog=memory_catalog())
     holder.close()
-    AtomicDDL(home=tmp_path, catalog=MemoryCatalog()).close()  # and once released, the home opens again
+    AtomicDDL(home=tmp_path, catalog=memory_catalog()).close()  # and once released, the home opens again
 
 
 # ------------------------------------------------------------------ damaged files
@@ -170,7 +171,7 @@ def test_a_garbage_log_and_a_newer_format_are_refused(tmp_path):
     (home / LOG_DIR).mkdir(parents=True)
     (home / LOG_DIR / LOG_FILE).write_bytes(os.urandom(300))
     with pytest.raises((CorruptLogError, UnsupportedFormatError)):
-        AtomicDDL(home=home, catalog=MemoryCatalog())
+        AtomicDDL(home=home, catalog=memory_catalog())
 
 
 # ------------------------------------------------------------------ failing disk
@@ -218,10 +219,10 @@ def test_a_full_disk_at_any_write_fails_the_statement_cleanly_and_keeps_the_old_
             events = healthy.binlog_events()
             assert healthy.active_chains() == []
             healthy.close()
-            rows = catalog.tables[tn("a")].rows
+            rows = catalog.backend.tables[tn("a")].rows
             assert rows == ([("new",)] if events else [("a",)]), (n, persistent)
             if failed and not events:
-                assert set(catalog.tables) == {tn("a"), tn("b"), tn("c")}
+                assert set(catalog.backend.tables) == {tn("a"), tn("b"), tn("c")}
 
 
 # ------------------------------------------------------------------ hostile input and unsafe paths
@@ -247,8 +248,8 @@ def test_hostile_names_are_refused_or_handled_never_run_as_sql(tmp_path, name):
         ddl.create_table(target, like="a")
     refusal = failed.value.cause if isinstance(failed.value, StatementFailedError) else failed.value
     assert isinstance(refusal, InvalidNameError) and refusal.name == str(target)
-    assert target not in catalog.tables
-    assert {tn("a"), tn("b"), tn("c")} <= set(catalog.tables)
+    assert target not in catalog.backend.tables
+    assert {tn("a"), tn("b"), tn("c")} <= set(catalog.backend.tables)
     ddl.close()
 
 
@@ -270,16 +271,16 @@ def test_log_and_binlog_files_are_private(tmp_path):
 
 def test_a_symlinked_log_or_home_is_refused(tmp_path):
     real = tmp_path / "real"
-    AtomicDDL(home=real, catalog=MemoryCatalog()).close()
+    AtomicDDL(home=real, catalog=memory_catalog()).close()
     link = tmp_path / "link"
     link.symlink_to(real)
     with pytest.raises(UnsafePathError, match="symlink"):
-        AtomicDDL(home=link, catalog=MemoryCatalog())
+        AtomicDDL(home=link, catalog=memory_catalog())
     log = real / LOG_DIR / LOG_FILE
     log.rename(real / "elsewhere.log")
     log.symlink_to(real / "elsewhere.log")
     with pytest.raises(UnsafePathError, match="symlink"):
-        AtomicDDL(home=real, catalog=MemoryCatalog())
+        AtomicDDL(home=real, catalog=memory_catalog())
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to create a directory owned by another user")
@@ -288,4 +289,4 @@ def test_a_home_owned_by_another_user_is_refused(tmp_path):
     home.mkdir(mode=0o700)
     os.chown(home, 12345, 12345)
     with pytest.raises(UnsafePathError, match="owned by uid 12345"):
-        AtomicDDL(home=home, catalog=MemoryCatalog())
+        AtomicDDL(home=home, catalog=memory_catalog())

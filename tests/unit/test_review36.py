@@ -22,7 +22,7 @@ NEW_ROWS = MemoryTable("", ("x",), [(7,)])
 @pytest.fixture
 def world(tmp_path):
     catalog = populated_catalog()
-    catalog.tables[tn("a")].location = "memory:/default/ddllog_0_a_tmp"  # replaced once: kept for its retention
+    catalog.backend.tables[tn("a")].location = "memory:/default/ddllog_0_a_tmp"  # replaced once: kept for its retention
     home = str(tmp_path / "home")
 
     def open_home(**settings) -> AtomicDDL:
@@ -59,7 +59,7 @@ def test_finding12_a_valid_retention_is_accepted_up_to_the_documented_maximum(wo
         ddl.alter_table("a", SetProperties({RETENTION_PROPERTY: "0"}))
         with pytest.raises(InvalidTablePropertyError):
             ddl.alter_table("a", SetProperties({RETENTION_PROPERTY: str(MAX_RETENTION_SECONDS + 1)}))
-    assert catalog.tables[tn("a")].properties[RETENTION_PROPERTY] == "0"
+    assert catalog.backend.tables[tn("a")].properties[RETENTION_PROPERTY] == "0"
 
 
 @pytest.mark.parametrize("value", ["inf", "1e300", "-5", "garbage"])
@@ -67,7 +67,7 @@ def test_finding12_a_retention_set_outside_the_log_never_breaks_history_status_o
     """Plain Spark sets what it likes: the value is read clamped (a number above the maximum: the maximum; below 0:
     0; not a number: the home's setting), and every reader of the log shows the versions."""
     catalog, open_home, home = world
-    catalog.tables[tn("a")].properties[RETENTION_PROPERTY] = value
+    catalog.backend.tables[tn("a")].properties[RETENTION_PROPERTY] = value
     with open_home(grace_seconds=60) as ddl:
         replaced = ddl.create_or_replace_table("a", df=NEW_ROWS)
         rows = ddl.describe_history("a").rows
@@ -270,4 +270,4 @@ def test_finding9_names_up_to_the_metastores_limits_work_in_every_statement(worl
             ddl.create_database("d" * 129)
         with pytest.raises(NoSuchObjectError):
             ddl.drop_tables(["x" * 300])
-    assert tn(other) in catalog.tables and tn(view) not in catalog.views
+    assert tn(other) in catalog.backend.tables and tn(view) not in catalog.backend.views

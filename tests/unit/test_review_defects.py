@@ -56,13 +56,13 @@ def crash_after_action(world: World, statement, action_type: ActionType) -> None
 def test_defect1_recovery_of_drop_view_leaves_a_view_recreated_with_the_same_text(tmp_path):
     world = World(str(tmp_path / "h"), True)
     crash_after_action(world, lambda d: d.drop_views(["v1"]), ActionType.DROP_VIEW)
-    assert tn("v1") not in world.catalog.views
-    world.catalog.create_view(tn("v1"), ViewDefinition("SELECT 1 AS one"), replace=False)  # same text, new view
+    assert tn("v1") not in world.catalog.backend.views
+    world.catalog.views.create_view(tn("v1"), ViewDefinition("SELECT 1 AS one"), replace=False)  # same text, new view
     ddl = world.open()
     events = ddl.binlog_events()
     assert ddl.active_chains() == [] and ddl.abandoned_chains() == []
     ddl.close()
-    assert world.catalog.views[tn("v1")] == ViewDefinition("SELECT 1 AS one")
+    assert world.catalog.backend.views[tn("v1")] == ViewDefinition("SELECT 1 AS one")
     assert len(events) == 1 and events[0].generated_by_recovery
 
 
@@ -70,33 +70,33 @@ def test_defect1_recovery_of_drop_function_leaves_a_function_recreated_under_the
     world = World(str(tmp_path / "h"), True)
     crash_after_action(world, lambda d: d.drop_function("f1"), ActionType.DROP_FUNCTION)
     newcomer = FunctionDefinition(class_name="com.someone.Else")
-    world.catalog.create_function(tn("f1"), newcomer, replace=False)
+    world.catalog.functions.create_function(tn("f1"), newcomer, replace=False)
     world.open().close()
-    assert world.catalog.functions[tn("f1")] == newcomer
+    assert world.catalog.backend.functions[tn("f1")] == newcomer
 
 
 def test_defect1_recovery_of_drop_database_leaves_an_empty_database_recreated_under_the_name(tmp_path):
     world = World(str(tmp_path / "h"), True)
     crash_after_action(world, lambda d: d.drop_database("d2", cascade=True), ActionType.DROP_DB)
-    world.catalog.create_database("d2")
+    world.catalog.databases.create_database("d2")
     ddl = world.open()
     assert len(ddl.binlog_events()) == 1
     ddl.close()
-    assert "d2" in world.catalog.databases
+    assert "d2" in world.catalog.backend.databases
 
 
 def test_defect1_a_database_recreated_with_tables_does_not_make_the_committed_drop_fail_or_go_unbinlogged(tmp_path):
     world = World(str(tmp_path / "h"), True)
     crash_after_action(world, lambda d: d.drop_database("d2", cascade=True), ActionType.DROP_DB)
-    world.catalog.create_database("d2")
-    world.catalog.add_user_table(tn("d2.mine"), ("x",), [(1,)])
+    world.catalog.databases.create_database("d2")
+    world.catalog.backend.add_user_table(tn("d2.mine"), ("x",), [(1,)])
     for _ in range(4):
         ddl = world.open()
         assert ddl.active_chains() == [] and ddl.abandoned_chains() == []
         events = ddl.binlog_events()
         ddl.close()
     assert len(events) == 1 and "DROP DATABASE" in events[0].statement
-    assert "d2" in world.catalog.databases and world.catalog.tables[tn("d2.mine")].rows == [(1,)]
+    assert "d2" in world.catalog.backend.databases and world.catalog.backend.tables[tn("d2.mine")].rows == [(1,)]
 
 
 # ---------------------------------------------------------------------------------------------------- defect 2
@@ -112,7 +112,7 @@ def pause_inside(world: World, operation: str, table: str) -> tuple[threading.Ev
             assert release.wait(10)
         return False
 
-    world.catalog.fail_on = hook
+    world.catalog.backend.fail_on = hook
     return inside, release
 
 
@@ -150,13 +150,13 @@ def test_defect2_recover_beside_a_running_drop_leaves_its_chain_to_it(tmp_path):
 def test_defect2_recover_beside_a_running_insert_overwrite_does_not_roll_it_back(tmp_path):
     world = World(str(tmp_path), True)
     ddl = world.open()
-    new_rows = world.catalog.tables[tn("b")]
+    new_rows = world.catalog.backend.tables[tn("b")]
     inside, release = pause_inside_reserved(world, "insert")
     report, outcome = run_beside(ddl, lambda d: d.insert_overwrite("a", df=new_rows), inside, release)
     assert "error" not in outcome, outcome.get("error")
     assert [o.outcome for o in report.outcomes] in ([], ["skipped"])
     ddl.close()
-    assert world.catalog.tables[tn("a")].rows == new_rows.rows
+    assert world.catalog.backend.tables[tn("a")].rows == new_rows.rows
 
 
 def pause_inside_reserved(world: World, operation: str) -> tuple[threading.Event, threading.Event]:
@@ -169,7 +169,7 @@ def pause_inside_reserved(world: World, operation: str) -> tuple[threading.Event
             assert release.wait(10)
         return False
 
-    world.catalog.fail_on = hook
+    world.catalog.backend.fail_on = hook
     return inside, release
 
 
@@ -206,7 +206,7 @@ def test_defect2_recover_waits_for_the_locks_of_a_chain_left_by_a_failed_rollbac
 
 def test_defect6_drop_tables_with_a_persistent_error_on_one_binlogs_what_it_dropped(tmp_path):
     world = World(str(tmp_path), True)
-    world.catalog.fail_on = lambda op, name: op == "drop" and name == tn("b")
+    world.catalog.backend.fail_on = lambda op, name: op == "drop" and name == tn("b")
     ddl = world.open()
     with pytest.raises(StatementFailedError) as raised:
         ddl.drop_tables(["a", "b"])
@@ -217,7 +217,7 @@ def test_defect6_drop_tables_with_a_persistent_error_on_one_binlogs_what_it_drop
     assert events[0].objects == ("default.a",)
     assert ddl.active_chains() == [] and ddl.abandoned_chains() == []
     ddl.close()
-    assert tn("a") not in world.catalog.tables and tn("b") in world.catalog.tables
+    assert tn("a") not in world.catalog.backend.tables and tn("b") in world.catalog.backend.tables
     ddl = world.open()
     assert ddl.last_recovery.nothing_to_do and len(ddl.binlog_events()) == 1
     ddl.close()
@@ -226,7 +226,7 @@ def test_defect6_drop_tables_with_a_persistent_error_on_one_binlogs_what_it_drop
 def test_a_drop_whose_only_object_fails_changes_nothing_and_binlogs_nothing(tmp_path):
     world = World(str(tmp_path), True)
     before = catalog_state(world.catalog)
-    world.catalog.fail_on = lambda op, name: op == "drop_view"
+    world.catalog.backend.fail_on = lambda op, name: op == "drop_view"
     ddl = world.open()
     with pytest.raises(StatementFailedError) as raised:
         ddl.drop_views(["v1"])
@@ -268,7 +268,7 @@ def test_a_programming_error_in_an_executor_surfaces_instead_of_counting_as_a_fa
     world = World(str(tmp_path), True)
     ddl = world.open()
     position = ddl.log.new_chain(ChainKind.FORWARD, "DROP TABLE a")
-    ddl.log.add_action(position, ActionType.DROP_TABLE, name=tn("a"), tag=world.catalog.identity(tn("a")),
+    ddl.log.add_action(position, ActionType.DROP_TABLE, name=tn("a"), tag=world.catalog.names.identity(tn("a")),
                        payload=DropTablePayload(keep_files=False))
     original = KINDS[ActionType.DROP_TABLE]
     KINDS[ActionType.DROP_TABLE] = attrs.evolve(original, execute=lambda action, ctx: {}["bug"])
@@ -300,4 +300,4 @@ def test_a_failure_after_the_commit_point_is_reported_and_the_statement_succeeds
     ddl = world.open()
     assert [o.outcome for o in ddl.last_recovery.outcomes] == ["committed"]
     ddl.close()
-    assert tn("v2") in world.catalog.views
+    assert tn("v2") in world.catalog.backend.views

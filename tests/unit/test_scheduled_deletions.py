@@ -8,17 +8,18 @@ import time
 import pytest
 
 from ddl_log import AtomicDDL
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 
 T = TableName("default", "t")
 OLD_FILES = "memory:/default/t"
 
 
-def world_with_old_table() -> MemoryCatalog:
-    catalog = MemoryCatalog()
-    catalog.add_user_table(T, ("a",), [(1,), (2,)])
+def world_with_old_table() -> Catalog:
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(T, ("a",), [(1,), (2,)])
     return catalog
 
 
@@ -33,29 +34,29 @@ def test_a_swap_schedules_the_old_files_for_after_the_grace_period_and_keeps_the
         [pending] = ddl.pending_deletions()
         assert result.path == "swap" and result.old_data == OLD_FILES == pending.location
         assert 590 < pending.due - time.time() <= 600 and pending.table == T
-        assert ddl.active_chains() == [] and catalog.swap.orphans == {OLD_FILES}
+        assert ddl.active_chains() == [] and catalog.backend.swap.orphans == {OLD_FILES}
         ddl.create_table("other", schema="x INT")  # a statement runs only what is due
-        assert catalog.swap.orphans == {OLD_FILES}
+        assert catalog.backend.swap.orphans == {OLD_FILES}
     with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=600) as reopened:  # recovery waits too
         assert reopened.last_recovery.nothing_to_do and len(reopened.pending_deletions()) == 1
-        assert catalog.swap.orphans == {OLD_FILES}
+        assert catalog.backend.swap.orphans == {OLD_FILES}
 
 
 def test_the_next_statement_or_recovery_deletes_the_old_files_once_due(tmp_path):
     catalog = world_with_old_table()
     with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=0.2) as ddl:
         replace(ddl)
-        assert catalog.swap.orphans == {OLD_FILES}
+        assert catalog.backend.swap.orphans == {OLD_FILES}
         time.sleep(0.3)
         ddl.create_table("other", schema="x INT")
-        assert catalog.swap.orphans == set() and ddl.pending_deletions() == []
+        assert catalog.backend.swap.orphans == set() and ddl.pending_deletions() == []
     second = world_with_old_table()
     with AtomicDDL(home=tmp_path / "2", catalog=second, grace_seconds=0.2) as ddl:
         replace(ddl)
     time.sleep(0.3)
     with AtomicDDL(home=tmp_path / "2", catalog=second) as reopened:
         assert [o.outcome for o in reopened.last_recovery.outcomes] == ["finished"]
-        assert second.swap.orphans == set() and reopened.pending_deletions() == []
+        assert second.backend.swap.orphans == set() and reopened.pending_deletions() == []
 
 
 def test_dropping_the_table_keeps_its_files_and_old_versions_for_readers_until_the_grace_period_ends(tmp_path):
@@ -64,21 +65,21 @@ def test_dropping_the_table_keeps_its_files_and_old_versions_for_readers_until_t
     catalog = world_with_old_table()
     with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=0.3) as ddl:
         replace(ddl)
-        current = catalog.table_location(T)
+        current = catalog.definitions.table_location(T)
         ddl.drop_tables(["t"])
-        assert catalog.identity(T) is None
+        assert catalog.names.identity(T) is None
         assert {d.location for d in ddl.pending_deletions()} == {"memory:/default/t", current}
-        assert catalog.swap.orphans == {"memory:/default/t", current}
+        assert catalog.backend.swap.orphans == {"memory:/default/t", current}
         time.sleep(0.4)
         ddl.create_table("other", schema="x INT")  # any statement runs the due deletions
-        assert catalog.swap.orphans == set() and ddl.pending_deletions() == []
+        assert catalog.backend.swap.orphans == set() and ddl.pending_deletions() == []
 
 
 def test_drop_purge_deletes_the_files_with_the_table(tmp_path):
     catalog = world_with_old_table()
     with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=600) as ddl:
         ddl.drop_tables(["t"], purge=True)
-        assert catalog.swap.orphans == set() and ddl.pending_deletions() == []
+        assert catalog.backend.swap.orphans == set() and ddl.pending_deletions() == []
 
 
 def test_a_due_deletion_keeps_a_directory_another_table_uses_now_and_says_why(tmp_path):
@@ -87,11 +88,12 @@ def test_a_due_deletion_keeps_a_directory_another_table_uses_now_and_says_why(tm
     catalog = world_with_old_table()
     with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=0.2) as ddl:
         replace(ddl)
-        catalog.tables[TableName("default", "t_archive")] = MemoryTable("archive", ("a",), [(1,)], external=True,
+        catalog.backend.tables[TableName("default", "t_archive")] = MemoryTable("archive", ("a",), [(1,)],
+                                                                                external=True,
                                                                         location="memory:/default/t")
         time.sleep(0.3)
         ddl.create_table("other", schema="x INT")
-        assert "memory:/default/t" in catalog.swap.orphans  # kept: t_archive reads it
+        assert "memory:/default/t" in catalog.backend.swap.orphans  # kept: t_archive reads it
         assert ddl.pending_deletions() == []
         [kept] = [ddl.log.note_of(a.id) for c in ddl.log.chains() for a in ddl.log.actions_of(c.position)
                   if ddl.log.note_of(a.id)]
@@ -107,7 +109,7 @@ def test_a_crash_inside_the_deletion_is_finished_by_the_next_recovery(tmp_path, 
     opener = lambda: AtomicDDL(home=tmp_path, catalog=catalog)  # noqa: E731
     assert crashkit.recover_with_crash(opener, point, 1)
     with opener() as recovered:
-        assert catalog.swap.orphans == set() and recovered.pending_deletions() == []
+        assert catalog.backend.swap.orphans == set() and recovered.pending_deletions() == []
         assert recovered.active_chains() == []
 
 
@@ -115,9 +117,10 @@ def test_a_table_dropped_outside_the_project_gives_its_name_back_to_a_new_table_
     catalog = world_with_old_table()
     with AtomicDDL(home=tmp_path, catalog=catalog, grace_seconds=600) as ddl:
         replace(ddl)
-        catalog.tables.pop(T)  # a plain DROP TABLE by another user: the old version still waits for its deletion
+        # a plain DROP TABLE by another user: the old version still waits for its deletion
+        catalog.backend.tables.pop(T)
         ddl.create_table("t", schema="z INT")
-        assert catalog.identity(T) is not None
+        assert catalog.names.identity(T) is not None
         [pending] = ddl.pending_deletions()  # the old version moved aside, still waiting for its time
         assert pending.location.startswith("memory:/default/ddllog_") and pending.location.endswith("_kept_t")
-        assert catalog.swap.orphans == {pending.location}
+        assert catalog.backend.swap.orphans == {pending.location}

@@ -14,8 +14,9 @@ import pytest
 from ddl_log import AtomicDDL, InvalidNameError, NoSuchObjectError, NotAtomicError, StatementFailedError
 from ddl_log.errors import NotTransactionalError
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 from tests.unit.test_statement_sweeps import catalog_state
 
@@ -24,22 +25,22 @@ def tn(text: str) -> TableName:
     return TableName.of(text)
 
 
-def two_schemas() -> MemoryCatalog:
+def two_schemas() -> Catalog:
     """blue and green: t1 in both (other columns), t2 in both (partitioned by day), v in both (other text); a table
     only in blue (u), a view only in green (w)."""
-    catalog = MemoryCatalog()
-    catalog.databases |= {"blue", "green"}
-    catalog.add_user_table(tn("blue.t1"), ("x",), [(1,), (2,)])
-    catalog.add_user_table(tn("green.t1"), ("x", "y"), [(10, "ten")])
+    catalog = memory_catalog()
+    catalog.backend.databases |= {"blue", "green"}
+    catalog.backend.add_user_table(tn("blue.t1"), ("x",), [(1,), (2,)])
+    catalog.backend.add_user_table(tn("green.t1"), ("x", "y"), [(10, "ten")])
     for db, rows in (("blue", [(1, "d1")]), ("green", [(2, "d2"), (3, "d3")])):
-        catalog.add_user_table(tn(f"{db}.t2"), ("v", "day"), rows)
-        catalog.tables[tn(f"{db}.t2")].partitioned_by = ("day",)
-        catalog.tables[tn(f"{db}.t2")].partitions.extend({"day": day} for _, day in rows)
-    catalog.tables[tn("green.t2")].properties["team"] = "green"
-    catalog.add_user_table(tn("blue.u"), ("u",), [(7,)])
-    catalog.views[tn("blue.v")] = ViewDefinition("SELECT x FROM blue.t1")
-    catalog.views[tn("green.v")] = ViewDefinition("SELECT x FROM green.t1")
-    catalog.views[tn("green.w")] = ViewDefinition("SELECT 1 AS w")
+        catalog.backend.add_user_table(tn(f"{db}.t2"), ("v", "day"), rows)
+        catalog.backend.tables[tn(f"{db}.t2")].partitioned_by = ("day",)
+        catalog.backend.tables[tn(f"{db}.t2")].partitions.extend({"day": day} for _, day in rows)
+    catalog.backend.tables[tn("green.t2")].properties["team"] = "green"
+    catalog.backend.add_user_table(tn("blue.u"), ("u",), [(7,)])
+    catalog.backend.views[tn("blue.v")] = ViewDefinition("SELECT x FROM blue.t1")
+    catalog.backend.views[tn("green.v")] = ViewDefinition("SELECT x FROM green.t1")
+    catalog.backend.views[tn("green.w")] = ViewDefinition("SELECT 1 AS w")
     return catalog
 
 
@@ -85,20 +86,21 @@ def test_a_schema_swap_exchanges_every_table_and_view_by_record_and_binlogs_one_
     world = World(str(tmp_path))
     catalog = world.catalog
     before = catalog_state(catalog)
-    locations = {str(n): catalog.table_location(n) for n in catalog.tables}
-    identities = {str(n): catalog.identity(n) for n in catalog.tables}
+    locations = {str(n): catalog.definitions.table_location(n) for n in catalog.backend.tables}
+    identities = {str(n): catalog.names.identity(n) for n in catalog.backend.tables}
     with world.open() as ddl:
         result = ddl.swap_schemas("blue", "green")
         assert result.detail == "blue <-> green: 5 tables, 3 views"
         assert [(e.statement, e.txn) for e in ddl.binlog_events()] == [("ALTER SCHEMA `blue` SWAP WITH `green`", None)]
     assert catalog_state(catalog) == swapped(before)
     # no file moved: each table reads the directory it was written in, with its identity
-    assert catalog.table_location(tn("green.u")) == locations["blue.u"] and tn("blue.u") not in catalog.tables
-    assert catalog.table_location(tn("blue.t1")) == locations["green.t1"]
-    assert catalog.identity(tn("blue.t1")) == identities["green.t1"]
+    assert catalog.definitions.table_location(tn("green.u")) == locations["blue.u"]
+    assert tn("blue.u") not in catalog.backend.tables
+    assert catalog.definitions.table_location(tn("blue.t1")) == locations["green.t1"]
+    assert catalog.names.identity(tn("blue.t1")) == identities["green.t1"]
     # a view's text is kept as written: blue.v (green's former view) still reads green.t1, now blue's former table
-    assert catalog.view_definition(tn("blue.v")).query == "SELECT x FROM green.t1"
-    assert tn("green.w") not in catalog.views and tn("blue.w") in catalog.views
+    assert catalog.views.view_definition(tn("blue.v")).query == "SELECT x FROM green.t1"
+    assert tn("green.w") not in catalog.backend.views and tn("blue.w") in catalog.backend.views
     with world.open() as ddl:  # and back: the very state before
         ddl.sql("alter database green swap with blue")
     assert catalog_state(catalog) == before
@@ -112,7 +114,8 @@ def test_a_swapped_table_is_replaced_and_dropped_as_any_other(tmp_path):
         ddl.drop_tables(["green.t1"])
         ddl.swap_schemas("blue", "green")
         assert ddl.active_chains() == []
-    assert world.catalog.tables[tn("green.t1")].rows == [(5,)] and tn("blue.t1") not in world.catalog.tables
+    tables = world.catalog.backend.tables
+    assert tables[tn("green.t1")].rows == [(5,)] and tn("blue.t1") not in tables
 
 
 @pytest.mark.parametrize(("first", "second", "error"), [
@@ -135,13 +138,13 @@ def test_an_object_the_swap_cannot_carry_refuses_the_whole_swap_with_nothing_don
     world = World(str(tmp_path))
     catalog = world.catalog
     if spoil == "function":
-        catalog.functions[tn("green.f")] = FunctionDefinition(class_name="com.example.F")
+        catalog.backend.functions[tn("green.f")] = FunctionDefinition(class_name="com.example.F")
     elif spoil == "external":
-        catalog.tables[tn("blue.u")].external = True
+        catalog.backend.tables[tn("blue.u")].external = True
     elif spoil == "table_and_view":
-        catalog.views[tn("green.u")] = ViewDefinition("SELECT 1 AS u")
+        catalog.backend.views[tn("green.u")] = ViewDefinition("SELECT 1 AS u")
     else:
-        catalog.tables[tn("green.t2")].partitioned_by = ("v",)
+        catalog.backend.tables[tn("green.t2")].partitioned_by = ("v",)
     before = catalog_state(catalog)
     with world.open() as ddl:
         with pytest.raises(NotAtomicError):
@@ -153,7 +156,7 @@ def test_an_object_the_swap_cannot_carry_refuses_the_whole_swap_with_nothing_don
 def test_a_failing_catalog_call_mid_swap_undoes_every_exchange(tmp_path):
     world = World(str(tmp_path))
     before = catalog_state(world.catalog)
-    world.catalog.fail_on = lambda operation, name: operation == "drop" and name == tn("blue.u")
+    world.catalog.backend.fail_on = lambda operation, name: operation == "drop" and name == tn("blue.u")
     with world.open() as ddl:
         with pytest.raises(StatementFailedError):
             ddl.swap_schemas("blue", "green")
@@ -198,8 +201,9 @@ def test_a_name_whose_directory_another_table_reads_after_a_swap_is_refused_as_s
     world = World(str(tmp_path))
     with world.open() as ddl:
         ddl.swap_schemas("blue", "green")
-        rows = list(world.catalog.tables[tn("green.u")].rows)
+        rows = list(world.catalog.backend.tables[tn("green.u")].rows)
         with pytest.raises(StatementFailedError, match=r"green\.u reads it"):
             ddl.create_or_replace_table("blue.u", df=MemoryTable("", ("u",), [(1,)]))
-        assert tn("blue.u") not in world.catalog.tables and world.catalog.tables[tn("green.u")].rows == rows
+        tables = world.catalog.backend.tables
+        assert tn("blue.u") not in tables and tables[tn("green.u")].rows == rows
         ddl.create_or_replace_table("green.t1", df=MemoryTable("", ("x",), [(1,)]))

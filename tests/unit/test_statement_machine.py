@@ -17,7 +17,7 @@ from replace_table.plans import forward, kind_change, release, replace, restore,
 from replace_table.plans.replace import replace_machine
 from storage import crashpoints
 from storage.catalogs.interface import TableSpec
-from storage.catalogs.memory import MemoryCatalog
+from storage.catalogs.memory import memory_catalog
 from tests.unit.test_statement_sweeps import NEW_ROWS, catalog_state, populated_catalog, tn
 
 A = tn("a")
@@ -46,7 +46,7 @@ def steps_passed(recorded: list[str], plan: Plan[Any]) -> list[str]:
 ], ids=["swap", "rename", "create"])
 def test_the_path_is_chosen_by_the_conditions_of_the_transitions(world, swap, table, expected):
     catalog, ddl = world
-    catalog.swap.enabled = swap
+    catalog.backend.swap.enabled = swap
     with crashpoints.recording() as passed:
         ddl.create_or_replace_table(table, df=NEW_ROWS)
     assert steps_passed(passed, replace.REPLACE) == ["free_name", *expected]  # a CREATE may need the name freed
@@ -121,12 +121,12 @@ def test_a_plan_is_refused_unless_each_step_is_named_once_and_it_commits_once(st
 
 def test_a_refusal_inside_a_step_undoes_what_the_steps_before_it_made(tmp_path):
     """The kind change's refusal (a catalog that cannot exchange kinds in one call) comes once TMP exists."""
-    catalog = MemoryCatalog(swap=False)
-    catalog.add_user_table(A, ("x",), [(1,)])
+    catalog = memory_catalog(swap=False)
+    catalog.backend.add_user_table(A, ("x",), [(1,)])
     before = catalog_state(catalog)
     with AtomicDDL(home=str(tmp_path / "home"), catalog=catalog) as ddl:
         with pytest.raises(Exception, match="kind"):
             ddl.replace_as_view("a", as_select="SELECT 1 AS one")
         assert ddl.active_chains() == [] and ddl.binlog_events() == []
     assert catalog_state(catalog) == before
-    assert not [name for name in (*catalog.tables, *catalog.views) if name.is_reserved]
+    assert not [name for name in (*catalog.backend.tables, *catalog.backend.views) if name.is_reserved]

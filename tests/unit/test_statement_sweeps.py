@@ -31,8 +31,9 @@ from ddl_log.engine.alter_ops import (
     UnsetProperties,
 )
 from storage.catalogs.interface import HIVE_DEFAULT_PARTITION, TAG_PROPERTY, FunctionDefinition, ViewDefinition
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 
 
@@ -40,30 +41,31 @@ def tn(text: str) -> TableName:
     return TableName.of(text)
 
 
-def populated_catalog() -> MemoryCatalog:
-    catalog = MemoryCatalog()
-    catalog.add_user_table(tn("a"), ("x",), [(1,), (2,)])
-    catalog.add_user_table(tn("b"), ("y",), [(3,)])
-    catalog.views[tn("v1")] = ViewDefinition("SELECT 1 AS one")
-    catalog.functions[tn("f1")] = FunctionDefinition(class_name="com.example.F1")
-    catalog.tables[tn("a")].properties["team"] = "alice"
-    catalog.add_user_table(tn("p"), ("v", "w", "day"), [(1, "w1", "x")])
-    catalog.tables[tn("p")].partitioned_by = ("day",)
-    catalog.tables[tn("p")].partitions.append({"day": "x"})
-    catalog.add_user_table(tn("q"), ("v", "k"), [(1, "1"), (2, "2"), (3, None), (4, "1")])
-    catalog.tables[tn("q")].partitioned_by = ("k",)
-    catalog.tables[tn("q")].partitions.extend({"k": k} for k in ("1", "2", HIVE_DEFAULT_PARTITION, "5"))
-    catalog.add_user_table(tn("r"), ("v", "a", "b"), [(1, "1", "x"), (2, "1", "y"), (3, "2", "x")])
-    catalog.tables[tn("r")].partitioned_by = ("a", "b")
-    catalog.tables[tn("r")].partitions.extend([{"a": "1", "b": "x"}, {"a": "1", "b": "y"}, {"a": "2", "b": "x"}])
-    catalog.databases.add("d2")
-    catalog.add_user_table(tn("d2.t"), ("z",), [(9,)])
-    catalog.views[tn("d2.v")] = ViewDefinition("SELECT 2")
-    catalog.functions[tn("d2.f")] = FunctionDefinition(class_name="com.example.F")
+def populated_catalog() -> Catalog:
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(tn("a"), ("x",), [(1,), (2,)])
+    catalog.backend.add_user_table(tn("b"), ("y",), [(3,)])
+    catalog.backend.views[tn("v1")] = ViewDefinition("SELECT 1 AS one")
+    catalog.backend.functions[tn("f1")] = FunctionDefinition(class_name="com.example.F1")
+    catalog.backend.tables[tn("a")].properties["team"] = "alice"
+    catalog.backend.add_user_table(tn("p"), ("v", "w", "day"), [(1, "w1", "x")])
+    catalog.backend.tables[tn("p")].partitioned_by = ("day",)
+    catalog.backend.tables[tn("p")].partitions.append({"day": "x"})
+    catalog.backend.add_user_table(tn("q"), ("v", "k"), [(1, "1"), (2, "2"), (3, None), (4, "1")])
+    catalog.backend.tables[tn("q")].partitioned_by = ("k",)
+    catalog.backend.tables[tn("q")].partitions.extend({"k": k} for k in ("1", "2", HIVE_DEFAULT_PARTITION, "5"))
+    catalog.backend.add_user_table(tn("r"), ("v", "a", "b"), [(1, "1", "x"), (2, "1", "y"), (3, "2", "x")])
+    catalog.backend.tables[tn("r")].partitioned_by = ("a", "b")
+    catalog.backend.tables[tn("r")].partitions.extend([{"a": "1", "b": "x"}, {"a": "1", "b": "y"}, {"a": "2",
+                                                                                                    "b": "x"}])
+    catalog.backend.databases.add("d2")
+    catalog.backend.add_user_table(tn("d2.t"), ("z",), [(9,)])
+    catalog.backend.views[tn("d2.v")] = ViewDefinition("SELECT 2")
+    catalog.backend.functions[tn("d2.f")] = FunctionDefinition(class_name="com.example.F")
     return catalog
 
 
-def catalog_state(catalog: MemoryCatalog) -> tuple[Any, ...]:
+def catalog_state(catalog: Catalog) -> tuple[Any, ...]:
     tables = {
         str(n): (
             t.columns,
@@ -73,14 +75,14 @@ def catalog_state(catalog: MemoryCatalog) -> tuple[Any, ...]:
             sorted(t.properties.items()),
             [sorted(p.items()) for p in t.partitions],
         )
-        for n, t in sorted(catalog.tables.items())
+        for n, t in sorted(catalog.backend.tables.items())
     }
     return (
         tables,
-        dict(sorted((str(k), untagged(v)) for k, v in catalog.views.items())),
-        dict(sorted((str(k), v) for k, v in catalog.functions.items())),
-        sorted(catalog.databases),
-        sorted(map(str, catalog.leftovers)),
+        dict(sorted((str(k), untagged(v)) for k, v in catalog.backend.views.items())),
+        dict(sorted((str(k), v) for k, v in catalog.backend.functions.items())),
+        sorted(catalog.backend.databases),
+        sorted(map(str, catalog.backend.leftovers)),
     )
 
 
@@ -289,7 +291,7 @@ def test_unsetting_properties_that_are_not_set_does_nothing_as_in_spark_4(tmp_pa
 def test_a_failure_in_the_middle_of_a_multi_table_rename_undoes_the_renames_already_done(tmp_path):
     world = World(str(tmp_path), True)
     before = catalog_state(world.catalog)
-    world.catalog.fail_on = lambda op, name: op == "rename" and name == tn("b")
+    world.catalog.backend.fail_on = lambda op, name: op == "rename" and name == tn("b")
     ddl = world.open()
     with pytest.raises(StatementFailedError):
         ddl.rename_tables([("a", "c"), ("b", "d")])
@@ -306,29 +308,34 @@ NEWCOMER_FUNCTIONS = ("f1", "f2", "f3", "d2.f")
 NEWCOMER_DATABASES = ("d2", "d3")
 
 
-def add_newcomers(catalog: MemoryCatalog) -> dict[str, Any]:
+def add_newcomers(catalog: Catalog) -> dict[str, Any]:
     """Another user creates an object under every free name the statements use (between the crash and recovery),
     each unlike the statement's own; returns how each looks, to check that recovery left it exactly so."""
     made: dict[str, Any] = {}
     for db in NEWCOMER_DATABASES:
-        if db not in catalog.databases:
-            catalog.create_database(db)
-            made[f"database {db}"] = lambda db=db: (db in catalog.databases, catalog.database_identity(db))
+        if db not in catalog.backend.databases:
+            catalog.databases.create_database(db)
+            made[f"database {db}"] = lambda db=db: (db in catalog.backend.databases,
+                                                    catalog.databases.database_identity(db))
     for text in NEWCOMER_TABLES:
         name = tn(text)
-        if name.db in catalog.databases and name not in catalog.tables and name not in catalog.views:
-            catalog.add_user_table(name, ("newcomer",), [("someone else",)])
-            made[f"table {name}"] = lambda name=name: (catalog.identity(name), tuple(catalog.tables[name].rows))
+        state = catalog.backend
+        if name.db in state.databases and name not in state.tables and name not in state.views:
+            catalog.backend.add_user_table(name, ("newcomer",), [("someone else",)])
+            made[f"table {name}"] = lambda name=name: (catalog.names.identity(name),
+                                                       tuple(catalog.backend.tables[name].rows))
     for text in NEWCOMER_VIEWS:
         name = tn(text)
-        if name.db in catalog.databases and name not in catalog.tables and name not in catalog.views:
-            catalog.create_view(name, ViewDefinition("SELECT 'someone else'"), replace=False)
-            made[f"view {name}"] = lambda name=name: (catalog.view_definition(name), catalog.view_identity(name))
+        state = catalog.backend
+        if name.db in state.databases and name not in state.tables and name not in state.views:
+            catalog.views.create_view(name, ViewDefinition("SELECT 'someone else'"), replace=False)
+            made[f"view {name}"] = lambda name=name: (catalog.views.view_definition(name),
+                                                      catalog.views.view_identity(name))
     for text in NEWCOMER_FUNCTIONS:
         name = tn(text)
-        if name.db in catalog.databases and name not in catalog.functions:
-            catalog.create_function(name, FunctionDefinition(class_name="com.someone.Else"), replace=False)
-            made[f"function {name}"] = lambda name=name: catalog.function_definition(name)
+        if name.db in catalog.backend.databases and name not in catalog.backend.functions:
+            catalog.functions.create_function(name, FunctionDefinition(class_name="com.someone.Else"), replace=False)
+            made[f"function {name}"] = lambda name=name: catalog.functions.function_definition(name)
     return {what: (look, look()) for what, look in made.items()}
 
 

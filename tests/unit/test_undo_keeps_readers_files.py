@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 from ddl_log import AtomicDDL
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests import crashkit
 
 T = TableName("default", "t")
@@ -21,9 +22,9 @@ OLD_ROWS = [(1,)]
 NEW_ROWS = [(2,), (3,)]
 
 
-def catalog_with_old_table() -> MemoryCatalog:
-    catalog = MemoryCatalog()
-    catalog.add_user_table(T, ("a",), OLD_ROWS)
+def catalog_with_old_table() -> Catalog:
+    catalog = memory_catalog()
+    catalog.backend.add_user_table(T, ("a",), OLD_ROWS)
     return catalog
 
 
@@ -31,12 +32,12 @@ def replace(ddl: AtomicDDL) -> object:
     return ddl.create_or_replace_table("t", df=MemoryTable("", ("a",), NEW_ROWS))
 
 
-def new_version_location(catalog: MemoryCatalog, home: Path) -> str:
+def new_version_location(catalog: Catalog, home: Path) -> str:
     """Crash the replace right after the exchange; the name's location then (the new version's directory)."""
     assert crashkit.crash_at(lambda: AtomicDDL(home=home, catalog=catalog, grace_seconds=60), replace,
                              "replace.exchange.after", 1)
-    location = catalog.table_location(T)
-    assert location is not None and catalog.tables[T].rows == NEW_ROWS
+    location = catalog.definitions.table_location(T)
+    assert location is not None and catalog.backend.tables[T].rows == NEW_ROWS
     return location
 
 
@@ -46,9 +47,10 @@ def test_a_crash_after_the_exchange_keeps_the_new_versions_files_for_the_grace_p
 
     recovered = AtomicDDL(home=tmp_path / "home", catalog=catalog, grace_seconds=60)
     try:
-        assert catalog.tables[T].rows == OLD_ROWS, "the statement was undone"
-        assert set(catalog.tables) == {T}, "the work table left the catalog"
-        assert new_location in catalog.swap.orphans, "a reader that resolved the new version still reads it whole"
+        assert catalog.backend.tables[T].rows == OLD_ROWS, "the statement was undone"
+        assert set(catalog.backend.tables) == {T}, "the work table left the catalog"
+        assert new_location in catalog.backend.swap.orphans, (
+            "a reader that resolved the new version still reads it whole")
         kept = [p for p in recovered.pending_deletions() if p.location == new_location]
         assert len(kept) == 1 and kept[0].due > time.time() + 50, "kept for the grace period, once"
         assert recovered.active_chains() == []
@@ -65,8 +67,8 @@ def test_the_kept_files_go_once_the_grace_period_is_over_and_a_second_recovery_c
     time.sleep(0.1)
     reopened = AtomicDDL(home=tmp_path / "home", catalog=catalog, grace_seconds=0.05)
     try:
-        assert new_location not in catalog.swap.orphans
+        assert new_location not in catalog.backend.swap.orphans
         assert reopened.pending_deletions() == [] and reopened.active_chains() == []
-        assert catalog.tables[T].rows == OLD_ROWS
+        assert catalog.backend.tables[T].rows == OLD_ROWS
     finally:
         reopened.close()

@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ddl_log import AtomicDDL
-from storage.catalogs.memory import MemoryCatalog, MemoryTable
+from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 from tests.version_model import RETENTION, ApiDriver, Model, fake_clock, play
 
 EXAMPLES = int(os.environ.get("MODEL_EXAMPLES", "60"))
@@ -28,7 +29,7 @@ STEPS = st.one_of(
 
 
 class MemoryDriver(ApiDriver):
-    def __init__(self, ddl: AtomicDDL, catalog: MemoryCatalog) -> None:
+    def __init__(self, ddl: AtomicDDL, catalog: Catalog) -> None:
         self.ddl, self.catalog = ddl, catalog
 
     def run(self, step: str, rows: tuple[int, ...]) -> Any:
@@ -44,7 +45,7 @@ class MemoryDriver(ApiDriver):
         return self.ddl.drop_tables(["t"])
 
     def content(self) -> Any:
-        table = self.catalog.tables.get(TableName("default", "t"))
+        table = self.catalog.backend.tables.get(TableName("default", "t"))
         return None if table is None else (table.columns, tuple(table.rows))
 
 
@@ -57,7 +58,7 @@ def check(condition: bool, what: str) -> None:
 def test_describe_history_and_as_of_agree_with_the_model_of_versions(steps, tmp_path_factory, monkeypatch):
     with monkeypatch.context() as patched:
         clock = fake_clock(patched)
-        catalog = MemoryCatalog()
+        catalog = memory_catalog()
         home = tmp_path_factory.mktemp("home")
         with AtomicDDL(home=str(home), catalog=catalog, retention_seconds=RETENTION, grace_seconds=RETENTION) as ddl:
             play(MemoryDriver(ddl, catalog), Model(clock), steps, check)

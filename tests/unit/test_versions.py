@@ -19,7 +19,7 @@ from tests.unit.test_statement_sweeps import NEW_ROWS, catalog_state, populated_
 
 def away(catalog, name: str) -> None:
     """Move the table off its name's directory, as any table this project has replaced once lives."""
-    catalog.tables[tn(name)].location = f"memory:/default/ddllog_0_{name}_tmp"
+    catalog.backend.tables[tn(name)].location = f"memory:/default/ddllog_0_{name}_tmp"
 
 
 def table_state(catalog, name: str):
@@ -47,7 +47,7 @@ def test_a_replace_on_the_rename_path_keeps_the_previous_version_too(world):
     """Where the definition swap is refused (here: the catalog refuses every swap; on Spark a change of partition
     columns) the old table is renamed away, and its files stay as the previous version instead of being dropped."""
     catalog, open_home = world
-    catalog.swap.enabled = False
+    catalog.backend.swap.enabled = False
     original = table_state(catalog, "a")
     with open_home() as ddl:
         replaced = ddl.create_or_replace_table("a", df=NEW_ROWS)
@@ -136,18 +136,18 @@ def test_versions_expire_after_their_retention_and_their_files_are_deleted(world
     with open_home(retention_seconds=0.2, grace_seconds=0) as ddl:
         ddl.create_or_replace_table("a", df=NEW_ROWS)
         [row] = kept(ddl, "a")
-        assert row.location in catalog.swap.files
+        assert row.location in catalog.backend.swap.files
         time.sleep(0.3)
         ddl.truncate_table("b")  # every statement runs the deletions that are due
         assert all(r.version != row.version for r in ddl.describe_history("a").rows)
-        assert row.location not in catalog.swap.files
+        assert row.location not in catalog.backend.swap.files
         with pytest.raises(NoSuchVersionError):
             ddl.restore_table("a", version=row.version)
 
 
 def test_a_table_property_sets_its_own_retention(world):
     catalog, open_home = world
-    catalog.tables[tn("b")].properties["spark_ddl_log.retention_seconds"] = "7200"
+    catalog.backend.tables[tn("b")].properties["spark_ddl_log.retention_seconds"] = "7200"
     away(catalog, "b")  # (see the next test)
     with open_home(grace_seconds=60) as ddl:
         ddl.create_or_replace_table("b", df=NEW_ROWS)
@@ -172,7 +172,7 @@ def test_a_new_table_of_a_dropped_name_moves_its_kept_version_aside_still_restor
     its due time, and UNDROP brings it back once the name is free (the Spark replication soak found the early
     deletion this replaced: a replica that had not copied the version yet could never get it)."""
     catalog, open_home = world
-    old_rows = list(catalog.tables[tn("a")].rows)
+    old_rows = list(catalog.backend.tables[tn("a")].rows)
     with open_home(grace_seconds=60) as ddl:
         ddl.drop_tables(["a"])
         [before] = ddl.show_tables_dropped().rows
@@ -180,12 +180,12 @@ def test_a_new_table_of_a_dropped_name_moves_its_kept_version_aside_still_restor
         [after] = ddl.show_tables_dropped().rows
         assert (after.version, after.restorable_until) == (before.version, before.restorable_until)
         assert after.location.startswith("memory:/default/ddllog_") and after.location.endswith("_kept_a")
-        assert catalog.swap.files[after.location].rows == old_rows
+        assert catalog.backend.swap.files[after.location].rows == old_rows
         ddl.drop_tables(["a"])
         ddl.undrop_table("a")  # the newest dropped version: the second table
         ddl.drop_tables(["a"], purge=True)
         ddl.undrop_table("a")
-        assert catalog.tables[tn("a")].rows == old_rows
+        assert catalog.backend.tables[tn("a")].rows == old_rows
         assert ddl.show_tables_dropped().rows == ()
 
 
@@ -195,11 +195,11 @@ def test_no_crash_while_a_new_table_moves_a_dropped_version_aside_loses_or_doubl
     from tests import crashkit
 
     catalog, open_home = world
-    old_rows = list(catalog.tables[tn("a")].rows)
+    old_rows = list(catalog.backend.tables[tn("a")].rows)
     with open_home(grace_seconds=60) as ddl:
         ddl.drop_tables(["a"])
         [dropped] = ddl.show_tables_dropped().rows
-    snapshot = copy.deepcopy(catalog)
+    snapshot = copy.deepcopy(catalog.backend)
     home = tmp_path / "home"
     pristine = tmp_path / "pristine"
     shutil.copytree(home, pristine)
@@ -210,18 +210,18 @@ def test_no_crash_while_a_new_table_moves_a_dropped_version_aside_loses_or_doubl
         shutil.rmtree(home)
         shutil.copytree(pristine, home)
         restored = copy.deepcopy(snapshot)
-        catalog.__dict__.update(restored.__dict__)
+        catalog.backend.__dict__.update(restored.__dict__)
         assert crashkit.crash_at(lambda: open_home(grace_seconds=60), lambda d: d.create_table("a", like="b"),
                                  point, nth)
         with open_home(grace_seconds=60) as ddl:
             assert ddl.active_chains() == [], (point, nth)
             [row] = ddl.show_tables_dropped().rows
             assert row.version == dropped.version, (point, nth)
-            assert catalog.swap.files[row.location].rows == old_rows, (point, nth)
-            if not catalog.exists(tn("a")):
+            assert catalog.backend.swap.files[row.location].rows == old_rows, (point, nth)
+            if not catalog.names.exists(tn("a")):
                 ddl.create_table("a", like="b")  # the statement again, after recovery
             [row] = ddl.show_tables_dropped().rows
-            assert catalog.swap.files[row.location].rows == old_rows, (point, nth)
+            assert catalog.backend.swap.files[row.location].rows == old_rows, (point, nth)
 
 
 def test_versions_keep_the_name_they_were_made_under_across_a_rename(world):
@@ -336,11 +336,11 @@ def test_a_dropped_version_whose_directory_another_table_uses_is_not_moved_and_l
     catalog, open_home = world
     with open_home(grace_seconds=60) as ddl:
         ddl.drop_tables(["a"])
-        catalog.tables[tn("squatter")] = MemoryTable("fp:squat", ("x",), [(1,)], location="memory:/default/a",
+        catalog.backend.tables[tn("squatter")] = MemoryTable("fp:squat", ("x",), [(1,)], location="memory:/default/a",
                                                      external=True)
         with contextlib.suppress(CatalogError):  # Spark refuses the non-empty directory; the in-memory one does not
             ddl.create_table("a", like="b")
         assert ddl.show_tables_dropped().rows == ()
-        assert catalog.tables[tn("squatter")].location == "memory:/default/a"
-        assert "memory:/default/a" in catalog.swap.orphans  # its files stay where they are
+        assert catalog.backend.tables[tn("squatter")].location == "memory:/default/a"
+        assert "memory:/default/a" in catalog.backend.swap.orphans  # its files stay where they are
         assert ddl.active_chains() == []

@@ -18,8 +18,8 @@ from ddl_log.frontends.extension.jvm_handles import Handles
 from ddl_log.frontends.python import AtomicDDL
 from ddl_log.frontends.sql import SqlResult
 from ddl_log.settings import Settings
-from storage.catalogs.interface import Catalog
 from storage.catalogs.names import TableName
+from storage.catalogs.ports import Catalog
 
 ENGINE_THREADS = "ddl-log-"
 """The engine's own background threads (takeover of dead drivers' homes) are named so: their statements are the

@@ -18,7 +18,7 @@ from ddl_log.engine.transactions import EngineTransaction
 from ddl_log.engine.typed import Statement
 from ddl_log.frontends.extension.attached_engine import AttachedEngine
 from ddl_log.frontends.extension.jvm_handles import python_session
-from storage.catalogs.interface import Catalog
+from storage.catalogs.ports import Catalog
 
 KEPT_SESSIONS = 64
 """Sessions whose catalog is kept between statements; beyond, the least recently used idle one is closed (its
@@ -101,10 +101,10 @@ class SessionTable:
     def _make(self, session_id: str, jsession: Any) -> SessionRunner:
         if session_id == self._owner_id:
             return SessionRunner(self._engine, self._owner, None)
-        from storage.catalogs.spark.catalog import SparkCatalog
+        from storage.catalogs.spark.catalog import spark_catalog
 
         spark = python_session(self._owner, jsession)
-        return SessionRunner(self._engine, spark, SparkCatalog(spark))
+        return SessionRunner(self._engine, spark, spark_catalog(spark))
 
     def _evict(self) -> None:
         idle = [key for key, runner in self._runners.items() if not runner.busy and key != self._owner_id]

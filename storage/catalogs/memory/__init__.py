@@ -1,6 +1,7 @@
-"""The in-memory catalog: a :class:`~storage.catalogs.interface.Catalog` for fast tests of the log itself."""
+"""The in-memory catalog: a :class:`~storage.catalogs.ports.Catalog` for fast tests of the log."""
 
-from storage.catalogs.memory.memory_catalog import MemoryCatalog
+from storage.catalogs.memory.memory_catalog import memory_catalog
+from storage.catalogs.memory.memory_state import MemoryState
 from storage.catalogs.memory.memory_table import MemoryTable
 
-__all__ = ["MemoryCatalog", "MemoryTable"]
+__all__ = ["MemoryState", "MemoryTable", "memory_catalog"]

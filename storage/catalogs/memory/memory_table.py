@@ -52,7 +52,7 @@ class SwapState:
     """Locations whose table left the catalog without its files (a forgotten holder): what ``delete_data`` removes."""
     orphan_window: float | None = None
     """What ``orphan_window`` answers: None, tasks end with the driver; else an engine whose tasks outlive it (a test
-    makes a late write of one by adding its table's name to ``MemoryCatalog.leftovers``)."""
+    makes a late write of one by adding its table's name to ``MemoryState.leftovers``)."""
     files: dict[str, MemoryTable] = attrs.field(factory=dict)
     """The rows (the "files") at each orphan location, as the table that left them had them: a kept version."""
     moved: set[str] = attrs.field(factory=set)

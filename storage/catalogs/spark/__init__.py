@@ -1,1 +1,1 @@
-"""The Spark session catalog (Hive metastore) as a :class:`storage.catalogs.interface.Catalog`."""
+"""The Spark session catalog (Hive metastore) as a :class:`storage.catalogs.ports.Catalog`."""

@@ -1,6 +1,6 @@
-"""What every part of :class:`~storage.catalogs.spark.catalog.SparkCatalog` needs: the shared :class:`Engine` (the
-Spark session and the metastore lookups several parts make) and the public helpers for statement text, engine errors
-and locations.
+"""What every part of the Spark catalog (:func:`~storage.catalogs.spark.catalog.spark_catalog`) needs: the shared
+:class:`Engine` (the Spark session and the metastore lookups several parts make) and the public helpers for statement
+text, engine errors and locations.
 
 * Statement text: identifiers are quoted (:func:`storage.catalogs.names.quote_ident`), string literals escaped
   (:func:`sql_string_literal`; Spark substitutes ``${...}`` everywhere in a statement, so :func:`substitutes` tells
@@ -260,7 +260,8 @@ class Engine:
 
     ``spark`` may be swapped while no call runs (the benchmark's profiler puts a timing proxy in front of it): the
     parts read it on every call. ``leftovers`` is the strategy for touching directories (see
-    :class:`~storage.catalogs.spark.catalog.SparkCatalog`); :meth:`strategy` resolves ``"auto"`` per location.
+    the Spark catalog (:func:`~storage.catalogs.spark.catalog.spark_catalog`)); :meth:`strategy` resolves ``"auto"``
+    per location.
     """
 
     def __init__(self, spark: Any, leftovers: LeftoverStrategy = "auto") -> None:

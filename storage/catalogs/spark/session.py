@@ -65,7 +65,7 @@ def quiet_pyspark_error_loggers() -> None:
     """Stop PySpark from printing a JSON record with a JVM stack trace for every SQL error it raises.
 
     PySpark 4 logs each ``AnalysisException`` (and friends) at ERROR on the loggers above as soon as the exception
-    object is built, even when the caller catches and handles it — :class:`storage.catalogs.spark.catalog.SparkCatalog`
+    object is built, even when the caller catches and handles it — :func:`storage.catalogs.spark.catalog.spark_catalog`
     probes for missing tables and translates every engine error, so those records would only be noise. The
     exception itself is unchanged. Process-wide and idempotent.
     """

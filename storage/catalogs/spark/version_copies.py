@@ -1,4 +1,4 @@
-"""The Spark catalog's side of :class:`~storage.catalogs.copying.CopyingCatalog`: a table version of another
+"""The Spark catalog's side of :class:`~storage.catalogs.ports.Copies` port: a table version of another
 metastore (the Thrift text of :mod:`~storage.catalogs.spark.hms.definition_text`) moved to a directory of this
 warehouse,
 its files copied there as files, and a checksum of a table's rows computed by one Spark job."""

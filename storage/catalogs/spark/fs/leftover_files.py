@@ -1,6 +1,7 @@
-"""Leftover files of tables for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: directories at a table's
-default location that no table owns (``clean_leftovers`` of the Catalog protocol, and the clean-up after a failed
-CREATE, RENAME or DROP).
+"""The Spark catalog's :class:`~storage.catalogs.ports.Directories` port: leftover files of tables (directories at a
+table's default location that no table owns: ``clean_leftovers``, and the clean-up after a failed CREATE, RENAME or
+DROP), kept directories with their notes (:mod:`~storage.catalogs.spark.fs.kept_notes`), and a version's directory
+deleted or moved once the metastore proves nothing uses it.
 
 Spark / Hive leave such directories behind: a CTAS whose SELECT fails while running leaves its target directory
 (empty, or holding ``_temporary/`` for a partitioned table, which blocks the next CREATE of that name); a process
@@ -18,6 +19,7 @@ import hashlib
 import re
 import shutil
 import time
+from collections.abc import Callable
 from typing import Any
 
 from storage.catalogs.names import RESERVED_PREFIX, TableName
@@ -29,6 +31,8 @@ from storage.catalogs.spark.engine import (
     inspect_error,
     sql_string_literal,
 )
+from storage.catalogs.spark.fs import kept_notes
+from storage.catalogs.spark.fs.version_mover import SparkVersionMoves
 from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, LeftoverFilesError
@@ -48,10 +52,39 @@ _GC_TARGET = "spark_ddl_log.gc_target"
 
 
 class SparkLeftovers:
-    """Finds and removes the files at a table's default location that no table or view owns."""
+    """Finds and removes the files at a table's default location that no table or view owns; ``user_of`` says what
+    in the metastore uses a directory (:meth:`MetastoreClient.user_of`; without the metastore client nothing can be
+    proven: a reason)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, user_of: Callable[[str], str | None]) -> None:
         self._engine = engine
+        self.directory_user = user_of
+
+    def delete_data(self, location: str, owner: TableName) -> str | None:
+        """Delete a table version's directory once the metastore proves that nothing uses it (see
+        :meth:`storage.catalogs.ports.Directories.delete_data`; :meth:`MetastoreClient.user_of` looks at every
+        database, table and partition), then :meth:`delete_directory`. Without the metastore client (Spark Connect)
+        nothing can be proven: the directory is kept and the reason returned."""
+        user = self.directory_user(location)
+        if user is not None:
+            return user
+        return self.delete_directory(location, owner)
+
+    def write_kept_note(self, location: str, text: str) -> bool:
+        """See :func:`storage.catalogs.spark.fs.kept_notes.write_note`."""
+        return kept_notes.write_note(self._engine, location, text)
+
+    def remove_kept_note(self, location: str) -> None:
+        """See :func:`storage.catalogs.spark.fs.kept_notes.remove_note`."""
+        kept_notes.remove_note(self._engine, location)
+
+    def read_kept_note(self, location: str) -> str | None:
+        """See :func:`storage.catalogs.spark.fs.kept_notes.read_note`."""
+        return kept_notes.read_note(self._engine, location)
+
+    def version_mover(self) -> SparkVersionMoves:
+        """A kept version's directory moved aside (:mod:`storage.catalogs.spark.fs.version_mover`)."""
+        return SparkVersionMoves(self._engine, self.directory_user)
 
     @property
     def _spark(self) -> Any:

@@ -1,5 +1,6 @@
-"""Table versions for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: a table's whole metastore definition
-(its ``Table`` record and its ``Partition`` records) kept as text in the DDL log, and installed again exactly.
+"""Table versions for the Spark catalog (:func:`~storage.catalogs.spark.catalog.spark_catalog`): a table's whole
+metastore definition (its ``Table`` record and its ``Partition`` records) kept as text in the DDL log, and installed
+again exactly.
 
 The text is :mod:`storage.catalogs.spark.hms.definition_text`'s. Installing goes through the
 swap's one-call install (:meth:`~storage.catalogs.spark.hms.swap.SparkSwap.install`), or one ``create_table`` plus one

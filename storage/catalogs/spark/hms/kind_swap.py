@@ -1,9 +1,8 @@
-"""The kind exchange of :class:`~storage.catalogs.spark.catalog.SparkCatalog`
-(:class:`~storage.catalogs.kind_exchange.KindExchange`): the definition swap of :mod:`storage.catalogs.spark.hms.swap`
-across kinds. The Hive metastore keeps a view and a table as the same ``Table`` record (``tableType``
-``VIRTUAL_VIEW`` or ``MANAGED_TABLE``), and ``alter_table`` replaces the whole record in one transaction, kind
-included: so ORIG turns from a view into a table (or back) in one call, and a reader resolves the old relation or the
-new one, never nothing. A view's tag is its ``spark_ddl_log.tag`` parameter, as a table's."""
+"""The kind exchange of the Spark catalog (its :class:`~storage.catalogs.ports.KindExchange` port): the definition swap
+of :mod:`storage.catalogs.spark.hms.swap` across kinds. The Hive metastore keeps a view and a table as the same
+``Table`` record (``tableType`` ``VIRTUAL_VIEW`` or ``MANAGED_TABLE``), and ``alter_table`` replaces the whole record
+in one transaction, kind included: so ORIG turns from a view into a table (or back) in one call, and a reader resolves
+the old relation or the new one, never nothing. A view's tag is its ``spark_ddl_log.tag`` parameter, as a table's."""
 
 from __future__ import annotations
 
@@ -43,8 +42,8 @@ class SparkKindSwap:
                 return f"{name} is partitioned (a view cannot take over or give back its partitions)"
         return None
 
-    def exchange_kinds(self, orig: TableName, tmp: TableName, holder_tag: str, between: Callable[[], None]
-                       ) -> str | None:
+    def exchange_kinds(self, orig: TableName, tmp: TableName, holder_tag: str, *,
+                       between: Callable[[], None]) -> str | None:
         old, new = self._client.get(orig), self._client.get(tmp)
         if old is None or new is None:
             missing = orig if old is None else tmp

@@ -28,6 +28,7 @@ import threading
 from typing import Any
 
 from storage.catalogs import lookup_scope
+from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, HIVE_PARTITIONS, HIVE_RECORD, Engine, inspect_error
@@ -44,6 +45,7 @@ from storage.catalogs.spark.jvm import new, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
+from storage.catalogs.tag_points import TAG_VISIBLE
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 EMPTY_DIRECTORY = "_ddllog_no_rows"
@@ -280,6 +282,21 @@ class MetastoreClient:
                         client.dropPartition(name.db, name.name, list(values), False)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot switch the partitions of {name}", name) from None
+
+    def hide_visible_tag(self, name: TableName, tag: str | None = None) -> None:
+        """Move the visible tag of the table ``name`` (only when it is ``tag``, if given) to the hidden key: after a
+        CREATE, or after Spark's own RENAME of a work table to ``name``; nothing for an untagged table or a view.
+        Two metastore calls when there is one to move: the raw ``Table`` record and one ``alter_table`` of its
+        parameters only, statistics as they are (the metastore would count the files). A crash before the second
+        leaves the table known by its visible tag (crash point ``create.tag_visible``)."""
+        self._engine.forget(name)  # read afresh: the statement may have found the name free before the CREATE
+        table = self.get(name)
+        if table is None or table.is_view or table.tag is None or tag not in (None, table.tag):
+            return
+        if TAG_PROPERTY in table.parameters:
+            TAG_VISIBLE()
+            self.install(name, table.with_tag(table.tag), keep_statistics=True)
+            self._engine.forget(name)
 
     def user_of(self, location: str) -> str | None:
         """What in the metastore uses ``location`` (decoded URI), in words; None when nothing does: a database

@@ -1,5 +1,5 @@
-"""The definition swap for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: how a replace installs the new table
-without a moment in which the name is missing or points at an empty or partial directory.
+"""The definition swap for the Spark catalog (:func:`~storage.catalogs.spark.catalog.spark_catalog`): how a replace
+installs the new table without a moment in which the name is missing or points at an empty or partial directory.
 
 TMP is built at its own directory; ORIG's whole definition is read and logged (:meth:`SparkSwap.plan`, the caller
 logs it); then one ``alter_table`` call (:mod:`storage.catalogs.spark.hms.metastore_client`): ORIG := TMP's definition
@@ -40,7 +40,7 @@ class SparkSwap:
         self._engine = engine
         self._client = client
 
-    def plan(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
+    def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         """Why ORIG cannot take TMP's definition (a table whose definition does not hold all of it: Hive serde,
         external; other partition keys), or ORIG's whole definition to log and TMP's to install (with ORIG's own
         statistics when ``keep_statistics``). One ``get_table`` per table, plus one partition listing each for a
@@ -58,8 +58,8 @@ class SparkSwap:
         return SwapPlan(None, version_text(orig, old, old_partitions), (installed, new_partitions),
                         keeps_statistics=keep_statistics)
 
-    def plan_empty(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
-        """TRUNCATE's plan without a TMP table (see ``Catalog.plan_empty_swap``): one ``get_table`` and one
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        """TRUNCATE's plan without a TMP table (see ``Swaps.plan_empty_swap``): one ``get_table`` and one
         ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install."""
         old = self._client.get(orig)
         refusal = swap_refusal(old, orig)
@@ -157,7 +157,8 @@ class SparkSwap:
             return None
         return table.moved(new, location)
 
-    def exchange(self, orig: TableName, tmp: TableName, plan: SwapPlan, between: Callable[[], None]) -> None:
+    def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
+                             between: Callable[[], None]) -> None:
         """ORIG := TMP's definition as ``plan`` read it (one ``alter_table``; see :meth:`_install` for a partitioned
         table); ``between`` runs right before. Then this session's cached relation of ORIG is refreshed."""
         if plan.refusal is not None or plan.handle is None:
@@ -187,7 +188,7 @@ class SparkSwap:
             self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
         self._client.install(name, table, keep_statistics=keep_statistics)
 
-    def restore(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+    def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""
         kept = self._client.get(holder)
         if kept is None:
@@ -197,19 +198,16 @@ class SparkSwap:
         self._install(orig, kept.as_restored(orig, orig_tag), partitions)
         self.refresh(orig)
 
-    def forget(self, name: TableName, expect: str) -> bool:
-        """Remove the holder ``name`` from the metastore, never its files; only while its tag is ``expect``."""
+    def forget_table(self, name: TableName, *, expect: str) -> bool:
+        """Remove the table ``name`` from the metastore, never its files; only while its tag is ``expect``; else the
+        holder a cut creation of it (identity ``expect``) left
+        (:func:`~storage.catalogs.spark.hms.partition_reads.forget_holder`). Whether one was removed."""
         table = self._client.get(name)
         if table is None or table.tag != expect:
-            return False
+            return forget_holder(self._client, name, expect)
         self._engine.forget(name)
         self._client.forget(name)
         return True
-
-    def forget_making_holder(self, name: TableName, expect: str) -> bool:
-        """Remove the holder a cut creation of ``name`` (identity ``expect``) left
-        (:func:`~storage.catalogs.spark.hms.partition_reads.forget_holder`), never its files; whether there was one."""
-        return forget_holder(self._client, name, expect)
 
     def drop_keeping_files(self, name: TableName, identity: str | None = None) -> None:
         """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``

@@ -1,4 +1,4 @@
-"""What a binlog event records of the version a statement installed (``Catalog.recorded_definition``), in one
+"""What a binlog event records of the version a statement installed (``Definitions.recorded_definition``), in one
 metastore call: the session's external catalog's ``CatalogTable`` (data source schema and provider restored from the
 table properties, as Spark reads the table) rather than DESCRIBE + schema + SHOW TBLPROPERTIES (three calls, about
 50 ms a statement). Its properties are the table's own, unredacted: a replica installs them as they are."""

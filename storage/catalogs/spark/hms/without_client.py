@@ -29,10 +29,10 @@ class WithoutMetastoreClient:
 
     # ------------------------------------------------------------------ the swap's
 
-    def plan(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
+    def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         return SwapPlan(self.refusal)
 
-    def plan_empty(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         return SwapPlan(self.refusal)
 
     def clone_empty(self, source: TableName, name: TableName, tag: str) -> bool:
@@ -46,17 +46,15 @@ class WithoutMetastoreClient:
         """False: Spark's RENAME runs."""
         return False
 
-    def exchange(self, orig: TableName, tmp: TableName, plan: SwapPlan, between: Callable[[], None]) -> None:
+    def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
+                             between: Callable[[], None]) -> None:
         raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or self.refusal}", str(orig))
 
-    def restore(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
+    def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         raise self._refused("restore the definition of", orig)
 
-    def forget(self, name: TableName, expect: str) -> bool:
+    def forget_table(self, name: TableName, *, expect: str) -> bool:
         raise self._refused("remove from the metastore", name)
-
-    def forget_making_holder(self, name: TableName, expect: str) -> bool:
-        return False  # only the metastore client makes a table through a holder
 
     def user_of(self, location: str) -> str | None:
         return f"whether anything uses it cannot be checked ({self.refusal})"
@@ -86,8 +84,8 @@ class WithoutMetastoreClient:
     def kind_refusal(self, orig: TableName, tmp: TableName) -> str | None:
         return self.refusal
 
-    def exchange_kinds(self, orig: TableName, tmp: TableName, holder_tag: str, between: Callable[[], None]
-                       ) -> str | None:
+    def exchange_kinds(self, orig: TableName, tmp: TableName, holder_tag: str, *,
+                       between: Callable[[], None]) -> str | None:
         raise self._refused("change the kind of", orig)
 
     def restore_kind(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:

@@ -1,5 +1,5 @@
-"""Databases for :class:`~storage.catalogs.spark.catalog.SparkCatalog` (``database_exists``, ``list_objects``,
-``drop_database`` of the Catalog protocol).
+"""Databases, the Spark catalog's :class:`~storage.catalogs.ports.Databases` port (``database_exists``,
+``list_objects``, ``drop_database`` ...).
 
 Spark 4.0.1 / Hive: database property values longer than 4000 characters are dropped without an error.
 ``DROP DATABASE ... RESTRICT`` refuses a database that holds tables, views or persistent
@@ -24,6 +24,7 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
+from storage.catalogs.spark.hms.swap import SparkSwap
 from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import RECORD_PREFIX
@@ -45,10 +46,16 @@ _TAG = re.compile(r"\(" + re.escape(TAG_PROPERTY) + r",(db:[0-9a-f]{32})\)")
 
 
 class SparkDatabases:
-    """The database half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
+    """The :class:`~storage.catalogs.ports.Databases` port of the Spark catalog; ``hms`` (None without a metastore
+    client of the catalog's own) drops a database keeping its files."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, hms: SparkSwap | None) -> None:
         self._engine = engine
+        self._hms = hms
+
+    def database_location(self, db: str) -> str | None:
+        """See :meth:`storage.catalogs.spark.engine.Engine.database_location`."""
+        return self._engine.database_location(db)
 
     @property
     def _spark(self) -> Any:
@@ -165,7 +172,18 @@ class SparkDatabases:
             functions=tuple(TableName(owner, name) for name in sorted(function_names)),
         )
 
-    def drop_database(self, db: str) -> None:
+    def drop_database(self, db: str, *, keep_files: bool = False) -> None:
+        """:meth:`drop_by_statement`; ``keep_files`` keeps its files (one metastore call where the catalog has a
+        metastore client of its own, :meth:`SparkSwap.drop_database_keeping_files`; else Spark's DROP deletes
+        them)."""
+        if keep_files and self._hms is not None:
+            if self._engine.database_location(db) is None:
+                raise NoSuchObjectError.database(f"database {db} does not exist", db)
+            self._hms.drop_database_keeping_files(db)
+            return
+        self.drop_by_statement(db)
+
+    def drop_by_statement(self, db: str) -> None:
         """``DROP DATABASE ... RESTRICT``: :class:`NoSuchObjectError` when missing, :class:`CatalogError` when it still
         holds objects (or is ``default``). Afterwards its directory is gone: Hive deletes it; a local default-named
         directory (``<name>.db``) that survives is removed. Metastore calls: a database describe and the DROP."""

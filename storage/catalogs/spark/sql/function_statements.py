@@ -1,5 +1,5 @@
-"""Persistent functions for :class:`~storage.catalogs.spark.catalog.SparkCatalog` (``function_definition``,
-``create_function``, ``drop_function`` of the Catalog protocol).
+"""Persistent functions, the Spark catalog's :class:`~storage.catalogs.ports.Functions` port (``function_definition``,
+``create_function``, ``drop_function``).
 
 Spark 4.0.1 with the Hive metastore keeps two kinds of persistent function, both supported:
 
@@ -80,10 +80,16 @@ _RECORD_LOCK = threading.Lock()
 
 
 class SparkFunctions:
-    """The function half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
+    """The :class:`~storage.catalogs.ports.Functions` port of the Spark catalog."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+
+    def no_such_function(self, name: TableName) -> NoSuchObjectError:
+        """What Spark's ``DROP FUNCTION`` of the missing function ``name`` raises: the session's profile names the
+        condition."""
+        return NoSuchObjectError.function(f"function {name} does not exist", str(name),
+                                          condition=self._engine.profile.facts.missing_function_condition)
 
     @property
     def _spark(self) -> Any:

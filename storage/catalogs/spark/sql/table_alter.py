@@ -1,6 +1,5 @@
-"""ALTER TABLE for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: table metadata, properties, column
-comments, added columns and partitions (the ``table_metadata`` ... ``drop_partition`` methods of the Catalog
-protocol).
+"""ALTER TABLE, the Spark catalog's :class:`~storage.catalogs.ports.Definitions` port: table metadata and location,
+properties, column comments, added columns and partitions.
 
 Spark 4.0.1 / Hive metastore behaviours this module deals with:
 
@@ -45,11 +44,13 @@ from storage.catalogs.spark.engine import (
     Engine,
     Failure,
     engine_error,
+    inspect_error,
     object_kind,
     sql_string_literal,
     substitutes,
 )
 from storage.catalogs.spark.fs.file_mover import parse_partition
+from storage.catalogs.spark.hms.version_record import recorded_definition, remember_lookup
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.errors import (
@@ -92,7 +93,7 @@ def is_internal_property(key: str) -> bool:
 
 
 class SparkTableAlter:
-    """The ALTER TABLE half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
+    """The :class:`~storage.catalogs.ports.Definitions` port of the Spark catalog."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
@@ -102,6 +103,33 @@ class SparkTableAlter:
         return self._engine.spark
 
     # ------------------------------------------------------------------ metadata
+
+    def table_location(self, name: TableName) -> str | None:
+        """The location recorded for the table ``name`` (None if missing, or a view). One metastore call: the
+        engine's lookup for a managed table (kept for the statement), a DESCRIBE for others."""
+        found = self._engine.lookup(name)
+        if found is None or found.kind == "VIEW":
+            return None
+        if found.location:
+            return found.location
+        info = self._engine.describe(name, expect_present=True)
+        if info is None or not info.get("location"):
+            return None
+        return str(info["location"])
+
+    def recorded_definition(self, name: TableName) -> tuple[str, TableMetadata] | None:
+        """See :mod:`storage.catalogs.spark.hms.version_record` (a classic session: one call), else DESCRIBE."""
+        jvm = self._engine.jvm
+        if jvm is not None:
+            try:
+                found = recorded_definition(jvm, name)
+            except ENGINE_ERRORS as error:
+                raise engine_error(inspect_error(error), f"cannot read the definition of {name}", name) from None
+            if found is not None:
+                remember_lookup(self._engine, name, *found)  # the statement's identity check reads no more
+            return found
+        location, metadata = self.table_location(name), self.table_metadata(name)
+        return None if location is None or metadata is None else (location, metadata)
 
     def table_metadata(self, name: TableName) -> TableMetadata | None:
         """Columns (schema order, partition columns last), partitioning, user-visible properties (the DDL log's tag

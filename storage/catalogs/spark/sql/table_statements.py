@@ -1,6 +1,6 @@
-"""Tables of the Spark session catalog for :class:`~storage.catalogs.spark.catalog.SparkCatalog`: lookups, identity,
-INSERT, RENAME (and the repair of a torn one) and DROP. CREATE is in :mod:`storage.catalogs.spark.sql.table_create`, the
-files no table owns in :mod:`storage.catalogs.spark.fs.leftover_files`.
+"""Tables of the Spark session catalog by name, the :class:`~storage.catalogs.ports.Names` port: lookups, identity,
+RENAME (and the repair of a torn one) and DROP. CREATE and INSERT are in :mod:`storage.catalogs.spark.sql.data_jobs`,
+the files no table owns in :mod:`storage.catalogs.spark.fs.leftover_files`.
 
 Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 metastore client):
 
@@ -9,39 +9,34 @@ Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 m
   directory (:meth:`SparkTables.settle_rename` repairs that). RENAME across databases is refused by Spark; RENAME
   refuses a target whose default location exists, even empty (``LOCATION_ALREADY_EXISTS``).
 * DROP of a managed table removes the metastore entry, then the directory (``PURGE`` skips any trash).
-* INSERT is not all-or-nothing under a crash (see :meth:`SparkTables.insert`).
 """
 
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable
 from typing import Any
 
-from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     MISSING,
-    SOURCE_VIEW_PREFIX,
     Engine,
     Failure,
     engine_error,
     object_kind,
-    select_sql,
     sql_string_literal,
     substitutes,
 )
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
-from storage.catalogs.spark.fs.version_files import copy_version_files
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.hms.swap import SparkSwap
+from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
-from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
 from storage.errors import (
     CatalogError,
     EngineOperationError,
-    InvalidDefinitionError,
     InvalidNameError,
     NoSuchObjectError,
     ObjectExistsError,
@@ -50,15 +45,20 @@ from storage.errors import (
 
 
 class SparkTables:
-    """The table half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here), CREATE aside.
+    """The :class:`~storage.catalogs.ports.Names` port of the Spark catalog.
 
-    ``leftovers`` cleans up after RENAME and DROP; ``keep`` copies the kept partitions of an INSERT OVERWRITE.
+    ``leftovers`` cleans up after RENAME and DROP; ``swap`` renames a table away from its default location in place;
+    where the catalog has a metastore client of its own (``client``, and ``hms`` its definition swap) a managed table
+    can be dropped keeping its files, and a work table renamed to a user's name has its tag hidden.
     """
 
-    def __init__(self, engine: Engine, leftovers: SparkLeftovers, keep: SparkPartitionKeep) -> None:
+    def __init__(self, engine: Engine, leftovers: SparkLeftovers, swap: SparkSwap | WithoutMetastoreClient,
+                 hms: SparkSwap | None, client: MetastoreClient | None) -> None:
         self._engine = engine
         self._leftovers = leftovers
-        self._keep = keep
+        self._swap = swap
+        self._hms = hms
+        self._client = client
 
     @property
     def _spark(self) -> Any:
@@ -100,88 +100,33 @@ class SparkTables:
         names = {row["tableName"] for row in tables if not row["isTemporary"]} - view_names
         return [TableName(db.lower(), table) for table in sorted(names)]
 
-    def table_location(self, name: TableName) -> str | None:
-        """The location recorded for the table ``name`` (None if missing, or a view). One metastore call: the
-        engine's lookup for a managed table (kept for the statement), a DESCRIBE for others."""
-        found = self._engine.lookup(name)
-        if found is None or found.kind == "VIEW":
-            return None
-        if found.location:
-            return found.location
-        info = self._engine.describe(name, expect_present=True)
-        if info is None or not info.get("location"):
-            return None
-        return str(info["location"])
-
-    # ------------------------------------------------------------------ insert
-
-    def insert(self, name: TableName, fill: Fill) -> None:
-        """``INSERT INTO name`` the rows of ``fill`` (a SELECT text or a DataFrame of this session), by position.
-
-        Not all-or-nothing under a crash: Spark's job commit moves the task files into the table one by one, so a
-        kill during it leaves part of the rows, a kill before it a ``_temporary/`` directory that readers ignore. A
-        query that fails adds no rows; a task Spark was still cancelling may leave an (ignored) ``_temporary/``
-        directory behind, which is not removed here since other writers may be using it. Metastore calls: the
-        INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
-        becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
-        (neither SELECT nor DataFrame) that names ``partitions_of`` or ``copy_partitions`` only registers those
-        partitions, empty; with rows, they are registered after the rows.
-        """
-        if fill.files_from is not None:  # a replica's version: its files, as files
-            copy_version_files(fill.files_from, self.table_location(name), name, self._spark, fill.files_named)
-            self._spark.catalog.refreshTable(name.quoted)
-            return
-        given = [value for value in (fill.as_select, fill.df, fill.insert_text) if value is not None]
-        if not given and fill.keep is None and (fill.partitions_of is not None or fill.copy_partitions):
-            if fill.partitions_of is not None:
-                self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
-            self._keep.add_listed(name, fill.copy_partitions)
-            return
-        if len(given) != 1:
-            raise InvalidDefinitionError("a Fill needs exactly one of as_select, df, insert_text", str(name))
-        self._engine.check_literal_mode()
-        view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
-        if fill.insert_text is not None:  # the user's INSERT INTO as written, after its table name
-            source = fill.insert_text
-        elif fill.as_select is not None:
-            source = partition_clause(fill) + " " + select_sql(fill.as_select, name)
-        else:
-            source = f"{partition_clause(fill)} SELECT * FROM {quote_ident(str(view))}"
-        self._engine.forget(name)  # its partitions (and statistics) change
-        try:
-            if view is not None:
-                self._engine.register_temp_view(fill.df, view, name)
-            try:
-                self._spark.sql(f"INSERT INTO {name.quoted} {source}")
-            except ENGINE_ERRORS as error:
-                failure = self._engine.failure(error)
-                # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.
-                if not self.exists(name):
-                    found = self._engine.lookup(name)
-                    if found is not None and found.kind == "VIEW":
-                        reported = self._engine.profile.conditions.reported[Refusal.INSERT_INTO_VIEW]
-                        raise WrongObjectKindError.view_not_table(name, condition=reported) from None
-                    raise NoSuchObjectError.relation(f"table {name} does not exist", str(name)) from None
-                raise insert_error(name, failure) from None
-        finally:
-            if view is not None:
-                self._engine.drop_temp_view(view)
-        self._keep.keep(name, fill)
-        if fill.partitions_of is not None:
-            self._keep.add_empty(name, fill.partitions_of)
-        self._keep.add_listed(name, fill.copy_partitions)
-
-    def partition_overwrite_mode(self) -> str:
-        """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
-        try:
-            value = self._spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")
-        except ENGINE_ERRORS as error:
-            raise engine_error(self._engine.failure(error), "cannot read the partition overwrite mode", None) from None
-        return str(value or "static").strip().lower()
-
     # ------------------------------------------------------------------ rename / drop
 
+    def default_location(self, name: TableName) -> str | None:
+        """See :meth:`storage.catalogs.spark.engine.Engine.default_location`."""
+        return self._engine.default_location(name)
+
+    def check_current_catalog(self) -> None:
+        """See :meth:`storage.catalogs.spark.engine.Engine.check_current_catalog`."""
+        self._engine.check_current_catalog()
+
+    def drop_table_drops_views(self) -> bool:
+        """What the session's Spark line does (:attr:`~storage.catalogs.spark.profiles.facts.VersionFacts.
+        drop_table_drops_views`; the profile is read once per session)."""
+        return self._engine.profile.facts.drop_table_drops_views
+
     def rename(self, old: TableName, new: TableName) -> None:
+        """A managed table away from its default location (a swapped one) is renamed in place
+        (:meth:`storage.catalogs.spark.hms.swap.SparkSwap.rename_in_place`), any other by Spark's RENAME
+        (:meth:`rename_by_statement`); a work table renamed to a user's name has its tag hidden then."""
+        self._engine.forget(old, new)
+        if self._swap.rename_in_place(old, new):
+            return
+        self.rename_by_statement(old, new)
+        if old.is_reserved and not new.is_reserved and self._client is not None:
+            self._client.hide_visible_tag(new)
+
+    def rename_by_statement(self, old: TableName, new: TableName) -> None:
         """``ALTER TABLE old RENAME TO new``: one metastore call; a managed table's directory moves with it.
 
         A view is not a table (:class:`NoSuchObjectError`); both names must be in one database. If the target's
@@ -269,7 +214,22 @@ class SparkTables:
             raise engine_error(self._engine.failure(error), f"cannot repair the torn rename of {old}", old) from None
 
     def drop(self, name: TableName, *, expect: str | None = None, before: Callable[[], None] | None = None,
-             remove: Callable[[TableName], None] | None = None) -> bool:
+             keep_files: bool = False) -> bool:
+        """:meth:`drop_by_statement`; ``keep_files`` (a managed table leaves the metastore, its files stay) needs the
+        metastore client (:meth:`SparkSwap.drop_keeping_files`), else the files go with it as Spark's DROP deletes
+        them."""
+        hms = self._hms if keep_files else None
+        remove = (lambda table: hms.drop_keeping_files(table, expect)) if hms is not None else None
+        try:
+            return self.drop_by_statement(name, expect=expect, before=before, remove=remove)
+        except NoSuchObjectError:
+            if hms is not None and hms.drop_holder(name, expect):  # a partitioned drop cut after its rename
+                return True
+            raise
+
+    def drop_by_statement(self, name: TableName, *, expect: str | None = None,
+                          before: Callable[[], None] | None = None,
+                          remove: Callable[[TableName], None] | None = None) -> bool:
         """``DROP TABLE ... PURGE``, then (managed tables) the leftovers at its location, so no file of it is left;
         or ``remove`` instead of both, for a managed table (the catalog's drop that keeps the files).
 

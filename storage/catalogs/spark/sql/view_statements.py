@@ -1,5 +1,5 @@
-"""Persistent views for :class:`~storage.catalogs.spark.catalog.SparkCatalog` (``view_definition``, ``create_view``,
-``rename_view``, ``drop_view`` of the Catalog protocol).
+"""Persistent views, the Spark catalog's :class:`~storage.catalogs.ports.Views` port (``view_definition``,
+``create_view``, ``rename_view``, ``drop_view`` ...).
 
 What Spark 4.0.1 stores for ``CREATE VIEW v [(cols)] [COMMENT c] AS <query>``, and how definitions round-trip:
 
@@ -74,7 +74,7 @@ def _is_persistent_view(info: dict[str, Any]) -> bool:
 
 
 class SparkViews:
-    """The view half of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here)."""
+    """The :class:`~storage.catalogs.ports.Views` port of the Spark catalog."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine

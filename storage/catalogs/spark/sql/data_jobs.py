@@ -1,6 +1,6 @@
-"""CREATE TABLE for :class:`~storage.catalogs.spark.catalog.SparkCatalog` (``create`` and ``check_create`` of the
-Catalog protocol): the statement for each form of :class:`~storage.catalogs.interface.TableSpec` (columns, LIKE, AS
-SELECT, a DataFrame), validated before it runs, and the clean-up of a failed one.
+"""The Spark catalog's :class:`~storage.catalogs.ports.DataJobs` port: CREATE TABLE (the statement for each form of
+:class:`~storage.catalogs.interface.TableSpec`: columns, LIKE, AS SELECT, a DataFrame; validated before it runs, and
+the clean-up of a failed one; an empty copy made in the metastore instead where it can) and INSERT INTO.
 
 Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 metastore client):
 
@@ -10,7 +10,7 @@ Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 m
   empty (``LOCATION_ALREADY_EXISTS``, a ``SparkRuntimeException``).
 * A CTAS whose SELECT fails while running leaves its target directory behind: empty for an unpartitioned table,
   holding ``_temporary/`` for a partitioned one (which blocks the next CREATE of that name). A process killed
-  mid-CTAS leaves ``_temporary/`` too. :meth:`SparkTableCreate.create` removes such leftovers of its own failures
+  mid-CTAS leaves ``_temporary/`` too. :meth:`SparkDataJobs.create` removes such leftovers of its own failures
   (through :mod:`storage.catalogs.spark.fs.leftover_files`).
 * Spark refuses a ``spark.sql.`` property in a statement's TBLPROPERTIES and hides every one from what it reads back
   (DESC, SHOW TBLPROPERTIES, SHOW CREATE TABLE, SHOW TABLE EXTENDED). So the CREATE writes the new table's tag as the
@@ -18,9 +18,9 @@ Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 m
   own, the tag moves under the hidden :data:`~storage.catalogs.interface.HIDDEN_TAG_PROPERTY`: a work table's in the
   one metastore call that puts it under the user's name (the in-place rename, the swap's or kind exchange's
   install), any other table's in one ``alter_table`` right after its CREATE or after Spark's own RENAME of a work
-  table (:meth:`SparkTableCreate.hide_visible_tag`). A table the log made then describes as plain Spark's. Readers
-  take either key, so a crash before that write (crash point ``create.tag_visible``) leaves a table known by its tag,
-  only visibly so. Spark Connect keeps the visible tag.
+  table (:meth:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient.hide_visible_tag`). A table the log
+  made then describes as plain Spark's. Readers take either key, so a crash before that write (crash point
+  ``create.tag_visible``) leaves a table known by its tag, only visibly so. Spark Connect keeps the visible tag.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 import attrs
 
 from storage.catalogs import lookup_scope
-from storage.catalogs.interface import TAG_PROPERTY, TableSpec
+from storage.catalogs.interface import TAG_PROPERTY, Fill, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
 from storage.catalogs.rules import first_duplicate
 from storage.catalogs.spark.columns import column_sql
@@ -44,6 +44,7 @@ from storage.catalogs.spark.engine import (
     SOURCE_VIEW_PREFIX,
     Engine,
     Failure,
+    engine_error,
     new_table_label,
     object_label,
     param_name,
@@ -51,12 +52,19 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
     substitutes,
 )
+from storage.catalogs.spark.executors import orphan_window
+from storage.catalogs.spark.fs.file_mover import SparkFileMoves
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
+from storage.catalogs.spark.fs.version_files import copy_version_files
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
-from storage.catalogs.spark.profiles.facts import Cause
+from storage.catalogs.spark.hms.swap import SparkSwap
+from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
+from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import analysis_failure
+from storage.catalogs.spark.sql.insert_check import check_insert
+from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
+from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.catalogs.spark.sql.table_statements import SparkTables
-from storage.catalogs.tag_points import TAG_VISIBLE
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -64,24 +72,31 @@ from storage.errors import (
     InvalidNameError,
     NoSuchObjectError,
     ObjectExistsError,
+    WrongObjectKindError,
 )
 
 _PROVIDER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
-class SparkTableCreate:
-    """The CREATE TABLE part of :class:`~storage.catalogs.spark.catalog.SparkCatalog` (which delegates here).
+class SparkDataJobs:
+    """The :class:`~storage.catalogs.ports.DataJobs` port of the Spark catalog.
 
     ``tables`` identifies and drops what a failed CREATE left; ``leftovers`` removes its files; ``client`` (None on
-    Spark Connect or without the Hive metastore) hides the new table's tag.
+    Spark Connect or without the Hive metastore) hides the new table's tag; ``swap`` makes an empty copy in the
+    metastore; ``alter`` reads a table's metadata and location; ``keep`` copies the kept partitions of an INSERT
+    OVERWRITE.
     """
 
-    def __init__(self, engine: Engine, leftovers: SparkLeftovers, tables: SparkTables,
-                 client: MetastoreClient | None) -> None:
+    def __init__(self, engine: Engine, leftovers: SparkLeftovers, tables: SparkTables, client: MetastoreClient | None,
+                 *, swap: SparkSwap | WithoutMetastoreClient, alter: SparkTableAlter,
+                 keep: SparkPartitionKeep) -> None:
         self._engine = engine
         self._leftovers = leftovers
         self._tables = tables
         self._client = client
+        self._swap = swap
+        self._alter = alter
+        self._keep = keep
 
     @property
     def _spark(self) -> Any:
@@ -158,6 +173,19 @@ class SparkTableCreate:
         return f"{sql_string_literal(TAG_PROPERTY)}={sql_string_literal(tag)}"
 
     def create(self, name: TableName, spec: TableSpec, tag: str) -> None:
+        """:meth:`create_by_statement`; an empty copy (``spec.copy``) of a managed data source table is one
+        metastore call instead (:meth:`SparkSwap.clone_empty`, :meth:`SparkSwap.clone_altered`)."""
+        self._engine.forget(name)  # a lookup of this statement found it free
+        if spec.copy and spec.like is not None and spec.alter is not None:
+            self._swap.clone_altered(spec.like, name, tag, spec.alter)
+            return
+        if spec.copy and spec.like is not None:
+            if self._swap.clone_empty(spec.like, name, tag):
+                return
+            spec = spec.copied(self._alter.table_metadata(spec.like))
+        self.create_by_statement(name, spec, tag)
+
+    def create_by_statement(self, name: TableName, spec: TableSpec, tag: str) -> None:
         """Create ``name`` as ``spec`` says, with ``tag`` stored as table property :data:`TAG_PROPERTY`.
 
         All-or-nothing as far as Spark allows: when the statement fails, what it left (a table carrying ``tag``, the
@@ -206,32 +234,87 @@ class SparkTableCreate:
 
     def _hide_new_tag(self, name: TableName, tag: str) -> None:
         try:
-            self._hide_tag(name, tag)
+            if self._client is not None:
+                self._client.hide_visible_tag(name, tag)
         except CatalogError:
             self._undo_failed_create(name, tag)  # all or nothing, as a failed CREATE
             raise
 
-    def hide_visible_tag(self, name: TableName) -> None:
-        """After Spark's own RENAME of a work table to ``name``: its tag moved to the hidden key (see :meth:`create`);
-        nothing for an untagged table or a view."""
-        self._hide_tag(name)
+    def insert(self, name: TableName, fill: Fill) -> None:
+        """``INSERT INTO name`` the rows of ``fill`` (a SELECT text or a DataFrame of this session), by position.
 
-    def _hide_tag(self, name: TableName, tag: str | None = None) -> None:
-        """Move the visible tag of the table ``name`` (only when it is ``tag``, if given) to the hidden key (Spark
-        Connect, or no Hive metastore: nothing to do). Two metastore calls when there is one to move: the raw
-        ``Table`` record and one ``alter_table`` of its parameters only, statistics as they are (the metastore would
-        count the files). A crash before the second leaves the table known by its visible tag (crash point
-        ``create.tag_visible``)."""
-        if self._client is None:
+        Not all-or-nothing under a crash: Spark's job commit moves the task files into the table one by one, so a
+        kill during it leaves part of the rows, a kill before it a ``_temporary/`` directory that readers ignore. A
+        query that fails adds no rows; a task Spark was still cancelling may leave an (ignored) ``_temporary/``
+        directory behind, which is not removed here since other writers may be using it. Metastore calls: the
+        INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
+        becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
+        (neither SELECT nor DataFrame) that names ``partitions_of`` or ``copy_partitions`` only registers those
+        partitions, empty; with rows, they are registered after the rows.
+        """
+        if fill.files_from is not None:  # a replica's version: its files, as files
+            copy_version_files(fill.files_from, self._alter.table_location(name), name, self._spark, fill.files_named)
+            self._spark.catalog.refreshTable(name.quoted)
             return
-        self._engine.forget(name)  # read afresh: the statement may have found the name free before the CREATE
-        table = self._client.get(name)
-        if table is None or table.is_view or table.tag is None or tag not in (None, table.tag):
+        given = [value for value in (fill.as_select, fill.df, fill.insert_text) if value is not None]
+        if not given and fill.keep is None and (fill.partitions_of is not None or fill.copy_partitions):
+            if fill.partitions_of is not None:
+                self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
+            self._keep.add_listed(name, fill.copy_partitions)
             return
-        if TAG_PROPERTY in table.parameters:
-            TAG_VISIBLE()
-            self._client.install(name, table.with_tag(table.tag), keep_statistics=True)
-            self._engine.forget(name)
+        if len(given) != 1:
+            raise InvalidDefinitionError("a Fill needs exactly one of as_select, df, insert_text", str(name))
+        self._engine.check_literal_mode()
+        view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
+        if fill.insert_text is not None:  # the user's INSERT INTO as written, after its table name
+            source = fill.insert_text
+        elif fill.as_select is not None:
+            source = partition_clause(fill) + " " + select_sql(fill.as_select, name)
+        else:
+            source = f"{partition_clause(fill)} SELECT * FROM {quote_ident(str(view))}"
+        self._engine.forget(name)  # its partitions (and statistics) change
+        try:
+            if view is not None:
+                self._engine.register_temp_view(fill.df, view, name)
+            try:
+                self._spark.sql(f"INSERT INTO {name.quoted} {source}")
+            except ENGINE_ERRORS as error:
+                failure = self._engine.failure(error)
+                # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.
+                if not self._tables.exists(name):
+                    found = self._engine.lookup(name)
+                    if found is not None and found.kind == "VIEW":
+                        reported = self._engine.profile.conditions.reported[Refusal.INSERT_INTO_VIEW]
+                        raise WrongObjectKindError.view_not_table(name, condition=reported) from None
+                    raise NoSuchObjectError.relation(f"table {name} does not exist", str(name)) from None
+                raise insert_error(name, failure) from None
+        finally:
+            if view is not None:
+                self._engine.drop_temp_view(view)
+        self._keep.keep(name, fill)
+        if fill.partitions_of is not None:
+            self._keep.add_empty(name, fill.partitions_of)
+        self._keep.add_listed(name, fill.copy_partitions)
+
+    def partition_overwrite_mode(self) -> str:
+        """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
+        try:
+            value = self._spark.conf.get("spark.sql.sources.partitionOverwriteMode", "static")
+        except ENGINE_ERRORS as error:
+            raise engine_error(self._engine.failure(error), "cannot read the partition overwrite mode", None) from None
+        return str(value or "static").strip().lower()
+
+    def check_insert(self, name: TableName, fill: Fill) -> None:
+        """See :func:`storage.catalogs.spark.sql.insert_check.check_insert`."""
+        check_insert(self._spark, name, fill)
+
+    def file_mover(self) -> SparkFileMoves:
+        """INSERT INTO's files (:mod:`storage.catalogs.spark.fs.file_mover`)."""
+        return SparkFileMoves(self._engine, self._alter.table_location, self._alter)
+
+    def orphan_window(self) -> float | None:
+        """See :func:`storage.catalogs.spark.executors.orphan_window` (read once per SparkContext)."""
+        return orphan_window(self._engine.jvm)
 
     def _set_like_comment(self, name: TableName, comment: str, tag: str) -> None:
         try:
