@@ -1,48 +1,13 @@
-"""The metadata-lock keys of objects and of logged actions: what a statement locks, and what recovery locks before it
-replays a chain (each action type's lock scope is part of its kind, :mod:`actions.kinds`)."""
+"""What recovery locks before it replays a chain: the keys a statement with those actions held (each action type's
+lock scope is part of its kind, :mod:`actions.kinds`; the keys of objects are :mod:`chains.lock_keys`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-import attrs
-
 from actions.kinds import kind_of
 from chains.entries import ActionEntry
-from storage.catalogs.names import TableName
-
-
-def object_key(name: TableName) -> str:
-    """A table or view (one namespace in Spark's catalog)."""
-    return f"{name.db}\x00{name.name}"
-
-
-def database_key(db: str) -> str:
-    return f"{db}"
-
-
-def function_key(name: TableName) -> str:
-    return "function:" + object_key(name)
-
-
-@attrs.frozen
-class LockKeys:
-    """What a statement locks: ``exclusive`` keys (its objects) and ``shared`` ones (their databases)."""
-
-    exclusive: tuple[str, ...] = ()
-    shared: tuple[str, ...] = ()
-
-    @classmethod
-    def objects(cls, *names: TableName) -> LockKeys:
-        return cls(tuple(object_key(n) for n in names), tuple(database_key(n.db) for n in names))
-
-    @classmethod
-    def functions(cls, *names: TableName) -> LockKeys:
-        return cls(tuple(function_key(n) for n in names), tuple(database_key(n.db) for n in names))
-
-    @classmethod
-    def database(cls, db: str) -> LockKeys:
-        return cls((database_key(db),))
+from chains.lock_keys import LockKeys, database_key, function_key, object_key
 
 
 def chain_keys(actions: Iterable[ActionEntry]) -> LockKeys:

@@ -12,8 +12,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from actions.locking import database_key, object_key
 from bench.pairing import run_paired, timed
+from chains.lock_keys import database_key, object_key
 from ddl_log import AtomicDDL
 from ddl_log.cluster.locks import MetadataLocks
 from storage.catalogs.memory import memory_catalog

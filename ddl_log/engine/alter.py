@@ -10,9 +10,9 @@ import attrs
 
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
-from actions.kept_versions import check_retention_property
-from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
+from chains.lock_keys import LockKeys
+from chains.retention import check_retention_property
 from ddl_log.engine.alter_ops import (
     AddColumns,
     AddPartition,

@@ -16,12 +16,13 @@ import attrs
 from actions.context import ActionContext
 from actions.deletions import PendingDeletion, due_deletions, is_waiting, pending_deletions
 from actions.errors import TransactionStateError
-from actions.locking import LockKeys, chain_keys
+from actions.locking import chain_keys
 from actions.recovery import ChainOutcome, RecoveryReport, recover, run_due_deletions
 from actions.results import StatementResult
 from chains.binlog import BinlogEvent, BinlogLike
 from chains.catalog_binlog import home_binlog
 from chains.entries import ActionEntry, ExecuteEntry
+from chains.lock_keys import LockKeys
 from chains.log import DDLLog
 from ddl_log.cluster.driver_session import SessionChoice, close_catalog, driver_session
 from ddl_log.cluster.locks import metadata_locks

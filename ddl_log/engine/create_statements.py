@@ -12,9 +12,9 @@ import attrs
 
 from actions.context import ActionContext
 from actions.errors import StatementFailedError
-from actions.kept_versions import check_retention_property
-from actions.locking import LockKeys, database_key, object_key
 from actions.results import NOTHING_DONE, StatementResult
+from chains.lock_keys import LockKeys, database_key, object_key
+from chains.retention import check_retention_property
 from chains.version_records import PartitionValues
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_overwrite, resolve_mode

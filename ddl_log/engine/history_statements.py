@@ -12,9 +12,9 @@ import attrs
 
 from actions.context import ActionContext
 from actions.kept_versions import dropped_tables, time_text
-from actions.locking import LockKeys
 from actions.results import StatementResult
 from actions.version_history import Entry, kept_entry, table_history
+from chains.lock_keys import LockKeys
 from ddl_log.engine.typed import Statement
 from storage.catalogs.names import TableName, check_identifier
 

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import attrs
 
 from actions.context import ActionContext
-from actions.locking import LockKeys
+from chains.lock_keys import LockKeys
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement

@@ -11,8 +11,8 @@ from typing import ClassVar
 import attrs
 
 from actions.context import ActionContext
-from actions.locking import LockKeys
 from actions.results import StatementResult
+from chains.lock_keys import LockKeys
 from ddl_log.engine.create_statements import CreateOrReplaceTable
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.views import CreateView

@@ -29,9 +29,9 @@ from actions.context import ActionContext
 from actions.deletions import NameHold, name_holds
 from actions.errors import StatementFailedError
 from actions.leftovers import kept_note
-from actions.locking import LockKeys
 from actions.name_holds import claimed_locations
 from actions.results import StatementResult
+from chains.lock_keys import LockKeys
 from ddl_log.engine.typed import Statement
 from ddl_log.engine.version_statements import timestamp_text
 from ddl_log.errors import (

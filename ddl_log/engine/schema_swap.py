@@ -25,8 +25,8 @@ from typing import ClassVar
 import attrs
 
 from actions.context import ActionContext
-from actions.locking import LockKeys
 from actions.results import StatementResult
+from chains.lock_keys import LockKeys
 from ddl_log.engine.typed import Statement
 from replace_table.plans.schema_exchange import Side, TableSide, swap_schemas
 from storage.catalogs.lookup_scope import reuse_lookups

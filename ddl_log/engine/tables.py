@@ -14,8 +14,8 @@ import attrs
 
 from actions.context import ActionContext
 from actions.deletions import pending_deletions
-from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
+from chains.lock_keys import LockKeys
 from ddl_log.engine.lookups import missing_table, named_objects
 from ddl_log.engine.release_name import other_homes_note
 from ddl_log.engine.texts import drop_database_text, drop_text, rename_tables_text

@@ -26,8 +26,8 @@ from actions.errors import (
     TransactionConflictError,
     TransactionStateError,
 )
-from actions.locking import LockKeys
 from actions.results import StatementResult
+from chains.lock_keys import LockKeys
 from ddl_log.cluster.locks import MetadataLocks
 from ddl_log.cluster.takeover import Takeover, check_objects
 from ddl_log.engine.typed import Statement

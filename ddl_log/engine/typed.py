@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 import attrs
 
 from actions.context import ActionContext
-from actions.locking import LockKeys
 from actions.results import StatementResult
+from chains.lock_keys import LockKeys
 
 
 @attrs.frozen(kw_only=True)

@@ -13,8 +13,8 @@ import attrs
 
 from actions.context import ActionContext
 from actions.kept_versions import Version, dropped_tables, time_text
-from actions.locking import LockKeys
 from actions.version_history import Entry, current_at, table_history
+from chains.lock_keys import LockKeys
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import NoSuchVersionError, VersionFilesMissingError

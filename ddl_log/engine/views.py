@@ -9,8 +9,8 @@ from typing import ClassVar
 import attrs
 
 from actions.context import ActionContext
-from actions.locking import LockKeys
 from actions.results import NOTHING_DONE, StatementResult
+from chains.lock_keys import LockKeys
 from ddl_log.engine.lookups import missing_view, named_objects
 from ddl_log.engine.tables import table_names
 from ddl_log.engine.texts import drop_text, function_text, sql_string, view_text

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import attrs
 
 from actions.context import ActionContext
-from actions.locking import LockKeys, database_key, object_key
+from chains.lock_keys import LockKeys, database_key, object_key
 from ddl_log.engine.typed import Statement
 from replace_table.plans.replace import replace_version
 from replace_table.plans.replace_run import ReplaceResult, ReplaceRun, TmpWork

@@ -10,7 +10,7 @@ from typing import ClassVar
 import attrs
 
 from actions.context import ActionContext
-from actions.locking import LockKeys, database_key, object_key
+from chains.lock_keys import LockKeys, database_key, object_key
 from ddl_log.engine.create_statements import build_version
 from ddl_log.engine.typed import Statement
 from replace_table.plans.replace_run import ReplaceResult

@@ -13,7 +13,7 @@ import json
 import sys
 import time
 
-from actions.locking import database_key, function_key, object_key
+from chains.lock_keys import database_key, function_key, object_key
 from ddl_log.cluster.locks import MetadataLocks
 from storage.catalogs.names import TableName
 from storage.errors import MetadataLockTimeoutError

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from actions.kinds.create_table import CreateTablePayload
-from actions.locking import database_key, function_key
-from actions.locking import object_key as locking_object_key
 from chains.entries import ActionType, ChainKind
+from chains.lock_keys import database_key, function_key
+from chains.lock_keys import object_key as locking_object_key
 from ddl_log import AtomicDDL
 from ddl_log.cluster.locks import MetadataLocks, metadata_locks
 from storage.catalogs.memory import memory_catalog

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from actions.kept_versions import MAX_RETENTION_SECONDS, RETENTION_PROPERTY, kept_versions
+from actions.kept_versions import kept_versions
+from chains.retention import MAX_RETENTION_SECONDS, RETENTION_PROPERTY
 from ddl_log import AtomicDDL, InvalidTablePropertyError
 from ddl_log.engine.alter_ops import SetProperties
 from storage.catalogs.memory import MemoryTable

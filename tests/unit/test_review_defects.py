@@ -16,11 +16,11 @@ from actions.kinds import KINDS, kind_of
 from actions.kinds.create_table import log_create_table
 from actions.kinds.drop_table import DropTablePayload
 from actions.kinds.kind import payload_of
-from actions.locking import object_key
 from actions.replay import replay_chain
 from chains.codec import action_from_wire, action_to_wire
 from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.errors import PayloadError
+from chains.lock_keys import object_key
 from ddl_log import AtomicDDL, StatementFailedError
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.errors import CatalogError, StorageError

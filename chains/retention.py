@@ -1,0 +1,42 @@
+"""How long the log keeps a table's versions: the table property that says so, and the values it may take (checked
+before a statement logs anything, read again by every deletion the log schedules: :mod:`actions.kept_versions`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from storage.catalogs.names import TableName
+from storage.errors import InvalidTablePropertyError
+
+RETENTION_PROPERTY = "spark_ddl_log.retention_seconds"
+"""A table property: how long this table's previous versions stay restorable (overrides the home's setting)."""
+MAX_RETENTION_SECONDS = 100 * 365 * 86400.0
+"""The longest retention: a value above it is refused when set through the log, and read as it when stored
+otherwise (so that every due time is a date the log's readers can print)."""
+
+
+def retention_refusal(value: str) -> str | None:
+    """Why ``value`` is not a retention this project can keep (None: it is one): a finite number of seconds from 0
+    to :data:`MAX_RETENTION_SECONDS`."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        return "it is not a number of seconds"
+    if not math.isfinite(seconds):
+        return "it is not a finite number of seconds"
+    if seconds < 0:
+        return "it is negative (0 keeps versions for the grace period only)"
+    if seconds > MAX_RETENTION_SECONDS:
+        return f"it is more than {MAX_RETENTION_SECONDS:.0f} seconds (100 years), the longest a version is kept"
+    return None
+
+
+def check_retention_property(properties: Iterable[tuple[str, str]], name: TableName) -> None:
+    """Refuse, before anything is logged, a statement that would set :data:`RETENTION_PROPERTY` to a value
+    :func:`retention_refusal` refuses."""
+    for key, value in properties:
+        if key.lower() == RETENTION_PROPERTY:
+            reason = retention_refusal(value)
+            if reason is not None:
+                raise InvalidTablePropertyError(str(name), RETENTION_PROPERTY, value, reason)
