@@ -16,7 +16,7 @@ from dbt.tests.util import run_dbt, run_dbt_and_capture, write_file
 from dbt.adapters.spark_ddl_log.homes import open_engine
 from storage.catalogs.kept_directories import KEPT_NOTE
 from tests.conftest import warehouse_of
-from tests.dbt.conftest import adapter_target, full_only
+from tests.dbt.conftest import adapter_target
 
 ROWS = 100_000
 TABLE_MODEL = "{{ config(materialized='table') }}\nselect id, {{ var('version') }} as version from range(" + \
@@ -80,8 +80,7 @@ class Readers:
         return f"{self.reads} reads, {self.failed} failed, {self.wrong} wrong"
 
 
-@full_only  # make test runs the same readers, and one in another driver, on a metastore service (test_service_readers)
-class TestReadersDuringRuns:
+class TestReadersDuringRuns:  # make test-dbt also runs readers in another driver, on a service (test_service_readers)
     @pytest.fixture(scope="class")
     def dbt_profile_target(self, spark: Any, ddl_log_home: Path) -> dict[str, Any]:
         return adapter_target(ddl_log_home, grace_seconds=600)  # readers that listed old files finish with them

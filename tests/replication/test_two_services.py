@@ -74,6 +74,9 @@ def finished(process: subprocess.Popen[str], timeout: float = 600) -> tuple[int,
     return process.returncode, (lines[-1] if lines else None), err
 
 
+@pytest.mark.skipif(os.environ.get("DDL_LOG_REPLICATION_LONG") != "1",
+                    reason="make replication (DDL_LOG_REPLICATION_LONG=1): two metastore services, about 60 s; make "
+                    "test keeps the replica on Spark with a kill mid-copy (tests/replication/test_replica_spark.py)")
 def test_a_replica_on_its_own_service_applies_every_kind_once_killed_mid_apply_with_readers(services, tmp_path):
     source_service, replica_service = services["source"], services["replica"]
     source_home = database_home(source_service, "ddl_homes")
