@@ -14,6 +14,7 @@ from pyspark.sql import functions as sf
 from ddl_log.frontends.extension import ALLOW_NON_ATOMIC, statement_error
 from storage.errors import NotAtomicError
 from tests.spark.sweep_support import snapshot
+from tests.spark_lines import SAVE_AS_V1_TABLE_PLANNED, at_least
 
 pytestmark = pytest.mark.spark
 
@@ -169,7 +170,7 @@ def test_save_as_table_overwrite_from_the_jvm_is_refused_on_4_0_and_atomic_from_
     session = attached.session
     session.sql("CREATE TABLE jvm USING parquet AS SELECT 1 AS a")
     writer = frame(session)._jdf.write().mode("overwrite")
-    if tuple(int(part) for part in session.version.split(".")[:2]) >= (4, 1):
+    if at_least(session.version, SAVE_AS_V1_TABLE_PLANNED):
         writer.saveAsTable("jvm")
         assert events(attached)[-1] == "CREATE OR REPLACE TABLE `default`.`jvm` USING parquet AS /* DataFrame */"
         assert sorted(rows(session, "jvm")) == sorted(tuple(row) for row in frame(session).collect())

@@ -15,11 +15,12 @@ import pyspark
 import pytest
 
 from tests.connect.clients import connect
+from tests.spark_lines import SAVE_AS_V1_TABLE_PLANNED, at_least
 from tests.thrift.clients import CONNECT, Server, binlog, ddl_log, status
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("connect_server")]
 
-SAVE_AS_TABLE_PLANNED = tuple(int(part) for part in pyspark.__version__.split(".")[:2]) >= (4, 1)
+SAVE_AS_TABLE_PLANNED = at_least(pyspark.__version__, SAVE_AS_V1_TABLE_PLANNED)
 """The Connect server runs the client's pyspark line (the same install)."""
 
 FRAME = "SELECT id AS n, 'frame' AS w FROM range(4)"

@@ -13,6 +13,7 @@ import pytest
 
 from ddl_log import AtomicDDL, DDLLogError
 from tests.spark.sweep_support import user_tables
+from tests.spark_lines import SAVE_AS_V1_TABLE_PLANNED, at_least
 
 pytestmark = pytest.mark.spark
 
@@ -36,7 +37,7 @@ def ddl(clean_spark: Any, tmp_path: Any) -> Iterator[AtomicDDL]:
 
 
 def _has_setting(spark: Any) -> bool:
-    return tuple(int(part) for part in spark.version.split(".")[:2]) >= (4, 1)
+    return at_least(spark.version, SAVE_AS_V1_TABLE_PLANNED)
 
 
 def plain_condition(spark: Any, statement: str) -> str | None:

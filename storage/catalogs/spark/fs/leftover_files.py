@@ -27,6 +27,7 @@ from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     ENGINE_NAME,
     Engine,
+    Failure,
     engine_error,
     inspect_error,
     sql_string_literal,
@@ -186,6 +187,24 @@ class SparkLeftovers:
                 quiet_since = time.monotonic()
             elif time.monotonic() - quiet_since >= _SETTLE_QUIET_SECONDS:
                 return
+
+    def run_claiming(self, name: TableName, statement: str, operation: str) -> Failure | None:
+        """Run ``statement``, which makes the default directory of ``name`` (a CREATE, a RENAME to it); None when it
+        ran, else the failure. Spark refuses a directory that is there (``LOCATION_ALREADY_EXISTS``): for one of
+        the log's own names no table uses, the leftovers are removed once and the statement run again; otherwise
+        (a user's name, or still taken) :meth:`leftover_error` says where the files are."""
+        for attempt in (1, 2):
+            try:
+                self._spark.sql(statement)
+                return None
+            except ENGINE_ERRORS as error:
+                failure = self._engine.failure(error)
+            if not failure.means(Cause.LOCATION_TAKEN):
+                return failure
+            if attempt == 2 or not name.is_reserved or self._engine.occupied(name):
+                break
+            self.clean_leftovers(name)
+        raise self.leftover_error(name, operation) from None
 
     def leftover_error(self, name: TableName, operation: str) -> LeftoverFilesError:
         """The error for ``operation`` refused because files sit at the default location of ``name``."""

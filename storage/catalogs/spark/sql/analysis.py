@@ -83,7 +83,8 @@ def _disabled_type_failure(spark: Any, analyzed: Any) -> Failure | None:
     """A CREATE TABLE whose columns hold a type the session keeps off (Spark 4.1+'s TIME): Spark's analyzer passes
     it and the CREATE fails only when it runs, so say now what Spark would say then. No JVM call on lines without
     such types; two (the setting, the definition) on the others."""
-    facts = profile_of(spark).facts
+    profile = profile_of(spark)
+    facts = profile.facts
     if not facts.disabled_types or str(analyzed.getClass().getSimpleName()) not in facts.classes.create_table_commands:
         return None
     schema: str | None = None
@@ -94,7 +95,7 @@ def _disabled_type_failure(spark: Any, analyzed: Any) -> Failure | None:
         if disabled.json_marker in schema:
             message = f"[{disabled.condition}] {disabled.message}"
             return Failure(disabled.condition, {}, message, True, RuntimeError(message),
-                           profile_of(spark).conditions.causes(disabled.condition))
+                           profile.conditions.causes(disabled.condition))
     return None
 
 

@@ -324,20 +324,12 @@ class SparkDataJobs:
             raise self._create_error(name, TableSpec(like=name), "like", self._engine.failure(error)) from None
 
     def _run_create(self, name: TableName, spec: TableSpec, tag: str, statement: str) -> None:
-        for attempt in (1, 2):
-            try:
-                self._spark.sql(statement)
-                return
-            except ENGINE_ERRORS as error:
-                failure = self._engine.failure(error)
-            if failure.means(Cause.LOCATION_TAKEN):
-                if attempt == 1 and name.is_reserved and not self._engine.occupied(name):
-                    self._leftovers.clean_leftovers(name)
-                    continue
-                raise self._leftovers.leftover_error(name, "create") from None
-            if not failure.means(Cause.RELATION_EXISTS):
-                self._undo_failed_create(name, tag)
-            raise self._create_error(name, spec, spec.form, failure) from None
+        failure = self._leftovers.run_claiming(name, statement, "create")
+        if failure is None:
+            return
+        if not failure.means(Cause.RELATION_EXISTS):
+            self._undo_failed_create(name, tag)
+        raise self._create_error(name, spec, spec.form, failure) from None
 
     def _undo_failed_create(self, name: TableName, tag: str) -> None:
         """After a failed CREATE of a name that did not exist: drop what carries our tag, remove leftover files."""

@@ -142,17 +142,8 @@ class SparkTables:
             raise InvalidNameError(f"table names containing '${{' are not supported: {new}", str(new))
         statement = f"ALTER TABLE {old.quoted} RENAME TO {new.quoted}"
         self._engine.forget(old, new)
-        for attempt in (1, 2):
-            try:
-                self._spark.sql(statement)
-                return
-            except ENGINE_ERRORS as error:
-                failure = self._engine.failure(error)
-            if failure.means(Cause.LOCATION_TAKEN):
-                if attempt == 1 and new.is_reserved and not self._engine.occupied(new):
-                    self._leftovers.clean_leftovers(new)
-                    continue
-                raise self._leftovers.leftover_error(new, f"rename {old} to") from None
+        failure = self._leftovers.run_claiming(new, statement, f"rename {old} to")
+        if failure is not None:
             raise self._rename_error(old, new, failure) from None
 
     @staticmethod
