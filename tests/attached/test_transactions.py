@@ -104,7 +104,8 @@ def test_a_failing_statement_aborts_the_transaction_and_later_statements_and_com
 def test_a_statement_the_log_leaves_to_spark_is_refused_inside_a_transaction(attached, tmp_path):
     """Reads and session statements (SELECT, SHOW, SET, USE, temporary views) never reach the engine and run as
     Spark's own inside the transaction; a change the log would leave to Spark (here a non-atomic form asked for
-    with allowNonAtomic) is refused with NotTransactionalError, and the transaction rolled back."""
+    with allowNonAtomic) is refused with NotTransactionalError, and the transaction rolled back. DESCRIBE HISTORY
+    is the engine's statement: refused inside, as in a ``with ddl.transaction():`` block."""
     session = attached.session
     session.sql("CREATE TABLE base USING parquet AS SELECT 1 AS v")
     session.sql("START TRANSACTION")
@@ -117,6 +118,9 @@ def test_a_statement_the_log_leaves_to_spark_is_refused_inside_a_transaction(att
     session.sql("ROLLBACK")
     assert session.table("base").count() == 1
     assert session.sql("SHOW TABLES LIKE 'ext'").count() == 0
+    session.sql("START TRANSACTION")  # the engine's own reads are statements of the log: refused, as in a block
+    assert isinstance(refused(session, "DESCRIBE HISTORY base"), NotTransactionalError)
+    session.sql("ROLLBACK")
 
 
 def test_control_statements_out_of_place_are_refused_with_nothing_run(attached):
