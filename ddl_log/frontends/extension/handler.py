@@ -101,7 +101,8 @@ class Handler:
 
     def _read(self, runner: SessionRunner, text: str, allow_non_atomic: bool) -> Kept | None:
         """What the engine does with ``text`` on this session: None leaves it to Spark (a query, an object outside
-        the session catalog, text Spark itself refuses to parse)."""
+        the session catalog, text Spark itself refuses to parse); inside the session's transaction a statement it
+        would leave to Spark is refused, except text Spark refuses to parse."""
         try:
             plans = plan_script(text, allow_non_atomic=allow_non_atomic, parser=spark_parser(runner))
         except DDLLogError as error:
@@ -137,10 +138,9 @@ class Handler:
         if kept.plan is None:
             return SqlResult(text, "query", runner.spark.sql(text))
         if kept.plan.kind == "control":
-            done = runner.control(kept.plan.label)
-            if runner.transaction is not None:  # a Thrift client that goes away rolls it back (:meth:`closed`)
-                self.engine.handles.session_ends.watch(jsession)
-            return SqlResult(text, "transaction", done)
+            if kept.plan.label == "START TRANSACTION" and runner.transaction is None:
+                self.engine.handles.session_ends.watch(jsession)  # a Thrift client gone rolls it back (closed())
+            return SqlResult(text, "transaction", runner.control(kept.plan.label))
         if kept.statement is None:
             return next(iter(execute(runner, [kept.plan])))
         return runner.run_planned(kept.plan, kept.statement)
