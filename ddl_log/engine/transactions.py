@@ -17,7 +17,7 @@ import threading
 import warnings
 from collections.abc import Iterable
 from contextlib import AbstractContextManager, ExitStack
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from actions.context import ActionContext
 from actions.errors import (
@@ -125,6 +125,12 @@ class EngineTransaction:
         transaction.changed.update(dict.fromkeys(changes, label))
         self.results.append(result)
         return result
+
+    def refuse(self, what: str, error: BaseException) -> NoReturn:
+        """A statement the front end refused before it ran (``what`` names it): as for a failing one, the whole
+        transaction rolls back and ``error`` is raised (:class:`TransactionAbortedError` if it was rolled back)."""
+        self.transaction.check_open(what)
+        self.transaction.abort(error)
 
     def commit(self) -> Committed:
         """COMMIT: every statement published at one commit point (then the locks let go)."""

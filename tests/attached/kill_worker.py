@@ -3,7 +3,8 @@
 session-conf`` prints) and attached (recovery runs first). ``inspect`` prints what is there as JSON, then attaches
 again (that recovery must have nothing to do). ``run POINT`` makes the old table afresh outside the log (a session
 with the extension turned off), arms ``DDL_LOG_CRASH_AT=POINT`` and issues ``spark.sql("CREATE OR REPLACE TABLE
-...")``, which SIGKILLs the driver (JVM included) at that point, inside the engine's callback."""
+...")``, which SIGKILLs the driver (JVM included) at that point, inside the engine's callback; a ``txn.`` point
+issues it inside ``START TRANSACTION`` ... ``COMMIT``, killed in the COMMIT (on the transaction's thread)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,12 @@ def run(spark: Any, crash_at: str) -> None:
     attach(spark, grace_seconds=0)
     os.environ[crashpoints.ENV_VAR] = crash_at
     crashpoints.reload_environment()
-    spark.sql(NEW)
+    if crash_at.startswith("txn."):  # inside the session's transaction: killed in its COMMIT
+        spark.sql("START TRANSACTION")
+        spark.sql(NEW)
+        spark.sql("COMMIT")
+    else:
+        spark.sql(NEW)
     print(json.dumps({"new": table_state(spark, "t")}), flush=True)
 
 

@@ -1,7 +1,8 @@
 """A real SIGKILL of a driver (Python and its JVM) while ``spark.sql("CREATE OR REPLACE TABLE ...")`` runs on an
 attached session, inside the engine's callback; then a new driver attaches a session to the home (recovery): the
 old table before the commit point, the new one after it, nothing left over either way. Each driver that recovers
-and inspects one kill runs the next one (3 driver starts for 2 kills)."""
+and inspects one kill runs the next one (4 driver starts for 3 kills). The third kill is of a transaction opened
+with ``spark.sql("START TRANSACTION")``, in its COMMIT before the commit point: the next attach undoes it whole."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("sigkill_attached")]
 CRASHES = [
     ("commit.before_binlog", False),   # swapped, XID stored, binlog event not written: undone
     ("commit.after_binlog", True),     # committed: finished
+    ("txn.commit.before_binlog", False),  # the session's transaction, its COMMIT before the commit point: undone
 ]
 
 

@@ -25,6 +25,7 @@ ODD = [
     "/* /* nested */ */ ALTER TABLE t ADD COLUMNS (b INT)",
     "REPLACE TABLE t (a INT) USING parquet", "RENAME TABLE a TO b, c TO d", "TRUNCATE TABLE t", "SET a=b", "USE db",
     "EXECUTE IMMEDIATE 'SELECT 1'", "CACHE TABLE t", "REFRESH TABLE t", "ANALYZE TABLE t COMPUTE STATISTICS",
+    "START TRANSACTION", "begin work", "/* c */ COMMIT", "ROLLBACK TRANSACTION", "commit work",
 ]
 
 
@@ -36,7 +37,7 @@ def front_end_takes(text: str) -> bool:
         return True
     except SqlParseError:
         return False  # Spark's own parse error either way
-    return any(plan.draft is not None for plan in plans)
+    return any(plan.draft is not None or plan.kind == "control" for plan in plans)
 
 
 def test_every_statement_the_front_end_takes_is_a_candidate(spark):

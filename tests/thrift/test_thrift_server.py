@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from typing import Any
 
 import pytest
 
@@ -105,3 +107,66 @@ def test_a_second_server_on_the_held_home_is_refused_in_one_line(server: Server,
     assert status(server.home)[0] == 0  # the first one serves on
     second = ddl_log(server.home, "thrift-server", "status", "--dir", str(tmp_path / "second"), "--json")
     assert json.loads(second.stdout)["state"] == "stopped"  # nothing half-started left behind
+
+
+def binlog_groups(home) -> list[tuple[str, Any]]:
+    """The binlog's statements with their place in a transaction (``[i, n]``, None alone)."""
+    done = ddl_log(home, "binlog", "--json")
+    assert done.returncode == 0, done.stderr
+    found = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return [(event["statement"], event.get("txn")) for event in found]
+
+
+def test_a_transaction_over_one_connection_commits_as_one_group_or_rolls_back(server: Server):
+    """START TRANSACTION ... COMMIT over PyHive: one binlog group; then START ... ROLLBACK on the same connection:
+    nothing of it stays. The server runs a connection's statements on whichever of its threads is free: the
+    transaction is the connection's Spark session's, not a thread's."""
+    with pyhive(server) as cursor:
+        cursor.execute("CREATE TABLE tx_fact USING parquet AS SELECT 1 AS v")
+        cursor.execute("CREATE TABLE tx_old USING parquet AS SELECT 2 AS v")
+        before = binlog_groups(server.home)
+        body = ["CREATE OR REPLACE TABLE tx_fact USING parquet AS SELECT 10 AS v",
+                "ALTER TABLE tx_old RENAME TO tx_renamed"]
+        cursor.execute("START TRANSACTION")
+        for text in body:
+            cursor.execute(text)
+        cursor.execute("COMMIT")
+        assert binlog_groups(server.home) == [*before, (body[0], [1, 2]), (body[1], [2, 2])]
+        cursor.execute("START TRANSACTION")
+        cursor.execute("DROP TABLE tx_renamed")
+        cursor.execute("CREATE OR REPLACE TABLE tx_fact USING parquet AS SELECT 20 AS v")
+        cursor.execute("ROLLBACK")
+        assert rows(cursor, "SELECT v FROM tx_fact") == [(10,)]
+        assert rows(cursor, "SELECT v FROM tx_renamed") == [(2,)]
+    assert len(binlog_groups(server.home)) == len(before) + 2
+
+
+def test_a_client_gone_with_its_transaction_open_is_rolled_back(server: Server):
+    """One client closes its connection, another drops it (no CloseSession: Hive closes the session itself), each
+    with a transaction open: both are rolled back (the locks let go, the tables as before, nothing binlogged)."""
+    from pyhive import hive
+
+    with pyhive(server) as cursor:
+        for name in ("gone_closed", "gone_dropped"):
+            cursor.execute(f"CREATE TABLE {name} USING parquet AS SELECT 1 AS v")
+    before = binlog_groups(server.home)
+    for name, ending in (("gone_closed", "close"), ("gone_dropped", "drop")):
+        connection = hive.connect("127.0.0.1", port=server.port, username="test")
+        cursor = connection.cursor()
+        cursor.execute("START TRANSACTION")
+        cursor.execute(f"CREATE OR REPLACE TABLE {name} USING parquet AS SELECT 2 AS v")
+        if ending == "close":
+            connection.close()
+        else:
+            connection._transport.close()  # the socket goes: the server's side closes the session
+    with pyhive(server) as cursor:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and rows(cursor, "SELECT max(v) FROM gone_closed UNION ALL "
+                                                           "SELECT max(v) FROM gone_dropped") != [(1,), (1,)]:
+            time.sleep(1)
+        assert rows(cursor, "SELECT v FROM gone_closed") == [(1,)]
+        assert rows(cursor, "SELECT v FROM gone_dropped") == [(1,)]
+        for name in ("gone_closed", "gone_dropped"):  # the locks are free: a statement on the table runs at once
+            cursor.execute(f"TRUNCATE TABLE {name}")
+    assert binlog_groups(server.home) == [*before, ("TRUNCATE TABLE gone_closed", None),
+                                          ("TRUNCATE TABLE gone_dropped", None)]

@@ -4,8 +4,9 @@ and the DataFrame writers' and catalog API's DDL, to the DDL log engine of the P
 
 The modules, by job: :mod:`~.conf` (the settings, ``ddl-log session-conf``), :mod:`~.attachment` (``attach``, the
 process's one attached Spark), :mod:`~.engine` (the attached engine), :mod:`~.sessions` (one runner per session of
-the Spark), :mod:`~.handler` (the Python side of the bridge), :mod:`~.answers` (what it answers), :mod:`~.writes`
-and :mod:`~.patches` (DataFrame writes as statements), :mod:`~.jvm` (the JVM handles), :mod:`~.build` (the jar)."""
+the Spark), :mod:`~.session_transactions` (a session's DDL transaction), :mod:`~.handler` (the Python side of the
+bridge), :mod:`~.answers` (what it answers), :mod:`~.writes` and :mod:`~.patches` (DataFrame writes as statements),
+:mod:`~.jvm` (the JVM handles), :mod:`~.build` (the jar)."""
 
 from ddl_log.frontends.extension.answers import statement_error
 from ddl_log.frontends.extension.attached_engine import AttachedEngine

@@ -38,6 +38,11 @@ class AttachedEngine(AtomicDDL):
         self._closing: list[Callable[[], None]] = []
         super().__init__(spark=spark, home=home, settings=settings)
 
+    @property
+    def handles(self) -> Handles:
+        """The JVM handles of the attached Spark."""
+        return self._handles
+
     # ------------------------------------------------------------------ scopes
 
     @property

@@ -76,6 +76,7 @@ def attach(spark: Any, home: str | os.PathLike[str] | None = None, **settings: A
 
             ensure_callback_server_started(found.gateway)  # type: ignore[no-untyped-call]
             found.bridge.attach(attachment.handler, engine.home.location)
+            found.session_ends.install(found.jsession)
             patches.install(_route_of)
         except BaseException:
             engine.close()

@@ -19,6 +19,7 @@ from typing import Any
 
 import attrs
 
+from actions.errors import NotTransactionalError
 from ddl_log.engine.release_name import hold_message
 from ddl_log.engine.typed import Statement
 from ddl_log.errors import SqlParseError
@@ -27,7 +28,7 @@ from ddl_log.frontends.extension.attached_engine import AttachedEngine
 from ddl_log.frontends.extension.sessions import SessionRunner, SessionTable
 from ddl_log.frontends.extension.writes import NAME, VIEW, Write, from_command
 from ddl_log.frontends.sql import PlannedStatement, SqlResult, plan_script, spark_parser
-from ddl_log.frontends.sql.execute import execute, run_planned
+from ddl_log.frontends.sql.execute import execute, summary_of
 from ddl_log.frontends.sql.name_resolution import SparkFacts
 from ddl_log.replication.origin import mark_of
 from storage.errors import CatalogError, DDLLogError, NotAtomicError
@@ -73,6 +74,10 @@ class Handler:
     def write(self, jsession: Any, session_id: str, request: str, dataset: Any, allow_non_atomic: bool) -> str:
         return self._answer(lambda: self._write(jsession, session_id, json.loads(request), dataset, allow_non_atomic))
 
+    def closed(self, session_id: str) -> str:
+        """The JVM saw the session ``session_id`` go away (a Thrift server's client disconnected)."""
+        return self._answer(lambda: self._closed(session_id))
+
     def _answer(self, call: Callable[[], str]) -> str:
         try:
             with self.engine.internal(marked_in_jvm=True):
@@ -96,21 +101,26 @@ class Handler:
 
     def _read(self, runner: SessionRunner, text: str, allow_non_atomic: bool) -> Kept | None:
         """What the engine does with ``text`` on this session: None leaves it to Spark (a query, an object outside
-        the session catalog, text Spark itself refuses to parse)."""
+        the session catalog, text Spark itself refuses to parse); inside the session's transaction a statement it
+        would leave to Spark is refused, except text Spark refuses to parse."""
         try:
             plans = plan_script(text, allow_non_atomic=allow_non_atomic, parser=spark_parser(runner))
         except DDLLogError as error:
             return None if _spark_refuses(error) else Kept(refusal=error)
-        if len(plans) != 1 or plans[0].draft is None:
+        if len(plans) != 1:
             return None  # several statements: Spark refuses them as it would
         plan = plans[0]
+        if plan.kind == "control":
+            return Kept(plan=plan)  # START TRANSACTION, COMMIT, ROLLBACK: the session's transaction
+        if plan.draft is None:
+            return _beside(runner, plan)
         if mark_of(plan.text) is not None:
             return Kept(plan=plan)  # a replayed statement: the front end's executor decides (skip or run once)
         try:
             statement = plan.resolved(SparkFacts(lambda: runner.spark))
         except DDLLogError as error:
             return Kept(refusal=error)
-        return None if statement is None else Kept(plan=plan, statement=statement)
+        return _beside(runner, plan) if statement is None else Kept(plan=plan, statement=statement)
 
     def _run(self, jsession: Any, session_id: str, token: int, text: str, allow_non_atomic: bool) -> str:
         with self._lock:
@@ -118,16 +128,27 @@ class Handler:
         with self.sessions.runner(session_id, jsession) as runner:
             if kept is None:  # read again (the parse was long ago, or in another call)
                 kept = self._read(runner, text, allow_non_atomic) or Kept()
-            if kept.refusal is not None:
-                raise kept.refusal
-            if kept.plan is None:
-                result = SqlResult(text, "query", runner.spark.sql(text))
-            elif kept.statement is None:
-                result = next(iter(execute(runner, [kept.plan])))
-            else:
-                result = run_planned(runner, kept.plan, kept.statement)
+            result = self._result(runner, jsession, kept, text)
         self._finished(session_id, result)
         return answers.rows(result)
+
+    def _result(self, runner: SessionRunner, jsession: Any, kept: Kept, text: str) -> SqlResult:
+        if kept.refusal is not None:
+            runner.refuse(summary_of(text), kept.refusal)  # inside a transaction: rolled back first
+        if kept.plan is None:
+            return SqlResult(text, "query", runner.spark.sql(text))
+        if kept.plan.kind == "control":
+            if kept.plan.label == "START TRANSACTION" and runner.transaction is None:
+                self.engine.handles.session_ends.watch(jsession)  # a Thrift client gone rolls it back (closed())
+            return SqlResult(text, "transaction", runner.control(kept.plan.label))
+        if kept.statement is None:
+            return next(iter(execute(runner, [kept.plan])))
+        return runner.run_planned(kept.plan, kept.statement)
+
+    def _closed(self, session_id: str) -> str:
+        self.sessions.closed(session_id)
+        self.last_results.pop(session_id, None)
+        return answers.DONE
 
     def _finished(self, session_id: str, result: SqlResult) -> None:
         self.last_results[session_id] = result
@@ -161,7 +182,9 @@ class Handler:
             if plan.draft is not None:
                 statement = plan.resolved(SparkFacts(lambda: runner.spark))
             if statement is None:
-                return False
+                if runner.transaction is None:
+                    return False
+                runner.refuse(summary_of(text), _outside_log(text))
             name = getattr(statement, "name", None)
             changes: dict[str, Any] = {"text": write.binlog.replace(NAME, str(getattr(name, "quoted", name)))}
             if write.overwrite_mode is not None and hasattr(statement, "overwrite_mode"):
@@ -169,7 +192,7 @@ class Handler:
             try:
                 done = runner.run(attrs.evolve(statement, **changes))  # type: ignore[misc]
             except NotAtomicError:
-                if allow_non_atomic:
+                if allow_non_atomic and runner.transaction is None:
                     return False
                 raise
         self._finished(session_id, SqlResult(changes["text"], "ddl", done))
@@ -194,6 +217,17 @@ def _frame(dataset: Any, spark: Any) -> Any:
     from pyspark.sql import DataFrame
 
     return DataFrame(dataset, spark)
+
+
+def _beside(runner: SessionRunner, plan: PlannedStatement) -> Kept | None:
+    """A statement the engine leaves to Spark: None (Spark runs it), except inside the session's transaction, which
+    refuses it (it would change what a ROLLBACK cannot undo)."""
+    return None if runner.transaction is None else Kept(plan=plan, refusal=_outside_log(plan.text))
+
+
+def _outside_log(text: str) -> NotTransactionalError:
+    return NotTransactionalError(summary_of(text), "it would run on Spark, outside the DDL log, where a ROLLBACK "
+                                 "could not undo it")
 
 
 def _spark_refuses(error: DDLLogError) -> bool:

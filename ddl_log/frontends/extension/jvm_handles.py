@@ -29,6 +29,11 @@ class Handles:
     def writer_state(self) -> Any:
         return self.jvm.spark_ddl_log.WriterState
 
+    @property
+    def session_ends(self) -> Any:
+        """The extension's ``spark_ddl_log.SessionEnds``: tells the engine when a Thrift server's client goes."""
+        return self.jvm.spark_ddl_log.SessionEnds
+
 
 def handles(spark: Any) -> Handles | None:
     """The JVM handles of ``spark``; None for a session whose JVM is not in this process (Spark Connect)."""

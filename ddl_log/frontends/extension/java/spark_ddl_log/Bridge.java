@@ -80,6 +80,19 @@ public final class Bridge {
     return !answer.has("pass");
   }
 
+  /** Tell the Python side that the session {@code sessionId} is gone (its open transaction is rolled back); with
+   * no Python side (detached, or gone) there is nothing to tell: its recovery undoes what was open. */
+  static void sessionClosed(String sessionId) {
+    if (handler == null) {
+      return;
+    }
+    try {
+      call(handler -> handler.closed(sessionId));
+    } catch (Exception gone) { // a listener never throws: the bus would only log it
+      return;
+    }
+  }
+
   static String json(Object value) {
     try {
       return JSON.writeValueAsString(value);

@@ -14,7 +14,7 @@ public final class Candidates {
 
   private static final List<String> ALWAYS = List.of(
       "REPLACE", "RENAME", "ALTER", "TRUNCATE", "INSERT", "RESTORE", "UNDROP", "RELEASE", "COMMENT", "MSCK",
-      "REPAIR", "LOAD", "EXECUTE", "BEGIN");
+      "REPAIR", "LOAD", "EXECUTE", "BEGIN", "START", "COMMIT", "ROLLBACK");
 
   private Candidates() {}
 

@@ -14,4 +14,7 @@ public interface PythonHandler {
 
   /** Run a DataFrame writer's or the catalog API's command ({@code request}, its query as {@code dataset}). */
   String write(Object session, String sessionId, String request, Object dataset, boolean allowNonAtomic);
+
+  /** The session {@code sessionId} is gone (a Thrift server's client disconnected): its open transaction ends. */
+  String closed(String sessionId);
 }
