@@ -35,6 +35,7 @@ from ddl_log.settings import Settings
 from replace_table.transaction import Committed, Transaction
 from storage import crashpoints
 from storage.catalogs.ports import Catalog
+from storage.errors import NotAtomicError
 
 
 class ChainOwner(Protocol):
@@ -118,6 +119,11 @@ class EngineTransaction:
             ctx = self.engine.context()
             ctx.transaction = transaction
             result = statement.run(ctx)
+        except NotAtomicError as exc:  # a form only Spark's own statement runs: it cannot be inside, nor run beside
+            refusal = NotTransactionalError(label, f"it cannot be made atomic: {exc}")
+            if transaction.state == "open":
+                transaction.abort(refusal)
+            raise refusal from exc
         except Exception as exc:  # PostgreSQL's rule: the whole transaction rolls back
             if transaction.state == "open":
                 transaction.abort(exc)

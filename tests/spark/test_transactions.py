@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, NoSuchObjectError
+from ddl_log.errors import NotTransactionalError
 from tests.spark.sweep_support import catalog_points, snapshot, spark_worthy, sweep_statement
 from tests.spark.test_replace_kill import kill_each, module_worker
 
@@ -71,6 +72,25 @@ def test_a_failing_statement_on_spark_undoes_the_transaction(spark, warehouse, t
             ddl.sql("START TRANSACTION; CREATE OR REPLACE TABLE a USING parquet AS SELECT 1 AS one; DROP TABLE b; "
                     "TRUNCATE TABLE missing; COMMIT")
         assert ddl.binlog_events() == [] and ddl.active_chains() == []
+    assert snapshot(spark, warehouse) == before
+
+
+def test_a_form_spark_runs_only_non_atomically_is_refused_inside_and_never_run_beside(spark, warehouse, tmp_path,
+                                                                                      clean_spark):
+    """allow_non_atomic lets ddl.sql hand Spark a form the log cannot make atomic (INSERT OVERWRITE of an external
+    table); inside a transaction that form is refused and the transaction rolled back, and Spark's own statement is
+    not run after all: the external table keeps its rows, the replaced table its old version."""
+    for sql in SETUP:
+        spark.sql(sql)
+    spark.sql(f"CREATE TABLE ext (n INT) USING parquet LOCATION '{tmp_path / 'ext'}'")
+    spark.sql("INSERT INTO ext VALUES (1)")
+    before = snapshot(spark, warehouse)
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0) as ddl:
+        with pytest.raises(NotTransactionalError, match="INSERT OVERWRITE"), ddl.transaction():
+            ddl.sql("CREATE OR REPLACE TABLE a USING parquet AS SELECT 1 AS one")
+            ddl.sql("INSERT OVERWRITE ext SELECT 2", allow_non_atomic=True)
+        assert ddl.binlog_events() == [] and ddl.active_chains() == []
+    assert [tuple(row) for row in spark.table("ext").collect()] == [(1,)]
     assert snapshot(spark, warehouse) == before
 
 
