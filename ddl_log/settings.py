@@ -69,8 +69,9 @@ class Settings:
                                         "version stays restorable (RESTORE, UNDROP); a table's "
                                         "spark_ddl_log.retention_seconds property overrides it; never less than "
                                         "grace_seconds", validator=_non_negative)
-    lock_wait_seconds: float = _setting(DEFAULT_LOCK_WAIT_SECONDS, "database home: how long a statement waits for "
-                                        "another driver's metadata locks", validator=_non_negative)
+    lock_wait_seconds: float = _setting(DEFAULT_LOCK_WAIT_SECONDS, "how long a statement waits for another "
+                                        "driver's metadata locks (database home) or an open transaction's",
+                                        validator=_non_negative)
     lease_seconds: float | None = _setting(None, "database home: the lease its heartbeat renews (default 30)",
                                            validator=_positive)
     takeover_interval: float | None = _setting(None, "database home: how often dead drivers' homes are taken over "

@@ -164,7 +164,8 @@ class DDLEngine:
         thread never replays them under it. Refused (nothing written) while the session's current catalog is not
         the one the statement's ``db.name`` objects live in. The deletions that have come due run after it."""
         self.catalog.names.check_current_catalog()
-        with self.locks.hold(keys.exclusive, shared=keys.shared), self.log.owning():
+        wait = self.settings.lock_wait_seconds if self.transactions.any_open else None
+        with self.locks.hold(keys.exclusive, shared=keys.shared, wait=wait), self.log.owning():
             check_objects(self.takeover, list(keys.exclusive))  # a dead driver's half-changed object waits
             yield
         self.run_due_deletions()

@@ -175,11 +175,20 @@ class Transactions:
 
     def __init__(self) -> None:
         self._local = threading.local()
+        self._guard = threading.Lock()
+        self._open: set[EngineTransaction] = set()
 
     @property
     def current(self) -> EngineTransaction | None:
         current: EngineTransaction | None = getattr(self._local, "open", None)
         return current
+
+    @property
+    def any_open(self) -> bool:
+        """Whether a transaction is open on any thread: a statement then waits for a lock at most the settings'
+        ``lock_wait_seconds`` (a transaction holds its locks until it ends, and its own thread may be waiting on
+        the statement: a ``spark.sql`` call on an attached session inside a ``with ddl.transaction():`` block)."""
+        return bool(self._open)
 
     def begin(self, engine: DDLEngine, keys: LockKeys | None = None) -> EngineTransaction:
         if self.current is not None:
@@ -187,9 +196,13 @@ class Transactions:
                                         "nest); COMMIT or ROLLBACK it first")
         transaction = EngineTransaction(engine, keys)
         self._local.open = transaction
+        with self._guard:
+            self._open.add(transaction)
         return transaction
 
     def ended(self, transaction: EngineTransaction) -> None:
+        with self._guard:
+            self._open.discard(transaction)
         if self.current is transaction:
             self._local.open = None
 

@@ -173,3 +173,29 @@ def test_closing_the_engine_rolls_back_an_open_transaction(open_attached):
     attached.ddl.close()
     session.conf.set("spark.ddlLog.enabled", "false")
     assert session.table("left_open").collect()[0].v == 1
+
+
+def test_spark_sql_inside_a_python_block_is_the_sessions_statement_and_never_waits_forever(open_attached):
+    """A ``with ddl.transaction():`` block is the engine object's; a ``spark.sql`` call on the attached session inside
+    it reaches the engine on Py4J's callback thread, as the session's own statement: on another object it commits
+    alone (the block's rollback leaves it); on an object the block changed it would wait for the block's lock while
+    the block's thread waits for it, so it waits at most ``lock_wait_seconds`` and fails with
+    MetadataLockTimeoutError, which rolls the block back."""
+    from pyspark.errors import AnalysisException
+
+    from storage.errors import MetadataLockTimeoutError
+
+    attached = open_attached(lock_wait_seconds=1)
+    session, ddl = attached.session, attached.ddl
+    session.sql("CREATE TABLE alone USING parquet AS SELECT 1 AS v")
+    session.sql("CREATE TABLE held USING parquet AS SELECT 1 AS v")
+    with pytest.raises(RuntimeError), ddl.transaction():
+        ddl.sql("CREATE OR REPLACE TABLE held USING parquet AS SELECT 2 AS v")
+        session.sql("CREATE OR REPLACE TABLE alone USING parquet AS SELECT 3 AS v")
+        raise RuntimeError("the block fails: rolled back")
+    assert tables(session) == {"alone": [(3,)], "held": [(1,)]}
+    with pytest.raises(AnalysisException) as failed, ddl.transaction():
+        ddl.sql("CREATE OR REPLACE TABLE held USING parquet AS SELECT 4 AS v")
+        session.sql("DROP TABLE held")
+    assert isinstance(statement_error(failed.value), MetadataLockTimeoutError)
+    assert tables(session) == {"alone": [(3,)], "held": [(1,)]}
