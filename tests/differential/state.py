@@ -13,6 +13,7 @@ files changed (:class:`RowCache`), since rows are a function of those.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,10 @@ def snapshot(session: Any, prefix: str, cache: RowCache) -> dict[str, Any]:
     return state
 
 
+CREATE_TIME = re.compile(r'("sqlFunction\.createTime":")\d+(")')
+"""A SQL function's creation time in the properties Spark 4.3 keeps among its resources: when, not what."""
+
+
 def temporary_views(session: Any) -> dict[str, Any]:
     """The session's temporary views with their rows."""
     catalog = session._jsparkSession.sessionState().catalog()
@@ -127,7 +132,8 @@ def database_state(session: Any, external: Any, db: str, cache: RowCache) -> dic
         resources = [function.resources().apply(i) for i in range(function.resources().size())]
         state[f"function {name}"] = {
             "class": str(function.className()),
-            "resources": tuple(normalise(f"{item.resourceType().resourceType()} {item.uri()}") for item in resources),
+            "resources": tuple(normalise(CREATE_TIME.sub(r"\1<time>\2", f"{item.resourceType().resourceType()} "
+                                                                         f"{item.uri()}")) for item in resources),
         }
     return state
 
