@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL
+from tests.spark_lines import DROP_TABLE_DROPS_VIEWS, at_least
 
 pytestmark = pytest.mark.spark
 
@@ -31,5 +32,5 @@ def test_drop_function_of_a_missing_function_fails_with_the_running_sparks_condi
         through_sql = condition_of(lambda: ddl.sql("DROP FUNCTION no_such_fn"))
         through_api = condition_of(lambda: ddl.drop_function("no_such_fn"))
         assert ddl.binlog_events() == []
-    assert plain == ("UNRESOLVED_ROUTINE" if spark.version.startswith("4.0") else "ROUTINE_NOT_FOUND")
+    assert plain == ("ROUTINE_NOT_FOUND" if at_least(spark.version, DROP_TABLE_DROPS_VIEWS) else "UNRESOLVED_ROUTINE")
     assert through_sql == through_api == plain

@@ -3,10 +3,10 @@ one a session's version gets (:func:`facts_for`)."""
 
 from __future__ import annotations
 
-from storage.catalogs.spark.profiles import spark40, spark43
+from storage.catalogs.spark.profiles import spark40, spark41, spark43
 from storage.catalogs.spark.profiles.facts import VersionFacts
 
-KNOWN: dict[str, VersionFacts] = {facts.line: facts for facts in (spark40.FACTS, spark43.FACTS)}
+KNOWN: dict[str, VersionFacts] = {facts.line: facts for facts in (spark40.FACTS, spark41.FACTS, spark43.FACTS)}
 """Facts by Spark line (``major.minor``)."""
 
 NEWEST = spark43.FACTS
