@@ -131,12 +131,6 @@ DOCUMENTED_DIFFERENCES = (
         "view and fails INCOMPATIBLE_VIEW_SCHEMA_CHANGE for a view its tables no longer fit (README, differences)",
         re.compile(r"^\s*ALTER\s+VIEW\b.*\bRENAME\s+TO\b", re.I),
         conditions=("INCOMPATIBLE_VIEW_SCHEMA_CHANGE", "TABLE_OR_VIEW_ALREADY_EXISTS")),
-    DocumentedDifference(
-        "CREATE OR REPLACE TABLE of a view: Spark 4.3 replaces the view by a table, the project refuses it as Spark "
-        "4.0 does (EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE; its any-kind marker makes the change atomically) "
-        "(docs/spark-versions.md)",
-        re.compile(r"^\s*CREATE\s+OR\s+REPLACE\s+TABLE\b", re.I),
-        project_message="a view is not replaced by a table"),
 )
 """Differences README documents (docs/limitations.md, "Differences from plain Spark") that the generator's run
 meets."""

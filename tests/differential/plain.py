@@ -5,8 +5,10 @@ Spark is asked first whenever it knows the form: its parser and analyser decide 
 sources exactly as they would for the user; only when it answers "a v1 table cannot do that"
 (``UNSUPPORTED_FEATURE.TABLE_OPERATION``, ``NOT_SUPPORTED_CHANGE_COLUMN``) does the equivalent run:
 
-* CREATE OR REPLACE / REPLACE TABLE: build the new table under another name, drop the old one (``DROP TABLE`` fails
-  for a view, as Spark's would), rename the new one into place; REPLACE of a missing table fails.
+* CREATE OR REPLACE / REPLACE TABLE: build the new table under another name, drop the old one, rename the new one
+  into place; REPLACE of a missing table fails, and so does either form of a view, checked first (plain Spark refuses
+  CREATE OR REPLACE TABLE of a view on every line, ``UNSUPPORTED_FEATURE.TABLE_OPERATION``: the stand-in must not
+  drop it the way ``DROP TABLE`` drops a view from Spark 4.2 on).
 * RENAME TABLE a TO b, c TO d: one ALTER TABLE ... RENAME TO per pair; a failure undoes the earlier ones.
 * DROP TABLE|VIEW a, b: every name checked first (missing, or of the other kind: nothing dropped), then one DROP each.
 * ALTER COLUMN ... TYPE, DROP COLUMN[S]: the rebuild a user does by hand: ``SHOW CREATE TABLE`` with the column
@@ -119,6 +121,8 @@ class PlainRunner:
         found = self.kind(db, ident)
         if plain.must_exist and found is None:
             return failed("missing", "emulated: REPLACE TABLE of a missing table (CANNOT_REPLACE_MISSING_TABLE)")
+        if found == "view":
+            return failed("refused", "emulated: a view is not replaced by a table (EXPECT_TABLE_NOT_VIEW)")
         new = quoted(db, f"{ident}__dnew")
         built = attempt(self.session, f"CREATE TABLE {new} {render(plain.rest, PLAIN_PREFIX)}")
         if not built.ok:
