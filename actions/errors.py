@@ -82,6 +82,22 @@ class TransactionConflictError(TransactionError):
         self.name = name
 
 
+class UnpublishedReadError(TransactionConflictError):
+    """A statement inside a transaction reads an object (``name``; through a view, or a DataFrame's plan, too) that an
+    earlier statement of the transaction (``changed_by``) changed: the transaction's changes are built aside and
+    published at COMMIT, so the statement would read the object as it was before (or miss a table the transaction
+    creates). The whole transaction was rolled back."""
+
+    def __init__(self, statement: str, name: str, changed_by: str) -> None:
+        TransactionError.__init__(
+            self, f"{statement}: reads {name}, which {changed_by} of this transaction changed; the transaction's "
+            "changes are published at COMMIT, so it would read the object as before. The transaction was rolled "
+            "back, nothing of it stays: read it after COMMIT")
+        self.statement = statement
+        self.name = name
+        self.changed_by = changed_by
+
+
 class TransactionAbortedError(TransactionError):
     """A statement of the transaction failed, so the transaction was rolled back whole; later statements and COMMIT
     are refused until ROLLBACK (or the end of the ``with`` block) closes it, as PostgreSQL refuses them."""

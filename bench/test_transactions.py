@@ -37,3 +37,28 @@ def test_transaction_of_five_replaces(benchmark: Any, ddl: Any, clean: Any) -> N
                warmup=1, plain_key="paired_one_by_one_median_s")
     events = ddl.binlog_events()
     assert [event.txn for event in events[-N:]] == [(index, N) for index in range(1, N + 1)]
+
+
+PUBLISHED = 10
+
+
+def test_publish_window_of_ten_replaces(benchmark: Any, ddl: Any, clean: Any) -> None:
+    """The publish window (issue 39, item 3): a transaction of 10 CREATE OR REPLACE TABLE builds every new version
+    aside and publishes them at COMMIT, one metastore call each in statement order; ``extra_info`` holds the window
+    (first to last table switched) of every round and its median, beside the whole transaction's time."""
+    spark = clean
+    for index in range(PUBLISHED):
+        create_table(spark, f"txn_window{index}", ROWS)
+    windows: list[float] = []
+
+    def in_transaction() -> None:
+        with ddl.transaction() as transaction:
+            for index in range(PUBLISHED):
+                ddl.create_or_replace_table(f"txn_window{index}", as_select=select(ROWS))
+        assert transaction.committed is not None
+        windows.append(transaction.committed.publish_seconds)
+
+    benchmark.group = "publish window of 10 replaces"
+    benchmark.pedantic(in_transaction, rounds=ROUNDS, warmup_rounds=1, iterations=1)
+    benchmark.extra_info["publish_window_s"] = [round(window, 4) for window in windows]
+    benchmark.extra_info["publish_window_median_s"] = round(sorted(windows)[len(windows) // 2], 4)

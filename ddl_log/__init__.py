@@ -14,6 +14,7 @@ from actions.errors import (
     TransactionConflictError,
     TransactionError,
     TransactionStateError,
+    UnpublishedReadError,
 )
 from actions.recovery import RecoveryReport
 from actions.results import StatementResult
@@ -155,6 +156,7 @@ __all__ = [
     "TransactionConflictError",
     "TransactionError",
     "TransactionStateError",
+    "UnpublishedReadError",
     "UnsafePathError",
     "UnsupportedFormatError",
     "UnsupportedStatementError",

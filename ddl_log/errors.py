@@ -11,6 +11,7 @@ from actions.errors import (  # noqa: F401 - the transaction errors are the SQL 
     TransactionConflictError,
     TransactionError,
     TransactionStateError,
+    UnpublishedReadError,
 )
 from storage.errors import (
     DDLLogError,

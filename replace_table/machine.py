@@ -23,10 +23,12 @@ change). The crash points are declared when the plan is made (at import), so ``d
 commit point C is undone (its linked chains cancelled) and :class:`~actions.errors.StatementFailedError` raised;
 after it, the statement stands and recovery finishes what is left (:attr:`Outcome.error`).
 
-The commit is a step a caller can defer: a DDL transaction (:mod:`replace_table.transaction`) runs ``prepare`` on the
-machines of its N statements (each logging on its own chain C, all under one XID), runs one commit for the group
-(every C given the XID, one binlog write, every C closed), then ``retire`` on each; an error in any ``prepare``
-reverts the prepared machines in reverse order (:meth:`StatementMachine.revert`). A forward statement's commit is
+The commit is a step a caller can defer: a DDL transaction (:mod:`replace_table.transaction`) runs ``build`` on the
+machines of its N statements as they arrive (each logging on its own chain C, all under one XID: every step before
+the first one that ``publishes``, so the new versions are built aside and nobody sees them), then at COMMIT
+``publish`` on each (the rest of its log and act steps), one commit for the group (every C given the XID, one binlog
+write, every C closed), then ``retire`` on each; an error in any step before the commit point reverts the machines in
+reverse order (:meth:`StatementMachine.revert`). A forward statement's commit is
 its chain's own write, so inside a transaction its chain is logged linked to the transaction's anchor chain and runs
 as a retire step of the group. :meth:`StatementMachine.run` hands a statement whose context has a transaction to it.
 """
@@ -49,8 +51,10 @@ R = TypeVar("R")
 StepKind = Literal["log", "act", "commit", "retire"]
 TRIGGERS: dict[StepKind, str] = {"log": "proceed", "act": "proceed", "commit": "pass_commit_point",
                                  "retire": "retire_step"}
-"""The trigger of each step kind: ``prepare`` fires ``proceed`` until no step follows, then the commit and retire
-phases fire theirs, so a caller can stop at the commit point."""
+"""The trigger of each step kind: ``prepare`` fires ``proceed`` (and ``publish``) until no step follows, then the
+commit and retire phases fire theirs, so a caller can stop at the commit point."""
+PUBLISH = "publish_step"
+"""The trigger of a step that :attr:`Step.publishes`: ``build`` stops before it."""
 
 
 @attrs.frozen
@@ -66,6 +70,13 @@ class Step(Generic[R]):
     after: tuple[str, ...] | None = None
     when: Callable[[R], bool] | None = None
     points: bool = True
+    publishes: bool = False
+    """The step begins what others see of the statement (a name pointed at the new version, a view written, the
+    logging of that change): a transaction builds each statement up to it and publishes the rest at COMMIT."""
+
+    @property
+    def trigger(self) -> str:
+        return PUBLISH if self.publishes else TRIGGERS[self.kind]
 
 
 class Plan(Generic[R]):
@@ -89,7 +100,7 @@ class Plan(Generic[R]):
         """The triggers that have a transition out of each state."""
         for step in self.steps:
             for source in self.sources[step.name]:
-                self.leaving.setdefault(source, set()).add(TRIGGERS[step.kind])
+                self.leaving.setdefault(source, set()).add(step.trigger)
 
         def point(step: str, when: str) -> CrashPoint:
             return crashpoints.declare(f"{prefix}.{step}.{when}", describe.format(prefix=prefix, when=when, step=step))
@@ -128,7 +139,7 @@ class StatementMachine(Generic[R]):
     def __init__(self, plan: Plan[R], run: R, log: StatementLog, *, verb: str, subject: str) -> None:
         self.plan, self.run_state, self.log, self.verb, self.subject = plan, run, log, verb, subject
         transitions: list[dict[str, Any]] = [
-            {"trigger": TRIGGERS[step.kind], "source": list(plan.sources[step.name]), "dest": step.name,
+            {"trigger": step.trigger, "source": list(plan.sources[step.name]), "dest": step.name,
              "conditions": [] if step.when is None else [partial(step.when, run)], "before": partial(self._do, step)}
             for step in plan.steps]
         transitions.append({"trigger": "mark_rolled_back", "source": "*", "dest": "rolled_back"})
@@ -144,17 +155,27 @@ class StatementMachine(Generic[R]):
         if points is not None:
             points[1]()
 
-    def _fire(self, kind: StepKind) -> bool:
-        """The next step of ``kind``'s phase, if one follows this state and its path condition holds."""
-        trigger = TRIGGERS[kind]
+    def _fire(self, kind: StepKind, trigger: str | None = None) -> bool:
+        """The next step of ``kind``'s phase (``trigger``: of that trigger), if one follows this state and its path
+        condition holds."""
+        trigger = trigger or TRIGGERS[kind]
         return trigger in self.plan.leaving.get(self.state, ()) and self.trigger(trigger)
 
     # ------------------------------------------------------------------ the phases (a transaction runs them apart)
 
     def prepare(self) -> None:
         """Every log and act step, as the path conditions choose them, up to the commit point."""
+        while self._fire("log") or self._fire("log", PUBLISH):
+            pass
+
+    def build(self) -> None:
+        """The log and act steps before the first that publishes: the statement's new version built aside."""
         while self._fire("log"):
             pass
+
+    def publish(self) -> None:
+        """The rest of the log and act steps after :meth:`build`, up to the commit point."""
+        self.prepare()
 
     def commit(self) -> BinlogEvent | None:
         if not self._fire("commit"):

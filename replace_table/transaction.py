@@ -1,23 +1,27 @@
 """A DDL transaction: several statements, one commit point (issue 39), on the statement machine's commit seam.
 
-Each statement runs its machine's ``prepare`` (:class:`~replace_table.machine.StatementMachine`) on its own chain C,
-as it would alone: its change is made, and logged to be undone. Its commit is deferred. A roll-forward statement
+Each statement runs its machine's ``build`` (:class:`~replace_table.machine.StatementMachine`) on its own chain C,
+as it would alone up to its first publishing step: its new version is made aside (a replace's TMP table, built and
+filled), logged to be undone, and nobody sees it; its publishing and its commit are deferred. A roll-forward statement
 (DROP) logs its chain linked to the transaction's anchor (an empty undo chain written for it), so it runs only once
 the anchor is closed and is cancelled when the anchor is undone; its kept files' deletions are linked likewise, and
 it binlogs nothing of its own (its event is in the group).
 
-COMMIT (:meth:`Transaction.commit`): every deferred commit step runs (collecting its event instead of writing it),
-then the group commit: every C and the anchor given the transaction's one XID in one durable log write, one
-binlog write holding every statement's event (the commit point), every chain closed in one durable write; then each
-statement's ``retire``. A failing statement, ROLLBACK, or an error anywhere before the commit point reverts the
-prepared machines in reverse order and undoes the anchor. Recovery needs nothing new: every chain of the group holds
-the one XID, so "is it in the binlog?" has one answer for all of them (undo every C and the anchor, which cancels the
-linked chains; or close them all and run the linked ones).
+COMMIT (:meth:`Transaction.commit`): each statement publishes, in statement order (the rest of its steps: a name
+pointed at its new version, a view written, a rename; the first to the last of these is the publish window), every
+deferred commit step runs (collecting its event instead of writing it), then the group commit: every C and the
+anchor given the transaction's one XID in one durable log write, one binlog write holding every statement's event
+(the commit point), every chain closed in one durable write; then each statement's ``retire``. A failing statement,
+ROLLBACK, or an error anywhere before the commit point (a publishing step too) reverts the machines in reverse order
+and undoes the anchor. Recovery needs nothing new: every chain of the group holds the one XID, so "is it in the
+binlog?" has one answer for all of them (undo every C and the anchor, which cancels the linked chains; or close
+them all and run the linked ones).
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
     from replace_table.machine import StatementMachine
     from replace_table.statement_log import StatementLog
 
+BEFORE_PUBLISH = crashpoints.declare("txn.commit.before_publish", "COMMIT began: every statement of the transaction "
+                                     "is built aside, none published yet")
 BEFORE_XID = crashpoints.declare("txn.commit.before_xid", "every statement of the transaction is prepared; no chain "
                                  "holds the transaction's XID yet")
 BEFORE_BINLOG = crashpoints.declare("txn.commit.before_binlog", "every chain of the transaction holds its XID "
@@ -75,6 +81,9 @@ class Committed:
 
     events: tuple[BinlogEvent, ...]
     retire_errors: tuple[Exception, ...] = ()
+    publish_seconds: float = 0.0
+    """The publish window: from the first statement's publishing step to the end of the last one's (what a reader
+    of two of the transaction's objects may see half done)."""
 
 
 class Transaction:
@@ -119,11 +128,11 @@ class Transaction:
     # ------------------------------------------------------------------ statements joining
 
     def enlist(self, machine: StatementMachine[Any]) -> None:
-        """Prepare one statement inside the transaction (a roll-forward one: its chain written, linked to the
+        """Build one statement inside the transaction, aside (a roll-forward one: its chain written, linked to the
         anchor); on an error the whole transaction rolls back and the statement's own error is raised."""
         self.check_open(machine.verb)
         try:
-            machine.prepare()
+            machine.build()
             if machine.plan.steps[0].kind == "commit":  # roll-forward: its chain is its commit, held by the anchor
                 machine.commit()
                 assert machine.log.chain_c is not None
@@ -144,6 +153,7 @@ class Transaction:
         """The group commit (see the module docstring); its events."""
         self.check_open("COMMIT")
         try:
+            publish_seconds = self._publish()
             for machine in self.machines:
                 if machine.plan.steps[0].kind != "commit":
                     self._committing = machine
@@ -171,7 +181,19 @@ class Transaction:
             if machine.log.retire_error is not None:
                 errors.append(machine.log.retire_error)
             AFTER_RETIRE()
-        return Committed(tuple(events), tuple(errors))
+        return Committed(tuple(events), tuple(errors), publish_seconds)
+
+    def _publish(self) -> float:
+        """Every statement's publishing steps, in statement order; the window's length (first to last)."""
+        BEFORE_PUBLISH()
+        started: float | None = None
+        for machine in self.machines:
+            if machine.plan.steps[0].kind == "commit":
+                continue
+            if started is None:
+                started = time.perf_counter()
+            machine.publish()
+        return 0.0 if started is None else time.perf_counter() - started
 
     def _commit_group(self, positions: list[int], events: list[BinlogEvent]) -> list[BinlogEvent]:
         """The commit of the transaction's chains ``positions``: with the binlog on, the XID in every chain (one

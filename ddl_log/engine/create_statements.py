@@ -21,7 +21,7 @@ from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_over
 from ddl_log.engine.release_name import held_directory_error
 from ddl_log.engine.schema import SchemaLike, table_spec
 from ddl_log.engine.texts import create_table_text, sql_string
-from ddl_log.engine.typed import Statement
+from ddl_log.engine.typed import Reads, Statement
 from replace_table.plans.replace import replace_version
 from replace_table.plans.replace_run import ReplaceResult
 from storage.catalogs.interface import CreateText, Fill, TableSpec
@@ -78,6 +78,12 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             raise held_directory_error(ctx, target, verb, error) from error.cause
 
 
+def _spec_reads(spec: TableSpec) -> Reads:
+    return Reads(names=(spec.like,) if spec.like is not None else (),
+                 queries=(spec.as_select,) if spec.as_select is not None else (),
+                 frames=(spec.df,) if spec.df is not None else ())
+
+
 def _spec_keys(name: TableName, spec: TableSpec) -> LockKeys:
     like = (object_key(spec.like),) if spec.like is not None else ()
     return LockKeys((object_key(name), *like), (database_key(name.db),))
@@ -118,6 +124,9 @@ class CreateOrReplaceTable(Statement):
 
     def changed_keys(self) -> tuple[str, ...]:
         return (object_key(self.name),)
+
+    def reads(self) -> Reads:
+        return _spec_reads(self.spec)
 
     def run(self, ctx: ActionContext) -> ReplaceResult:
         verb = "REPLACE TABLE" if self.must_exist else self.label
@@ -164,6 +173,9 @@ class CreateTable(Statement):
 
     def changed_keys(self) -> tuple[str, ...]:
         return (object_key(self.name),)
+
+    def reads(self) -> Reads:
+        return _spec_reads(self.spec)
 
     def run(self, ctx: ActionContext) -> StatementResult:
         if self.if_not_exists and (ctx.catalog.names.exists(self.name) or ctx.catalog.views.view_definition(self.name)):
@@ -227,6 +239,10 @@ class InsertOverwrite(Statement):
         return cls(name=TableName.of(name), as_select=as_select, df=df,
                    partition=None if partition is None else dict(partition), overwrite_mode=overwrite_mode,
                    if_not_exists=if_not_exists, text=text)
+
+    def reads(self) -> Reads:
+        return Reads(queries=(self.as_select,) if self.as_select is not None else (),
+                     frames=(self.df,) if self.df is not None else ())
 
     def canonical_text(self) -> str:
         text = f"INSERT OVERWRITE TABLE {self.name.quoted}"

@@ -4,7 +4,8 @@ commit point for every statement inside).
 
 What the engine adds: which statements may be inside (:attr:`Statement.transactional`: the table-building ones,
 RENAME, DROP TABLE, views; any other is refused by name), the rule that a transaction changes each object once
-(:class:`TransactionConflictError`), the metadata locks held until the transaction ends (a script's all taken up
+(:class:`TransactionConflictError`) and reads nothing it changed before COMMIT publishes it
+(:mod:`ddl_log.engine.transaction_reads`), the metadata locks held until the transaction ends (a script's all taken up
 front in one sorted order, so two scripts never wait on each other in a cycle; a Python block's as its statements
 arrive, each wait bounded by the lock wait setting), the log's ownership of its chains for the whole transaction (a
 ``recover()`` beside it leaves them alone), and PostgreSQL's rule at an error: the whole transaction rolls back, and
@@ -25,11 +26,13 @@ from actions.errors import (
     NotTransactionalError,
     TransactionConflictError,
     TransactionStateError,
+    UnpublishedReadError,
 )
 from actions.results import StatementResult
 from chains.lock_keys import LockKeys
 from ddl_log.cluster.locks import MetadataLocks
 from ddl_log.cluster.takeover import Takeover, check_objects
+from ddl_log.engine.transaction_reads import unpublished_read
 from ddl_log.engine.typed import Statement
 from ddl_log.settings import Settings
 from replace_table.transaction import Committed, Transaction
@@ -83,6 +86,8 @@ class EngineTransaction:
         self.stack = ExitStack()
         self.upfront = keys is not None
         self.results: list[StatementResult] = []
+        self.committed: Committed | None = None
+        """What COMMIT did (its events, its publish window), once it did."""
         try:
             engine.catalog.names.check_current_catalog()
             self.stack.enter_context(engine.log.owning())
@@ -116,6 +121,9 @@ class EngineTransaction:
                 self.stack.enter_context(self.engine.locks.hold(keys.exclusive, shared=keys.shared,
                                                                 wait=self.engine.settings.lock_wait_seconds))
                 check_objects(self.engine.takeover, list(keys.exclusive))
+            read = unpublished_read(statement, transaction.changed, self.engine.catalog)
+            if read is not None:
+                raise UnpublishedReadError(label, str(read[0]), read[1])
             ctx = self.engine.context()
             ctx.transaction = transaction
             result = statement.run(ctx)
@@ -145,6 +153,7 @@ class EngineTransaction:
         except BaseException as error:
             self.end(crashed=isinstance(error, crashpoints.SimulatedCrash))
             raise
+        self.committed = committed
         self.end()
         for pending in committed.retire_errors:  # committed: recovery (the next open, recover()) finishes it
             warnings.warn(CommittedWithPendingWorkWarning(f"the transaction committed; {pending}: recovery finishes "

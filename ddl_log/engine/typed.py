@@ -20,6 +20,17 @@ import attrs
 from actions.context import ActionContext
 from actions.results import StatementResult
 from chains.lock_keys import LockKeys
+from storage.catalogs.names import TableName
+
+
+@attrs.frozen
+class Reads:
+    """What a statement reads of the catalog beside the objects it changes: relations by name (a LIKE source),
+    queries (SQL text, resolved against the current database), DataFrames (their analysed plans)."""
+
+    names: tuple[TableName, ...] = ()
+    queries: tuple[str, ...] = ()
+    frames: tuple[Any, ...] = attrs.field(default=(), eq=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -53,6 +64,10 @@ class Statement:
         """The lock keys of the objects the statement changes (a transaction changes each once): its exclusive
         keys, less those it only reads (a LIKE source)."""
         return self.lock_keys().exclusive
+
+    def reads(self) -> Reads:
+        """What the statement reads (a transaction refuses reading what it changed but has not published yet)."""
+        return Reads()
 
     def run(self, ctx: ActionContext) -> StatementResult:
         """Run under the statement's locks (the caller holds them): log, act, commit or undo."""

@@ -14,7 +14,7 @@ from chains.lock_keys import LockKeys
 from ddl_log.engine.lookups import missing_view, named_objects
 from ddl_log.engine.tables import table_names
 from ddl_log.engine.texts import drop_text, function_text, sql_string, view_text
-from ddl_log.engine.typed import Statement
+from ddl_log.engine.typed import Reads, Statement
 from replace_table.plans import forward, undo
 from storage.catalogs.interface import FunctionDefinition, ViewDefinition
 from storage.catalogs.lookup_scope import reuse_lookups
@@ -81,6 +81,9 @@ class CreateView(Statement):
     def lock_keys(self) -> LockKeys:
         return LockKeys.objects(self.name)
 
+    def reads(self) -> Reads:
+        return Reads(queries=(self.definition.query,))
+
     def run(self, ctx: ActionContext) -> StatementResult:
         if self.if_not_exists and (ctx.catalog.views.view_definition(self.name) is not None
                                    or ctx.catalog.names.identity(self.name)):
@@ -113,6 +116,9 @@ class AlterView(Statement):
 
     def lock_keys(self) -> LockKeys:
         return LockKeys.objects(self.name)
+
+    def reads(self) -> Reads:
+        return Reads(queries=(self.as_select,) if self.as_select is not None else ())
 
     def run(self, ctx: ActionContext) -> StatementResult:
         old = ctx.catalog.views.view_definition(self.name)

@@ -15,14 +15,13 @@ from typing import Any
 
 import attrs
 import sqlglot
-from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from ddl_log.engine.schema_swap import SwapSchemas
 from ddl_log.engine.tables import CreateDatabase, DropDatabase
 from ddl_log.replication.errors import RewriteError
 from storage.catalogs.interface import CreateText, TableSpec
-from storage.catalogs.name_references import NamePart, Reference, like_source
+from storage.catalogs.name_references import NamePart, Reference, like_source, sqlglot_references
 from storage.catalogs.names import SESSION_CATALOG, TableName, quote_ident
 
 QUERY_FIELDS = frozenset({"as_select", "query", "body"})
@@ -58,21 +57,6 @@ def mentions(text: str, mapping: Mapping[str, str]) -> bool:
     except SqlglotError:
         return True
     return any(token.text.lower() in mapping for token in tokens if token.token_type != sqlglot.TokenType.STRING)
-
-
-def sqlglot_references(text: str, expression: bool = False) -> list[Reference]:
-    """The references of ``text`` as sqlglot's Spark parser reads it (where no Spark session is there to ask)."""
-    tree = sqlglot.parse_one(text, read="spark")
-    found = []
-    for node in tree.find_all(exp.Table, exp.Column):
-        named = node.parts if isinstance(node, exp.Table | exp.Column) else []
-        parts = tuple(NamePart(part.name, int(part.meta["start"]), int(part.meta["end"]) + 1)
-                      for part in named if isinstance(part, exp.Identifier) and "start" in part.meta)
-        if isinstance(node, exp.Table):
-            found.append(Reference("relation", parts, aliased=bool(node.alias)))
-        else:
-            found.append(Reference("attribute", parts))
-    return found
 
 
 def spans(references: list[Reference], mapping: Mapping[str, str]) -> list[tuple[int, int, str]]:

@@ -16,7 +16,10 @@ step  name                         effect
 2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
 3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
 4-    the path's steps             swap or rename chosen once TMP is built (``Swaps.plan_swap``, one look at
-                                   each definition); create and empty before anything is logged
+                                   each definition); create and empty before anything is logged. Inside a
+                                   transaction the path runs at COMMIT from its first change of ORIG's name
+                                   (the swap's ``exchange``, the rename path's and the create path's first log
+                                   step): TMP is built aside, and a swap's log write is done before COMMIT
 ====  ===========================  =========================================================================
 
 On an error before the commit: the linked chains cancelled, C replayed (new ORIG dropped or the old definition put
@@ -71,11 +74,12 @@ REPLACE: Plan[ReplaceRun] = Plan("replace", [
     Step("create_tmp", "act", create_tmp, when=builds_tmp),
     Step("fill_tmp", "act", fill_tmp),
     Step("log_swap", "log", swap_path.log_swap, after=("fill_tmp", "log_tmp"), when=swaps),
-    Step("exchange", "act", swap_path.exchange),
-    Step("log_rename", "log", rename_path.log_rename, after=("fill_tmp",), when=renames),
+    Step("exchange", "act", swap_path.exchange, publishes=True),
+    Step("log_rename", "log", rename_path.log_rename, after=("fill_tmp",), when=renames, publishes=True),
     Step("move_orig", "act", rename_path.move_orig),
     Step("log_kept", "log", rename_path.log_kept),
-    Step("log_orig_create", "log", create_path.log_orig_create, after=("log_kept", "fill_tmp"), when=renames_tmp_in),
+    Step("log_orig_create", "log", create_path.log_orig_create, after=("log_kept", "fill_tmp"), when=renames_tmp_in,
+         publishes=True),
     Step("install", "act", create_path.install),
     Step("commit", "commit", commit, after=("exchange", "install")),
     Step("retire", "retire", retire_old, after=("commit",), when=swaps),

@@ -94,7 +94,7 @@ def commit(run: UndoRun) -> None:
 
 def undo_plan(prefix: str, *, frees_names: bool = False) -> Plan[UndoRun]:
     """The plan of one undo statement kind (its crash points ``<prefix>.log/do``, declared on import)."""
-    steps = [Step("log", "log", log_next, after=("start", "do"), when=has_next)]
+    steps = [Step("log", "log", log_next, after=("start", "do"), when=has_next, publishes=True)]
     if frees_names:
         steps.append(Step("free_name", "act", free_name, after=("log",), when=frees_name))
     steps += [Step("do", "act", do, after=("log", "free_name") if frees_names else ("log",)),

@@ -10,6 +10,10 @@ from __future__ import annotations
 from typing import Literal
 
 import attrs
+import sqlglot
+from sqlglot import exp
+
+from storage.catalogs.names import SESSION_CATALOG, TableName
 
 Kind = Literal["relation", "attribute", "function"]
 
@@ -83,3 +87,40 @@ def like_source(text: str) -> Reference | None:
         return None
     parts = identifier_parts(text, stripped + 4)
     return Reference("relation", parts) if parts else None
+
+
+def sqlglot_references(text: str, expression: bool = False) -> list[Reference]:
+    """The relation and column references of ``text`` as sqlglot's Spark parser reads it (where no Spark session is
+    there to ask, or where a millisecond matters); its parse error when it does not parse. A common table
+    expression's name read in the text is no relation."""
+    tree = sqlglot.parse_one(text, read="spark")
+    ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
+    found = []
+    for node in tree.find_all(exp.Table, exp.Column):
+        if isinstance(node, exp.Table) and not node.db and node.name.lower() in ctes:
+            continue  # a common table expression's name, no relation of a catalog
+        named = node.parts if isinstance(node, exp.Table | exp.Column) else []
+        parts = tuple(NamePart(part.name, int(part.meta["start"]), int(part.meta["end"]) + 1)
+                      for part in named if isinstance(part, exp.Identifier) and "start" in part.meta)
+        if isinstance(node, exp.Table):
+            found.append(Reference("relation", parts, aliased=bool(node.alias)))
+        else:
+            found.append(Reference("attribute", parts))
+    return found
+
+
+def session_relations(references: list[Reference], default_db: str) -> list[TableName]:
+    """The session catalog's relations among ``references``, as Spark resolves them: ``t`` in ``default_db``,
+    ``db.t``, ``spark_catalog.db.t`` (a name of another catalog is none of the session catalog's)."""
+    found = []
+    for reference in references:
+        parts = [part.text.lower() for part in reference.parts]
+        if reference.kind != "relation" or not parts:
+            continue
+        if len(parts) == 3 and parts[0] == SESSION_CATALOG:
+            parts = parts[1:]
+        if len(parts) == 1:
+            found.append(TableName(default_db.lower(), parts[0]))
+        elif len(parts) == 2:
+            found.append(TableName(parts[0], parts[1]))
+    return found

@@ -92,6 +92,13 @@ class Names(Protocol):
         refusing it (Spark 4.0, the in-memory catalog)."""
         ...
 
+    def relations_read(self, query: str | None = None, frame: object | None = None, *,
+                       default_db: str | None = None) -> list[TableName]:
+        """The session catalog's tables and views that ``query`` (SQL text; its unqualified names in ``default_db``,
+        else in the current database) or ``frame`` (a DataFrame: its analysed plan) reads, as it names them (a view's
+        own sources not followed); none for a text that does not parse (the statement's own check says why)."""
+        ...
+
 
 class DataJobs(Protocol):
     """What writes a table's rows: CREATE in all its forms and INSERT, each with the check that runs first."""

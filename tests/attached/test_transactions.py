@@ -17,6 +17,7 @@ from ddl_log.errors import (
     TransactionStateError,
 )
 from ddl_log.frontends.extension import last_result, statement_error
+from storage.catalogs.names import TableName
 from tests.attached.conftest import attached_session
 
 pytestmark = pytest.mark.spark
@@ -32,8 +33,9 @@ def refused(session: Any, text: str) -> BaseException | None:
 
 
 def tables(session: Any) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table of the current database with its rows (sorted)."""
-    names = sorted(row.tableName for row in session.sql("SHOW TABLES").collect() if not row.isTemporary)
+    """Every table of the current database with its rows (sorted); an open transaction's work tables left out."""
+    names = sorted(row.tableName for row in session.sql("SHOW TABLES").collect()
+                   if not row.isTemporary and not TableName("default", row.tableName).is_reserved)
     return {name: sorted(tuple(row) for row in session.table(name).collect()) for name in names}
 
 
@@ -50,12 +52,12 @@ BODY = ["CREATE OR REPLACE TABLE fact USING parquet AS SELECT 10 AS v, 'new' AS 
 
 def test_a_committed_transaction_is_one_binlog_group_and_leaves_every_change(attached):
     session, ddl = attached.session, attached.ddl
-    three_tables(session)
+    state = three_tables(session)
     before = len(ddl.binlog_events())
     session.sql("START TRANSACTION")
     for text in BODY:
         session.sql(text)
-    assert ddl.binlog_events()[before:] == []  # nothing committed yet
+    assert ddl.binlog_events()[before:] == [] and tables(session) == state  # nothing committed, nothing seen yet
     session.sql("COMMIT WORK")
     assert tables(session) == {"fact": [(10, "new")], "published": [(3,)]}
     group = ddl.binlog_events()[before:]
@@ -72,7 +74,7 @@ def test_a_rolled_back_transaction_leaves_everything_as_before(attached):
     session.sql("BEGIN TRANSACTION")
     for text in BODY:
         session.sql(text)
-    assert "published" in tables(session)  # read your writes: the rename is in place inside the transaction
+    assert tables(session) == before  # built aside: nothing of the transaction is seen before its COMMIT
     session.sql("ROLLBACK")
     assert tables(session) == before
     assert len(ddl.binlog_events()) == events and ddl.active_chains() == []
@@ -156,7 +158,7 @@ def test_two_sessions_of_one_context_each_have_their_own_transaction(spark, atta
     worker = threading.Thread(target=lambda: b.sql("CREATE OR REPLACE TABLE tb USING parquet AS SELECT 3 AS v"))
     worker.start()
     worker.join()
-    assert b.table("tb").collect()[0].v == 3
+    assert b.table("tb").collect()[0].v == 1  # built aside: B's own session too reads tb as before until COMMIT
     b.sql("ROLLBACK")
     a.sql("COMMIT")
     assert spark.table("ta").collect()[0].v == 2 and spark.table("tb").collect()[0].v == 1

@@ -3,7 +3,8 @@ inside, and at every point of the group commit) of transactions of 1 (ALTER TABL
 of different kinds, each
 recovered to exactly before (nothing binlogged) or exactly after (the group binlogged: one XID, one event per
 statement); and real SIGKILLs during COMMIT (``DDL_LOG_CRASH_AT``), recovered by a new process. The exhaustive
-sweep of every crash point runs on the in-memory catalog (tests/unit/test_transactions.py)."""
+sweep of every crash point runs on the in-memory catalog (tests/unit/test_transactions.py). And isolation: nothing
+of a transaction is seen by another session before COMMIT publishes it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, NoSuchObjectError
-from ddl_log.errors import NotTransactionalError
+from ddl_log.errors import NotTransactionalError, UnpublishedReadError
+from storage.catalogs.names import TableName
 from tests.spark.sweep_support import catalog_points, snapshot, spark_worthy, sweep_statement
 from tests.spark.test_replace_kill import kill_each, module_worker
 
@@ -33,7 +35,7 @@ BODIES: dict[str, list[Callable[[AtomicDDL], Any]]] = {
                   lambda d: d.drop_tables(["b"])],
     "overwrite+rename+view": [lambda d: d.insert_overwrite("a", as_select="SELECT x + 100, y FROM a WHERE x > 3"),
                               lambda d: d.rename_tables([("b", "b2")]),
-                              lambda d: d.create_view("v1", as_select="SELECT y FROM a", or_replace=True)],
+                              lambda d: d.create_view("v1", as_select="SELECT v FROM p", or_replace=True)],
 }
 
 
@@ -94,7 +96,44 @@ def test_a_form_spark_runs_only_non_atomically_is_refused_inside_and_never_run_b
     assert snapshot(spark, warehouse) == before
 
 
-KILLS = [("txn.commit.before_binlog", False), ("txn.commit.after_binlog", True)]
+def test_other_sessions_see_nothing_before_commit_then_all_of_it(spark, warehouse, tmp_path, clean_spark):
+    """Isolation on Spark: every statement's new version is built aside, so until COMMIT another session reads each
+    table, view and name exactly as before (a replaced table's old rows, a truncated one's rows, a created table and
+    a renamed one's new name missing, a view's old query); COMMIT publishes all of it, within the publish window it
+    measures. A statement reading what the transaction changed is refused (UnpublishedReadError), all undone."""
+    for sql in SETUP:
+        spark.sql(sql)
+    other = spark.newSession()
+
+    def seen() -> dict[str, Any]:
+        present = {row.tableName for row in other.sql("SHOW TABLES IN default").collect()
+                   if not row.isTemporary and not TableName("default", row.tableName).is_reserved}  # work tables
+        for name in present:  # another session caches what it read (grace 0: the old files are gone at COMMIT)
+            other.catalog.refreshTable(name)
+        return {name: sorted(tuple(row) for row in other.table(name).collect()) for name in sorted(present)}
+
+    before = seen()
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0) as ddl:
+        with ddl.transaction() as transaction:
+            ddl.create_or_replace_table("a", as_select="SELECT 1 AS x, 'n' AS y")
+            ddl.create_table("c", as_select="SELECT 5 AS k")
+            ddl.truncate_table("p")
+            ddl.rename_tables([("b", "b2")])
+            ddl.create_view("v1", as_select="SELECT 7 AS seven", or_replace=True)
+            assert seen() == before
+        assert transaction.committed is not None and 0 < transaction.committed.publish_seconds < 30
+        after = seen()
+        assert (after["a"], after["c"], after["p"], after["v1"]) == ([(1, "n")], [(5,)], [], [(7,)])
+        assert "b" not in after and after["b2"] == before["b"]
+        with pytest.raises(UnpublishedReadError, match=r"reads default\.a"), ddl.transaction():
+            ddl.truncate_table("c")
+            ddl.create_or_replace_table("a", as_select="SELECT 2 AS x, 'm' AS y")
+            ddl.create_table("d", df=spark.sql("SELECT * FROM a"))  # a DataFrame over a: its plan reads it
+        assert seen() == after and len(ddl.binlog_events()) == 5
+
+
+KILLS = [("create_view.do.after", False), ("txn.commit.before_binlog", False), ("txn.commit.after_binlog", True)]
+"""The first kill is inside COMMIT's publishing: the replaced table and the view published, nothing committed."""
 
 
 txn_worker = module_worker("tests.spark.txn_kill_worker")

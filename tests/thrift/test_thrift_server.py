@@ -118,9 +118,10 @@ def binlog_groups(home) -> list[tuple[str, Any]]:
 
 
 def test_a_transaction_over_one_connection_commits_as_one_group_or_rolls_back(server: Server):
-    """START TRANSACTION ... COMMIT over PyHive: one binlog group; then START ... ROLLBACK on the same connection:
-    nothing of it stays. The server runs a connection's statements on whichever of its threads is free: the
-    transaction is the connection's Spark session's, not a thread's."""
+    """START TRANSACTION ... COMMIT over PyHive: another connection sees nothing of it before COMMIT, then one binlog
+    group; then START ... ROLLBACK on the same connection: nothing of it stays. The server runs a connection's
+    statements on whichever of its threads is free: the transaction is the connection's Spark session's, not a
+    thread's."""
     with pyhive(server) as cursor:
         cursor.execute("CREATE TABLE tx_fact USING parquet AS SELECT 1 AS v")
         cursor.execute("CREATE TABLE tx_old USING parquet AS SELECT 2 AS v")
@@ -130,6 +131,8 @@ def test_a_transaction_over_one_connection_commits_as_one_group_or_rolls_back(se
         cursor.execute("START TRANSACTION")
         for text in body:
             cursor.execute(text)
+        with pyhive(server) as other:  # another JDBC session sees nothing of it before COMMIT (built aside)
+            assert rows(other, "SELECT v FROM tx_fact UNION ALL SELECT v FROM tx_old") == [(1,), (2,)]
         cursor.execute("COMMIT")
         assert binlog_groups(server.home) == [*before, (body[0], [1, 2]), (body[1], [2, 2])]
         cursor.execute("START TRANSACTION")

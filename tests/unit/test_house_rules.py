@@ -148,8 +148,9 @@ def test_no_private_name_is_imported_from_another_file(path: Path) -> None:
 
 SESSION_HANDLES = frozenset({"_jsparkSession", "_jvm", "_jsc"})
 """PySpark's private handles on a session's JVM."""
-FOREIGN_PRIVATE = SESSION_HANDLES | {"_origin"}
-"""PySpark's and Py4J's own handles (the only way to a session's JVM): not names of this project."""
+FOREIGN_PRIVATE = SESSION_HANDLES | {"_origin", "_jdf"}
+"""PySpark's and Py4J's own handles (the only way to a session's JVM, a DataFrame's plan): not names of this
+project."""
 PROFILE = "storage/catalogs/spark/profile.py"
 
 

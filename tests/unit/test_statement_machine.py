@@ -86,6 +86,34 @@ def test_a_prepared_statement_is_not_committed_and_its_revert_leaves_nothing(wor
     assert catalog_state(catalog) == before and ddl.active_chains() == [] and ddl.binlog_events() == []
 
 
+@pytest.mark.parametrize(("table", "built", "published"), [
+    ("a", "log_swap", "exchange"), ("new", "fill_tmp", "install")], ids=["swap", "create"])
+def test_build_stops_before_the_first_publishing_step_and_publish_runs_the_rest(world, table, built, published):
+    """What a transaction runs as a statement arrives (``build``: the new version made aside, nothing of it seen) and
+    at COMMIT (``publish``: the name pointed at it)."""
+    catalog, ddl = world
+    before = catalog_state(catalog)
+    machine = replace_machine(ddl.context(), tn(table), TableSpec(df=NEW_ROWS), f"CREATE OR REPLACE TABLE {table}")
+    machine.build()
+    assert machine.state == built
+    seen = catalog_state(catalog)
+    assert {name: value for name, value in seen[0].items() if "ddllog" not in name} == before[0]
+    machine.publish()
+    assert machine.state == published and catalog_state(catalog)[0][f"default.{table}"][0] == ("n",)
+    machine.commit()
+    machine.retire()
+    assert ddl.active_chains() == []
+
+
+def test_every_publishing_step_begins_a_path_after_the_build():
+    """The steps a transaction defers to COMMIT begin each plan's first change of a name others read: a replace's
+    definition swap (its log write done before COMMIT, keeping the publish window to the metastore call), the rename
+    and create paths from their first log step, an undo statement (RENAME, views) from its first log step."""
+    heads = {plan.prefix: [step.name for step in plan.steps if step.publishes] for plan in PLANS}
+    assert heads["replace"] == ["exchange", "log_rename", "log_orig_create"]
+    assert heads["rename"] == heads["create_view"] == ["log"]
+
+
 def test_commit_and_retire_run_apart_as_the_whole_run_does(world, tmp_path):
     catalog, ddl = world
     machine = replace_machine(ddl.context(), A, TableSpec(df=NEW_ROWS), "CREATE OR REPLACE TABLE a")

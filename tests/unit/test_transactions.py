@@ -1,6 +1,6 @@
 """DDL transactions (issue 39) on the in-memory catalog: several statements, one commit point.
 
-Every crash point a transaction of 1, 2 and 3 statements of different kinds passes is swept: after recovery the
+Every crash point a transaction of 1, 2, 3 and 5 statements of different kinds passes is swept: after recovery the
 catalog is exactly as before the transaction (nothing binlogged) or exactly as after it (its statements binlogged
 once, as one group: one XID, consecutive seqs, each event marked with its place), never a mix; the commit point
 splits the sweep; a second recovery changes nothing. Then the rules: a failing statement, an error in the block,
@@ -9,7 +9,9 @@ without START, nested START and a transaction left open are refused or rolled ba
 
 from __future__ import annotations
 
+import random
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -21,8 +23,11 @@ from ddl_log.errors import (
     TransactionAbortedError,
     TransactionConflictError,
     TransactionStateError,
+    UnpublishedReadError,
 )
 from storage import crashpoints
+from storage.catalogs.memory import MemoryTable, memory_catalog
+from storage.catalogs.names import TableName
 from storage.crashpoints import SimulatedCrash
 from storage.errors import MetadataLockTimeoutError
 from tests import crashkit
@@ -37,6 +42,9 @@ BODIES: dict[str, list[Body]] = {
                              lambda d: d.create_view("v2", as_select="SELECT 2")],
     "swap": [lambda d: d.swap_tables("a", "b")],
     "swap+truncate": [lambda d: d.swap_tables("a", "b"), lambda d: d.truncate_table("q")],
+    "five kinds": [lambda d: d.create_or_replace_table("a", df=NEW_ROWS), lambda d: d.truncate_table("q"),
+                   lambda d: d.rename_tables([("b", "c")]), lambda d: d.create_view("v2", as_select="SELECT 2"),
+                   lambda d: d.drop_views(["v1"])],
     "ctas+overwrite+drop_view": [lambda d: d.create_table("c", df=NEW_ROWS),
                                  lambda d: d.insert_overwrite("q", df=NEW_ROWS.__class__("", ("v", "k"), [(5, "1")])),
                                  lambda d: d.drop_views(["v1"])],
@@ -187,15 +195,50 @@ def test_an_error_in_the_block_and_a_statement_of_the_wrong_kind_undo_everything
     assert catalog_state(world.catalog) == before
 
 
-def test_reads_inside_see_earlier_changes_of_the_transaction(tmp_path):
-    """Read-your-writes: a statement reading a table changed earlier in the transaction sees the change (each
-    statement's change is in place once it ran; COMMIT only publishes the group's commit)."""
+def test_a_statement_reading_what_the_transaction_changed_is_refused_and_the_transaction_rolled_back(tmp_path):
+    """Isolation: the transaction's changes are built aside and published at COMMIT, so a statement that reads an
+    object an earlier statement changed (a LIKE source, a query's table, a table behind a view) would read it as
+    before: refused with UnpublishedReadError, the whole transaction rolled back."""
     world = World(str(tmp_path), True)
-    with world.open() as ddl, ddl.transaction():
-        ddl.create_or_replace_table("a", df=NEW_ROWS)
-        ddl.create_table("c", like="a")
-    tables = catalog_state(world.catalog)[0]
-    assert tables["default.c"][0] == ("n",)
+    before = catalog_state(world.catalog)
+    with world.open() as ddl:
+        with pytest.raises(UnpublishedReadError, match=r"reads default\.a, which CREATE OR REPLACE TABLE"), \
+                ddl.transaction():
+            ddl.create_or_replace_table("a", df=NEW_ROWS)
+            ddl.create_table("c", like="a")
+        with pytest.raises(UnpublishedReadError, match=r"reads default\.c, which CREATE TABLE"), ddl.transaction():
+            ddl.create_table("c", df=NEW_ROWS)
+            ddl.create_view("v9", as_select="SELECT * FROM c")
+        ddl.create_view("over_a", as_select="SELECT * FROM default.a")
+        with pytest.raises(UnpublishedReadError, match=r"reads default\.a, which TRUNCATE"), ddl.transaction():
+            ddl.truncate_table("a")
+            ddl.create_view("v9", as_select="SELECT * FROM over_a")
+        ddl.drop_views(["over_a"])
+        assert len(ddl.binlog_events()) == 2 and ddl.active_chains() == []
+    assert catalog_state(world.catalog) == before
+
+
+def test_nothing_of_a_transaction_is_seen_before_commit_and_all_of_it_after(tmp_path):
+    """Each statement is built aside: until COMMIT the catalog shows every object as before (a replaced table's old
+    rows, a created table and view missing, a renamed table under its old name); COMMIT publishes all of it."""
+    world = World(str(tmp_path), True)
+    before = catalog_state(world.catalog)
+    with world.open() as ddl:
+        with ddl.transaction():
+            ddl.create_or_replace_table("a", df=NEW_ROWS)
+            ddl.create_table("c", df=NEW_ROWS)
+            ddl.rename_tables([("b", "b2")])
+            ddl.create_view("v2", as_select="SELECT 2")
+            ddl.truncate_table("q")
+            seen = catalog_state(world.catalog)
+            visible = {name: value for name, value in seen[0].items()
+                       if not TableName.of(name, allow_reserved=True).is_reserved}
+            assert (visible, seen[1]) == (before[0], before[1])
+        after = catalog_state(world.catalog)
+        assert {"default.c", "default.b2"} <= set(after[0]) and "default.b" not in after[0]
+        assert after[0]["default.a"][0] == ("n",)
+        committed = ddl.binlog_events()
+        assert [event.xid for event in committed] == [committed[0].xid] * 5
 
 
 def test_a_transaction_left_open_when_the_engine_closes_is_rolled_back(tmp_path):
@@ -394,3 +437,49 @@ def test_alter_table_swap_with_exchanges_two_tables_alone_or_refuses_with_nothin
             with pytest.raises(error):
                 ddl.swap_tables(first, second)
         assert catalog_state(world.catalog) == before and len(ddl.binlog_events()) == 1
+
+
+def test_two_drivers_with_overlapping_transactions_never_deadlock_nor_leave_a_mix(postgres_url):
+    """Two drivers (database homes in one PostgreSQL: its cross-driver locks and the catalog's one binlog; one
+    catalog between them, as a metastore service) each run transactions replacing t1 and t2, in opposite orders:
+    each transaction commits whole, or times out on the other driver's lock and is rolled back whole; never a hang.
+    At the end t1 and t2 hold the rows of one and the same committed transaction, every chain is closed, and the
+    binlog holds exactly the committed transactions, each one group of two."""
+    catalog = memory_catalog()
+    with AtomicDDL(home=f"{postgres_url}?home=setup", catalog=catalog) as ddl:
+        for table in ("t1", "t2"):
+            ddl.create_table(table, df=MemoryTable("", ("v",), [("setup",)]))
+    committed: list[str] = []
+    failures: list[BaseException] = []
+
+    def driver(name: str, order: tuple[str, str]) -> None:
+        with AtomicDDL(home=f"{postgres_url}?home={name}", catalog=catalog, lock_wait_seconds=0.5) as ddl:
+            pause = random.Random(name)
+            for turn in range(6):
+                time.sleep(pause.uniform(0, 0.4))  # out of step, so that some turns meet no lock of the other
+                value = f"{name}-{turn}"
+                try:
+                    with ddl.transaction():
+                        for table in order:
+                            ddl.create_or_replace_table(table, df=MemoryTable("", ("v",), [(value,)]))
+                    committed.append(value)
+                except MetadataLockTimeoutError:
+                    continue  # rolled back whole: the other driver held the second table
+                except BaseException as error:  # noqa: BLE001 - reported by the assertion below
+                    failures.append(error)
+
+    threads = [threading.Thread(target=driver, args=("one", ("t1", "t2"))),
+               threading.Thread(target=driver, args=("two", ("t2", "t1")))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads) and failures == []
+    tables = catalog.backend.tables
+    t1, t2 = (tables[TableName("default", name)].rows for name in ("t1", "t2"))
+    assert t1 == t2 and t1[0][0] in [*committed, "setup" if not committed else None], committed
+    with AtomicDDL(home=f"{postgres_url}?home=setup", catalog=catalog) as ddl:
+        events = ddl.binlog_events()
+        groups = [event for event in events if event.txn is not None]
+        assert len(groups) == 2 * len(committed) and ddl.active_chains() == []
+        assert all(event.txn == (index % 2 + 1, 2) for index, event in enumerate(groups))

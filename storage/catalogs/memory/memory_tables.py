@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from sqlglot.errors import SqlglotError
+
 from storage.catalogs.interface import (
     KEEP_POINT,
     TAG_PROPERTY,
@@ -23,7 +25,8 @@ from storage.catalogs.memory.memory_table import (
     register_partition,
     with_static,
 )
-from storage.catalogs.names import TableName
+from storage.catalogs.name_references import session_relations, sqlglot_references
+from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
     check_name,
     check_spec,
@@ -88,6 +91,17 @@ class MemoryNames(MemoryPort):
 
     def drop_table_drops_views(self) -> bool:
         return False
+
+    def relations_read(self, query: str | None = None, frame: object | None = None, *,
+                       default_db: str | None = None) -> list[TableName]:
+        """sqlglot's reading of ``query`` (an in-memory fill is rows, never a plan: ``frame`` reads nothing)."""
+        if query is None:
+            return []
+        try:
+            references = sqlglot_references(query)
+        except SqlglotError:
+            return []
+        return session_relations(references, default_db or DEFAULT_DATABASE)
 
 
 class MemoryDefinitions(MemoryPort):

@@ -72,6 +72,13 @@ def jvm_of(spark: Any, classes: JvmClasses | None = None) -> Jvm | None:
     return Jvm(jsession, view, context, classes)
 
 
+def analysed_plan(frame: Any) -> Any | None:
+    """A classic DataFrame's analysed logical plan in the JVM (one round trip; None for a Spark Connect DataFrame,
+    whose plan is the server's, or for anything that is no DataFrame). PySpark's ``_jdf`` is its one way there."""
+    java = getattr(frame, "_jdf", None)
+    return None if java is None else java.queryExecution().analyzed()
+
+
 def is_classic(spark: Any) -> bool:
     """Whether ``spark`` is a classic session (its JVM in this process), not Spark Connect. No round trip."""
     return jvm_of(spark) is not None

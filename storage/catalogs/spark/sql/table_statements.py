@@ -34,6 +34,7 @@ from storage.catalogs.spark.hms.swap import SparkSwap
 from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
+from storage.catalogs.spark.sql.plan_relations import frame_relations, query_relations
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -114,6 +115,15 @@ class SparkTables:
         """What the session's Spark line does (:attr:`~storage.catalogs.spark.profiles.facts.VersionFacts.
         drop_table_drops_views`; the profile is read once per session)."""
         return self._engine.profile.facts.drop_table_drops_views
+
+    def relations_read(self, query: str | None = None, frame: object | None = None, *,
+                       default_db: str | None = None) -> list[TableName]:
+        """:mod:`storage.catalogs.spark.sql.plan_relations`: a query by Spark's parser (the current database asked
+        of the session when ``default_db`` is None: one round trip), a DataFrame by its analysed plan."""
+        found = [] if frame is None else frame_relations(frame)
+        if query is not None:
+            found += query_relations(self._spark, query, default_db or str(self._spark.catalog.currentDatabase()))
+        return found
 
     def rename(self, old: TableName, new: TableName) -> None:
         """A managed table away from its default location (a swapped one) is renamed in place
