@@ -53,6 +53,8 @@ TRIGGERS: dict[StepKind, str] = {"log": "proceed", "act": "proceed", "commit": "
                                  "retire": "retire_step"}
 """The trigger of each step kind: ``prepare`` fires ``proceed`` (and ``publish``) until no step follows, then the
 commit and retire phases fire theirs, so a caller can stop at the commit point."""
+PROCEED = TRIGGERS["log"]
+"""The trigger of every log and act step that does not publish."""
 PUBLISH = "publish_step"
 """The trigger of a step that :attr:`Step.publishes`: ``build`` stops before it."""
 
@@ -109,6 +111,11 @@ class Plan(Generic[R]):
                        for step in self.steps if step.points}
 
     @property
+    def rolls_forward(self) -> bool:
+        """A roll-forward plan: its first step is its commit (its chain's one write), the rest replays the chain."""
+        return self.steps[0].kind == "commit"
+
+    @property
     def states(self) -> list[str]:
         return ["start", *(step.name for step in self.steps), "rolled_back"]
 
@@ -155,22 +162,20 @@ class StatementMachine(Generic[R]):
         if points is not None:
             points[1]()
 
-    def _fire(self, kind: StepKind, trigger: str | None = None) -> bool:
-        """The next step of ``kind``'s phase (``trigger``: of that trigger), if one follows this state and its path
-        condition holds."""
-        trigger = trigger or TRIGGERS[kind]
+    def _fire(self, trigger: str) -> bool:
+        """The next step of ``trigger``, if one follows this state and its path condition holds."""
         return trigger in self.plan.leaving.get(self.state, ()) and self.trigger(trigger)
 
     # ------------------------------------------------------------------ the phases (a transaction runs them apart)
 
     def prepare(self) -> None:
         """Every log and act step, as the path conditions choose them, up to the commit point."""
-        while self._fire("log") or self._fire("log", PUBLISH):
+        while self._fire(PROCEED) or self._fire(PUBLISH):
             pass
 
     def build(self) -> None:
         """The log and act steps before the first that publishes: the statement's new version built aside."""
-        while self._fire("log"):
+        while self._fire(PROCEED):
             pass
 
     def publish(self) -> None:
@@ -178,12 +183,12 @@ class StatementMachine(Generic[R]):
         self.prepare()
 
     def commit(self) -> BinlogEvent | None:
-        if not self._fire("commit"):
+        if not self._fire(TRIGGERS["commit"]):
             raise MachineError(f"plan {self.plan.prefix}: no commit step after {self.state}")
         return self.log.event
 
     def retire(self) -> None:
-        while self._fire("retire"):
+        while self._fire(TRIGGERS["retire"]):
             pass
 
     def revert(self, cause: Exception) -> None:

@@ -133,7 +133,7 @@ class Transaction:
         self.check_open(machine.verb)
         try:
             machine.build()
-            if machine.plan.steps[0].kind == "commit":  # roll-forward: its chain is its commit, held by the anchor
+            if machine.plan.rolls_forward:  # its chain is its commit, held by the anchor
                 machine.commit()
                 assert machine.log.chain_c is not None
                 self.members.append(Member(machine.log, len(self.machines), None, machine.log.forward_objects))
@@ -155,7 +155,7 @@ class Transaction:
         try:
             publish_seconds = self._publish()
             for machine in self.machines:
-                if machine.plan.steps[0].kind != "commit":
+                if not machine.plan.rolls_forward:
                     self._committing = machine
                     machine.commit()
             self._committing = None
@@ -188,7 +188,7 @@ class Transaction:
         BEFORE_PUBLISH()
         started: float | None = None
         for machine in self.machines:
-            if machine.plan.steps[0].kind == "commit":
+            if machine.plan.rolls_forward:
                 continue
             if started is None:
                 started = time.perf_counter()

@@ -78,12 +78,6 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             raise held_directory_error(ctx, target, verb, error) from error.cause
 
 
-def _spec_reads(spec: TableSpec) -> Reads:
-    return Reads(names=(spec.like,) if spec.like is not None else (),
-                 queries=(spec.as_select,) if spec.as_select is not None else (),
-                 frames=(spec.df,) if spec.df is not None else ())
-
-
 def _spec_keys(name: TableName, spec: TableSpec) -> LockKeys:
     like = (object_key(spec.like),) if spec.like is not None else ()
     return LockKeys((object_key(name), *like), (database_key(name.db),))
@@ -126,7 +120,7 @@ class CreateOrReplaceTable(Statement):
         return (object_key(self.name),)
 
     def reads(self) -> Reads:
-        return _spec_reads(self.spec)
+        return Reads.of(name=self.spec.like, query=self.spec.as_select, frame=self.spec.df)
 
     def run(self, ctx: ActionContext) -> ReplaceResult:
         verb = "REPLACE TABLE" if self.must_exist else self.label
@@ -175,7 +169,7 @@ class CreateTable(Statement):
         return (object_key(self.name),)
 
     def reads(self) -> Reads:
-        return _spec_reads(self.spec)
+        return Reads.of(name=self.spec.like, query=self.spec.as_select, frame=self.spec.df)
 
     def run(self, ctx: ActionContext) -> StatementResult:
         if self.if_not_exists and (ctx.catalog.names.exists(self.name) or ctx.catalog.views.view_definition(self.name)):
@@ -241,8 +235,7 @@ class InsertOverwrite(Statement):
                    if_not_exists=if_not_exists, text=text)
 
     def reads(self) -> Reads:
-        return Reads(queries=(self.as_select,) if self.as_select is not None else (),
-                     frames=(self.df,) if self.df is not None else ())
+        return Reads.of(query=self.as_select, frame=self.df)
 
     def canonical_text(self) -> str:
         text = f"INSERT OVERWRITE TABLE {self.name.quoted}"

@@ -32,6 +32,12 @@ class Reads:
     queries: tuple[str, ...] = ()
     frames: tuple[Any, ...] = attrs.field(default=(), eq=False)
 
+    @classmethod
+    def of(cls, *, name: TableName | None = None, query: str | None = None, frame: Any = None) -> Reads:
+        """The reads of a statement's optional parts (None: the statement has no such part)."""
+        return cls(() if name is None else (name,), () if query is None else (query,),
+                   () if frame is None else (frame,))
+
 
 @attrs.frozen(kw_only=True)
 class Statement:

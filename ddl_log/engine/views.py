@@ -82,7 +82,7 @@ class CreateView(Statement):
         return LockKeys.objects(self.name)
 
     def reads(self) -> Reads:
-        return Reads(queries=(self.definition.query,))
+        return Reads.of(query=self.definition.query)
 
     def run(self, ctx: ActionContext) -> StatementResult:
         if self.if_not_exists and (ctx.catalog.views.view_definition(self.name) is not None
@@ -118,7 +118,7 @@ class AlterView(Statement):
         return LockKeys.objects(self.name)
 
     def reads(self) -> Reads:
-        return Reads(queries=(self.as_select,) if self.as_select is not None else ())
+        return Reads.of(query=self.as_select)
 
     def run(self, ctx: ActionContext) -> StatementResult:
         old = ctx.catalog.views.view_definition(self.name)

@@ -12,6 +12,7 @@ from typing import Literal
 import attrs
 import sqlglot
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from storage.catalogs.names import SESSION_CATALOG, TableName
 
@@ -107,6 +108,15 @@ def sqlglot_references(text: str, expression: bool = False) -> list[Reference]:
         else:
             found.append(Reference("attribute", parts))
     return found
+
+
+def sqlglot_relations(text: str, default_db: str) -> list[TableName] | None:
+    """The session catalog's relations ``text`` names as sqlglot's Spark parser reads it (:func:`session_relations`);
+    None when sqlglot cannot parse it."""
+    try:
+        return session_relations(sqlglot_references(text), default_db)
+    except SqlglotError:
+        return None
 
 
 def session_relations(references: list[Reference], default_db: str) -> list[TableName]:

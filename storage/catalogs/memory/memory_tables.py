@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlglot.errors import SqlglotError
-
 from storage.catalogs.interface import (
     KEEP_POINT,
     TAG_PROPERTY,
@@ -25,7 +23,7 @@ from storage.catalogs.memory.memory_table import (
     register_partition,
     with_static,
 )
-from storage.catalogs.name_references import session_relations, sqlglot_references
+from storage.catalogs.name_references import sqlglot_relations
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.rules import (
     check_name,
@@ -95,13 +93,8 @@ class MemoryNames(MemoryPort):
     def relations_read(self, query: str | None = None, frame: object | None = None, *,
                        default_db: str | None = None) -> list[TableName]:
         """sqlglot's reading of ``query`` (an in-memory fill is rows, never a plan: ``frame`` reads nothing)."""
-        if query is None:
-            return []
-        try:
-            references = sqlglot_references(query)
-        except SqlglotError:
-            return []
-        return session_relations(references, default_db or DEFAULT_DATABASE)
+        found = None if query is None else sqlglot_relations(query, default_db or DEFAULT_DATABASE)
+        return found or []
 
 
 class MemoryDefinitions(MemoryPort):

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlglot.errors import SqlglotError
-
-from storage.catalogs.name_references import Reference, session_relations, sqlglot_references
+from storage.catalogs.name_references import session_relations, sqlglot_relations
 from storage.catalogs.names import DEFAULT_DATABASE, TableName
 from storage.catalogs.spark.engine import DATAFRAME_ERRORS
 from storage.catalogs.spark.profile import analysed_plan, is_classic
@@ -30,17 +28,15 @@ _MOST_NODES = 2000
 def query_relations(spark: Any, text: str, default_db: str) -> list[TableName]:
     """The session catalog's relations ``text`` names (unqualified ones in ``default_db``); none when it does not
     parse (the statement's own check reports Spark's parse error)."""
-    references: list[Reference]
+    found = sqlglot_relations(text, default_db)
+    if found is not None:
+        return found
+    if not is_classic(spark):
+        return []
     try:
-        references = sqlglot_references(text)
-    except SqlglotError:
-        if not is_classic(spark):
-            return []
-        try:
-            references = spark_references(spark, text)
-        except DATAFRAME_ERRORS:
-            return []
-    return session_relations(references, default_db)
+        return session_relations(spark_references(spark, text), default_db)
+    except DATAFRAME_ERRORS:
+        return []
 
 
 def frame_relations(frame: Any) -> list[TableName]:
