@@ -104,6 +104,8 @@ class Transaction:
         self._anchor: int | None = None
         self._committing: StatementMachine[Any] | None = None
         self._at_commit_point = False
+        self._published = 0
+        """How many of :attr:`machines` published already (:meth:`publish_built`; the rest publish at COMMIT)."""
 
     @property
     def xid(self) -> int:
@@ -184,16 +186,22 @@ class Transaction:
         return Committed(tuple(events), tuple(errors), publish_seconds)
 
     def _publish(self) -> float:
-        """Every statement's publishing steps, in statement order; the window's length (first to last)."""
+        """Every statement's publishing steps not run yet, in statement order; the window's length (first to last)."""
         BEFORE_PUBLISH()
-        started: float | None = None
-        for machine in self.machines:
-            if machine.plan.rolls_forward:
-                continue
-            if started is None:
-                started = time.perf_counter()
-            machine.publish()
-        return 0.0 if started is None else time.perf_counter() - started
+        began = time.perf_counter()
+        return 0.0 if not self.publish_built() else time.perf_counter() - began
+
+    def publish_built(self) -> int:
+        """Publish every statement built so far and not yet published, in statement order (how many did). Still
+        before the commit point: a rollback or a crash undoes them. Only where another statement must read them (a
+        replica applying an earlier source's group that read its own changes): sessions see them before COMMIT."""
+        count = 0
+        for machine in self.machines[self._published:]:
+            self._published += 1
+            if not machine.plan.rolls_forward:
+                machine.publish()
+                count += 1
+        return count
 
     def _commit_group(self, positions: list[int], events: list[BinlogEvent]) -> list[BinlogEvent]:
         """The commit of the transaction's chains ``positions``: with the binlog on, the XID in every chain (one

@@ -171,11 +171,13 @@ class DDLEngine:
         self.run_due_deletions()
 
     @contextmanager
-    def transaction(self) -> Iterator[EngineTransaction]:
+    def transaction(self, *, publish_to_read: bool = False) -> Iterator[EngineTransaction]:
         """A DDL transaction: every statement run in the block (on this thread) commits at one commit point when it
         ends, or none does (an error in the block, a failing statement: everything undone). Locks are taken as the
-        statements arrive and held to the end; see docs/transactions.md."""
-        transaction = self.transactions.begin(self)
+        statements arrive and held to the end; see docs/transactions.md. ``publish_to_read``: a statement reading
+        what an earlier one changed publishes them first instead of being refused (replaying an earlier source's
+        group; other sessions then see them before the commit)."""
+        transaction = self.transactions.begin(self, publish_to_read=publish_to_read)
         try:
             yield transaction
         except BaseException as error:
@@ -183,9 +185,11 @@ class DDLEngine:
             raise
         closing(transaction, None)
 
-    def begin_transaction(self, statements: Iterable[Statement] = ()) -> EngineTransaction:
-        """START TRANSACTION of a script whose ``statements`` are known: their locks all taken now, in one order."""
-        return self.transactions.begin(self, union_keys(statements))
+    def begin_transaction(self, statements: Iterable[Statement] = (), *,
+                          publish_to_read: bool = False) -> EngineTransaction:
+        """START TRANSACTION of a script whose ``statements`` are known: their locks all taken now, in one order
+        (``publish_to_read``: as for :meth:`transaction`; a replayed binlog group)."""
+        return self.transactions.begin(self, union_keys(statements), publish_to_read=publish_to_read)
 
     # ------------------------------------------------------------------ recovery and inspection
 

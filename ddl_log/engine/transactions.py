@@ -81,10 +81,13 @@ class EngineTransaction:
     """An open transaction of ``engine`` on this thread; ``keys``: the locks of every statement it will run, taken
     now in one order (a script), or None (taken as statements arrive)."""
 
-    def __init__(self, engine: DDLEngine, keys: LockKeys | None = None) -> None:
+    def __init__(self, engine: DDLEngine, keys: LockKeys | None = None, *, publish_to_read: bool = False) -> None:
         self.engine = engine
         self.stack = ExitStack()
         self.upfront = keys is not None
+        self.publish_to_read = publish_to_read
+        """A statement reading what an earlier one changed publishes the transaction's built statements first, where
+        it would be refused (:class:`UnpublishedReadError`): a replica applying a group of an earlier source."""
         self.results: list[StatementResult] = []
         self.committed: Committed | None = None
         """What COMMIT did (its events, its publish window), once it did."""
@@ -122,8 +125,10 @@ class EngineTransaction:
                                                                 wait=self.engine.settings.lock_wait_seconds))
                 check_objects(self.engine.takeover, list(keys.exclusive))
             read = unpublished_read(statement, transaction.changed, self.engine.catalog)
-            if read is not None:
+            if read is not None and not self.publish_to_read:
                 raise UnpublishedReadError(label, str(read[0]), read[1])
+            if read is not None:
+                transaction.publish_built()
             ctx = self.engine.context()
             ctx.transaction = transaction
             result = statement.run(ctx)
@@ -199,11 +204,12 @@ class Transactions:
         the statement: a ``spark.sql`` call on an attached session inside a ``with ddl.transaction():`` block)."""
         return bool(self._open)
 
-    def begin(self, engine: DDLEngine, keys: LockKeys | None = None) -> EngineTransaction:
+    def begin(self, engine: DDLEngine, keys: LockKeys | None = None, *,
+              publish_to_read: bool = False) -> EngineTransaction:
         if self.current is not None:
             raise TransactionStateError("START TRANSACTION", "a transaction is open already (transactions do not "
                                         "nest); COMMIT or ROLLBACK it first")
-        transaction = EngineTransaction(engine, keys)
+        transaction = EngineTransaction(engine, keys, publish_to_read=publish_to_read)
         self._local.open = transaction
         with self._guard:
             self._open.add(transaction)

@@ -192,10 +192,12 @@ class Applier:
 
     def apply_group(self, events: list[BinlogEvent]) -> bool:
         """Apply a source transaction's events (:attr:`BinlogEvent.txn`) as one replica transaction: their
-        statements commit at one commit point, so the position moves once, past the whole group, or not at all."""
+        statements commit at one commit point, so the position moves once, past the whole group, or not at all. A
+        statement reading what an earlier one of the group changed (a source before transactions were isolated let
+        it) reads it as the source did: the group's statements so far are published first."""
         BEFORE_APPLY()
         try:
-            with self.engine.transaction():
+            with self.engine.transaction(publish_to_read=True):
                 for event in events:
                     self.follow.check_by_hand(self.engine.catalog, event)
                     for statement in self.statements(event):

@@ -375,6 +375,51 @@ def test_a_replica_applies_a_source_transaction_as_one_and_its_position_moves_on
         assert catalog_state(replica.catalog) == final
 
 
+def test_a_replica_applies_an_earlier_sources_group_that_read_its_own_changes_as_the_source_did(tmp_path):
+    """A source before transactions were isolated let a statement read what an earlier one of its transaction
+    changed; such a group in its binlog is applied by a replica (its statements published before the reading one,
+    as on that source) at one commit point, crashed anywhere too, and replayed from its ``binlog --sql`` script:
+    never stuck on UnpublishedReadError."""
+    from ddl_log.frontends.cli.forensics import script_lines
+    from ddl_log.replication.origin import origin_of
+    from tests.replication.test_apply_exactly_once import Replica
+
+    source_world = World(str(tmp_path / "source"), True)
+    with source_world.open() as ddl:
+        with ddl.transaction(publish_to_read=True):  # the earlier source's reads
+            ddl.truncate_table("a")
+            ddl.create_table("c", like="a")
+            ddl.create_view("over_c", as_select="SELECT * FROM c")
+        events = ddl.binlog_events()
+        assert [event.txn for event in events] == [(1, 3), (2, 3), (3, 3)]
+    final = catalog_state(source_world.catalog)
+    replay = World(str(tmp_path / "replay"), True)
+    with replay.open() as ddl:
+        ddl.sql("\n".join(script_lines(origin_of(source_world.home), event) for event in events))
+        check_group(ddl.binlog_events(), 3)
+    assert catalog_state(replay.catalog) == final
+    replica = Replica(str(tmp_path / "replica"), source_world.home)
+    with replica.open() as ddl:
+        assert replica.apply(ddl).position == 3
+        check_group([event for event in ddl.binlog_events() if event.txn is not None], 3)
+    assert catalog_state(replica.catalog) == final
+    traced = Replica(str(tmp_path / "trace"), source_world.home)
+    for index, (point, nth) in enumerate(crashkit.trace(traced.open, traced.apply)):
+        crashed = Replica(str(tmp_path / f"r{index}"), source_world.home)
+        ddl = crashed.open()
+        crashpoints.arm(point, nth)
+        try:
+            with pytest.raises(SimulatedCrash):
+                ddl.replica_of(source_world.home).apply_available()
+        finally:
+            crashpoints.disarm_all()
+            ddl.abandon()
+        with crashed.open() as ddl:  # recovery, then the apply again
+            assert ddl.replica_of(source_world.home).position in (0, 3), (point, nth)
+            assert crashed.apply(ddl).position == 3
+        assert catalog_state(crashed.catalog) == final, (point, nth)
+
+
 def test_binlog_shows_the_group_and_its_sql_replays_it_as_one_transaction_once(tmp_path):
     from ddl_log.frontends.cli.forensics import script_lines
     from ddl_log.replication.origin import origin_of

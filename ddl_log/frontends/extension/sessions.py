@@ -116,7 +116,8 @@ class SessionRunner:
     def home_origin(self) -> str:
         return self.engine.home_origin
 
-    def begin_transaction(self, statements: Iterable[Statement] = ()) -> EngineTransaction:
+    def begin_transaction(self, statements: Iterable[Statement] = (), *,
+                          publish_to_read: bool = False) -> EngineTransaction:
         """Refused: a script of several statements in one ``spark.sql`` call is Spark's to refuse; a session's
         transaction is opened by ``spark.sql("START TRANSACTION")`` (:meth:`control`)."""
         raise TransactionStateError("START TRANSACTION", "a transaction on an attached session is opened by its "

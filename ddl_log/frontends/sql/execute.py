@@ -43,7 +43,8 @@ class StatementRunner(Protocol):
     def home_origin(self) -> str:
         """The origin id the home's own events carry in a ``binlog --sql`` script of it."""
 
-    def begin_transaction(self, statements: Iterable[Statement] = ()) -> EngineTransaction: ...
+    def begin_transaction(self, statements: Iterable[Statement] = (), *,
+                          publish_to_read: bool = False) -> EngineTransaction: ...
 
 
 def run_sql(ddl: StatementRunner, text: str, *, allow_non_atomic: bool = False) -> list[SqlResult]:
@@ -63,7 +64,8 @@ def execute(ddl: StatementRunner, plans: Iterable[PlannedStatement]) -> Iterator
 
     ``START TRANSACTION`` ... ``COMMIT`` / ``ROLLBACK`` (:func:`check_transactions`, before anything runs): the
     statements between are resolved at START, their locks taken then in one order, and they commit as one
-    (:mod:`ddl_log.engine.transactions`); a failing one rolls the transaction back and stops the script."""
+    (:mod:`ddl_log.engine.transactions`); a failing one rolls the transaction back and stops the script. A replayed
+    group (each statement with its origin marker) reads what its earlier statements changed, as its source did."""
     plans = list(plans)
     bodies = check_transactions(plans)
     script = _Script(ddl)
@@ -103,7 +105,8 @@ class _Script:
             applied = self.applied = self.applied or Applied.read(self.ddl)
             self.inside = {index: _transactional(planned, facts) for index, planned in zip(at, body, strict=True)
                            if not applied.holds_text(planned.text)}
-            self.transaction = self.ddl.begin_transaction(self.inside.values())
+            replayed = bool(body) and all(mark_of(planned.text) is not None for planned in body)
+            self.transaction = self.ddl.begin_transaction(self.inside.values(), publish_to_read=replayed)
             return SqlResult(plan.text, "transaction", None)
         ending, self.transaction = self.transaction, None
         assert ending is not None  # check_transactions paired it
