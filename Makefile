@@ -38,8 +38,15 @@ SPARK_CLASS_ARCHIVE := $(VENV)/spark-classes.jsa
 $(SPARK_CLASS_ARCHIVE): $(STAMP) $(EXTENSION_JAR) tests/jvm_archive.py
 	$(PY) -m tests.jvm_archive $@
 
+# make test: the suite but the crash proofs on real Spark (25-minute budget on 2 cores); make proofs: those (real
+# SIGKILLs of drivers, servers and a cluster, the Spark crash sweeps; tests/conftest.py PROOFS lists them, about 25
+# minutes). .ci/run runs both.
+.PHONY: proofs
 test: install system-deps $(SPARK_CLASS_ARCHIVE)
-	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=40 $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=40 -m "not proofs" $(PYTEST_ARGS)
+
+proofs: install system-deps $(SPARK_CLASS_ARCHIVE)
+	$(PY) -m pytest -q -n 2 --dist loadgroup --durations=40 -m proofs $(PYTEST_ARGS)
 
 # The newest supported Spark line (pyspark 4.3.x; make test runs on 4.0.1) in a .venv of its own, with its own
 # extension jar (spark-ddl-log-4.3.jar beside 4.0's): a smoke of what differs between lines (SQL functions as 4.3
@@ -182,7 +189,7 @@ spark-cluster: install
 spark-cluster-stop: install
 	$(PY) -m ddl_log cluster stop $(if $(SPARK_CLUSTER_DIR),--dir $(SPARK_CLUSTER_DIR))
 
-# The proofs on a standalone cluster in full (make test runs a representative part): every CREATE OR REPLACE form at
+# The proofs on a standalone cluster in full (make proofs runs a representative part): every CREATE OR REPLACE form at
 # every crash point, an executor killed in each data job with and without speculation, the driver killed mid-job.
 test-cluster: install
 	DDL_LOG_CLUSTER_PROOFS=long $(PY) -m pytest -q -p no:cacheprovider --timeout 7200 --durations=20 tests/cluster $(PYTEST_ARGS)

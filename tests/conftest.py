@@ -20,6 +20,8 @@ from tests.ramdisk import use_ram_for_temporary_files
 
 SPARK_MARKER = "spark: needs a local Spark session (a JVM; the first test pays ~5-10 s of start-up)"
 SERVERS_MARKER = "servers: starts real servers (PostgreSQL, the metastore service); skip with -m 'not servers'"
+PROOFS_MARKER = ("proofs: a real-process proof (drivers, servers or a cluster of its own, killed, paused or raced); "
+                 "`make proofs` runs them, `make test` the rest, .ci/run both")
 SERVER_FIXTURES = frozenset({"postgres_server", "postgres_url"})
 pytest_plugins = ["tests.servers.postgres"]
 
@@ -38,6 +40,7 @@ use_ram_for_temporary_files()  # tests/ramdisk.py: fsyncs cost nothing on tmpfs 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", SPARK_MARKER)
     config.addinivalue_line("markers", SERVERS_MARKER)
+    config.addinivalue_line("markers", PROOFS_MARKER)
 
 
 SLOWEST_FIRST = (
@@ -69,6 +72,68 @@ SLOWEST_FIRST = (
 worker busy while the other idles, so the long ones go first and the many short ones fill the gaps at the end."""
 
 
+REAL_PROCESS_PROOFS = (
+    "tests/production/",
+    "tests/cluster/",
+    "tests/readers/test_readers_other_driver.py",
+    "tests/spark/test_replace_kill.py",
+    "tests/spark/test_insert_into_kill.py",
+    "tests/spark/test_transactions.py::test_sigkill_",
+    "tests/spark/test_schema_swap.py::test_sigkill_",
+    "tests/thrift/test_thrift_kill.py",
+    "tests/connect/test_connect_kill.py",
+    "tests/attached/test_attached_kill.py",
+    "tests/dbt/test_kills.py",
+    "tests/replication/test_replica_spark.py::test_a_replica_killed_",
+    "tests/cli/test_cli_spark.py::test_a_statement_killed_",
+    "tests/servers/test_metastore_service.py::test_two_driver_processes_",
+)
+"""Drivers, servers (Thrift, Connect, a metastore service), a standalone cluster or dbt in processes of their own,
+SIGKILLed, SIGSTOPped or raced: a JVM start or more apiece."""
+SPARK_CRASH_SWEEPS = (
+    "tests/spark/test_statement_sweeps.py::test_crash_",
+    "tests/spark/test_replace_sweep.py::test_crash_at_every_point_of_a_partitioned_",
+    "tests/spark/test_replace_sweep.py::test_dataframe_form_",
+    "tests/spark/test_replace_sweep.py::test_crash_at_every_point_leaves_old_or_new_table[select-no-binlog]",
+    "tests/spark/test_replace_sweep.py::test_crash_at_every_point_leaves_old_or_new_table[columns-",
+    "tests/spark/test_replace_sweep.py::test_crash_at_every_point_leaves_old_or_new_table[like-",
+    "tests/spark/test_schema_swap.py::test_crash_",
+    "tests/spark/test_transactions.py::test_crash_",
+    "tests/spark/test_versions.py::test_crash_",
+    "tests/spark/test_versions.py::test_a_crash_anywhere_",
+    "tests/spark/test_insert_into.py::test_insert_into_crashed_anywhere_",
+    "tests/attached/test_attached_sweeps.py",
+    "tests/replication/test_install_sweep.py",
+    "tests/replication/test_bootstrap_spark.py::test_a_resync_crashed_",
+)
+"""The crash sweeps on real Spark, each a statement crashed in process around every catalog operation, recovered and
+compared (seconds to minutes apiece); ``make test`` keeps the headline one, CREATE OR REPLACE ... AS SELECT with the
+binlog, and sweeps every crash point of every statement on the in-memory catalog."""
+READER_PROOFS = (
+    "tests/readers/",
+    "tests/dbt/test_atomic_runs.py::TestReadersDuringRuns",
+    "tests/spark/test_schema_swap.py::test_readers_",
+)
+"""Readers beside running statements (threads of the writer's session and of other drivers reading while it
+replaces, failed and wrong reads counted), tens of seconds of reading apiece."""
+PROOFS = REAL_PROCESS_PROOFS + SPARK_CRASH_SWEEPS + READER_PROOFS
+"""The proofs on real Spark under crashes and readers, by path or node id prefix. Together they took more than half of
+the suite's time on 2 cores (52 of 99 worker-minutes in the run of 2026-11-29), so ``make test`` (its 25-minute
+budget) runs everything else and ``make proofs`` runs these; ``.ci/run`` runs both, so every proof still gates a
+change."""
+
+
+def mark_proofs(items: list[pytest.Item]) -> None:
+    """Mark the items of :data:`PROOFS` ``proofs``."""
+    root = Path(__file__).resolve().parent.parent
+    for item in items:
+        path = Path(str(item.path)).resolve()
+        relative = path.relative_to(root).as_posix() if root in path.parents else path.as_posix()
+        node = relative + item.nodeid[item.nodeid.index("::"):] if "::" in item.nodeid else relative
+        if node.startswith(PROOFS):
+            item.add_marker(pytest.mark.proofs)
+
+
 def run_slowest_first(items: list[pytest.Item]) -> None:
     """Reorder ``items`` (stable: a module's tests keep their order and stay together) by :data:`SLOWEST_FIRST`."""
     root = Path(__file__).resolve().parent.parent
@@ -83,6 +148,7 @@ def run_slowest_first(items: list[pytest.Item]) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mark_proofs(items)
     run_slowest_first(items)
     if object_store.run_mode() is not None:
         from tests.object_store.expectations import mark_expected_failures

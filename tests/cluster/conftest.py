@@ -5,7 +5,7 @@ this folder runs on one xdist worker (one cluster, and its two cores are all the
 
 Drivers run in subprocesses (:func:`driver_env`): the test process keeps its own local session for the other tests,
 and a driver on the cluster must be a process the tests can kill. ``DDL_LOG_CLUSTER_PROOFS=long`` (``make
-test-cluster``) runs every crash point and fault; without it a representative part runs (``make test``).
+test-cluster``) runs every crash point and fault; without it a representative part runs (``make proofs``).
 """
 
 from __future__ import annotations

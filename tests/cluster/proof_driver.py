@@ -32,7 +32,7 @@ from tests.spark.sweep_support import spark_worthy
 from tests.spark.test_replace_sweep import FORMS, PARTITIONED, Points, sweep
 
 SOME_POINTS = frozenset({"replace.fill_tmp.before", "replace.exchange.between", "commit.after_binlog"})
-"""``make test``'s points: the work table built by its data job (old), the swap half done (old), committed with the
+"""``make proofs``' points: the work table built by its data job (old), the swap half done (old), committed with the
 retirement pending (new); ``make test-cluster`` sweeps every point."""
 
 

@@ -21,7 +21,7 @@ KILLED = ("ctas", "replace", "overwrite") if LONG else ("ctas",)
 
 @pytest.fixture(scope="module")
 def plain_driver(spark_cluster: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One driver, speculation off: an executor killed in each data job of :data:`KILLED` (and in ``make test`` the
+    """One driver, speculation off: an executor killed in each data job of :data:`KILLED` (and in ``make proofs`` the
     sweep too: one application less to start)."""
     sweeps = [] if LONG else [f"sweep:{form}:{SWEEP_MODE}" for form in SWEEP_FORMS]
     return run_proof_driver(spark_cluster, tmp_path_factory.mktemp("plain-driver"),

@@ -69,6 +69,15 @@ def service() -> Iterator[MetastoreService]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.fixture
+def drivers() -> Iterator[list[Any]]:
+    """The :class:`tests.production.drivers.Driver` processes a test starts, killed at its end if still running."""
+    started: list[Any] = []
+    yield started
+    for driver in started:
+        driver.stop()
+
+
 def kill_service(service: MetastoreService) -> None:
     """SIGKILL the service's process group (its JVM), as a crashed host would; its PostgreSQL keeps running."""
     running = metastore.status(service.root)

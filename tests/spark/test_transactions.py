@@ -33,10 +33,14 @@ BODIES: dict[str, list[Callable[[AtomicDDL], Any]]] = {
     "swap": [lambda d: d.swap_tables("a", "b")],
     "ctas+drop": [lambda d: d.create_table("c", as_select="SELECT x * 2 AS x2 FROM a"),
                   lambda d: d.drop_tables(["b"])],
-    "overwrite+rename+view": [lambda d: d.insert_overwrite("a", as_select="SELECT x + 100, y FROM a WHERE x > 3"),
-                              lambda d: d.rename_tables([("b", "b2")]),
-                              lambda d: d.create_view("v1", as_select="SELECT v FROM p", or_replace=True)],
+    "overwrite+rename+view+truncate+ctas": [
+        lambda d: d.insert_overwrite("a", as_select="SELECT x + 100, y FROM a WHERE x > 3"),
+        lambda d: d.rename_tables([("b", "b2")]),
+        lambda d: d.create_view("v1", as_select="SELECT v FROM p", or_replace=True),
+        lambda d: d.truncate_table("p"),
+        lambda d: d.create_table("c", as_select="SELECT 7 AS k")],
 }
+"""One, two and five statements of different kinds (issue 39's sweeps); the in-memory sweep has the same sizes."""
 
 
 def transaction_points(points: list[tuple[str, int]]) -> list[tuple[str, int]]:
