@@ -242,7 +242,7 @@ $(OBJECT_STORE_JAR): $(STAMP) $(OBJECT_STORE_SOURCES)
 
 # The object-store group in full (issue 40): the simulated store's own tests, a rename count of every statement kind,
 # torn data renames, and the crash sweeps of every whole-table statement, in one process whose warehouse is on the
-# store (tests/object_store/group.py); `make test` runs its short form. PYTEST_ARGS: e.g. -k ctas.
+# store (tests/object_store/group.py); `make proofs` runs its short form. PYTEST_ARGS: e.g. -k ctas.
 .PHONY: test-object-store
 test-object-store: install
 	$(PY) -m tests.object_store.group --full $(PYTEST_ARGS)

@@ -105,9 +105,11 @@ SPARK_CRASH_SWEEPS = (
     "tests/attached/test_attached_sweeps.py",
     "tests/replication/test_install_sweep.py",
     "tests/replication/test_bootstrap_spark.py::test_a_resync_crashed_",
+    "tests/object_store/test_group.py",
 )
-"""The crash sweeps on real Spark, each a statement crashed in process around every catalog operation, recovered and
-compared (seconds to minutes apiece); ``make test`` keeps the headline one, CREATE OR REPLACE ... AS SELECT with the
+"""The crash sweeps on real Spark (with the warehouse on the simulated object store too, in a process of its own),
+each a statement crashed in process around every catalog operation, recovered and compared (seconds to minutes
+apiece); ``make test`` keeps the headline one, CREATE OR REPLACE ... AS SELECT with the
 binlog, and sweeps every crash point of every statement on the in-memory catalog."""
 READER_PROOFS = (
     "tests/readers/",
