@@ -120,7 +120,9 @@ class ClusterLocks:
 
     def acquire(self, key: str, exclusive: bool) -> None:
         """Take ``key`` (exclusive or shared), waiting up to ``wait_seconds`` for its holders, then
-        :class:`MetadataLockTimeoutError` naming them (and nothing is held)."""
+        :class:`MetadataLockTimeoutError` naming them (and nothing is held). The same error when PostgreSQL's deadlock
+        check (after its ``deadlock_timeout``, 1 s by default) ends the wait sooner: two drivers whose transactions
+        take two locks in opposite orders, where one must give up."""
         connection = self._connection()
         number = lock_number(key)
         began = time.monotonic()
@@ -134,8 +136,8 @@ class ClusterLocks:
                 function = "pg_advisory_lock" if exclusive else "pg_advisory_lock_shared"
                 connection.execute(f"SELECT {function}(%s)", (number,))
                 return
-        except psycopg.errors.LockNotAvailable:
-            pass
+        except (psycopg.errors.LockNotAvailable, psycopg.errors.DeadlockDetected):
+            pass  # the wait ended: its bound, or PostgreSQL's deadlock check (a driver taking locks the other way)
         except BaseException as exc:
             self._drop_connection()  # it may hold the lock now or not: a closed session holds nothing
             if isinstance(exc, psycopg.Error):

@@ -1,12 +1,12 @@
 """One of two drivers running overlapping transactions on the metastore service:
-``python -m tests.production.overlapping_transactions HOME URI WAREHOUSE DB NAME ORDER BARRIER [READ]``.
+``python -m tests.production.overlapping_transactions HOME URI WAREHOUSE DB NAME ORDER WAIT BARRIER [READ]``.
 
 Opens its home on the service (its JVM started and warmed up), makes the database (and, given ``READ``, tables
 ``t1`` and ``t2``), prints ``{"ready": NAME}``, waits for the file ``BARRIER``, then runs :data:`TURNS` transactions,
 each replacing the tables of ``ORDER`` (``t1,t2`` or ``t2,t1``) with one row naming the driver and the turn; a
-transaction that waits too long for the other driver's lock is rolled back whole. Prints what committed; given
-``READ``, waits for that file (the other driver is done) and prints both tables' rows, the reserved tables left and
-the open chains of its home.
+transaction that waits more than ``WAIT`` seconds for the other driver's lock is rolled back whole. Prints what
+committed; given ``READ``, waits for that file (the other driver is done) and prints both tables' rows, the
+reserved tables left and the open chains of its home.
 """
 
 from __future__ import annotations
@@ -23,15 +23,12 @@ from tests.production.two_drivers import say, wait_for
 from tests.production.worker import reserved_tables
 
 TURNS = 3
-LOCK_WAIT = 3.0
-"""A transaction that meets the other driver's lock on its second table gives up after this and rolls back whole
-(the other holds its own second table the other way round: without a bounded wait both would hang)."""
 
 
-def main(home: str, uri: str, warehouse: str, db: str, name: str, order: str, barrier: str,
+def main(home: str, uri: str, warehouse: str, db: str, name: str, order: str, wait: str, barrier: str,
          read: str | None) -> int:
     ddl = AtomicDDL(home=home, metastore_uri=uri, warehouse=warehouse, grace_seconds=0.0,
-                    lock_wait_seconds=LOCK_WAIT)
+                    lock_wait_seconds=float(wait))
     spark = ddl.spark
     spark.sql(f"CREATE DATABASE IF NOT EXISTS `{db}`")
     if read is not None:
@@ -66,4 +63,4 @@ def main(home: str, uri: str, warehouse: str, db: str, name: str, order: str, ba
 
 if __name__ == "__main__":
     arguments = sys.argv[1:]
-    raise SystemExit(main(*arguments[:7], arguments[7] if len(arguments) > 7 else None))
+    raise SystemExit(main(*arguments[:8], arguments[8] if len(arguments) > 8 else None))

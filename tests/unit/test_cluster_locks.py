@@ -132,6 +132,42 @@ def test_a_database_home_names_its_sessions_after_its_home_id(postgres_url):
     assert advisory_locks_of(postgres_url, "ddl-log:driver7", metadata_only=True) == 0
 
 
+def test_two_drivers_taking_two_locks_in_opposite_orders_end_one_wait_with_the_typed_lock_error(postgres_url):
+    """PostgreSQL's deadlock check ends one of two waits that form a cycle after about a second, sooner than a longer
+    lock wait: that driver gets MetadataLockTimeoutError naming the other (never an untyped StorageError, found by
+    two Spark drivers' overlapping transactions on a metastore service), gives up its first lock, and the other
+    driver then gets its second."""
+    keys = ["x:table:db.a", "x:table:db.b"]
+    meet = threading.Barrier(2)
+    outcomes: dict[int, object] = {}
+
+    def driver(index: int) -> None:
+        home = open_home(f"{postgres_url}?home=cycle{index}")
+        locks = home.cluster_locks(20.0)
+        first, second = keys[index], keys[1 - index]
+        locks.acquire(first, True)
+        meet.wait(10)
+        try:
+            locks.acquire(second, True)
+            outcomes[index] = "held"
+            locks.release(second, True)
+        except Exception as error:  # noqa: BLE001 - asserted below
+            outcomes[index] = error
+        locks.release(first, True)
+        home.release()
+
+    threads = [threading.Thread(target=driver, args=(index,)) for index in (0, 1)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    errors = [outcome for outcome in outcomes.values() if outcome != "held"]
+    assert sorted(map(str, outcomes.values())).count("held") == 1 and len(errors) == 1, outcomes
+    assert isinstance(errors[0], MetadataLockTimeoutError) and "ddl-log:cycle" in str(errors[0]), errors
+    assert time.monotonic() - began < 15, "the cycle ended by the deadlock check, not by the 20 s wait"
+
+
 # ----------------------------------------------------------------- two drivers
 
 
