@@ -125,9 +125,9 @@ class EngineTransaction:
                                                                 wait=self.engine.settings.lock_wait_seconds))
                 check_objects(self.engine.takeover, list(keys.exclusive))
             read = unpublished_read(statement, transaction.changed, self.engine.catalog)
-            if read is not None and not self.publish_to_read:
-                raise UnpublishedReadError(label, str(read[0]), read[1])
             if read is not None:
+                if not self.publish_to_read:
+                    raise UnpublishedReadError(label, str(read[0]), read[1])
                 transaction.publish_built()
             ctx = self.engine.context()
             ctx.transaction = transaction

@@ -12,7 +12,7 @@ import pytest
 from ddl_log.ops.metastore import MetastoreService
 from ddl_log.ops.postgres import PostgresServer
 from tests.production.drivers import READY_LIMIT, TWO_DRIVERS, Driver, binlog_in_commit_order, start_two
-from tests.servers.postgres import advisory_locks_of
+from tests.servers.postgres import advisory_locks_left
 
 pytestmark = [pytest.mark.servers, pytest.mark.xdist_group("production_service")]
 
@@ -45,4 +45,4 @@ def test_two_drivers_replacing_the_same_table_at_once_run_one_after_the_other(
         assert abs(first["began"] - second["began"]) < 5.0, "they started at once"
         assert second["locked_at"][0] >= events[0][1].timestamp, "the second took the table once the first committed"
     url = homes[0].split("?", 1)[0]
-    assert all(advisory_locks_of(url, f"ddl-log:{name}") == 0 for name in names), "nothing held by ended drivers"
+    assert all(advisory_locks_left(url, f"ddl-log:{name}") == 0 for name in names), "nothing held by ended drivers"

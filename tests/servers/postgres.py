@@ -54,3 +54,15 @@ def advisory_locks_of(url: str, application_name: str, *, metadata_only: bool = 
         row = admin.execute(query + (" AND l.objsubid = 1" if metadata_only else ""), (application_name,)).fetchone()
     assert row is not None
     return int(row[0])
+
+
+def advisory_locks_left(url: str, application_name: str, *, metadata_only: bool = False, seconds: float = 10.0) -> int:
+    """:func:`advisory_locks_of` once it reads 0, or after ``seconds``: a session closed by its client, or by its
+    process's end, lets go of its locks when its backend exits on the server, just after."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while (count := advisory_locks_of(url, application_name, metadata_only=metadata_only)) and \
+            time.monotonic() < deadline:
+        time.sleep(0.05)
+    return count

@@ -30,7 +30,7 @@ from storage.errors import MetadataLockTimeoutError
 from storage.records.home import open_home
 from storage.records.pg_home import DatabaseHome
 from storage.records.pg_locks import ClusterLocks, lock_number, object_name
-from tests.servers.postgres import advisory_locks_of
+from tests.servers.postgres import advisory_locks_left, advisory_locks_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,10 +126,7 @@ def test_a_database_home_names_its_sessions_after_its_home_id(postgres_url):
     locks.acquire(TABLE, True)
     assert advisory_locks_of(postgres_url, "ddl-log:driver7", metadata_only=True) == 1
     home.release()  # closes the metadata locks' sessions: nothing stays held
-    deadline = time.monotonic() + 10  # the server's backend lets go when it exits, just after the client's close
-    while advisory_locks_of(postgres_url, "ddl-log:driver7", metadata_only=True) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert advisory_locks_of(postgres_url, "ddl-log:driver7", metadata_only=True) == 0
+    assert advisory_locks_left(postgres_url, "ddl-log:driver7", metadata_only=True) == 0
 
 
 def test_two_drivers_taking_two_locks_in_opposite_orders_end_one_wait_with_the_typed_lock_error(postgres_url):
