@@ -1,25 +1,53 @@
 """The create path of a replace (ORIG does not exist: an atomic CREATE), whose last steps the rename path shares:
-TMP, built and filled (steps 1-3, :mod:`~replace_table.plans.replace_run`), renamed to ORIG.
+TMP, built and filled (steps 1-3, :mod:`~replace_table.plans.replace_run`), becomes ORIG.
+
+No data moves. Where the catalog keeps TMP's definition whole (a managed data source table: ``Versions.version_of``),
+ORIG is created with it, files where TMP wrote them, in one metastore call (three for a partitioned table, never
+readable without its partitions), and TMP leaves the catalog after the commit, its files staying ORIG's. So every
+new version lives at a directory of its own that no table name maps to, and a kept version at ``<database>/<name>``
+(a dropped table's) never has to move for a new table of that name. Only where the definition cannot be kept whole
+(a Hive serde table, no handle on the metastore) is TMP renamed to ORIG, and the metastore moves its directory to
+``<database>/<name>`` as it does for Spark's own RENAME; that rename needs the name's directory free first
+(``free_name``, the name-hold pre-flight: :func:`actions.name_holds.free_directory_of_dropped`).
 
 ====  ===========================  =========================================================================
 step  name                         effect
 ====  ===========================  =========================================================================
-4     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG)
-5     ``install``                  rename TMP -> ORIG
-6     ``commit``                   store XID in C, write the binlog event (commit point), close C
+4     ``free_name``                only before a rename into a name a dropped table held: its kept versions at
+                                   ``<database>/<name>`` move aside
+5     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG); by definition also
+                                   F (linked to C): FORGET_TABLE of TMP. One durable write
+6     ``install``                  ORIG := TMP's definition (created), or rename TMP -> ORIG
+7     ``commit``                   store XID in C, write the binlog event (commit point), close C
+8     ``forget_tmp``               replay F: TMP leaves the metastore, its files stay (ORIG's)
 ====  ===========================  =========================================================================
 """
 
 from __future__ import annotations
 
 from actions.kinds.create_table import log_create_table
+from actions.kinds.forget_table import log_forget_table
 from replace_table.plans.replace_run import ReplaceRun
 
 
 def log_orig_create(run: ReplaceRun) -> None:
-    log_create_table(run.ctx.log, run.log.undo_chain(), run.orig, run.log.tag, owns_location=run.orig_exists,
-                     renamed_from=run.tmp)
+    definition = run.tmp_definition()
+    with run.log.batch() as log:
+        if definition is not None:
+            run.forget_chain = run.log.link()
+            log_forget_table(log, run.forget_chain, run.tmp, run.log.tag)
+        log_create_table(log, run.log.undo_chain(), run.orig, run.log.tag, owns_location=run.orig_exists,
+                         renamed_from=None if definition is not None else run.tmp)
 
 
 def install(run: ReplaceRun) -> None:
-    run.ctx.catalog.names.rename(run.tmp, run.orig)
+    definition = run.tmp_definition()
+    if definition is None:
+        run.ctx.catalog.names.rename(run.tmp, run.orig)
+    else:
+        run.ctx.catalog.versions.install_version(run.orig, definition, run.log.tag, create=True)
+
+
+def forget_tmp(run: ReplaceRun) -> None:
+    """Replay F: TMP leaves the metastore (its files are ORIG's)."""
+    run.log.retire([run.forget_chain])

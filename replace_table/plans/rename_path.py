@@ -1,18 +1,26 @@
 """The rename path of a replace (Spark Connect, Hive serde or external tables, a change of partition columns: see
-``ReplaceResult.swap_refused``): ORIG moved to BACKUP, TMP renamed to ORIG; the name is missing between the two.
+``ReplaceResult.swap_refused``): ORIG renamed to BACKUP, TMP made ORIG; the name is missing between the two.
+
+No data moves where the catalog has the metastore client: ORIG's rename to BACKUP keeps its directory (at its
+default directory, where the metastore's own rename would move it, BACKUP is created with ORIG's whole definition
+and ORIG then leaves the metastore, its files staying:
+:meth:`~storage.catalogs.spark.hms.swap.SparkSwap.rename_in_place`; a crash between leaves both names at one
+directory, which the rename's undo settles), and ORIG is created with TMP's definition
+(:mod:`~replace_table.plans.create_path`).
 
 ====  ===========================  =========================================================================
 step  name                         effect
 ====  ===========================  =========================================================================
 4     ``log_rename``               link D to C; D: log DROP_TABLE of BACKUP (its files kept when ORIG's definition
                                    can be kept whole); C: log RENAME_TABLE ORIG -> BACKUP
-5     ``move_orig``                rename ORIG -> BACKUP (the name is missing until step 8)
+5     ``move_orig``                rename ORIG -> BACKUP, its directory kept (the name is missing until step 8)
 6     ``log_kept``                 E (linked to C): log DELETE_DATA of BACKUP's directory with its definition, the
                                    previous version kept for the retention (RESTORE); nothing when it cannot be
                                    kept whole (Hive serde, external)
 7     ``log_orig_create``          C: log CREATE_TABLE of ORIG (undo drops the new ORIG,
                                    :mod:`~replace_table.plans.create_path`)
-8     ``install``                  rename TMP -> ORIG
+8     ``install``                  ORIG := TMP's definition, or rename TMP -> ORIG
+                                   (:mod:`~replace_table.plans.create_path`)
 9     ``commit``                   store XID in C, write the binlog event (commit point), close C
 10    ``drop_backup``              replay D: BACKUP leaves the catalog (with its files when none are kept); E too
                                    when already due
@@ -41,7 +49,8 @@ def log_rename(run: ReplaceRun) -> None:
 
 
 def move_orig(run: ReplaceRun) -> None:
-    run.ctx.catalog.names.rename(run.orig, run.backup)
+    # ORIG's directory stays where it is unless TMP must be renamed into it (a definition not created whole)
+    run.ctx.catalog.names.rename(run.orig, run.backup, keep_directory=run.tmp_definition() is not None)
 
 
 def log_kept(run: ReplaceRun) -> None:

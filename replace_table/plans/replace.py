@@ -3,14 +3,13 @@ readable, steps 1-3), then one of four paths, chosen by conditions on the machin
 
 * swap (:mod:`~replace_table.plans.swap_path`): ORIG exists and takes TMP's whole definition in one call;
 * rename (:mod:`~replace_table.plans.rename_path`): ORIG -> BACKUP, TMP -> ORIG, where the swap is refused;
-* create (:mod:`~replace_table.plans.create_path`): ORIG does not exist, TMP -> ORIG;
+* create (:mod:`~replace_table.plans.create_path`): ORIG does not exist and is created with TMP's definition
+  (files where TMP wrote them), or, where that cannot be kept whole, TMP is renamed to ORIG;
 * empty (:mod:`~replace_table.plans.empty_path`): TRUNCATE in one call, no TMP table.
 
 ====  ===========================  =========================================================================
 step  name                         effect
 ====  ===========================  =========================================================================
-0     ``free_name``                the name-hold pre-flight of a statement that may make the table anew (CREATE
-                                   [OR REPLACE], a replica's copy): :func:`actions.name_holds.free_directory_of_dropped`
 1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included, and on a
                                    cluster logs a sweep of TMP for after the orphan window)
 2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
@@ -42,8 +41,10 @@ from replace_table.plans.replace_run import (
     TmpWork,
     commit,
     create_tmp,
+    creates,
     empties,
     fill_tmp,
+    frees_name_for_rename,
     log_tmp,
     renames,
     renames_tmp_in,
@@ -53,11 +54,8 @@ from replace_table.plans.replace_run import (
 from replace_table.statement_log import StatementLog
 from storage.catalogs.interface import Fill, TableSpec
 from storage.catalogs.names import TableName
+from storage.catalogs.rules import check_name
 from storage.errors import NoSuchObjectError, ObjectExistsError
-
-
-def frees_name(run: ReplaceRun) -> bool:
-    return run.frees_name
 
 
 def free_name(run: ReplaceRun) -> None:
@@ -69,8 +67,7 @@ def builds_tmp(run: ReplaceRun) -> bool:
 
 
 REPLACE: Plan[ReplaceRun] = Plan("replace", [
-    Step("free_name", "act", free_name, after=("start",), when=frees_name),
-    Step("log_tmp", "log", log_tmp, after=("start", "free_name")),
+    Step("log_tmp", "log", log_tmp, after=("start",)),
     Step("create_tmp", "act", create_tmp, when=builds_tmp),
     Step("fill_tmp", "act", fill_tmp),
     Step("log_swap", "log", swap_path.log_swap, after=("fill_tmp", "log_tmp"), when=swaps),
@@ -78,12 +75,14 @@ REPLACE: Plan[ReplaceRun] = Plan("replace", [
     Step("log_rename", "log", rename_path.log_rename, after=("fill_tmp",), when=renames, publishes=True),
     Step("move_orig", "act", rename_path.move_orig),
     Step("log_kept", "log", rename_path.log_kept),
-    Step("log_orig_create", "log", create_path.log_orig_create, after=("log_kept", "fill_tmp"), when=renames_tmp_in,
-         publishes=True),
+    Step("free_name", "act", free_name, after=("fill_tmp",), when=frees_name_for_rename),
+    Step("log_orig_create", "log", create_path.log_orig_create, after=("log_kept", "fill_tmp", "free_name"),
+         when=renames_tmp_in, publishes=True),
     Step("install", "act", create_path.install),
     Step("commit", "commit", commit, after=("exchange", "install")),
     Step("retire", "retire", retire_old, after=("commit",), when=swaps),
     Step("drop_backup", "retire", retire_old, after=("commit",), when=renames),
+    Step("forget_tmp", "retire", create_path.forget_tmp, after=("commit",), when=creates),
 ], describe="CREATE OR REPLACE: {when} step {step}")
 
 
@@ -111,6 +110,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
     if orig_must_exist is False and run.orig_exists:
         raise ObjectExistsError.relation(f"table {name} already exists", str(name))
     if not run.orig_exists:
+        check_name(name)  # as Spark's catalog checks it, before anything is made (TMP's name is the log's)
         run.path = "create"
     if empty is not None:  # reads only: nothing is made before the statement is logged
         choose_empty(run, empty)

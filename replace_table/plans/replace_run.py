@@ -91,6 +91,9 @@ class ReplaceRun:
     delete_chain: int | None = None
     kept_number: int | None = None
     """The number the old version is kept under (None: its deletion chain's position, or none kept)."""
+    forget_chain: int | None = None
+    """Create and rename paths, TMP installed by its definition: the chain that forgets TMP after the commit."""
+    _tmp_definition: tuple[str | None] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
         self.tmp, self.backup = self.log.work_names(self.orig)
@@ -107,6 +110,14 @@ class ReplaceRun:
             self.swap_refused = self.plan.refusal
             self.path = "swap" if self.swap_refused is None else "rename"
         return self.path
+
+    def tmp_definition(self) -> str | None:
+        """TMP's whole definition, which ORIG takes where it does not exist (create and rename paths), read once
+        TMP is built; None where the catalog cannot give it whole (a partitioned Hive serde table, a Spark Connect
+        session: TMP is renamed instead)."""
+        if self._tmp_definition is None:
+            self._tmp_definition = (self.ctx.catalog.versions.definition_to_create(self.tmp),)
+        return self._tmp_definition[0]
 
     def result(self, event: BinlogEvent | None, *, backup_pending: bool) -> ReplaceResult:
         return ReplaceResult(objects=(str(self.orig),), event=event, name=self.orig, replaced=self.orig_exists,
@@ -129,9 +140,19 @@ def renames(run: ReplaceRun) -> bool:
     return run.chosen_path() == "rename"
 
 
+def creates(run: ReplaceRun) -> bool:
+    return run.chosen_path() == "create"
+
+
 def renames_tmp_in(run: ReplaceRun) -> bool:
-    """TMP is renamed to ORIG (the rename and create paths)."""
+    """TMP becomes ORIG (the rename and create paths)."""
     return run.chosen_path() in ("rename", "create")
+
+
+def frees_name_for_rename(run: ReplaceRun) -> bool:
+    """The name-hold pre-flight is due: a statement that may make the table anew renames TMP into ORIG, whose
+    default directory a dropped table's kept version may hold (see :mod:`~replace_table.plans.create_path`)."""
+    return run.frees_name and creates(run) and run.tmp_definition() is None
 
 
 # ------------------------------------------------------------------ the steps every path shares
@@ -165,6 +186,7 @@ def commit(run: ReplaceRun) -> None:
 
 
 def retire_old(run: ReplaceRun) -> None:
-    """Replay D (TMP leaves the metastore, or BACKUP the catalog), and E when it is due already (a retention of 0):
+    """Replay D (TMP leaves the metastore, or BACKUP the catalog), F (the rename path's TMP installed by its
+    definition leaves the metastore), and E when it is due already (a retention of 0):
     else E waits, and recovery and later statements delete the old directory once it is due."""
-    run.log.retire([run.drop_chain, run.delete_chain if run.retention <= 0 else None])
+    run.log.retire([run.drop_chain, run.forget_chain, run.delete_chain if run.retention <= 0 else None])

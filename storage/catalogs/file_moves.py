@@ -58,8 +58,9 @@ class FileMover(Protocol):
 
     def move_file(self, move: FileMove) -> None:
         """Move one file (with the engine's checksum file beside it) into place in one rename; nothing when it is
-        there already (a replay after a crash). A file found at neither place raises: rows a committed statement
-        added are gone, which an operator must hear about."""
+        there already (a replay after a crash); where it is at both places whole (a file system that renames by
+        copying, cut before its delete) the source is removed. A file found at neither place raises: rows a
+        committed statement added are gone, which an operator must hear about."""
         ...
 
     def moves_done(self, target: TableName, plan: MovePlan) -> None:

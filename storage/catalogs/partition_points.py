@@ -19,3 +19,6 @@ HOLDER_FILLED = crashpoints.declare("create_partitioned.holder_filled",
                                     "the holder of a partitioned table being made has its partitions registered")
 HOLDER_RENAMED = crashpoints.declare("create_partitioned.holder_renamed",
                                      "a partitioned table being made has its name, external, every partition in it")
+KEPT_RENAME_CREATED = crashpoints.declare(
+    "rename_keeping_directory.created", "a table renamed to a work name without moving its directory exists under "
+    "both names, at one directory")

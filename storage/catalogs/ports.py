@@ -59,9 +59,10 @@ class Names(Protocol):
         """Where a managed table ``name`` keeps its files unless it moved (None: its database is missing)."""
         ...
 
-    def rename(self, old: TableName, new: TableName) -> None:
+    def rename(self, old: TableName, new: TableName, *, keep_directory: bool = False) -> None:
         """:class:`NoSuchObjectError` when ``old`` is missing, :class:`~storage.errors.ObjectExistsError` when ``new``
-        exists: never overwrites."""
+        exists: never overwrites. ``keep_directory`` (``new`` a work name): the table keeps its directory even where
+        the engine's rename would move it (a table at ``old``'s default directory): no data moves."""
         ...
 
     def settle_rename(self, old: TableName, new: TableName) -> None:
@@ -240,6 +241,13 @@ class Versions(Protocol):
         """The managed table ``name``'s whole definition as the engine stores it (partitions included), to keep in
         the log; None when there is no such table or its definition cannot be kept whole (external, Hive serde,
         no handle on the metastore)."""
+        ...
+
+    def definition_to_create(self, name: TableName) -> str | None:
+        """The managed table ``name``'s whole definition (as :meth:`version_of` gives it) for a new table to be
+        created with by :meth:`install_version` (a work table becoming the table a CREATE names, its files where they
+        are): an unpartitioned Hive serde table's too, which needs no schema change to be created whole. None where
+        it cannot be (no such table, external, a partitioned Hive serde table, no handle on the metastore)."""
         ...
 
     def install_refusal(self, name: TableName, definition: str) -> str | None:

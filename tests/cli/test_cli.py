@@ -134,13 +134,14 @@ def test_status_shows_an_interrupted_statement_with_its_actions(cli: Runner, hom
     status = cli("status")
     assert status.returncode == 0, status.stderr
     lines = status.stdout.splitlines()
-    assert lines[1].startswith("active chains (1;")
+    assert lines[1].startswith("active chains (2;")  # its undo chain, and the forgetting of its work table
     assert "CREATE TABLE crashed (a INT)" in lines[2] and lines[2].lstrip().startswith("#")
     assert any("create_table" in line and "phase" in line for line in lines[3:])
 
-    [chain] = json.loads(cli("status", "--json").stdout)["active"]
+    chain, forget = json.loads(cli("status", "--json").stdout)["active"]
     assert chain["statement"] == "CREATE TABLE crashed (a INT)" and chain["state"] == "active"
     assert chain["actions"] and chain["actions"][0]["type"] == "create_table"
+    assert [action["type"] for action in forget["actions"]] == ["forget_table"]
 
 
 def test_status_lists_the_old_table_files_a_replace_keeps_for_readers_until_due(cli: Runner, home: Path) -> None:

@@ -197,11 +197,12 @@ class TestPythonModel:
 
 
 class TestGoingBackToPlainDbtSpark:
-    """A user going back from the adapter to plain dbt-spark, or mixing both on one schema. The first replace of a
-    table at ``<schema>/<name>`` keeps its old files there for the grace period (readers), where plain dbt-spark's
-    CREATE cannot go: the adapter warns saying until when and what frees the name, plain dbt-spark's error meets a
-    directory that explains itself, and ``spark_ddl_log_release`` (RELEASE TABLE NAME) frees it; then plain
-    dbt-spark runs the model, and the adapter runs it again over plain dbt-spark's table."""
+    """A user going back from the adapter to plain dbt-spark, or mixing both on one schema. A table the adapter
+    makes lives at a directory of its own, so plain dbt-spark's DROP + CREATE of it just runs. The first replace of
+    a table plain dbt-spark made (at ``<schema>/<name>``) keeps its old files there for the grace period (readers),
+    where plain dbt-spark's CREATE cannot go: the adapter warns saying until when and what frees the name, plain
+    dbt-spark's error meets a directory that explains itself, and ``spark_ddl_log_release`` (RELEASE TABLE NAME)
+    frees it; then plain dbt-spark runs the model, and the adapter runs it again over plain dbt-spark's table."""
 
     @pytest.fixture(scope="class")
     def dbt_profile_target(self, spark: Any, ddl_log_home: Path) -> dict[str, Any]:
@@ -217,23 +218,27 @@ class TestGoingBackToPlainDbtSpark:
         table = f"{project.test_schema}.t"
         at_name = warehouse_of(spark) / f"{project.test_schema}.db" / "t"
         run(1)
-        _, output = run_dbt_and_capture(["run", "--vars", "{version: 2}"])  # a swap: version 1 waits at <db>/t
+        _, output = run_dbt_and_capture(["run", "--vars", "{version: 2}"])  # the adapter's own table: no warning
         release = f"ddl-log --home {ddl_log_home} release {table}"
+        assert release not in output and not at_name.exists(), output
+        run(3, target="plain")  # going back: plain dbt-spark's DROP + CREATE, at <schema>/t
+        assert self.rows(spark, table) == {"n": ROWS, "v": 3}
+
+        _, output = run_dbt_and_capture(["run", "--vars", "{version: 4}"])  # a swap: version 3 waits at <db>/t
         assert "plain dbt-spark" in output and release in output and "spark_ddl_log_release" in output, output
         assert release in (at_name / KEPT_NOTE).read_text()
-
-        _, output = run_dbt_and_capture(["run", "--target", "plain", "--vars", "{version: 3}"], expect_pass=False)
+        _, output = run_dbt_and_capture(["run", "--target", "plain", "--vars", "{version: 5}"], expect_pass=False)
         assert "LOCATION_ALREADY_EXISTS" in output  # plain dbt-spark's own CREATE, loudly, at that directory
         run_dbt(["run-operation", "spark_ddl_log_release", "--args", f"{{relation: {table}}}"])
         assert not at_name.exists()
-        run(3, target="plain")
-        assert self.rows(spark, table) == {"n": ROWS, "v": 3}
-
-        _, output = run_dbt_and_capture(["run", "--vars", "{version: 4}"])  # mixing: the adapter over plain's table
-        assert self.rows(spark, table) == {"n": ROWS, "v": 4} and release in output
-        run_dbt(["run-operation", "spark_ddl_log_release", "--args", f"{{relation: {table}}}"])
         run(5, target="plain")
         assert self.rows(spark, table) == {"n": ROWS, "v": 5}
+
+        _, output = run_dbt_and_capture(["run", "--vars", "{version: 6}"])  # mixing: the adapter over plain's table
+        assert self.rows(spark, table) == {"n": ROWS, "v": 6} and release in output
+        run_dbt(["run-operation", "spark_ddl_log_release", "--args", f"{{relation: {table}}}"])
+        run(7, target="plain")
+        assert self.rows(spark, table) == {"n": ROWS, "v": 7}
 
     @staticmethod
     def rows(spark: Any, table: str) -> dict[str, int]:

@@ -2,7 +2,8 @@
 into its target schema (staging) and its on-run-end hook ``spark_ddl_log_publish`` swaps staging with the published
 schema when every node of the ``dbt build`` succeeded. After a green build the published schema has the new models
 (and staging the old ones); after a build whose test fails it still has the old ones, and a plain ``dbt run``
-publishes nothing. Real dbt, real Spark, one small project of two table models."""
+publishes nothing; a model added later is published by its first green build and built again after it. Real dbt,
+real Spark, one small project of two table models (a third added)."""
 
 from __future__ import annotations
 
@@ -74,5 +75,15 @@ class TestBlueGreen:
             run_dbt(["build", "--vars", "{version: 5}"])  # green again: published, staging has version 2 back
             assert self.published(spark, live)["totals"] == [(5, 5)]
             assert spark.table(f"`{staging}`.`totals`").first().version == 2
+            # a model added later: published by its first green build, then built into staging again beside the
+            # published one's files (before issue 40 that build was refused: the files sat at staging's name)
+            (Path(project.project_root) / "models" / "extra.sql").write_text(
+                "{{ config(materialized='table') }}\nselect {{ var('version') }} as version")
+            run_dbt(["build", "--vars", "{version: 6}"])
+            assert spark.table(f"`{live}`.`extra`").first().version == 6
+            assert not spark.catalog.tableExists("extra", staging)
+            run_dbt(["build", "--vars", "{version: 7}"])
+            assert spark.table(f"`{live}`.`extra`").first().version == 7
+            assert spark.table(f"`{staging}`.`extra`").first().version == 6
         finally:
             spark.sql(f"DROP DATABASE IF EXISTS `{live}` CASCADE")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from actions.leftovers import clean_leftovers_of
-from ddl_log import AtomicDDL, CatalogError, DDLLogError, NameHeldByVersionError, NameKeptByAnotherHomeError
+from ddl_log import AtomicDDL, CatalogError, DDLLogError
 from storage.catalogs.kept_directories import KEPT_NOTE
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.profile import local_path
@@ -57,32 +57,27 @@ def test_plain_spark_meets_an_explained_directory_and_release_frees_the_name(spa
         assert spark.table(f"{DB}.u").count() == 3
 
 
-def test_a_replace_that_changes_partitioning_names_its_own_kept_version_in_the_way_and_runs_once_released(
+def test_a_replace_that_changes_partitioning_after_a_replace_runs_and_leaves_the_kept_version_where_it_is(
         spark, tmp_path, clean_spark):
     """Found by the differential run: the first replace of a table at ``<db>/<name>`` keeps its old version there;
-    a later replace that changes the partition columns cannot swap in place (the metastore keeps partition keys),
-    takes the rename path and needs that directory. It is refused with what is in the way and how to free it,
-    nothing changed; after RELEASE TABLE NAME the same statement runs."""
+    a later replace that changes the partition columns cannot swap in place (the metastore keeps partition keys) and
+    takes the rename path. Before issue 40 that path renamed the new table into ``<db>/<name>`` and was refused
+    until RELEASE TABLE NAME; now the new table is created at its own directory: it runs, the kept version's files
+    untouched and still listed."""
     spark.sql(f"CREATE DATABASE {DB}")
+    spark.sql(f"CREATE TABLE {DB}.p USING parquet PARTITIONED BY (k) AS SELECT id, 'w' AS w, id % 2 AS k "
+              "FROM range(10)")  # plain Spark's: at <db>/p
     with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=600) as ddl:
-        ddl.sql(f"CREATE TABLE {DB}.p USING parquet PARTITIONED BY (k) AS SELECT id, 'w' AS w, id % 2 AS k "
-                "FROM range(10)")
         ddl.sql(f"ALTER TABLE {DB}.p DROP COLUMNS (w)")
-        before = sorted(map(tuple, spark.table(f"{DB}.p").collect()))
-        unpartitioned = f"CREATE OR REPLACE TABLE {DB}.p (a INT, b STRING) USING parquet"
         _, kept = ddl.describe_history(f"{DB}.p").rows
         kept_dir = local_path(kept.location)
-        assert kept_dir is not None
+        assert kept_dir is not None and kept_dir.name == "p"
         kept_files = sorted(p.relative_to(kept_dir) for p in kept_dir.rglob("*.parquet"))
-        with pytest.raises(NameHeldByVersionError) as refused:
-            ddl.sql(unpartitioned)
-        assert refused.value.name == f"{DB}.p" and f"RELEASE TABLE NAME {DB}.p" in str(refused.value)
-        assert sorted(map(tuple, spark.table(f"{DB}.p").collect())) == before  # nothing changed
-        assert spark.sql(f"SHOW PARTITIONS {DB}.p").count() == 2
-        assert kept_files and sorted(p.relative_to(kept_dir) for p in kept_dir.rglob("*.parquet")) == kept_files
-        ddl.release_table_name(f"{DB}.p")
-        ddl.sql(unpartitioned)
+        result = ddl.sql(f"CREATE OR REPLACE TABLE {DB}.p (a INT, b STRING) USING parquet")
+        assert result[0].result.path == "rename"
         assert [f.name for f in spark.table(f"{DB}.p").schema.fields] == ["a", "b"]
+        assert kept_files and sorted(p.relative_to(kept_dir) for p in kept_dir.rglob("*.parquet")) == kept_files
+        assert kept.version in [row.version for row in ddl.describe_history(f"{DB}.p").rows]
 
 
 def test_dropping_every_data_column_is_refused_before_anything_runs(spark, tmp_path, clean_spark):
@@ -103,36 +98,36 @@ def test_a_version_another_home_keeps_at_the_name_is_named_never_deleted_and_its
     """Found by the Spark replication soak (two drivers, each its own home on one catalog): most of its refused
     CREATEs met a version the *other* home kept at ``<db>/<name>``, which this home's log cannot move; the refusal
     said "left by a failed or interrupted operation; remove it, or call clean_leftovers", an invitation to delete
-    another home's restorable version, and this home's clean-ups of leftovers would have deleted it. Now the refusal
-    names that home's note (whose version, until when, its release command), nothing is changed, no clean-up of
-    this home touches it, and the other home's RELEASE TABLE NAME frees the name."""
+    another home's restorable version, and this home's clean-ups of leftovers would have deleted it. Now a CREATE
+    never needs that directory (the new table is made at its own: before issue 40 it was refused); a RENAME of a
+    plain Spark table, which the metastore moves to ``<db>/<name>``, is refused naming that home's note (whose
+    version, until when, its release command), nothing changed; no clean-up of this home touches it, and the other
+    home's RELEASE TABLE NAME frees the name."""
     spark.sql(f"CREATE DATABASE {DB}")
     a = AtomicDDL(spark=spark, home=tmp_path / "a", grace_seconds=600)
     b = AtomicDDL(spark=spark, home=tmp_path / "b", grace_seconds=600)
     try:
-        a.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT id FROM range(4)")  # at <db>/t
+        spark.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT id FROM range(4)")  # plain Spark's: at <db>/t
         a.sql(f"CREATE OR REPLACE TABLE {DB}.t USING parquet AS SELECT id FROM range(9)")  # A keeps <db>/t
         at_name = warehouse_of(spark) / f"{DB}.db" / "t"
         kept = files(at_name)
         assert KEPT_NOTE in kept
         b.sql(f"DROP TABLE {DB}.t")
+        spark.sql(f"CREATE TABLE {DB}.u USING parquet AS SELECT 'u' AS w")  # at <db>/u: a rename moves it to <db>/t
         binlog = len(b.binlog_events())
-        with pytest.raises(NameKeptByAnotherHomeError) as refused:
-            b.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT 'b' AS w")
-        assert refused.value.name == f"{DB}.t" and f"release {DB}.t" in str(refused.value)
-        assert str(tmp_path / "a") in refused.value.note and "remove it" not in str(refused.value)
+        with pytest.raises(DDLLogError, match="another DDL log home keeps") as renaming:
+            b.sql(f"ALTER TABLE {DB}.u RENAME TO {DB}.t")
+        assert f"release {DB}.t" in str(renaming.value) and "remove it" not in str(renaming.value)
+        assert str(tmp_path / "a") in str(renaming.value)
         assert files(at_name) == kept and not spark.catalog.tableExists(f"{DB}.t")  # nothing changed
+        assert [tuple(r) for r in spark.table(f"{DB}.u").collect()] == [("u",)]
         assert len(b.binlog_events()) == binlog
         clean_leftovers_of(b.context(), TableName.of(f"{DB}.t"))  # what B's undo, drop fix-up and sweep call
         assert files(at_name) == kept
-        b.sql(f"CREATE TABLE {DB}.u USING parquet AS SELECT 'u' AS w")  # at <db>/u: a rename moves it to <db>/t
-        with pytest.raises(DDLLogError, match="another DDL log home keeps") as renaming:
-            b.sql(f"ALTER TABLE {DB}.u RENAME TO {DB}.t")
-        assert f"release {DB}.t" in str(renaming.value) and files(at_name) == kept
-        assert [tuple(r) for r in spark.table(f"{DB}.u").collect()] == [("u",)]
+        b.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT 'b' AS w")  # at a directory of its own
+        assert [tuple(r) for r in spark.table(f"{DB}.t").collect()] == [("b",)] and files(at_name) == kept
         a.release_table_name(f"{DB}.t")
-        b.sql(f"CREATE TABLE {DB}.t USING parquet AS SELECT 'b' AS w")
-        assert [tuple(r) for r in spark.table(f"{DB}.t").collect()] == [("b",)]
+        assert not at_name.exists()
     finally:
         b.close()
         a.close()

@@ -180,17 +180,18 @@ def test_a_replace_that_changes_partition_columns_keeps_the_previous_version(spa
         assert state(spark, "p") == before
 
 
-def moved_world(spark: Any, path: Any) -> tuple[Callable[[], AtomicDDL], Any, int]:
-    """``m`` (partitioned, made by this project at ``<db>/m``) dropped, its version kept there for the grace period."""
+def dropped_world(spark: Any, path: Any) -> tuple[Callable[[], AtomicDDL], Any, int]:
+    """``m`` (partitioned, made by plain Spark at ``<db>/m``) dropped through the project, its version kept there for
+    the grace period."""
     def opener() -> AtomicDDL:
         return AtomicDDL(spark=spark, home=path, compact_bytes=0, grace_seconds=600, retention_seconds=3600)
 
     spark.sql(f"DROP DATABASE IF EXISTS {DB} CASCADE")
     spark.sql(f"CREATE DATABASE {DB}")
+    spark.sql(f"CREATE TABLE {DB}.m USING parquet PARTITIONED BY (day) "
+              "AS SELECT id AS v, concat('d', id % 3) AS day FROM range(9)")
+    original = state(spark, "m")
     with opener() as ddl:
-        ddl.create_table(f"{DB}.m", using="parquet", partitioned_by=["day"],
-                         as_select="SELECT id AS v, concat('d', id % 3) AS day FROM range(9)")
-        original = state(spark, "m")
         ddl.drop_tables([f"{DB}.m"])
         [dropped] = ddl.show_tables_dropped(DB).rows
         assert dropped.location.rstrip("/").endswith(f"{DB}.db/m")
@@ -201,44 +202,69 @@ def over_dropped(ddl: AtomicDDL) -> Any:
     return ddl.create_table(f"{DB}.m", using="parquet", as_select="SELECT 'new' AS other")
 
 
-def test_a_new_table_over_a_dropped_name_moves_the_version_aside_and_undrop_brings_it_back(spark, tmp_path,
-                                                                                           clean_spark):
-    """The new table needs ``<db>/m``: the dropped version (partitions too) moves to a directory the log reserves,
-    keeps its number, and UNDROP gives it back whole once the name is free again."""
+def hive_over_dropped(ddl: AtomicDDL) -> Any:
+    """A partitioned Hive serde table is renamed in (its definition is not created whole): the version at the
+    name's directory moves aside first."""
+    return ddl.sql(f"CREATE TABLE {DB}.m (other STRING) PARTITIONED BY (k STRING) STORED AS parquet")
+
+
+def test_a_new_table_over_a_dropped_name_leaves_the_version_where_it_is_and_undrop_brings_it_back(spark, tmp_path,
+                                                                                                  clean_spark):
+    """The new table is made at a directory of its own: the dropped version (partitions too) stays at ``<db>/m``
+    with its number, nothing moved, and UNDROP gives it back whole once the name is free again."""
     from storage.catalogs.spark.profile import local_path
 
-    opener, original, number = moved_world(spark, tmp_path / "home")
+    opener, original, number = dropped_world(spark, tmp_path / "home")
     with opener() as ddl:
         over_dropped(ddl)
         assert [tuple(row) for row in spark.table(f"{DB}.m").collect()] == [("new",)]
+        [kept] = ddl.show_tables_dropped(DB).rows
+        assert kept.version == number and kept.location.rstrip("/").endswith(f"{DB}.db/m")
+        directory = local_path(kept.location)
+        assert directory is not None and sorted(p.name for p in directory.iterdir() if p.is_dir()) == [
+            "day=d0", "day=d1", "day=d2"]
+        ddl.drop_tables([f"{DB}.m"], purge=True)
+        ddl.undrop_table(f"{DB}.m")
+        assert state(spark, "m") == original
+        assert spark.table(f"{DB}.m").where("day = 'd1'").count() == 3
+
+
+def test_a_hive_serde_table_renamed_in_over_a_dropped_name_moves_the_version_aside_still_restorable(
+        spark, tmp_path, clean_spark):
+    """Where the new table is renamed in (a partitioned Hive serde one), it needs ``<db>/m``: the dropped version
+    moves to a directory the log reserves, keeps its number, and UNDROP gives it back whole."""
+    opener, original, number = dropped_world(spark, tmp_path / "home")
+    with opener() as ddl:
+        hive_over_dropped(ddl)
         [moved] = ddl.show_tables_dropped(DB).rows
         assert moved.version == number
         assert re.fullmatch(r"ddllog_\d+_kept_m", moved.location.rstrip("/").rpartition("/")[2]), moved.location
-        directory = local_path(moved.location)
-        assert directory is not None and sorted(p.name for p in directory.iterdir() if p.is_dir()) == [
-            "day=d0", "day=d1", "day=d2"]
         ddl.drop_tables([f"{DB}.m"], purge=True)
         ddl.undrop_table(f"{DB}.m")
         assert state(spark, "m") == original
         assert spark.table(f"{DB}.m").where("day = 'd1'").count() == 3  # its partitions at the moved directory
 
 
-def test_a_crash_anywhere_in_a_create_over_a_dropped_name_keeps_the_version_whole(spark, tmp_path, clean_spark):
-    """Around each catalog operation, the moves and the commit point: recovery leaves the new table or none, and
-    the dropped version listed once, with its number, readable whole by UNDROP after the name is freed."""
+@pytest.mark.parametrize("statement", [over_dropped, hive_over_dropped],
+                         ids=["data_source", "hive_renamed_in"])
+def test_a_crash_anywhere_in_a_create_over_a_dropped_name_keeps_the_version_whole(spark, tmp_path, clean_spark,
+                                                                                    statement):
+    """Around each catalog operation, the moves (only where the new table is renamed in) and the commit point:
+    recovery leaves the new table or none, and the dropped version listed once, with its number, readable whole by
+    UNDROP after the name is freed."""
     homes = iter(range(1000))
 
     def world() -> tuple[Callable[[], AtomicDDL], Any, int]:
-        return moved_world(spark, tmp_path / f"home{next(homes)}")
+        return dropped_world(spark, tmp_path / f"home{next(homes)}")
 
     opener, _, _ = world()
-    points = crashkit.trace(opener, over_dropped)
+    points = crashkit.trace(opener, statement)
     moves = {point for point in points if point[0].startswith("relocate_version.")}
     chosen = [point for point in points if point in set(catalog_points(points)) | moves]
-    assert len(moves) == 3 and len(chosen) >= 6, points
+    assert len(moves) == (3 if statement is hive_over_dropped else 0) and len(chosen) >= 4, points
     for point, nth in chosen:
         opener, original, number = world()
-        crash_then_recover(opener, over_dropped, point, nth)
+        crash_then_recover(opener, statement, point, nth)
         with opener() as ddl:
             [kept] = ddl.show_tables_dropped(DB).rows
             assert kept.version == number, (point, nth)

@@ -12,6 +12,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psycopg
@@ -142,12 +143,17 @@ def test_a_takeover_cas_succeeds_exactly_once_with_two_contenders(postgres_url):
     assert row(postgres_url, "dead")[0] == epoch + 1
 
 
-def interrupted_replace(url: str, catalog: Catalog, name: str, point: str = "replace.exchange.between") -> None:
-    """A driver of home ``name`` dies (in-process) at ``point`` of CREATE OR REPLACE TABLE t."""
+def replace_t(ddl: AtomicDDL) -> object:
+    return ddl.create_or_replace_table("t", df=MemoryTable("", ("b",), [(10,)]))
+
+
+def interrupted_replace(url: str, catalog: Catalog, name: str, point: str = "replace.exchange.between",
+                        statement: Callable[[AtomicDDL], object] = replace_t) -> None:
+    """A driver of home ``name`` dies (in-process) at ``point`` of ``statement`` (CREATE OR REPLACE TABLE t)."""
     ddl = AtomicDDL(home=f"{url}?home={name}", catalog=catalog, grace_seconds=0, lease_seconds=LEASE,
                     takeover_interval=3600)
     with crashpoints.armed(point), pytest.raises(SimulatedCrash):
-        ddl.create_or_replace_table("t", df=MemoryTable("", ("b",), [(10,)]))
+        statement(ddl)
     ddl.abandon()
     assert ddl.takeover is not None and ddl.takeover.last is None
 
@@ -181,8 +187,10 @@ def test_a_live_driver_takes_over_a_dead_drivers_interrupted_statement_and_the_d
 
 
 def test_recover_all_takes_over_every_dead_home(postgres_url, capsys):
-    catalog = memory_catalog()  # no table t: CREATE, committed (binlogged) but not closed: no catalog call is left
-    interrupted_replace(postgres_url, catalog, "dead", "commit.after_binlog")
+    catalog = memory_catalog()  # RENAME, committed (binlogged) but not closed: no catalog call is left
+    catalog.backend.add_user_table(T, ("a",), [(1,)])
+    interrupted_replace(postgres_url, catalog, "dead", "commit.after_binlog",
+                        lambda ddl: ddl.rename_tables([("t", "t2")]))
     open_home(f"{postgres_url}?home=idle", lease_seconds=30).release()
     assert main(["recover", "--all", "--home", f"{postgres_url}?home=operator"]) == 0
     printed = capsys.readouterr().out

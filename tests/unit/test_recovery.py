@@ -186,7 +186,7 @@ def test_a_failing_create_raises_a_typed_error_and_leaves_everything_as_before(s
 
 def test_a_failure_after_the_old_table_moved_puts_it_back(store):
     world = World(store.home(), binlog=True, swap=False)
-    world.catalog.backend.fail_on = lambda operation, name: operation == "rename" and name.name.endswith("_tmp")
+    world.catalog.backend.fail_on = lambda operation, name: operation == "install_version" and name == T
     ddl = world.open()
     with pytest.raises(StatementFailedError):
         replace_statement(ddl)

@@ -195,15 +195,17 @@ def test_two_drivers_swapping_the_same_schemas_in_opposite_orders_never_deadlock
     assert catalog_state(world.catalog) == before  # an even number of swaps
 
 
-def test_a_name_whose_directory_another_table_reads_after_a_swap_is_refused_as_spark_refuses_it(tmp_path):
-    """green.u reads blue.u's default directory after the swap: a new blue.u is refused (Spark's
-    LOCATION_ALREADY_EXISTS), nothing done, green.u whole; a replace of an existing name never needs it."""
+def test_a_new_table_under_a_name_whose_directory_another_table_reads_after_a_swap_gets_a_directory_of_its_own(
+        tmp_path):
+    """green.u reads blue.u's default directory after the swap: a new blue.u (which plain Spark refuses with
+    LOCATION_ALREADY_EXISTS) is made at a directory of its own, green.u whole and its directory untouched."""
     world = World(str(tmp_path))
     with world.open() as ddl:
         ddl.swap_schemas("blue", "green")
-        rows = list(world.catalog.backend.tables[tn("green.u")].rows)
-        with pytest.raises(StatementFailedError, match=r"green\.u reads it"):
-            ddl.create_or_replace_table("blue.u", df=MemoryTable("", ("u",), [(1,)]))
         tables = world.catalog.backend.tables
-        assert tn("blue.u") not in tables and tables[tn("green.u")].rows == rows
+        rows, location = list(tables[tn("green.u")].rows), world.catalog.definitions.table_location(tn("green.u"))
+        ddl.create_or_replace_table("blue.u", df=MemoryTable("", ("u",), [(1,)]))
+        assert tables[tn("blue.u")].rows == [(1,)] and tables[tn("green.u")].rows == rows
+        assert world.catalog.definitions.table_location(tn("green.u")) == location
+        assert world.catalog.definitions.table_location(tn("blue.u")) != location
         ddl.create_or_replace_table("green.t1", df=MemoryTable("", ("x",), [(1,)]))

@@ -42,33 +42,36 @@ def steps_passed(recorded: list[str], plan: Plan[Any]) -> list[str]:
     (True, "a", ["log_tmp", "create_tmp", "fill_tmp", "log_swap", "exchange", "commit", "retire"]),
     (False, "a", ["log_tmp", "create_tmp", "fill_tmp", "log_rename", "move_orig", "log_kept", "log_orig_create",
                   "install", "commit", "drop_backup"]),
-    (True, "new", ["log_tmp", "create_tmp", "fill_tmp", "log_orig_create", "install", "commit"]),
+    (True, "new", ["log_tmp", "create_tmp", "fill_tmp", "log_orig_create", "install", "commit", "forget_tmp"]),
 ], ids=["swap", "rename", "create"])
 def test_the_path_is_chosen_by_the_conditions_of_the_transitions(world, swap, table, expected):
     catalog, ddl = world
     catalog.backend.swap.enabled = swap
     with crashpoints.recording() as passed:
         ddl.create_or_replace_table(table, df=NEW_ROWS)
-    assert steps_passed(passed, replace.REPLACE) == ["free_name", *expected]  # a CREATE may need the name freed
+    assert steps_passed(passed, replace.REPLACE) == expected
 
 
 def test_truncate_takes_the_empty_path_without_a_tmp_table(world):
     _, ddl = world
     with crashpoints.recording() as passed:
         assert ddl.truncate_table("a").path == "empty"
-    assert steps_passed(passed, replace.REPLACE) == ["free_name", "log_tmp", "log_swap", "exchange", "commit",
-                                                     "retire"]
+    assert steps_passed(passed, replace.REPLACE) == ["log_tmp", "log_swap", "exchange", "commit", "retire"]
 
 
-def test_the_name_hold_pre_flight_is_the_first_step_of_a_create_over_a_dropped_table(world):
-    _, ddl = world
+def test_a_create_over_a_dropped_table_moves_no_kept_version(world):
+    """The new table is created with its work table's definition, at the work table's directory: the dropped
+    version at the name's directory stays where it is (no name-hold pre-flight, no move)."""
+    catalog, ddl = world
     ddl.drop_tables(["b"])
+    [dropped] = ddl.show_tables_dropped().rows
     with crashpoints.recording() as passed:
         ddl.create_table("b", like="a")
-    assert steps_passed(passed, replace.REPLACE)[:2] == ["free_name", "log_tmp"]
-    moved = [name for name in passed if name.startswith("relocate_version.")]
-    assert moved and passed.index("replace.free_name.before") < passed.index(moved[0])
-    assert passed.index(moved[-1]) < passed.index("replace.free_name.after")
+    steps = steps_passed(passed, replace.REPLACE)
+    assert "free_name" not in steps and steps[-1] == "forget_tmp"
+    assert not [name for name in passed if name.startswith("relocate_version.")]
+    assert ddl.show_tables_dropped().rows == (dropped,)
+    assert catalog.definitions.table_location(tn("b")) != dropped.location
 
 
 def test_a_prepared_statement_is_not_committed_and_its_revert_leaves_nothing(world):

@@ -54,7 +54,7 @@ class MemoryNames(MemoryPort):
     def default_location(self, name: TableName) -> str | None:
         return default_location(name)
 
-    def rename(self, old: TableName, new: TableName) -> None:
+    def rename(self, old: TableName, new: TableName, *, keep_directory: bool = False) -> None:
         self.state.check("rename", old)
         if old.db != new.db:
             raise CatalogError(f"cannot rename {old} to {new}: Spark renames tables only within a database", str(new))

@@ -124,7 +124,10 @@ class SparkFileMoves:
         try:
             if file_system.exists(source_path):
                 if file_system.exists(target_path):
-                    raise self._collision(move)
+                    if not _copied(file_system, source_path, target_path):
+                        raise self._collision(move)
+                    file_system.delete(source_path, False)  # a rename by copy, cut before its delete
+                    return
                 file_system.mkdirs(target_path.getParent())
                 if not file_system.rename(source_path, target_path):
                     raise EngineOperationError(f"cannot move {move.source} to {move.target}", move.target)
@@ -273,3 +276,10 @@ def sync_directory(directory: str | Iterable[str]) -> None:
             os.fsync(handle)
         finally:
             os.close(handle)
+
+
+def _copied(file_system: Any, source: Any, target: Any) -> bool:
+    """Whether ``target`` is a whole copy of ``source``: what a file system that renames by copying then deleting
+    (an object store: each object written whole or not at all) leaves when a crash cuts the rename between the two.
+    The names are the data job's own (unique per job), so an equal length means the same file."""
+    return int(file_system.getFileStatus(source).getLen()) == int(file_system.getFileStatus(target).getLen())

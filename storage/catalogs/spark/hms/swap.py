@@ -21,12 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapPlan
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
+from storage.catalogs.partition_points import KEPT_RENAME_CREATED
 from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine
 from storage.catalogs.spark.hms.definition_text import version_text
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
-from storage.catalogs.spark.hms.partition_reads import drop_holder, drop_partitioned, forget_holder
+from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_holder, drop_partitioned, forget_holder
 from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data
 from storage.catalogs.spark.profiles.facts import Cause
@@ -106,7 +108,7 @@ class SparkSwap:
         self._client.create(name, copy.emptied(name, tag, location))
         self._engine.forget(name)
 
-    def rename_in_place(self, old: TableName, new: TableName) -> bool:
+    def rename_in_place(self, old: TableName, new: TableName, *, keep_directory: bool = False) -> bool:
         """Rename a managed table in one metastore call and return True; False (nothing done) where Spark's own
         RENAME is left to do it.
 
@@ -121,12 +123,17 @@ class SparkSwap:
           table is a Hive serde one, Spark's RENAME runs (its re-caching and its leftover checks).
         * A partitioned work table (reserved name) moved so: its partitions' ``path`` property, the work table's
           directory until then, is pointed at the new one (two more calls).
+        * ``keep_directory`` (``new`` a work name: a replace's ORIG -> BACKUP): a table at its default directory
+          keeps it (:meth:`_rename_keeping_directory`; two calls or more, not one).
         """
         table = self._client.get(old)
         if table is None or table.table_type != MANAGED:
             return False
         moved = None
         if table.location.rstrip("/").rpartition("/")[2].lower() == old.name.lower():
+            if keep_directory and new.is_reserved and old.db == new.db:
+                self._rename_keeping_directory(old, new, table)
+                return True
             moved = self._moved(table, old, new)
             if moved is None:
                 return False
@@ -141,6 +148,35 @@ class SparkSwap:
             # a work table put under the user's name: its partitions name the new directory, as Spark's CTAS leaves
             # them (a user's RENAME leaves them as Spark's RENAME does)
             self._client.repoint_partition_paths(new, table.path, moved.path)
+        return True
+
+    def _rename_keeping_directory(self, old: TableName, new: TableName, table: HiveTable) -> None:
+        """A table at its default directory renamed to a work name (a replace's ORIG -> BACKUP) without the
+        metastore's move of its directory (on an object store a copy of every file): ``new`` created with the whole
+        definition (partitions included) at the same directory, then ``old`` leaves the metastore, its files staying
+        (readers of ``old`` see it whole until then). A crash between leaves both names at one directory, which
+        :meth:`settle_kept_rename` resolves. Metastore calls: a partition listing (partitioned), the creation (three
+        for a partitioned table), the drop."""
+        if self._client.get(new) is not None:
+            raise ObjectExistsError.relation(f"cannot rename {old} to {new}: {new} already exists", str(new))
+        partitions = self._client.partitions(old) if table.partitioned else []
+        self._engine.forget(old, new)
+        create_partitioned(self._client, new, table.renamed(new), [partition.placed(new) for partition in partitions])
+        KEPT_RENAME_CREATED()
+        self.drop_keeping_files(old, table.tag)
+
+    def settle_kept_rename(self, old: TableName, new: TableName) -> bool:
+        """Before the undo of a rename of ``old`` to ``new``: where :meth:`_rename_keeping_directory` was cut with
+        both names at one directory (one identity), ``new`` leaves the metastore, its files staying (``old``'s); also
+        the holder a cut creation of ``new`` left. Whether ``new`` was removed so."""
+        table, other = self._client.get(old), self._client.get(new)
+        if table is None or table.tag is None:
+            return False
+        if other is None:
+            return forget_holder(self._client, new, table.tag)
+        if other.tag != table.tag or normalized_location(other.location) != normalized_location(table.location):
+            return False
+        self.drop_keeping_files(new, other.tag)
         return True
 
     def _moved(self, table: HiveTable, old: TableName, new: TableName) -> HiveTable | None:

@@ -42,8 +42,8 @@ class WithoutMetastoreClient:
     def clone_altered(self, source: TableName, name: TableName, tag: str, change: ColumnChange) -> None:
         raise CatalogError(f"cannot rebuild {source} keeping its whole definition: {self.refusal}", str(source))
 
-    def rename_in_place(self, old: TableName, new: TableName) -> bool:
-        """False: Spark's RENAME runs."""
+    def rename_in_place(self, old: TableName, new: TableName, *, keep_directory: bool = False) -> bool:
+        """False: Spark's RENAME runs (the directory moves with it: a definition is not created whole here)."""
         return False
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
@@ -65,6 +65,9 @@ class WithoutMetastoreClient:
     # ------------------------------------------------------------------ the versions'
 
     def version_of(self, name: TableName) -> TableVersion | None:
+        return None
+
+    def definition_to_create(self, name: TableName) -> str | None:
         return None
 
     def install_refusal(self, name: TableName, definition: str) -> str | None:

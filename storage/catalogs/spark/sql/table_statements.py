@@ -125,12 +125,12 @@ class SparkTables:
             found += query_relations(self._spark, query, default_db or str(self._spark.catalog.currentDatabase()))
         return found
 
-    def rename(self, old: TableName, new: TableName) -> None:
+    def rename(self, old: TableName, new: TableName, *, keep_directory: bool = False) -> None:
         """A managed table away from its default location (a swapped one) is renamed in place
         (:meth:`storage.catalogs.spark.hms.swap.SparkSwap.rename_in_place`), any other by Spark's RENAME
         (:meth:`rename_by_statement`); a work table renamed to a user's name has its tag hidden then."""
         self._engine.forget(old, new)
-        if self._swap.rename_in_place(old, new):
+        if self._swap.rename_in_place(old, new, keep_directory=keep_directory):
             return
         self.rename_by_statement(old, new)
         if old.is_reserved and not new.is_reserved and self._client is not None:
@@ -171,7 +171,9 @@ class SparkTables:
         return engine_error(failure, f"renaming {old} to {new} failed", new)
 
     def settle_rename(self, old: TableName, new: TableName) -> None:
-        """Repair a rename cut between Hive's directory move and its metastore commit; a no-op otherwise.
+        """Repair a rename cut between Hive's directory move and its metastore commit, or a rename to a work name
+        cut between its two calls (:meth:`~storage.catalogs.spark.hms.swap.SparkSwap.settle_kept_rename`); a no-op
+        otherwise.
 
         Torn means: ``old`` is a managed table recorded at its default location, that directory is gone, no table
         ``new`` exists and ``new``'s default location does. ``local`` strategy: the directory is moved back
@@ -182,6 +184,8 @@ class SparkTables:
         strategy: two path checks and one or two ALTERs more).
         """
         if old == new or old.db != new.db:
+            return
+        if self._hms is not None and self._hms.settle_kept_rename(old, new):
             return
         info = self._engine.describe(old)
         if info is None or object_kind(info) != "MANAGED" or self._engine.occupied(new):
@@ -231,14 +235,13 @@ class SparkTables:
     def drop_by_statement(self, name: TableName, *, expect: str | None = None,
                           before: Callable[[], None] | None = None,
                           remove: Callable[[TableName], None] | None = None) -> bool:
-        """``DROP TABLE ... PURGE``, then (managed tables) the leftovers at its location, so no file of it is left;
-        or ``remove`` instead of both, for a managed table (the catalog's drop that keeps the files).
+        """``DROP TABLE ... PURGE``, then (a managed table at its default location) the leftovers there, so no file of
+        it is left; or ``remove`` instead of both, for a managed table (the catalog's drop that keeps the files).
 
         A view is not a table (:class:`WrongObjectKindError`). With ``expect``, only a table whose :meth:`identity` is
         ``expect`` is dropped (False otherwise); ``before`` runs right before the DROP. Metastore calls: a lookup
         (:meth:`~storage.catalogs.spark.engine.Engine.lookup`; none when the statement's check made it), the drop;
-        the clean-up needs none when the table's local directory is gone (else an existence check, and a database
-        lookup when the table was not at its default location).
+        the clean-up needs none when the table's local directory is gone (else an existence check).
         """
         found = self._engine.lookup(name)
         if found is None:
@@ -266,8 +269,9 @@ class SparkTables:
             if failure.means(*MISSING):
                 raise NoSuchObjectError.relation(f"table {name} does not exist", str(name)) from None
             raise engine_error(failure, f"dropping {name} failed", name) from None
-        if found.kind == "MANAGED":
-            location = (found.location or "").rstrip("/")
-            # A managed table at its default location (``<database>/<name>``) saves the database lookup.
-            self._leftovers.clean(name, location if location.rsplit("/", 1)[-1] == name.name else None)
+        location = (found.location or "").rstrip("/")
+        if found.kind == "MANAGED" and location.rsplit("/", 1)[-1] == name.name:
+            # Only a table at its default location (``<database>/<name>``): elsewhere that directory is not the
+            # table's (it may hold a version the log keeps of an earlier table of the name).
+            self._leftovers.clean(name, location)
         return True
