@@ -160,24 +160,47 @@ class SparkSwap:
         if self._client.get(new) is not None:
             raise ObjectExistsError.relation(f"cannot rename {old} to {new}: {new} already exists", str(new))
         partitions = self._client.partitions(old) if table.partitioned else []
+        identity = self._identity(old, table)
         self._engine.forget(old, new)
-        create_partitioned(self._client, new, table.renamed(new), [partition.placed(new) for partition in partitions])
+        # An untagged table (plain Spark's) is known by a fingerprint of its creation time, which the metastore sets
+        # anew on a creation: ``new`` carries that identity as its tag, so the log still knows it (and ``old`` again
+        # after the undo's rename back).
+        create_partitioned(self._client, new, table.renamed(new).with_tag(identity),
+                           [partition.placed(new) for partition in partitions])
         KEPT_RENAME_CREATED()
         self.drop_keeping_files(old, table.tag)
 
     def settle_kept_rename(self, old: TableName, new: TableName) -> bool:
-        """Before the undo of a rename of ``old`` to ``new``: where :meth:`_rename_keeping_directory` was cut with
-        both names at one directory (one identity), ``new`` leaves the metastore, its files staying (``old``'s); also
-        the holder a cut creation of ``new`` left. Whether ``new`` was removed so."""
-        table, other = self._client.get(old), self._client.get(new)
-        if table is None or table.tag is None:
+        """Before the undo of a rename of ``old`` to the work name ``new`` (:meth:`_rename_keeping_directory`), cut
+        by a crash: with both names whole at one directory, ``new`` leaves the metastore (files kept) and True is
+        returned (nothing was renamed); where ``old`` was being dropped (external, or under its holder's name), that
+        drop is finished, so the undo renames ``new`` back in place; the holder a cut creation of ``new`` left goes.
+        False where the undo has its usual work."""
+        if not new.is_reserved:
             return False
+        table, other = self._client.get(old), self._client.get(new)
         if other is None:
-            return forget_holder(self._client, new, table.tag)
-        if other.tag != table.tag or normalized_location(other.location) != normalized_location(table.location):
+            return table is not None and forget_holder(self._client, new, table.tag)
+        if table is None:
+            drop_holder(self._client, old, other.tag)  # a drop of ``old`` cut after its rename to the holder
+            return False
+        if normalized_location(other.location) != normalized_location(table.location):
+            return False
+        if table.table_type != MANAGED:  # a drop of ``old`` cut once it was external: finished
+            self._engine.forget(old)
+            self._client.forget(old)
+            return False
+        if other.tag != self._identity(old, table):
             return False
         self.drop_keeping_files(new, other.tag)
         return True
+
+    def _identity(self, name: TableName, table: HiveTable) -> str | None:
+        """The identity the log knows the table ``name`` (read as ``table``) by: its tag, else its fingerprint."""
+        if table.tag is not None:
+            return table.tag
+        found = self._engine.lookup(name)
+        return None if found is None else found.identity
 
     def _moved(self, table: HiveTable, old: TableName, new: TableName) -> HiveTable | None:
         """``table`` renamed to ``new`` so that the metastore moves its directory, or None where Spark's RENAME is
