@@ -246,8 +246,8 @@ class Versions(Protocol):
     def definition_to_create(self, name: TableName) -> str | None:
         """The managed table ``name``'s whole definition (as :meth:`version_of` gives it) for a new table to be
         created with by :meth:`install_version` (a work table becoming the table a CREATE names, its files where they
-        are): an unpartitioned Hive serde table's too, which needs no schema change to be created whole. None where
-        it cannot be (no such table, external, a partitioned Hive serde table, no handle on the metastore)."""
+        are). None where it cannot be (no such table, external, a Hive serde table, whose statistics the metastore
+        would recount at its creation and Spark would then show, no handle on the metastore)."""
         ...
 
     def install_refusal(self, name: TableName, definition: str) -> str | None:

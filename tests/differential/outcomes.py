@@ -116,6 +116,11 @@ DOCUMENTED_DIFFERENCES = (
         "INSERT OVERWRITE of a table from itself runs, where Spark refuses it (README, SQL front end)",
         re.compile(r"^\s*INSERT\s+OVERWRITE\b", re.I), plain_refuses="UNSUPPORTED_OVERWRITE"),
     DocumentedDifference(
+        "a Hive serde table renamed in (the rename path) onto the name's directory holding the table's own kept "
+        "version is refused until RELEASE TABLE NAME (README Limitations)",
+        re.compile(r"^\s*(?:CREATE\s+OR\s+REPLACE\s+TABLE|REPLACE\s+TABLE|ALTER\s+TABLE)\b", re.I),
+        project_message="where a previous version of"),
+    DocumentedDifference(
         "plain Spark's failed CREATE TABLE AS SELECT of a name its catalog cannot store leaves the data it wrote "
         "behind, so its next CREATE of that name fails LOCATION_ALREADY_EXISTS; the project refuses the name before "
         "it writes anything (INVALID_SCHEMA_OR_RELATION_NAME) every time (README, differences)",

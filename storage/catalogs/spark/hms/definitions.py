@@ -38,8 +38,8 @@ class SparkVersions:
 
     def definition_to_create(self, name: TableName) -> str | None:
         table = self._client.get(name)
-        if table is None or table.table_type != MANAGED or (table.partitioned and swap_refusal(table, name)):
-            return None  # a partitioned Hive serde table would read empty until its partitions are added
+        if table is None or table.table_type != MANAGED or swap_refusal(table, name):
+            return None  # a Hive serde table: the metastore recounts its statistics on a creation, which Spark shows
         partitions = self._client.partitions(name) if table.partitioned else []
         return version_text(name, table, partitions).definition
 
