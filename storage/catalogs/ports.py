@@ -243,13 +243,6 @@ class Versions(Protocol):
         no handle on the metastore)."""
         ...
 
-    def definition_to_create(self, name: TableName) -> str | None:
-        """The managed table ``name``'s whole definition (as :meth:`version_of` gives it) for a new table to be
-        created with by :meth:`install_version` (a work table becoming the table a CREATE names, its files where they
-        are). None where it cannot be (no such table, external, a Hive serde table, whose statistics the metastore
-        would recount at its creation and Spark would then show, no handle on the metastore)."""
-        ...
-
     def install_refusal(self, name: TableName, definition: str) -> str | None:
         """Why ``definition`` cannot become the existing table ``name``'s in one call (None when it can): the engine
         cannot change a table's partition columns in place. Reads only."""
