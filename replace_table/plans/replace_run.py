@@ -113,12 +113,10 @@ class ReplaceRun:
 
     def tmp_definition(self) -> str | None:
         """TMP's whole definition, which ORIG takes where it does not exist (create and rename paths), read once
-        TMP is built (``Versions.version_of``); None where the catalog cannot keep it whole (a Hive serde table,
-        whose statistics the metastore would recount at a creation and Spark then show; a Spark Connect session):
-        TMP is renamed instead."""
+        TMP is built (``Versions.definition_to_create``); None where the catalog cannot give it whole (a
+        partitioned Hive serde table, a Spark Connect session): TMP is renamed instead."""
         if self._tmp_definition is None:
-            version = self.ctx.catalog.versions.version_of(self.tmp)
-            self._tmp_definition = (None if version is None else version.definition,)
+            self._tmp_definition = (self.ctx.catalog.versions.definition_to_create(self.tmp),)
         return self._tmp_definition[0]
 
     def result(self, event: BinlogEvent | None, *, backup_pending: bool) -> ReplaceResult:

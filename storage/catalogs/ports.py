@@ -243,6 +243,14 @@ class Versions(Protocol):
         no handle on the metastore)."""
         ...
 
+    def definition_to_create(self, name: TableName) -> str | None:
+        """The managed table ``name``'s whole definition for a new table to be created with by
+        :meth:`install_version` (a work table becoming the table a CREATE names, its files where they are): what
+        :meth:`version_of` gives, and an unpartitioned Hive serde table's too (created whole it needs no schema
+        change, which is what keeps a Hive serde table out of a swap). None where it cannot be (no such table,
+        external, a partitioned Hive serde table, no handle on the metastore)."""
+        ...
+
     def install_refusal(self, name: TableName, definition: str) -> str | None:
         """Why ``definition`` cannot become the existing table ``name``'s in one call (None when it can): the engine
         cannot change a table's partition columns in place. Reads only."""

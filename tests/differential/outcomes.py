@@ -116,8 +116,8 @@ DOCUMENTED_DIFFERENCES = (
         "INSERT OVERWRITE of a table from itself runs, where Spark refuses it (README, SQL front end)",
         re.compile(r"^\s*INSERT\s+OVERWRITE\b", re.I), plain_refuses="UNSUPPORTED_OVERWRITE"),
     DocumentedDifference(
-        "a Hive serde table renamed in (the rename path) onto the name's directory holding the table's own kept "
-        "version is refused until RELEASE TABLE NAME (README Limitations)",
+        "a partitioned Hive serde table renamed in (the rename path) onto the name's directory holding the table's "
+        "own kept version is refused until RELEASE TABLE NAME (README Limitations)",
         re.compile(r"^\s*(?:CREATE\s+OR\s+REPLACE\s+TABLE|REPLACE\s+TABLE|ALTER\s+TABLE)\b", re.I),
         project_message="where a previous version of"),
     DocumentedDifference(

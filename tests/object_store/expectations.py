@@ -13,14 +13,6 @@ HIVE_RENAME = ("RENAME TABLE of a managed table at its default directory, which 
                "SparkTables.rename) exactly as plain Spark's ALTER TABLE RENAME does, kept so that the name's "
                "directory follows the name (a plain CREATE of {old} afterwards finds it free)")
 
-HIVE_SERDE_REPLACE = ("the rename path of a replace of a Hive serde table (never swapped, and its definition is not "
-                      "created whole: the metastore would recount its statistics, which Spark shows): Hive moves "
-                      "ORIG's directory <db>/{name} to <db>/ddllog_<xid>_<token>_bak "
-                      "(replace_table/plans/rename_path.py move_orig), then TMP's <db>/ddllog_<xid>_<token>_tmp to "
-                      "<db>/{name} (create_path.install), both through SparkTables.rename")
-CUT_BACKUP = ("the rename path's move of ORIG <db>/{name} to <db>/ddllog_<xid>_<token>_bak (rename_path.move_orig, "
-              "Hive's rename) cut after its first copy: the statement is undone and {name} keeps its files, but "
-              "<db>/ddllog_<xid>_<token>_bak keeps the copied objects, owned by nothing")
 CUT_HIVE_RENAME = ("RENAME TABLE's move of <db>/t to <db>/t2 (Hive's, through SparkTables.rename) cut after its "
                    "first copy: the statement fails and t keeps its files, but <db>/t2 keeps the copied objects, "
                    "owned by nothing")
@@ -30,13 +22,11 @@ TORN = ("tests/object_store/test_torn_renames.py::"
         "test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered")
 
 EXPECTED_FAILURES: dict[str, str] = {
-    f"{NO_DATA_RENAME}[create_or_replace_hive_serde]": HIVE_SERDE_REPLACE.format(name="h"),
     f"{NO_DATA_RENAME}[insert_into]": MOVES,
     f"{NO_DATA_RENAME}[insert_into_partitioned]": MOVES + ", into each partition's directory",
     f"{NO_DATA_RENAME}[rename_table]": HIVE_RENAME.format(old="t", new="t2"),
     f"{NO_DATA_RENAME}[replica_insert_of_added_files]": "a replica's INSERT INTO copies the source's files into its "
     "work table (storage/catalogs/spark/fs/file_mover.py SparkFileMoves.copy_in), then " + MOVES,
-    f"{TORN}[create_or_replace_hive_serde]": CUT_BACKUP.format(name="h"),
     f"{TORN}[rename_table]": CUT_HIVE_RENAME,
 }
 """Test node id (as pytest prints it, relative to the repository) -> the exact reason: what renames what."""

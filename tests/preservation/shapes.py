@@ -185,7 +185,9 @@ class Shape:
 def hive_bucketed_by_mixed_case(shape: Shape) -> bool:
     """A Hive serde table whose bucket or sort columns have upper-case letters: the Hive metastore checks them against
     its lower-cased columns in a direct create or rename ("Bucket columns ... is not part of the table columns";
-    plain Spark's ALTER TABLE ... RENAME TO fails the same way), which the project's copy and rename paths run into."""
+    plain Spark's ALTER TABLE ... RENAME TO fails the same way), which the project's rename path runs into (a
+    partitioned Hive serde table's work table is renamed in; an unpartitioned one's is created under the name from its
+    whole record, which passes)."""
     names = () if shape.buckets is None else (*shape.buckets.columns, *shape.buckets.sort)
     return shape.hive and any(name != name.lower() for name in names)
 

@@ -73,7 +73,7 @@ def expected_after_rebuild(example: Example, table: str, shape: Shape, selected:
 
 def run_rebuild(bench: Bench, case: AlterType | DropColumns, *, known_defects_left_out: bool = True) -> None:
     if known_defects_left_out and not RECORD:
-        assume(not hive_bucketed_by_mixed_case(case.shape))  # a known defect, a property of its own below
+        assume(not (hive_bucketed_by_mixed_case(case.shape) and case.shape.partition_count))  # a known defect below
     with bench.example() as example:
         table = example.make(case.shape, "ours")
         if isinstance(case, AlterType):
@@ -173,13 +173,24 @@ def test_alter_column_type_keeps_the_columns_default(bench: Bench, case: AlterTy
     run_rebuild(bench, case)
 
 
-@defect("ALTER rebuilds fail on a Hive serde table bucketed by a mixed-case column (the metastore refuses the "
-        "project's rename: 'Bucket columns X is not part of the table columns'; plain Spark's RENAME fails so too)")
 @given(case=rebuilds(formats=tuple(HIVE_FORMATS), bucketed=True, partitions=(0, 0)).filter(
     lambda case: hive_bucketed_by_mixed_case(case.shape)))
 @budget(3)
-def test_a_rebuild_of_a_hive_table_bucketed_by_a_mixed_case_column(bench: Bench,
-                                                                   case: AlterType | DropColumns) -> None:
+def test_a_rebuild_of_an_unpartitioned_hive_table_bucketed_by_a_mixed_case_column(
+        bench: Bench, case: AlterType | DropColumns) -> None:
+    """Created under its name from its rebuilt work table's whole record, never renamed: the metastore's check of
+    bucket columns against its lower-cased columns, which Spark's RENAME fails, is never asked."""
+    run_rebuild(bench, case)
+
+
+@defect("ALTER rebuilds fail on a partitioned Hive serde table bucketed by a mixed-case column (its work table is "
+        "renamed in, and the metastore refuses the rename: 'Bucket columns X is not part of the table columns'; plain "
+        "Spark's RENAME fails so too)")
+@given(case=rebuilds(formats=tuple(HIVE_FORMATS), bucketed=True, partitions=(1, 1)).filter(
+    lambda case: hive_bucketed_by_mixed_case(case.shape)))
+@budget(3)
+def test_a_rebuild_of_a_partitioned_hive_table_bucketed_by_a_mixed_case_column(
+        bench: Bench, case: AlterType | DropColumns) -> None:
     run_rebuild(bench, case, known_defects_left_out=False)
 
 

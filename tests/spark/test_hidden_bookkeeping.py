@@ -181,13 +181,14 @@ def test_a_table_tagged_visibly_by_an_older_version_is_known_and_its_next_defini
 
 
 @pytest.mark.parametrize("statement", [
-    "CREATE TABLE t (a INT) STORED AS PARQUET",
-    "CREATE TABLE t STORED AS PARQUET AS SELECT 1 AS a",
-    "CREATE OR REPLACE TABLE t STORED AS PARQUET AS SELECT 'new' AS w",
+    "CREATE TABLE t (a INT) PARTITIONED BY (p INT) STORED AS PARQUET",
+    "CREATE TABLE t (a INT, b STRING) PARTITIONED BY (p INT) STORED AS ORC",
+    "CREATE OR REPLACE TABLE t (w STRING) PARTITIONED BY (p INT) STORED AS PARQUET",
 ])
 def test_a_crash_before_the_tag_is_hidden_is_undone_by_recovery(clean_spark, tmp_path, statement):
-    """Hive serde tables: the work table goes under the user's name by Spark's own RENAME, after which the tag is
-    hidden by a call of its own (a data source table's rename or install writes it hidden: no such step)."""
+    """Partitioned Hive serde tables: the work table goes under the user's name by Spark's own RENAME, after which
+    the tag is hidden by a call of its own (every other table is created under the user's name by one call that
+    writes its tag hidden: no such step)."""
     spark = clean_spark
     if "REPLACE" in statement:
         spark.sql("CREATE TABLE t (a INT) STORED AS PARQUET")

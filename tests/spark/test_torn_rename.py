@@ -1,6 +1,6 @@
 """A kill inside Hive's rename of TMP to ORIG, after the directory move and before the metastore update (what the
 soak found): recovery must leave no table and no orphan directory, for a create and for a replace. Only a table whose
-definition is not created whole (a Hive serde one) is still renamed in."""
+definition is not created whole (a partitioned Hive serde one) is still renamed in."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_a_rename_torn_between_directory_move_and_metastore_is_undone_without_or
     def opener() -> AtomicDDL:
         return AtomicDDL(spark=spark, home=tmp_path / "home")
 
-    # a Hive serde table's definition is not created whole: its work table is renamed in (a data source
+    # a partitioned Hive serde table's definition is not created whole: its work table is renamed in (a data source
     # table's is created with its definition, nothing moved; new partition columns take the rename path)
     statement = lambda d: d.sql(  # noqa: E731
         "CREATE OR REPLACE TABLE t (n BIGINT) PARTITIONED BY (p BIGINT) STORED AS parquet")

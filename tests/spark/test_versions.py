@@ -203,7 +203,7 @@ def over_dropped(ddl: AtomicDDL) -> Any:
 
 
 def hive_over_dropped(ddl: AtomicDDL) -> Any:
-    """A Hive serde table is renamed in (its definition is not created whole): the version at the
+    """A partitioned Hive serde table is renamed in (its definition is not created whole): the version at the
     name's directory moves aside first."""
     return ddl.sql(f"CREATE TABLE {DB}.m (other STRING) PARTITIONED BY (k STRING) STORED AS parquet")
 
@@ -231,7 +231,7 @@ def test_a_new_table_over_a_dropped_name_leaves_the_version_where_it_is_and_undr
 
 def test_a_hive_serde_table_renamed_in_over_a_dropped_name_moves_the_version_aside_still_restorable(
         spark, tmp_path, clean_spark):
-    """Where the new table is renamed in (a Hive serde one), it needs ``<db>/m``: the dropped version
+    """Where the new table is renamed in (a partitioned Hive serde one), it needs ``<db>/m``: the dropped version
     moves to a directory the log reserves, keeps its number, and UNDROP gives it back whole."""
     opener, original, number = dropped_world(spark, tmp_path / "home")
     with opener() as ddl:

@@ -52,6 +52,10 @@ class MemoryVersions(MemoryPort):
         return TableVersion(json.dumps(record, sort_keys=True), location, tuple(sorted(properties.items())),
                             location == default_location(name))
 
+    def definition_to_create(self, name: TableName) -> str | None:
+        version = self.version_of(name)
+        return None if version is None else version.definition
+
     def install_refusal(self, name: TableName, definition: str) -> str | None:
         current = self.state.tables.get(name)
         wanted = tuple(json.loads(definition)["partitioned_by"])

@@ -14,6 +14,7 @@ from storage.catalogs.interface import TableVersion
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.hms.definition_text import version_records, version_text
+from storage.catalogs.spark.hms.hive_record import MANAGED
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.hms.partition_reads import create_partitioned
 from storage.catalogs.spark.hms.swap import SparkSwap
@@ -34,6 +35,13 @@ class SparkVersions:
             return None
         partitions = self._client.partitions(name) if table.partitioned else []
         return version_text(name, table, partitions)
+
+    def definition_to_create(self, name: TableName) -> str | None:
+        table = self._client.get(name)
+        if table is None or table.table_type != MANAGED or (table.partitioned and swap_refusal(table, name)):
+            return None  # a partitioned Hive serde table's partitions would need their schema made whole first
+        partitions = self._client.partitions(name) if table.partitioned else []
+        return version_text(name, table, partitions).definition
 
     def install_refusal(self, name: TableName, definition: str) -> str | None:
         current = self._client.get(name)

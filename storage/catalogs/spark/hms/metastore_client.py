@@ -60,6 +60,7 @@ class MetastoreClient:
         self._engine = engine
         self._client: Any = None
         self._session: Any = None
+        self._gathers_statistics = True
         self._lock = threading.Lock()
 
     def jvm(self) -> Jvm:
@@ -75,6 +76,7 @@ class MetastoreClient:
             self._close_client()  # another session: its client goes with it
             hive = jvm.session.sharedState().externalCatalog().unwrapped().client()
             self._client = new(jvm.view, jvm.classes.hive_metastore_client, hive.conf())
+            self._gathers_statistics = bool(hive.conf().getBoolean(STATISTICS_GATHERED, True))
             self._session = jvm.session
         return self._client
 
@@ -165,12 +167,21 @@ class MetastoreClient:
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot rename {name} to {new_name}", name) from None
 
-    def create(self, name: TableName, table: HiveTable) -> None:
-        """Create ``table`` (a ``Table`` record naming ``name``); the metastore makes a managed table's directory."""
+    def create(self, name: TableName, table: HiveTable, *, keep_statistics: bool = False) -> None:
+        """Create ``table`` (a ``Table`` record naming ``name``); the metastore makes a managed table's directory.
+
+        ``keep_statistics``: the record's statistics parameters stay as given. Unasked, the metastore counts the
+        files already at an unpartitioned table's directory when its record lacks them (a Hive serde table after
+        Spark's insert), which Spark then shows as the table's statistics where plain Spark's table shows none. The
+        metastore reads (and removes) its ``DO_NOT_UPDATE_STATS`` marker only where it gathers statistics
+        (``hive.stats.autogather``, as this client's configuration says), so the marker goes only there."""
         self._changing(name)
         with self._lock:
             try:
-                self._msc().createTable(table.java(self.jvm()))
+                client = self._msc()
+                if keep_statistics and self._gathers_statistics and not table.partitioned:
+                    table = table.with_parameters({DO_NOT_UPDATE_STATS: "true"})
+                client.createTable(table.java(self.jvm()))
             except ENGINE_ERRORS as error:
                 if self._engine.java_means(error, Cause.METASTORE_OBJECT_EXISTS):
                     raise ObjectExistsError.relation(f"{name} already exists", str(name)) from None
@@ -390,6 +401,9 @@ def keys_refusal(orig: HiveTable, tmp: HiveTable, name: TableName) -> str | None
         return f"the partition columns of {name} change (the metastore cannot change a table's partition keys)"
     return None
 
+
+DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
+STATISTICS_GATHERED = "hive.stats.autogather"
 
 KEEP_STATISTICS = '{"1":{"map":["str","str",1,{"DO_NOT_UPDATE_STATS":"true"}]}}'
 """An ``EnvironmentContext`` (Thrift JSON) telling the metastore to leave a table's statistics parameters as the

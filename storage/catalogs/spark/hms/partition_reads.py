@@ -89,7 +89,7 @@ def create_partitioned(client: MetastoreClient, name: TableName, table: HiveTabl
                        partitions: list[HivePartition]) -> None:
     """Create ``table`` with ``partitions`` registered, never readable as a table without them."""
     if not partitions:
-        client.create(name, table)
+        client.create(name, table, keep_statistics=True)
         return
     if not inside(table, partitions):
         _create_through_holder(client, name, table, partitions)

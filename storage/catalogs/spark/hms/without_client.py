@@ -67,6 +67,9 @@ class WithoutMetastoreClient:
     def version_of(self, name: TableName) -> TableVersion | None:
         return None
 
+    def definition_to_create(self, name: TableName) -> str | None:
+        return None
+
     def install_refusal(self, name: TableName, definition: str) -> str | None:
         return self.refusal
 
