@@ -276,19 +276,18 @@ class SparkFileMoves:
 
 
 LISTING_CLASS = "spark_ddl_log.Listing"
-_LISTING_IN_JVM: dict[int, bool] = {}
 
 
 def listing_in_jvm(jvm: Jvm) -> bool:
-    """Whether the session's JVM has the project's jar (asked once per JVM)."""
-    key = id(jvm.view)
-    if key not in _LISTING_IN_JVM:
-        try:
-            _LISTING_IN_JVM[key] = bool(jvm.view.java.lang.Class.forName(
-                LISTING_CLASS, False, jvm.view.java.lang.Thread.currentThread().getContextClassLoader()))
-        except ENGINE_ERRORS:
-            _LISTING_IN_JVM[key] = False
-    return _LISTING_IN_JVM[key]
+    """Whether the class loader Py4J uses now finds the project's jar: asked at each listing (three round trips),
+    never remembered, since one Python process keeps its JVM view across SparkContexts that differ in ``spark.jars``
+    (an answer kept per view, as before, could send a session without the jar to a class it lacks)."""
+    loader = jvm.view.java.lang.Thread.currentThread().getContextClassLoader()
+    try:
+        static(jvm.view, "java.lang.Class", "forName")(LISTING_CLASS, False, loader)
+    except ENGINE_ERRORS:
+        return False
+    return True
 
 
 def sync_directory(directory: str | Iterable[str]) -> None:
