@@ -74,6 +74,7 @@ class ActionType(enum.Enum):
     MOVE_FILES = "move_files"
     RELOCATE_VERSION = "relocate_version"
     REMOVE_RECORD = "remove_record"
+    REMOVE_JOB_FILES = "remove_job_files"
 
 
 @attrs.frozen

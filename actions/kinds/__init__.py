@@ -21,6 +21,7 @@ from actions.kinds import (
     install_version,
     move_files,
     relocate_version,
+    remove_job_files,
     remove_record,
     rename_table,
     rename_view,
@@ -35,7 +36,7 @@ KINDS: dict[ActionType, ActionKind] = {
     for module in (create_table, rename_table, drop_init, drop_table, drop_view, drop_function, drop_db, create_view,
                    rename_view, create_function, alter_table, create_db, swap_table, forget_table, delete_data,
                    sweep_table, install_version, claim_version, change_kind, move_files,
-                   relocate_version, remove_record)
+                   relocate_version, remove_record, remove_job_files)
 }
 
 

@@ -1,6 +1,6 @@
 """INSERT INTO, crash-atomic: all the new rows or none, whatever instant the process dies. The statement checks the
-table here; its plan (:mod:`replace_table.plans.insert_into`) writes the rows aside in a work table and moves its
-files in only after the commit point.
+table here; its plans (:mod:`replace_table.plans.insert_into`) write the rows in place under a job id logged first
+(undone by deleting the job's files), or aside in a work table whose files are moved in after the commit point.
 """
 
 from __future__ import annotations

@@ -1,7 +1,30 @@
 """INSERT INTO, crash-atomic: all the new rows or none, whatever instant the process dies.
 
 Spark's own INSERT moves its task files into the table one by one at job commit, so a kill in the middle leaves part
-of the rows. Here the rows are written aside first and moved in only after the commit point:
+of the rows. Two plans, the catalog's file mover choosing (``FileMover.names_jobs``):
+
+**In place** (``insert_in_place``): where the engine names every file of a write job with an id given beforehand (a
+classic Spark session with the project's jar; :mod:`storage.catalogs.spark.fs.named_jobs`), Spark's own job writes
+the rows where plain Spark writes them, and nothing is moved after the commit point:
+
+====  ===============  =====================================================================================
+step  name             effect
+====  ===============  =====================================================================================
+1     ``log_job``      C (undo): REMOVE_JOB_FILES (the table's directory, the job id, its partitions before);
+                       undo deletes every file named with the id and drops the partitions the table lacked
+2     ``fill``         Spark's own ``INSERT INTO t ...`` (the statement as written), its job named with the id:
+                       positions, casts, defaults, partitions, statistics, errors are Spark's
+3     ``commit``       the XID in C, the binlog event (the job's files and partitions, for replicas), C closed
+====  ===============  =====================================================================================
+
+A crash before step 3 undoes C: the job's files go wherever Spark's commit had put them (the table, a partition, a
+staging directory), with the partitions it added; after it, nothing is left to do. What readers see: the rows as
+Spark's job commit moves them in (as with plain Spark), then, a few milliseconds later, the commit point; a crash in
+between removes rows a reader may have seen (the only window where a reader sees rows that do not stay).
+
+**Aside** (``insert``): elsewhere (a Spark Connect session, a session without the jar or with another commit
+protocol, a replica's copy of a source's files, and inside a DDL transaction, where nothing may be seen before COMMIT)
+the rows are written aside first and moved in only after the commit point:
 
 ====  ===============  =====================================================================================
 step  name             effect
@@ -26,6 +49,7 @@ that instant reads part of the new rows; a partitioned table's new partitions ap
 
 from __future__ import annotations
 
+import uuid
 import warnings
 
 import attrs
@@ -35,11 +59,12 @@ from actions.errors import CommittedWithPendingWorkWarning
 from actions.kinds.create_table import log_create_table
 from actions.kinds.drop_table import log_drop_table
 from actions.kinds.move_files import log_move_files
+from actions.kinds.remove_job_files import RemoveJobFilesPayload, log_remove_job_files
 from actions.results import StatementResult
 from chains.version_records import AddedFile, AddedFiles
 from replace_table.machine import Plan, Step, run_plan
 from replace_table.statement_log import StatementLog
-from storage.catalogs.file_moves import FileMover, MovePlan
+from storage.catalogs.file_moves import FileMove, FileMover, MovePlan, PartitionValues
 from storage.catalogs.interface import Fill, TableMetadata, TableSpec, tag_in
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
@@ -68,6 +93,8 @@ class InsertRun:
     identity: str | None = None
     plan: MovePlan = attrs.field(factory=lambda: MovePlan(""))
     move_chain: int | None = None
+    job: RemoveJobFilesPayload | None = None
+    """In place: the job's id, the table's directory and partitions before."""
 
     def __attrs_post_init__(self) -> None:
         self.tmp, _ = self.log.work_names(self.name)
@@ -114,13 +141,63 @@ INSERT = Plan("insert", [Step("log_tmp", "log", log_tmp), Step("create_tmp", "ac
               describe="INSERT INTO: {when} {step}")
 
 
+def log_job(run: InsertRun) -> None:
+    assert run.job is not None
+    log_remove_job_files(run.ctx.log, run.log.undo_chain(), run.name, run.identity, run.job)
+
+
+def fill_in_place(run: InsertRun) -> None:
+    assert run.job is not None
+    run.ctx.catalog.data.insert(run.name, run.fill, job=run.job.job)
+
+
+def commit_in_place(run: InsertRun) -> None:
+    assert run.job is not None
+    files = run.mover.job_files(run.job.location, run.job.job)
+    run.plan = MovePlan(run.job.location, files or (), new_partitions(run, files or ()))
+    run.log.commit((str(run.name),), added=added(run) if run.ctx.record_versions and files is not None else None)
+
+
+IN_PLACE = Plan("insert_in_place", [Step("log_job", "log", log_job),
+                                    Step("fill", "act", fill_in_place, publishes=True),
+                                    Step("commit", "commit", commit_in_place)],
+                describe="INSERT INTO in place: {when} {step}")
+
+
+def in_place_job(ctx: ActionContext, log: StatementLog, name: TableName, fill: Fill, metadata: TableMetadata,
+                 mover: FileMover) -> RemoveJobFilesPayload | None:
+    """The job an in-place INSERT logs (the module's first plan), or None where it writes aside."""
+    if log.transaction is not None or fill.copy_files or fill.copy_partitions or not mover.names_jobs(name):
+        return None
+    location = ctx.catalog.definitions.table_location(name)
+    if location is None:
+        return None
+    partitions = (tuple(tuple(p.items()) for p in ctx.catalog.definitions.list_partitions(name))
+                  if metadata.partitioned_by else None)
+    return RemoveJobFilesPayload(location.rstrip("/"), str(uuid.uuid4()), partitions)
+
+
+def new_partitions(run: InsertRun, files: tuple[FileMove, ...]) -> tuple[PartitionValues, ...]:
+    """The partitions the job's files are in and those the table lacked before (a static partition of no row)."""
+    assert run.job is not None
+    if run.job.partitions is None:
+        return ()
+    before = set(run.job.partitions)
+    now = [tuple(p.items()) for p in run.ctx.catalog.definitions.list_partitions(run.name)] \
+        if run.ctx.record_versions else []
+    found = [file.partition for file in files] + [p for p in now if p not in before]
+    return tuple(dict.fromkeys(found))
+
+
 def insert_rows(ctx: ActionContext, statement: str, name: TableName, fill: Fill,
                 metadata: TableMetadata) -> InsertResult:
     """INSERT INTO the checked managed table ``name`` (the module's table)."""
     log = StatementLog(ctx, statement)
     run = InsertRun(ctx, log, name, fill, metadata, ctx.catalog.data.file_mover())
     run.identity = tag_in(metadata.property_map) or ctx.catalog.names.identity(name)
-    outcome = run_plan(INSERT, run, log, verb="INSERT INTO", subject=str(name))
+    run.job = in_place_job(ctx, log, name, fill, metadata, run.mover)
+    plan = INSERT if run.job is None else IN_PLACE
+    outcome = run_plan(plan, run, log, verb="INSERT INTO", subject=str(name))
     event = outcome.event
     if outcome.error is not None:
         event = log.committed_event()

@@ -1,6 +1,8 @@
-"""What a catalog needs to make INSERT INTO crash-atomic: the new rows are written aside first (into a work table, by
-the engine's own INSERT), then their files are moved into the table one by one after the commit point, a roll-forward
-that recovery finishes (:mod:`actions.kinds.move_files`). A catalog gives its mover by
+"""What a catalog needs to make INSERT INTO crash-atomic: where the engine can name a job's files with an id chosen
+beforehand, the rows are written in place and an undo deletes the job's files by name
+(:mod:`actions.kinds.remove_job_files`); else they are written aside first (into a work table, by the engine's own
+INSERT), then their files are moved into the table one by one after the commit point, a roll-forward that recovery
+finishes (:mod:`actions.kinds.move_files`). A catalog gives its mover by
 :meth:`DataJobs.file_mover <storage.catalogs.ports.DataJobs.file_mover>`.
 
 Every step is idempotent, because recovery repeats the ones a crash cut: a file already at its target is moved, a
@@ -68,6 +70,22 @@ class FileMover(Protocol):
         in one call (readers see the new partitions at once), and refresh the session's view of ``target``."""
         ...
 
+
+    def names_jobs(self, target: TableName) -> bool:
+        """Whether an INSERT into ``target`` can run with a job id chosen beforehand that names every file its job
+        writes (``DataJobs.insert(..., job=)``): then the rows are written in place and an undo deletes the job's
+        files by name (:mod:`actions.kinds.remove_job_files`); else they are written aside and moved in."""
+        ...
+
+    def job_files(self, location: str, job: str) -> tuple[FileMove, ...] | None:
+        """The data files under ``location`` named with ``job``, each as where it lies (``target``, also its
+        ``source``) with its partition, sorted (None: files not listable, as ``data_files``)."""
+        ...
+
+    def remove_job_files(self, target: TableName, location: str, job: str) -> None:
+        """Delete every file under ``location`` named with ``job``, hidden and staging directories included, make
+        it durable, and refresh the session's view of ``target``."""
+        ...
 
     def copy_in(self, name: TableName, fill: Fill) -> None:
         """A replica's half: register every partition of ``fill`` in the table ``name`` (one call), then copy each

@@ -22,8 +22,6 @@ TORN = ("tests/object_store/test_torn_renames.py::"
         "test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered")
 
 EXPECTED_FAILURES: dict[str, str] = {
-    f"{NO_DATA_RENAME}[insert_into]": MOVES,
-    f"{NO_DATA_RENAME}[insert_into_partitioned]": MOVES + ", into each partition's directory",
     f"{NO_DATA_RENAME}[rename_table]": HIVE_RENAME.format(old="t", new="t2"),
     f"{NO_DATA_RENAME}[replica_insert_of_added_files]": "a replica's INSERT INTO copies the source's files into its "
     "work table (storage/catalogs/spark/fs/file_mover.py SparkFileMoves.copy_in), then " + MOVES,

@@ -48,12 +48,15 @@ SHORT = [
     *(f"{NO_DATA_RENAME}[{name}]" for name in SHORT_RENAME_COUNTS),
     f"{OWN}/test_no_data_rename.py::test_plain_sparks_statements_rename_no_table_data_but_its_commit_protocols_files",
     f"{OWN}/test_torn_renames.py::test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered[ctas]",
-    f"{OWN}/test_torn_renames.py::test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered[insert_into]",
+    f"{OWN}/test_torn_renames.py::test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered"
+    "[replica_insert_of_added_files]",
+    f"{OWN}/test_torn_renames.py::test_an_insert_written_in_place_whose_spark_commit_is_cut_leaves_the_table_as_before",
 ]
 """``make test`` (through test_group.py): the store's semantics, a rename count of the main statement kinds, a torn
-rename of the two kinds of data rename the project makes (a directory by the metastore, files one by one): one Spark
-start; the crash sweeps of every whole-table statement on the store in ``make test-object-store`` (the time budget
-of ``make test``)."""
+rename of the two kinds of data rename the project makes (a directory by the metastore, files one by one: a
+replica's INSERT INTO), Spark's own job commit cut under an INSERT INTO written in place: one Spark start; the crash
+sweeps of every whole-table statement on the store in ``make test-object-store`` (the time budget of ``make
+test``)."""
 
 
 def command(full: bool, extra: list[str]) -> tuple[list[str], dict[str, str]]:

@@ -25,8 +25,7 @@ from tests.spark.sweep_support import SWAPPED_DIR, Snapshot, snapshot
 pytestmark = pytest.mark.spark
 
 RENAMING = ("ctas", "create_or_replace_new_partition_columns", "create_or_replace_hive_serde",
-            "create_over_a_dropped_name", "insert_into", "insert_into_partitioned", "rename_table",
-            "replica_insert_of_added_files")
+            "create_over_a_dropped_name", "rename_table", "replica_insert_of_added_files")
 """The statement kinds that rename data on the store today (each names its renames in expectations.py)."""
 
 
@@ -67,6 +66,17 @@ def tree(state: Snapshot) -> list[str]:
                   for path in state.tree)
 
 
+def uncut_run(spark: Any, warehouse: Path, tmp_path: Path, case: Case, calls: StoreCalls) -> tuple[World, Snapshot]:
+    """The case's world made and its statement run once, nothing cut, the store's calls counted from its start;
+    the world and its state before the statement."""
+    world = World(spark, warehouse, tmp_path, case)
+    opener = world.make()
+    before = world.state()
+    calls.reset()
+    assert run_cut(opener, case) is None
+    return world, before
+
+
 def run_cut(opener: Any, case: Case) -> BaseException | None:
     """Run the statement (a fault armed); the error it raised, if any."""
     ddl = opener()
@@ -84,11 +94,7 @@ def run_cut(opener: Any, case: Case) -> BaseException | None:
 @pytest.mark.parametrize("name", RENAMING)
 def test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered(clean_spark, warehouse, tmp_path, name):
     case, calls = CASES[name], StoreCalls(clean_spark)
-    world = World(clean_spark, warehouse, tmp_path, case)
-    opener = world.make()
-    before = world.state()
-    calls.reset()
-    assert run_cut(opener, case) is None
+    world, before = uncut_run(clean_spark, warehouse, tmp_path, case, calls)
     after = world.state()
     data = [r for r in calls.renames() if r.kind == "data"]  # none once the redesign is in: nothing to cut
     cuts = [(index, objects) for index, rename in enumerate(data, 1)
@@ -112,3 +118,30 @@ def test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered(clean_sp
         second = opener()
         assert second.last_recovery.nothing_to_do, cut
         second.close()
+
+
+@pytest.mark.parametrize("name", ["insert_into", "insert_into_partitioned"])
+def test_an_insert_written_in_place_whose_spark_commit_is_cut_leaves_the_table_as_before(
+        clean_spark, warehouse, tmp_path, name):
+    """INSERT INTO on a session with the project's jar renames no data of its own: Spark's own job commit moves
+    its task files out of ``_temporary`` (staging renames, as for plain Spark). Cut after the first copy of the
+    first and of the last of those: the statement fails, and its undo deletes every file named with its job id,
+    both halves of the cut copy included; the table and the warehouse are exactly as before."""
+    case, calls = CASES[name], StoreCalls(clean_spark)
+    world, before = uncut_run(clean_spark, warehouse, tmp_path, case, calls)
+    staging = [r for r in calls.renames() if r.kind == "staging"]
+    assert staging and not [r for r in calls.renames() if r.kind == "data"]
+    for index in sorted({1, len(staging)}):
+        opener = world.make()
+        calls.clear_faults()
+        calls.inject(f"rename.staging:{index}:1")
+        error = run_cut(opener, case)
+        calls.clear_faults()
+        assert isinstance(error, DDLLogError), (index, repr(error))
+        recovered = opener()
+        try:
+            assert recovered.active_chains() == [] and recovered.last_recovery.nothing_to_do, index
+        finally:
+            recovered.close()
+        state = world.state()
+        assert state == before and tree(state) == tree(before), index

@@ -1,7 +1,9 @@
 """Real SIGKILLs of INSERT INTO on the embedded default (the process and its JVM, by DDL_LOG_CRASH_AT), in ``make
 replication`` (``DDL_LOG_REPLICATION_LONG=1``): killed between two file moves after its commit point, the next
 process finishes the moves and the table has every new row once; killed with its files written aside before the
-commit, the next process removes them and the table has exactly its old rows. No work table or directory is left,
+commit, the next process removes them and the table has exactly its old rows; on a session with the project's jar
+(written in place), killed with its rows in the table before the commit, the next process deletes them by name.
+No work table or directory is left,
 and a second recovery has nothing to do. (The default run SIGKILLs an INSERT INTO between two moves on a metastore
 service: the replica's in tests/replication/test_two_services.py; every instant is swept in-process in
 test_insert_into.py.)"""
@@ -21,8 +23,8 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("sigkill_insert")]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def worker(home: Path, *steps: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def worker(home: Path, *steps: str, jar: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DDL_LOG_WORKER_JAR": "1" if jar else "0"}
     env.pop("DDL_LOG_CRASH_AT", None)
     return subprocess.run([sys.executable, "-m", "tests.spark.insert_kill_worker", str(home), *steps], env=env,
                           capture_output=True, text=True, timeout=600, start_new_session=True, cwd=ROOT)
@@ -55,4 +57,19 @@ def test_insert_into_killed_between_its_moves_has_every_row_once_and_before_its_
     before = report_of(third)
     assert before["count"] == 1 and before["recovery"] == ["undone"], before  # the files written aside removed
     assert len(before["events"]) == 1  # the killed statement was never binlogged
+    assert before["tables"] == ["p"] and before["dirs"] == ["p"] and before["second_recovery_nothing_to_do"]
+
+
+@pytest.mark.skipif(not LONG, reason="make replication (DDL_LOG_REPLICATION_LONG=1)")
+def test_insert_into_in_place_killed_with_its_rows_in_the_table_before_its_commit_has_none(tmp_path):
+    """On a session with the project's jar: killed after Spark's job put the rows in the table, before the commit
+    point, the next process deletes the job's files by name and drops the partitions it added."""
+    home = tmp_path / "home"
+    first = worker(home, "run", "insert_in_place.commit.before:1", jar=True)
+    assert first.returncode == -9, first.stderr[-3000:]
+    second = worker(home, "inspect", jar=True)
+    assert second.returncode == 0, second.stderr[-3000:]
+    before = report_of(second)
+    assert before["count"] == 1 and before["recovery"] == ["undone"], before
+    assert before["partitions"] == ["k=a"] and not before["events"], before
     assert before["tables"] == ["p"] and before["dirs"] == ["p"] and before["second_recovery_nothing_to_do"]

@@ -20,6 +20,7 @@ from actions.kinds.install_version import InstallVersionPayload
 from actions.kinds.kind import Payload
 from actions.kinds.move_files import MoveFilesPayload
 from actions.kinds.relocate_version import RelocateVersionPayload
+from actions.kinds.remove_job_files import RemoveJobFilesPayload
 from actions.kinds.remove_record import RemoveRecordPayload
 from actions.kinds.rename_table import RenameTablePayload
 from actions.kinds.rename_view import RenameViewPayload
@@ -63,5 +64,7 @@ def sample_payload(action_type: ActionType) -> Payload:
                      (("k", "a/b"),)),), ((("k", "a/b"),), (("k", "e"),)))),
         ActionType.RELOCATE_VERSION: RelocateVersionPayload("file:/warehouse/t", "file:/warehouse/ddllog_9_kept_t", 9),
         ActionType.REMOVE_RECORD: RemoveRecordPayload('{"t": 2}'),
+        ActionType.REMOVE_JOB_FILES: RemoveJobFilesPayload(
+            "file:/warehouse/t", "6f1c2a9e-0b7d-4e54-9c1f-2d3e4f5a6b7c", ((("k", "a/b"),), (("k", "e"),))),
     }
     return samples[action_type]

@@ -1,9 +1,12 @@
 """INSERT INTO on the in-memory catalog, beyond the crash sweeps of test_statement_sweeps.py: what its binlog event
-records, and recovery that meets another table under the name (made after the crash, before recovery) leaves that
-table exactly as it is: the committed statement's files never go into it; recovery tries the moves three times, then
-gives up on them, says so, and removes the work table with them."""
+records (either plan: written in place, or aside and moved in), and recovery that meets another table under the name
+(made after the crash, before recovery) leaves that table exactly as it is: an uncommitted in-place INSERT's rows are
+removed from the table they went into only; a committed statement's moves never go into another table (recovery tries
+them three times, then gives up on them, says so, and removes the work table with them)."""
 
 from __future__ import annotations
+
+import pytest
 
 from ddl_log import AtomicDDL
 from storage.catalogs.memory import MemoryTable
@@ -14,8 +17,10 @@ from tests.unit.test_statement_sweeps import populated_catalog
 ROWS = MemoryTable("", ("v", "k"), [(10, "1"), (11, "9"), (12, None)])
 
 
-def test_the_event_records_every_file_moved_in_with_its_partition_and_the_table_it_went_to(tmp_path):
+@pytest.mark.parametrize("in_place", [True, False])
+def test_the_event_records_every_file_added_with_its_partition_and_the_table_it_went_to(tmp_path, in_place):
     catalog = populated_catalog()
+    catalog.backend.swap.jobs_named = in_place
     with AtomicDDL(home=str(tmp_path / "home"), catalog=catalog) as ddl:
         identity = catalog.names.identity(TableName.of("q"))
         result = ddl.insert_into("q", df=ROWS)
@@ -29,6 +34,7 @@ def test_the_event_records_every_file_moved_in_with_its_partition_and_the_table_
 
 def test_recovery_never_moves_a_committed_inserts_files_into_another_table_under_the_name(tmp_path):
     catalog = populated_catalog()
+    catalog.backend.swap.jobs_named = False
     home = str(tmp_path / "home")
 
     def opener() -> AtomicDDL:
@@ -52,3 +58,24 @@ def test_recovery_never_moves_a_committed_inserts_files_into_another_table_under
     ddl = opener()
     assert ddl.last_recovery.nothing_to_do and ddl.active_chains() == []
     ddl.close()
+
+
+def test_an_uncommitted_in_place_insert_is_undone_in_its_own_table_only(tmp_path):
+    catalog = populated_catalog()
+    home = str(tmp_path / "home")
+
+    def opener() -> AtomicDDL:
+        return AtomicDDL(home=home, catalog=catalog, compact_bytes=0)
+
+    assert crashkit.crash_at(opener, lambda d: d.insert_into("q", df=ROWS), "insert_in_place.fill.after", 1)
+    assert catalog.backend.tables[TableName.of("q")].rows[-3:] == ROWS.rows  # visible, not committed
+    del catalog.backend.tables[TableName.of("q")]
+    catalog.backend.add_user_table(TableName.of("q"), ("v", "k"), [(10, "1")])  # someone else's, before recovery
+    catalog.backend.tables[TableName.of("q")].partitioned_by = ("k",)
+    catalog.backend.tables[TableName.of("q")].partitions.append({"k": "9"})
+    ddl = opener()
+    assert [o.outcome for o in ddl.last_recovery.outcomes] == ["undone"]
+    assert not ddl.binlog_events()
+    ddl.close()
+    table = catalog.backend.tables[TableName.of("q")]
+    assert table.rows == [(10, "1")] and table.partitions == [{"k": "9"}]

@@ -93,6 +93,12 @@ def untagged(view: ViewDefinition) -> ViewDefinition:
 
 NEW_ROWS = MemoryTable("", ("n",), [(7,), (8,)])
 
+
+def aside(ddl: AtomicDDL) -> AtomicDDL:
+    """``ddl`` on a catalog that cannot name a job's files: INSERT INTO writes aside and moves its files in."""
+    ddl.catalog.backend.swap.jobs_named = False  # type: ignore[attr-defined]
+    return ddl
+
 STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "create_or_replace": lambda d: d.create_or_replace_table("a", df=NEW_ROWS),
     "create_table_as_select": lambda d: d.create_table("c", df=NEW_ROWS),
@@ -114,6 +120,9 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "insert_into_partitions": lambda d: d.insert_into(
         "q", df=MemoryTable("", ("v", "k"), [(10, "1"), (11, "9"), (12, None)])),
     "insert_into_static_partition": lambda d: d.insert_into("q", df=MemoryTable("", ("v",), []), partition={"k": "8"}),
+    "insert_into_aside": lambda d: aside(d).insert_into("a", df=NEW_ROWS),
+    "insert_into_partitions_aside": lambda d: aside(d).insert_into(
+        "q", df=MemoryTable("", ("v", "k"), [(10, "1"), (11, "9"), (12, None)])),
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
     "create_database": lambda d: d.create_database("d3"),
     "create_view": lambda d: d.create_view("v2", as_select="SELECT 2"),

@@ -56,6 +56,36 @@ class MemoryFileMover:
     def data_files(self, location: str) -> tuple[str, ...] | None:
         return None  # rows, not files: a replica of the in-memory catalog replays text
 
+    def names_jobs(self, target: TableName) -> bool:
+        return self.swap.jobs_named
+
+    def job_files(self, location: str, job: str) -> tuple[FileMove, ...] | None:
+        """One "file" per row the job added (``<location>/<partition>/<job>-part-<n>``)."""
+        found = self.swap.jobs.get(job)
+        table = next((t for n, t in self.tables.items() if location_of(n, t) == location), None)
+        if found is None or table is None:
+            return ()
+        files = []
+        for index, row in enumerate(found[1]):
+            partition = tuple(zip(table.partitioned_by, partition_of(table, row), strict=True))
+            path = f"{location}{''.join(f'/{c}={v}' for c, v in partition)}/{job}-part-{index:05d}"
+            files.append(FileMove(path, path, partition))
+        return tuple(files)
+
+    def remove_job_files(self, target: TableName, location: str, job: str) -> None:
+        """The job's rows out of the table at ``location`` that they went into (its identity), each once."""
+        found = self.swap.jobs.get(job)
+        if found is None:
+            return
+        self._check("remove_job_files", target)
+        identity, rows = found
+        for name, table in self.tables.items():
+            if location_of(name, table) == location and table.identity == identity:
+                for row in reversed(rows):
+                    if row in table.rows:
+                        del table.rows[len(table.rows) - 1 - table.rows[::-1].index(row)]
+        del self.swap.jobs[job]
+
     def move_file(self, move: FileMove) -> None:
         if move.source in self.swap.moved:
             return

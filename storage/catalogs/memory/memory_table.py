@@ -60,6 +60,11 @@ class SwapState:
     (:class:`~storage.catalogs.memory.memory_files.MemoryFileMover`)."""
     notes: dict[str, str] = attrs.field(factory=dict)
     """The note of each kept directory (``write_kept_note``), by location."""
+    jobs_named: bool = True
+    """What ``names_jobs`` answers: False, INSERT INTO writes aside and moves its "files" in (a test of that path)."""
+    jobs: dict[str, tuple[str, list[tuple[object, ...]]]] = attrs.field(factory=dict)
+    """The rows (the "files") each INSERT written in place added, by its job id, with the identity of the table they
+    went into: what an undo deletes."""
 
 
 def default_location(name: TableName) -> str:

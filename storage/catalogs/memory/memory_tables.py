@@ -233,9 +233,10 @@ class MemoryDataJobs(MemoryPort):
         if spec.like is not None and spec.like not in self.state.tables:
             raise NoSuchObjectError.relation(f"table {spec.like} does not exist", str(spec.like))
 
-    def insert(self, name: TableName, fill: Fill) -> None:
+    def insert(self, name: TableName, fill: Fill, *, job: str | None = None) -> None:
         """Rows of a :class:`MemoryTable` given as ``fill.df`` (static partition values put in at their columns);
-        a partitioned table registers the partitions rows go to, and a full static spec its partition, as Spark."""
+        a partitioned table registers the partitions rows go to, and a full static spec its partition, as Spark.
+        ``job``: the rows are remembered as that job's "files" (``SwapState.jobs``)."""
         self.state.check("insert", name)
         if fill.files_from is not None:
             raise InvalidDefinitionError("the in-memory catalog has no files to copy", str(name))
@@ -246,6 +247,8 @@ class MemoryDataJobs(MemoryPort):
         new_rows = list(fill.df.rows) if isinstance(fill.df, MemoryTable) else []
         if static:
             new_rows = [with_static(table.columns, static, iter(row)) for row in new_rows]
+        if job is not None:
+            self.state.swap.jobs[job] = (table.identity, list(new_rows))
         table.rows.extend(new_rows)
         written = {partition_of(table, row) for row in new_rows}
         if table.partitioned_by and len(static) == len(table.partitioned_by):

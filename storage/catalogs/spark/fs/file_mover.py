@@ -13,6 +13,7 @@ system cannot move files (:class:`NotAtomicError`, nothing done)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Callable, Iterable
@@ -24,6 +25,7 @@ from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.fs.named_jobs import has_class, jobs_named, local_files, named_files
 from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profile import Jvm, local_path
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, NotAtomicError
@@ -43,6 +45,12 @@ def parse_partition(text: str) -> dict[str, str]:
             raise CatalogError(f"unexpected SHOW PARTITIONS row {text!r}")
         spec[unescape_partition_path(key)] = unescape_partition_path(value)
     return spec
+
+
+def partition_of_path(relative: str) -> PartitionValues:
+    """The partition of a data file from its path relative to its table's directory (``()``: at the top)."""
+    directory = relative.rsplit("/", 1)[0] if "/" in relative else ""
+    return tuple(parse_partition(directory).items()) if directory else ()
 
 
 class Partitions(Protocol):
@@ -178,6 +186,43 @@ class SparkFileMoves:
             found.append(str(listing.next().getPath().toUri().getPath()).removeprefix(base))
         return found
 
+    # ------------------------------------------------------------------ an INSERT written in place
+
+    def names_jobs(self, target: TableName) -> bool:
+        return jobs_named(self._engine)
+
+    def job_files(self, location: str, job: str) -> tuple[FileMove, ...] | None:
+        """The data files of ``job`` under ``location`` (one listing: the whole directory's, in one round trip)."""
+        found = self.data_files(location)
+        if found is None:
+            return None
+        root = location.rstrip("/")
+        return tuple(FileMove(f"{root}/{relative}", f"{root}/{relative}", partition_of_path(relative))
+                     for relative in named_files(list(found), job))
+
+    def remove_job_files(self, target: TableName, location: str, job: str) -> None:
+        """Every file named with ``job`` under ``location`` deleted (staging and checksum files too), the touched
+        directories synced (local), the session's view of ``target`` refreshed."""
+        root = local_path(location)
+        if root is not None:
+            doomed = [root / relative for relative in named_files(local_files(str(root)), job)] \
+                if root.is_dir() else []
+            for path in doomed:
+                path.unlink(missing_ok=True)
+            sync_directory(sorted({str(path.parent) for path in doomed}))
+        else:
+            file_system, path = self._hadoop(location), self._path(location)
+            try:
+                if file_system.exists(path):
+                    for relative in named_files(self._listed(file_system, path), job):
+                        file_system.delete(self._path(f"{location.rstrip('/')}/{relative}"), False)
+            except ENGINE_ERRORS as error:
+                raise EngineOperationError(f"cannot delete the files of job {job} under {location}: "
+                                           f"{inspect_error(error).message}", location, error) from None
+        self._engine.forget(target)
+        with contextlib.suppress(*ENGINE_ERRORS):  # no table under the name now: nothing cached of it
+            self._engine.spark.catalog.refreshTable(target.quoted)
+
     # ------------------------------------------------------------------ the replica's copy
 
     def copy_in(self, name: TableName, fill: Fill) -> None:
@@ -279,15 +324,8 @@ LISTING_CLASS = "spark_ddl_log.Listing"
 
 
 def listing_in_jvm(jvm: Jvm) -> bool:
-    """Whether the class loader Py4J uses now finds the project's jar: asked at each listing (three round trips),
-    never remembered, since one Python process keeps its JVM view across SparkContexts that differ in ``spark.jars``
-    (an answer kept per view, as before, could send a session without the jar to a class it lacks)."""
-    loader = jvm.view.java.lang.Thread.currentThread().getContextClassLoader()
-    try:
-        static(jvm.view, "java.lang.Class", "forName")(LISTING_CLASS, False, loader)
-    except ENGINE_ERRORS:
-        return False
-    return True
+    """Whether the session's JVM has the project's listing class (:func:`~.named_jobs.has_class`)."""
+    return has_class(jvm, LISTING_CLASS)
 
 
 def sync_directory(directory: str | Iterable[str]) -> None:

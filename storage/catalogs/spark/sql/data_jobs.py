@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import attrs
@@ -55,6 +56,7 @@ from storage.catalogs.spark.engine import (
 from storage.catalogs.spark.executors import orphan_window
 from storage.catalogs.spark.fs.file_mover import SparkFileMoves
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
+from storage.catalogs.spark.fs.named_jobs import named_job
 from storage.catalogs.spark.fs.version_files import copy_version_files
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.swap import SparkSwap
@@ -240,7 +242,7 @@ class SparkDataJobs:
             self._undo_failed_create(name, tag)  # all or nothing, as a failed CREATE
             raise
 
-    def insert(self, name: TableName, fill: Fill) -> None:
+    def insert(self, name: TableName, fill: Fill, *, job: str | None = None) -> None:
         """``INSERT INTO name`` the rows of ``fill`` (a SELECT text or a DataFrame of this session), by position.
 
         Not all-or-nothing under a crash: Spark's job commit moves the task files into the table one by one, so a
@@ -250,7 +252,8 @@ class SparkDataJobs:
         INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
         becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
         (neither SELECT nor DataFrame) that names ``partitions_of`` or ``copy_partitions`` only registers those
-        partitions, empty; with rows, they are registered after the rows.
+        partitions, empty; with rows, they are registered after the rows. ``job``: the id the write job's files are
+        named with (:mod:`~storage.catalogs.spark.fs.named_jobs`; the table's location is looked up first).
         """
         if fill.files_from is not None:  # a replica's version: its files, as files
             copy_version_files(fill.files_from, self._alter.table_location(name), name, self._spark, fill.files_named)
@@ -277,7 +280,8 @@ class SparkDataJobs:
             if view is not None:
                 self._engine.register_temp_view(fill.df, view, name)
             try:
-                self._spark.sql(f"INSERT INTO {name.quoted} {source}")
+                with self._named(name, job):
+                    self._spark.sql(f"INSERT INTO {name.quoted} {source}")
             except ENGINE_ERRORS as error:
                 failure = self._engine.failure(error)
                 # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.
@@ -295,6 +299,14 @@ class SparkDataJobs:
         if fill.partitions_of is not None:
             self._keep.add_empty(name, fill.partitions_of)
         self._keep.add_listed(name, fill.copy_partitions)
+
+    def _named(self, name: TableName, job: str | None) -> AbstractContextManager[None]:
+        if job is None:
+            return nullcontext()
+        location = self._alter.table_location(name)
+        if location is None:
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
+        return named_job(self._engine, location, job)
 
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""

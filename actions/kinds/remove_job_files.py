@@ -1,0 +1,77 @@
+"""REMOVE_JOB_FILES: the undo of an INSERT INTO written in place. Spark's own job writes the new rows straight into
+the table (its files named with a job id the log chose and wrote first, :mod:`replace_table.plans.insert_into`), so
+undoing the statement deletes every file named with that id under the table's directory, wherever Spark's commit
+had got to (the table, a partition, a staging or ``_temporary`` directory), then drops the partitions the table did
+not have before, while the table is still the one the rows went into (its identity). Each part is idempotent: a
+replay after a crash deletes what is left.
+
+The files are found by name, not by the table that holds them: another table put under the name since (between a
+crash and recovery) keeps its own files, since none carries the job's id, and keeps its partitions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from actions.context import ActionContext
+from actions.kinds.kind import ActionKind, name_of, payload_of, require
+from chains.entries import ActionEntry, ActionType
+from chains.log import DDLLog
+from storage import crashpoints
+from storage.catalogs.names import TableName
+
+FILES_REMOVED = crashpoints.declare(
+    "undo.remove_job_files.removed", "an uncommitted INSERT INTO's files are deleted; its new partitions are not")
+
+
+@attrs.frozen
+class RemoveJobFilesPayload:
+    """``location``: the table's directory; ``job``: the id every file of the statement's job is named with;
+    ``partitions``: the table's partitions before the statement (None: unpartitioned)."""
+
+    location: str
+    job: str
+    partitions: tuple[tuple[tuple[str, str], ...], ...] | None
+
+    def to_wire(self) -> dict[str, Any]:
+        partitions = None if self.partitions is None else [[list(pair) for pair in p] for p in self.partitions]
+        return {"location": self.location, "job": self.job, "partitions": partitions}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> RemoveJobFilesPayload:
+        raw = require(data, "partitions", "REMOVE_JOB_FILES")
+        partitions = None if raw is None else tuple(tuple((str(c), str(v)) for c, v in p) for p in raw)
+        return cls(str(require(data, "location", "REMOVE_JOB_FILES")), str(require(data, "job", "REMOVE_JOB_FILES")),
+                   partitions)
+
+
+def log_remove_job_files(log: DDLLog, chain: int, name: TableName, identity: str | None,
+                         payload: RemoveJobFilesPayload) -> ActionEntry:
+    return log.add_action(chain, ActionType.REMOVE_JOB_FILES, name=name, tag=identity, payload=payload)
+
+
+def undo_job_files(action: ActionEntry, ctx: ActionContext) -> None:
+    name = name_of(action)
+    payload = payload_of(action, RemoveJobFilesPayload)
+    ctx.catalog.data.file_mover().remove_job_files(name, payload.location, payload.job)
+    FILES_REMOVED()
+    if payload.partitions is None or ctx.catalog.names.identity(name) != action.tag:
+        return
+    before = {tuple(p) for p in payload.partitions}
+    for partition in ctx.catalog.definitions.list_partitions(name):
+        if tuple(partition.items()) not in before:
+            ctx.catalog.definitions.drop_partition(name, partition)
+
+
+def describe(action: ActionEntry) -> str:
+    payload = payload_of(action, RemoveJobFilesPayload)
+    partitions = ("" if payload.partitions is None else
+                  f", then drop the partitions beyond its {len(payload.partitions)} if it still has identity "
+                  f"{action.tag}")
+    return f"delete the files of INSERT INTO job {payload.job} under {payload.location} ({action.name}){partitions}"
+
+
+KIND = ActionKind(ActionType.REMOVE_JOB_FILES, ("INIT",), RemoveJobFilesPayload, undo_job_files, describe, "object",
+                  log_remove_job_files)

@@ -1,0 +1,95 @@
+"""INSERT INTO written in place on Spark: Spark names every file a write job makes with the job's id
+(``part-00000-<job>-c000.snappy.parquet``; Hive's moves keep the name, adding ``_copy_1`` at most), and the project's
+commit protocol (``spark_ddl_log.NamedJobCommitProtocol``, Spark's own ``SQLHadoopMapReduceCommitProtocol`` but for
+the id) gives a job into a table's directory the id the statement logged before it ran. So the rows are written by
+Spark's own job exactly where plain Spark writes them, and an undo finds the job's files by name wherever the commit
+had got to, staging directories included; nothing is renamed after the commit point.
+
+Where it applies (:func:`jobs_named`): a classic session whose JVM has the project's jar, shipped to its executors
+(``spark.jars``, or a local master whose tasks run in the driver's JVM), and whose commit protocol is Spark's
+default one: a session configured with another (a cloud committer) keeps its own, and INSERT INTO writes aside and
+moves its files in. The protocol is the session's only while such an INSERT runs (counted per session, so that two
+threads' INSERTs overlap safely), then Spark's default again: nothing of it shows in the session's settings."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine
+from storage.catalogs.spark.jvm import static
+from storage.catalogs.spark.profile import Jvm
+
+PROTOCOL_KEY = "spark.sql.sources.commitProtocolClass"
+SPARK_PROTOCOL = "org.apache.spark.sql.execution.datasources.SQLHadoopMapReduceCommitProtocol"
+NAMED_PROTOCOL = "spark_ddl_log.NamedJobCommitProtocol"
+NAMED_JOBS = "spark_ddl_log.NamedJobs"
+JAR_NAME = "spark-ddl-log-"
+
+_LOCK = threading.Lock()
+_USERS: dict[int, int] = {}
+"""Per session (``id`` of its JVM session object's handle): how many INSERTs have the named protocol set now."""
+
+
+def jobs_named(engine: Engine) -> bool:
+    """Whether an INSERT on ``engine``'s session can run with a job id chosen beforehand (the module's conditions).
+    Three to five Py4J round trips."""
+    jvm = engine.jvm
+    if jvm is None or not has_class(jvm, NAMED_PROTOCOL):
+        return False
+    conf = engine.spark.conf
+    if str(conf.get(PROTOCOL_KEY, SPARK_PROTOCOL)) not in (SPARK_PROTOCOL, NAMED_PROTOCOL):
+        return False
+    context = engine.spark.sparkContext
+    return str(context.master).startswith("local") or JAR_NAME in str(context.getConf().get("spark.jars", ""))
+
+
+def has_class(jvm: Jvm, name: str) -> bool:
+    """Whether the class loader Py4J uses now finds ``name`` (a class of the project's jar): asked each time, since
+    one Python process keeps its JVM view across SparkContexts that differ in ``spark.jars``."""
+    loader = jvm.view.java.lang.Thread.currentThread().getContextClassLoader()
+    try:
+        static(jvm.view, "java.lang.Class", "forName")(name, False, loader)
+    except ENGINE_ERRORS:
+        return False
+    return True
+
+
+@contextmanager
+def named_job(engine: Engine, location: str, job: str) -> Iterator[None]:
+    """The next write job into ``location`` (or a staging directory under it) named ``job``, for the block."""
+    jvm = engine.jvm
+    assert jvm is not None  # jobs_named said so
+    key = id(jvm.session)
+    with _LOCK:
+        if not _USERS.get(key):
+            engine.spark.conf.set(PROTOCOL_KEY, NAMED_PROTOCOL)
+        _USERS[key] = _USERS.get(key, 0) + 1
+    try:
+        static(jvm.view, NAMED_JOBS, "expect")(location, job)
+        yield
+    finally:
+        try:
+            static(jvm.view, NAMED_JOBS, "forget")(location)
+        finally:
+            with _LOCK:
+                _USERS[key] -= 1
+                if not _USERS[key]:
+                    del _USERS[key]
+                    engine.spark.conf.unset(PROTOCOL_KEY)
+
+
+def named_files(listed: Iterator[str] | list[str], job: str) -> list[str]:
+    """The paths of ``listed`` whose file name carries ``job``."""
+    return [path for path in listed if job in path.rsplit("/", 1)[-1]]
+
+
+def local_files(root: str) -> list[str]:
+    """Every file under the local directory ``root``, hidden ones too, relative to it."""
+    found = []
+    for directory, _, files in os.walk(root):
+        relative = os.path.relpath(directory, root)
+        found += [name if relative == "." else f"{relative}/{name}" for name in files]
+    return found
