@@ -31,36 +31,47 @@ SWEEP_BEFORE = crashpoints.declare("forward.sweep_table.before_sweep",
 @attrs.frozen
 class SweepTablePayload:
     """``location``: the work table's directory (what ``ddl-log status`` shows); ``due``: seconds since the epoch
-    when no task of the undone statement can write any more."""
+    when no task of the undone statement can write any more. ``job``: an undone INSERT INTO written in place: the
+    sweep deletes the files named with that job id under ``location`` (the table's directory), nothing else
+    (optional on the wire: sweeps logged before it have none)."""
 
     location: str
     due: float
+    job: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        return {"location": self.location, "due": self.due}
+        wire: dict[str, Any] = {"location": self.location, "due": self.due}
+        if self.job is not None:
+            wire["job"] = self.job
+        return wire
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> SweepTablePayload:
-        return cls(str(require(data, "location", "SWEEP_TABLE")), float(require(data, "due", "SWEEP_TABLE")))
+        job = data.get("job")
+        return cls(str(require(data, "location", "SWEEP_TABLE")), float(require(data, "due", "SWEEP_TABLE")),
+                   None if job is None else str(job))
 
 
 def log_sweep_table(log: DDLLog, chain: int, name: TableName, tag: str | None, location: str,
-                    due: float) -> ActionEntry:
+                    due: float, job: str | None = None) -> ActionEntry:
     return log.add_action(chain, ActionType.SWEEP_TABLE, name=name, tag=tag,
-                          payload=SweepTablePayload(location, due))
+                          payload=SweepTablePayload(location, due, job))
 
 
-def schedule_sweep(ctx: ActionContext, undone: ActionEntry, window: float) -> bool:
-    """Log the sweep of the work table ``undone`` created (a chain of its own, due ``window`` seconds from now)
-    unless one is logged already (an undo replayed again after a crash); True when this call logged it."""
+def schedule_sweep(ctx: ActionContext, undone: ActionEntry, window: float, *, location: str | None = None,
+                   job: str | None = None) -> bool:
+    """Log the sweep of the work table ``undone`` created (or, with ``job``, of that job's files at ``location``):
+    a chain of its own, due ``window`` seconds from now, unless one is logged already (an undo replayed again after
+    a crash); True when this call logged it."""
     name = name_of(undone)
-    location = ctx.catalog.names.default_location(name)
+    location = location if job is not None else ctx.catalog.names.default_location(name)
     if location is None or any(action.type is ActionType.SWEEP_TABLE and action.name == name and not action.done
+                               and payload_of(action, SweepTablePayload).job == job
                                for chain in ctx.log.active_chains() for action in ctx.log.actions_of(chain.position)):
         return False
     statement = ctx.log.chain(undone.chain).statement
     position = ctx.log.new_chain(ChainKind.FORWARD, f"sweep after undo: {statement}")
-    log_sweep_table(ctx.log, position, name, undone.tag, location, time.time() + window)
+    log_sweep_table(ctx.log, position, name, undone.tag, location, time.time() + window, job)
     return True
 
 
@@ -69,6 +80,10 @@ def forward_sweep_table(action: ActionEntry, ctx: ActionContext) -> None:
     whatever a late task left at its directory while no table holds the name."""
     name = name_of(action)
     SWEEP_BEFORE()
+    payload = payload_of(action, SweepTablePayload)
+    if payload.job is not None:  # an INSERT INTO written in place: its job's files only, wherever they are
+        ctx.catalog.data.file_mover().remove_job_files(name, payload.location, payload.job)
+        return
     if action.tag is not None:
         with contextlib.suppress(NoSuchObjectError):
             ctx.catalog.names.drop(name, expect=action.tag)
@@ -76,7 +91,9 @@ def forward_sweep_table(action: ActionEntry, ctx: ActionContext) -> None:
 
 
 def describe(action: ActionEntry) -> str:
-    location = payload_of(action, SweepTablePayload).location
+    location, job = payload_of(action, SweepTablePayload).location, payload_of(action, SweepTablePayload).job
+    if job is not None:
+        return f"once no task of the undone INSERT INTO can write: delete the files of its job {job} under {location}"
     return (f"once no task of the undone statement can write: drop table {action.name} if it has identity "
             f"{action.tag}, and remove what late tasks wrote at {location}")
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from ddl_log.cluster.project_jar import jar_settings
 from storage.catalogs.ports import Catalog
 from storage.catalogs.spark.service import service_settings
 from storage.errors import CatalogError, NoLocalDirectoryError
@@ -52,11 +53,12 @@ class SessionChoice:
 def driver_session(home: AnyHome, choice: SessionChoice) -> Any:
     """The session ``choice`` asks for. Embedded: metastore, warehouse and Spark's logs under the home directory (a
     database home has none: :class:`NoLocalDirectoryError`). On a service: Spark's logs and scratch space under the
-    home directory, or a private temporary one for a database home. Either on ``choice.master``."""
+    home directory, or a private temporary one for a database home. Either on ``choice.master``, with the project's
+    jar where it is built (:func:`~ddl_log.cluster.project_jar.jar_settings`)."""
     if choice.metastore_uri is None:
         from storage.catalogs.spark.session import embedded_session
 
-        return embedded_session(Path(home.spark_directory()), choice.master)
+        return embedded_session(Path(home.spark_directory()), choice.master, extra=jar_settings())
     from storage.catalogs.spark.session import service_session
 
     try:
@@ -64,7 +66,8 @@ def driver_session(home: AnyHome, choice: SessionChoice) -> Any:
     except NoLocalDirectoryError:
         scratch = tempfile.mkdtemp(prefix="ddl-log-driver-")
         atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # the session lives as long as the process
-    return service_session(Path(scratch), choice.metastore_uri, choice.warehouse, choice.master)
+    return service_session(Path(scratch), choice.metastore_uri, choice.warehouse, choice.master,
+                           extra=jar_settings())
 
 
 def close_catalog(catalog: Catalog | None) -> None:

@@ -174,7 +174,7 @@ def in_place_job(ctx: ActionContext, log: StatementLog, name: TableName, fill: F
         return None
     partitions = (tuple(tuple(p.items()) for p in ctx.catalog.definitions.list_partitions(name))
                   if metadata.partitioned_by else None)
-    return RemoveJobFilesPayload(location.rstrip("/"), str(uuid.uuid4()), partitions)
+    return RemoveJobFilesPayload(location.rstrip("/"), str(uuid.uuid4()), partitions, ctx.orphan_window())
 
 
 def new_partitions(run: InsertRun, files: tuple[FileMove, ...]) -> tuple[PartitionValues, ...]:

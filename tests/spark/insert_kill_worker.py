@@ -1,7 +1,7 @@
 """A process for the real-kill test of INSERT INTO: ``python -m tests.spark.insert_kill_worker HOME [inspect]
 [run POINT]`` (the pattern of :mod:`tests.spark.kill_worker`: one process recovers and inspects the last kill, then
 makes the table afresh and runs the statement killed at the next point, JVM included). The embedded default writes
-aside (its session has no project jar); ``DDL_LOG_WORKER_JAR=1`` gives it the jar, and INSERT INTO runs in place."""
+in place (its session has the project's jar); ``DDL_LOG_WORKER_PLAN=aside`` makes it write aside."""
 
 from __future__ import annotations
 
@@ -21,13 +21,13 @@ INSERT = "INSERT INTO p SELECT id, CAST(id % 3 AS STRING) FROM range(30)"
 
 
 def opened(home: Path) -> AtomicDDL:
-    """The embedded default; with ``DDL_LOG_WORKER_JAR=1`` its session has the project's jar (INSERT INTO in place)."""
-    if os.environ.get("DDL_LOG_WORKER_JAR") != "1":
-        return AtomicDDL(home=home)
-    from storage.catalogs.spark.session import embedded_session
-    from tests.attached.support import extension_settings
-
-    return AtomicDDL(home=home, spark=embedded_session(home, extra=extension_settings()))
+    """The embedded default (its session has the project's jar: INSERT INTO in place); with
+    ``DDL_LOG_WORKER_PLAN=aside`` the session's commit protocol is another, and INSERT INTO writes aside."""
+    ddl = AtomicDDL(home=home)
+    if os.environ.get("DDL_LOG_WORKER_PLAN") == "aside":
+        ddl.spark.conf.set("spark.sql.sources.commitProtocolClass",
+                           "org.apache.spark.internal.io.HadoopMapReduceCommitProtocol")
+    return ddl
 
 
 def main(home: Path, steps: list[str]) -> int:

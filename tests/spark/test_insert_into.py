@@ -21,6 +21,9 @@ from tests import crashkit
 from tests.spark.sweep_support import crash_then_recover, spark_worthy, table_state, user_tables
 
 pytestmark = pytest.mark.spark
+ASIDE_PROTOCOL = "org.apache.spark.internal.io.HadoopMapReduceCommitProtocol"
+"""A commit protocol other than Spark's default for SQL (its parent class): the session cannot name jobs, so INSERT
+INTO writes aside, as on a session configured with a cloud committer."""
 LONG = os.environ.get("DDL_LOG_REPLICATION_LONG") == "1"
 
 SHAPES = {
@@ -108,6 +111,38 @@ def test_the_binlog_event_records_the_files_moved_in_and_the_table_version(clean
     assert all(Path(f.path.removeprefix("file:")).is_file() for f in added.files)  # where they lie in the table now
 
 
+def plan_of(spark: Any, home: Path, statement: str) -> str:
+    """Which plan ran ``statement`` (its crash points say)."""
+    points = crashkit.trace(lambda: AtomicDDL(spark=spark, home=home), lambda d: d.sql(statement))
+    return "in_place" if any(p.startswith("insert_in_place.") for p, _ in points) else "aside"
+
+
+def test_an_insert_in_place_leaves_nothing_of_its_commit_protocol_in_the_sessions_settings(clean_spark, tmp_path):
+    spark = clean_spark
+    spark.sql(SHAPES["t"].format(t="t"))
+    before = spark.conf.get("spark.sql.sources.commitProtocolClass")
+    assert plan_of(spark, tmp_path / "home", "INSERT INTO t VALUES (1, 'x')") == "in_place"
+    assert spark.conf.get("spark.sql.sources.commitProtocolClass") == before
+    assert "NamedJob" not in str(spark.sql("SET -v").collect())
+
+
+@pytest.mark.parametrize("setting, plan", [(("spark.sql.sources.commitProtocolClass", ASIDE_PROTOCOL), "aside"),
+                                           (("hive.exec.stagingdir", "/tmp/ddl-log-staging-elsewhere"), "aside"),
+                                           (("hive.exec.stagingdir", ".staging-of-my-own"), "in_place")])
+def test_a_session_whose_job_cannot_be_named_writes_aside(clean_spark, tmp_path, setting, plan):
+    """Another commit protocol (a cloud committer) is the session's own; a Hive staging directory outside the table
+    (absolute) would put a Hive serde table's job output where its id is not given: both write aside; a relative one
+    stays inside the table's directory. Every row arrives either way."""
+    spark = clean_spark
+    spark.sql("CREATE TABLE h (a INT, b STRING) STORED AS textfile")  # Spark's Hive insert, through a staging dir
+    spark.conf.set(*setting)
+    try:
+        assert plan_of(spark, tmp_path / "home", "INSERT INTO h VALUES (1, 'x'), (2, 'y')") == plan
+    finally:
+        spark.conf.unset(setting[0])
+    assert sorted(tuple(r) for r in spark.table("h").collect()) == [(1, "x"), (2, "y")]
+
+
 INSERT = "INSERT INTO p VALUES (1, 'x', 'k1'), (2, 'y', NULL), (3, 'y', 'k2')"
 SETUP = [SHAPES["p"].format(t="p"), "INSERT INTO p VALUES (0, 'x', 'k1')"]
 SAMPLES = {
@@ -118,9 +153,6 @@ SAMPLES = {
 }
 """In place: the job id logged; the rows in the table, not committed; committed. Aside: TMP made; TMP filled; the
 moves logged; committed; some files moved; all moved; TMP gone (the default run)."""
-ASIDE_PROTOCOL = "org.apache.spark.internal.io.HadoopMapReduceCommitProtocol"
-"""A commit protocol other than Spark's default for SQL (its parent class): the session cannot name jobs, so INSERT
-INTO writes aside, as on a session configured with a cloud committer."""
 
 
 @pytest.fixture(params=sorted(SAMPLES))

@@ -65,6 +65,6 @@ def sample_payload(action_type: ActionType) -> Payload:
         ActionType.RELOCATE_VERSION: RelocateVersionPayload("file:/warehouse/t", "file:/warehouse/ddllog_9_kept_t", 9),
         ActionType.REMOVE_RECORD: RemoveRecordPayload('{"t": 2}'),
         ActionType.REMOVE_JOB_FILES: RemoveJobFilesPayload(
-            "file:/warehouse/t", "6f1c2a9e-0b7d-4e54-9c1f-2d3e4f5a6b7c", ((("k", "a/b"),), (("k", "e"),))),
+            "file:/warehouse/t", "6f1c2a9e-0b7d-4e54-9c1f-2d3e4f5a6b7c", ((("k", "a/b"),), (("k", "e"),)), 30.0),
     }
     return samples[action_type]

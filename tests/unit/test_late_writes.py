@@ -1,8 +1,9 @@
 """Late writes of orphaned tasks (issue 30), on the in-memory catalog standing for an engine whose executors outlive
 their driver (``memory_catalog(orphan_window=...)``; a late write is the work table's name added to its leftovers, a
 late CREATE a table under the work table's name). Whoever undoes a statement (its own rollback, recovery, a crash
-inside recovery and recovery again) logs one sweep of its work table, due once the orphan window is over; the sweep
-then removes whatever a late task left, and only that. Tasks that end with the driver (local mode) get no sweep."""
+inside recovery and recovery again) logs one sweep of its work table (or of an in-place INSERT INTO's job files),
+due once the orphan window is over; the sweep then removes whatever a late task left, and only that. Tasks that
+end with the driver (local mode) get no sweep."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from actions.kinds.create_table import CreateTablePayload
 from actions.kinds.kind import payload_of
+from actions.kinds.remove_job_files import RemoveJobFilesPayload
 from chains.entries import ActionEntry, ActionType
 from ddl_log import AtomicDDL, StatementFailedError
 from storage.catalogs.memory import MemoryTable, memory_catalog
@@ -182,3 +184,49 @@ def test_the_sweep_drops_a_work_table_made_again_by_the_statement_but_nothing_el
         with open_home():
             pass
         assert {table.identity for name, table in catalog.backend.tables.items() if name != T} == expected
+
+
+def test_an_undone_insert_written_in_place_sweeps_its_jobs_late_files_once_no_task_can_write(tmp_path):
+    """INSERT INTO written in place has no work table: its undo deletes the job's files by name, and logs first a
+    sweep of that job's files (only those) due once the orphan window is over; a late task's commit after the undo
+    (the job's rows back in the table) goes then."""
+    catalog = catalog_with_old_table()
+    catalog.backend.fail_on = lambda operation, name: operation == "insert"
+    with opener(tmp_path, catalog)() as ddl:
+        with pytest.raises(StatementFailedError):
+            ddl.insert_into("t", df=MemoryTable("", ("a",), [(7,)]))
+        [undo] = [action for chain in ddl.log.chains() for action in ddl.log.actions_of(chain.position)
+                  if action.type is ActionType.REMOVE_JOB_FILES]
+        job = payload_of(undo, RemoveJobFilesPayload).job
+        [sweep] = ddl.pending_deletions()
+        assert sweep.sweep and sweep.table == T and sweep.location == "memory:/default/t"
+        catalog.backend.fail_on = lambda operation, name: False
+        table = catalog.backend.tables[T]
+        table.rows.append((7,))  # a task of the undone job commits its file after the undo
+        catalog.backend.swap.jobs[job] = (table.identity, [(7,)])
+        ddl.insert_into("t", df=MemoryTable("", ("a",), [(3,)]))  # not due yet: the late row stays
+        assert (7,) in table.rows and len(ddl.pending_deletions()) == 1
+        time.sleep(WINDOW)
+        ddl.create_table("other", schema="x INT")  # due: the next statement sweeps the job's files only
+        assert table.rows == [(1,), (2,), (3,)] and ddl.pending_deletions() == []
+
+
+def test_a_crash_anywhere_inside_an_in_place_inserts_undo_logs_exactly_one_sweep_and_leaves_the_old_rows(tmp_path):
+    def insert(ddl: AtomicDDL) -> object:
+        return ddl.insert_into("t", df=MemoryTable("", ("a",), [(7,), (8,)]))
+
+    point = "insert_in_place.commit.before"  # the rows in the table, not committed
+    probe_open = opener(tmp_path / "probe", catalog_with_old_table())
+    assert crashkit.crash_at(probe_open, insert, point, 1)
+    recovery_points = crashkit.trace_recovery(probe_open)
+    assert {("undo.remove_job_files.sweep_logged", 1), ("undo.remove_job_files.removed", 1)} <= set(recovery_points)
+    for index, (r_point, r_nth) in enumerate(recovery_points):
+        catalog = catalog_with_old_table(window=600)
+        open_home = opener(tmp_path / f"w{index}", catalog)
+        assert crashkit.crash_at(open_home, insert, point, 1)
+        assert crashkit.recover_with_crash(open_home, r_point, r_nth), (r_point, r_nth)
+        with open_home() as ddl:
+            sweeps = [p for p in ddl.pending_deletions() if p.sweep]
+            assert ddl.active_chains() == [] and not ddl.binlog_events(), (r_point, r_nth)
+        assert len(sweeps) == 1, (r_point, r_nth, sweeps)
+        assert catalog.backend.tables[T].rows == [(1,), (2,)], (r_point, r_nth)

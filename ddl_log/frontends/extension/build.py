@@ -1,6 +1,6 @@
 """Build the extension's JVM part (``make install`` runs ``python -m ddl_log.frontends.extension.build``): the Java
 sources under ``java/`` compiled by the JDK's ``javac`` against the jars pyspark ships (no Maven), packed into
-``spark-ddl-log-<line>.jar`` beside this module (:func:`~ddl_log.frontends.extension.conf.jar_for`; package data,
+``spark-ddl-log-<line>.jar`` beside this module (:func:`~ddl_log.cluster.project_jar.jar_for`; package data,
 git-ignored)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from ddl_log.cluster.project_jar import jar_for, java_sources
 from ddl_log.errors import ExtensionError
-from ddl_log.frontends.extension.conf import jar_for, java_sources
 
 JDK_MISSING = ("the JDK's javac is needed to build the Spark extension (ddl_log/frontends/extension/java): install "
                "a JDK 17 (Debian: apt-get install openjdk-17-jdk-headless) or put its bin/ on PATH")
@@ -30,7 +30,7 @@ def pyspark_jars() -> Path:
 
 def build(jar: Path | None = None) -> Path:
     """Compile the sources against the installed pyspark's jars and write ``jar`` (default: that Spark line's,
-    :func:`~ddl_log.frontends.extension.conf.jar_for`; replaced whole: written aside, then moved in)."""
+    :func:`~ddl_log.cluster.project_jar.jar_for`; replaced whole: written aside, then moved in)."""
     jar = jar or jar_for()
     javac = shutil.which("javac")
     if javac is None:

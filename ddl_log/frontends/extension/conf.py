@@ -13,28 +13,9 @@ from typing import Any
 
 import attrs
 
+from ddl_log.cluster.project_jar import jar_for, stale
 from ddl_log.errors import ExtensionError
 from ddl_log.settings import ENV_PREFIX, Settings
-
-HERE = Path(__file__).resolve().parent
-SOURCES = HERE / "java"
-
-
-def spark_line() -> str:
-    """The ``major.minor`` of the installed pyspark, read from its package metadata (pyspark is not imported)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return ".".join(version("pyspark").split(".")[:2])
-    except PackageNotFoundError:
-        raise ExtensionError("pyspark is not installed in this Python: the extension is built for its jars") from None
-
-
-def jar_for(line: str | None = None) -> Path:
-    """The extension's jar for a Spark line (default: the installed pyspark's): built by ``make install``
-    (``python -m ddl_log.frontends.extension.build``) against that line's jars, package data, git-ignored. One jar
-    per line, so that environments of several Spark versions can share one source tree."""
-    return HERE / f"spark-ddl-log-{line or spark_line()}.jar"
 
 EXTENSION_CLASS = "spark_ddl_log.DdlLogExtension"
 PREFIX = "spark.ddlLog."
@@ -48,16 +29,6 @@ SESSION_SETTINGS = ("metastore_uri", "warehouse", "spark_master")
 EMBEDDED_CATALOG = ("spark.sql.catalogImplementation", "spark.hadoop.javax.jdo.option.ConnectionURL",
                     "spark.sql.warehouse.dir", "spark.hadoop.hive.exec.scratchdir",
                     "spark.hadoop.hive.exec.local.scratchdir")
-
-
-def java_sources() -> list[Path]:
-    return sorted(SOURCES.rglob("*.java"))
-
-
-def stale(jar: Path | None = None) -> bool:
-    """Whether ``jar`` (default: the installed pyspark's) is missing or older than one of its sources."""
-    jar = jar or jar_for()
-    return not jar.exists() or any(source.stat().st_mtime > jar.stat().st_mtime for source in java_sources())
 
 
 def jar_path() -> str:

@@ -25,7 +25,7 @@ from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
-from storage.catalogs.spark.fs.named_jobs import has_class, jobs_named, local_files, named_files
+from storage.catalogs.spark.fs.named_jobs import has_class, jobs_named, local_files, named_files, unnamed
 from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profile import Jvm, local_path
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, NotAtomicError
@@ -192,8 +192,9 @@ class SparkFileMoves:
         return jobs_named(self._engine)
 
     def job_files(self, location: str, job: str) -> tuple[FileMove, ...] | None:
-        """The data files of ``job`` under ``location`` (one listing: the whole directory's, in one round trip)."""
-        found = self.data_files(location)
+        """The data files of ``job`` under ``location`` (one listing: the whole directory's, in one round trip);
+        None where no write job took the id (its files cannot be told apart: the event records none)."""
+        found = None if unnamed(job) else self.data_files(location)
         if found is None:
             return None
         root = location.rstrip("/")

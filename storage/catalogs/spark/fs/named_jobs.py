@@ -27,23 +27,40 @@ SPARK_PROTOCOL = "org.apache.spark.sql.execution.datasources.SQLHadoopMapReduceC
 NAMED_PROTOCOL = "spark_ddl_log.NamedJobCommitProtocol"
 NAMED_JOBS = "spark_ddl_log.NamedJobs"
 JAR_NAME = "spark-ddl-log-"
+STAGING_KEY = "hive.exec.stagingdir"
 
 _LOCK = threading.Lock()
 _USERS: dict[int, int] = {}
-"""Per session (``id`` of its JVM session object's handle): how many INSERTs have the named protocol set now."""
+"""Per session (``id`` of its Python session object): how many INSERTs have the named protocol set now."""
+_UNNAMED: set[str] = set()
+"""The job ids whose expectation no write job claimed (a write elsewhere than the table's directory)."""
 
 
 def jobs_named(engine: Engine) -> bool:
-    """Whether an INSERT on ``engine``'s session can run with a job id chosen beforehand (the module's conditions).
-    Three to five Py4J round trips."""
+    """Whether an INSERT on ``engine``'s session can run with a job id chosen beforehand (the module's conditions,
+    and Hive's staging directory inside the table's, where the job's output must be for its id to be given: an
+    absolute ``hive.exec.stagingdir`` puts it elsewhere). About seven Py4J round trips."""
     jvm = engine.jvm
     if jvm is None or not has_class(jvm, NAMED_PROTOCOL):
         return False
     conf = engine.spark.conf
     if str(conf.get(PROTOCOL_KEY, SPARK_PROTOCOL)) not in (SPARK_PROTOCOL, NAMED_PROTOCOL):
         return False
+    staging = conf.get(STAGING_KEY, None) or jvm.hadoop_configuration().get(STAGING_KEY) or ".hive-staging"
+    if str(staging).startswith("/") or ":" in str(staging):
+        return False
     context = engine.spark.sparkContext
     return str(context.master).startswith("local") or JAR_NAME in str(context.getConf().get("spark.jars", ""))
+
+
+def unnamed(job: str) -> bool:
+    """Whether ``job``'s expectation went unclaimed (its write job took an id of its own: its files cannot be told
+    apart); asked once, after the statement's INSERT."""
+    with _LOCK:
+        if job in _UNNAMED:
+            _UNNAMED.discard(job)
+            return True
+    return False
 
 
 def has_class(jvm: Jvm, name: str) -> bool:
@@ -62,7 +79,7 @@ def named_job(engine: Engine, location: str, job: str) -> Iterator[None]:
     """The next write job into ``location`` (or a staging directory under it) named ``job``, for the block."""
     jvm = engine.jvm
     assert jvm is not None  # jobs_named said so
-    key = id(jvm.session)
+    key = id(engine.spark)
     with _LOCK:
         if not _USERS.get(key):
             engine.spark.conf.set(PROTOCOL_KEY, NAMED_PROTOCOL)
@@ -72,7 +89,9 @@ def named_job(engine: Engine, location: str, job: str) -> Iterator[None]:
         yield
     finally:
         try:
-            static(jvm.view, NAMED_JOBS, "forget")(location)
+            if static(jvm.view, NAMED_JOBS, "forget")(location):
+                with _LOCK:
+                    _UNNAMED.add(job)
         finally:
             with _LOCK:
                 _USERS[key] -= 1
