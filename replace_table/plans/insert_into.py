@@ -49,6 +49,7 @@ that instant reads part of the new rows; a partitioned table's new partitions ap
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 import warnings
 
@@ -67,7 +68,7 @@ from replace_table.statement_log import StatementLog
 from storage.catalogs.file_moves import FileMove, FileMover, MovePlan, PartitionValues
 from storage.catalogs.interface import Fill, TableMetadata, TableSpec, tag_in
 from storage.catalogs.names import TableName
-from storage.errors import CatalogError
+from storage.errors import CatalogError, HomeFencedError
 
 
 @attrs.frozen(kw_only=True)
@@ -177,6 +178,17 @@ def in_place_job(ctx: ActionContext, log: StatementLog, name: TableName, fill: F
     return RemoveJobFilesPayload(location.rstrip("/"), str(uuid.uuid4()), partitions, ctx.orphan_window())
 
 
+def discard_fenced_job(run: InsertRun) -> None:
+    """A driver fenced off while its in-place INSERT ran (paused past its lease, its home taken over) undoes
+    nothing through the log, which the taker owns now; but its job may have committed files after the taker's undo
+    deleted the job's files. They carry the job's id, so they are deleted here, and only they (the partitions the job
+    registered stay: the taker may have made some of them since; they hold no row of the statement)."""
+    if run.job is None:
+        return
+    with contextlib.suppress(CatalogError):  # what is left, the taker's sweep or an operator finds by the job id
+        run.mover.remove_job_files(run.name, run.job.location, run.job.job)
+
+
 def new_partitions(run: InsertRun, files: tuple[FileMove, ...]) -> tuple[PartitionValues, ...]:
     """The partitions the job's files are in and those the table lacked before (a static partition of no row)."""
     assert run.job is not None
@@ -197,7 +209,11 @@ def insert_rows(ctx: ActionContext, statement: str, name: TableName, fill: Fill,
     run.identity = tag_in(metadata.property_map) or ctx.catalog.names.identity(name)
     run.job = in_place_job(ctx, log, name, fill, metadata, run.mover)
     plan = INSERT if run.job is None else IN_PLACE
-    outcome = run_plan(plan, run, log, verb="INSERT INTO", subject=str(name))
+    try:
+        outcome = run_plan(plan, run, log, verb="INSERT INTO", subject=str(name))
+    except HomeFencedError:
+        discard_fenced_job(run)
+        raise
     event = outcome.event
     if outcome.error is not None:
         event = log.committed_event()

@@ -198,3 +198,20 @@ def test_insert_into_crashed_anywhere_adds_every_new_row_or_none(clean_spark, wa
         second.close()
         outcomes.append("new" if events else "old")
     assert outcomes == sorted(outcomes, key=lambda o: o == "new") and {"old", "new"} <= set(outcomes)
+
+
+def test_an_undone_insert_in_place_deletes_its_files_in_a_partition_plain_spark_put_elsewhere(
+        clean_spark, tmp_path):
+    """Plain Spark's ALTER TABLE ADD PARTITION ... LOCATION puts a partition outside the table's directory, and Spark's
+    own job writes that partition's new files there: the undo of a crashed in-place INSERT finds them there too."""
+    spark = clean_spark
+    elsewhere = tmp_path / "elsewhere"
+    spark.sql("CREATE TABLE e (v INT, k STRING) USING parquet PARTITIONED BY (k)")
+    spark.sql(f"ALTER TABLE e ADD PARTITION (k='far') LOCATION '{elsewhere}'")
+    spark.sql("INSERT INTO e VALUES (0, 'far'), (1, 'near')")
+    old = table_state(spark, "e")
+    opener = lambda: AtomicDDL(spark=spark, home=tmp_path / "home")  # noqa: E731 - the sweep's opener
+    events = crash_then_recover(opener, lambda d: d.sql("INSERT INTO e VALUES (2, 'far'), (3, 'near')"),
+                                "insert_in_place.commit.before", 1)
+    assert not events and table_state(spark, "e") == old
+    assert len([p for p in elsewhere.iterdir() if p.name.startswith("part-")]) == 1  # the old file only

@@ -9,8 +9,10 @@ from __future__ import annotations
 import pytest
 
 from ddl_log import AtomicDDL
+from storage import crashpoints
 from storage.catalogs.memory import MemoryTable
 from storage.catalogs.names import TableName
+from storage.errors import HomeFencedError
 from tests import crashkit
 from tests.unit.test_statement_sweeps import populated_catalog
 
@@ -79,3 +81,26 @@ def test_an_uncommitted_in_place_insert_is_undone_in_its_own_table_only(tmp_path
     ddl.close()
     table = catalog.backend.tables[TableName.of("q")]
     assert table.rows == [(10, "1")] and table.partitions == [{"k": "9"}]
+
+
+def test_a_driver_fenced_off_after_its_job_wrote_in_place_deletes_the_jobs_files_itself(tmp_path):
+    """Paused during Spark's job past its lease, its home taken over (whose undo found nothing of the job yet):
+    resumed, the driver's next step is fenced, it undoes nothing through the log, and deletes the files of its own
+    job, which no one else would see as uncommitted."""
+    catalog = populated_catalog()
+    table = catalog.backend.tables[TableName.of("q")]
+    before = list(table.rows)
+
+    def guard() -> None:
+        if len(table.rows) > len(before):  # the job's rows are in: the lease ran out meanwhile
+            raise HomeFencedError(str(tmp_path), "its lease ran out (a test)")
+
+    with AtomicDDL(home=str(tmp_path / "home"), catalog=catalog) as ddl:
+        crashpoints.set_step_guard(guard)
+        try:
+            with pytest.raises(HomeFencedError):
+                ddl.insert_into("q", df=ROWS)
+        finally:
+            crashpoints.set_step_guard(None)
+        assert table.rows == before and not ddl.binlog_events()
+        assert len(ddl.active_chains()) == 1  # the taker's to undo, as for any fenced statement

@@ -74,10 +74,12 @@ class SparkFileMoves:
     """The file half of INSERT INTO (``location_of`` says where a table is, ``alter`` lists and registers its
     partitions)."""
 
-    def __init__(self, engine: Engine, location_of: Callable[[TableName], str | None], alter: Partitions) -> None:
+    def __init__(self, engine: Engine, location_of: Callable[[TableName], str | None], alter: Partitions,
+                 partition_locations: Callable[[TableName], list[str]] = lambda name: []) -> None:
         self._engine = engine
         self._location_of = location_of
         self._alter = alter
+        self._partition_locations = partition_locations
 
     # ------------------------------------------------------------------ the source's INSERT INTO
 
@@ -202,8 +204,21 @@ class SparkFileMoves:
                      for relative in named_files(list(found), job))
 
     def remove_job_files(self, target: TableName, location: str, job: str) -> None:
-        """Every file named with ``job`` under ``location`` deleted (staging and checksum files too), the touched
-        directories synced (local), the session's view of ``target`` refreshed."""
+        """Every file named with ``job`` under ``location`` deleted (staging and checksum files too), and under each
+        partition of ``target`` that plain Spark gave a location of its own (Spark's job writes such a partition's
+        files there), the touched directories synced (local), the session's view of ``target`` refreshed."""
+        root = location.rstrip("/")
+        with contextlib.suppress(CatalogError):  # no table under the name now: its own directory is all there is
+            elsewhere = {p.rstrip("/") for p in self._partition_locations(target)
+                         if not p.rstrip("/").startswith(root + "/")}
+            for directory in sorted(elsewhere):
+                self._remove_named(directory, job)
+        self._remove_named(location, job)
+        self._engine.forget(target)
+        with contextlib.suppress(*ENGINE_ERRORS):  # no table under the name now: nothing cached of it
+            self._engine.spark.catalog.refreshTable(target.quoted)
+
+    def _remove_named(self, location: str, job: str) -> None:
         root = local_path(location)
         if root is not None:
             doomed = [root / relative for relative in named_files(local_files(str(root)), job)] \
@@ -220,9 +235,6 @@ class SparkFileMoves:
             except ENGINE_ERRORS as error:
                 raise EngineOperationError(f"cannot delete the files of job {job} under {location}: "
                                            f"{inspect_error(error).message}", location, error) from None
-        self._engine.forget(target)
-        with contextlib.suppress(*ENGINE_ERRORS):  # no table under the name now: nothing cached of it
-            self._engine.spark.catalog.refreshTable(target.quoted)
 
     # ------------------------------------------------------------------ the replica's copy
 

@@ -322,7 +322,12 @@ class SparkDataJobs:
 
     def file_mover(self) -> SparkFileMoves:
         """INSERT INTO's files (:mod:`storage.catalogs.spark.fs.file_mover`)."""
-        return SparkFileMoves(self._engine, self._alter.table_location, self._alter)
+        return SparkFileMoves(self._engine, self._alter.table_location, self._alter, self._partition_locations)
+
+    def _partition_locations(self, name: TableName) -> list[str]:
+        """Where each partition of ``name`` is (one metastore call); none without a metastore client of its own
+        (Spark Connect, whose INSERT writes aside)."""
+        return [] if self._client is None else [p.location for p in self._client.partitions(name) if p.location]
 
     def orphan_window(self) -> float | None:
         """See :func:`storage.catalogs.spark.executors.orphan_window` (read once per SparkContext)."""
