@@ -91,9 +91,11 @@ def forward_sweep_table(action: ActionEntry, ctx: ActionContext) -> None:
 
 
 def describe(action: ActionEntry) -> str:
-    location, job = payload_of(action, SweepTablePayload).location, payload_of(action, SweepTablePayload).job
-    if job is not None:
-        return f"once no task of the undone INSERT INTO can write: delete the files of its job {job} under {location}"
+    payload = payload_of(action, SweepTablePayload)
+    location = payload.location
+    if payload.job is not None:
+        return (f"once no task of the undone INSERT INTO can write: delete the files of its job {payload.job} under "
+                f"{location}")
     return (f"once no task of the undone statement can write: drop table {action.name} if it has identity "
             f"{action.tag}, and remove what late tasks wrote at {location}")
 

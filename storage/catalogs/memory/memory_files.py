@@ -81,9 +81,10 @@ class MemoryFileMover:
         identity, rows = found
         for name, table in self.tables.items():
             if location_of(name, table) == location and table.identity == identity:
-                for row in reversed(rows):
-                    if row in table.rows:
-                        del table.rows[len(table.rows) - 1 - table.rows[::-1].index(row)]
+                for row in reversed(rows):  # the last equal row each time: the job appended them at the end
+                    last = next((i for i in range(len(table.rows) - 1, -1, -1) if table.rows[i] == row), None)
+                    if last is not None:
+                        del table.rows[last]
         del self.swap.jobs[job]
 
     def move_file(self, move: FileMove) -> None:

@@ -201,7 +201,7 @@ class SparkFileMoves:
             return None
         root = location.rstrip("/")
         return tuple(FileMove(f"{root}/{relative}", f"{root}/{relative}", partition_of_path(relative))
-                     for relative in named_files(list(found), job))
+                     for relative in named_files(found, job))
 
     def remove_job_files(self, target: TableName, location: str, job: str) -> None:
         """Every file named with ``job`` under ``location`` deleted (staging and checksum files too), and under each

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine
@@ -100,7 +100,7 @@ def named_job(engine: Engine, location: str, job: str) -> Iterator[None]:
                     engine.spark.conf.unset(PROTOCOL_KEY)
 
 
-def named_files(listed: Iterator[str] | list[str], job: str) -> list[str]:
+def named_files(listed: Iterable[str], job: str) -> list[str]:
     """The paths of ``listed`` whose file name carries ``job``."""
     return [path for path in listed if job in path.rsplit("/", 1)[-1]]
 
