@@ -118,7 +118,12 @@ READER_PROOFS = (
 )
 """Readers beside running statements (threads of the writer's session and of other drivers reading while it
 replaces, failed and wrong reads counted), tens of seconds of reading apiece."""
-PROOFS = REAL_PROCESS_PROOFS + SPARK_CRASH_SWEEPS + READER_PROOFS
+NESTED_CRASH_MATRICES = (
+    "tests/unit/test_recovery.py::test_a_crash_anywhere_inside_recovery_",
+)
+"""A crash inside the recovery of every crash point, each with every point of that recovery: quadratic, about two
+worker-minutes on the in-memory catalog; ``make test`` runs it on every 5th statement point."""
+PROOFS = REAL_PROCESS_PROOFS + SPARK_CRASH_SWEEPS + READER_PROOFS + NESTED_CRASH_MATRICES
 """The proofs on real Spark under crashes and readers, by path or node id prefix. Together they took more than half of
 the suite's time on 2 cores (52 of 99 worker-minutes in the run of 2026-11-29), so ``make test`` (its 25-minute
 budget) runs everything else and ``make proofs`` runs these; ``.ci/run`` runs both, so every proof still gates a

@@ -17,6 +17,7 @@ from ddl_log.engine.texts import sql_string
 from ddl_log.engine.typed import Statement
 from replace_table.plans.insert_into import InsertResult, insert_rows
 from storage.catalogs.interface import Fill, TableMetadata
+from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
 from storage.errors import InvalidNameError, NotAtomicError
 
@@ -55,17 +56,17 @@ class InsertInto(Statement):
         return LockKeys.objects(self.name)
 
     def run(self, ctx: ActionContext) -> InsertResult:
-        found = ctx.catalog.definitions.recorded_definition(self.name)  # one metastore call on a classic session
-        if found is None:
-            raise missing_table(ctx.catalog, self.name)
-        metadata = found[1]
-        if metadata.external:
-            raise NotAtomicError(f"INSERT INTO the external table {self.name} cannot be atomic: its files live at the "
-                                 "table's own location, outside the log's (allow_non_atomic=True or "
-                                 "--allow-non-atomic runs Spark's own statement)", str(self.name))
-        self.check(metadata)
-        ctx.catalog.data.check_insert(self.name, self.fill)  # what Spark refuses, refused before anything is logged
-        return insert_rows(ctx, self.binlog_text, self.name, self.fill, metadata)
+        with reuse_lookups():  # the identity's lookup gives the in-place job its table's location too
+            found = ctx.catalog.definitions.recorded_definition(self.name)  # one metastore call on a classic session
+            if found is None:
+                raise missing_table(ctx.catalog, self.name)
+            metadata = found[1]
+            if metadata.external:
+                raise NotAtomicError(f"INSERT INTO the external table {self.name} cannot be atomic: its files live "
+                                     "at the table's own location, outside the log's (allow_non_atomic=True or "
+                                     "--allow-non-atomic runs Spark's own statement)", str(self.name))
+            self.check(metadata)
+            return insert_rows(ctx, self.binlog_text, self.name, self.fill, metadata)
 
     def check(self, metadata: TableMetadata) -> None:
         """What the table must be beyond an existing managed table (nothing here; a replica checks its shape)."""

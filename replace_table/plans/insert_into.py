@@ -20,7 +20,9 @@ step  name             effect
 A crash before step 3 undoes C: the job's files go wherever Spark's commit had put them (the table, a partition, a
 staging directory), with the partitions it added; after it, nothing is left to do. What readers see: the rows as
 Spark's job commit moves them in (as with plain Spark), then, a few milliseconds later, the commit point; a crash in
-between removes rows a reader may have seen (the only window where a reader sees rows that do not stay).
+between removes rows a reader may have seen (the only window where a reader sees rows that do not stay). What Spark
+refuses (its analyzer: a column too many, a source that does not exist) fails step 2 with Spark's own error before
+a file is written, and the undo of C finds nothing to delete: no second analysis is paid up front.
 
 **Aside** (``insert``): elsewhere (a Spark Connect session, a session without the jar or with another commit
 protocol, a replica's copy of a source's files, and inside a DDL transaction, where nothing may be seen before COMMIT)
@@ -65,7 +67,7 @@ from actions.results import StatementResult
 from chains.version_records import AddedFile, AddedFiles
 from replace_table.machine import Plan, Step, run_plan
 from replace_table.statement_log import StatementLog
-from storage.catalogs.file_moves import FileMove, FileMover, MovePlan, PartitionValues
+from storage.catalogs.file_moves import FileMove, FileMover, MovePlan, PartitionValues, WriteJob
 from storage.catalogs.interface import Fill, TableMetadata, TableSpec, tag_in
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError, HomeFencedError
@@ -149,7 +151,7 @@ def log_job(run: InsertRun) -> None:
 
 def fill_in_place(run: InsertRun) -> None:
     assert run.job is not None
-    run.ctx.catalog.data.insert(run.name, run.fill, job=run.job.job)
+    run.ctx.catalog.data.insert(run.name, run.fill, job=WriteJob(run.job.job, run.job.location))
 
 
 def commit_in_place(run: InsertRun) -> None:
@@ -208,6 +210,8 @@ def insert_rows(ctx: ActionContext, statement: str, name: TableName, fill: Fill,
     run = InsertRun(ctx, log, name, fill, metadata, ctx.catalog.data.file_mover())
     run.identity = tag_in(metadata.property_map) or ctx.catalog.names.identity(name)
     run.job = in_place_job(ctx, log, name, fill, metadata, run.mover)
+    if run.job is None:  # what Spark refuses, refused before a work table is made (in place: by Spark's own INSERT)
+        ctx.catalog.data.check_insert(name, fill)
     plan = INSERT if run.job is None else IN_PLACE
     try:
         outcome = run_plan(plan, run, log, verb="INSERT INTO", subject=str(name))

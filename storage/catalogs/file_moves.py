@@ -32,6 +32,15 @@ class FileMove:
 
 
 @attrs.frozen
+class WriteJob:
+    """A write job an INSERT names beforehand (``DataJobs.insert(..., job=)``): ``id`` names every file it makes;
+    ``location``, the table's directory the statement logged with it (so the insert reads it no second time)."""
+
+    id: str
+    location: str
+
+
+@attrs.frozen
 class MovePlan:
     """Every data file the work table holds with where it goes, and the work table's partitions (the ones the
     table lacks are registered after the moves: a static partition insert of no row registers its partition too, as

@@ -25,7 +25,7 @@ from typing import Protocol
 import attrs
 
 from storage.catalogs.copying import DatabaseDefinition
-from storage.catalogs.file_moves import FileMover
+from storage.catalogs.file_moves import FileMover, WriteJob
 from storage.catalogs.fill import Fill
 from storage.catalogs.interface import (
     Column,
@@ -115,10 +115,10 @@ class DataJobs(Protocol):
         source, a bad column type, an unknown partition column, a SELECT that does not analyse. No side effect."""
         ...
 
-    def insert(self, name: TableName, fill: Fill, *, job: str | None = None) -> None:
+    def insert(self, name: TableName, fill: Fill, *, job: WriteJob | None = None) -> None:
         """Append the rows of ``fill`` to ``name`` (columns by position, as INSERT INTO does), then the rows of the
         partitions ``fill.keep`` keeps (crash point ``fill.keep.before`` in between). ``job``: the id every file the
-        write job makes is named with (only where ``FileMover.names_jobs`` says so)."""
+        write job makes is named with, and the table's directory (only where ``FileMover.names_jobs`` says so)."""
         ...
 
     def check_insert(self, name: TableName, fill: Fill) -> None:

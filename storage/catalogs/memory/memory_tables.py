@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from storage.catalogs.file_moves import WriteJob
 from storage.catalogs.interface import (
     KEEP_POINT,
     TAG_PROPERTY,
@@ -233,7 +234,7 @@ class MemoryDataJobs(MemoryPort):
         if spec.like is not None and spec.like not in self.state.tables:
             raise NoSuchObjectError.relation(f"table {spec.like} does not exist", str(spec.like))
 
-    def insert(self, name: TableName, fill: Fill, *, job: str | None = None) -> None:
+    def insert(self, name: TableName, fill: Fill, *, job: WriteJob | None = None) -> None:
         """Rows of a :class:`MemoryTable` given as ``fill.df`` (static partition values put in at their columns);
         a partitioned table registers the partitions rows go to, and a full static spec its partition, as Spark.
         ``job``: the rows are remembered as that job's "files" (``SwapState.jobs``)."""
@@ -248,7 +249,7 @@ class MemoryDataJobs(MemoryPort):
         if static:
             new_rows = [with_static(table.columns, static, iter(row)) for row in new_rows]
         if job is not None:
-            self.state.swap.jobs[job] = (table.identity, list(new_rows))
+            self.state.swap.jobs[job.id] = (table.identity, list(new_rows))
         table.rows.extend(new_rows)
         written = {partition_of(table, row) for row in new_rows}
         if table.partitioned_by and len(static) == len(table.partitioned_by):

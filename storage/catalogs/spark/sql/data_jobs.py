@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import re
 import uuid
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import nullcontext
 from typing import Any
 
 import attrs
 
 from storage.catalogs import lookup_scope
+from storage.catalogs.file_moves import WriteJob
 from storage.catalogs.interface import TAG_PROPERTY, Fill, TableSpec
 from storage.catalogs.names import RESERVED_PREFIX, TableName, quote_ident
 from storage.catalogs.rules import first_duplicate
@@ -242,7 +243,7 @@ class SparkDataJobs:
             self._undo_failed_create(name, tag)  # all or nothing, as a failed CREATE
             raise
 
-    def insert(self, name: TableName, fill: Fill, *, job: str | None = None) -> None:
+    def insert(self, name: TableName, fill: Fill, *, job: WriteJob | None = None) -> None:
         """``INSERT INTO name`` the rows of ``fill`` (a SELECT text or a DataFrame of this session), by position.
 
         Not all-or-nothing under a crash: Spark's job commit moves the task files into the table one by one, so a
@@ -253,7 +254,7 @@ class SparkDataJobs:
         becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
         (neither SELECT nor DataFrame) that names ``partitions_of`` or ``copy_partitions`` only registers those
         partitions, empty; with rows, they are registered after the rows. ``job``: the id the write job's files are
-        named with (:mod:`~storage.catalogs.spark.fs.named_jobs`; the table's location is looked up first).
+        named with (:mod:`~storage.catalogs.spark.fs.named_jobs`) and the table's directory the statement logged.
         """
         if fill.files_from is not None:  # a replica's version: its files, as files
             copy_version_files(fill.files_from, self._alter.table_location(name), name, self._spark, fill.files_named)
@@ -280,7 +281,7 @@ class SparkDataJobs:
             if view is not None:
                 self._engine.register_temp_view(fill.df, view, name)
             try:
-                with self._named(name, job):
+                with nullcontext() if job is None else named_job(self._engine, job.location, job.id):
                     self._spark.sql(f"INSERT INTO {name.quoted} {source}")
             except ENGINE_ERRORS as error:
                 failure = self._engine.failure(error)
@@ -299,14 +300,6 @@ class SparkDataJobs:
         if fill.partitions_of is not None:
             self._keep.add_empty(name, fill.partitions_of)
         self._keep.add_listed(name, fill.copy_partitions)
-
-    def _named(self, name: TableName, job: str | None) -> AbstractContextManager[None]:
-        if job is None:
-            return nullcontext()
-        location = self._alter.table_location(name)
-        if location is None:
-            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
-        return named_job(self._engine, location, job)
 
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
