@@ -2,7 +2,8 @@
 the table (its files named with a job id the log chose and wrote first, :mod:`replace_table.plans.insert_into`), so
 undoing the statement deletes every file named with that id under the table's directory, wherever Spark's commit
 had got to (the table, a partition, a staging or ``_temporary`` directory), then drops the partitions the table did
-not have before, while the table is still the one the rows went into (its identity). Each part is idempotent: a
+not have before and that hold no row now (another writer's, a plain Spark job's, stays with its partition), while
+the table is still the one the rows went into (its identity). Each part is idempotent: a
 replay after a crash deletes what is left. On an engine whose tasks can outlive their driver, a sweep of the job's
 files is logged first, due once the orphan window is over: what a late task commits after the undo goes too.
 
@@ -72,8 +73,13 @@ def undo_job_files(action: ActionEntry, ctx: ActionContext) -> None:
     if payload.partitions is None or ctx.catalog.names.identity(name) != action.tag:
         return
     before = {tuple(p) for p in payload.partitions}
-    for partition in ctx.catalog.definitions.list_partitions(name):
-        if tuple(partition.items()) not in before:
+    new = [p for p in ctx.catalog.definitions.list_partitions(name) if tuple(p.items()) not in before]
+    if not new:
+        return
+    held = ctx.catalog.data.file_mover().partitions_holding_rows(name, payload.location,
+                                                                  [tuple(p.items()) for p in new])
+    for partition in new:  # another writer's rows in a partition new since (a plain Spark job) keep it
+        if tuple(partition.items()) not in held:
             ctx.catalog.definitions.drop_partition(name, partition)
 
 

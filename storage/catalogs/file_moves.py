@@ -10,6 +10,7 @@ partition already registered is registered."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import attrs
@@ -94,6 +95,13 @@ class FileMover(Protocol):
     def remove_job_files(self, target: TableName, location: str, job: str) -> None:
         """Delete every file under ``location`` named with ``job``, hidden and staging directories included, make
         it durable, and refresh the session's view of ``target``."""
+        ...
+
+    def partitions_holding_rows(self, target: TableName, location: str,
+                                partitions: Sequence[PartitionValues]) -> set[PartitionValues]:
+        """Those of ``partitions`` of ``target`` (at ``location``) that hold a data file, or that lie outside
+        ``location``, or all where files cannot be listed: an undo drops a partition its job added only when it
+        holds nothing another writer put there."""
         ...
 
     def copy_in(self, name: TableName, fill: Fill) -> None:

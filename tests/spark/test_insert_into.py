@@ -215,3 +215,19 @@ def test_an_undone_insert_in_place_deletes_its_files_in_a_partition_plain_spark_
                                 "insert_in_place.commit.before", 1)
     assert not events and table_state(spark, "e") == old
     assert len([p for p in elsewhere.iterdir() if p.name.startswith("part-")]) == 1  # the old file only
+
+
+def test_an_undone_insert_in_place_keeps_a_new_partition_another_writer_filled(clean_spark, tmp_path):
+    """A plain Spark job writes into the table between the crash and recovery (a job of another cluster, say), into
+    a partition the crashed statement added and into one of its own: the undo deletes the statement's rows only, and
+    drops only the new partition that nothing but the statement filled."""
+    spark = clean_spark
+    spark.sql("CREATE TABLE w (v INT, k STRING) USING parquet PARTITIONED BY (k)")
+    spark.sql("INSERT INTO w VALUES (0, 'old')")
+    opener = lambda: AtomicDDL(spark=spark, home=tmp_path / "home")  # noqa: E731 - the crash's opener
+    assert crashkit.crash_at(opener, lambda d: d.sql("INSERT INTO w VALUES (1, 'shared'), (2, 'mine')"),
+                             "insert_in_place.commit.before", 1)
+    spark.sql("INSERT INTO w VALUES (3, 'shared'), (4, 'theirs')")
+    opener().close()
+    assert sorted(tuple(r) for r in spark.table("w").collect()) == [(0, "old"), (3, "shared"), (4, "theirs")]
+    assert sorted(r[0] for r in spark.sql("SHOW PARTITIONS w").collect()) == ["k=old", "k=shared", "k=theirs"]

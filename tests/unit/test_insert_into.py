@@ -83,6 +83,28 @@ def test_an_uncommitted_in_place_insert_is_undone_in_its_own_table_only(tmp_path
     assert table.rows == [(10, "1")] and table.partitions == [{"k": "9"}]
 
 
+def test_the_undo_of_an_in_place_insert_keeps_a_new_partition_that_holds_another_writers_rows(tmp_path):
+    """A plain Spark job wrote into the table while the statement ran (before recovery here): the undo deletes the
+    job's rows only; a partition new since that holds the other writer's rows stays, one only the job filled goes."""
+    catalog = populated_catalog()
+    home = str(tmp_path / "home")
+
+    def opener() -> AtomicDDL:
+        return AtomicDDL(home=home, catalog=catalog, compact_bytes=0)
+
+    rows = MemoryTable("", ("v", "k"), [(10, "1"), (11, "9"), (13, "8")])
+    assert crashkit.crash_at(opener, lambda d: d.insert_into("q", df=rows), "insert_in_place.fill.after", 1)
+    table = catalog.backend.tables[TableName.of("q")]
+    before = [row for row in table.rows if row not in rows.rows]
+    table.rows += [(20, "9"), (21, "7")]  # another writer, into the job's new partition 9 and a new partition 7
+    table.partitions.append({"k": "7"})
+    ddl = opener()
+    assert [o.outcome for o in ddl.last_recovery.outcomes] == ["undone"]
+    ddl.close()
+    assert table.rows == [*before, (20, "9"), (21, "7")]
+    assert {"k": "9"} in table.partitions and {"k": "7"} in table.partitions and {"k": "8"} not in table.partitions
+
+
 def test_a_driver_fenced_off_after_its_job_wrote_in_place_deletes_the_jobs_files_itself(tmp_path):
     """Paused during Spark's job past its lease, its home taken over (whose undo found nothing of the job yet):
     resumed, the driver's next step is fenced, it undoes nothing through the log, and deletes the files of its own

@@ -10,9 +10,9 @@ call its failure hook (``observe``) as the catalog's own methods do."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from storage.catalogs.file_moves import FileMove, MovePlan
+from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
 from storage.catalogs.fill import Fill
 from storage.catalogs.memory.memory_table import MemoryTable, SwapState, location_of, partition_of, register_partition
 from storage.catalogs.names import TableName
@@ -86,6 +86,15 @@ class MemoryFileMover:
                     if last is not None:
                         del table.rows[last]
         del self.swap.jobs[job]
+
+    def partitions_holding_rows(self, target: TableName, location: str,
+                                partitions: Sequence[PartitionValues]) -> set[PartitionValues]:
+        """Those of ``partitions`` with a row of ``target`` in them (every one when ``target`` is not there)."""
+        table = self.tables.get(target)
+        if table is None:
+            return set(partitions)
+        held = {tuple(zip(table.partitioned_by, partition_of(table, row), strict=True)) for row in table.rows}
+        return {p for p in partitions if p in held}
 
     def move_file(self, move: FileMove) -> None:
         if move.source in self.swap.moved:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote
@@ -75,7 +75,7 @@ class SparkFileMoves:
     partitions)."""
 
     def __init__(self, engine: Engine, location_of: Callable[[TableName], str | None], alter: Partitions,
-                 partition_locations: Callable[[TableName], list[str]] = lambda name: []) -> None:
+                 partition_locations: Callable[[TableName], dict[tuple[str, ...], str]] = lambda name: {}) -> None:
         self._engine = engine
         self._location_of = location_of
         self._alter = alter
@@ -209,7 +209,7 @@ class SparkFileMoves:
         files there), the touched directories synced (local), the session's view of ``target`` refreshed."""
         root = location.rstrip("/")
         with contextlib.suppress(CatalogError):  # no table under the name now: its own directory is all there is
-            elsewhere = {p.rstrip("/") for p in self._partition_locations(target)
+            elsewhere = {p.rstrip("/") for p in self._partition_locations(target).values()
                          if not p.rstrip("/").startswith(root + "/")}
             for directory in sorted(elsewhere):
                 self._remove_named(directory, job)
@@ -217,6 +217,20 @@ class SparkFileMoves:
         self._engine.forget(target)
         with contextlib.suppress(*ENGINE_ERRORS):  # no table under the name now: nothing cached of it
             self._engine.spark.catalog.refreshTable(target.quoted)
+
+    def partitions_holding_rows(self, target: TableName, location: str,
+                                partitions: Sequence[PartitionValues]) -> set[PartitionValues]:
+        """One listing of ``location`` and of ``target``'s partition locations (one metastore call)."""
+        listed = self.data_files(location)
+        if listed is None:
+            return set(partitions)
+        held = {partition_of_path(relative) for relative in listed}
+        root = location.rstrip("/")
+        with contextlib.suppress(CatalogError):  # no table under the name: only its directory tells
+            placed = self._partition_locations(target)
+            held |= {p for p in partitions
+                     if not placed.get(tuple(v for _, v in p), root + "/").rstrip("/").startswith(root + "/")}
+        return {p for p in partitions if p in held}
 
     def _remove_named(self, location: str, job: str) -> None:
         root = local_path(location)

@@ -34,23 +34,38 @@ _USERS: dict[int, int] = {}
 """Per session (``id`` of its Python session object): how many INSERTs have the named protocol set now."""
 _UNNAMED: set[str] = set()
 """The job ids whose expectation no write job claimed (a write elsewhere than the table's directory)."""
+_CONTEXTS: dict[int, tuple[object, bool]] = {}
+"""Per ``JavaSparkContext`` (``id``, the handle kept so that the id is never another's): whether its JVM has the
+project's classes and its executors do too (a local master, or the jar in ``spark.jars``): fixed for its life."""
 
 
 def jobs_named(engine: Engine) -> bool:
     """Whether an INSERT on ``engine``'s session can run with a job id chosen beforehand (the module's conditions,
     and Hive's staging directory inside the table's, where the job's output must be for its id to be given: an
-    absolute ``hive.exec.stagingdir`` puts it elsewhere). About seven Py4J round trips."""
+    absolute ``hive.exec.stagingdir`` puts it elsewhere). Two or three Py4J round trips (the session's settings);
+    what the context fixes is asked once per context."""
     jvm = engine.jvm
-    if jvm is None or not has_class(jvm, NAMED_PROTOCOL):
+    if jvm is None or not context_names_jobs(engine, jvm):
         return False
     conf = engine.spark.conf
     if str(conf.get(PROTOCOL_KEY, SPARK_PROTOCOL)) not in (SPARK_PROTOCOL, NAMED_PROTOCOL):
         return False
     staging = conf.get(STAGING_KEY, None) or jvm.hadoop_configuration().get(STAGING_KEY) or ".hive-staging"
-    if str(staging).startswith("/") or ":" in str(staging):
-        return False
+    return not (str(staging).startswith("/") or ":" in str(staging))
+
+
+def context_names_jobs(engine: Engine, jvm: Jvm) -> bool:
+    """Whether the session's context has the project's commit protocol in its JVM and in its executors'."""
+    with _LOCK:
+        known = _CONTEXTS.get(id(jvm.context))
+    if known is not None and known[0] is jvm.context:
+        return known[1]
     context = engine.spark.sparkContext
-    return str(context.master).startswith("local") or JAR_NAME in str(context.getConf().get("spark.jars", ""))
+    found = has_class(jvm, NAMED_PROTOCOL) and (
+        str(context.master).startswith("local") or JAR_NAME in str(context.getConf().get("spark.jars", "")))
+    with _LOCK:
+        _CONTEXTS[id(jvm.context)] = (jvm.context, found)
+    return found
 
 
 def unnamed(job: str) -> bool:

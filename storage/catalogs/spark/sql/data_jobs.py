@@ -317,10 +317,11 @@ class SparkDataJobs:
         """INSERT INTO's files (:mod:`storage.catalogs.spark.fs.file_mover`)."""
         return SparkFileMoves(self._engine, self._alter.table_location, self._alter, self._partition_locations)
 
-    def _partition_locations(self, name: TableName) -> list[str]:
-        """Where each partition of ``name`` is (one metastore call); none without a metastore client of its own
-        (Spark Connect, whose INSERT writes aside)."""
-        return [] if self._client is None else [p.location for p in self._client.partitions(name) if p.location]
+    def _partition_locations(self, name: TableName) -> dict[tuple[str, ...], str]:
+        """Where each partition of ``name`` is, by its values (one metastore call); none without a metastore client
+        of its own (Spark Connect, whose INSERT writes aside)."""
+        return {} if self._client is None else {p.values: p.location for p in self._client.partitions(name)
+                                                 if p.location}
 
     def orphan_window(self) -> float | None:
         """See :func:`storage.catalogs.spark.executors.orphan_window` (read once per SparkContext)."""
