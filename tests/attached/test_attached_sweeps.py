@@ -21,6 +21,7 @@ from tests.attached.conftest import attached_session
 from tests.attached.support import crashes_through, routed
 from tests.spark.sweep_support import catalog_points, spark_worthy, sweep_statement
 from tests.spark.test_replace_sweep import sweep
+from tests.spark.test_transactions import transaction_points
 
 pytestmark = pytest.mark.spark
 
@@ -89,3 +90,31 @@ def test_statement_through_spark_sql_crashed_at_every_point(spark, warehouse, tm
     assert "after" in [outcome for _, outcome in found]
     for events, _ in found:  # the statement as written (recovery marks a drop it finished as its own)
         assert all(event.statement.startswith(text) for event in events), events
+
+
+TRANSACTION = [
+    "START TRANSACTION",
+    "INSERT OVERWRITE TABLE a SELECT x + 100, y FROM a WHERE x > 3",
+    "ALTER TABLE b RENAME TO b2",
+    "CREATE TABLE c USING parquet AS SELECT 7 AS k",
+    "COMMIT",
+]
+
+
+def test_a_transaction_through_spark_sql_crashed_at_every_point(spark, warehouse, tmp_path, session):
+    """START TRANSACTION ... COMMIT issued statement by statement as ``spark.sql`` on an attached session, crashed
+    around each catalog operation of the statements inside and at every point of the group commit, the home
+    attached again: exactly before (nothing binlogged) or exactly after (the three statements binlogged as one
+    group, one XID)."""
+    def world(label: str) -> Callable[[], AtomicDDL]:
+        return lambda: attach(session, home=tmp_path / label, compact_bytes=0, grace_seconds=0)
+
+    def statement(ddl: AtomicDDL) -> None:
+        for text in TRANSACTION:
+            routed(session, text)
+
+    found = sweep_statement(spark, warehouse, SETUP, world, statement, transaction_points, committed_events=3)
+    assert {"before", "after"} <= {outcome for _, outcome in found}
+    for events, outcome in found:
+        if outcome == "after":
+            assert len({event.xid for event in events}) == 1 and [e.txn for e in events] == [(1, 3), (2, 3), (3, 3)]

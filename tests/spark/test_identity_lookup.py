@@ -17,7 +17,9 @@ from storage.catalogs.names import TableName
 from storage.catalogs.spark import table_lookup as lookups
 from storage.catalogs.spark.catalog import spark_catalog
 from storage.catalogs.spark.engine import Engine, identity_of, object_kind
+from storage.catalogs.spark.hms import version_record as versions
 from storage.catalogs.spark.profile import jvm_of
+from storage.errors import UnrenderedSchemaError
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spare_shared")]
 
@@ -227,3 +229,26 @@ def test_an_untagged_table_is_identified_from_its_stored_record_alone(spark, mad
     engine = Engine(spark)
     for key in sorted(set(made) - FALLS_BACK):
         assert engine.lookup(made[key]) is not None, key
+
+
+def test_the_one_read_definition_equals_the_catalogs_and_gives_the_lookup_too(spark, made, tmp_path):
+    """A Hive session reads a statement's table once (``raw_recorded_definition``): its location and metadata are
+    what Spark's catalog returns for every kind of table, and the lookup it keeps is the lookup's own, the hidden tag
+    of a table the log made included; where the restored shape cannot be told it refuses (the catalog is read)."""
+    engine, jvm = Engine(spark), jvm_of(spark)
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
+        ddl.sql(f"CREATE TABLE {made['plain_ctas'].db}.by_the_log (a INT, p STRING) USING parquet PARTITIONED BY (p)")
+    tables = {**made, "by_the_log": TableName(made["plain_ctas"].db, "by_the_log")}
+    refused = set()
+    for key, name in tables.items():
+        with lookup_scope.reuse_lookups():
+            try:
+                one_read = versions.raw_recorded_definition(engine, jvm, name)
+            except UnrenderedSchemaError:
+                refused.add(key)
+                continue
+            kept = lookup_scope.cached(engine, name)
+        assert one_read == versions.recorded_definition(jvm, name), key
+        assert kept == engine.lookup(name) or (kept is lookup_scope.MISSING_ENTRY and key in FALLS_BACK), key
+    assert refused <= {"hive_disagreeing"}
+    assert not engine.lookup(tables["by_the_log"]).identity.startswith("fp:")  # type: ignore[union-attr]

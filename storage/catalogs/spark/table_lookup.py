@@ -218,6 +218,56 @@ def _raw_location(jvm: Jvm, storage: Any, properties: dict[str, str]) -> str | N
     return uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(path))
 
 
+SPARK_SQL_PREFIX = "spark.sql."
+HIVE_GENERATED_PROPERTIES = frozenset({"transient_lastDdlTime"})
+"""The properties Spark's catalog keeps to itself (:func:`restored_properties`)."""
+
+
+def restored_properties(properties: dict[str, str]) -> dict[str, str]:
+    """A raw record's table properties as Spark's catalog returns them: ``HiveExternalCatalog.restoreTableMetadata``
+    drops every key with the ``spark.sql.`` prefix (the hidden tag among them), and for a data source table the
+    ones Hive generates (read in its bytecode and checked, not copied; ``tests/spark/test_identity_lookup.py``
+    compares both readings on every kind of table)."""
+    data_source = PROVIDER_PROPERTY in properties
+    return {key: value for key, value in properties.items() if not key.startswith(SPARK_SQL_PREFIX)
+            and not (data_source and key in HIVE_GENERATED_PROPERTIES)}
+
+
+@attrs.frozen
+class RawDefinition:
+    """A table's stored record as Spark's catalog restores it (:func:`read_raw_definition`), and its lookup."""
+
+    lookup: JvmTable
+    location: str | None
+    """The restored location of the table, whatever its kind (a data source table's ``path``)."""
+    properties: dict[str, str]
+    """The table properties without Spark's own (``spark.sql.``) keys, as the catalog returns them."""
+    provider: str
+    schema: dict[str, Any]
+    partition_columns: list[str]
+    comment: str | None
+
+
+def read_raw_definition(jvm: Jvm, name: TableName) -> RawDefinition | None:
+    """``name``'s record read raw in one metastore call, with what Spark's catalog would restore of it (schema,
+    provider, partition columns, location, properties: :mod:`.restored_schema`) and its lookup (the hidden tag
+    first): one read serves a statement's definition and identity. None when nothing or a view holds the name.
+    Raises :class:`UnrenderedSchemaError` where the restored shape cannot be told (the caller reads the catalog)."""
+    head = _head(jvm, raw_tables_by_name(jvm, name.db, name.name))
+    if head is None or head[1] == "VIEW":
+        return None
+    table, kind, properties = head
+    shape = restored_shape(properties, lambda: dict(json.loads(str(table.schema().json()))),
+                           lambda: seq_strings(jvm, table.partitionColumnNames()))
+    location = _raw_location(jvm, table.storage(), properties)
+    lookup = _jvm_table(kind, tag_in(properties), location if kind == "MANAGED" else None, lambda: _material(
+        kind, int(table.createTime()), shape.provider, shape.schema, shape.partition_columns))
+    comment = option(table.comment())
+    return RawDefinition(lookup, location, restored_properties(properties),
+                         shape.provider, shape.schema, list(shape.partition_columns),
+                         None if comment is None else str(comment))
+
+
 def read_raw_table(jvm: Jvm, name: TableName) -> JvmTable | None:
     """Kind, tag (hidden key first), location and, for an untagged table, the fingerprint's material of ``name``,
     from the record the metastore stores: one metastore call.

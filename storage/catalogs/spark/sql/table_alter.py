@@ -30,6 +30,7 @@ Spark 4.0.1 / Hive metastore behaviours this module deals with:
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import attrs
@@ -50,7 +51,7 @@ from storage.catalogs.spark.engine import (
     substitutes,
 )
 from storage.catalogs.spark.fs.file_mover import parse_partition
-from storage.catalogs.spark.hms.version_record import recorded_definition, remember_lookup
+from storage.catalogs.spark.hms.version_record import raw_recorded_definition, recorded_definition, remember_lookup
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.errors import (
@@ -59,6 +60,7 @@ from storage.errors import (
     InvalidNameError,
     NoSuchObjectError,
     ObjectExistsError,
+    UnrenderedSchemaError,
     WrongObjectKindError,
 )
 
@@ -121,7 +123,11 @@ class SparkTableAlter:
         """See :mod:`storage.catalogs.spark.hms.version_record` (a classic session: one call), else DESCRIBE."""
         jvm = self._engine.jvm
         if jvm is not None:
+            raw = self._engine.profile.has_metastore_client and self._engine.profile.catalog_restores
             try:
+                if raw:
+                    with contextlib.suppress(UnrenderedSchemaError):  # else read through the catalog, as Spark does
+                        return raw_recorded_definition(self._engine, jvm, name)
                 found = recorded_definition(jvm, name)
             except ENGINE_ERRORS as error:
                 raise engine_error(inspect_error(error), f"cannot read the definition of {name}", name) from None
