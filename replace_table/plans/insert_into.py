@@ -20,9 +20,7 @@ step  name             effect
 A crash before step 3 undoes C: the job's files go wherever Spark's commit had put them (the table, a partition, a
 staging directory), with the partitions it added; after it, nothing is left to do. What readers see: the rows as
 Spark's job commit moves them in (as with plain Spark), then, a few milliseconds later, the commit point; a crash in
-between removes rows a reader may have seen (the only window where a reader sees rows that do not stay). What Spark
-refuses (its analyzer: a column too many, a source that does not exist) fails step 2 with Spark's own error before
-a file is written, and the undo of C finds nothing to delete: no second analysis is paid up front.
+between removes rows a reader may have seen (the only window where a reader sees rows that do not stay).
 
 **Aside** (``insert``): elsewhere (a Spark Connect session, a session without the jar or with another commit
 protocol, a replica's copy of a source's files, and inside a DDL transaction, where nothing may be seen before COMMIT)
@@ -210,8 +208,6 @@ def insert_rows(ctx: ActionContext, statement: str, name: TableName, fill: Fill,
     run = InsertRun(ctx, log, name, fill, metadata, ctx.catalog.data.file_mover())
     run.identity = tag_in(metadata.property_map) or ctx.catalog.names.identity(name)
     run.job = in_place_job(ctx, log, name, fill, metadata, run.mover)
-    if run.job is None:  # what Spark refuses, refused before a work table is made (in place: by Spark's own INSERT)
-        ctx.catalog.data.check_insert(name, fill)
     plan = INSERT if run.job is None else IN_PLACE
     try:
         outcome = run_plan(plan, run, log, verb="INSERT INTO", subject=str(name))
