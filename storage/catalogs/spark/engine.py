@@ -32,7 +32,7 @@ from pyspark.errors import AnalysisException, PySparkException
 from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY, tag_in
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
-from storage.catalogs.spark.jvm import new, with_active_session
+from storage.catalogs.spark.jvm import new, static, with_active_session
 from storage.catalogs.spark.profile import Jvm, SparkProfile, jvm_of, local_path, profile_of
 from storage.catalogs.spark.profiles import facts_for
 from storage.catalogs.spark.profiles.facts import Cause, ConditionTable
@@ -505,3 +505,14 @@ class Engine:
                 return None
             raise engine_error(failure, f"cannot describe database {db}", db) from None
         return next((str(row[1] or "") for row in rows if row[0] == "Properties"), "")
+
+
+def has_class(jvm: Jvm, name: str) -> bool:
+    """Whether the class loader Py4J uses now finds ``name`` (a class of the project's jar): asked each time, since
+    one Python process keeps its JVM view across SparkContexts that differ in ``spark.jars``."""
+    loader = jvm.view.java.lang.Thread.currentThread().getContextClassLoader()
+    try:
+        static(jvm.view, "java.lang.Class", "forName")(name, False, loader)
+    except ENGINE_ERRORS:
+        return False
+    return True

@@ -24,8 +24,8 @@ from urllib.parse import unquote
 from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
-from storage.catalogs.spark.fs.named_jobs import has_class, jobs_named, local_files, named_files, unnamed
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
+from storage.catalogs.spark.fs.named_jobs import jobs_named, local_files, named_files, unnamed
 from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profile import Jvm, local_path
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, NotAtomicError
@@ -351,7 +351,7 @@ LISTING_CLASS = "spark_ddl_log.Listing"
 
 
 def listing_in_jvm(jvm: Jvm) -> bool:
-    """Whether the session's JVM has the project's listing class (:func:`~.named_jobs.has_class`)."""
+    """Whether the session's JVM has the project's listing class (:func:`~storage.catalogs.spark.engine.has_class`)."""
     return has_class(jvm, LISTING_CLASS)
 
 

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine
+from storage.catalogs.spark.engine import Engine, has_class
 from storage.catalogs.spark.jvm import static
 from storage.catalogs.spark.profile import Jvm
 
@@ -76,17 +76,6 @@ def unnamed(job: str) -> bool:
             _UNNAMED.discard(job)
             return True
     return False
-
-
-def has_class(jvm: Jvm, name: str) -> bool:
-    """Whether the class loader Py4J uses now finds ``name`` (a class of the project's jar): asked each time, since
-    one Python process keeps its JVM view across SparkContexts that differ in ``spark.jars``."""
-    loader = jvm.view.java.lang.Thread.currentThread().getContextClassLoader()
-    try:
-        static(jvm.view, "java.lang.Class", "forName")(name, False, loader)
-    except ENGINE_ERRORS:
-        return False
-    return True
 
 
 @contextmanager

@@ -23,7 +23,7 @@ from typing import Any
 
 from storage.catalogs.interface import ColumnChange
 from storage.catalogs.names import TableName, quote_ident
-from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error
+from storage.catalogs.spark.engine import ENGINE_ERRORS, has_class, inspect_error
 from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.restored_schema import SCHEMA_PROPERTY
@@ -33,6 +33,8 @@ SCHEMA = SCHEMA_PROPERTY
 PARTS = f"{SCHEMA_PROPERTY}.numParts"
 CHAR_VARCHAR = "__CHAR_VARCHAR_TYPE_STRING"
 CURRENT_DEFAULT, EXISTS_DEFAULT = "CURRENT_DEFAULT", "EXISTS_DEFAULT"
+DEFAULTS = "spark_ddl_log.Defaults"
+"""The project's JVM class that folds a DEFAULT as Spark's statements do (``ddl_log/frontends/extension/java``)."""
 PART_LENGTH = 4000
 """Spark's ``spark.sql.sources.schemaStringLengthThreshold`` default: how long one part of a split schema is."""
 BUCKET_COLUMNS = ("spark.sql.sources.schema.numBucketCols", "spark.sql.sources.schema.bucketCol.")
@@ -93,19 +95,35 @@ def new_field(jvm: Jvm, column: str, type_text: str, table: TableName) -> tuple[
 def exists_default(jvm: Jvm, column: str, type_text: str, current_default: str, table: TableName) -> str:
     """The DEFAULT ``current_default`` of ``column type_text`` folded to the constant Spark stores for rows written
     before (``EXISTS_DEFAULT``), by Spark's own ``ResolveDefaultColumns``: a DEFAULT the new type cannot take is
-    refused with Spark's reason (``INVALID_DEFAULT_VALUE``), as Spark's CREATE TABLE with that column refuses it."""
+    refused with Spark's reason (``INVALID_DEFAULT_VALUE``), as Spark's CREATE TABLE with that column refuses it.
+    Spark 4.0 folds a schema's defaults in one call; where that call is gone (4.3) the project's JVM class
+    (:data:`DEFAULTS`) analyses and folds as Spark's own ALTER does."""
     field = {"name": column, "nullable": True, "metadata": {CURRENT_DEFAULT: current_default}}
+    fold = schema_fold(jvm)
+    if fold is None and not has_class(jvm, DEFAULTS):
+        raise InvalidDefinitionError(f"cannot change column {column!r} of {table} to {type_text!r}: its DEFAULT is "
+                                     "folded by the project's jar on this Spark line, and the session lacks it",
+                                     str(table))
     try:
         parsed = _parsed(jvm, column, type_text)
         field["type"] = json.loads(str(parsed.json()))["fields"][0]["type"]
         schema = static(jvm.view, jvm.classes.data_type, "fromJson")(
             json.dumps({"type": "struct", "fields": [field]}))
-        fold = static(jvm.view, jvm.classes.resolve_default_columns, "constantFoldCurrentDefaultsToExistDefaults")
+        if fold is None:
+            return str(static(jvm.view, DEFAULTS, "existsDefault")(schema.apply(0), "ALTER TABLE ALTER COLUMN"))
         folded = fold(schema, "ALTER TABLE ALTER COLUMN")
     except ENGINE_ERRORS as error:
         raise InvalidDefinitionError(f"cannot change column {column!r} of {table} to {type_text!r}: "
                                      f"{inspect_error(error).message}", str(table), error) from None
     return str(json.loads(str(folded.json()))["fields"][0]["metadata"][EXISTS_DEFAULT])
+
+
+def schema_fold(jvm: Jvm) -> Any:
+    """Spark 4.0's ``constantFoldCurrentDefaultsToExistDefaults``; None on a line without it (4.3)."""
+    try:
+        return static(jvm.view, jvm.classes.resolve_default_columns, "constantFoldCurrentDefaultsToExistDefaults")
+    except ENGINE_ERRORS:
+        return None
 
 
 def altered(jvm: Jvm, table: Any, change: ColumnChange, name: TableName) -> Any:
