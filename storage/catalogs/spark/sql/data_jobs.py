@@ -249,7 +249,9 @@ class SparkDataJobs:
         Not all-or-nothing under a crash: Spark's job commit moves the task files into the table one by one, so a
         kill during it leaves part of the rows, a kill before it a ``_temporary/`` directory that readers ignore. A
         query that fails adds no rows; a task Spark was still cancelling may leave an (ignored) ``_temporary/``
-        directory behind, which is not removed here since other writers may be using it. Metastore calls: the
+        directory behind, which is not removed here since other writers may be using it (with ``job``, the
+        project's protocol makes the failed job's abort wait for its local tasks first: nothing left). Metastore
+        calls: the
         INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
         becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
         (neither SELECT nor DataFrame) that names ``partitions_of`` or ``copy_partitions`` only registers those

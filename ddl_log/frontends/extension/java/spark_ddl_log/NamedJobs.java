@@ -1,5 +1,6 @@
 package spark_ddl_log;
 
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.fs.Path;
 
@@ -12,7 +13,13 @@ import org.apache.hadoop.fs.Path;
  */
 public final class NamedJobs {
 
+  /** How long a failed job's abort waits for its tasks in this JVM to end (they are being killed: milliseconds). */
+  public static final long ABORT_WAIT_MILLIS = 10_000L;
+
   private static final ConcurrentHashMap<String, String> EXPECTED = new ConcurrentHashMap<>();
+
+  /** Per job id: the attempts of its tasks running in this JVM (set up, neither committed nor aborted yet). */
+  private static final ConcurrentHashMap<String, Set<String>> RUNNING = new ConcurrentHashMap<>();
 
   private NamedJobs() {}
 
@@ -38,6 +45,32 @@ public final class NamedJobs {
       }
     }
     return ownId;
+  }
+
+  /** A task attempt of {@code jobId} set up in this JVM. */
+  static void taskStarted(String jobId, String attempt) {
+    RUNNING.computeIfAbsent(jobId, id -> ConcurrentHashMap.newKeySet()).add(attempt);
+  }
+
+  /** A task attempt of {@code jobId} committed or aborted in this JVM. */
+  static void taskEnded(String jobId, String attempt) {
+    RUNNING.computeIfPresent(jobId, (id, attempts) -> {
+      attempts.remove(attempt);
+      return attempts.isEmpty() ? null : attempts;
+    });
+  }
+
+  /** Wait (polling, at most {@link #ABORT_WAIT_MILLIS}) until no task attempt of {@code jobId} runs in this JVM. */
+  static void awaitTasks(String jobId) {
+    long deadline = System.nanoTime() + ABORT_WAIT_MILLIS * 1_000_000L;
+    while (RUNNING.containsKey(jobId) && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(5L);
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private static String key(String location) {
