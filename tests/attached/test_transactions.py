@@ -125,6 +125,29 @@ def test_a_statement_the_log_leaves_to_spark_is_refused_inside_a_transaction(att
     session.sql("ROLLBACK")
 
 
+def test_listings_leave_the_log_s_own_tables_out_even_inside_an_open_transaction(attached):
+    """SHOW TABLES, SHOW TABLE EXTENDED, SHOW VIEWS and the catalog API list what plain Spark would: an open
+    transaction's new version (a work table, in the metastore until COMMIT) is the log's bookkeeping and is not
+    listed; a LIKE pattern that names the reserved prefix still finds it (an operator looking for leftovers)."""
+    session = attached.session
+    session.sql("CREATE TABLE fact USING parquet AS SELECT 1 AS v")
+    session.sql("CREATE VIEW shown AS SELECT 1 AS v")
+    session.sql("START TRANSACTION")
+    session.sql("CREATE OR REPLACE TABLE fact USING parquet AS SELECT 2 AS v")
+    try:
+        work = [row.tableName for row in session.sql("SHOW TABLES LIKE 'ddllog_*'").collect()]
+        assert len(work) == 1 and TableName("default", work[0]).is_reserved
+        assert sorted(row.tableName for row in session.sql("SHOW TABLES").collect()) == ["fact", "shown"]
+        extended = session.sql("SHOW TABLE EXTENDED IN default LIKE '*'").collect()
+        assert sorted(row.tableName for row in extended) == ["fact", "shown"]
+        assert sorted(table.name for table in session.catalog.listTables()) == ["fact", "shown"]
+        assert [row.viewName for row in session.sql("SHOW VIEWS").collect()] == ["shown"]
+        assert session.sql("SHOW TABLES").schema == session.sql("SHOW TABLES LIKE 'ddllog_*'").schema
+    finally:
+        session.sql("ROLLBACK")
+    assert session.sql("SHOW TABLES LIKE 'ddllog_*'").collect() == []
+
+
 def test_control_statements_out_of_place_are_refused_with_nothing_run(attached):
     session, ddl = attached.session, attached.ddl
     session.sql("CREATE TABLE kept USING parquet AS SELECT 1 AS v")

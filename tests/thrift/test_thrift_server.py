@@ -133,6 +133,9 @@ def test_a_transaction_over_one_connection_commits_as_one_group_or_rolls_back(se
             cursor.execute(text)
         with pyhive(server) as other:  # another JDBC session sees nothing of it before COMMIT (built aside)
             assert rows(other, "SELECT v FROM tx_fact UNION ALL SELECT v FROM tx_old") == [(1,), (2,)]
+            everything = rows(other, "SHOW TABLES LIKE '*|ddllog_*'")  # a pattern naming the log's prefix
+            assert [row for row in everything if row[1].startswith("ddllog_")], everything  # the new version
+            assert rows(other, "SHOW TABLES") == [row for row in everything if not row[1].startswith("ddllog_")]
         cursor.execute("COMMIT")
         assert binlog_groups(server.home) == [*before, (body[0], [1, 2]), (body[1], [2, 2])]
         cursor.execute("START TRANSACTION")

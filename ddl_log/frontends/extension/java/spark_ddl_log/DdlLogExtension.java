@@ -16,6 +16,7 @@ import scala.runtime.BoxedUnit;
  *   <li>the parser ({@link RoutingParser}): a statement the project routes becomes a call of the Python engine;
  *   <li>a post-hoc resolution rule ({@link WriteRouter}): the v1 write and create commands of DataFrame writers and
  *       the catalog API go to the Python engine;
+ *   <li>a post-hoc resolution rule ({@link WorkTablesHidden}): SQL listings leave the log's own objects out;
  *   <li>a check rule ({@link WriteGuard}): Spark 4.0's {@code saveAsTable} in overwrite mode, which drops the table
  *       before any plan exists, is refused for JVM callers (PySpark callers are routed in Python).
  * </ul>
@@ -34,6 +35,12 @@ public final class DdlLogExtension extends AbstractFunction1<SparkSessionExtensi
       @Override
       public Rule<LogicalPlan> apply(SparkSession session) {
         return new WriteRouter(session);
+      }
+    });
+    extensions.injectPostHocResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
+      @Override
+      public Rule<LogicalPlan> apply(SparkSession session) {
+        return new WorkTablesHidden(session);
       }
     });
     extensions.injectCheckRule(new AbstractFunction1<SparkSession, scala.Function1<LogicalPlan, BoxedUnit>>() {

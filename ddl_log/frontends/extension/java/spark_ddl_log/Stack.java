@@ -6,6 +6,8 @@ final class Stack {
   private static final String COMMAND = "org.apache.spark.sql.execution.command.ExecutedCommandExec";
   private static final String WRITING = "org.apache.spark.sql.execution.command.DataWritingCommandExec";
   private static final String WRITER = "org.apache.spark.sql.classic.DataFrameWriter";
+  private static final java.util.Set<String> CATALOG_API = java.util.Set.of(
+      "org.apache.spark.sql.classic.Catalog", "org.apache.spark.sql.internal.CatalogImpl");
 
   private Stack() {}
 
@@ -23,5 +25,11 @@ final class Stack {
         .findFirst()
         .map(frame -> WRITER.equals(frame.getClassName()))
         .orElse(false));
+  }
+
+  /** Inside the catalog API ({@code spark.catalog}, which reads its listing plans back), per Spark version. */
+  static boolean insideCatalogApi() {
+    return StackWalker.getInstance().walk(frames -> frames.anyMatch(
+        frame -> CATALOG_API.contains(frame.getClassName())));
   }
 }
