@@ -108,6 +108,8 @@ class JvmClasses:
     catalog_utils: str
     command_utils: str
     command_execution_mode: str
+    dataset: str
+    """The classic ``Dataset`` (its ``ofRows`` runs an analysed plan: the analyzer skips it)."""
     struct_type: str
     data_type: str
     char_varchar_utils: str

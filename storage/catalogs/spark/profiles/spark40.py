@@ -71,6 +71,7 @@ CLASSES = JvmClasses(
     catalog_utils="org.apache.spark.sql.catalyst.catalog.CatalogUtils",
     command_utils="org.apache.spark.sql.execution.command.CommandUtils",
     command_execution_mode="org.apache.spark.sql.execution.CommandExecutionMode",
+    dataset="org.apache.spark.sql.classic.Dataset",
     struct_type="org.apache.spark.sql.types.StructType",
     data_type="org.apache.spark.sql.types.DataType",
     char_varchar_utils="org.apache.spark.sql.catalyst.util.CharVarcharUtils",

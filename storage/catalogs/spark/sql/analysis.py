@@ -107,6 +107,21 @@ def _parse_reason(message: str) -> str:
 def analysis_failure(spark: Any, statement: str) -> Failure | None:
     """What Spark's parser or analyzer says against ``statement`` (a command is resolved, not run); None when
     both accept it."""
+    return analysis(spark, statement).failure
+
+
+@attrs.frozen
+class Analysis:
+    """What Spark's analyzer made of a statement: ``failure`` (None: accepted), else ``plan``, the analysed logical
+    plan in the JVM (a classic session's; None on Spark Connect), which :func:`run_analysed` runs as ``spark.sql``
+    would run the statement, without parsing or analysing it again."""
+
+    failure: Failure | None
+    plan: Any = None
+
+
+def analysis(spark: Any, statement: str) -> Analysis:
+    """:func:`analysis_failure`, with the analysed plan of an accepted statement on a classic session."""
     jvm = jvm_of(spark)
     if jvm is not None:
         state = jvm.session.sessionState()
@@ -114,14 +129,23 @@ def analysis_failure(spark: Any, statement: str) -> Failure | None:
         try:  # with the session active, as its spark.sql would: its settings decide what parses and resolves
             analyzed = with_active_session(jvm, lambda: _analyzed(state, statement, skip))
         except ENGINE_ERRORS as error:
-            return inspect_error(_converted(error))
-        return _disabled_type_failure(spark, analyzed)
+            return Analysis(inspect_error(_converted(error)))
+        failure = _disabled_type_failure(spark, analyzed)
+        return Analysis(failure, analyzed if failure is None else None)
     try:
         rows = spark.sql(f"EXPLAIN {statement}").collect()
     except ENGINE_ERRORS as error:
-        return inspect_error(error)
+        return Analysis(inspect_error(error))
     output = "\n".join(str(row[0]) for row in rows)
     if not output.startswith(_PLANNING_ERROR):
-        return None
+        return Analysis(None)
     failure = inspect_error(RuntimeError(output[len(_PLANNING_ERROR):].strip()))
-    return attrs.evolve(failure, analysis=True)
+    return Analysis(attrs.evolve(failure, analysis=True))
+
+
+def run_analysed(spark: Any, plan: Any) -> None:
+    """Run ``plan`` (an :class:`Analysis`'s, of a command on ``spark``'s classic session) as ``spark.sql`` runs a
+    command: at once. Spark's analyzer skips a plan it has analysed, so the statement is analysed once in all."""
+    jvm = jvm_of(spark)
+    assert jvm is not None  # only a classic session's analysis has a plan
+    with_active_session(jvm, lambda: static(jvm.view, jvm.classes.dataset, "ofRows")(jvm.session, plan))

@@ -26,6 +26,7 @@ Spark / Hive behaviours this module deals with (Spark 4.0.1, built-in Hive 2.3 m
 from __future__ import annotations
 
 import re
+import threading
 import uuid
 from contextlib import nullcontext
 from typing import Any
@@ -63,8 +64,8 @@ from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.swap import SparkSwap
 from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
-from storage.catalogs.spark.sql.analysis import analysis_failure
-from storage.catalogs.spark.sql.insert_check import check_insert
+from storage.catalogs.spark.sql.analysis import analysis_failure, run_analysed
+from storage.catalogs.spark.sql.insert_check import CheckedInsert, check_insert, insert_statement
 from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.catalogs.spark.sql.table_statements import SparkTables
@@ -100,6 +101,8 @@ class SparkDataJobs:
         self._swap = swap
         self._alter = alter
         self._keep = keep
+        self._checked = threading.local()
+        """Per thread: the INSERT :meth:`check_insert` accepted last (:class:`CheckedInsert`), for :meth:`insert`."""
 
     @property
     def _spark(self) -> Any:
@@ -271,20 +274,19 @@ class SparkDataJobs:
         if len(given) != 1:
             raise InvalidDefinitionError("a Fill needs exactly one of as_select, df, insert_text", str(name))
         self._engine.check_literal_mode()
+        checked: CheckedInsert | None = getattr(self._checked, "insert", None)
+        self._checked.insert = None
         view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
-        if fill.insert_text is not None:  # the user's INSERT INTO as written, after its table name
-            source = fill.insert_text
-        elif fill.as_select is not None:
-            source = partition_clause(fill) + " " + select_sql(fill.as_select, name)
-        else:
-            source = f"{partition_clause(fill)} SELECT * FROM {quote_ident(str(view))}"
+        # the user's INSERT INTO as written after its table name, or the SELECT with its partition clause
+        statement = insert_statement(name, fill) if view is None else \
+            f"INSERT INTO {name.quoted} {partition_clause(fill)} SELECT * FROM {quote_ident(str(view))}"
+        assert statement is not None  # a SELECT, a text or a DataFrame (checked above)
         self._engine.forget(name)  # its partitions (and statistics) change
         try:
             if view is not None:
                 self._engine.register_temp_view(fill.df, view, name)
             try:
-                with nullcontext() if job is None else named_job(self._engine, job.location, job.id):
-                    self._spark.sql(f"INSERT INTO {name.quoted} {source}")
+                self._run_insert(statement, job, checked)
             except ENGINE_ERRORS as error:
                 failure = self._engine.failure(error)
                 # Checked only now, after a failure: Spark refuses a missing table or a view before running anything.
@@ -303,6 +305,14 @@ class SparkDataJobs:
             self._keep.add_empty(name, fill.partitions_of)
         self._keep.add_listed(name, fill.copy_partitions)
 
+    def _run_insert(self, statement: str, job: WriteJob | None, checked: CheckedInsert | None) -> None:
+        """Run ``statement``; in place (``job``), the plan its check analysed when it is that statement's."""
+        with nullcontext() if job is None else named_job(self._engine, job.location, job.id):
+            if job is not None and checked is not None and checked.statement == statement:
+                run_analysed(self._spark, checked.plan)  # right after its check: analysed once, as plain Spark
+            else:
+                self._spark.sql(statement)
+
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
         try:
@@ -312,8 +322,9 @@ class SparkDataJobs:
         return str(value or "static").strip().lower()
 
     def check_insert(self, name: TableName, fill: Fill) -> None:
-        """See :func:`storage.catalogs.spark.sql.insert_check.check_insert`."""
-        check_insert(self._spark, name, fill)
+        """See :func:`storage.catalogs.spark.sql.insert_check.check_insert`. The accepted statement's analysed plan
+        is kept for this thread's next :meth:`insert`, which runs it if it is the same text."""
+        self._checked.insert = check_insert(self._spark, name, fill)
 
     def file_mover(self) -> SparkFileMoves:
         """INSERT INTO's files (:mod:`storage.catalogs.spark.fs.file_mover`)."""

@@ -12,19 +12,38 @@ import attrs
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import select_sql
-from storage.catalogs.spark.sql.analysis import analysis_failure
+from storage.catalogs.spark.sql.analysis import analysis
 from storage.catalogs.spark.sql.partition_keep import insert_error, partition_clause
 
 
-def check_insert(spark: Any, name: TableName, fill: Fill) -> None:
-    """Raise what ``INSERT INTO name`` with ``fill`` would raise when Spark analyses it; no side effect. A
-    DataFrame's rows and a replica's files are checked when they are written."""
+@attrs.frozen
+class CheckedInsert:
+    """An INSERT Spark's analyzer accepted: its text and its analysed plan (a classic session's), which the
+    statement's own INSERT runs when it is that text (:func:`~storage.catalogs.spark.sql.analysis.run_analysed`)."""
+
+    statement: str
+    plan: Any
+
+
+def insert_statement(name: TableName, fill: Fill) -> str | None:
+    """The ``INSERT INTO`` text of ``fill`` into ``name``; None for a DataFrame's rows or a replica's files."""
     if fill.insert_text is not None:
         source = fill.insert_text
     elif fill.as_select is not None and fill.df is None:
         source = f"{partition_clause(fill)} {select_sql(fill.as_select, name)}"
     else:
-        return
-    failure = analysis_failure(spark, f"INSERT INTO {name.quoted} {source}")
-    if failure is not None:
-        raise insert_error(name, attrs.evolve(failure, analysis=True)) from None
+        return None
+    return f"INSERT INTO {name.quoted} {source}"
+
+
+def check_insert(spark: Any, name: TableName, fill: Fill) -> CheckedInsert | None:
+    """Raise what ``INSERT INTO name`` with ``fill`` would raise when Spark analyses it; no side effect. A
+    DataFrame's rows and a replica's files are checked when they are written. The accepted statement with its
+    analysed plan (None on Spark Connect, or with nothing to check)."""
+    statement = insert_statement(name, fill)
+    if statement is None:
+        return None
+    analysed = analysis(spark, statement)
+    if analysed.failure is not None:
+        raise insert_error(name, attrs.evolve(analysed.failure, analysis=True)) from None
+    return None if analysed.plan is None else CheckedInsert(statement, analysed.plan)
