@@ -1,6 +1,6 @@
 """DROP FUNCTION of a function that does not exist fails with the running Spark's own condition (Spark 4.0:
 UNRESOLVED_ROUTINE, Spark 4.3: ROUTINE_NOT_FOUND; the session profile's ``missing_function_condition``), through
-the SQL text and the Python API alike, and logs nothing. Run on both lines (``make smoke-newest`` runs it on 4.3)."""
+the SQL text and the Python API alike, and logs nothing. Run on both lines (``make smoke-oldest`` runs it on 4.0)."""
 
 from __future__ import annotations
 
