@@ -254,8 +254,7 @@ class SparkDataJobs:
         query that fails adds no rows; a task Spark was still cancelling may leave an (ignored) ``_temporary/``
         directory behind, which is not removed here since other writers may be using it (with ``job``, the
         project's protocol makes the failed job's abort wait for its local tasks first: nothing left). Metastore
-        calls: the
-        INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
+        calls: the INSERT and its Spark job (an existence check after a failure). ``fill.partition`` with static values
         becomes the INSERT's ``PARTITION`` clause; ``fill.keep`` is ``SparkPartitionKeep``. A fill of no rows
         (neither SELECT nor DataFrame) that names ``partitions_of`` or ``copy_partitions`` only registers those
         partitions, empty; with rows, they are registered after the rows. ``job``: the id the write job's files are
