@@ -16,8 +16,10 @@ from storage.catalogs import lookup_scope
 from storage.catalogs.names import TableName
 from storage.catalogs.spark import table_lookup as lookups
 from storage.catalogs.spark.catalog import spark_catalog
-from storage.catalogs.spark.engine import Engine, identity_of, object_kind
+from storage.catalogs.spark.engine import HIVE_RECORD, Engine, identity_of, object_kind
 from storage.catalogs.spark.hms import version_record as versions
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.hms.record_lookup import lookup_of_record
 from storage.catalogs.spark.profile import jvm_of
 from storage.errors import UnrenderedSchemaError
 
@@ -117,6 +119,33 @@ def test_one_call_identity_equals_the_described_identity(spark, made):
     assert engine.lookup(made["plain_ctas"]).identity.startswith("fp:")  # type: ignore[union-attr]
 
 
+RECORD_FALLS_BACK = {"hive_serde", "hive_text", "hive_cased", "hive_bare", "hive_disagreeing"}
+"""Untagged Hive serde tables: Spark's catalog types their columns from Hive's (or checks its schema property against
+them), which only its Hive client does: their lookup reads through it."""
+
+
+def test_the_lookup_from_the_catalogs_own_record_equals_the_raw_reading(spark, made):
+    """The catalog's engine looks a table up from the record its metastore client reads (and keeps for the statement):
+    kind, tag, location and the fingerprint's material must be what Spark's Hive client gives, for every kind of
+    table; where they cannot be told from the record it says so, and the raw reading answers."""
+    client = spark_catalog(spark).backend.metastore
+    assert client is not None
+    jvm, fell_back = jvm_of(spark), set()
+    for key, name in made.items():
+        record = client.get(name)
+        assert record is not None, key
+        try:
+            from_record = lookup_of_record(jvm, record)
+        except UnrenderedSchemaError:
+            fell_back.add(key)
+            continue
+        assert from_record == lookups.read_raw_table(jvm, name), key
+    assert fell_back == RECORD_FALLS_BACK
+    catalog_engine = spark_catalog(spark).names
+    for key, name in made.items():
+        assert catalog_engine.identity(name) == Engine(spark).lookup(name).identity, key  # type: ignore[union-attr]
+
+
 def test_one_call_lookup_reads_kind_and_decoded_location_as_describe_does(spark, made):
     engine = Engine(spark)
     for key, name in made.items():
@@ -179,35 +208,42 @@ def test_a_statement_scope_reuses_a_lookup_until_the_name_is_forgotten(spark, ma
     assert reads == [name, free, name, name, name]  # outside a statement nothing is kept
 
 
-def test_drop_by_a_statement_checks_identity_from_its_own_lookup(spark, changed, tmp_path, monkeypatch):
+def _count_table_reads(monkeypatch: pytest.MonkeyPatch) -> list[TableName]:
+    """The names whose record a metastore call reads from now on: through the catalog's own client (the lookup
+    from the record, a version, a drop) or through Spark's Hive client (the lookup's fallback)."""
     reads: list[TableName] = []
-    real = lookups.read_jvm_table
+    real_raw, real_get = lookups.read_jvm_table, MetastoreClient.get
 
-    def counting(jvm: Any, name: TableName, *, hive: bool) -> Any:
+    def raw(jvm: Any, name: TableName, *, hive: bool) -> Any:
         reads.append(name)
-        return real(jvm, name, hive=hive)
+        return real_raw(jvm, name, hive=hive)
 
-    monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
+    def get(client: MetastoreClient, name: TableName) -> Any:
+        if lookup_scope.cached(client._engine, (HIVE_RECORD, name)) is lookup_scope.MISSING_ENTRY:
+            reads.append(name)
+        return real_get(client, name)
+
+    monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", raw)
+    monkeypatch.setattr(MetastoreClient, "get", get)
+    return reads
+
+
+def test_drop_by_a_statement_reads_each_table_once(spark, changed, tmp_path, monkeypatch):
+    """Its lookup (the identity it logs), the version it keeps and the drop itself share one read per table."""
+    reads = _count_table_reads(monkeypatch)
     with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
         ddl.drop_tables(["default.plain_ctas", "default.partitioned"])
-    assert reads == [changed["plain_ctas"], changed["partitioned"]]
+    assert reads == [changed["plain_ctas"], changed["partitioned"]], reads
     assert not spark.catalog.tableExists("default.plain_ctas")
     assert not spark.catalog.tableExists("default.partitioned")
 
 
 def test_rename_looks_up_each_name_once(spark, changed, tmp_path, monkeypatch):
-    reads: list[TableName] = []
-    real = lookups.read_jvm_table
-
-    def counting(jvm: Any, name: TableName, *, hive: bool) -> Any:
-        reads.append(name)
-        return real(jvm, name, hive=hive)
-
-    monkeypatch.setattr("storage.catalogs.spark.engine.read_jvm_table", counting)
+    reads = _count_table_reads(monkeypatch)
     tables_before = spark.catalog.tableExists
     with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
         ddl.rename_tables([("default.plain_ctas", "default.renamed")])
-    assert reads == [changed["plain_ctas"], TableName("default", "renamed")]
+    assert reads == [changed["plain_ctas"], TableName("default", "renamed")], reads
     assert tables_before("default.renamed") and not tables_before("default.plain_ctas")
 
 
@@ -252,3 +288,29 @@ def test_the_one_read_definition_equals_the_catalogs_and_gives_the_lookup_too(sp
         assert kept == engine.lookup(name) or (kept is lookup_scope.MISSING_ENTRY and key in FALLS_BACK), key
     assert refused <= {"hive_disagreeing"}
     assert not engine.lookup(tables["by_the_log"]).identity.startswith("fp:")  # type: ignore[union-attr]
+
+
+def test_the_definition_read_from_the_catalogs_own_record_equals_the_raw_reading(spark, made, tmp_path):
+    """What a statement records of a version, read from the record the catalog's metastore client keeps for the
+    statement: the location and metadata Spark's Hive client gives (Hive's statistics, ``comment`` and
+    ``EXTERNAL`` left out of the properties as it leaves them), and the same lookup kept; an untagged Hive serde
+    table is left to the raw reading."""
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
+        ddl.sql(f"CREATE TABLE {made['plain_ctas'].db}.by_the_log_too USING parquet COMMENT 'c' "
+                "TBLPROPERTIES ('k' = 'v') AS SELECT 1 AS a")
+    tables = {**made, "by_the_log": TableName(made["plain_ctas"].db, "by_the_log_too")}
+    client = spark_catalog(spark).backend.metastore
+    assert client is not None
+    engine, jvm, fell_back = Engine(spark), jvm_of(spark), set()
+    for key, name in tables.items():
+        with lookup_scope.reuse_lookups():
+            try:
+                from_record = versions.record_recorded_definition(engine, jvm, name, client.get(name))
+            except UnrenderedSchemaError:
+                fell_back.add(key)
+                continue
+            kept = lookup_scope.cached(engine, name)
+        with lookup_scope.reuse_lookups():
+            assert from_record == versions.raw_recorded_definition(engine, jvm, name), key
+            assert kept == lookup_scope.cached(engine, name), key
+    assert fell_back == RECORD_FALLS_BACK

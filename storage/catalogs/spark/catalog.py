@@ -110,11 +110,13 @@ def spark_catalog(spark: Any, *, leftovers: LeftoverStrategy = "auto", quiet: bo
         quiet_pyspark_error_loggers()
     refusal = engine.profile.metastore_refusal
     client = None if refusal is not None else MetastoreClient(engine)
+    if client is not None:
+        engine.read_records_with(client.lookup)
     hms = None if client is None else SparkSwap(engine, client)
     without = WithoutMetastoreClient(engine, refusal or "")
     swaps = hms or without
     directories = SparkLeftovers(engine, swaps.user_of)
-    alter = SparkTableAlter(engine)
+    alter = SparkTableAlter(engine, client)
     names = SparkTables(engine, directories, swaps, hms, client)
     keep = SparkPartitionKeep(engine, alter, client)
     return Catalog(

@@ -154,7 +154,7 @@ def _head(jvm: Jvm, found: Any) -> tuple[Any, str, dict[str, str]] | None:
     return table, kind, json.loads(map_json(jvm, table.properties(), scala=True))
 
 
-def _material(kind: str, created_millis: int, provider: str | None, schema: dict[str, Any],
+def fingerprint_material(kind: str, created_millis: int, provider: str | None, schema: dict[str, Any],
               partition_columns: list[str]) -> dict[str, Any]:
     """What the fingerprint hashes, as ``DESCRIBE ... AS JSON`` renders it (raises :class:`UnrenderedSchemaError`)."""
     return {
@@ -183,7 +183,7 @@ def read_jvm_table(jvm: Jvm, name: TableName, *, hive: bool) -> JvmTable | None:
         return None if head is None else VIEW_READ
     table, kind, properties = head
     location = _stored_location(jvm, table.storage()) if kind == "MANAGED" else None
-    return _jvm_table(kind, tag_in(properties), location, lambda: _material(
+    return _jvm_table(kind, tag_in(properties), location, lambda: fingerprint_material(
         kind, int(table.createTime()), option(table.provider()), json.loads(str(table.schema().json())),
         seq_strings(jvm, table.partitionColumnNames())))
 
@@ -260,8 +260,9 @@ def read_raw_definition(jvm: Jvm, name: TableName) -> RawDefinition | None:
     shape = restored_shape(properties, lambda: dict(json.loads(str(table.schema().json()))),
                            lambda: seq_strings(jvm, table.partitionColumnNames()))
     location = _raw_location(jvm, table.storage(), properties)
-    lookup = _jvm_table(kind, tag_in(properties), location if kind == "MANAGED" else None, lambda: _material(
-        kind, int(table.createTime()), shape.provider, shape.schema, shape.partition_columns))
+    lookup = _jvm_table(kind, tag_in(properties), location if kind == "MANAGED" else None,
+                        lambda: fingerprint_material(kind, int(table.createTime()), shape.provider, shape.schema,
+                                                     shape.partition_columns))
     comment = option(table.comment())
     return RawDefinition(lookup, location, restored_properties(properties),
                          shape.provider, shape.schema, list(shape.partition_columns),
@@ -283,5 +284,6 @@ def read_raw_table(jvm: Jvm, name: TableName) -> JvmTable | None:
     def material() -> dict[str, Any]:
         shape = restored_shape(properties, lambda: dict(json.loads(str(table.schema().json()))),
                                lambda: seq_strings(jvm, table.partitionColumnNames()))
-        return _material(kind, int(table.createTime()), shape.provider, shape.schema, shape.partition_columns)
+        return fingerprint_material(kind, int(table.createTime()), shape.provider, shape.schema,
+                                    shape.partition_columns)
     return _jvm_table(kind, tag_in(properties), location, material)

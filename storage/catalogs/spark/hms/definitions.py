@@ -66,7 +66,7 @@ class SparkVersions:
             raise ObjectExistsError.relation(f"table {name} already exists", str(name))
         self._engine.forget(name)
         create_partitioned(self._client, name, table, partitions)  # never readable without its partitions
-        self._swap.refresh(name)
+        self._swap.invalidate(name)
 
     def data_size(self, location: str) -> int | None:
         found = self._engine.hadoop(location)

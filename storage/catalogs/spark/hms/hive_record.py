@@ -63,6 +63,13 @@ def _records(fields: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
     return [] if value is None else list(value["lst"][2:])
 
 
+def storage_properties(fields: Mapping[str, Any]) -> dict[str, str]:
+    """A ``Table`` record's storage properties (its SerDe's parameters: Spark keeps a data source table's options
+    there)."""
+    serde = fields.get("7", {}).get("rec", {}).get("7", {}).get("rec")
+    return {} if serde is None else _string_map(serde, "3")
+
+
 def _set_path(fields: dict[str, Any], location: str, storage: str = "7") -> None:
     """The ``path`` storage property of a ``Table`` record's fields (``storage``: the field of its storage descriptor;
     a ``Partition``'s is 6) set to ``location``, when it has one."""
@@ -213,8 +220,7 @@ class HiveTable:
     @property
     def path(self) -> str | None:
         """A data source table's ``path`` storage property (where Spark reads it), None without one."""
-        serde = self.fields.get("7", {}).get("rec", {}).get("7", {}).get("rec")
-        return None if serde is None else _string_map(serde, "3").get("path")
+        return storage_properties(self.fields).get("path")
 
     def relocated(self, location: str) -> HiveTable:
         """The record at ``location``: its storage location and (a data source table) the ``path`` Spark reads."""

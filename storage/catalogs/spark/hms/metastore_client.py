@@ -41,10 +41,12 @@ from storage.catalogs.spark.hms.hive_record import (
     partitions_of,
     tables_of,
 )
+from storage.catalogs.spark.hms.record_lookup import lookup_of_record
 from storage.catalogs.spark.jvm import new, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
+from storage.catalogs.spark.table_lookup import JvmTable
 from storage.catalogs.tag_points import TAG_VISIBLE
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
@@ -113,6 +115,13 @@ class MetastoreClient:
         table = next((t for t in found if t.name.lower() == name.name.lower()), None)
         lookup_scope.remember(self._engine, (HIVE_RECORD, name), table)
         return table
+
+    def lookup(self, name: TableName) -> JvmTable | None:
+        """The engine's lookup of ``name`` from its record (:func:`~.record_lookup.lookup_of_record`), which
+        :meth:`get` keeps for the statement; None when nothing holds it. Raises
+        :class:`~storage.errors.UnrenderedSchemaError` where the record cannot tell."""
+        table = self.get(name)
+        return None if table is None else lookup_of_record(self.jvm(), table)
 
     def database(self, db: str) -> Any | None:
         """The metastore's ``Database`` record of ``db`` (None when missing)."""

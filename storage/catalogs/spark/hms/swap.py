@@ -24,13 +24,13 @@ from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapP
 from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.partition_points import KEPT_RENAME_CREATED
-from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine
+from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine, inspect_error
 from storage.catalogs.spark.hms.definition_text import version_text
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_holder, drop_partitioned, forget_holder
 from storage.catalogs.spark.hms.schema_edit import altered
-from storage.catalogs.spark.jvm import caches_data
+from storage.catalogs.spark.jvm import caches_data, new, session_part
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
@@ -85,6 +85,9 @@ class SparkSwap:
         location = self._client.default_location(name)
         if location is None or self._client.directory_in_use(location):
             return False
+        # made here, not by the metastore, whose mkdirs sets permissions through a forked process on a local file
+        # system (the create took 71 ms, 17 with the directory there; the undo of TMP removes it either way)
+        self._client.make_directory(location)
         self._client.create(name, table.emptied(name, tag, location))
         self._engine.forget(name)
         return True
@@ -105,6 +108,7 @@ class SparkSwap:
             raise NoSuchObjectError.database(f"database {name.db} does not exist", name.db)
         jvm = self._client.jvm()
         copy = HiveTable.of_java(jvm, altered(jvm, table.java(jvm), change, source))
+        self._client.make_directory(location)  # see clone_empty
         self._client.create(name, copy.emptied(name, tag, location))
         self._engine.forget(name)
 
@@ -168,7 +172,7 @@ class SparkSwap:
         create_partitioned(self._client, new, table.renamed(new).with_tag(identity),
                            [partition.placed(new) for partition in partitions])
         KEPT_RENAME_CREATED()
-        self.drop_keeping_files(old, table.tag)
+        self.drop_keeping_files(old, table.tag, renamed=True)
 
     def settle_kept_rename(self, old: TableName, new: TableName) -> bool:
         """Before the undo of a rename of ``old`` to the work name ``new`` (:meth:`_rename_keeping_directory`), cut
@@ -192,7 +196,7 @@ class SparkSwap:
             return False
         if other.tag != self._identity(old, table):
             return False
-        self.drop_keeping_files(new, other.tag)
+        self.drop_keeping_files(new, other.tag, renamed=True)
         return True
 
     def _identity(self, name: TableName, table: HiveTable) -> str | None:
@@ -268,21 +272,26 @@ class SparkSwap:
         self._client.forget(name)
         return True
 
-    def drop_keeping_files(self, name: TableName, identity: str | None = None) -> None:
+    def drop_keeping_files(self, name: TableName, identity: str | None = None, *, renamed: bool = False) -> None:
         """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``
         off; a partitioned one loses its name first,
         :func:`~storage.catalogs.spark.hms.partition_reads.drop_partitioned`,
-        ``identity`` naming its holder): this session first forgets its cached relation, file listing and cached
-        data, as Spark's DROP does."""
+        ``identity`` naming its holder): this session first forgets its cached data and relation as Spark's DROP
+        does (:func:`invalidate`); ``renamed`` (the table lives on under another name, which the statement may give
+        back): refreshed as a replace is (:func:`refresh`)."""
         try:
             if self._engine.spark.catalog.isCached(name.quoted):
                 self._engine.spark.catalog.uncacheTable(name.quoted)
         except ENGINE_ERRORS:
             pass  # nothing cached to drop
-        self.refresh(name)
-        self._engine.forget(name)
+        if renamed:
+            self.refresh(name)
+        else:
+            self.invalidate(name)
+        # the record the statement's lookup kept tells whether it is partitioned; every change forgets it
         if not drop_partitioned(self._client, name, identity):  # a reader never finds it without its partitions
             self._client.forget(name)
+        self._engine.forget(name)
 
     def drop_holder(self, name: TableName, expect: str | None) -> bool:
         """After a drop found ``name`` gone: drop the holder a partitioned drop cut after its rename left
@@ -302,6 +311,11 @@ class SparkSwap:
         """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
         refresh(self._engine, name)
 
+    def invalidate(self, name: TableName) -> None:
+        """Drop whatever this session still caches for ``name`` where no definition of it was readable before the
+        change (a create of a free name; a drop): see :func:`invalidate`."""
+        invalidate(self._engine, name)
+
 
 def refresh(engine: Engine, name: TableName) -> None:
     """Drop this session's cached relation and file listing of ``name`` with Spark's ``refreshTable``.
@@ -309,7 +323,10 @@ def refresh(engine: Engine, name: TableName) -> None:
     Not the cheaper ``invalidateCachedTable`` alone (three round trips, no metastore call): with it the same-session
     readers test saw an older version after the statement had returned in 4 runs of 6 (1 or 2 reads of about 105;
     ``refreshTable`` 0 in 4 runs, 2026-11-27), probably a reader thread that read the old definition storing its
-    relation after the invalidation; ``refreshTable`` resolves the table through the session's cache first."""
+    relation after the invalidation; ``refreshTable`` resolves the table through the session's cache first. Nor an
+    invalidation that first waits for a load of the relation in flight (the cache's own get with a loader that makes
+    nothing: one JVM call, 2026-11-30): stale in 2 runs of 9 (1 of 3 bare), since the reader's load may begin after
+    that wait; ``refreshTable``'s own resolution, about 40 ms, is the window that covers it."""
     try:
         engine.spark.catalog.refreshTable(name.quoted)
     except ENGINE_ERRORS as error:
@@ -317,3 +334,22 @@ def refresh(engine: Engine, name: TableName) -> None:
         if failure.means(Cause.RELATION_MISSING):
             return
         raise EngineOperationError(f"cannot refresh {name}: {failure.message}", str(name), error) from None
+
+
+def invalidate(engine: Engine, name: TableName) -> None:
+    """Drop this session's cached relation of ``name`` with the session catalog's own ``refreshTable``, as Spark's
+    DROP TABLE does: one JVM call, no metastore read (the catalog API's ``refreshTable`` first resolves the table,
+    listing its files: about 40 ms). Enough where no reader can have resolved an older definition during the change:
+    a create of a name that was free (a relation a reader cached of an earlier table of that name goes; none of the
+    new one can be older) and a drop (a reader that resolves the name later finds it missing). A replace refreshes
+    (:func:`refresh`). Spark Connect (no handle on the session catalog): :func:`refresh`."""
+    jvm = engine.jvm
+    if jvm is None:
+        refresh(engine, name)
+        return
+    try:
+        identifier = new(jvm.view, jvm.classes.table_identifier, name.name, new(jvm.view, "scala.Some", name.db))
+        session_part(jvm, "session catalog").refreshTable(identifier)
+    except ENGINE_ERRORS as error:
+        raise EngineOperationError(f"cannot refresh {name}: {inspect_error(error).message}", str(name),
+                                   error) from None

@@ -15,9 +15,18 @@ from storage.catalogs.interface import TableMetadata, tag_in
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.columns import schema_columns
 from storage.catalogs.spark.engine import Engine, fingerprint
+from storage.catalogs.spark.hms.hive_record import HiveTable
+from storage.catalogs.spark.hms.record_lookup import kind_of, read_by_spark, restored_location, table_lookup
 from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, uri_text
 from storage.catalogs.spark.profile import Jvm
-from storage.catalogs.spark.table_lookup import TableLookup, read_raw_definition
+from storage.catalogs.spark.restored_schema import restored_shape
+from storage.catalogs.spark.table_lookup import TableLookup, read_raw_definition, restored_properties
+
+HIVE_CLIENT_DROPS = frozenset({"COLUMN_STATS_ACCURATE", "numFiles", "numPartitions", "numRows", "rawDataSize",
+                               "totalSize", "comment", "EXTERNAL"})
+"""Parameters Spark's Hive client leaves out of a ``CatalogTable``'s properties (``HiveClientImpl``: Hive's
+statistics; ``comment`` becomes the table's comment; ``EXTERNAL`` is its type): read in its bytecode, checked by
+``tests/spark/test_identity_lookup.py`` on every kind of table."""
 
 
 def recorded_definition(jvm: Jvm, name: TableName) -> tuple[str, TableMetadata] | None:
@@ -76,3 +85,37 @@ def remember_lookup(engine: Engine, name: TableName, location: str, metadata: Ta
         kind = "EXTERNAL" if metadata.external else "MANAGED"
         engine.remember(name, TableLookup(kind, tag, location if kind == "MANAGED" else None))
 
+
+
+def record_recorded_definition(engine: Engine, jvm: Jvm, name: TableName,
+                               table: HiveTable | None) -> tuple[str, TableMetadata] | None:
+    """:func:`raw_recorded_definition` from ``table``, the record the catalog's own metastore client read of ``name``
+    (:meth:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient.get`, kept for the statement: about half
+    the time of Spark's Hive client, and the statement's later reads of the record are answered from it): the same
+    location and metadata, and the lookup it gives is kept. Raises :class:`~storage.errors.UnrenderedSchemaError`
+    where the record cannot tell (an untagged Hive serde table: the caller reads raw)."""
+    if table is None:
+        return None
+    kind = kind_of(table)
+    if kind == "VIEW":
+        return None
+    parameters = table.parameters
+    location = restored_location(jvm, table, parameters)
+    if location is None:
+        return None
+    shape = restored_shape(parameters, read_by_spark, read_by_spark)
+    lookup = table_lookup(table, kind, location if kind == "MANAGED" else None)
+    identity = lookup.tag if lookup.tag is not None else (
+        None if lookup.material is None else fingerprint(lookup.material))
+    if identity is not None:
+        engine.remember(name, TableLookup(kind, identity, lookup.location))
+    properties = restored_properties({k: v for k, v in parameters.items() if k not in HIVE_CLIENT_DROPS})
+    comment = parameters.get("comment")
+    return location, TableMetadata(
+        columns=schema_columns(StructType.fromJson(shape.schema)),
+        partitioned_by=tuple(shape.partition_columns),
+        properties=tuple(sorted(properties.items())),
+        provider=shape.provider,
+        comment=comment,
+        external=kind == "EXTERNAL",
+    )

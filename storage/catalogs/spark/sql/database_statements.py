@@ -176,6 +176,7 @@ class SparkDatabases:
         """:meth:`drop_by_statement`; ``keep_files`` keeps its files (one metastore call where the catalog has a
         metastore client of its own, :meth:`SparkSwap.drop_database_keeping_files`; else Spark's DROP deletes
         them)."""
+        self._engine.forget_database(db)
         if keep_files and self._hms is not None:
             if self._engine.database_location(db) is None:
                 raise NoSuchObjectError.database(f"database {db} does not exist", db)
@@ -192,6 +193,7 @@ class SparkDatabases:
         location = self._engine.database_location(db)
         if location is None:
             raise NoSuchObjectError.database(f"database {db} does not exist", db)
+        self._engine.forget_database(db)
         try:
             self._spark.sql(f"DROP DATABASE {quote_ident(db)} RESTRICT")
         except ENGINE_ERRORS as error:

@@ -51,7 +51,13 @@ from storage.catalogs.spark.engine import (
     substitutes,
 )
 from storage.catalogs.spark.fs.file_mover import parse_partition
-from storage.catalogs.spark.hms.version_record import raw_recorded_definition, recorded_definition, remember_lookup
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.hms.version_record import (
+    raw_recorded_definition,
+    record_recorded_definition,
+    recorded_definition,
+    remember_lookup,
+)
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.errors import (
@@ -97,8 +103,9 @@ def is_internal_property(key: str) -> bool:
 class SparkTableAlter:
     """The :class:`~storage.catalogs.ports.Definitions` port of the Spark catalog."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, client: MetastoreClient | None = None) -> None:
         self._engine = engine
+        self._client = client
 
     @property
     def _spark(self) -> Any:
@@ -125,6 +132,9 @@ class SparkTableAlter:
         if jvm is not None:
             raw = self._engine.profile.has_metastore_client and self._engine.profile.catalog_restores
             try:
+                if raw and self._client is not None:
+                    with contextlib.suppress(UnrenderedSchemaError):  # else read raw through Spark's Hive client
+                        return record_recorded_definition(self._engine, jvm, name, self._client.get(name))
                 if raw:
                     with contextlib.suppress(UnrenderedSchemaError):  # else read through the catalog, as Spark does
                         return raw_recorded_definition(self._engine, jvm, name)

@@ -129,7 +129,8 @@ class SparkTables:
         """A managed table away from its default location (a swapped one) is renamed in place
         (:meth:`storage.catalogs.spark.hms.swap.SparkSwap.rename_in_place`), any other by Spark's RENAME
         (:meth:`rename_by_statement`); a work table renamed to a user's name has its tag hidden then."""
-        self._engine.forget(old, new)
+        # no forget here: the records the statement's lookups kept serve the rename, whose every change forgets
+        # the names it touches first (rename_in_place, rename_by_statement)
         if self._swap.rename_in_place(old, new, keep_directory=keep_directory):
             return
         self.rename_by_statement(old, new)
@@ -253,15 +254,16 @@ class SparkTables:
             return False
         if before is not None:
             before()
-        self._engine.forget(name)
         if self._leftovers.is_helper_name(name):
+            self._engine.forget(name)
             info = self._engine.describe(name, expect_present=True)
             if info is not None and self._leftovers.is_helper_table(name, info):
                 self._leftovers.discard_helper_table(name)
                 return True
         if remove is not None and found.kind == "MANAGED":
-            remove(name)
+            remove(name)  # reads the record the lookup kept, and forgets the name
             return True
+        self._engine.forget(name)
         try:
             self._spark.sql(f"DROP TABLE {name.quoted} PURGE")
         except ENGINE_ERRORS as error:
