@@ -56,10 +56,11 @@ REDACTED = "*********(redacted)"
 setting, by default ``(?i)secret|password|token|access[.]?key``): a placeholder, never written back as a value."""
 
 HIVE_RECORD, HIVE_PARTITIONS = "hive record", "hive partitions"
-DATABASE_LOCATION = "database location"
 """The keys under which :class:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient` keeps a table's ``Table``
 and ``Partition`` records for the statement (``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`);
 :meth:`Engine.forget` drops them with the engine's own lookup."""
+DATABASE_LOCATION = "database location"
+"""The key under which :meth:`Engine.database_location` keeps a database's location for the statement."""
 
 SOURCE_VIEW_PREFIX = RESERVED_PREFIX + "src_"
 """Names of the temporary views through which a DataFrame is written (``create`` and ``insert``)."""

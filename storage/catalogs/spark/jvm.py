@@ -128,6 +128,11 @@ def seq_strings(jvm: Jvm, seq: Any) -> list[str]:
     return [str(item) for item in json.loads(to_json(jvm, as_java))]
 
 
+def table_identifier(jvm: Jvm, db: str, name: str) -> Any:
+    """Spark's ``TableIdentifier`` of ``db.name``: two round trips."""
+    return new(jvm.view, jvm.classes.table_identifier, name, new(jvm.view, "scala.Some", db))
+
+
 def uri_text(jvm: Jvm, uri: Any) -> str:
     """A location URI as Spark writes it (``CatalogUtils.URIToString``: decoded): one round trip."""
     return str(static(jvm.view, jvm.classes.catalog_utils, "URIToString")(uri))

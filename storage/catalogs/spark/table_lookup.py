@@ -155,7 +155,7 @@ def _head(jvm: Jvm, found: Any) -> tuple[Any, str, dict[str, str]] | None:
 
 
 def fingerprint_material(kind: str, created_millis: int, provider: str | None, schema: dict[str, Any],
-              partition_columns: list[str]) -> dict[str, Any]:
+                         partition_columns: list[str]) -> dict[str, Any]:
     """What the fingerprint hashes, as ``DESCRIBE ... AS JSON`` renders it (raises :class:`UnrenderedSchemaError`)."""
     return {
         "created_time": created_time(created_millis),
@@ -183,12 +183,12 @@ def read_jvm_table(jvm: Jvm, name: TableName, *, hive: bool) -> JvmTable | None:
         return None if head is None else VIEW_READ
     table, kind, properties = head
     location = _stored_location(jvm, table.storage()) if kind == "MANAGED" else None
-    return _jvm_table(kind, tag_in(properties), location, lambda: fingerprint_material(
+    return jvm_table(kind, tag_in(properties), location, lambda: fingerprint_material(
         kind, int(table.createTime()), option(table.provider()), json.loads(str(table.schema().json())),
         seq_strings(jvm, table.partitionColumnNames())))
 
 
-def _jvm_table(kind: str, tag: str | None, location: str | None, material: Callable[[], dict[str, Any]]
+def jvm_table(kind: str, tag: str | None, location: str | None, material: Callable[[], dict[str, Any]]
                ) -> JvmTable:
     """The table read: ``material`` asked only for an untagged table, None where it cannot be rendered."""
     if tag is not None:
@@ -211,11 +211,18 @@ def _raw_location(jvm: Jvm, storage: Any, properties: dict[str, str]) -> str | N
     location."""
     if PROVIDER_PROPERTY not in properties:
         return _stored_location(jvm, storage)
-    options = json.loads(map_json(jvm, storage.properties(), scala=True))
-    path = next((str(value) for key, value in options.items() if str(key).lower() == "path"), None)
-    if path is None:
-        return None
-    return uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(path))
+    path = path_option(json.loads(map_json(jvm, storage.properties(), scala=True)))
+    return None if path is None else decoded_location(jvm, path)
+
+
+def path_option(options: dict[str, Any]) -> str | None:
+    """A data source table's ``path`` storage option (any case), where Spark reads it; None without one."""
+    return next((str(value) for key, value in options.items() if str(key).lower() == "path"), None)
+
+
+def decoded_location(jvm: Jvm, text: str) -> str:
+    """A stored location string as Spark's catalog renders it (``stringToURI``, then decoded): two round trips."""
+    return uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(text))
 
 
 SPARK_SQL_PREFIX = "spark.sql."
@@ -260,7 +267,7 @@ def read_raw_definition(jvm: Jvm, name: TableName) -> RawDefinition | None:
     shape = restored_shape(properties, lambda: dict(json.loads(str(table.schema().json()))),
                            lambda: seq_strings(jvm, table.partitionColumnNames()))
     location = _raw_location(jvm, table.storage(), properties)
-    lookup = _jvm_table(kind, tag_in(properties), location if kind == "MANAGED" else None,
+    lookup = jvm_table(kind, tag_in(properties), location if kind == "MANAGED" else None,
                         lambda: fingerprint_material(kind, int(table.createTime()), shape.provider, shape.schema,
                                                      shape.partition_columns))
     comment = option(table.comment())
@@ -286,4 +293,4 @@ def read_raw_table(jvm: Jvm, name: TableName) -> JvmTable | None:
                                lambda: seq_strings(jvm, table.partitionColumnNames()))
         return fingerprint_material(kind, int(table.createTime()), shape.provider, shape.schema,
                                     shape.partition_columns)
-    return _jvm_table(kind, tag_in(properties), location, material)
+    return jvm_table(kind, tag_in(properties), location, material)

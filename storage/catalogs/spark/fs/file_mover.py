@@ -26,7 +26,7 @@ from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
 from storage.catalogs.spark.fs.named_jobs import jobs_named, local_files, named_files, unnamed
-from storage.catalogs.spark.jvm import new, static
+from storage.catalogs.spark.jvm import new, static, table_identifier
 from storage.catalogs.spark.profile import Jvm, local_path
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, NotAtomicError
 
@@ -169,10 +169,8 @@ class SparkFileMoves:
         jvm = self._engine.jvm
         if jvm is None:
             return
-        view, classes = jvm.view, jvm.classes
-        identifier = new(view, classes.table_identifier, target.name, new(view, "scala.Some", target.db))
-        table = jvm.session.sessionState().catalog().getTableMetadata(identifier)
-        static(view, classes.command_utils, "updateTableStats")(jvm.session, table)
+        table = jvm.session.sessionState().catalog().getTableMetadata(table_identifier(jvm, target.db, target.name))
+        static(jvm.view, jvm.classes.command_utils, "updateTableStats")(jvm.session, table)
 
     def _listed(self, file_system: Any, path: Any) -> list[str]:
         """Every file under ``path``, relative to it: in one round trip through the project's JVM part

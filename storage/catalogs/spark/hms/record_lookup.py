@@ -14,10 +14,16 @@ from typing import Any, NoReturn
 
 from storage.catalogs.interface import tag_in
 from storage.catalogs.spark.hms.hive_record import EXTERNAL, MANAGED, VIEW, HiveTable, storage_properties
-from storage.catalogs.spark.jvm import static, uri_text
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY, restored_shape
-from storage.catalogs.spark.table_lookup import VIEW_READ, JvmTable, fingerprint_material
+from storage.catalogs.spark.table_lookup import (
+    VIEW_READ,
+    JvmTable,
+    decoded_location,
+    fingerprint_material,
+    jvm_table,
+    path_option,
+)
 from storage.errors import UnrenderedSchemaError
 
 KINDS = {MANAGED: "MANAGED", EXTERNAL: "EXTERNAL", VIEW: "VIEW"}
@@ -48,25 +54,16 @@ def table_lookup(table: HiveTable, kind: str, location: str | None) -> JvmTable:
     tag = tag_in(parameters)
     if tag is not None:
         return JvmTable(kind, tag, location, None)
-    shape = restored_shape(parameters, read_by_spark, read_by_spark)
-    try:
-        material = fingerprint_material(kind, created_millis(table), shape.provider, shape.schema,
-                                        shape.partition_columns)
-    except UnrenderedSchemaError:
-        material = None  # columns DESCRIBE renders its own way (the caller describes), as the raw reading says
-    return JvmTable(kind, None, location, material)
+    shape = restored_shape(parameters, read_by_spark, read_by_spark)  # raises for a Hive serde table: read raw
+    return jvm_table(kind, None, location, lambda: fingerprint_material(
+        kind, created_millis(table), shape.provider, shape.schema, shape.partition_columns))
 
 
 def restored_location(jvm: Jvm, table: HiveTable, parameters: dict[str, str]) -> str | None:
     """The location Spark's catalog restores, decoded as it renders it: a data source table's ``path`` storage
     property, a Hive serde table's stored location (:func:`~storage.catalogs.spark.table_lookup.read_raw_table`)."""
-    if PROVIDER_PROPERTY in parameters:
-        text = next((value for key, value in storage_properties(table.fields).items() if key.lower() == "path"), None)
-    else:
-        text = table.location or None
-    if text is None:
-        return None
-    return uri_text(jvm, static(jvm.view, jvm.classes.catalog_utils, "stringToURI")(text))
+    text = path_option(storage_properties(table.fields)) if PROVIDER_PROPERTY in parameters else table.location or None
+    return None if text is None else decoded_location(jvm, text)
 
 
 def created_millis(table: HiveTable) -> int:

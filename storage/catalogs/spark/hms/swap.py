@@ -30,7 +30,7 @@ from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveT
 from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_holder, drop_partitioned, forget_holder
 from storage.catalogs.spark.hms.schema_edit import altered
-from storage.catalogs.spark.jvm import caches_data, new, session_part
+from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
@@ -85,8 +85,8 @@ class SparkSwap:
         location = self._client.default_location(name)
         if location is None or self._client.directory_in_use(location):
             return False
-        # made here, not by the metastore, whose mkdirs sets permissions through a forked process on a local file
-        # system (the create took 71 ms, 17 with the directory there; the undo of TMP removes it either way)
+        # made here, not by the metastore's own mkdirs (with Hive's permission inheritance): the create took 71 ms,
+        # 17 with the directory there (7 for this mkdir); the undo of TMP removes the directory either way
         self._client.make_directory(location)
         self._client.create(name, table.emptied(name, tag, location))
         self._engine.forget(name)
@@ -348,8 +348,7 @@ def invalidate(engine: Engine, name: TableName) -> None:
         refresh(engine, name)
         return
     try:
-        identifier = new(jvm.view, jvm.classes.table_identifier, name.name, new(jvm.view, "scala.Some", name.db))
-        session_part(jvm, "session catalog").refreshTable(identifier)
+        session_part(jvm, "session catalog").refreshTable(table_identifier(jvm, name.db, name.name))
     except ENGINE_ERRORS as error:
         raise EngineOperationError(f"cannot refresh {name}: {inspect_error(error).message}", str(name),
                                    error) from None

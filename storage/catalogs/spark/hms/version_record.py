@@ -20,7 +20,7 @@ from storage.catalogs.spark.hms.record_lookup import kind_of, read_by_spark, res
 from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, uri_text
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.restored_schema import restored_shape
-from storage.catalogs.spark.table_lookup import TableLookup, read_raw_definition, restored_properties
+from storage.catalogs.spark.table_lookup import JvmTable, TableLookup, read_raw_definition, restored_properties
 
 HIVE_CLIENT_DROPS = frozenset({"COLUMN_STATS_ACCURATE", "numFiles", "numPartitions", "numRows", "rawDataSize",
                                "totalSize", "comment", "EXTERNAL"})
@@ -63,10 +63,7 @@ def raw_recorded_definition(engine: Engine, jvm: Jvm, name: TableName) -> tuple[
     found = read_raw_definition(jvm, name)
     if found is None or found.location is None:
         return None
-    identity = found.lookup.tag if found.lookup.tag is not None else (
-        None if found.lookup.material is None else fingerprint(found.lookup.material))
-    if identity is not None:
-        engine.remember(name, TableLookup(found.lookup.kind, identity, found.lookup.location))
+    _remember_read(engine, name, found.lookup)
     return found.location, TableMetadata(
         columns=schema_columns(StructType.fromJson(found.schema)),
         partitioned_by=tuple(found.partition_columns),
@@ -86,6 +83,13 @@ def remember_lookup(engine: Engine, name: TableName, location: str, metadata: Ta
         engine.remember(name, TableLookup(kind, tag, location if kind == "MANAGED" else None))
 
 
+def _remember_read(engine: Engine, name: TableName, read: JvmTable) -> None:
+    """Keep the table read with its definition as the statement's lookup of ``name`` (its tag, else its fingerprint;
+    nothing where neither can be told: the lookup describes it)."""
+    identity = read.tag if read.tag is not None else (None if read.material is None else fingerprint(read.material))
+    if identity is not None:
+        engine.remember(name, TableLookup(read.kind, identity, read.location))
+
 
 def record_recorded_definition(engine: Engine, jvm: Jvm, name: TableName,
                                table: HiveTable | None) -> tuple[str, TableMetadata] | None:
@@ -104,11 +108,7 @@ def record_recorded_definition(engine: Engine, jvm: Jvm, name: TableName,
     if location is None:
         return None
     shape = restored_shape(parameters, read_by_spark, read_by_spark)
-    lookup = table_lookup(table, kind, location if kind == "MANAGED" else None)
-    identity = lookup.tag if lookup.tag is not None else (
-        None if lookup.material is None else fingerprint(lookup.material))
-    if identity is not None:
-        engine.remember(name, TableLookup(kind, identity, lookup.location))
+    _remember_read(engine, name, table_lookup(table, kind, location if kind == "MANAGED" else None))
     properties = restored_properties({k: v for k, v in parameters.items() if k not in HIVE_CLIENT_DROPS})
     comment = parameters.get("comment")
     return location, TableMetadata(

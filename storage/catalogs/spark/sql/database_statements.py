@@ -176,10 +176,10 @@ class SparkDatabases:
         """:meth:`drop_by_statement`; ``keep_files`` keeps its files (one metastore call where the catalog has a
         metastore client of its own, :meth:`SparkSwap.drop_database_keeping_files`; else Spark's DROP deletes
         them)."""
-        self._engine.forget_database(db)
         if keep_files and self._hms is not None:
             if self._engine.database_location(db) is None:
                 raise NoSuchObjectError.database(f"database {db} does not exist", db)
+            self._engine.forget_database(db)
             self._hms.drop_database_keeping_files(db)
             return
         self.drop_by_statement(db)
