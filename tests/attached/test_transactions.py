@@ -126,9 +126,10 @@ def test_a_statement_the_log_leaves_to_spark_is_refused_inside_a_transaction(att
 
 
 def test_listings_leave_the_log_s_own_tables_out_even_inside_an_open_transaction(attached):
-    """SHOW TABLES, SHOW TABLE EXTENDED, SHOW VIEWS and the catalog API list what plain Spark would: an open
-    transaction's new version (a work table, in the metastore until COMMIT) is the log's bookkeeping and is not
-    listed; a LIKE pattern that names the reserved prefix still finds it (an operator looking for leftovers)."""
+    """SHOW TABLES, SHOW TABLE EXTENDED, SHOW VIEWS and the catalog API (PySpark's and the JVM's, which Scala, Java
+    and Spark Connect clients call) list what plain Spark would: an open transaction's new version (a work table, in
+    the metastore until COMMIT) is the log's bookkeeping and is not listed; a LIKE pattern that names the reserved
+    prefix still finds it (an operator looking for leftovers)."""
     session = attached.session
     session.sql("CREATE TABLE fact USING parquet AS SELECT 1 AS v")
     session.sql("CREATE VIEW shown AS SELECT 1 AS v")
@@ -141,6 +142,11 @@ def test_listings_leave_the_log_s_own_tables_out_even_inside_an_open_transaction
         extended = session.sql("SHOW TABLE EXTENDED IN default LIKE '*'").collect()
         assert sorted(row.tableName for row in extended) == ["fact", "shown"]
         assert sorted(table.name for table in session.catalog.listTables()) == ["fact", "shown"]
+        assert sorted(table.name for table in session.catalog.listTables("default", "*")) == ["fact", "shown"]
+        jvm_listed = session._jsparkSession.catalog().listTables("default").collectAsList()
+        assert sorted(table.name() for table in jvm_listed) == ["fact", "shown"]
+        asked = session.catalog.listTables("default", "ddllog_*")
+        assert [table.name for table in asked] == work
         assert [row.viewName for row in session.sql("SHOW VIEWS").collect()] == ["shown"]
         assert session.sql("SHOW TABLES").schema == session.sql("SHOW TABLES LIKE 'ddllog_*'").schema
     finally:

@@ -4,7 +4,8 @@ object per step: ``{"label": ..., "rows": [...]}``, or ``{"label": ..., "error":
 "message": its first line}``. All steps run in one Connect session.
 
 Steps: ``["sql", label, text]``; ``["write", label, source, call, table]``, ``source`` a query whose DataFrame is
-written, ``call`` one of :data:`CALLS`."""
+written, ``call`` one of :data:`CALLS`; ``["tables", label, pattern]``, the names ``spark.catalog.listTables`` gives
+for database ``default`` (``pattern`` may be null)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,8 @@ def run_step(spark: Any, step: list[Any]) -> dict[str, Any]:
     try:
         if kind == "sql":
             rows = [list(row) for row in spark.sql(step[2]).collect()]
+        elif kind == "tables":
+            rows = sorted([table.name] for table in spark.catalog.listTables("default", step[2]))
         else:
             CALLS[step[3]](spark.sql(step[2]), step[4])
             rows = []

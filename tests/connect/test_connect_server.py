@@ -139,13 +139,16 @@ def test_a_second_server_on_the_held_home_is_refused_in_one_line_and_leaves_noth
 
 def test_a_transaction_of_a_connect_session_commits_as_one_group_or_rolls_back(server: Server):
     """``spark.sql("START TRANSACTION")`` ... ``COMMIT`` from a Connect client: one binlog group (the server runs
-    each of the session's operations on a thread of its own); then START ... ROLLBACK: nothing of it stays."""
+    each of the session's operations on a thread of its own), its catalog API listing no work table of the open
+    transaction but for a pattern that names them; then START ... ROLLBACK: nothing of it stays."""
     outcomes = connect(server,
                        ["sql", "made", "CREATE TABLE tx_a USING parquet AS SELECT 1 AS v"],
                        ["sql", "made c", "CREATE TABLE tx_c USING parquet AS SELECT 3 AS v"],
                        ["sql", "start", "START TRANSACTION"],
                        ["sql", "replace", "CREATE OR REPLACE TABLE tx_a USING parquet AS SELECT 2 AS v"],
                        ["sql", "rename", "ALTER TABLE tx_c RENAME TO tx_b"],
+                       ["tables", "listed", None],
+                       ["tables", "work tables", "ddllog_*"],
                        ["sql", "commit", "COMMIT"],
                        ["sql", "again", "BEGIN WORK"],
                        ["sql", "drop", "DROP TABLE tx_b"],
@@ -153,6 +156,9 @@ def test_a_transaction_of_a_connect_session_commits_as_one_group_or_rolls_back(s
                        ["sql", "after", "SELECT (SELECT v FROM tx_a) AS a, (SELECT v FROM tx_b) AS b"],
                        ["sql", "nothing open", "COMMIT"])
     assert outcomes["after"].get("rows") == [[2, 3]], outcomes
+    assert not [row for row in outcomes["listed"]["rows"] if row[0].startswith("ddllog_")], outcomes["listed"]
+    assert outcomes["work tables"]["rows"] and all(row[0].startswith("ddllog_")  # the pattern asks for them
+                                                   for row in outcomes["work tables"]["rows"])
     assert outcomes["nothing open"]["error"] == "AnalysisException"
     assert "no transaction is open" in outcomes["nothing open"]["message"]
     done = ddl_log(server.home, "binlog", "--json")

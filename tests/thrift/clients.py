@@ -81,9 +81,11 @@ def binlog(home: Path) -> list[str]:
 
 
 def beeline(url: str, *statements: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """Hive's JDBC shell from pyspark's jars: ``statements`` in one connection, rows as CSV on stdout."""
+    """Hive's JDBC shell from pyspark's jars: ``statements`` in one connection, rows as CSV on stdout (one of
+    beeline's own commands, ``!tables``, alone: it takes no semicolon)."""
+    script = statements[0] if statements[0].startswith("!") else ";\n".join(statements) + ";"
     command = ["java", "-cp", f"{pyspark_jars()}/*", BEELINE, "-u", url, "--silent=true", "--outputformat=csv2",
-               "--showHeader=false", "-e", ";\n".join(statements) + ";"]
+               "--showHeader=false", "-e", script]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
 
 
@@ -109,3 +111,18 @@ def rows(cursor: Any, text: str) -> list[tuple[Any, ...]]:
 def location(cursor: Any, table: str) -> str:
     described = rows(cursor, f"DESCRIBE TABLE EXTENDED {table}")
     return str(next(row[1] for row in described if row[0] == "Location"))
+
+
+def metadata(cursor: Any, call: str, **request: Any) -> list[tuple[Any, ...]]:
+    """A HiveServer2 metadata call on ``cursor``'s session (``GetTables``, ``GetColumns``: what a JDBC or ODBC
+    driver sends for ``DatabaseMetaData.getTables``/``getColumns``), its rows."""
+    from TCLIService import ttypes
+
+    connection = cursor._connection
+    cursor._reset_state()
+    cursor._state = cursor._STATE_RUNNING
+    response = getattr(connection.client, call)(
+        getattr(ttypes, f"T{call}Req")(sessionHandle=connection.sessionHandle, **request))
+    assert response.status.statusCode == ttypes.TStatusCode.SUCCESS_STATUS, response.status
+    cursor._operationHandle = response.operationHandle
+    return [tuple(row) for row in cursor.fetchall()]

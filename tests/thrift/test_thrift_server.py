@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.thrift.clients import Server, beeline, binlog, ddl_log, location, pyhive, rows, status
+from tests.thrift.clients import Server, beeline, binlog, ddl_log, location, metadata, pyhive, rows, status
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("thrift_server")]
 
@@ -145,6 +145,33 @@ def test_a_transaction_over_one_connection_commits_as_one_group_or_rolls_back(se
         assert rows(cursor, "SELECT v FROM tx_fact") == [(10,)]
         assert rows(cursor, "SELECT v FROM tx_renamed") == [(2,)]
     assert len(binlog_groups(server.home)) == len(before) + 2
+
+
+def test_jdbc_metadata_calls_list_no_work_table_of_an_open_transaction(server: Server):
+    """A JDBC or ODBC driver's getTables and getColumns (what BI tools browse the catalog with) answer from another
+    connection during an open transaction as they would without it: the transaction's new version, a work table in
+    the metastore until COMMIT, is not listed; a table pattern that names the reserved prefix finds it, as SHOW
+    TABLES LIKE does. beeline's ``!tables`` (Hive's JDBC driver) sees the same."""
+    with pyhive(server) as cursor:
+        cursor.execute("CREATE TABLE md_fact USING parquet AS SELECT 1 AS v")
+        cursor.execute("START TRANSACTION")
+        cursor.execute("CREATE OR REPLACE TABLE md_fact USING parquet AS SELECT 'x' AS w")
+        try:
+            with pyhive(server) as other:
+                listed = metadata(other, "GetTables", schemaName="default", tableName="md_%")
+                assert [(row[1], row[2]) for row in listed] == [("default", "md_fact")]
+                columns = metadata(other, "GetColumns", schemaName="default", tableName="%", columnName="%")
+                assert [row[3] for row in columns if row[2] == "md_fact"] == ["v"]
+                assert not [row for row in columns if row[2].startswith("ddllog_")]
+                asked = metadata(other, "GetTables", schemaName="default", tableName="ddllog_%")
+                assert len(asked) == 1 and asked[0][2].startswith("ddllog_")
+                asked_columns = metadata(other, "GetColumns", schemaName="default", tableName="ddllog_%")
+                assert [row[3] for row in asked_columns] == ["w"]
+            shell = beeline(server.url, "!tables")
+            assert shell.returncode == 0, shell.stderr
+            assert "md_fact" in shell.stdout and "ddllog_" not in shell.stdout, shell.stdout
+        finally:
+            cursor.execute("ROLLBACK")
 
 
 def test_a_client_gone_with_its_transaction_open_is_rolled_back(server: Server):

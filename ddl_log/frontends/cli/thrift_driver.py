@@ -31,6 +31,7 @@ def start_hive_thrift_server(jvm: Jvm) -> Any:
 
 def _started(jvm: Jvm) -> Callable[[], None]:
     server = start_hive_thrift_server(jvm)
+    jvm.view.spark_ddl_log.ThriftListings.install(server)  # getTables/getColumns without the log's work tables
     return lambda: server.stop()
 
 

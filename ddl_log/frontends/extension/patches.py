@@ -1,9 +1,7 @@
 """The PySpark writer calls that Spark 4.0 gives no plan a JVM rule could see, routed in Python on attached
 sessions: ``saveAsTable`` in overwrite mode (the JVM writer drops the table, then creates it, before any plan
 exists) and ``writeTo(t).create/replace/createOrReplace/append/overwrite/overwritePartitions`` (refused for v1 tables
-before any rule runs). And ``spark.catalog.listTables``, which lists what the session's SQL listings leave out
-(the log's work tables: the JVM's catalog API reads its listing plan back, so no rule can filter it there). Installed
-once per process by ``ddl_log.attach``; on a session that is not attached (or has
+before any rule runs). Installed once per process by ``ddl_log.attach``; on a session that is not attached (or has
 ``spark.ddlLog.enabled=false``) each is PySpark's own, unchanged. Every other writer call reaches the JVM, whose
 rules route it (:mod:`ddl_log.frontends.extension.writes`)."""
 
@@ -14,7 +12,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from ddl_log.frontends.extension.writes import Write, from_writer, from_writer_v2
-from storage.catalogs.names import RESERVED_PREFIX
 
 V2_CALLS = ("create", "replace", "createOrReplace", "append", "overwrite", "overwritePartitions")
 _MARK = "__spark_ddl_log__"
@@ -43,12 +40,10 @@ _lookup: list[Lookup] = []
 def install(lookup: Lookup) -> None:
     """Route the calls above through ``lookup`` (a session -> its :class:`Route`, None when not attached)."""
     _lookup[:] = [lookup]
-    from pyspark.sql.catalog import Catalog
     from pyspark.sql.readwriter import DataFrameWriter, DataFrameWriterV2
 
     if getattr(DataFrameWriter.saveAsTable, _MARK, False):
         return
-    Catalog.listTables = _list_tables(Catalog.listTables)  # type: ignore[method-assign]
     DataFrameWriter.saveAsTable = _save_as_table(DataFrameWriter.saveAsTable)  # type: ignore[method-assign]
     for name in V2_CALLS:
         setattr(DataFrameWriterV2, name, _writer_v2(name, getattr(DataFrameWriterV2, name)))
@@ -101,18 +96,6 @@ def _writer_v2(verb: str, original: Callable[..., None]) -> Callable[..., None]:
 
     setattr(call, _MARK, True)
     return call
-
-
-def _list_tables(original: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
-    @functools.wraps(original)
-    def list_tables(self: Any, dbName: str | None = None, pattern: str | None = None) -> list[Any]:  # noqa: N803
-        tables = original(self, dbName, pattern)
-        if _route(self._sparkSession) is None or (pattern is not None and RESERVED_PREFIX in pattern.lower()):
-            return tables
-        return [table for table in tables if not str(table.name).lower().startswith(RESERVED_PREFIX)]
-
-    setattr(list_tables, _MARK, True)
-    return list_tables
 
 
 def _always_true(condition: Any) -> bool:

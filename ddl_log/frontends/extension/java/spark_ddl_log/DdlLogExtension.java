@@ -5,6 +5,7 @@ import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.parser.ParserInterface;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.SparkStrategy;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.AbstractFunction2;
 import scala.runtime.BoxedUnit;
@@ -16,7 +17,8 @@ import scala.runtime.BoxedUnit;
  *   <li>the parser ({@link RoutingParser}): a statement the project routes becomes a call of the Python engine;
  *   <li>a post-hoc resolution rule ({@link WriteRouter}): the v1 write and create commands of DataFrame writers and
  *       the catalog API go to the Python engine;
- *   <li>a post-hoc resolution rule ({@link WorkTablesHidden}): SQL listings leave the log's own objects out;
+ *   <li>a post-hoc resolution rule ({@link WorkTablesHidden}): SQL listings leave the log's own objects out; a
+ *       planner strategy ({@link WorkTablesHidden.Planned}) does so for the catalog API's, which keep their plan;
  *   <li>a check rule ({@link WriteGuard}): Spark 4.0's {@code saveAsTable} in overwrite mode, which drops the table
  *       before any plan exists, is refused for JVM callers (PySpark callers are routed in Python).
  * </ul>
@@ -41,6 +43,12 @@ public final class DdlLogExtension extends AbstractFunction1<SparkSessionExtensi
       @Override
       public Rule<LogicalPlan> apply(SparkSession session) {
         return new WorkTablesHidden(session);
+      }
+    });
+    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
+      @Override
+      public SparkStrategy apply(SparkSession session) {
+        return new WorkTablesHidden.Planned(session);
       }
     });
     extensions.injectCheckRule(new AbstractFunction1<SparkSession, scala.Function1<LogicalPlan, BoxedUnit>>() {

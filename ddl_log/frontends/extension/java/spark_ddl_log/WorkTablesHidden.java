@@ -4,11 +4,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.SparkStrategy;
+import scala.Option;
+import scala.collection.immutable.Seq;
+import scala.runtime.AbstractFunction0;
 
 /**
  * The log's own objects left out of what a session lists: {@code SHOW TABLES}, {@code SHOW TABLE EXTENDED} and
@@ -17,8 +22,9 @@ import org.apache.spark.sql.catalyst.rules.Rule;
  * command); here it is run while the statement is analysed, with Spark's own command, and the statement becomes its
  * rows without the log's (a local relation: no Spark job, as for the command). Left alone: the engine's own listings
  * (it must see its work tables), a session the log does not watch, a listing whose LIKE pattern itself names the
- * prefix (asked for on purpose, as an operator looking for leftovers does), and the catalog API's {@code listTables},
- * which reads the listing's plan back (it lists them: docs/limitations.md).
+ * prefix (asked for on purpose, as an operator looking for leftovers does). The catalog API's {@code listTables}
+ * (Scala, Java, PySpark, a Spark Connect client's) reads the listing's plan back from the analysed statement: there the
+ * listing stays as it is, and {@link Planned} plans it as these rows.
  */
 final class WorkTablesHidden extends Rule<LogicalPlan> {
 
@@ -37,29 +43,64 @@ final class WorkTablesHidden extends Rule<LogicalPlan> {
 
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
+    if (!LISTINGS.containsKey(plan.getClass().getSimpleName()) || Stack.insideCatalogApi()) {
+      return plan;  // the catalog API's listing keeps its plan (Planned filters it)
+    }
+    LogicalPlan visible = visibleRows(session, plan);
+    return visible == null ? plan : visible;
+  }
+
+  /** {@code plan}'s rows without the log's, run now (null: not a listing the log hides on this session). */
+  static LogicalPlan visibleRows(SparkSession session, LogicalPlan plan) {
     String column = LISTINGS.get(plan.getClass().getSimpleName());
-    if (column == null || !Bridge.watching(session) || asksForPrefix(plan) || Stack.insideCatalogApi()) {
-      return plan;
+    if (column == null || !Bridge.watching(session) || asksForPrefix(plan)) {
+      return null;
     }
     int index = plan.schema().getFieldIndex(column).getOrElse(() -> -1);
     if (index < 0) {
-      return plan;
+      return null;
     }
-    Row[] rows;
-    Bridge.enterInternal();  // the listing as Spark runs it: this rule leaves it alone
+    InternalRow[] rows;
+    Bridge.enterInternal();  // the listing as Spark plans and runs it: the rule and Planned leave it alone
     try {
-      rows = (Row[]) org.apache.spark.sql.classic.Dataset.ofRows(
-          (org.apache.spark.sql.classic.SparkSession) session, plan).collect();
+      SparkPlan command = session.sessionState().planner().plan(plan).next();
+      rows = ((org.apache.spark.sql.classic.SparkSession) session).withActive(new AbstractFunction0<InternalRow[]>() {
+        @Override
+        public InternalRow[] apply() {
+          return command.executeCollect();  // a command's rows, no job (as Spark runs it)
+        }
+      });
     } finally {
       Bridge.exitInternal();
     }
-    List<Row> listed = new ArrayList<>();
-    for (Row row : rows) {
-      if (row.isNullAt(index) || !row.getString(index).toLowerCase(Locale.ROOT).startsWith(PREFIX)) {
-        listed.add(row);
+    List<InternalRow> listed = new ArrayList<>();
+    for (InternalRow row : rows) {
+      if (row.isNullAt(index) || !row.getUTF8String(index).toString().toLowerCase(Locale.ROOT).startsWith(PREFIX)) {
+        listed.add(row.copy());
       }
     }
-    return LocalRelation.fromExternalRows(plan.output(), Plans.scalaSeq(listed));
+    return new LocalRelation(plan.output(), Plans.scalaSeq(listed), false, Option.empty());
+  }
+
+  /**
+   * The listings the rule leaves (the catalog API's), planned as their rows without the log's: an injected planner
+   * strategy, tried before Spark's own, when the API runs the listing.
+   */
+  static final class Planned extends SparkStrategy {
+
+    private static final Seq<SparkPlan> NOT_HERE = Plans.scalaSeq(List.of());  // Spark's own strategies plan it
+
+    private final SparkSession session;
+
+    Planned(SparkSession session) {
+      this.session = session;
+    }
+
+    @Override
+    public Seq<SparkPlan> apply(LogicalPlan plan) {
+      LogicalPlan visible = visibleRows(session, plan);
+      return visible == null ? NOT_HERE : Plans.scalaSeq(List.of(planLater(visible)));
+    }
   }
 
   /** Whether the listing's LIKE pattern names the reserved prefix. */
