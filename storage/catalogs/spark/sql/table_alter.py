@@ -18,9 +18,10 @@ Spark 4.0.1 / Hive metastore behaviours this module deals with:
   silently drops when a user sets them on a data source table. :data:`INTERNAL_PROPERTIES` are not reported and
   cannot be set here.
 * Spark redacts every property whose key or value matches ``spark.redaction.regex`` (a static setting; by default
-  ``(?i)secret|password|token|access[.]?key``) in all its outputs: ``table_metadata`` reports such a value as
-  :data:`~storage.catalogs.spark.engine.REDACTED`, and ``set_properties`` (like ``create``) refuses to write that
-  placeholder. A change to such a property cannot be undone: no public API reads its old value.
+  ``(?i)secret|password|token|access[.]?key``) in all its outputs, ``SHOW TBLPROPERTIES`` included:
+  ``table_metadata`` reads such a value from the session catalog's record instead (a classic session; on Spark
+  Connect it stays :data:`~storage.catalogs.spark.engine.REDACTED`), and ``set_properties`` (like ``create``) refuses
+  to write that placeholder.
 * ``SHOW PARTITIONS`` prints Hive's escaped directory names (``p=a%2Fb``); values are unescaped. Spark casts a
   partition value to its column's type when it stores it, so ``q='01'`` of an INT column is listed as ``1``. A NULL
   partition value is listed as ``__HIVE_DEFAULT_PARTITION__``; an empty value is refused.
@@ -31,6 +32,7 @@ Spark 4.0.1 / Hive metastore behaviours this module deals with:
 from __future__ import annotations
 
 import contextlib
+import json
 from typing import Any
 
 import attrs
@@ -58,6 +60,7 @@ from storage.catalogs.spark.hms.version_record import (
     recorded_definition,
     remember_lookup,
 )
+from storage.catalogs.spark.jvm import map_json, tables_by_name
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.errors import (
@@ -193,6 +196,8 @@ class SparkTableAlter:
             raise engine_error(failure, f"cannot read the properties of {name}", name) from None
         storage = {f"option.{key}" for key in info.get("storage_properties") or {}}
         pairs = {str(row[0]): str(row[1]) for row in rows}
+        if REDACTED in pairs.values():
+            pairs.update(self._stored_values(name, [key for key, value in pairs.items() if value == REDACTED]))
         return tuple(
             sorted(
                 (key, value)
@@ -200,6 +205,19 @@ class SparkTableAlter:
                 if not is_internal_property(key) and key not in storage and key != "comment"
             )
         )
+
+    def _stored_values(self, name: TableName, keys: list[str]) -> dict[str, str]:
+        """The stored values of the properties ``keys`` that Spark's outputs redact, from the session catalog's
+        record (one metastore call); none on a session without a JVM (Spark Connect), where they stay redacted."""
+        jvm = self._engine.jvm
+        if jvm is None:
+            return {}
+        try:
+            found = tables_by_name(jvm, name.db, name.name)
+            stored = {} if found.isEmpty() else json.loads(map_json(jvm, found.head().properties(), scala=True))
+        except ENGINE_ERRORS as error:
+            raise engine_error(inspect_error(error), f"cannot read the properties of {name}", name) from None
+        return {key: str(stored[key]) for key in keys if key in stored}
 
     # ------------------------------------------------------------------ properties
 

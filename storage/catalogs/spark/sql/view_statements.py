@@ -29,6 +29,7 @@ from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
+    MISSING,
     Engine,
     Failure,
     engine_error,
@@ -42,6 +43,7 @@ from storage.catalogs.spark.jvm import option, with_active_session
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import decode_text
 from storage.catalogs.spark.sql.table_alter import is_internal_property
+from storage.catalogs.spark.sql.view_record import view_info
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -106,7 +108,7 @@ class SparkViews:
         found = self._engine.lookup(name)
         if found is None or found.kind != "VIEW":
             return None
-        info = self._engine.describe(name, expect_present=True)
+        info = self._stored_parts(name)
         if info is None or not _is_persistent_view(info):
             return None
         text, names, output = _spark_definition(info)
@@ -121,6 +123,20 @@ class SparkViews:
             if recorded_text == text and (columns == names if columns else names == output):
                 return ViewDefinition(query, comment, columns, properties, mode)
         return ViewDefinition(text, comment, names if names != output else (), properties, mode)
+
+    def _stored_parts(self, name: TableName) -> dict[str, Any] | None:
+        """The view's parts under DESCRIBE's JSON keys: from the session catalog's record where the session has a
+        JVM (:func:`~storage.catalogs.spark.sql.view_record.view_info`), else from the DESCRIBE itself."""
+        jvm = self._engine.jvm
+        if jvm is None:
+            return self._engine.describe(name, expect_present=True)
+        try:
+            return view_info(jvm, name)
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            if failure.means(*MISSING):
+                return None
+            raise engine_error(failure, f"cannot read view {name}", name) from None
 
     def stored_view(self, name: TableName, definition: ViewDefinition, *, reanalysed: bool = True) -> ViewDefinition:
         """``definition`` as :meth:`view_definition` reports the view ``create_view(name, definition)`` makes: the

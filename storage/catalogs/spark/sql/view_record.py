@@ -1,0 +1,55 @@
+"""A persistent view's stored parts read from the session catalog's own record instead of a ``DESCRIBE TABLE EXTENDED
+... AS JSON`` (a statement of its own, about 50 ms): the external catalog's ``getTablesByName`` (one metastore call,
+the record as Spark restores it) and about a dozen Py4J round trips. The parts come back under DESCRIBE's JSON keys,
+so a view's definition is made from them as from a DESCRIBE.
+
+One difference on purpose: DESCRIBE redacts a property whose key or value matches Spark's redaction patterns
+(``password``, ``token``, ``url``, ...: its value shown as ``*********(redacted)``); the record keeps the value, and a
+view's definition kept for an undo, or compared with the one a statement logged, must be the stored one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from storage.catalogs.names import SESSION_CATALOG, TableName
+from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, with_active_session
+from storage.catalogs.spark.profile import Jvm
+
+VIEW_PREFIX = "view."
+"""Spark's own view properties (the query's output names, the schema mode, the creating session's settings):
+DESCRIBE leaves them out of the table properties."""
+UNSUPPORTED_MODE = "UNSUPPORTED"
+"""The schema mode with Spark's view schema binding turned off, which DESCRIBE leaves out."""
+
+
+def view_info(jvm: Jvm, name: TableName) -> dict[str, Any] | None:
+    """The view ``name`` as ``DESCRIBE ... AS JSON`` renders the parts of it a definition reads (``type``,
+    ``catalog_name``, ``view_text``, ``columns``' names, ``view_query_output_columns``, ``comment``,
+    ``table_properties``, ``view_schema_mode``); only ``type`` for a table; None when nothing holds the name."""
+    found = tables_by_name(jvm, name.db, name.name)
+    if found.isEmpty():
+        return None
+    table = found.head()
+    kind = str(table.tableType().name())
+    if kind != "VIEW":
+        return {"type": kind}
+    properties = json.loads(map_json(jvm, table.properties(), scala=True))
+    schema = json.loads(str(table.schema().json()))
+    output = seq_strings(jvm, table.viewQueryColumnNames())
+    mode = str(with_active_session(jvm, lambda: table.viewSchemaMode().toString()))
+    comment = option(table.comment())
+    info: dict[str, Any] = {
+        "type": kind, "catalog_name": SESSION_CATALOG, "view_text": str(option(table.viewText()) or ""),
+        "columns": [{"name": str(field["name"])} for field in schema.get("fields", [])],
+        "table_properties": {str(key): str(value) for key, value in properties.items()
+                             if not str(key).startswith(VIEW_PREFIX) and str(value) != ""},
+    }
+    if output:
+        info["view_query_output_columns"] = output
+    if comment is not None:
+        info["comment"] = str(comment)
+    if mode != UNSUPPORTED_MODE:
+        info["view_schema_mode"] = mode
+    return info
