@@ -183,6 +183,42 @@ def insert_overwrite() -> Scenario:
     )
 
 
+PARTITIONED_ROWS = 1_000_000
+PARTITIONS = 20
+MODE = "spark.sql.sources.partitionOverwriteMode"
+
+
+def insert_overwrite_one_partition() -> Scenario:
+    """A dbt incremental model's statement: a table of 1M rows in 20 partitions, one partition (50k rows) written
+    again in dynamic mode; the other 19 are kept (plain Spark leaves them in place; the atomic statement's new
+    version takes them as they are: hard links on this local warehouse)."""
+    rows = PARTITIONED_ROWS // PARTITIONS
+    write = f"SELECT id, id*2 AS v, concat('r', id) AS s, 0 AS p FROM range({rows})"
+
+    def prepare(spark: Any, kind: str) -> None:
+        if not exists(spark, f"iop_{kind}"):
+            run(spark, f"CREATE TABLE {T(f'iop_{kind}')} USING parquet PARTITIONED BY (p) AS "
+                       f"SELECT id, id*2 AS v, concat('r', id) AS s, id % {PARTITIONS} AS p "
+                       f"FROM range({PARTITIONED_ROWS})")
+
+    def plain(spark: Any, kind: str) -> None:
+        spark.conf.set(MODE, "dynamic")
+        try:
+            run(spark, f"INSERT OVERWRITE TABLE {T(f'iop_{kind}')} {write}")
+        finally:
+            spark.conf.unset(MODE)
+
+    def check(spark: Any, kind: str) -> None:
+        assert spark.table(T(f"iop_{kind}")).count() == PARTITIONED_ROWS
+
+    return Scenario(
+        "insert_overwrite_partition", f"INSERT OVERWRITE of 1 of {PARTITIONS} partitions (1M rows), dynamic",
+        PARTITIONED_ROWS, plain=plain,
+        atomic=lambda ddl, kind: ddl.insert_overwrite(f"iop_{kind}", as_select=write, overwrite_mode="dynamic"),
+        prepare=prepare, check=check,
+    )
+
+
 def insert_into() -> Scenario:
     """The table exists; every round appends the same rows (plain: Spark's INSERT INTO, moving its task files into
     the table at job commit; atomic: written aside, logged, moved in after the commit point)."""
@@ -219,10 +255,10 @@ def truncate() -> Scenario:
 SIDE_BY_SIDE = [
     create_or_replace(0), create_or_replace(100_000), create_or_replace(1_000_000),
     create_as_select(0), create_as_select(100_000),
-    rename_two(), drop_two(), insert_overwrite(), insert_into(), truncate(),
+    rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(), insert_into(), truncate(),
 ]
 BREAKDOWN = [create_or_replace(0), create_or_replace(100_000), create_as_select(100_000),
-             rename_two(), drop_two(), insert_overwrite(), insert_into(), truncate()]
+             rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(), insert_into(), truncate()]
 KINDS = ("plain", "atomic")
 
 

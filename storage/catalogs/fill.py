@@ -14,7 +14,7 @@ HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 """How the metastore names a partition whose value is NULL (``SHOW PARTITIONS`` lists it so)."""
 
 KEEP_POINT = crashpoints.declare(
-    "fill.keep.before", "INSERT OVERWRITE of some partitions: new rows in TMP, the kept partitions not copied yet"
+    "fill.keep.before", "INSERT OVERWRITE of some partitions: new rows in TMP, the kept partitions not put in yet"
 )
 
 

@@ -445,10 +445,12 @@ class Engine:
                 return self._record_lookup(name)
         return read_jvm_table(jvm, name, hive=raw)
 
-    def forget(self, *names: TableName) -> None:
+    def forget(self, *names: TableName, partitions: bool = True) -> None:
         """Forget what :meth:`lookup` (and the metastore client's ``get``) kept of ``names`` in this statement: call it
-        before changing them."""
-        lookup_scope.forget(self, *names, *((key, name) for key in (HIVE_RECORD, HIVE_PARTITIONS) for name in names))
+        before changing them (``partitions`` False: their partition listings stay, for a change of the definition
+        whose partitions are then switched from what was listed)."""
+        keys = (HIVE_RECORD, HIVE_PARTITIONS) if partitions else (HIVE_RECORD,)
+        lookup_scope.forget(self, *names, *((key, name) for key in keys for name in names))
 
     def default_location(self, name: TableName) -> str | None:
         """Where a managed table called ``name`` keeps its data: ``<database location>/<name>``, decoded.

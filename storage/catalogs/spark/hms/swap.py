@@ -227,7 +227,9 @@ class SparkSwap:
         if plan.refusal is not None or plan.handle is None:
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
         new, new_partitions, *directory = plan.handle
-        self._engine.forget(orig)  # TMP does not change: its record read by the plan serves its removal
+        # TMP does not change: its record read by the plan serves its removal; ORIG's partitions as the plan listed
+        # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
+        self._engine.forget(orig, partitions=False)
         if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
             self._client.make_directory(directory[0])
         between()

@@ -1,15 +1,19 @@
 """INSERT OVERWRITE of some partitions on Spark: the half of
 :meth:`~storage.catalogs.spark.sql.table_statements.SparkTables.insert` that writes a static partition spec, translates
-a failed
-INSERT, and copies in the partitions a statement keeps (:attr:`storage.catalogs.interface.Fill.keep`).
+a failed INSERT, and puts into the new version the partitions a statement keeps
+(:attr:`storage.catalogs.interface.Fill.keep`).
 
-The new table version is built whole in TMP before the swap, so the kept partitions' rows are *copied* (one
-``INSERT ... SELECT`` of the old table with a partition predicate): that is the price of replacing some partitions
-atomically. Which partitions a statement replaces follows Spark (4.0.1, data source tables):
+The new table version is built whole in TMP before the swap, so the kept partitions must be in TMP too. On a local
+file system their files are hard-linked into TMP's directory and their ``Partition`` records added in one call
+(:mod:`~storage.catalogs.spark.fs.partition_links`: no job, no row rewritten); elsewhere, or where a partition lives
+outside its table's directory, their rows are *copied* (one ``INSERT ... SELECT`` of the old table with a partition
+predicate): that is the price of replacing some partitions atomically there. Which partitions a statement replaces
+follows Spark (4.0.1, data source tables):
 
-* dynamic overwrite: the partitions the new rows go to; a kept partition is one with no new row (the anti-join
-  compares partition values null-safely, typed, as the new rows hold them; a NULL value is the
-  ``__HIVE_DEFAULT_PARTITION__`` partition, and Spark writes an empty string as NULL too).
+* dynamic overwrite: the partitions the new rows go to, by the partition values the metastore lists (Spark deletes
+  the directories it writes to); a kept partition is one with no new row (the copy's anti-join compares partition
+  values null-safely, typed, as the new rows hold them; a NULL value is the ``__HIVE_DEFAULT_PARTITION__`` partition,
+  and Spark writes an empty string as NULL too).
 * static overwrite with static values (``PARTITION (a=1, b)``): every partition whose columns equal the static values
   after Spark's cast to the column type (``a='01'`` is ``a=1`` of an INT column), rows or not.
 
@@ -31,7 +35,9 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
+from storage.catalogs.spark.fs.partition_links import link_directories
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.errors import (
@@ -68,7 +74,7 @@ def insert_error(name: TableName, failure: Failure) -> CatalogError:
 
 
 class SparkPartitionKeep:
-    """Copies the kept partitions of ``fill.keep`` into the table just filled with the new rows (``alter`` adds
+    """Puts the kept partitions of ``fill.keep`` into the table just filled with the new rows (``alter`` adds
     partitions and lists those matching a spec; ``client``, where the session has one, reads a table's partitions,
     kept for the statement, which the swap's plan reads again)."""
 
@@ -89,25 +95,58 @@ class SparkPartitionKeep:
         return [dict(zip(keys, p.values, strict=True)) for p in self._client.partitions(name)] if keys else []
 
     def keep(self, name: TableName, fill: Fill) -> None:
-        """Rows, then empty partitions: one INSERT and two or three partition listings, one ``ADD PARTITION`` per
-        kept empty partition. A dynamic overwrite whose rows went to every partition the table had keeps nothing:
-        no INSERT (its job would read the whole old table to find no row to keep)."""
+        """The kept partitions of ``fill.keep`` (every old partition no new row went to; for a static spec, those
+        not matching it) put into ``name``: on a local file system as hard links to their files and their records
+        added in one call (:mod:`~storage.catalogs.spark.fs.partition_links`); else rows, then empty partitions:
+        one INSERT and two or three partition listings, one ``ADD PARTITION`` per kept empty partition. A dynamic
+        overwrite whose rows went to every partition the table had keeps nothing: no INSERT (its job would read the
+        whole old table to find no row to keep)."""
         source = fill.keep
         if source is None:
             return
         KEEP_POINT()
         old_partitions = self._partitions(source)
         new_partitions = self._partitions(name)
-        if fill.replaces != "written" or any(partition not in new_partitions for partition in old_partitions):
+        kept = [partition for partition in old_partitions if partition not in new_partitions]
+        if kept and fill.replaces == "matching":
+            replaced = self._alter.list_partitions(source, fill.static)
+            kept = [partition for partition in kept if partition not in replaced]
+        if self._linked(name, source, kept):
+            return
+        if fill.replaces != "written" or kept:
             self._copy_rows(name, source, fill)
             new_partitions = self._partitions(name)
-        missing = [partition for partition in old_partitions if partition not in new_partitions]
-        if missing and fill.replaces == "matching":
-            replaced = self._alter.list_partitions(source, fill.static)
-            missing = [partition for partition in missing if partition not in replaced]
-        for partition in missing:
-            self._engine.forget(name)
-            self._alter.add_partition(name, partition)
+        for partition in kept:
+            if partition not in new_partitions:
+                self._engine.forget(name)
+                self._alter.add_partition(name, partition)
+
+    def _linked(self, name: TableName, source: TableName, kept: list[dict[str, str]]) -> bool:
+        """Whether the ``kept`` partitions of ``source`` (whose directories are under its own) are now partitions of
+        ``name`` at the same paths under its directory, their files hard-linked; False leaves ``name`` as it was
+        (another file system, a partition located elsewhere, a file that cannot be linked)."""
+        client = self._client
+        if not kept or client is None:
+            return not kept
+        source_table, table = client.get(source), client.get(name)
+        if source_table is None or table is None:
+            return False
+        keys = source_table.partition_column_names
+        records = {tuple(zip(keys, p.values, strict=True)): p for p in client.partitions(source)}
+        wanted = [records.get(tuple(partition.items())) for partition in kept]
+        root, into = source_table.location.rstrip("/") + "/", table.location.rstrip("/")
+        if any(p is None or not p.location.startswith(root) for p in wanted):
+            return False
+        placed = [(p, f"{into}/{p.location[len(root):]}") for p in wanted if p is not None]
+        pairs = [(local_path(p.location), local_path(location)) for p, location in placed]
+        if any(source_dir is None or target_dir is None for source_dir, target_dir in pairs) or \
+                not link_directories([(s, t) for s, t in pairs if s is not None and t is not None]):
+            return False
+        client.add_partitions(name, [
+            p.placed(name, location) if p.path_property is None else
+            p.placed(name, location).with_path_property(table.location) for p, location in placed])
+        self._engine.forget(name)
+        return True
 
     def add_empty(self, name: TableName, source: TableName) -> None:
         """Register the partitions of ``source`` that ``name`` lacks (no row went to them): two partition listings,

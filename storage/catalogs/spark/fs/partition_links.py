@@ -1,0 +1,58 @@
+"""The partitions an INSERT OVERWRITE keeps, put into the new table version as hard links to their data files.
+
+The new version is built whole in TMP before the swap, so a kept partition's rows must be in TMP's directory too.
+Copying them with a Spark job reads and rewrites every kept row: a dbt incremental model that overwrites one day of a
+year-long table rewrote the other 364 days. On a local file system the files themselves can be shared instead: a
+data file is never changed once written (Spark and Hive write new files and delete old ones, nothing appends to or
+rewrites a file), so a second name for it is the same rows at no cost, and each version still owns its own
+directory (deleting the old version later removes its names only; an INSERT INTO the new version adds files to the
+new directory only). Other file systems have no hard links (HDFS, object stores): their kept rows are copied by the
+Spark job, as before.
+
+Only what readers read is linked: names starting with ``_`` or ``.`` (``_SUCCESS``, checksums, a running job's
+staging) are left out. A partition directory holding anything but plain files (a directory: Hive's list-bucketing
+layout; a symbolic link) is not linked. Nothing is left half done: when any file cannot be linked (another device, a
+file system without links), what was made is removed and the caller copies the rows instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from storage.catalogs.spark.fs.version_files import hidden
+
+
+def link_directories(pairs: Sequence[tuple[Path, Path]]) -> bool:
+    """Make each target directory (it must not exist yet) holding hard links to the data files of its source (a
+    missing source: an empty partition, an empty target). Whether it was done; False leaves no target behind."""
+    listed = []
+    for source, target in pairs:
+        entries = [entry for entry in (os.scandir(source) if source.is_dir() else ()) if not hidden(entry.name)]
+        if not all(entry.is_file(follow_symlinks=False) for entry in entries):
+            return False
+        listed.append((entries, target))
+    made: list[Path] = []
+    try:
+        for entries, target in listed:
+            _make_directory(target, made)
+            for entry in entries:
+                os.link(entry.path, target / entry.name)
+    except OSError:
+        for directory in reversed(made):
+            shutil.rmtree(directory, ignore_errors=True)
+        return False
+    return True
+
+
+def _make_directory(target: Path, made: list[Path]) -> None:
+    """``target`` and its missing parents, each one made recorded in ``made``; an existing target is refused."""
+    missing = [target, *(parent for parent in target.parents if not parent.exists())]
+    if target.exists():
+        raise FileExistsError(target)
+    for directory in reversed(missing):
+        if not directory.exists():
+            directory.mkdir()
+            made.append(directory)
