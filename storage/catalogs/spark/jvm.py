@@ -161,6 +161,11 @@ def map_json(jvm: Jvm, java_map: Any, *, scala: bool = False) -> str:
     return to_json(jvm, java_map)
 
 
+def scala_map(jvm: Jvm, value: Any) -> dict[str, str]:
+    """A Scala ``Map[String, String]`` (a catalog table's properties, its storage's) as a dict: two round trips."""
+    return dict(json.loads(map_json(jvm, value, scala=True)))
+
+
 def to_json(jvm: Jvm, value: Any) -> str:
     """A JVM value Jackson can write (a ``java.util.List`` of strings, a ``java.util.Map``) as JSON: one round
     trip."""

@@ -28,9 +28,9 @@ import attrs
 from storage.catalogs.interface import tag_in
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.jvm import (
-    map_json,
     option,
     raw_tables_by_name,
+    scala_map,
     seq_strings,
     static,
     tables_by_name,
@@ -151,7 +151,7 @@ def _head(jvm: Jvm, found: Any) -> tuple[Any, str, dict[str, str]] | None:
     kind = str(table.tableType().name())
     if kind == "VIEW":
         return table, kind, {}
-    return table, kind, json.loads(map_json(jvm, table.properties(), scala=True))
+    return table, kind, scala_map(jvm, table.properties())
 
 
 def fingerprint_material(kind: str, created_millis: int, provider: str | None, schema: dict[str, Any],
@@ -211,7 +211,7 @@ def _raw_location(jvm: Jvm, storage: Any, properties: dict[str, str]) -> str | N
     location."""
     if PROVIDER_PROPERTY not in properties:
         return _stored_location(jvm, storage)
-    path = path_option(json.loads(map_json(jvm, storage.properties(), scala=True)))
+    path = path_option(scala_map(jvm, storage.properties()))
     return None if path is None else decoded_location(jvm, path)
 
 

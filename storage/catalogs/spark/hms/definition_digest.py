@@ -19,7 +19,7 @@ from typing import Any
 
 import attrs
 
-from storage.catalogs.spark.jvm import external_catalog, static
+from storage.catalogs.spark.jvm import external_catalog, scala_map, static
 from storage.catalogs.spark.profile import Jvm, jvm_of
 from storage.errors import CatalogError
 
@@ -76,11 +76,6 @@ def _strings(scala_seq: Any) -> tuple[str, ...]:
     return tuple(str(scala_seq.apply(i)) for i in range(scala_seq.size()))
 
 
-def _map(scala_map: Any) -> dict[str, str]:
-    keys = list(_strings(scala_map.keys().toSeq()))
-    return {key: str(scala_map.apply(key)) for key in keys}
-
-
 def _fields(schema_json: str) -> tuple[Field, ...]:
     fields = []
     for field in json.loads(schema_json)["fields"]:
@@ -109,7 +104,8 @@ def database_location(spark: Any, db: str) -> str:
 
 def table_definition(spark: Any, db: str, name: str) -> Definition | None:
     """The definition of the table ``db.name``; None when there is no such table (a view is not a table)."""
-    external = external_catalog(_handles(spark))
+    jvm = _handles(spark)
+    external = external_catalog(jvm)
     if not external.tableExists(db, name):
         return None
     table = external.getTable(db, name)
@@ -124,8 +120,8 @@ def table_definition(spark: Any, db: str, name: str) -> Definition | None:
     location = str(_option(storage.locationUri()).toString()).rstrip("/")
     if kind == "MANAGED" and location.startswith(database_location(spark, db) + "/"):
         location = "managed"
-    options = {k: v for k, v in _map(storage.properties()).items() if k not in HIDDEN_STORAGE}
-    properties = {k: v for k, v in _map(table.properties()).items()
+    options = {k: v for k, v in scala_map(jvm, storage.properties()).items() if k not in HIDDEN_STORAGE}
+    properties = {k: v for k, v in scala_map(jvm, table.properties()).items()
                   if k not in STATISTICS and not k.startswith(HIDDEN_PROPERTY_PREFIXES)}
     return Definition(
         kind=kind,
@@ -186,7 +182,7 @@ def partition_storage(spark: Any, db: str, name: str) -> tuple[PartitionStorage,
         label = "/".join(f"{column}={spec.apply(column)}" for column in columns)
         storage = partition.storage()
         location = str(_option(storage.locationUri()).toString())
-        options = {k: v for k, v in _map(storage.properties()).items() if k not in HIDDEN_STORAGE}
+        options = {k: v for k, v in scala_map(jvm, storage.properties()).items() if k not in HIDDEN_STORAGE}
         found.append(PartitionStorage(label, location[len(root):] if location.startswith(root) else location,
                                       _option(storage.serde()), _option(storage.inputFormat()),
                                       _option(storage.outputFormat()), tuple(sorted(options.items()))))

@@ -17,7 +17,7 @@ from storage.catalogs.spark.columns import schema_columns
 from storage.catalogs.spark.engine import Engine, fingerprint
 from storage.catalogs.spark.hms.hive_record import HiveTable
 from storage.catalogs.spark.hms.record_lookup import kind_of, read_by_spark, restored_location, table_lookup
-from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, uri_text
+from storage.catalogs.spark.jvm import option, scala_map, seq_strings, tables_by_name, uri_text
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.restored_schema import restored_shape
 from storage.catalogs.spark.table_lookup import JvmTable, TableLookup, read_raw_definition, restored_properties
@@ -42,7 +42,7 @@ def recorded_definition(jvm: Jvm, name: TableName) -> tuple[str, TableMetadata] 
     if kind == "VIEW" or uri is None:
         return None
     columns = schema_columns(StructType.fromJson(json.loads(str(table.schema().json()))))
-    properties = json.loads(map_json(jvm, table.properties(), scala=True))
+    properties = scala_map(jvm, table.properties())
     comment = option(table.comment())
     return uri_text(jvm, uri), TableMetadata(
         columns=columns,

@@ -32,7 +32,6 @@ Spark 4.0.1 / Hive metastore behaviours this module deals with:
 from __future__ import annotations
 
 import contextlib
-import json
 from typing import Any
 
 import attrs
@@ -60,7 +59,7 @@ from storage.catalogs.spark.hms.version_record import (
     recorded_definition,
     remember_lookup,
 )
-from storage.catalogs.spark.jvm import map_json, tables_by_name
+from storage.catalogs.spark.jvm import scala_map, tables_by_name
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import analysis_failure
 from storage.errors import (
@@ -214,7 +213,7 @@ class SparkTableAlter:
             return {}
         try:
             found = tables_by_name(jvm, name.db, name.name)
-            stored = {} if found.isEmpty() else json.loads(map_json(jvm, found.head().properties(), scala=True))
+            stored = {} if found.isEmpty() else scala_map(jvm, found.head().properties())
         except ENGINE_ERRORS as error:
             raise engine_error(inspect_error(error), f"cannot read the properties of {name}", name) from None
         return {key: str(stored[key]) for key in keys if key in stored}

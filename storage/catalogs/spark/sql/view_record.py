@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from storage.catalogs.names import SESSION_CATALOG, TableName
-from storage.catalogs.spark.jvm import map_json, option, seq_strings, tables_by_name, with_active_session
+from storage.catalogs.spark.jvm import option, scala_map, seq_strings, tables_by_name, with_active_session
 from storage.catalogs.spark.profile import Jvm
 
 VIEW_PREFIX = "view."
@@ -35,7 +35,7 @@ def view_info(jvm: Jvm, name: TableName) -> dict[str, Any] | None:
     kind = str(table.tableType().name())
     if kind != "VIEW":
         return {"type": kind}
-    properties = json.loads(map_json(jvm, table.properties(), scala=True))
+    properties = scala_map(jvm, table.properties())
     schema = json.loads(str(table.schema().json()))
     output = seq_strings(jvm, table.viewQueryColumnNames())
     mode = str(with_active_session(jvm, lambda: table.viewSchemaMode().toString()))
