@@ -21,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from storage.catalogs.spark.gateway_replies import reply_promptly
 from storage.catalogs.spark.profiles import facts_for
 from storage.catalogs.spark.profiles.facts import ConditionTable, JvmClasses, VersionFacts
 
@@ -61,11 +62,13 @@ def session_key(spark: Any) -> object:
 
 
 def jvm_of(spark: Any, classes: JvmClasses | None = None) -> Jvm | None:
-    """The JVM handles of a classic session (None on Spark Connect). No round trip: ``classes`` default to those of
-    the session's profile when one was read, else of the newest known Spark line."""
+    """The JVM handles of a classic session (None on Spark Connect). No round trip (four the first time a thread
+    asks: :func:`~storage.catalogs.spark.gateway_replies.reply_promptly`): ``classes`` default to those of the
+    session's profile when one was read, else of the newest known Spark line."""
     jsession, view, context = _handles(spark)
     if jsession is None or view is None:
         return None
+    reply_promptly(view)
     if classes is None:
         known = _PROFILES.get(id(jsession))
         classes = known[1].classes if known is not None and known[0] is jsession else facts_for(None).classes

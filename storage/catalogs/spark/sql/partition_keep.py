@@ -84,15 +84,9 @@ class SparkPartitionKeep:
         self._client = client
 
     def _partitions(self, name: TableName) -> list[dict[str, str]]:
-        """The partitions of ``name`` as column -> value, as ``SHOW PARTITIONS`` gives them: from the metastore
-        client's records (kept for the statement: the swap's plan reads them again) where there is one."""
-        if self._client is None:
-            return self._alter.list_partitions(name)
-        table = self._client.get(name)
-        if table is None:
-            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
-        keys = table.partition_column_names
-        return [dict(zip(keys, p.values, strict=True)) for p in self._client.partitions(name)] if keys else []
+        """The partitions of ``name`` as column -> value (from the metastore client's records where the session has
+        one, kept for the statement: the swap's plan reads them again)."""
+        return self._alter.list_partitions(name)
 
     def keep(self, name: TableName, fill: Fill) -> None:
         """The kept partitions of ``fill.keep`` (every old partition no new row went to; for a static spec, those

@@ -311,8 +311,14 @@ class SparkTableAlter:
     def list_partitions(self, name: TableName, spec: dict[str, str] | None = None) -> list[dict[str, str]]:
         """The partitions of ``name`` (``SHOW PARTITIONS``, Spark's order), values unescaped; ``[]`` for a table
         that is not partitioned. With ``spec`` (some partition columns), the partitions matching it, Spark
-        casting its values to the column types. One metastore call (and one more to tell a view from a missing
-        table)."""
+        casting its values to the column types. Without ``spec``, where the session has a metastore client: its
+        records of the table and its partitions, kept for the statement (the same values in the same order; no
+        Spark command to plan); else one metastore call (and one more to tell a view from a missing table)."""
+        if spec is None and self._client is not None and not substitutes(name.db) and not substitutes(name.name):
+            table = self._client.get(name)
+            if table is not None and not table.is_view:
+                keys = table.partition_column_names
+                return [dict(zip(keys, p.values, strict=True)) for p in self._client.partitions(name)] if keys else []
         return [parse_partition(path) for path in self.partition_paths(name, spec)]
 
     def partition_paths(self, name: TableName, spec: dict[str, str] | None = None) -> list[str]:
