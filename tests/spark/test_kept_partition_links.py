@@ -91,6 +91,28 @@ def test_an_insert_into_a_kept_partition_leaves_the_old_version_as_it_was(spark,
         assert rows(spark) == before
 
 
+ODD_VALUES = ["a b/c%d", "é#?", "x=y", "'q'", None]
+"""Partition values Spark escapes in directory names (or writes as ``__HIVE_DEFAULT_PARTITION__``)."""
+
+
+def test_partitions_with_odd_values_are_kept_whole(spark, tmp_path, clean_spark):
+    spark.sql(f"CREATE DATABASE {DB}")
+    with AtomicDDL(spark=spark, home=tmp_path / "home", compact_bytes=0, grace_seconds=0,
+                   retention_seconds=0) as ddl:
+        ddl.sql(f"CREATE TABLE {DB}.p (v INT, day STRING) USING parquet PARTITIONED BY (day)")
+        values = ", ".join(f"({n}, {'NULL' if value is None else repr(value)})" for n, value in enumerate(ODD_VALUES))
+        spark.sql(f"INSERT INTO {DB}.p VALUES {values}")  # Python's repr quotes as Spark SQL does for these values
+        before = rows(spark)
+        old_files = data_files(location(spark, "p"))
+        ddl.insert_overwrite(f"{DB}.p", as_select="SELECT 100, 'new'", overwrite_mode="dynamic")
+        new_files = data_files(location(spark, "p"))
+        assert set(old_files.values()) <= set(new_files.values())  # every old file kept, as a link
+        assert rows(spark) == sorted([*before, (100, "new")], key=lambda row: (row[0], str(row[1])))
+        ddl.run_due_deletions()
+        spark.catalog.refreshTable(f"{DB}.p")
+        assert rows(spark) == sorted([*before, (100, "new")], key=lambda row: (row[0], str(row[1])))
+
+
 def test_nothing_is_linked_when_one_partition_cannot_be(tmp_path):
     first, second = tmp_path / "old" / "k=1", tmp_path / "old" / "k=2"
     first.mkdir(parents=True)
