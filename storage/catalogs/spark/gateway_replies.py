@@ -15,9 +15,6 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from py4j.java_gateway import JavaObject
-from py4j.protocol import GATEWAY_SERVER_OBJECT_ID, Py4JError
-
 _SET: weakref.WeakSet[Any] = weakref.WeakSet()
 """The Python ends of the connections already set (or tried): dropped with their connection."""
 
@@ -25,13 +22,21 @@ _SET: weakref.WeakSet[Any] = weakref.WeakSet()
 def reply_promptly(view: Any) -> None:
     """Turn off Nagle's algorithm at the JVM's end of the calling thread's Py4J connection to ``view`` (a session's
     ``JVMView``), once per connection."""
-    client = view._gateway_client
+    try:
+        client = view._gateway_client
+    except AttributeError:  # not Py4J's view (a stand-in)
+        return
     thread_connection = getattr(client, "get_thread_connection", None)
     if thread_connection is None:
         return
     connection = thread_connection()
     if connection is not None and connection in _SET:
         return
+    # imported here: a session with a JVM has Py4J loaded already, and the commands that start none (inspection,
+    # recovery without Spark) must not import it at all
+    from py4j.java_gateway import JavaObject
+    from py4j.protocol import GATEWAY_SERVER_OBJECT_ID, Py4JError
+
     try:
         server = JavaObject(GATEWAY_SERVER_OBJECT_ID, client)
         java_end = server.getCallbackClient().getPerThreadConnection()
