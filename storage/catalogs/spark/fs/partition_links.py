@@ -49,10 +49,9 @@ def link_directories(pairs: Sequence[tuple[Path, Path]]) -> bool:
 
 def _make_directory(target: Path, made: list[Path]) -> None:
     """``target`` and its missing parents, each one made recorded in ``made``; an existing target is refused."""
-    missing = [target, *(parent for parent in target.parents if not parent.exists())]
     if target.exists():
         raise FileExistsError(target)
-    for directory in reversed(missing):
+    for directory in reversed([target, *target.parents]):
         if not directory.exists():
             directory.mkdir()
             made.append(directory)

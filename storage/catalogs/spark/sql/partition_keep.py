@@ -83,11 +83,6 @@ class SparkPartitionKeep:
         self._alter = alter
         self._client = client
 
-    def _partitions(self, name: TableName) -> list[dict[str, str]]:
-        """The partitions of ``name`` as column -> value (from the metastore client's records where the session has
-        one, kept for the statement: the swap's plan reads them again)."""
-        return self._alter.list_partitions(name)
-
     def keep(self, name: TableName, fill: Fill) -> None:
         """The kept partitions of ``fill.keep`` (every old partition no new row went to; for a static spec, those
         not matching it) put into ``name``: on a local file system as hard links to their files and their records
@@ -99,17 +94,16 @@ class SparkPartitionKeep:
         if source is None:
             return
         KEEP_POINT()
-        old_partitions = self._partitions(source)
-        new_partitions = self._partitions(name)
+        old_partitions = self._alter.list_partitions(source)
+        new_partitions = self._alter.list_partitions(name)
         kept = [partition for partition in old_partitions if partition not in new_partitions]
         if kept and fill.replaces == "matching":
             replaced = self._alter.list_partitions(source, fill.static)
             kept = [partition for partition in kept if partition not in replaced]
-        if self._linked(name, source, kept):
+        if not kept or self._linked(name, source, kept):
             return
-        if fill.replaces != "written" or kept:
-            self._copy_rows(name, source, fill)
-            new_partitions = self._partitions(name)
+        self._copy_rows(name, source, fill)
+        new_partitions = self._alter.list_partitions(name)
         for partition in kept:
             if partition not in new_partitions:
                 self._engine.forget(name)
@@ -120,8 +114,8 @@ class SparkPartitionKeep:
         ``name`` at the same paths under its directory, their files hard-linked; False leaves ``name`` as it was
         (another file system, a partition located elsewhere, a file that cannot be linked)."""
         client = self._client
-        if not kept or client is None:
-            return not kept
+        if client is None:
+            return False
         source_table, table = client.get(source), client.get(name)
         if source_table is None or table is None:
             return False
@@ -145,8 +139,8 @@ class SparkPartitionKeep:
     def add_empty(self, name: TableName, source: TableName) -> None:
         """Register the partitions of ``source`` that ``name`` lacks (no row went to them): two partition listings,
         one ``ADD PARTITION`` per missing partition."""
-        present = self._partitions(name)
-        for partition in self._partitions(source):
+        present = self._alter.list_partitions(name)
+        for partition in self._alter.list_partitions(source):
             if partition not in present:
                 self._engine.forget(name)
                 self._alter.add_partition(name, partition)
@@ -157,7 +151,7 @@ class SparkPartitionKeep:
         when none is listed."""
         if not partitions:
             return
-        present = self._partitions(name)
+        present = self._alter.list_partitions(name)
         missing = [dict(values) for values in partitions if dict(values) not in present]
         if missing:
             self._engine.forget(name)
