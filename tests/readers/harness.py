@@ -68,6 +68,28 @@ def measure_in_session(spark: Any, *, kinds: Iterable[str], statements: int, row
     return Measurement(events, list(threads.reads), [e for e in events if e.error])
 
 
+def measure_until(spark: Any, *, kind: str, statements: int, rows: int, min_reads: int, rounds: int = 4,
+                  **options: Any) -> Measurement:
+    """:func:`measure_in_session` of one ``kind``, run again (on a table of its own each round) until the readers
+    overlapped its statements ``min_reads`` times, at most ``rounds`` rounds: how many reads meet a statement depends
+    on the machine's load (a CI run once met 2 where the floor was 4); the reads of every round are judged."""
+    from tests.readers.model import tally
+
+    events: list[Event] = []
+    reads: list[Read] = []
+    errors: list[Event] = []
+    for round_ in range(rounds):
+        prefix = options.pop("prefix", "") if round_ == 0 else f"again{round_}_"
+        measured = measure_in_session(spark, kinds=[kind], statements=statements, rows=rows, prefix=prefix, **options)
+        events += measured.events
+        reads += measured.reads
+        errors += measured.errors
+        counts = tally(events, reads, stale_ok=False)[0]
+        if errors or counts.get(kind, {}).get("reads", 0) >= min_reads:
+            break
+    return Measurement(events, reads, errors)
+
+
 class JsonLines:
     """Append-only JSON lines, flushed per record (a SIGKILL loses at most the line being written), thread-safe."""
 

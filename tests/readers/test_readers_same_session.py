@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.readers.harness import measure_in_session
+from tests.readers.harness import Measurement, measure_in_session, measure_until
 from tests.readers.model import IDLE, render, tally
 from tests.readers.workload import KINDS
 
@@ -28,6 +28,13 @@ def test_readers_in_the_writers_session_never_fail_nor_see_a_wrong_version(clean
 
     with AtomicDDL(spark=clean_spark, home=tmp_path / "home") as ddl:
         measured = measure_in_session(clean_spark, ddl=ddl, kinds=KINDS, statements=STATEMENTS, rows=ROWS)
+        counts = tally(measured.events, measured.reads, stale_ok=False)[0]
+        for kind in KINDS:  # a loaded machine may let a kind's statements pass unread: that kind again
+            if not measured.errors and counts.get(kind, Counter())["reads"] < MIN_READS_PER_KIND:
+                again = measure_until(clean_spark, ddl=ddl, kind=kind, statements=STATEMENTS, rows=ROWS,
+                                      min_reads=MIN_READS_PER_KIND, prefix="again_")
+                measured = Measurement(measured.events + again.events, measured.reads + again.reads,
+                                       measured.errors + again.errors)
     counts, errors, examples = tally(measured.events, measured.reads, stale_ok=False)
     report = render("readers in the writer's session", counts, errors, stale_ok=False)
     print(report)
@@ -52,7 +59,8 @@ def test_readers_never_read_a_partitioned_table_empty_during_drop_and_undrop(cle
     from ddl_log import AtomicDDL
 
     with AtomicDDL(spark=clean_spark, home=tmp_path / "home") as ddl:
-        atomic = measure_in_session(clean_spark, ddl=ddl, kinds=["drop_undrop"], statements=DROP_CYCLES, rows=ROWS)
+        atomic = measure_until(clean_spark, ddl=ddl, kind="drop_undrop", statements=DROP_CYCLES, rows=ROWS,
+                               min_reads=MIN_READS_PER_KIND * 4)
     plain = measure_in_session(clean_spark, kinds=["drop_undrop"], statements=PLAIN_CYCLES, rows=ROWS, mode="plain",
                                prefix="plain_")
     counts, errors, examples = tally(atomic.events, atomic.reads, stale_ok=False)
@@ -78,8 +86,8 @@ def test_readers_never_read_a_table_with_a_partition_outside_its_directory_partl
     from ddl_log import AtomicDDL
 
     with AtomicDDL(spark=clean_spark, home=tmp_path / "home") as ddl:
-        atomic = measure_in_session(clean_spark, ddl=ddl, kinds=["drop_undrop_outside"], statements=OUTSIDE_CYCLES,
-                                    rows=ROWS)
+        atomic = measure_until(clean_spark, ddl=ddl, kind="drop_undrop_outside", statements=OUTSIDE_CYCLES,
+                               rows=ROWS, min_reads=MIN_READS_PER_KIND * 2)
     counts, errors, examples = tally(atomic.events, atomic.reads, stale_ok=False)
     report = render("DROP / UNDROP of a table with a partition outside its directory", counts, errors,
                     stale_ok=False)

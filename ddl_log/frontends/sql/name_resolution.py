@@ -115,7 +115,8 @@ def _quoted_if_needed(part: str) -> str:
 
 
 class SparkFacts:
-    """Facts read from a SparkSession (classic or Connect) through its public API only, each at most once: the
+    """Facts read from a SparkSession (classic or Connect) through its public API (a classic session's temporary
+    views from its session catalog, where SHOW VIEWS cost a query), each at most once: the
     session does not change under a DDL-log statement, and the front end makes a new one after every statement it
     hands to Spark (``USE``, ``SET CATALOG``, ``CREATE TEMPORARY VIEW`` ... may have moved it)."""
 
@@ -169,6 +170,12 @@ class SparkFacts:
         return a.lower() == b.lower() and (self._conf("spark.sql.caseSensitive") or "false").lower() != "true"
 
     def is_temp_view(self, name: str) -> bool:
+        from storage.catalogs.spark.engine import local_temp_view_exists  # Spark's modules only where Spark runs
+
+        classic: bool | None = self._once(("view", name), lambda: local_temp_view_exists(self._spark(), name))
+        if classic is not None:
+            return classic
+
         def local_views() -> list[str]:
             # SHOW VIEWS in the global temporary database lists every temporary view and reads no metastore.
             where = f"{quote_ident(SESSION_CATALOG)}.{quote_ident(self.global_temp_database())}"

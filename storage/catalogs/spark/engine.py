@@ -228,6 +228,17 @@ def session_position(spark: Any) -> tuple[str, tuple[str, ...]] | None:
     return with_active_session(jvm, read)
 
 
+def local_temp_view_exists(spark: Any, name: str) -> bool | None:
+    """Whether ``name`` is one of a classic session's local temporary views, asked of its session catalog as its
+    queries would (the session active: the catalog reads ``spark.sql.caseSensitive`` from it), six round trips;
+    None on Spark Connect, which is asked in SQL. (``SHOW VIEWS`` took 9 to 25 ms of every routed statement.)"""
+    jvm = jvm_of(spark)
+    if jvm is None:
+        return None
+    return with_active_session(
+        jvm, lambda: bool(session_part(jvm, "session catalog").getRawTempView(name).isDefined()))
+
+
 def engine_error(failure: Failure, what: str, name: TableName | str | None) -> CatalogError:
     """An engine failure not covered by a more specific error: the statement (or lookup) failed in Spark."""
     label = None if name is None else str(name)

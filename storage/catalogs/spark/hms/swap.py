@@ -282,7 +282,9 @@ class SparkSwap:
         does (:func:`invalidate`); ``renamed`` (the table lives on under another name, which the statement may give
         back): refreshed as a replace is (:func:`refresh`)."""
         try:
-            if self._engine.spark.catalog.isCached(name.quoted):
+            # isCached resolves the table (a metastore read and a listing of its files, about 15 ms): asked only
+            # where the session caches anything at all
+            if caches_data(self._client.jvm()) and self._engine.spark.catalog.isCached(name.quoted):
                 self._engine.spark.catalog.uncacheTable(name.quoted)
         except ENGINE_ERRORS:
             pass  # nothing cached to drop
