@@ -23,7 +23,7 @@ from ddl_log.engine.schema import SchemaLike, table_spec
 from ddl_log.engine.texts import create_table_text, sql_string
 from ddl_log.engine.typed import Reads, Statement
 from replace_table.plans.replace import replace_version
-from replace_table.plans.replace_run import ReplaceResult
+from replace_table.plans.replace_run import ReplaceResult, ReplaceRun
 from storage.catalogs.interface import CreateText, Fill, TableSpec
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
@@ -57,19 +57,24 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             return Fill(partitions_of=target) if metadata.partitioned_by else None
 
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
+    definition = spec
+
+    def check(run: ReplaceRun) -> None:
+        """Before anything is logged or looked up (Spark analyses the definition before it looks at the name), under
+        TMP's name and tag: TMP's create runs the plan Spark's analyzer made here."""
+        ctx.catalog.data.check_create(definition, target, work=run.tmp, tag=run.log.tag)
+        if orig_must_exist is None and ctx.catalog.views.view_definition(target) is not None:
+            raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
+                                                      condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE")
+        if orig_must_exist is False and ctx.catalog.views.view_definition(target) is not None:
+            raise ObjectExistsError.relation(f"{target} is a view, not a table", target)
+        check_retention_property(definition.properties, target)
+        check_new_name(target)
+
     with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
-        if given:
-            ctx.catalog.data.check_create(spec, target)  # Spark analyses the definition before it looks at the name
-            if orig_must_exist is None and ctx.catalog.views.view_definition(target) is not None:
-                raise WrongObjectKindError.view_not_table(target, "a view is not replaced by a table",
-                                                          condition="EXPECT_TABLE_NOT_VIEW.NO_ALTERNATIVE")
-            if orig_must_exist is False and ctx.catalog.views.view_definition(target) is not None:
-                raise ObjectExistsError.relation(f"{target} is a view, not a table", target)
-            check_retention_property(spec.properties, target)
-            check_new_name(target)
         try:  # the kept versions of a dropped table of the name may hold its directory: the plan frees it first
             return replace_version(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
-                                   fill=fill, empty=empty, frees_name=True)
+                                   fill=fill, empty=empty, frees_name=True, check=check if given else None)
         except NoSuchObjectError as error:
             if orig_must_exist and error.name == str(target):  # refused before anything was done
                 raise missing_table(ctx.catalog, target) from None

@@ -90,7 +90,8 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
                     verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
                     frees_name: bool = False, make_tmp: TmpWork | None = None,
-                    fill_tmp: TmpWork | None = None, keeps_statistics: bool = False) -> StatementMachine[ReplaceRun]:
+                    fill_tmp: TmpWork | None = None, keeps_statistics: bool = False,
+                    check: TmpWork | None = None) -> StatementMachine[ReplaceRun]:
     """The checked machine of one statement that builds a new version of ``name`` from ``spec`` and installs it
     (nothing done yet: :meth:`~replace_table.machine.StatementMachine.run` it, or its phases one by one).
 
@@ -99,11 +100,15 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
     version is ORIG's own definition without rows (TRUNCATE, :mod:`~replace_table.plans.empty_path`). ``frees_name``:
     run
     the name-hold pre-flight first. ``make_tmp`` / ``fill_tmp``: another way to make and fill TMP (a replica's copy).
-    ``keeps_statistics``: see :attr:`ReplaceRun.keeps_statistics`.
+    ``keeps_statistics``: see :attr:`ReplaceRun.keeps_statistics`. ``check``: the statement's checks, run before
+    anything else once the run knows its TMP name and tag (what Spark refuses is refused first; the check may
+    analyse the statement as TMP's create will run it).
     ``ctx.grace_seconds``: how long ORIG's old files outlive a swap."""
     log = StatementLog(ctx, statement, makes_version=verb)
     run = ReplaceRun(ctx=ctx, log=log, orig=name, spec=spec, verb=verb, fill=fill, frees_name=frees_name,
                      make_tmp=make_tmp, fill_tmp=fill_tmp, keeps_statistics=keeps_statistics)
+    if check is not None:
+        check(run)
     run.orig_identity = ctx.catalog.names.identity(name)
     if orig_must_exist is True and not run.orig_exists:
         raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
@@ -121,10 +126,11 @@ def replace_version(ctx: ActionContext, name: TableName, spec: TableSpec, statem
                     verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
                     frees_name: bool = False, make_tmp: TmpWork | None = None,
-                    fill_tmp: TmpWork | None = None, keeps_statistics: bool = False) -> ReplaceResult:
+                    fill_tmp: TmpWork | None = None, keeps_statistics: bool = False,
+                    check: TmpWork | None = None) -> ReplaceResult:
     """The statement of :func:`replace_machine`, run whole."""
     machine = replace_machine(ctx, name, spec, statement, verb=verb, orig_must_exist=orig_must_exist, fill=fill,
                               empty=empty, frees_name=frees_name, make_tmp=make_tmp, fill_tmp=fill_tmp,
-                              keeps_statistics=keeps_statistics)
+                              keeps_statistics=keeps_statistics, check=check)
     outcome = machine.run()
     return machine.run_state.result(outcome.event, backup_pending=outcome.pending)

@@ -110,9 +110,12 @@ class DataJobs(Protocol):
         remove."""
         ...
 
-    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
+    def check_create(self, spec: TableSpec, name: TableName | None = None, *, work: TableName | None = None,
+                     tag: str = "") -> None:
         """Raise the error ``create`` would raise for a bad definition of ``name`` (None: any name): a missing LIKE
-        source, a bad column type, an unknown partition column, a SELECT that does not analyse. No side effect."""
+        source, a bad column type, an unknown partition column, a SELECT that does not analyse. No side effect.
+        ``work`` and ``tag``: the work table and tag this thread's next ``create`` of ``spec`` makes, which an
+        engine that analyses statements may check the statement under, keeping what it made of it for that create."""
         ...
 
     def insert(self, name: TableName, fill: Fill, *, job: WriteJob | None = None) -> None:

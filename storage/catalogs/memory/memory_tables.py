@@ -224,7 +224,8 @@ class MemoryDataJobs(MemoryPort):
         self.state.tables[name] = MemoryTable(tag, columns, rows, types=types, properties=dict(spec.properties),
                                         partitioned_by=partitioned_by)
 
-    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
+    def check_create(self, spec: TableSpec, name: TableName | None = None, *, work: TableName | None = None,
+                     tag: str = "") -> None:
         columns: tuple[str, ...] | None = None
         if spec.columns is not None:
             columns = tuple(column.name for column in spec.columns)

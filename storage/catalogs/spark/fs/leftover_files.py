@@ -188,14 +188,19 @@ class SparkLeftovers:
             elif time.monotonic() - quiet_since >= _SETTLE_QUIET_SECONDS:
                 return
 
-    def run_claiming(self, name: TableName, statement: str, operation: str) -> Failure | None:
+    def run_claiming(self, name: TableName, statement: str, operation: str, *,
+                     first: Callable[[], object] | None = None) -> Failure | None:
         """Run ``statement``, which makes the default directory of ``name`` (a CREATE, a RENAME to it); None when it
         ran, else the failure. Spark refuses a directory that is there (``LOCATION_ALREADY_EXISTS``): for one of
         the log's own names no table uses, the leftovers are removed once and the statement run again; otherwise
-        (a user's name, or still taken) :meth:`leftover_error` says where the files are."""
+        (a user's name, or still taken) :meth:`leftover_error` says where the files are. ``first``: how the first
+        attempt runs it (the plan its check analysed); a second runs the text."""
         for attempt in (1, 2):
             try:
-                self._spark.sql(statement)
+                if attempt == 1 and first is not None:
+                    first()
+                else:
+                    self._spark.sql(statement)
                 return None
             except ENGINE_ERRORS as error:
                 failure = self._engine.failure(error)

@@ -145,6 +145,15 @@ def analysis(spark: Any, statement: str) -> Analysis:
     return Analysis(attrs.evolve(failure, analysis=True))
 
 
+@attrs.frozen
+class CheckedStatement:
+    """A statement Spark's analyzer accepted in a check: its text and analysed plan (a classic session's), which the
+    statement's own run executes (:func:`run_analysed`) when it is that text, so that it is analysed once."""
+
+    statement: str
+    plan: Any
+
+
 def run_analysed(spark: Any, plan: Any) -> None:
     """Run ``plan`` (an :class:`Analysis`'s, of a command on ``spark``'s classic session) as ``spark.sql`` runs a
     command: at once. Spark's analyzer skips a plan it has analysed, so the statement is analysed once in all."""

@@ -64,8 +64,8 @@ from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.swap import SparkSwap
 from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
-from storage.catalogs.spark.sql.analysis import analysis_failure, run_analysed
-from storage.catalogs.spark.sql.insert_check import CheckedInsert, check_insert, insert_statement
+from storage.catalogs.spark.sql.analysis import CheckedStatement, analysis, run_analysed
+from storage.catalogs.spark.sql.insert_check import check_insert, insert_statement
 from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.catalogs.spark.sql.table_statements import SparkTables
@@ -102,26 +102,32 @@ class SparkDataJobs:
         self._alter = alter
         self._keep = keep
         self._checked = threading.local()
-        """Per thread: the INSERT :meth:`check_insert` accepted last (:class:`CheckedInsert`), for :meth:`insert`."""
+        """Per thread: the INSERT :meth:`check_insert` accepted last (``insert``), for :meth:`insert`, and the CREATE
+        :meth:`check_create` accepted last under its work name (``create``), for :meth:`create_by_statement`
+        (:class:`~storage.catalogs.spark.sql.analysis.CheckedStatement` each)."""
 
     @property
     def _spark(self) -> Any:
         return self._engine.spark
 
-    def check_create(self, spec: TableSpec, name: TableName | None = None) -> None:
+    def check_create(self, spec: TableSpec, name: TableName | None = None, *, work: TableName | None = None,
+                     tag: str = "") -> None:
         """Raise what :meth:`create` would raise for a bad definition of ``name``, without side effects.
 
         A statement as written (``spec.text``) is parsed and analysed by Spark itself under a check name (see
         :mod:`storage.catalogs.spark.sql.analysis`): whatever Spark refuses is refused with Spark's reason; then the
-        LIKE source and the database must exist (Spark checks those only when the statement runs).
+        LIKE source and the database must exist (Spark checks those only when the statement runs). Under ``work``
+        with ``tag`` instead (the work table the statement's create makes of ``spec``): the create then runs the
+        plan analysed here, so that Spark analyses the statement once, as its own CREATE does.
 
         Checks the form, provider, properties, column types (parsed by Spark), partition columns against the
         columns (or the query's / DataFrame's schema), that a LIKE source exists, and that a SELECT analyses
         (``spark.sql`` of the query analyses it without running it). Cannot check: an unknown provider, types a
         provider cannot store, runtime failures.
         """
+        self._checked.create = None
         if spec.text is not None:
-            self._check_text(spec, name)
+            self._check_text(spec, name, work, tag)
             return
         self._create_statement(None, spec, "", None)
         if spec.like is not None:
@@ -151,24 +157,31 @@ class SparkDataJobs:
         if spec.partitioned_by and len(spec.partitioned_by) >= len(names):
             raise InvalidDefinitionError("cannot partition by every column: a table needs one data column")
 
-    def _check_text(self, spec: TableSpec, name: TableName | None) -> None:
+    def _check_text(self, spec: TableSpec, name: TableName | None, work: TableName | None, tag: str) -> None:
         assert spec.text is not None
         self._properties_sql(spec, "", name)
-        target = quote_ident(RESERVED_PREFIX + "check")
+        checked = RESERVED_PREFIX + "check" if work is None else work.name
+        target = quote_ident(checked)
         if name is not None:
             target = f"{quote_ident(name.db)}.{target}"
             # the statement's lookup found the name held: its database exists (no metastore call to ask)
             if not lookup_scope.held(self._engine, name) and self._engine.database_location(name.db) is None:
                 raise NoSuchObjectError.database(f"database {name.db} does not exist", name.db)
-        failure = analysis_failure(self._spark, spec.text.render(target, self._tag_pair("check")))
+        if work is not None:
+            target = work.quoted  # the create's own text (its database is the name's)
+        statement = spec.text.render(target, self._tag_pair("check" if work is None else tag))
+        analysed = analysis(self._spark, statement)
+        failure = analysed.failure
+        if failure is None and work is not None and analysed.plan is not None:
+            self._checked.create = CheckedStatement(statement, analysed.plan)
         if failure is not None and spec.like is not None:
             # Spark 4.3's analyzer resolves the LIKE source (4.0 only when the CREATE runs): a missing one is the
             # NoSuchObjectError it is on 4.0, read with the session's condition table
             failure = attrs.evolve(self._engine.failure(failure.error), analysis=True)
         if failure is not None:
             if name is not None:  # Spark names the check table: say the table's own name
-                checked = quote_ident(RESERVED_PREFIX + "check")
-                failure = attrs.evolve(failure, message=failure.message.replace(checked, quote_ident(name.name)))
+                failure = attrs.evolve(failure, message=failure.message.replace(quote_ident(checked),
+                                                                                quote_ident(name.name)))
             raise self._create_error(name, spec, spec.form if spec.like or spec.as_select else "columns",
                                      attrs.evolve(failure, analysis=True)) from None
         if spec.like is not None and not self._engine.occupied(spec.like):
@@ -214,6 +227,8 @@ class SparkDataJobs:
         if substitutes(name.db) or substitutes(name.name):
             raise InvalidNameError(f"table names containing '${{' are not supported: {name}", str(name))
         view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if spec.df is not None else None
+        checked: CheckedStatement | None = getattr(self._checked, "create", None)
+        self._checked.create = None
         if spec.text is not None:
             self._properties_sql(spec, tag, name)
             statement = spec.text.render(name.quoted, self._tag_pair(tag))
@@ -229,7 +244,8 @@ class SparkDataJobs:
         try:
             if view is not None:
                 self._engine.register_temp_view(spec.df, view, name)
-            self._run_create(name, spec, tag, statement)
+            self._run_create(name, spec, tag, statement,
+                             None if checked is None or checked.statement != statement else checked.plan)
             if spec.text is None and spec.like is not None and spec.comment is not None:
                 self._set_like_comment(name, spec.comment, tag)
             if not name.is_reserved:  # a work table's tag is hidden by the call that gives it the user's name
@@ -273,7 +289,7 @@ class SparkDataJobs:
         if len(given) != 1:
             raise InvalidDefinitionError("a Fill needs exactly one of as_select, df, insert_text", str(name))
         self._engine.check_literal_mode()
-        checked: CheckedInsert | None = getattr(self._checked, "insert", None)
+        checked: CheckedStatement | None = getattr(self._checked, "insert", None)
         self._checked.insert = None
         view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
         # the user's INSERT INTO as written after its table name, or the SELECT with its partition clause
@@ -304,7 +320,7 @@ class SparkDataJobs:
             self._keep.add_empty(name, fill.partitions_of)
         self._keep.add_listed(name, fill.copy_partitions)
 
-    def _run_insert(self, statement: str, job: WriteJob | None, checked: CheckedInsert | None) -> None:
+    def _run_insert(self, statement: str, job: WriteJob | None, checked: CheckedStatement | None) -> None:
         """Run ``statement``; in place (``job``), the plan its check analysed when it is that statement's."""
         with nullcontext() if job is None else named_job(self._engine, job.location, job.id):
             if job is not None and checked is not None and checked.statement == statement:
@@ -346,8 +362,10 @@ class SparkDataJobs:
             self._undo_failed_create(name, tag)
             raise self._create_error(name, TableSpec(like=name), "like", self._engine.failure(error)) from None
 
-    def _run_create(self, name: TableName, spec: TableSpec, tag: str, statement: str) -> None:
-        failure = self._leftovers.run_claiming(name, statement, "create")
+    def _run_create(self, name: TableName, spec: TableSpec, tag: str, statement: str, plan: Any = None) -> None:
+        """Run the CREATE ``statement`` (its ``plan`` as its check analysed it, when there is one)."""
+        first = None if plan is None else (lambda: run_analysed(self._spark, plan))
+        failure = self._leftovers.run_claiming(name, statement, "create", first=first)
         if failure is None:
             return
         if not failure.means(Cause.RELATION_EXISTS):

@@ -12,17 +12,8 @@ import attrs
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import select_sql
-from storage.catalogs.spark.sql.analysis import analysis
+from storage.catalogs.spark.sql.analysis import CheckedStatement, analysis
 from storage.catalogs.spark.sql.partition_keep import insert_error, partition_clause
-
-
-@attrs.frozen
-class CheckedInsert:
-    """An INSERT Spark's analyzer accepted: its text and its analysed plan (a classic session's), which the
-    statement's own INSERT runs when it is that text (:func:`~storage.catalogs.spark.sql.analysis.run_analysed`)."""
-
-    statement: str
-    plan: Any
 
 
 def insert_statement(name: TableName, fill: Fill) -> str | None:
@@ -36,7 +27,7 @@ def insert_statement(name: TableName, fill: Fill) -> str | None:
     return f"INSERT INTO {name.quoted} {source}"
 
 
-def check_insert(spark: Any, name: TableName, fill: Fill) -> CheckedInsert | None:
+def check_insert(spark: Any, name: TableName, fill: Fill) -> CheckedStatement | None:
     """Raise what ``INSERT INTO name`` with ``fill`` would raise when Spark analyses it; no side effect. A
     DataFrame's rows and a replica's files are checked when they are written. The accepted statement with its
     analysed plan (None on Spark Connect, or with nothing to check)."""
@@ -46,4 +37,4 @@ def check_insert(spark: Any, name: TableName, fill: Fill) -> CheckedInsert | Non
     analysed = analysis(spark, statement)
     if analysed.failure is not None:
         raise insert_error(name, attrs.evolve(analysed.failure, analysis=True)) from None
-    return None if analysed.plan is None else CheckedInsert(statement, analysed.plan)
+    return None if analysed.plan is None else CheckedStatement(statement, analysed.plan)
