@@ -131,3 +131,33 @@ def test_nothing_is_linked_when_one_partition_cannot_be(tmp_path):
     (tmp_path / "old" / "k=4").mkdir()
     (tmp_path / "old" / "k=4" / "part-1.parquet").symlink_to(first / "part-0.parquet")
     assert not link_directories([(tmp_path / "old" / "k=4", new / "k=4")])  # a link is not followed: rows copied
+
+
+@pytest.mark.parametrize("form", ["dynamic", "static spec"])
+def test_a_hive_serde_table_keeps_its_partitions_where_the_work_table_is_renamed_in(spark, tmp_path, clean_spark,
+                                                                                      form):
+    """A Hive serde table takes the rename path (its work table becomes the table): the kept partitions' records,
+    held for a swap, are registered in the work table before it is renamed in. Same rows and partitions as plain
+    Spark's statement on a copy."""
+    spark.sql(f"CREATE DATABASE {DB}")
+    for name in ("p", "plain"):
+        spark.sql(f"CREATE TABLE {DB}.{name} (v BIGINT) PARTITIONED BY (day STRING) STORED AS PARQUET")
+        spark.sql(f"INSERT INTO {DB}.{name} SELECT id, concat('d', id % 3) FROM range(9)")
+        spark.sql(f"ALTER TABLE {DB}.{name} ADD PARTITION (day='d3')")
+    if form == "dynamic":
+        spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        statement = "INSERT OVERWRITE TABLE {t} PARTITION (day) SELECT id * 10, 'd0' FROM range(0, 9, 3)"
+    else:
+        statement = "INSERT OVERWRITE TABLE {t} PARTITION (day='d0') SELECT id * 10 FROM range(0, 9, 3)"
+    try:
+        with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
+            ddl.sql(statement.format(t=f"{DB}.p"))
+        spark.sql(statement.format(t=f"{DB}.plain"))
+    finally:
+        spark.conf.unset("spark.sql.sources.partitionOverwriteMode")
+    assert rows(spark) == sorted(tuple(row) for row in spark.table(f"{DB}.plain").collect())
+
+    def partitions(name: str) -> list[str]:
+        return sorted(row[0] for row in spark.sql(f"SHOW PARTITIONS {DB}.{name}").collect())
+
+    assert partitions("p") == partitions("plain") == ["day=d0", "day=d1", "day=d2", "day=d3"]

@@ -46,7 +46,15 @@ class SparkSwap:
         """Why ORIG cannot take TMP's definition (a table whose definition does not hold all of it: Hive serde,
         external; other partition keys), or ORIG's whole definition to log and TMP's to install (with ORIG's own
         statistics when ``keep_statistics``). One ``get_table`` per table, plus one partition listing each for a
-        partitioned table."""
+        partitioned table. TMP's new partitions include those held for it (kept partitions, linked:
+        :meth:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient.stage_partitions`); a refused swap
+        registers them first, since the rename path makes TMP itself the table."""
+        plan = self._plan_swap(orig, tmp, keep_statistics=keep_statistics)
+        if plan.refusal is not None:
+            self._client.register_staged(tmp)
+        return plan
+
+    def _plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool) -> SwapPlan:
         old, new = self._client.get(orig), self._client.get(tmp)
         refusal = swap_refusal(old, orig) or swap_refusal(new, tmp)
         if refusal is not None or old is None or new is None:
@@ -55,7 +63,7 @@ class SparkSwap:
         if refusal is not None:
             return SwapPlan(refusal)
         old_partitions = self._client.partitions(orig) if old.partitioned else []
-        new_partitions = self._client.partitions(tmp) if old.partitioned else []
+        new_partitions = self._client.partitions(tmp) + self._client.staged_partitions(tmp) if old.partitioned else []
         installed = (new.with_statistics_of(old) if keep_statistics else new).with_tag(new.tag)  # the tag hidden
         return SwapPlan(None, version_text(orig, old, old_partitions), (installed, new_partitions),
                         keeps_statistics=keep_statistics)
