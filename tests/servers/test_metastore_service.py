@@ -193,7 +193,7 @@ CONNECTION_PROBE = textwrap.dedent("""
     from ddl_log import AtomicDDL
 
     def connections(port):
-        '''Established TCP connections of the driver's JVM to the service's port.'''
+        '''Established TCP connections of the driver's JVM to the service's port, by socket inode.'''
         fds = f"/proc/{spark._jvm.java.lang.ProcessHandle.current().pid()}/fd"
         mine = set()
         for fd in os.listdir(fds):
@@ -201,12 +201,13 @@ CONNECTION_PROBE = textwrap.dedent("""
                 mine.add(os.readlink(f"{fds}/{fd}"))
             except OSError:
                 pass  # closed meanwhile
-        found = 0
+        found = set()
         for table in ("/proc/net/tcp", "/proc/net/tcp6"):
             for line in open(table).read().splitlines()[1:]:
                 fields = line.split()
                 remote_port, state, inode = int(fields[2].rsplit(":", 1)[1], 16), fields[3], fields[9]
-                found += remote_port == port and state == "01" and f"socket:[{inode}]" in mine
+                if remote_port == port and state == "01" and f"socket:[{inode}]" in mine:
+                    found.add(inode)
         return found
 
     uri, warehouse, scratch = sys.argv[1:4]
@@ -218,14 +219,16 @@ CONNECTION_PROBE = textwrap.dedent("""
     first.truncate_table("leak_probe")  # an empty copy made by the catalog's own metastore client
     during = connections(port)
     first.close()
-    counts = [connections(port)]
+    closed = connections(port)
+    counts = [len(closed)]
     for n in range(8):
         ddl = AtomicDDL(spark=spark, home=f"{scratch}/driver{n}")
         ddl.truncate_table("leak_probe")
         ddl.close()
-        counts.append(connections(port))
+        counts.append(len(connections(port)))
     spark.sql("SELECT 1").collect()  # the session given to them is still open
-    print(json.dumps({"before": before, "during": during, "after_each_close": counts}))
+    print(json.dumps({"before": len(before), "during": len(during), "closed_by_close": len(during - closed),
+                      "after_each_close": counts}))
 """)
 
 
@@ -240,5 +243,7 @@ def test_closing_atomic_ddl_objects_closes_their_metastore_clients_and_leaves_th
     print(f"\n[measured] the connection probe's driver: {time.monotonic() - began:.1f} s")
     assert job.returncode == 0, job.stderr
     seen = json.loads(job.stdout.strip().splitlines()[-1])
-    assert seen["during"] == seen["before"] + 1, "the probe sees the catalog's own client while it is open"
-    assert max(seen["after_each_close"]) <= seen["before"], seen  # Spark's own clients may close one meanwhile
+    # the catalog's own client was open during its statement and close() closed it (Spark's own clients open and
+    # close theirs meanwhile: a count before and during once read 2 and 2 under load, so sockets are compared)
+    assert seen["closed_by_close"] >= 1, seen
+    assert max(seen["after_each_close"]) <= max(seen["before"], seen["during"] - 1), seen  # no client left behind
