@@ -160,3 +160,34 @@ def test_a_bad_spec_is_refused_and_changes_nothing(session, tmp_path):
     assert ddl.binlog_events() == [] and ddl.active_chains() == []
     ddl.close()
     assert by_partition(spark, "r", ["a", "b"]) == before
+
+
+def test_a_partition_listed_as_01_is_kept_as_plain_spark_keeps_it(session, tmp_path):
+    """An INT partition whose directory another writer named ``k=01`` (registered by MSCK REPAIR: the metastore lists
+    ``01``, not ``1``), beside ``k=1``: a dynamic overwrite of rows with k = 1 replaces ``k=1`` and keeps ``k=01``,
+    as plain Spark's directory-level overwrite does (the kept partitions are decided by the listed values). (A static
+    whole-table overwrite differs: plain Spark 4.3 leaves ``k=01`` listed with no rows and the new ``k=1`` row
+    unlisted, a table that reads empty; the atomic one leaves ``k=1`` with its row: docs/limitations.md.)"""
+    mode = "dynamic"
+    import shutil
+
+    from storage.catalogs.spark.profile import local_path
+
+    spark = session
+    for name in ("plain", "p"):
+        spark.sql(f"CREATE TABLE {name} (v INT, k INT) USING parquet PARTITIONED BY (k)")
+        spark.sql(f"INSERT INTO {name} VALUES (1, 1), (2, 2)")
+        where = local_path(str(spark.sql(f"DESCRIBE TABLE EXTENDED {name}")
+                               .where("col_name = 'Location'").collect()[0][1]))
+        assert where is not None
+        written = next((where / "k=2").glob("*.parquet"))
+        (where / "k=01").mkdir()
+        shutil.copy(written, where / "k=01" / written.name)
+        spark.sql(f"MSCK REPAIR TABLE {name}")
+    spark.conf.set(MODE, mode)
+    spark.sql("INSERT OVERWRITE TABLE plain SELECT 10, 1")
+    with AtomicDDL(spark=spark, home=tmp_path) as ddl:
+        ddl.sql("INSERT OVERWRITE TABLE p SELECT 10, 1")
+    assert by_partition(spark, "p", ["k"]) == by_partition(spark, "plain", ["k"])
+    assert sorted(row[0] for row in spark.sql("SHOW PARTITIONS p").collect()) == \
+        sorted(row[0] for row in spark.sql("SHOW PARTITIONS plain").collect())
