@@ -78,8 +78,9 @@ def measure_until(spark: Any, *, kind: str, statements: int, rows: int, min_read
     events: list[Event] = []
     reads: list[Read] = []
     errors: list[Event] = []
+    first = options.pop("prefix", "")
     for round_ in range(rounds):
-        prefix = options.pop("prefix", "") if round_ == 0 else f"again{round_}_"
+        prefix = first if round_ == 0 else f"again{round_}_"
         measured = measure_in_session(spark, kinds=[kind], statements=statements, rows=rows, prefix=prefix, **options)
         events += measured.events
         reads += measured.reads

@@ -161,14 +161,16 @@ class SparkDataJobs:
         assert spec.text is not None
         self._properties_sql(spec, "", name)
         checked = RESERVED_PREFIX + "check" if work is None else work.name
-        target = quote_ident(checked)
-        if name is not None:
-            target = f"{quote_ident(name.db)}.{target}"
-            # the statement's lookup found the name held: its database exists (no metastore call to ask)
-            if not lookup_scope.held(self._engine, name) and self._engine.database_location(name.db) is None:
-                raise NoSuchObjectError.database(f"database {name.db} does not exist", name.db)
+        # the statement's lookup found the name held: its database exists (no metastore call to ask)
+        if name is not None and not lookup_scope.held(self._engine, name) and \
+                self._engine.database_location(name.db) is None:
+            raise NoSuchObjectError.database(f"database {name.db} does not exist", name.db)
         if work is not None:
             target = work.quoted  # the create's own text (its database is the name's)
+        elif name is not None:
+            target = f"{quote_ident(name.db)}.{quote_ident(checked)}"
+        else:
+            target = quote_ident(checked)
         statement = spec.text.render(target, self._tag_pair("check" if work is None else tag))
         analysed = analysis(self._spark, statement)
         failure = analysed.failure
