@@ -5,7 +5,9 @@ of the rows. Two plans, the catalog's file mover choosing (``FileMover.names_job
 
 **In place** (``insert_in_place``): where the engine names every file of a write job with an id given beforehand (a
 classic Spark session with the project's jar; :mod:`storage.catalogs.spark.fs.named_jobs`), Spark's own job writes
-the rows where plain Spark writes them, and nothing is moved after the commit point:
+the rows where plain Spark writes them, and nothing is moved after the commit point. A replica's copy of a source's
+files is written in place everywhere: it names its copies with the id itself (``FileMover.copy_in`` with the job),
+each appearing whole, so no file is renamed into the table on an object store:
 
 ====  ===============  =====================================================================================
 step  name             effect
@@ -13,7 +15,8 @@ step  name             effect
 1     ``log_job``      C (undo): REMOVE_JOB_FILES (the table's directory, the job id, its partitions before);
                        undo deletes every file named with the id and drops the partitions the table lacked
 2     ``fill``         Spark's own ``INSERT INTO t ...`` (the statement as written), its job named with the id:
-                       positions, casts, defaults, partitions, statistics, errors are Spark's
+                       positions, casts, defaults, partitions, statistics, errors are Spark's (a replica: the
+                       source's files copied, each under a name with the id, its partitions registered)
 3     ``commit``       the XID in C, the binlog event (the job's files and partitions, for replicas), C closed
 ====  ===============  =====================================================================================
 
@@ -23,7 +26,7 @@ Spark's job commit moves them in (as with plain Spark), then, a few milliseconds
 between removes rows a reader may have seen (the only window where a reader sees rows that do not stay).
 
 **Aside** (``insert``): elsewhere (a Spark Connect session, a session without the jar or with another commit
-protocol, a replica's copy of a source's files, and inside a DDL transaction, where nothing may be seen before COMMIT)
+protocol, and inside a DDL transaction, where nothing may be seen before COMMIT)
 the rows are written aside first and moved in only after the commit point:
 
 ====  ===============  =====================================================================================
@@ -112,7 +115,7 @@ def create_tmp(run: InsertRun) -> None:
 
 def fill_tmp(run: InsertRun) -> None:
     try:
-        if run.fill.copy_files or run.fill.copy_partitions:  # a replica: the source's files, as files
+        if copies_files(run.fill):
             run.mover.copy_in(run.tmp, run.fill)
         else:
             run.ctx.catalog.data.insert(run.tmp, run.fill)
@@ -149,7 +152,16 @@ def log_job(run: InsertRun) -> None:
 
 def fill_in_place(run: InsertRun) -> None:
     assert run.job is not None
-    run.ctx.catalog.data.insert(run.name, run.fill, job=WriteJob(run.job.job, run.job.location))
+    job = WriteJob(run.job.job, run.job.location)
+    if copies_files(run.fill):
+        run.mover.copy_in(run.name, run.fill, job=job)
+    else:
+        run.ctx.catalog.data.insert(run.name, run.fill, job=job)
+
+
+def copies_files(fill: Fill) -> bool:
+    """Whether ``fill`` is a replica's: the source's files, copied as files (no query)."""
+    return bool(fill.copy_files or fill.copy_partitions)
 
 
 def commit_in_place(run: InsertRun) -> None:
@@ -167,8 +179,10 @@ IN_PLACE = Plan("insert_in_place", [Step("log_job", "log", log_job),
 
 def in_place_job(ctx: ActionContext, log: StatementLog, name: TableName, fill: Fill, metadata: TableMetadata,
                  mover: FileMover) -> RemoveJobFilesPayload | None:
-    """The job an in-place INSERT logs (the module's first plan), or None where it writes aside."""
-    if log.transaction is not None or fill.copy_files or fill.copy_partitions or not mover.names_jobs(name):
+    """The job an in-place INSERT logs (the module's first plan), or None where it writes aside. A replica's copy
+    of a source's files names its copies itself (:meth:`FileMover.copy_in` with the job), whatever the engine's
+    jobs can do."""
+    if log.transaction is not None or not (copies_files(fill) or mover.names_jobs(name)):
         return None
     location = ctx.catalog.definitions.table_location(name)
     if location is None:

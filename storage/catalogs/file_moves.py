@@ -15,8 +15,13 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
+from storage import crashpoints
 from storage.catalogs.fill import Fill
 from storage.catalogs.names import TableName
+
+COPIED_ONE = crashpoints.declare(
+    "insert_in_place.copy.between", "a replica's INSERT INTO in place: some of the source's files are in the table "
+    "under the job's names, the next one is not yet (declared here, beside the engines)")
 
 PartitionValues = tuple[tuple[str, str], ...]
 """A partition as ``((column, value), ...)`` in the table's partition column order, values as the metastore stores
@@ -104,7 +109,12 @@ class FileMover(Protocol):
         holds nothing another writer put there."""
         ...
 
-    def copy_in(self, name: TableName, fill: Fill) -> None:
+    def copy_in(self, name: TableName, fill: Fill, job: WriteJob | None = None) -> None:
         """A replica's half: register every partition of ``fill`` in the table ``name`` (one call), then copy each
-        file of ``fill.copy_files`` into its partition's directory under its own name (as files, no job)."""
+        file of ``fill.copy_files`` into its partition's directory (as files, no engine job). Without ``job``
+        (``name`` a work table) under its own name; with it (``name`` the replica's table itself, in place) under a
+        name carrying ``job.id``, so that an undo finds the copies by name as it finds a named job's files, each
+        appearing whole (never a partly copied file in the table's directory), then the table refreshed and its
+        statistics updated as the engine's INSERT leaves them: no file is renamed into the table after the commit
+        point."""
         ...

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-MOVES = ("INSERT INTO moves each file its work table's job wrote into the table, one rename per file after the commit "
-         "point (actions/kinds/move_files.py -> storage/catalogs/spark/fs/file_mover.py SparkFileMoves.move_file)")
 HIVE_RENAME = ("RENAME TABLE of a managed table at its default directory, which only a table plain Spark made is "
                "(the project's own live at directories of their own and are renamed in place, one metastore call, "
                "nothing moved): Hive's metastore moves <db>/{old} to <db>/{new} (ddl_log/engine/tables.py -> "
@@ -23,8 +21,6 @@ TORN = ("tests/object_store/test_torn_renames.py::"
 
 EXPECTED_FAILURES: dict[str, str] = {
     f"{NO_DATA_RENAME}[rename_table]": HIVE_RENAME.format(old="t", new="t2"),
-    f"{NO_DATA_RENAME}[replica_insert_of_added_files]": "a replica's INSERT INTO copies the source's files into its "
-    "work table (storage/catalogs/spark/fs/file_mover.py SparkFileMoves.copy_in), then " + MOVES,
     f"{TORN}[rename_table]": CUT_HIVE_RENAME,
 }
 """Test node id (as pytest prints it, relative to the repository) -> the exact reason: what renames what."""

@@ -64,9 +64,10 @@ def test_an_install_of_a_version_crashed_anywhere_leaves_the_old_table_or_the_ve
 
 def test_a_replicas_insert_of_a_sources_files_crashed_anywhere_adds_all_of_them_or_none(spark, warehouse, tmp_path,
                                                                                          clean_spark):
-    """The replica's INSERT INTO of a source event's files (copied into its work table, then moved in) at the
-    instants that differ on Spark: nothing copied yet, committed (``make replication``: copied, some files moved
-    too; every instant of INSERT INTO is swept in tests/spark/test_insert_into.py)."""
+    """The replica's INSERT INTO of a source event's files (copied into the table itself under names carrying its
+    job's id, nothing renamed after the commit point) at the instants that differ on Spark: nothing copied yet, one
+    file copied of several, all copied and not committed, committed (``make replication``: every instant; every
+    instant of INSERT INTO is swept in tests/spark/test_insert_into.py)."""
     from chains.binlog import BinlogEvent
     from chains.version_records import AddedFile, AddedFiles
     from ddl_log.replication.added import insert_statement
@@ -96,19 +97,21 @@ def test_a_replicas_insert_of_a_sources_files_crashed_anywhere_adds_all_of_them_
     old, new = before.rows("p"), after.rows("p")
     assert new[1] == 11 and spark.sql("SHOW PARTITIONS p").count() == 4  # every file once, the empty one too
     restore(spark, warehouse, setup, before, after)
-    sample = [("insert.fill_tmp.before", 1), ("commit.after_binlog", 1)] + (
-        [("insert.log_moves.before", 1), ("insert.move.between", 1)] if LONG else [])
-    chosen = [p for p in spark_worthy(trace) if p in sample]
-    assert len(chosen) == len(sample)
+    sample = [("insert_in_place.fill.before", 1), ("insert_in_place.copy.between", 1),
+              ("insert_in_place.commit.before", 1), ("commit.after_binlog", 1)]
+    assert not [p for p, _ in trace if p.startswith("insert.")], "written aside, not in place"
+    chosen = [p for p in spark_worthy(trace) if LONG or p in sample]
+    assert set(sample) <= set(chosen)
     outcomes = []
     for index, (point, nth) in enumerate(chosen):
         events = crash_then_recover(world(f"case{index}"), insert, point, nth)
         state = snapshot(spark, warehouse)
         assert len(events) <= 1 and state.rows("p") == (new if events else old), (point, nth)
         assert state.names() == {"p", "src"} and state.dirs == state.table_dirs({"p", "src"}), (point, nth)
+        assert not [path for path in (warehouse / "p").rglob("*") if path.name.endswith(".copying")], (point, nth)
         outcomes.append("new" if events else "old")
         restore(spark, warehouse, setup, before, state)
-    assert outcomes == sorted(outcomes, key=lambda o: o == "new") and outcomes.count("old") == len(sample) // 2
+    assert outcomes == sorted(outcomes, key=lambda o: o == "new") and "old" in outcomes and "new" in outcomes
 
 
 def test_a_replicas_copy_of_a_partitioned_version_crashed_anywhere_has_all_its_partitions_or_the_old_table(
@@ -155,6 +158,7 @@ def test_a_replicas_copy_of_a_partitioned_version_crashed_anywhere_has_all_its_p
         state = snapshot(spark, warehouse)
         assert len(events) <= 1 and state.objects[("table", "default", "p")] == (new if events else old), (point, nth)
         assert state.names() == {"p", "src"} and state.dirs == state.table_dirs({"p", "src"}), (point, nth)
+        assert not [path for path in (warehouse / "p").rglob("*") if path.name.endswith(".copying")], (point, nth)
         outcomes.append("new" if events else "old")
         restore(spark, warehouse, setup, before, state)
     assert outcomes == sorted(outcomes, key=lambda o: o == "new") and "old" in outcomes and "new" in outcomes

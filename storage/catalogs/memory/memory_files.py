@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 
-from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
+from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues, WriteJob
 from storage.catalogs.fill import Fill
 from storage.catalogs.memory.memory_table import MemoryTable, SwapState, location_of, partition_of, register_partition
 from storage.catalogs.names import TableName
@@ -35,7 +35,7 @@ class MemoryFileMover:
                  if path.startswith(location_of(name, table) + "/")]
         return max(found, key=lambda item: len(location_of(*item)), default=None)
 
-    def copy_in(self, name: TableName, fill: Fill) -> None:
+    def copy_in(self, name: TableName, fill: Fill, job: WriteJob | None = None) -> None:
         raise InvalidDefinitionError("the in-memory catalog has no files to copy", str(name))
 
     def plan_moves(self, staged: TableName, target: TableName, *, partitioned: bool) -> MovePlan:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote
 
-from storage.catalogs.file_moves import FileMove, MovePlan, PartitionValues
+from storage.catalogs.file_moves import COPIED_ONE, FileMove, MovePlan, PartitionValues, WriteJob
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
@@ -64,6 +64,24 @@ class Partitions(Protocol):
 def data_file(name: str) -> bool:
     """A data file of a table (Spark and Hadoop hide the rest behind ``_`` and ``.``: ``_SUCCESS``, ``.crc``)."""
     return not name.startswith(("_", "."))
+
+
+FILE_SYSTEMS_SHOWING_WRITES = frozenset({"hdfs", "viewfs", "webhdfs", "swebhdfs"})
+"""Schemes (besides ``file:``) of file systems with real directories, where a file being written is listed with the
+bytes written so far and a rename is one atomic metadata change; everything else is taken as an object store (an
+object appears whole when its upload ends; a rename copies)."""
+
+
+def visible_while_written(location: str) -> bool:
+    """Whether a file at ``location`` is seen by readers part-written (:data:`FILE_SYSTEMS_SHOWING_WRITES`)."""
+    scheme, separator, _ = location.partition(":")
+    return bool(separator) and scheme.lower() in FILE_SYSTEMS_SHOWING_WRITES
+
+
+def job_copy_name(file_name: str, job: str) -> str:
+    """The name of a replica's copy of the source's file ``file_name`` in its table, written in place by ``job``:
+    the job's id first, the source's name after it whole (its bucket number and extension as Spark reads them)."""
+    return f"{job}-{file_name}"
 
 
 def checksum_of(path: Path) -> Path:
@@ -154,6 +172,10 @@ class SparkFileMoves:
             missing = [dict(values) for values in plan.partitions if values not in present]
             if missing:
                 self._alter.add_partitions(target, missing)
+        self._refreshed(target)
+
+    def _refreshed(self, target: TableName) -> None:
+        """The session's view of ``target`` refreshed and its statistics updated, as after Spark's own INSERT."""
         self._engine.forget(target)
         try:
             self._engine.spark.catalog.refreshTable(target.quoted)
@@ -250,21 +272,36 @@ class SparkFileMoves:
 
     # ------------------------------------------------------------------ the replica's copy
 
-    def copy_in(self, name: TableName, fill: Fill) -> None:
-        """Register every partition of ``fill`` in the table ``name`` (one call), then copy each file of
-        ``fill.copy_files`` into its partition's directory under its own name (data files only, no Spark job)."""
+    def copy_in(self, name: TableName, fill: Fill, job: WriteJob | None = None) -> None:
+        """Every partition of ``fill`` registered (one call, those present kept), then each file copied into its
+        partition's directory: under its own name into a work table; with ``job``, into the table itself under
+        :func:`job_copy_name` (see :func:`copy_whole` for how each appears whole), then the touched directories
+        synced (local), the session refreshed and the statistics updated, as :meth:`moves_done` leaves them."""
         location = self._location(name)
         partitions = list(dict.fromkeys([*fill.copy_partitions, *(part for _, part in fill.copy_files if part)]))
         if partitions:
             self._alter.add_partitions(name, [dict(values) for values in partitions])
         directories = {tuple(parse_partition(raw).items()): f"{location}/{raw}"
                        for raw in self._alter.partition_paths(name)} if partitions else {}
+        targets: list[str] = []
         for path, partition in fill.copy_files:
             directory = directories.get(partition) if partition else location
             if directory is None:
                 raise EngineOperationError(f"no partition {dict(partition)} in {name} to copy {path} into", str(name))
-            self._copy(path, f"{directory}/{path.rstrip('/').rsplit('/', 1)[-1]}", name)
+            file_name = path.rstrip("/").rsplit("/", 1)[-1]
+            target = f"{directory}/{file_name if job is None else job_copy_name(file_name, job.id)}"
+            if job is None:
+                self._copy(path, target, name)
+            else:
+                if targets:
+                    COPIED_ONE()
+                self._copy_whole(path, target, name)
+            targets.append(target)
         self._engine.forget(name)
+        if job is not None:
+            sync_directory(sorted({str(local.parent) for target in targets
+                                   if (local := local_path(target)) is not None}))
+            self._refreshed(name)
 
     # ------------------------------------------------------------------ helpers
 
@@ -313,6 +350,30 @@ class SparkFileMoves:
             source_fs, target_fs = self._hadoop(source), self._hadoop(target)
             static(jvm.view, jvm.classes.hadoop_file_util, "copy")(
                 source_fs, self._path(source), target_fs, self._path(target), False, jvm.hadoop_configuration())
+        except ENGINE_ERRORS as error:
+            raise EngineOperationError(f"cannot copy {source} into {name}: {inspect_error(error).message}",
+                                       str(name), error) from None
+
+    def _copy_whole(self, source: str, target: str, name: TableName) -> None:
+        """``source`` copied to ``target`` so that no reader of the directory sees a part of it: where a file is
+        visible while it is written (a local disk, HDFS), under a hidden name (ignored by readers, found by the undo:
+        it carries the job's id too) and then renamed in its directory, one file; on an object store, where an
+        object appears whole when its upload ends and a rename is a copy, straight to its name."""
+        if local_path(target) is None and not visible_while_written(target):
+            self._copy(source, target, name)
+            return
+        directory, _, file_name = target.rpartition("/")
+        hidden = f"{directory}/.{file_name}.copying"
+        self._copy(source, hidden, name)
+        hidden_path, target_path = local_path(hidden), local_path(target)
+        if hidden_path is not None and target_path is not None:
+            with open(hidden_path, "rb") as copied:  # durable before its name is: the commit point follows
+                os.fsync(copied.fileno())
+            os.replace(hidden_path, target_path)
+            return
+        try:
+            if not self._hadoop(target).rename(self._path(hidden), self._path(target)):
+                raise EngineOperationError(f"cannot copy {source} into {name}: renaming {hidden} failed", str(name))
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot copy {source} into {name}: {inspect_error(error).message}",
                                        str(name), error) from None
