@@ -271,6 +271,9 @@ class InsertOverwrite(Statement):
             if plan.skip:
                 return NOTHING_DONE
             text = self.text or overwrite_text(self.name, plan.fill, if_not_exists=self.if_not_exists)
-            copy = TableSpec(like=self.name, copy=True)  # an empty copy, properties and comment kept as Spark's
+            # an empty copy, properties and comment kept as Spark's; written without a static partition, its
+            # partitions are its directories until the install (no records of its own to add and drop)
+            copy = TableSpec(like=self.name, copy=True,
+                             partitions_in_files=bool(metadata.partitioned_by) and not plan.fill.static)
             return replace_version(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True, fill=plan.fill,
                                    keeps_statistics=True)

@@ -195,6 +195,10 @@ class TableSpec:
     copy: bool = False
     """With ``like``: an empty copy of the source's whole definition, its table properties (the log's tag aside)
     and comment included, as Spark's TRUNCATE and INSERT OVERWRITE keep them (``properties``/``comment`` unused)."""
+    partitions_in_files: bool = False
+    """With ``copy`` of a partitioned table, where the engine can: the copy's partitions are found in its files
+    while it is filled, never registered as records of its own (an INSERT OVERWRITE's work table, whose records the
+    install makes ORIG's)."""
 
     def copied(self, metadata: TableMetadata | None) -> TableSpec:
         """This copy spec as a plain LIKE spec that names the source's properties and comment (``metadata``)."""

@@ -52,6 +52,7 @@ import attrs
 
 from storage.catalogs.ports import Catalog
 from storage.catalogs.spark.engine import Engine, LeftoverStrategy
+from storage.catalogs.spark.fs.file_mover import SparkFileMoves
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
 from storage.catalogs.spark.hms.definitions import SparkVersions
 from storage.catalogs.spark.hms.kind_swap import SparkKindSwap
@@ -118,7 +119,7 @@ def spark_catalog(spark: Any, *, leftovers: LeftoverStrategy = "auto", quiet: bo
     directories = SparkLeftovers(engine, swaps.user_of)
     alter = SparkTableAlter(engine, client)
     names = SparkTables(engine, directories, swaps, hms, client)
-    keep = SparkPartitionKeep(engine, alter, client)
+    keep = SparkPartitionKeep(engine, alter, client, SparkFileMoves(engine, alter.table_location, alter).data_files)
     return Catalog(
         names=names,
         data=SparkDataJobs(engine, directories, names, client, swap=swaps, alter=alter, keep=keep),

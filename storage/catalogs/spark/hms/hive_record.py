@@ -239,7 +239,8 @@ class HiveTable:
 
     def discovering(self) -> HiveTable:
         """A partitioned data source table's definition with its partitions found in its directory rather than in
-        the metastore: what a reader resolves while the metastore's partitions are being switched."""
+        the metastore: what a reader resolves while the metastore's partitions are being switched, and a work table
+        whose partitions its files list (:mod:`~storage.catalogs.spark.hms.partition_provider`)."""
         return self.with_parameters(remove=(PARTITION_PROVIDER_PROPERTY,))
 
     def without_columns(self) -> HiveTable:

@@ -28,6 +28,7 @@ from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine, in
 from storage.catalogs.spark.hms.definition_text import version_text
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
+from storage.catalogs.spark.hms.partition_provider import partitions_in_files, track_partitions, with_provider_of
 from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_holder, drop_partitioned, forget_holder
 from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
@@ -47,11 +48,13 @@ class SparkSwap:
         external; other partition keys), or ORIG's whole definition to log and TMP's to install (with ORIG's own
         statistics when ``keep_statistics``). One ``get_table`` per table, plus one partition listing each for a
         partitioned table. TMP's new partitions include those held for it (kept partitions, linked:
-        :meth:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient.stage_partitions`); a refused swap
-        registers them first, since the rename path makes TMP itself the table."""
+        :meth:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient.stage_partitions`; all of them where its
+        partitions are its directories, :meth:`clone_empty`); a refused swap registers them first, since the rename
+        path makes TMP itself the table (:func:`~storage.catalogs.spark.hms.partition_provider.track_partitions`)."""
         plan = self._plan_swap(orig, tmp, keep_statistics=keep_statistics)
         if plan.refusal is not None:
-            self._client.register_staged(tmp)
+            track_partitions(self._client, tmp)
+            self._engine.forget(tmp)
         return plan
 
     def _plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool) -> SwapPlan:
@@ -63,8 +66,11 @@ class SparkSwap:
         if refusal is not None:
             return SwapPlan(refusal)
         old_partitions = self._client.partitions(orig) if old.partitioned else []
-        new_partitions = self._client.partitions(tmp) + self._client.staged_partitions(tmp) if old.partitioned else []
-        installed = (new.with_statistics_of(old) if keep_statistics else new).with_tag(new.tag)  # the tag hidden
+        # a work table whose partitions are its directories has no records: all it has is held for the install
+        registered = [] if partitions_in_files(new) else self._client.partitions(tmp)
+        new_partitions = registered + self._client.staged_partitions(tmp) if old.partitioned else []
+        installed = with_provider_of(new.with_statistics_of(old) if keep_statistics else new, old)
+        installed = installed.with_tag(new.tag)  # the tag hidden
         return SwapPlan(None, version_text(orig, old, old_partitions), (installed, new_partitions),
                         keeps_statistics=keep_statistics)
 
@@ -82,11 +88,16 @@ class SparkSwap:
             return SwapPlan(f"files are at {location}")
         return SwapPlan(None, version_text(orig, old, []), (old.emptied(orig, tag, location), [], location))
 
-    def clone_empty(self, source: TableName, name: TableName, tag: str) -> bool:
+    def clone_empty(self, source: TableName, name: TableName, tag: str, *, partitions_in_files: bool = False) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
         statistics or partitions) in one metastore call, tagged ``tag``, at ``name``'s default directory, and
         return True; False (nothing done) when the copy is not one the metastore alone can make: a Hive serde or
-        external source, or files already at the directory (Spark's CREATE handles those)."""
+        external source, or files already at the directory (Spark's CREATE handles those).
+        ``partitions_in_files`` (a partitioned source): the copy's partitions are its directories, not metastore
+        records (:meth:`HiveTable.discovering`), so that Spark's INSERT into it registers none: a work table's
+        partition records cost more to add and to drop with it than anything else it has (on Derby about 80 ms for
+        its INSERT's one partition and 35 ms for its DROP); its install makes the records ORIG's
+        (:meth:`~storage.catalogs.spark.sql.partition_keep.SparkPartitionKeep.found_in_files`)."""
         table = self._client.get(source)
         if table is None or swap_refusal(table, source) is not None:
             return False
@@ -96,7 +107,8 @@ class SparkSwap:
         # made here, not by the metastore's own mkdirs (with Hive's permission inheritance): the create took 71 ms,
         # 17 with the directory there (7 for this mkdir); the undo of TMP removes the directory either way
         self._client.make_directory(location)
-        self._client.create(name, table.emptied(name, tag, location))
+        copy = table.emptied(name, tag, location)
+        self._client.create(name, copy.discovering() if partitions_in_files and copy.partitioned else copy)
         self._engine.forget(name)
         return True
 

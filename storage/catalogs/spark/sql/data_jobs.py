@@ -201,7 +201,7 @@ class SparkDataJobs:
             self._swap.clone_altered(spec.like, name, tag, spec.alter)
             return
         if spec.copy and spec.like is not None:
-            if self._swap.clone_empty(spec.like, name, tag):
+            if self._swap.clone_empty(spec.like, name, tag, partitions_in_files=spec.partitions_in_files):
                 return
             spec = spec.copied(self._alter.table_metadata(spec.like))
         self.create_by_statement(name, spec, tag)

@@ -21,9 +21,19 @@ statement replaces follows Spark (4.0.1, data source tables):
 
 Empty partitions of the old table (``ALTER TABLE ... ADD PARTITION``) that are kept are added to TMP too, since no
 row carries them; the ones replaced disappear, as they do in Spark.
+
+TMP's own partitions (the directories the new rows went to) are no metastore records while it is filled, where the
+statement has no static value (``TableSpec.partitions_in_files``, ``SparkSwap.clone_empty``): Spark's INSERT into it
+then registers none, and TMP's removal drops none (about 80 ms and 35 ms on Derby for one partition). Their records
+are made from TMP's directory listing (:meth:`SparkPartitionKeep.found_in_files`, as Spark's ADD PARTITION makes them,
+:mod:`~storage.catalogs.spark.hms.partition_provider`; the metastore counts their files when the install registers
+them) and held for the install with the kept ones; where the kept partitions are copied as rows, TMP tracks its
+partitions in the metastore first.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
 from storage.catalogs.names import TableName, quote_ident
@@ -37,8 +47,11 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
+from storage.catalogs.spark.fs.file_mover import parse_partition
 from storage.catalogs.spark.fs.partition_links import link_directories
+from storage.catalogs.spark.hms.hive_record import HivePartition
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.hms.partition_provider import new_partition, partitions_in_files, track_partitions
 from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
@@ -80,10 +93,12 @@ class SparkPartitionKeep:
     partitions and lists those matching a spec; ``client``, where the session has one, reads a table's partitions,
     kept for the statement, which the swap's plan reads again)."""
 
-    def __init__(self, engine: Engine, alter: SparkTableAlter, client: MetastoreClient | None) -> None:
+    def __init__(self, engine: Engine, alter: SparkTableAlter, client: MetastoreClient | None,
+                 data_files: Callable[[str], tuple[str, ...] | None] = lambda location: None) -> None:
         self._engine = engine
         self._alter = alter
         self._client = client
+        self._data_files = data_files
 
     def keep(self, name: TableName, fill: Fill) -> None:
         """The kept partitions of ``fill.keep`` (every old partition no new row went to; for a static spec, those
@@ -91,27 +106,76 @@ class SparkPartitionKeep:
         added in one call (:mod:`~storage.catalogs.spark.fs.partition_links`); else rows, then empty partitions:
         one INSERT and two or three partition listings, one ``ADD PARTITION`` per kept empty partition. A dynamic
         overwrite whose rows went to every partition the table had keeps nothing: no INSERT (its job would read the
-        whole old table to find no row to keep)."""
+        whole old table to find no row to keep). A work table whose partitions are its directories
+        (:meth:`found_in_files`) has its new partitions' records held with the kept ones; where the kept ones are
+        copied as rows, it tracks its partitions in the metastore first (Spark's statements on it list them)."""
         source = fill.keep
+        # held for the swap, not registered, where nothing else of this fill lists TMP's partitions
+        held = fill.partitions_of is None and not fill.copy_partitions and name.is_reserved
+        in_files = self.found_in_files(name)
+        if in_files is not None and (source is None or not held):
+            self._hold(name, in_files, track=not held)
+            in_files = None
         if source is None:
             return
         KEEP_POINT()
         old_partitions = self._alter.list_partitions(source)
-        new_partitions = self._alter.list_partitions(name)
+        new_partitions = self._alter.list_partitions(name) if in_files is None else \
+            [dict(zip(self._keys(name), p.values, strict=True)) for p in in_files]
         kept = [partition for partition in old_partitions if partition not in new_partitions]
         if kept and fill.replaces == "matching":
             replaced = self._alter.list_partitions(source, fill.static)
             kept = [partition for partition in kept if partition not in replaced]
-        # held for the swap, not registered, where nothing else of this fill lists TMP's partitions
-        held = fill.partitions_of is None and not fill.copy_partitions and name.is_reserved
         if not kept or self._linked(name, source, kept, held=held):
+            if in_files is not None:
+                self._hold(name, in_files, track=False)
             return
+        if in_files is not None:
+            self._hold(name, in_files, track=True)
         self._copy_rows(name, source, fill)
         new_partitions = self._alter.list_partitions(name)
         for partition in kept:
             if partition not in new_partitions:
                 self._engine.forget(name)
                 self._alter.add_partition(name, partition)
+
+    def found_in_files(self, name: TableName) -> list[HivePartition] | None:
+        """The partitions of the work table ``name`` whose partitions are its directories
+        (``SparkSwap.clone_empty``): a record for each directory that Spark's INSERT wrote a data file under,
+        made as Spark's ADD PARTITION makes one (one listing of its files); None for a table whose partitions are
+        metastore records (every other table)."""
+        client = self._client
+        table = None if client is None else client.get(name)
+        if table is None or not partitions_in_files(table):
+            return None
+        keys = [key.lower() for key in table.partition_column_names]
+        listed = self._data_files(table.location)
+        if listed is None:
+            raise CatalogError(f"cannot list the files of {name} at {table.location}", str(name))
+        root, found = table.location.rstrip("/"), dict[str, HivePartition]()
+        for relative in listed:
+            directory = relative.rsplit("/", 1)[0] if "/" in relative else ""
+            parts = directory.split("/") if directory else []
+            if len(parts) != len(keys) or not all("=" in part for part in parts):
+                continue  # not a partition directory Spark wrote (Spark reads none but those)
+            spec = {key.lower(): value for key, value in parse_partition(directory).items()}
+            if list(spec) != keys:
+                continue  # not a partition directory Spark wrote (Spark reads none but those)
+            found.setdefault(directory, new_partition(table, [spec[key] for key in keys], f"{root}/{directory}"))
+        return [found[directory] for directory in sorted(found)]
+
+    def _hold(self, name: TableName, records: list[HivePartition], *, track: bool) -> None:
+        """``records`` held for the swap's install of the work table ``name``; ``track``: registered in it at once,
+        with its partitions tracked in the metastore again (:func:`track_partitions`)."""
+        assert self._client is not None  # found_in_files found records
+        self._client.stage_partitions(name, records)
+        if track:
+            track_partitions(self._client, name)
+            self._engine.forget(name)
+
+    def _keys(self, name: TableName) -> list[str]:
+        table = None if self._client is None else self._client.get(name)
+        return [] if table is None else table.partition_column_names
 
     def _linked(self, name: TableName, source: TableName, kept: list[dict[str, str]], *, held: bool) -> bool:
         """Whether the ``kept`` partitions of ``source`` (whose directories are under its own) are now partitions of
