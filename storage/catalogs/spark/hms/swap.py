@@ -66,9 +66,10 @@ class SparkSwap:
         if refusal is not None:
             return SwapPlan(refusal)
         old_partitions = self._client.partitions(orig) if old.partitioned else []
-        # a work table whose partitions are its directories has no records: all it has is held for the install
-        registered = [] if partitions_in_files(new) else self._client.partitions(tmp)
-        new_partitions = registered + self._client.staged_partitions(tmp) if old.partitioned else []
+        new_partitions = []
+        if old.partitioned:  # a work table whose partitions are its directories has none registered: all are held
+            registered = [] if partitions_in_files(new) else self._client.partitions(tmp)
+            new_partitions = registered + self._client.staged_partitions(tmp)
         installed = with_provider_of(new.with_statistics_of(old) if keep_statistics else new, old)
         installed = installed.with_tag(new.tag)  # the tag hidden
         return SwapPlan(None, version_text(orig, old, old_partitions), (installed, new_partitions),

@@ -202,6 +202,8 @@ class SparkDataJobs:
             return
         if spec.copy and spec.like is not None:
             if self._swap.clone_empty(spec.like, name, tag, partitions_in_files=spec.partitions_in_files):
+                if spec.partitions_in_files:
+                    self._keep.made_in_files(name)
                 return
             spec = spec.copied(self._alter.table_metadata(spec.like))
         self.create_by_statement(name, spec, tag)

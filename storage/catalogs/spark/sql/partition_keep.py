@@ -99,6 +99,13 @@ class SparkPartitionKeep:
         self._alter = alter
         self._client = client
         self._data_files = data_files
+        self._in_files: set[TableName] = set()
+        """Work tables made with their partitions in their files (:meth:`made_in_files`), until their INSERT."""
+
+    def made_in_files(self, name: TableName) -> None:
+        """The work table ``name`` was made with its partitions in its files (``SparkSwap.clone_empty``): its
+        INSERT's :meth:`keep` makes their records (any other INSERT asks nothing of the metastore for it)."""
+        self._in_files.add(name)
 
     def keep(self, name: TableName, fill: Fill) -> None:
         """The kept partitions of ``fill.keep`` (every old partition no new row went to; for a static spec, those
@@ -142,8 +149,11 @@ class SparkPartitionKeep:
     def found_in_files(self, name: TableName) -> list[HivePartition] | None:
         """The partitions of the work table ``name`` whose partitions are its directories
         (``SparkSwap.clone_empty``): a record for each directory that Spark's INSERT wrote a data file under,
-        made as Spark's ADD PARTITION makes one (one listing of its files); None for a table whose partitions are
-        metastore records (every other table)."""
+        made as Spark's ADD PARTITION makes one (one listing of its files); None for every other table, with no
+        metastore call (:meth:`made_in_files` names the work tables made so)."""
+        if name not in self._in_files:
+            return None
+        self._in_files.discard(name)
         client = self._client
         table = None if client is None else client.get(name)
         if table is None or not partitions_in_files(table):
