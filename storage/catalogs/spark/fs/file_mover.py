@@ -73,9 +73,10 @@ object appears whole when its upload ends; a rename copies)."""
 
 
 def visible_while_written(location: str) -> bool:
-    """Whether a file at ``location`` is seen by readers part-written (:data:`FILE_SYSTEMS_SHOWING_WRITES`)."""
+    """Whether a file at ``location`` is seen by readers part-written (:data:`FILE_SYSTEMS_SHOWING_WRITES`; a path
+    without a scheme is on the default file system, which may be HDFS: taken as one)."""
     scheme, separator, _ = location.partition(":")
-    return bool(separator) and scheme.lower() in FILE_SYSTEMS_SHOWING_WRITES
+    return not separator or "/" in scheme or scheme.lower() in FILE_SYSTEMS_SHOWING_WRITES
 
 
 def job_copy_name(file_name: str, job: str) -> str:
