@@ -298,11 +298,11 @@ class SparkFileMoves:
                     COPIED_ONE()
                 self._copy_whole(path, target, name)
             targets.append(target)
-        self._engine.forget(name)
-        if job is not None:
-            sync_directory(sorted({str(local.parent) for target in targets
-                                   if (local := local_path(target)) is not None}))
-            self._refreshed(name)
+        if job is None:
+            self._engine.forget(name)
+            return
+        sync_directory(sorted({str(local.parent) for target in targets if (local := local_path(target)) is not None}))
+        self._refreshed(name)  # forgets the name too
 
     # ------------------------------------------------------------------ helpers
 

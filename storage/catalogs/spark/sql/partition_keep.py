@@ -47,7 +47,7 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
-from storage.catalogs.spark.fs.file_mover import parse_partition
+from storage.catalogs.spark.fs.file_mover import partition_of_path
 from storage.catalogs.spark.fs.partition_links import link_directories
 from storage.catalogs.spark.hms.hive_record import HivePartition
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
@@ -94,7 +94,7 @@ class SparkPartitionKeep:
     kept for the statement, which the swap's plan reads again)."""
 
     def __init__(self, engine: Engine, alter: SparkTableAlter, client: MetastoreClient | None,
-                 data_files: Callable[[str], tuple[str, ...] | None] = lambda location: None) -> None:
+                 data_files: Callable[[str], tuple[str, ...] | None]) -> None:
         self._engine = engine
         self._alter = alter
         self._client = client
@@ -164,11 +164,10 @@ class SparkPartitionKeep:
             raise CatalogError(f"cannot list the files of {name} at {table.location}", str(name))
         root, found = table.location.rstrip("/"), dict[str, HivePartition]()
         for relative in listed:
-            directory = relative.rsplit("/", 1)[0] if "/" in relative else ""
+            directory = relative.rpartition("/")[0]
             parts = directory.split("/") if directory else []
-            if len(parts) != len(keys) or not all("=" in part for part in parts):
-                continue  # not a partition directory Spark wrote (Spark reads none but those)
-            spec = {key.lower(): value for key, value in parse_partition(directory).items()}
+            spec = {key.lower(): value for key, value in partition_of_path(relative)} \
+                if len(parts) == len(keys) and all("=" in part for part in parts) else {}
             if list(spec) != keys:
                 continue  # not a partition directory Spark wrote (Spark reads none but those)
             found.setdefault(directory, new_partition(table, [spec[key] for key in keys], f"{root}/{directory}"))
