@@ -11,6 +11,9 @@ Version ``i`` of a table holds ``SELECT id AS a, CAST(i AS INT) AS v FROM range(
 * ``insert_overwrite``: INSERT OVERWRITE TABLE t SELECT ... (the whole table);
 * ``insert_overwrite_partition``: INSERT OVERWRITE TABLE t PARTITION (p = k) SELECT ... on a table partitioned by
   ``p`` (3 partitions): only partition k changes, the model's content is per partition;
+* ``insert_overwrite_dynamic``: the same change as an INSERT OVERWRITE TABLE t SELECT ..., k AS p in dynamic
+  partition overwrite mode (a dbt incremental model's statement): its new partition's record is made from the
+  directory Spark wrote, the others kept;
 * ``alter_rebuild``: ALTER TABLE t ALTER COLUMN v TYPE BIGINT / INT (alternately), which rebuilds the table
   (:func:`ddl_log.engine.alter._rebuild`): the rows stay, so only a failed or partial read shows. Spark cannot
   do it for parquet tables: no plain form;
@@ -41,7 +44,7 @@ from tests.readers.model import ABSENT, Content, Event, partitioned, unpartition
 
 DB = "rdb"
 KINDS = ("cor_select", "cor_columns", "cor_like", "truncate", "insert_overwrite", "insert_overwrite_partition",
-         "alter_rebuild")
+         "insert_overwrite_dynamic", "alter_rebuild")
 DROP_KINDS = ("drop_undrop", "drop_undrop_outside")
 """Kinds whose table is at times not there (run by their own test: a DROP is over in a few metastore calls, so it
 needs more statements than the others for readers to meet it)."""
@@ -53,6 +56,7 @@ OUTSIDE_ROWS = 10
 OUTSIDE_ROOT = Path(tempfile.gettempdir()) / f"ddl-log-readers-outside-{os.getpid()}"
 """Where that partition lives: outside every warehouse, one directory per process."""
 COLUMNS = "a BIGINT, v INT"
+OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode"
 
 
 def rows_query(rows: int, v: int) -> str:
@@ -102,7 +106,7 @@ def plan(kind: str, statements: int, rows: int, *, prefix: str = "", first_index
     if kind not in KINDS + DROP_KINDS:
         raise ValueError(f"unknown statement kind {kind!r}")
     table = table_name(kind, prefix)
-    is_partitioned = kind in ("insert_overwrite_partition", *DROP_KINDS)
+    is_partitioned = kind in ("insert_overwrite_partition", "insert_overwrite_dynamic", *DROP_KINDS)
     setup: tuple[str, ...] = ()
     if initial is None:
         setup = (f"CREATE DATABASE IF NOT EXISTS {DB}", f"DROP TABLE IF EXISTS {table}")
@@ -158,6 +162,15 @@ def plan(kind: str, statements: int, rows: int, *, prefix: str = "", first_index
             steps.append(Step(kind, table, index, content,
                               ("insert_overwrite", (table,), (("as_select", query), ("partition", {"p": str(k)}))),
                               (f"INSERT OVERWRITE TABLE {table} PARTITION (p = {k}) {query}",)))
+        elif kind == "insert_overwrite_dynamic":
+            k = index % PARTITIONS
+            parts[k] = (size, index, size * (size - 1) // 2)
+            content = partitioned(parts)
+            select = f"SELECT a, v, CAST({k} AS INT) AS p FROM ({query})"
+            steps.append(Step(kind, table, index, content,
+                              ("insert_overwrite", (table,), (("as_select", select), ("overwrite_mode", "dynamic"))),
+                              (f"SET {OVERWRITE_MODE}=dynamic", f"INSERT OVERWRITE TABLE {table} {select}",
+                               f"SET {OVERWRITE_MODE}=static")))
         elif kind in DROP_KINDS:
             steps.append(Step(kind, table, index, ABSENT, ("drop_tables", ([table],), ()), (f"DROP TABLE {table}",)))
             steps.append(Step(kind, table, index, content, ("undrop_table", (table,), ()),

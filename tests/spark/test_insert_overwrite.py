@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL, CatalogError, SqlParseError
+from storage.catalogs.spark.engine import sql_string_literal
 
 pytestmark = pytest.mark.spark
 
@@ -22,8 +23,15 @@ TABLES = {
           ["INSERT INTO {t} VALUES (1, 1, 'x'), (2, 1, 'y'), (3, 2, 'x'), (4, 2, NULL), (5, 1, '01')"]),
 }
 
-# (mode, table, statement): {t} is the table, {s} a copy of it (plain Spark refuses a static overwrite of a
-# table its query reads; the atomic statement may, see test_defect5_...).
+ODD_VALUES = ["a b/c%d", "é#?", "x=y", "'q'", "%2F", "tab\tnew\nline", " ", "", None]
+"""Partition values Spark escapes in directory names (or writes as ``__HIVE_DEFAULT_PARTITION__``): a dynamic
+INSERT OVERWRITE's new partitions are made from the directories Spark wrote, so each must read back as the value."""
+
+ODD_ROWS = ", ".join(f"({n}, {'NULL' if value is None else sql_string_literal(value)})"
+                     for n, value in enumerate(ODD_VALUES))
+
+# (mode, table, statement): {t} is the table, {odd} the rows of ODD_VALUES, {s} a copy of it (plain Spark refuses a
+# static overwrite of a table its query reads; the atomic statement may, see test_defect5_...).
 CASES: list[tuple[str, str, str]] = [
     ("static", "p", "INSERT OVERWRITE TABLE {t} SELECT 10, 1"),
     ("dynamic", "p", "INSERT OVERWRITE TABLE {t} SELECT 10, 1"),
@@ -46,6 +54,8 @@ CASES: list[tuple[str, str, str]] = [
     ("static", "r", "INSERT OVERWRITE TABLE {t} PARTITION (a=1, b='1') SELECT 10"),
     ("dynamic", "r", "INSERT OVERWRITE TABLE {t} SELECT 10, 1, '01'"),
     ("dynamic", "r", "INSERT OVERWRITE TABLE {t} SELECT v * 10, a, b FROM {s} WHERE b IS NULL OR b = 'y'"),
+    ("dynamic", "r", "INSERT OVERWRITE TABLE {t} SELECT v, 3, b FROM VALUES {odd} AS o(v, b)"),
+    ("dynamic", "r", "INSERT OVERWRITE TABLE {t} PARTITION (a=1, b) SELECT v, b FROM VALUES {odd} AS o(v, b)"),
 ]
 
 
@@ -104,10 +114,10 @@ def test_same_rows_and_partitions_as_plain_spark(session, sources, tmp_path, mod
     for name in ("plain", kind):
         make(spark, kind, name)
     spark.conf.set(MODE, mode)
-    spark.sql(statement.format(t="plain", s=source))
+    spark.sql(statement.format(t="plain", s=source, odd=ODD_ROWS))
     expected = by_partition(spark, "plain", columns)
     ddl = AtomicDDL(spark=spark, home=tmp_path)
-    ddl.sql(statement.format(t=kind, s=source))
+    ddl.sql(statement.format(t=kind, s=source, odd=ODD_ROWS))
     assert ddl.active_chains() == []
     ddl.close()
     got = by_partition(spark, kind, columns)
@@ -191,3 +201,29 @@ def test_a_partition_listed_as_01_is_kept_as_plain_spark_keeps_it(session, tmp_p
     assert by_partition(spark, "p", ["k"]) == by_partition(spark, "plain", ["k"])
     assert sorted(row[0] for row in spark.sql("SHOW PARTITIONS p").collect()) == \
         sorted(row[0] for row in spark.sql("SHOW PARTITIONS plain").collect())
+
+
+def test_new_partitions_with_odd_values_are_found_by_a_filter_as_plain_sparks_are(session, tmp_path):
+    """A filter on the partition column is answered from the metastore's partition records (pruning): the records a
+    dynamic overwrite makes from its directories must hold the values themselves, not their escaped names."""
+    spark = session
+    for name in ("plain_odd", "odd"):
+        make(spark, "r", name)
+    spark.conf.set(MODE, "dynamic")
+    statement = f"INSERT OVERWRITE TABLE {{t}} SELECT v, 3, b FROM VALUES {ODD_ROWS} AS o(v, b)"
+    spark.sql(statement.format(t="plain_odd"))
+    with AtomicDDL(spark=spark, home=tmp_path) as ddl:
+        ddl.sql(statement.format(t="odd"))
+
+    def found(name: str, value: str | None) -> list[Any]:
+        test = "b IS NULL" if value is None else f"b = {sql_string_literal(value)}"
+        return sorted(tuple(row) for row in spark.sql(f"SELECT v, a FROM {name} WHERE a = 3 AND {test}").collect())
+
+    for value in ODD_VALUES:
+        expected = found("plain_odd", value)
+        assert found("odd", value) == expected, value
+        assert expected or value == "", value  # '' is written as NULL, as plain Spark writes it
+    described = [spark.sql(f"DESCRIBE TABLE EXTENDED {name} PARTITION (a=3, b='x=y')").collect()
+                 for name in ("odd", "plain_odd")]
+    assert [[(row[0], row[1]) for row in rows if row[0] == "Partition Values"] for rows in described] == [
+        [("Partition Values", "[a=3, b=x=y]")]] * 2
