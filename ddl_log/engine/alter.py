@@ -41,6 +41,7 @@ from storage.catalogs.interface import (
     TableMetadata,
     TableSpec,
 )
+from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.ports import Catalog
 from storage.catalogs.rules import check_settable_properties
@@ -87,8 +88,10 @@ class AlterTable(Statement):
 
 def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: str) -> StatementResult | None:
     catalog = ctx.catalog
-    metadata = catalog.definitions.table_metadata(name)
-    tag = catalog.names.identity(name)
+    with reuse_lookups():  # one read of the table gives its metadata and its identity (a classic session)
+        found = catalog.definitions.recorded_definition(name)
+        metadata = found[1] if found is not None else catalog.definitions.table_metadata(name)
+        tag = catalog.names.identity(name)
     if metadata is None or tag is None:
         if isinstance(op, SetProperties | UnsetProperties):  # Spark points at ALTER VIEW for these only
             raise missing_table(catalog, name, hint="use ALTER VIEW", condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")

@@ -85,12 +85,13 @@ class CreateView(Statement):
         return Reads.of(query=self.definition.query)
 
     def run(self, ctx: ActionContext) -> StatementResult:
-        if self.if_not_exists and (ctx.catalog.views.view_definition(self.name) is not None
-                                   or ctx.catalog.names.identity(self.name)):
-            return NOTHING_DONE
-        check_new_name(self.name, "view")
-        return put_view(ctx, self.name, self.definition, or_replace=self.or_replace, statement=self.binlog_text,
-                        verb=self.label)
+        with reuse_lookups():  # the name read once serves the statement's checks (its change forgets it)
+            if self.if_not_exists and (ctx.catalog.views.view_definition(self.name) is not None
+                                       or ctx.catalog.names.identity(self.name)):
+                return NOTHING_DONE
+            check_new_name(self.name, "view")
+            return put_view(ctx, self.name, self.definition, or_replace=self.or_replace,
+                            statement=self.binlog_text, verb=self.label)
 
 
 @attrs.frozen(kw_only=True)
@@ -121,6 +122,10 @@ class AlterView(Statement):
         return Reads.of(query=self.as_select)
 
     def run(self, ctx: ActionContext) -> StatementResult:
+        with reuse_lookups():  # the view read once serves the statement's checks (its change forgets it)
+            return self._run(ctx)
+
+    def _run(self, ctx: ActionContext) -> StatementResult:
         old = ctx.catalog.views.view_definition(self.name)
         if old is None:
             raise missing_view(ctx.catalog, self.name, condition="EXPECT_VIEW_NOT_TABLE.NO_ALTERNATIVE")
@@ -167,6 +172,10 @@ class AlterViewProperties(Statement):
         return LockKeys.objects(self.name)
 
     def run(self, ctx: ActionContext) -> StatementResult:
+        with reuse_lookups():  # the view read once serves the statement's checks (its change forgets it)
+            return self._run(ctx)
+
+    def _run(self, ctx: ActionContext) -> StatementResult:
         catalog, name = ctx.catalog, self.name
         definition = catalog.views.view_definition(name)
         if definition is None:
@@ -244,6 +253,10 @@ class DropViews(Statement):
         return LockKeys.objects(*self.names)
 
     def run(self, ctx: ActionContext) -> StatementResult:
+        with reuse_lookups():  # each view read once: its forward action's checks reuse the read (the drop forgets it)
+            return self._run(ctx)
+
+    def _run(self, ctx: ActionContext) -> StatementResult:
         targets: list[tuple[TableName, str | None, ViewDefinition]] = []
         for found in named_objects(ctx.catalog, self.names):
             if found.is_table:

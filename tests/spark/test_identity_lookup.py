@@ -314,3 +314,20 @@ def test_the_definition_read_from_the_catalogs_own_record_equals_the_raw_reading
             assert from_record == versions.raw_recorded_definition(engine, jvm, name), key
             assert kept == lookup_scope.cached(engine, name), key
     assert fell_back == RECORD_FALLS_BACK
+
+
+def test_the_metadata_read_from_the_record_equals_the_described_metadata(spark, made, tmp_path):
+    """A statement's metadata of its table (columns and their types, partitioning, user-visible properties, provider,
+    comment, kind) read from the table's one record on a classic session is what Spark's DESCRIBE, schema and SHOW
+    TBLPROPERTIES say of it, for every kind of table: a tagged one, properties Spark redacts, an empty value, a
+    comment, CHAR and VARCHAR, collations, defaults, Hive serde tables as Spark or Hive made them."""
+    with AtomicDDL(spark=spark, home=tmp_path / "home") as ddl:
+        db = made["plain_ctas"].db
+        ddl.sql(f"CREATE TABLE {db}.by_the_log_meta (a INT COMMENT 'c', v VARCHAR(3)) USING parquet "
+                "COMMENT 'a table' TBLPROPERTIES ('k' = 'v', 'empty' = '', 'secret.password' = 'p', "
+                "'odd \\' key' = 'odd \\\\ value')")
+    definitions = spark_catalog(spark).definitions
+    tables = {**made, "by_the_log": TableName(made["plain_ctas"].db, "by_the_log_meta")}
+    for key, name in tables.items():
+        assert definitions.table_metadata(name) == definitions.described_metadata(name), key
+    assert definitions.table_metadata(TableName(made["plain_ctas"].db, "no_such_table")) is None

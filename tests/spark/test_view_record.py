@@ -14,6 +14,7 @@ import pytest
 from ddl_log import AtomicDDL
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.catalog import spark_catalog
+from storage.catalogs.spark.engine import fingerprint
 from storage.catalogs.spark.profile import jvm_of
 from storage.catalogs.spark.sql.view_record import view_info
 from tests import crashkit
@@ -32,6 +33,9 @@ VIEWS = {
     "binding": "CREATE VIEW {v} WITH SCHEMA BINDING AS SELECT id FROM {t}",
     "on_a_view": "CREATE VIEW {v} AS SELECT v FROM {db}.plain WHERE id > 1",
     "odd_text": "CREATE VIEW {v} AS SELECT 'é ✓ \\n' AS `odd col`, id FROM {t} -- trailing comment",
+    "typed": "CREATE VIEW {v} AS SELECT CAST(id AS DECIMAL(10, 2)) AS d, map('k', id) AS m, array(named_struct("
+             "'x', id, 'y', CAST(NULL AS STRING))) AS a, current_timestamp() AS ts, CAST('x' AS VARCHAR(3)) AS vc, "
+             "INTERVAL '1' DAY AS i, 'a' COLLATE UTF8_LCASE AS c FROM {t}",
 }
 REDACTED = "CREATE VIEW {v} TBLPROPERTIES ('api_password'='hunter2', 'jdbc_url'='jdbc:x://h', 'plain'='p') AS " \
            "SELECT id FROM {t}"
@@ -67,6 +71,15 @@ def test_the_record_gives_the_definition_describe_gives(spark, views, key, monke
     assert from_record is not None and from_record == from_describe
 
 
+@pytest.mark.parametrize("key", sorted([*VIEWS, "redacted"]))
+def test_the_record_gives_the_identity_describe_gives(spark, views, key):
+    """A view's identity (logged by every statement that changes it; recovery acts only on the view it names) read
+    from its record in one metastore call is the fingerprint of its DESCRIBE."""
+    catalog = spark_catalog(spark)
+    described = catalog.views._engine.describe(views[key])
+    assert catalog.views.view_identity(views[key]) == fingerprint(described)
+
+
 def test_properties_describe_redacts_are_kept_as_stored(spark, views, monkeypatch):
     catalog = spark_catalog(spark)
     from_record = _definition_from(catalog, views["redacted"], monkeypatch, describe=False)
@@ -84,6 +97,9 @@ def test_a_table_or_a_free_name_is_no_view(spark, views, shared_db):
     assert view_info(jvm, TableName(shared_db, "base")) == {"type": "MANAGED"}
     assert view_info(jvm, TableName(shared_db, "nothing_here")) is None
     assert spark_catalog(spark).views.view_definition(TableName(shared_db, "base")) is None
+    assert spark_catalog(spark).views.view_identity(TableName(shared_db, "base")) is None
+    assert spark_catalog(spark).views.view_identity(TableName(shared_db, "nothing_here")) is None
+    assert spark_catalog(spark).views.view_identity(TableName("no_such_db", "v")) is None
 
 
 SWEPT = {

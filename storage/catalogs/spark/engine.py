@@ -33,7 +33,7 @@ from pyspark.errors import AnalysisException, PySparkException
 from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY, tag_in
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
-from storage.catalogs.spark.jvm import new, session_part, static, with_active_session
+from storage.catalogs.spark.jvm import new, scala_map, session_part, static, with_active_session
 from storage.catalogs.spark.profile import Jvm, SparkProfile, jvm_of, local_path, profile_of
 from storage.catalogs.spark.profiles import facts_for
 from storage.catalogs.spark.profiles.facts import Cause, ConditionTable
@@ -55,10 +55,11 @@ REDACTED = "*********(redacted)"
 """What Spark shows instead of the value of a property whose key or value matches ``spark.redaction.regex`` (a static
 setting, by default ``(?i)secret|password|token|access[.]?key``): a placeholder, never written back as a value."""
 
-HIVE_RECORD, HIVE_PARTITIONS = "hive record", "hive partitions"
+HIVE_RECORD, HIVE_PARTITIONS, VIEW_RECORD_READ = "hive record", "hive partitions", "view record read"
 """The keys under which :class:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient` keeps a table's ``Table``
-and ``Partition`` records for the statement (``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`);
-:meth:`Engine.forget` drops them with the engine's own lookup."""
+and ``Partition`` records for the statement, and what a view's record read gives (``SparkViews``)
+(``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`); :meth:`Engine.forget` drops them with the engine's own
+lookup."""
 DATABASE_LOCATION = "database location"
 """The key under which :meth:`Engine.database_location` keeps a database's location for the statement."""
 
@@ -460,7 +461,7 @@ class Engine:
         """Forget what :meth:`lookup` (and the metastore client's ``get``) kept of ``names`` in this statement: call it
         before changing them (``partitions`` False: their partition listings stay, for a change of the definition
         whose partitions are then switched from what was listed)."""
-        keys = (HIVE_RECORD, HIVE_PARTITIONS) if partitions else (HIVE_RECORD,)
+        keys = (HIVE_RECORD, HIVE_PARTITIONS, VIEW_RECORD_READ) if partitions else (HIVE_RECORD, VIEW_RECORD_READ)
         lookup_scope.forget(self, *names, *((key, name) for key in keys for name in names))
 
     def default_location(self, name: TableName) -> str | None:
@@ -546,6 +547,23 @@ class Engine:
         ``<warehouse>/<db>.db``."""
         warehouse = self.profile.warehouse
         return warehouse if db == "default" else f"{warehouse.rstrip('/')}/{db}.db"
+
+    def database_properties(self, db: str) -> dict[str, str] | None:
+        """The properties of the database ``db`` (None when it is missing) from the session catalog's record where
+        the session has a JVM (one metastore call and four round trips, where ``DESCRIBE DATABASE EXTENDED`` is a
+        statement of about 15 ms); None also where there is no such record to read (Spark Connect, a name Spark
+        quotes): the caller reads :meth:`database_properties_text`."""
+        jvm = self.jvm
+        if jvm is None or not ENGINE_NAME.fullmatch(db):
+            return None
+        try:
+            record = session_part(jvm, "session catalog").getDatabaseMetadata(db)
+            return scala_map(jvm, record.properties())
+        except ENGINE_ERRORS as error:
+            failure = self.failure(error)
+            if failure.means(Cause.DATABASE_MISSING):
+                return None
+            raise engine_error(failure, f"cannot read database {db}", db) from None
 
     def database_properties_text(self, db: str) -> str | None:
         """The ``Properties`` text of ``DESCRIBE DATABASE EXTENDED db`` (``((k,v), ...)``); None when ``db`` is

@@ -226,16 +226,9 @@ class MetastoreClient:
             raise CatalogError(self._engine.profile.metastore_refusal or "no JVM handle on this session", location)
         return found
 
-    def _local(self, location: str) -> Path | None:
-        """The local path of ``location`` where the engine touches it with Python's file functions (a ``file:``
-        directory, :meth:`~storage.catalogs.spark.engine.Engine.strategy`): a look or a mkdir there takes
-        microseconds, where Hadoop's takes three Py4J round trips and, without Hadoop's native library, a ``chmod``
-        process (about 8 ms for a work table's directory)."""
-        return local_path(location) if self._engine.strategy(location) == "local" else None
-
     def directory_in_use(self, location: str) -> bool:
         """Whether ``location`` exists and holds anything (through Hadoop's file system, as the metastore sees it)."""
-        local = self._local(location)
+        local = _local(self._engine, location)
         try:
             if local is not None:
                 return (local.is_dir() and any(local.iterdir())) or local.is_file()
@@ -249,7 +242,7 @@ class MetastoreClient:
 
     def directory_exists(self, location: str) -> bool:
         """Whether anything (even an empty directory) is at ``location``."""
-        local = self._local(location)
+        local = _local(self._engine, location)
         if local is not None:
             return os.path.lexists(local)
         try:
@@ -262,7 +255,7 @@ class MetastoreClient:
     def make_directory(self, location: str) -> None:
         """Make the empty directory ``location`` (and its parents), as the metastore makes a new managed table's
         (mode 755 where Hadoop's umask 022 gives it)."""
-        local = self._local(location)
+        local = _local(self._engine, location)
         try:
             if local is not None:
                 local.mkdir(mode=0o755, parents=True, exist_ok=True)
@@ -429,6 +422,14 @@ class MetastoreClient:
         if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
             return NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
+
+
+def _local(engine: Engine, location: str) -> Path | None:
+    """The local path of ``location`` where the engine touches it with Python's file functions (a ``file:``
+    directory, :meth:`~storage.catalogs.spark.engine.Engine.strategy`): a look or a mkdir there takes
+    microseconds, where Hadoop's takes three Py4J round trips and, without Hadoop's native library, a ``chmod``
+    process (about 8 ms for a work table's directory)."""
+    return local_path(location) if engine.strategy(location) == "local" else None
 
 
 def _at_or_under(candidate: str, target: str) -> bool:

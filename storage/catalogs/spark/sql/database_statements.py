@@ -25,7 +25,8 @@ from storage.catalogs.spark.engine import (
     substitutes,
 )
 from storage.catalogs.spark.hms.swap import SparkSwap
-from storage.catalogs.spark.profile import local_path
+from storage.catalogs.spark.jvm import external_catalog, seq_strings
+from storage.catalogs.spark.profile import Jvm, local_path
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import RECORD_PREFIX
 from storage.errors import (
@@ -41,7 +42,9 @@ MAX_DATABASE_PROPERTY = 4000
 """Longest database property value the Hive metastore keeps (``DATABASE_PARAMS.PARAM_VALUE`` is VARCHAR(4000))."""
 
 
-_TAG = re.compile(r"\(" + re.escape(TAG_PROPERTY) + r",(db:[0-9a-f]{32})\)")
+_TAG_VALUE = re.compile(r"db:[0-9a-f]{32}")
+"""The shape of a database's tag (:func:`~storage.catalogs.interface.new_database_tag`)."""
+_TAG = re.compile(r"\(" + re.escape(TAG_PROPERTY) + r",(" + _TAG_VALUE.pattern + r")\)")
 """The tag inside DESCRIBE DATABASE's ``((key,value), ...)`` properties text; the value's shape makes it exact."""
 
 
@@ -74,6 +77,10 @@ class SparkDatabases:
         """The ``spark_ddl_log.tag`` property of ``db``; None when missing or untagged. One metastore call."""
         if not isinstance(db, str) or not ENGINE_NAME.fullmatch(db):
             return None
+        if self._engine.jvm is not None:
+            found = self._engine.database_properties(db)
+            tag = None if found is None else found.get(TAG_PROPERTY)
+            return tag if tag is not None and _TAG_VALUE.fullmatch(tag) else None
         properties = self._engine.database_properties_text(db)
         match = None if properties is None else _TAG.search(properties)
         return match.group(1) if match else None
@@ -148,6 +155,9 @@ class SparkDatabases:
         also loads Spark's function registry, about a second)."""
         if substitutes(db):
             raise NoSuchObjectError.database(f"database {db} does not exist", db)
+        jvm = self._engine.jvm
+        if jvm is not None and ENGINE_NAME.fullmatch(db):
+            return self._objects_in_record(jvm, db)
         quoted = quote_ident(db)
         try:
             tables = self._spark.sql(f"SHOW TABLES IN {quoted}").collect()
@@ -170,6 +180,28 @@ class SparkDatabases:
             tables=tuple(TableName(owner, name) for name in sorted(table_names)),
             views=tuple(TableName(owner, name) for name in sorted(view_names)),
             functions=tuple(TableName(owner, name) for name in sorted(function_names)),
+        )
+
+    def _objects_in_record(self, jvm: Jvm, db: str) -> DatabaseObjects:
+        """:meth:`list_objects` from the session's external catalog: its database, table, view and function names
+        (four metastore calls and about a dozen round trips, where the three SHOW statements take about 50 ms)."""
+        catalog = external_catalog(jvm)
+        try:
+            if not catalog.databaseExists(db):
+                raise NoSuchObjectError.database(f"database {db} does not exist", db)
+            names = set(seq_strings(jvm, catalog.listTables(db)))
+            views = set(seq_strings(jvm, catalog.listViews(db, "*")))
+            functions = set(seq_strings(jvm, catalog.listFunctions(db, "*")))
+        except ENGINE_ERRORS as error:
+            failure = self._engine.failure(error)
+            if failure.means(Cause.DATABASE_MISSING):
+                raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
+            raise engine_error(failure, f"cannot list the objects of {db}", db) from None
+        owner = db.lower()
+        return DatabaseObjects(
+            tables=tuple(TableName(owner, name) for name in sorted(names - views)),
+            views=tuple(TableName(owner, name) for name in sorted(views)),
+            functions=tuple(TableName(owner, name) for name in sorted(functions)),
         )
 
     def drop_database(self, db: str, *, keep_files: bool = False) -> None:

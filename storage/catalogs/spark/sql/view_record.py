@@ -14,8 +14,11 @@ import json
 from typing import Any
 
 from storage.catalogs.names import SESSION_CATALOG, TableName
+from storage.catalogs.spark.engine import fingerprint
 from storage.catalogs.spark.jvm import option, scala_map, seq_strings, tables_by_name, with_active_session
 from storage.catalogs.spark.profile import Jvm
+from storage.catalogs.spark.table_lookup import fingerprint_material
+from storage.errors import UnrenderedSchemaError
 
 VIEW_PREFIX = "view."
 """Spark's own view properties (the query's output names, the schema mode, the creating session's settings):
@@ -24,19 +27,38 @@ UNSUPPORTED_MODE = "UNSUPPORTED"
 """The schema mode with Spark's view schema binding turned off, which DESCRIBE leaves out."""
 
 
+def read_view(jvm: Jvm, name: TableName) -> tuple[dict[str, Any] | None, str | None]:
+    """What one read of the record holding ``name`` tells (one metastore call): the view's parts
+    (:func:`view_info`) and its identity, the fingerprint of what ``DESCRIBE ... AS JSON`` says of it
+    (:func:`~storage.catalogs.spark.engine.fingerprint`: creation time, provider, kind, columns; a DESCRIBE is a
+    statement of about 40 ms). The identity is None where a table or nothing holds the name, and where the columns
+    are not known to render as DESCRIBE renders them (the caller describes)."""
+    found = tables_by_name(jvm, name.db, name.name)
+    if found.isEmpty():
+        return None, None
+    table = found.head()
+    kind = str(table.tableType().name())
+    if kind != "VIEW":
+        return {"type": kind}, None
+    schema = json.loads(str(table.schema().json()))
+    provider = option(table.provider())
+    try:
+        identity: str | None = fingerprint(fingerprint_material(
+            kind, int(table.createTime()), None if provider is None else str(provider), schema, []))
+    except UnrenderedSchemaError:
+        identity = None
+    return _view_parts(jvm, table, kind, schema), identity
+
+
 def view_info(jvm: Jvm, name: TableName) -> dict[str, Any] | None:
     """The view ``name`` as ``DESCRIBE ... AS JSON`` renders the parts of it a definition reads (``type``,
     ``catalog_name``, ``view_text``, ``columns``' names, ``view_query_output_columns``, ``comment``,
     ``table_properties``, ``view_schema_mode``); only ``type`` for a table; None when nothing holds the name."""
-    found = tables_by_name(jvm, name.db, name.name)
-    if found.isEmpty():
-        return None
-    table = found.head()
-    kind = str(table.tableType().name())
-    if kind != "VIEW":
-        return {"type": kind}
+    return read_view(jvm, name)[0]
+
+
+def _view_parts(jvm: Jvm, table: Any, kind: str, schema: dict[str, Any]) -> dict[str, Any]:
     properties = scala_map(jvm, table.properties())
-    schema = json.loads(str(table.schema().json()))
     output = seq_strings(jvm, table.viewQueryColumnNames())
     mode = str(with_active_session(jvm, lambda: table.viewSchemaMode().toString()))
     comment = option(table.comment())

@@ -19,17 +19,20 @@ What Spark 4.0.1 stores for ``CREATE VIEW v [(cols)] [COMMENT c] AS <query>``, a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from typing import Any
 
 import attrs
 
+from storage.catalogs import lookup_scope
 from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
     MISSING,
+    VIEW_RECORD_READ,
     Engine,
     Failure,
     engine_error,
@@ -43,7 +46,7 @@ from storage.catalogs.spark.jvm import option, with_active_session
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import decode_text
 from storage.catalogs.spark.sql.table_alter import is_internal_property
-from storage.catalogs.spark.sql.view_record import view_info
+from storage.catalogs.spark.sql.view_record import read_view
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -127,16 +130,28 @@ class SparkViews:
     def _stored_parts(self, name: TableName) -> dict[str, Any] | None:
         """The view's parts under DESCRIBE's JSON keys: from the session catalog's record where the session has a
         JVM (:func:`~storage.catalogs.spark.sql.view_record.view_info`), else from the DESCRIBE itself."""
-        jvm = self._engine.jvm
-        if jvm is None:
+        if self._engine.jvm is None:
             return self._engine.describe(name, expect_present=True)
         try:
-            return view_info(jvm, name)
+            return self._read(name)[0]
         except ENGINE_ERRORS as error:
             failure = self._engine.failure(error)
             if failure.means(*MISSING):
                 return None
             raise engine_error(failure, f"cannot read view {name}", name) from None
+
+    def _read(self, name: TableName) -> tuple[dict[str, Any] | None, str | None]:
+        """:func:`~storage.catalogs.spark.sql.view_record.read_view`, kept for the statement
+        (:mod:`~storage.catalogs.lookup_scope`; every change of the name forgets it, ``Engine.forget``): a DROP VIEW
+        reads its view's definition and identity once, and its forward action's checks of them read no more."""
+        known = lookup_scope.cached(self._engine, (VIEW_RECORD_READ, name))
+        if known is not lookup_scope.MISSING_ENTRY:
+            return known  # type: ignore[no-any-return]
+        jvm = self._engine.jvm
+        assert jvm is not None  # the callers describe on a session without one
+        read = read_view(jvm, name)
+        lookup_scope.remember(self._engine, (VIEW_RECORD_READ, name), read)
+        return read
 
     def stored_view(self, name: TableName, definition: ViewDefinition, *, reanalysed: bool = True) -> ViewDefinition:
         """``definition`` as :meth:`view_definition` reports the view ``create_view(name, definition)`` makes: the
@@ -164,7 +179,15 @@ class SparkViews:
     def view_identity(self, name: TableName) -> str | None:
         """A fingerprint of the view's creation time (one second resolution) and shape: a view created anew under
         the name has another one (unless created within the same second with the same columns); a rename keeps it,
-        ``CREATE OR REPLACE`` renews it (the metastore renews the create time). One metastore call."""
+        ``CREATE OR REPLACE`` renews it (the metastore renews the create time). One metastore call: the session
+        catalog's record (:func:`~storage.catalogs.spark.sql.view_record.read_view`), else a DESCRIBE."""
+        if self._engine.jvm is not None:
+            with contextlib.suppress(*ENGINE_ERRORS):  # a failed read (a missing database): the DESCRIBE says
+                info, identity = self._read(name)
+                if info is None or not _is_persistent_view(info):
+                    return None
+                if identity is not None:
+                    return identity  # else columns not known to render as DESCRIBE renders them
         info = self._engine.describe(name)
         if info is None or not _is_persistent_view(info):
             return None
