@@ -87,11 +87,17 @@ class AlterTable(Statement):
 
 
 def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: str) -> StatementResult | None:
+    """One read of the table (a classic session's record) gives its metadata and its identity, and serves the
+    statement's checks and its forward action's (the change forgets it first)."""
+    with reuse_lookups():
+        return _alter_table(ctx, name, op, statement=statement)
+
+
+def _alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: str) -> StatementResult | None:
     catalog = ctx.catalog
-    with reuse_lookups():  # one read of the table gives its metadata and its identity (a classic session)
-        found = catalog.definitions.recorded_definition(name)
-        metadata = found[1] if found is not None else catalog.definitions.table_metadata(name)
-        tag = catalog.names.identity(name)
+    found = catalog.definitions.recorded_definition(name)
+    metadata = found[1] if found is not None else catalog.definitions.table_metadata(name)
+    tag = catalog.names.identity(name)
     if metadata is None or tag is None:
         if isinstance(op, SetProperties | UnsetProperties):  # Spark points at ALTER VIEW for these only
             raise missing_table(catalog, name, hint="use ALTER VIEW", condition="EXPECT_TABLE_NOT_VIEW.USE_ALTER_VIEW")
