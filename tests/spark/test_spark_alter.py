@@ -290,3 +290,36 @@ def test_partition_errors(catalog: Catalog) -> None:
     with pytest.raises(InvalidDefinitionError):
         catalog.definitions.drop_partition(T("t1"), {"zz": "1"})
     assert catalog.definitions.list_partitions(T("t1")) == []
+
+
+SPECS = [
+    {"k": "1", "d": "2024-01-02", "s": "x"}, {"k": "1"}, {"d": "2024-01-02"}, {"s": "x"}, {"s": "y_z-1"},
+    {"k": "2", "s": "x"}, {"k": "3"}, {"k": "10"}, {"k": "-5"}, {"k": "01"}, {"d": "2024-1-2"}, {"s": "a.b"},
+    {"s": "a b"}, {"K": "1", "S": "x"}, {"k": "1", "d": "2024-01-03", "s": "x"}, {"d": "2024-02-30"},
+]
+
+
+def test_the_partitions_a_spec_matches_are_the_ones_spark_lists(catalog: Catalog, clean_spark: Any) -> None:
+    """The existence check of ADD / DROP PARTITION asks the metastore by the spec's values where Spark stores them
+    as written (one call instead of a SHOW PARTITIONS statement): for every spec, whole or partial, written as
+    stored or not, the same partitions as Spark's SHOW PARTITIONS ... PARTITION (...)."""
+    clean_spark.sql("CREATE TABLE `default`.`pl` (a INT, k INT, d DATE, s STRING) USING parquet "
+                    "PARTITIONED BY (k, d, s)")
+    for k, d, s in [(1, "2024-01-02", "x"), (1, "2024-01-02", "y_z-1"), (2, "2024-01-02", "x"),
+                    (10, "2024-01-03", "x"), (-5, "2024-01-02", "a.b"), (1, "2024-01-03", "a b"),
+                    (3, "2024-01-02", "axb")]:
+        clean_spark.sql(f"ALTER TABLE `default`.`pl` ADD PARTITION (k={k}, d='{d}', s='{s}')")
+    name = T("pl")
+
+    def outcome(spec: dict[str, str], *, by_spark: bool) -> Any:
+        """The partitions listed, in one order, or the kind of error raised (a value Spark cannot cast)."""
+        definitions = catalog.definitions
+        try:
+            listed = ([parse_partition(path) for path in definitions.partition_paths(name, spec)] if by_spark
+                      else definitions.list_partitions(name, spec))
+        except CatalogError as error:
+            return type(error).__name__
+        return sorted(listed, key=lambda part: sorted(part.items()))
+
+    for spec in SPECS:
+        assert outcome(spec, by_spark=False) == outcome(spec, by_spark=True), spec

@@ -102,6 +102,12 @@ def singleton_list(jvm: Jvm, item: Any) -> Any:
     return static(jvm.view, "java.util.Collections", "singletonList")(item)
 
 
+def string_list(jvm: Jvm, items: list[str]) -> Any:
+    """A ``java.util.List`` of ``items`` (read from JSON in the JVM): two round trips, whatever its length."""
+    array_list = static(jvm.view, "java.lang.Class", "forName")("java.util.ArrayList")
+    return _shared(jvm.view, jvm.classes.json_mapper).readValue(json.dumps(items), array_list)
+
+
 def tables_by_name(jvm: Jvm, db: str, name: str) -> Any:
     """The external catalog's ``CatalogTable`` records of ``db.name`` (a Scala ``Seq``, empty when nothing holds the
     name): one metastore call, three round trips."""

@@ -44,7 +44,7 @@ from storage.catalogs.spark.hms.hive_record import (
     tables_of,
 )
 from storage.catalogs.spark.hms.record_lookup import lookup_of_record
-from storage.catalogs.spark.jvm import new, thrift_value, to_json
+from storage.catalogs.spark.jvm import new, string_list, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm, local_path
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
@@ -220,19 +220,13 @@ class MetastoreClient:
                 raise self._error(error, f"cannot look up database {name.db}", name) from None
         return f"{str(database.getLocationUri()).rstrip('/')}/{name.name.lower()}"
 
-    def _file_system(self, location: str) -> tuple[Any, Any]:
-        found = self._engine.hadoop(location)
-        if found is None:
-            raise CatalogError(self._engine.profile.metastore_refusal or "no JVM handle on this session", location)
-        return found
-
     def directory_in_use(self, location: str) -> bool:
         """Whether ``location`` exists and holds anything (through Hadoop's file system, as the metastore sees it)."""
         local = _local(self._engine, location)
         try:
             if local is not None:
                 return (local.is_dir() and any(local.iterdir())) or local.is_file()
-            file_system, path = self._file_system(location)
+            file_system, path = _file_system(self._engine, location)
             return bool(file_system.exists(path)) and len(file_system.listStatus(path)) > 0
         except OSError as error:
             raise EngineOperationError(f"cannot list {location}: {error}", location, error) from None
@@ -246,7 +240,7 @@ class MetastoreClient:
         if local is not None:
             return os.path.lexists(local)
         try:
-            file_system, path = self._file_system(location)
+            file_system, path = _file_system(self._engine, location)
             return bool(file_system.exists(path))
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot look at {location}: {inspect_error(error).message}", location,
@@ -260,7 +254,7 @@ class MetastoreClient:
             if local is not None:
                 local.mkdir(mode=0o755, parents=True, exist_ok=True)
                 return
-            file_system, path = self._file_system(location)
+            file_system, path = _file_system(self._engine, location)
             file_system.mkdirs(path)
         except OSError as error:
             raise EngineOperationError(f"cannot make {location}: {error}", location, error) from None
@@ -281,6 +275,19 @@ class MetastoreClient:
                 raise self._error(error, f"cannot list the partitions of {name}", name) from None
         lookup_scope.remember(self._engine, (HIVE_PARTITIONS, name), tuple(found))
         return found
+
+    def partition_names(self, name: TableName, values: list[str]) -> list[str]:
+        """The names (``k=v/j=w``, escaped as Spark names partition directories) of the partitions of ``name`` whose
+        values are ``values``, one for every partition column in order, ``""`` for any value: one metastore call,
+        nothing raised for none. The metastore matches a name pattern made of the values: the caller passes only
+        values that stand for themselves in it (:mod:`~storage.catalogs.spark.hms.partition_values`)."""
+        with self._lock:
+            try:
+                jvm = self.jvm()
+                listed = self._msc().listPartitionNames(name.db, name.name, string_list(jvm, values), -1)
+                return [str(found) for found in json.loads(to_json(jvm, listed))]
+            except ENGINE_ERRORS as error:
+                raise self._error(error, f"cannot list the partitions of {name}", name) from None
 
     def stage_partitions(self, name: TableName, partitions: list[HivePartition]) -> None:
         """Hold ``partitions`` (records naming the work table ``name``) for the install that makes them another
@@ -422,6 +429,13 @@ class MetastoreClient:
         if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
             return NoSuchObjectError.relation(f"table {name} does not exist", str(name))
         return EngineOperationError(f"{what}: {inspect_error(error).message}", str(name), error)
+
+
+def _file_system(engine: Engine, location: str) -> tuple[Any, Any]:
+    found = engine.hadoop(location)
+    if found is None:
+        raise CatalogError(engine.profile.metastore_refusal or "no JVM handle on this session", location)
+    return found
 
 
 def _local(engine: Engine, location: str) -> Path | None:

@@ -54,6 +54,7 @@ from storage.catalogs.spark.engine import (
 )
 from storage.catalogs.spark.fs.file_mover import parse_partition
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.hms.partition_values import metastore_values
 from storage.catalogs.spark.hms.version_record import (
     raw_recorded_definition,
     record_recorded_definition,
@@ -331,12 +332,29 @@ class SparkTableAlter:
         casting its values to the column types. Without ``spec``, where the session has a metastore client: its
         records of the table and its partitions, kept for the statement (the same values in the same order; no
         Spark command to plan); else one metastore call (and one more to tell a view from a missing table)."""
-        if spec is None and self._client is not None and not substitutes(name.db) and not substitutes(name.name):
+        if self._client is not None and not substitutes(name.db) and not substitutes(name.name):
             table = self._client.get(name)
-            if table is not None and not table.is_view:
+            if spec is None and table is not None and not table.is_view:
                 keys = table.partition_column_names
                 return [dict(zip(keys, p.values, strict=True)) for p in self._client.partitions(name)] if keys else []
+            if spec is not None and table is not None and table.partitioned and not table.is_view:
+                names = self._partition_names(name, spec)
+                if names is not None:
+                    return [parse_partition(found) for found in names]
         return [parse_partition(path) for path in self.partition_paths(name, spec)]
+
+    def _partition_names(self, name: TableName, spec: dict[str, str]) -> list[str] | None:
+        """The partitions of the partitioned table ``name`` matching ``spec``, asked of the metastore by the values
+        themselves where Spark stores them as written (:mod:`~storage.catalogs.spark.hms.partition_values`: one
+        metastore call, the table's types read from its record, which the statement keeps); None where Spark's
+        ``SHOW PARTITIONS`` must cast them."""
+        assert self._client is not None  # the caller's
+        metadata = self.table_metadata(name)
+        if metadata is None:
+            return None
+        types = {column.name.lower(): column.type for column in metadata.columns}
+        values = metastore_values([(key, types.get(key.lower(), "")) for key in metadata.partitioned_by], spec)
+        return None if values is None else self._client.partition_names(name, values)
 
     def partition_paths(self, name: TableName, spec: dict[str, str] | None = None) -> list[str]:
         """:meth:`list_partitions` as ``SHOW PARTITIONS`` prints them (``k=a%2Fb/j=1``: the escaped relative path
