@@ -42,6 +42,11 @@ def test_a_partial_spec_gives_any_value_for_the_columns_it_leaves_out():
     assert metastore_values(COLUMNS, {"d": "2024-01-01"}) == ["", "2024-01-01", ""]
 
 
+def test_a_column_whose_name_is_not_plain_leaves_the_spec_to_spark():
+    assert metastore_values([("a.b", "int"), ("s", "string")], {"s": "x"}) is None
+    assert metastore_values([("r s", "int")], {"r s": "1"}) is None
+
+
 @pytest.mark.parametrize("spec", [
     {}, {"k": "01"}, {"k": "1", "s": "a b"}, {"nope": "1"}, {"k": "1", "nope": "1"}, {"s": None},
 ])

@@ -7,7 +7,8 @@ Spark casts a spec's values to the partition columns' types and stores the cast 
 column is ``p=1``; a value that does not convert fails). Only values that are already that text are answered here:
 an integer in its shortest form within its type's range, a valid ``yyyy-MM-dd`` date, a plain STRING (no collation,
 not CHAR or VARCHAR, which pad or limit) made of letters, digits, ``_`` and ``-``: the metastore matches a pattern
-built from the values, in which these characters stand for themselves. Anything else (NULL, ``''``, other types,
+built from the values and the column names, in which these characters stand for themselves (a column name of others,
+``a.b`` or ``r s``, is left to Spark too). Anything else (NULL, ``''``, other types,
 other characters) is left to Spark's statement, which casts and refuses as Spark does."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ INTEGER_RANGES = {"tinyint": 2**7, "smallint": 2**15, "int": 2**31, "bigint": 2*
 _INTEGER = re.compile(r"0|-?[1-9][0-9]*")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _PLAIN_STRING = re.compile(r"[A-Za-z0-9_-]+")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 def stored_as_written(spark_type: str, value: str | None) -> bool:
@@ -49,8 +51,8 @@ def metastore_values(columns: Sequence[tuple[str, str]], spec: Mapping[str, str 
     where Spark's own statement must answer (a column the table lacks, a value not stored as written, no value)."""
     given = {key.lower(): value for key, value in spec.items()}
     names = {name.lower(): kind for name, kind in columns}
-    if not given or not set(given) <= set(names):
-        return None
+    if not given or not set(given) <= set(names) or not all(_PLAIN_NAME.fullmatch(name) for name in names):
+        return None  # the pattern holds the column names too
     values = []
     for name, kind in columns:
         if name.lower() not in given:
