@@ -18,9 +18,16 @@ lives at its former TMP directory, not at ``<database>/<name>``: see :meth:`Spar
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
-from storage.catalogs.interface import SWITCHING_PARTITIONS, ColumnChange, SwapPlan
+from storage.catalogs.interface import (
+    HIDDEN_TAG_PROPERTY,
+    SWITCHING_PARTITIONS,
+    TAG_PROPERTY,
+    ColumnChange,
+    SwapPlan,
+)
 from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.partition_points import KEPT_RENAME_CREATED
@@ -34,6 +41,11 @@ from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
+
+SPARK_SOURCES_PREFIX = "spark.sql.sources."
+"""The table properties in which Spark keeps how it reads a data source table (schema, provider, partition columns,
+bucketing, partition provider; the log's hidden tag, which says which table it is, not how to read it, is left
+out)."""
 
 
 class SparkSwap:
@@ -248,13 +260,15 @@ class SparkSwap:
         if plan.refusal is not None or plan.handle is None:
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
         new, new_partitions, *directory = plan.handle
+        current = self._client.get(orig) if new.partitioned else None  # the plan's read, kept for the statement
         # TMP does not change: its record read by the plan serves its removal; ORIG's partitions as the plan listed
         # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
         self._engine.forget(orig, partitions=False)
         if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
             self._client.make_directory(directory[0])
         between()
-        self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics)
+        self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
+                      alike=current is not None and read_alike(current, new))
         self.refresh(orig)
 
     def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
@@ -262,13 +276,19 @@ class SparkSwap:
         self._install(name, table, partitions)
 
     def _install(self, name: TableName, table: HiveTable, partitions: list[HivePartition], *,
-                 keep_statistics: bool = False) -> None:
+                 keep_statistics: bool = False, alike: bool = False) -> None:
         """Make ``table`` (and for a partitioned one ``partitions``) the definition of ``name``, readers seeing the
         old or the new version whole. Partitioned: the definition first with its partitions found in its directory
         (a query resolving the table reads the new directory), then the metastore's partitions switched in one
         transaction (a query holding a cached relation lists them), then the definition as it is.
+        ``alike`` (the current definition is read as ``table`` is but for its location, :func:`read_alike`: an
+        INSERT OVERWRITE's): the partitions switched first, then the definition, two calls instead of three (a
+        reader between them reads the new partitions with a definition that reads them alike; about 15 ms).
         ``keep_statistics``: the metastore leaves the record's statistics as they are (else it counts the files)."""
-        if table.partitioned:
+        if table.partitioned and alike:
+            SWITCHING_PARTITIONS()
+            self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
+        elif table.partitioned:
             self._client.install(name, table.discovering(), keep_statistics=keep_statistics)
             SWITCHING_PARTITIONS()
             self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
@@ -377,3 +397,19 @@ def invalidate(engine: Engine, name: TableName) -> None:
     except ENGINE_ERRORS as error:
         raise EngineOperationError(f"cannot refresh {name}: {inspect_error(error).message}", str(name),
                                    error) from None
+
+
+def read_alike(current: HiveTable, new: HiveTable) -> bool:
+    """Whether a reader reads the partitions of a table defined by ``current`` as one defined by ``new`` reads them:
+    both partitioned with their partitions in the metastore, with the same partition keys, the same storage (its
+    location and ``path`` aside) and the same Spark schema, provider and bucketing (``spark.sql.sources.*``)."""
+    if partitions_in_files(current) or partitions_in_files(new) or not current.partitioned:
+        return False
+    return _reading_shape(current) == _reading_shape(new)
+
+
+def _reading_shape(table: HiveTable) -> str:
+    fields = table.relocated("").fields
+    sources = {key: value for key, value in table.parameters.items()
+               if key.startswith(SPARK_SOURCES_PREFIX) and key not in (TAG_PROPERTY, HIDDEN_TAG_PROPERTY)}
+    return json.dumps([fields["7"], fields.get("8"), sources], sort_keys=True)
