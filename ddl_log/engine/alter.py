@@ -95,8 +95,7 @@ def alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: 
 
 def _alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement: str) -> StatementResult | None:
     catalog = ctx.catalog
-    found = catalog.definitions.recorded_definition(name)
-    metadata = found[1] if found is not None else catalog.definitions.table_metadata(name)
+    metadata = catalog.definitions.table_metadata(name)
     tag = catalog.names.identity(name)
     if metadata is None or tag is None:
         if isinstance(op, SetProperties | UnsetProperties):  # Spark points at ALTER VIEW for these only

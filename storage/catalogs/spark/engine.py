@@ -24,6 +24,7 @@ import importlib
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
 
@@ -337,6 +338,12 @@ class Engine:
         if self.leftovers == "auto":
             return "local" if local_path(location) is not None else "metastore"
         return self.leftovers
+
+    def local_directory(self, location: str) -> Path | None:
+        """The local path of ``location`` where :meth:`strategy` touches it with Python's file functions (a look or a
+        mkdir there takes microseconds, where Hadoop's takes Py4J round trips and, without Hadoop's native library,
+        a ``chmod`` process); None where it goes through the metastore."""
+        return local_path(location) if self.strategy(location) == "local" else None
 
     def check_literal_mode(self) -> None:
         """:class:`CatalogError` when the session's string literals cannot be escaped (:func:`sql_string_literal`)."""

@@ -173,7 +173,7 @@ class SparkLeftovers:
         location = self._engine.default_location(name)
         if location is None:
             return
-        path = local_path(location) if self._engine.strategy(location) == "local" else None
+        path = self._engine.local_directory(location)
         if path is None:
             time.sleep(_SETTLE_QUIET_SECONDS)
             self.clean_leftovers(name)

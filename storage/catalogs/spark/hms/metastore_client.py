@@ -26,7 +26,6 @@ import contextlib
 import json
 import os
 import threading
-from pathlib import Path
 from typing import Any
 
 from storage.catalogs import lookup_scope
@@ -45,7 +44,7 @@ from storage.catalogs.spark.hms.hive_record import (
 )
 from storage.catalogs.spark.hms.record_lookup import lookup_of_record
 from storage.catalogs.spark.jvm import new, string_list, thrift_value, to_json
-from storage.catalogs.spark.profile import Jvm, local_path
+from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
 from storage.catalogs.spark.table_lookup import JvmTable
@@ -222,7 +221,7 @@ class MetastoreClient:
 
     def directory_in_use(self, location: str) -> bool:
         """Whether ``location`` exists and holds anything (through Hadoop's file system, as the metastore sees it)."""
-        local = _local(self._engine, location)
+        local = self._engine.local_directory(location)
         try:
             if local is not None:
                 return (local.is_dir() and any(local.iterdir())) or local.is_file()
@@ -236,7 +235,7 @@ class MetastoreClient:
 
     def directory_exists(self, location: str) -> bool:
         """Whether anything (even an empty directory) is at ``location``."""
-        local = _local(self._engine, location)
+        local = self._engine.local_directory(location)
         if local is not None:
             return os.path.lexists(local)
         try:
@@ -249,7 +248,7 @@ class MetastoreClient:
     def make_directory(self, location: str) -> None:
         """Make the empty directory ``location`` (and its parents), as the metastore makes a new managed table's
         (mode 755 where Hadoop's umask 022 gives it)."""
-        local = _local(self._engine, location)
+        local = self._engine.local_directory(location)
         try:
             if local is not None:
                 local.mkdir(mode=0o755, parents=True, exist_ok=True)
@@ -436,14 +435,6 @@ def _file_system(engine: Engine, location: str) -> tuple[Any, Any]:
     if found is None:
         raise CatalogError(engine.profile.metastore_refusal or "no JVM handle on this session", location)
     return found
-
-
-def _local(engine: Engine, location: str) -> Path | None:
-    """The local path of ``location`` where the engine touches it with Python's file functions (a ``file:``
-    directory, :meth:`~storage.catalogs.spark.engine.Engine.strategy`): a look or a mkdir there takes
-    microseconds, where Hadoop's takes three Py4J round trips and, without Hadoop's native library, a ``chmod``
-    process (about 8 ms for a work table's directory)."""
-    return local_path(location) if engine.strategy(location) == "local" else None
 
 
 def _at_or_under(candidate: str, target: str) -> bool:

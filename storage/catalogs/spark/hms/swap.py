@@ -285,11 +285,9 @@ class SparkSwap:
         INSERT OVERWRITE's): the partitions switched first, then the definition, two calls instead of three (a
         reader between them reads the new partitions with a definition that reads them alike; about 15 ms).
         ``keep_statistics``: the metastore leaves the record's statistics as they are (else it counts the files)."""
-        if table.partitioned and alike:
-            SWITCHING_PARTITIONS()
-            self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
-        elif table.partitioned:
-            self._client.install(name, table.discovering(), keep_statistics=keep_statistics)
+        if table.partitioned:
+            if not alike:
+                self._client.install(name, table.discovering(), keep_statistics=keep_statistics)
             SWITCHING_PARTITIONS()
             self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
         self._client.install(name, table, keep_statistics=keep_statistics)

@@ -26,7 +26,7 @@ from storage.catalogs.spark.engine import (
 )
 from storage.catalogs.spark.hms.swap import SparkSwap
 from storage.catalogs.spark.jvm import external_catalog, seq_strings
-from storage.catalogs.spark.profile import Jvm, local_path
+from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import RECORD_PREFIX
 from storage.errors import (
@@ -237,7 +237,7 @@ class SparkDatabases:
             if failure.means(Cause.DROP_DATABASE_REFUSED):
                 raise CatalogError(f"the database {db} cannot be dropped", db) from None
             raise engine_error(failure, f"dropping database {db} failed", db) from None
-        path = local_path(location) if self._engine.strategy(location) == "local" else None
+        path = self._engine.local_directory(location)
         if path is None or path.name.lower() != f"{db.lower()}.db" or not (path.exists() or path.is_symlink()):
             return
         try:
@@ -256,7 +256,7 @@ class SparkDatabases:
         if not ENGINE_NAME.fullmatch(db) or db.lower() == "default":
             return None
         location = self._engine.new_database_location(db.lower())
-        return local_path(location) if self._engine.strategy(location) == "local" else None
+        return self._engine.local_directory(location)
 
     def database_leftovers_exist(self, db: str) -> bool:
         """Whether ``<warehouse>/<db>.db`` exists while no database ``db`` does. True when it cannot be checked (not
