@@ -60,7 +60,7 @@ class SparkVersions:
                 raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
             self._engine.forget(name)
             self._swap.install(name, table, partitions)
-            self._swap.refresh(name, installed=True)
+            self._swap.refresh(name)
             return
         if self._client.get(name) is not None:
             raise ObjectExistsError.relation(f"table {name} already exists", str(name))

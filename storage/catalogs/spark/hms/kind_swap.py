@@ -55,7 +55,7 @@ class SparkKindSwap:
         self._client.install(tmp, holder)
         between()
         self._client.install(orig, new.tagged(orig, new.tag))  # a table's tag hidden
-        self.refresh(orig, installed=True)
+        self.refresh(orig)
         return None if old.is_view else old.location
 
     def restore_kind(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
@@ -65,10 +65,9 @@ class SparkKindSwap:
         self._engine.forget(orig, holder)
         restored = kept.tagged(orig, None) if kept.is_view else kept.as_restored(orig, orig_tag)
         self._client.install(orig, restored)
-        self.refresh(orig, installed=True)
+        self.refresh(orig)
 
-    def refresh(self, name: TableName, *, installed: bool = False) -> None:
-        """This session's cached relation of ``name`` goes: the next query reads the new one (``installed``: see
-        :func:`~storage.catalogs.spark.hms.swap.refresh`)."""
+    def refresh(self, name: TableName) -> None:
+        """This session's cached relation of ``name`` goes: the next query reads the new one."""
         with contextlib.suppress(*ENGINE_ERRORS, EngineOperationError):  # nothing cached
-            refresh(self._engine, name, installed=installed)
+            refresh(self._engine, name)

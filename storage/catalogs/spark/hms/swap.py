@@ -40,7 +40,6 @@ from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_
 from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
-from storage.catalogs.spark.relation_cache import hold_installed
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
 
 SPARK_SOURCES_PREFIX = "spark.sql.sources."
@@ -270,7 +269,7 @@ class SparkSwap:
         between()
         self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
                       alike=current is not None and read_alike(current, new))
-        self.refresh(orig, installed=True)
+        self.refresh(orig)
 
     def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
         """Make ``table`` with ``partitions`` the definition of ``name`` (see :meth:`_install`): RESTORE's call."""
@@ -301,7 +300,7 @@ class SparkSwap:
         partitions = self._client.partitions(holder) if kept.partitioned else []
         self._engine.forget(orig, holder)
         self._install(orig, kept.as_restored(orig, orig_tag), partitions)
-        self.refresh(orig, installed=True)
+        self.refresh(orig)
 
     def forget_table(self, name: TableName, *, expect: str) -> bool:
         """Remove the table ``name`` from the metastore, never its files; only while its tag is ``expect``; else the
@@ -351,10 +350,9 @@ class SparkSwap:
         """See :meth:`storage.catalogs.spark.hms.metastore_client.MetastoreClient.user_of`."""
         return self._client.user_of(location)
 
-    def refresh(self, name: TableName, *, installed: bool = False) -> None:
-        """Drop this session's cached relation and file listing of ``name``: the next query reads the new table
-        (``installed``: see :func:`refresh`)."""
-        refresh(self._engine, name, installed=installed)
+    def refresh(self, name: TableName) -> None:
+        """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
+        refresh(self._engine, name)
 
     def invalidate(self, name: TableName) -> None:
         """Drop whatever this session still caches for ``name`` where no definition of it was readable before the
@@ -362,21 +360,16 @@ class SparkSwap:
         invalidate(self._engine, name)
 
 
-def refresh(engine: Engine, name: TableName, *, installed: bool = False) -> None:
-    """Drop this session's cached relation and file listing of ``name``: the next query reads the new table.
+def refresh(engine: Engine, name: TableName) -> None:
+    """Drop this session's cached relation and file listing of ``name`` with Spark's ``refreshTable``.
 
-    ``installed`` (the caller just installed a new version of the table, at a directory of its own): the cached
-    relation is replaced by the new version's, built as Spark builds it, never left empty
-    (:func:`~storage.catalogs.spark.relation_cache.hold_installed`): with an empty entry a reader thread that read
-    the old definition before the install stores the old version's relation for the session's later queries (the
-    same-session readers test saw it in 1 CI run of about 20; Spark's own relation lookup is a get, then a put).
-    Its cost is ``refreshTable``'s (9 to 26 ms against 10 to 23 in one probe, Spark's read of the definition
-    through its Hive client most of both), without re-listing the old version's files in the relation readers may
-    be planning with. Else, and where that cannot be done,
-    Spark's ``refreshTable``: a change that keeps the directory (its files listed anew), Spark Connect, a session
-    that caches data (``refreshTable`` rebuilds it)."""
-    if installed and hold_installed(engine, name):
-        return
+    Not the cheaper ``invalidateCachedTable`` alone (three round trips, no metastore call): with it the same-session
+    readers test saw an older version after the statement had returned in 4 runs of 6 (1 or 2 reads of about 105;
+    ``refreshTable`` 0 in 4 runs, 2026-11-27), probably a reader thread that read the old definition storing its
+    relation after the invalidation; ``refreshTable`` resolves the table through the session's cache first. Nor an
+    invalidation that first waits for a load of the relation in flight (the cache's own get with a loader that makes
+    nothing: one JVM call, 2026-11-30): stale in 2 runs of 9 (1 of 3 bare), since the reader's load may begin after
+    that wait; ``refreshTable``'s own resolution, about 40 ms, is the window that covers it."""
     try:
         engine.spark.catalog.refreshTable(name.quoted)
     except ENGINE_ERRORS as error:

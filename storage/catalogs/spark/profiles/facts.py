@@ -104,8 +104,6 @@ class JvmClasses:
 
     spark_session: str
     table_identifier: str
-    qualified_table_name: str
-    """The key of a session's cache of table relations."""
     function_identifier: str
     catalog_utils: str
     command_utils: str

@@ -67,7 +67,6 @@ _HIVE_API = "org.apache.hadoop.hive.metastore.api."
 CLASSES = JvmClasses(
     spark_session="org.apache.spark.sql.SparkSession",
     table_identifier="org.apache.spark.sql.catalyst.TableIdentifier",
-    qualified_table_name="org.apache.spark.sql.catalyst.QualifiedTableName",
     function_identifier="org.apache.spark.sql.catalyst.FunctionIdentifier",
     catalog_utils="org.apache.spark.sql.catalyst.catalog.CatalogUtils",
     command_utils="org.apache.spark.sql.execution.command.CommandUtils",
