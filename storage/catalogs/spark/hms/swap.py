@@ -361,15 +361,19 @@ class SparkSwap:
 
 
 def refresh(engine: Engine, name: TableName) -> None:
-    """Drop this session's cached relation and file listing of ``name`` with Spark's ``refreshTable``.
+    """Drop this session's cached relation and file listing of ``name`` with Spark's ``refreshTable``, as Spark's own
+    writes do: the entry is left empty and the session's next query builds the new version's relation.
 
-    Not the cheaper ``invalidateCachedTable`` alone (three round trips, no metastore call): with it the same-session
-    readers test saw an older version after the statement had returned in 4 runs of 6 (1 or 2 reads of about 105;
-    ``refreshTable`` 0 in 4 runs, 2026-11-27), probably a reader thread that read the old definition storing its
-    relation after the invalidation; ``refreshTable`` resolves the table through the session's cache first. Nor an
-    invalidation that first waits for a load of the relation in flight (the cache's own get with a loader that makes
-    nothing: one JVM call, 2026-11-30): stale in 2 runs of 9 (1 of 3 bare), since the reader's load may begin after
-    that wait; ``refreshTable``'s own resolution, about 40 ms, is the window that covers it."""
+    Spark's lookup of a data source table's relation is a get, then (on a miss) a build from the definition the query
+    read and a put (``FindDataSourceTable``). A reader thread of this session that read the old definition just before
+    the install and finds the entry empty after this refresh stores the old version's relation, which the session's
+    later queries read until its next refresh (the same-session readers proof: about 1 CI run in 20). Tried and left
+    out (2026-12-01): an invalidation then a resolution at once (stale in 5 probe runs of 12, against 0 of 5 with
+    ``refreshTable``, whose resolution delays the invalidation by 10 to 20 ms); the new version's relation built as
+    Spark builds it and put in place of the old one (0 stale in 6 runs), which leaves the writer's session holding a
+    relation that plain Spark's writer leaves empty: a later replace by another session then leaves it reading the old
+    version (the attached sweeps, whose set-up runs in another session, caught it). Nor ``invalidateCachedTable``
+    alone (stale in 4 runs of 6, 2026-11-27)."""
     try:
         engine.spark.catalog.refreshTable(name.quoted)
     except ENGINE_ERRORS as error:
