@@ -112,10 +112,9 @@ class SparkLeftovers:
         """:meth:`clean_leftovers`, with the default location of ``name`` when the caller knows it already."""
         if not (ENGINE_NAME.fullmatch(name.db) and ENGINE_NAME.fullmatch(name.name)):
             return False
-        if default_location is not None and self._engine.strategy(default_location) == "local":
-            path = local_path(default_location)
-            if path is not None and not (path.exists() or path.is_symlink()):
-                return False  # nothing there (the usual case after a DROP ... PURGE): no metastore call needed
+        path = None if default_location is None else self._engine.local_directory(default_location)
+        if path is not None and not (path.exists() or path.is_symlink()):
+            return False  # nothing there (the usual case after a DROP ... PURGE): no metastore call needed
         if self._engine.occupied(name):
             return False
         location = default_location or self._engine.default_location(name)

@@ -196,8 +196,8 @@ class SparkTables:
             return
         if str(info.get("location") or "").rstrip("/") != old_default.rstrip("/"):
             return  # a table outside its default location is never moved by a rename
-        old_path, new_path = local_path(old_default), local_path(new_default)
-        if self._engine.strategy(old_default) == "local" and old_path is not None and new_path is not None:
+        old_path, new_path = self._engine.local_directory(old_default), local_path(new_default)
+        if old_path is not None and new_path is not None:
             if old_path.exists() or not new_path.is_dir():
                 return
             try:
