@@ -124,6 +124,24 @@ def test_a_statement_runs_once_when_spark_sql_returns_without_an_action(attached
     assert len(attached.ddl.binlog_events()) == 1
 
 
+def test_a_routed_statement_analyses_to_the_result_of_a_command_that_ran(attached):
+    """What Spark makes of a procedure call it ran (``CommandResult`` of ``Call spark_ddl_log.statement(...)``), so
+    that every client treats it as a command that ran (Spark Connect sends its rows back instead of the text to run
+    again); analysing its parsed plan again returns the same result without running it again."""
+    session = attached.session
+    frame = session.sql("CREATE TABLE shown USING parquet AS SELECT 1 AS a")
+    execution = frame._jdf.queryExecution()
+    assert execution.analyzed().getClass().getSimpleName() == "CommandResult"
+    assert execution.commandExecuted().getClass().getSimpleName() == "CommandResult"
+    assert "Call spark_ddl_log.spark_ddl_log.statement(CREATE TABLE shown" in execution.toString()
+    again = session._jvm.org.apache.spark.sql.classic.Dataset.ofRows(session._jsparkSession, execution.logical())
+    assert again.queryExecution().analyzed().getClass().getSimpleName() == "CommandResult"
+    assert len(attached.ddl.binlog_events()) == 1
+    history = session.sql("DESCRIBE HISTORY shown")  # rows, as the engine returned them
+    assert [row.operation for row in history.collect()] == ["CREATE TABLE"]
+    assert history._jdf.queryExecution().analyzed().getClass().getSimpleName() == "CommandResult"
+
+
 def test_allow_non_atomic_is_a_session_setting(attached, tmp_path):
     session = attached.session
     text = f"CREATE TABLE ext (a INT) USING parquet LOCATION '{tmp_path / 'ext'}'"

@@ -1,6 +1,7 @@
 """The Python side of the bridge (a Py4J proxy of ``spark_ddl_log.PythonHandler``): the JVM asks it whether the engine
 runs a statement (:meth:`Handler.route`, while Spark parses), then to run it (:meth:`Handler.run`, while Spark
-analyses its call), and to run the statements DataFrame writers and the catalog API match (:meth:`Handler.write`).
+analyses the statement's plan), and to run the statements DataFrame writers and the catalog API match
+(:meth:`Handler.write`).
 
 It reads statements with the SQL front end, exactly as :meth:`ddl_log.AtomicDDL.sql` does, on the session that
 issued them: what it routes, refuses or leaves to Spark is what ``ddl.sql`` would. Every answer is JSON

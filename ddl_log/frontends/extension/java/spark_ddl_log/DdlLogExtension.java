@@ -14,7 +14,8 @@ import scala.runtime.BoxedUnit;
  * The class named in {@code spark.sql.extensions}: puts the DDL log under every session Spark builds with it.
  *
  * <ul>
- *   <li>the parser ({@link RoutingParser}): a statement the project routes becomes a call of the Python engine;
+ *   <li>the parser ({@link RoutingParser}): a statement the project routes becomes a call of the Python engine,
+ *       which a post-hoc resolution rule ({@link StatementCalls}) runs while Spark analyses it;
  *   <li>a post-hoc resolution rule ({@link WriteRouter}): the v1 write and create commands of DataFrame writers and
  *       the catalog API go to the Python engine;
  *   <li>a post-hoc resolution rule ({@link WorkTablesHidden}): SQL listings leave the log's own objects out; a
@@ -31,6 +32,12 @@ public final class DdlLogExtension extends AbstractFunction1<SparkSessionExtensi
       @Override
       public ParserInterface apply(SparkSession session, ParserInterface delegate) {
         return RoutingParser.wrap(session, delegate);
+      }
+    });
+    extensions.injectPostHocResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
+      @Override
+      public Rule<LogicalPlan> apply(SparkSession session) {
+        return new StatementCalls();
       }
     });
     extensions.injectPostHocResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {

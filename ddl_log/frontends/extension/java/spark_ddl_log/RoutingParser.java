@@ -10,10 +10,10 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 
 /**
  * The session's parser: Spark's own (the delegate), except that {@code parsePlan} of a statement the Python side
- * routes returns a call of the engine instead. A dynamic proxy of {@link ParserInterface}, so that the methods Spark
+ * routes returns the statement's marker instead ({@link Plans#statement}), which {@link StatementCalls} runs. A dynamic proxy of {@link ParserInterface}, so that the methods Spark
  * adds to that Scala trait in later versions reach the delegate without this class being compiled again.
  *
- * <p>Nothing runs while parsing: a routed statement runs when its call is analysed (what {@code spark.sql} does at
+ * <p>Nothing runs while parsing: a routed statement runs when its plan is analysed (what {@code spark.sql} does at
  * once); a statement Spark cannot parse, or one the Python side leaves to Spark, is parsed by Spark itself and fails
  * or runs exactly as on a session without the extension.
  */
@@ -73,13 +73,13 @@ final class RoutingParser implements InvocationHandler {
     try {
       token = Bridge.route(session, text);
     } catch (Exception refused) { // not attached, or the Python side is gone: the statement fails when it runs
-      return Plans.statementCall(StatementProcedure.failing(session, refused), text);
+      return Plans.statement(StatementProcedure.failing(session, text, refused));
     }
     if (token < 0) {
       LogicalPlan plan = (LogicalPlan) delegated(method, args);
       plan.setTagValue(Plans.PASSED, Boolean.TRUE);
       return plan;
     }
-    return Plans.statementCall(new StatementProcedure(session, token), text);
+    return Plans.statement(new StatementProcedure(session, token, text));
   }
 }

@@ -12,29 +12,36 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * One routed statement: run by the Python engine of the session's driver when Spark analyses its call. It runs
- * once: analysing the same plan again returns the first result (a parsed statement is one statement).
+ * One routed statement: run by the Python engine of the session's driver when Spark analyses its plan
+ * ({@link StatementCalls}). It runs once: analysing the same plan again returns the first result (a parsed statement
+ * is one statement). A procedure too, so that its result shows it as Spark shows a call it ran.
  */
 final class StatementProcedure implements UnboundProcedure, BoundProcedure {
 
   private final SparkSession session;
   private final long token;
+  private final String text;
   private final Exception refusal;
   private Results result;
 
-  StatementProcedure(SparkSession session, long token) {
-    this(session, token, null);
+  StatementProcedure(SparkSession session, long token, String text) {
+    this(session, token, text, null);
   }
 
-  private StatementProcedure(SparkSession session, long token, Exception refusal) {
+  private StatementProcedure(SparkSession session, long token, String text, Exception refusal) {
     this.session = session;
     this.token = token;
+    this.text = text;
     this.refusal = refusal;
   }
 
   /** A statement that fails with {@code refusal} when it runs. */
-  static StatementProcedure failing(SparkSession session, Exception refusal) {
-    return new StatementProcedure(session, -1, refusal);
+  static StatementProcedure failing(SparkSession session, String text, Exception refusal) {
+    return new StatementProcedure(session, -1, text, refusal);
+  }
+
+  String text() {
+    return text;
   }
 
   @Override
@@ -62,15 +69,21 @@ final class StatementProcedure implements UnboundProcedure, BoundProcedure {
     return false;
   }
 
-  @Override
-  public synchronized Iterator<Scan> call(InternalRow input) {
+  /** Run the statement (the first time; later calls return the first result) or raise its refusal. */
+  synchronized Results result() {
     if (refusal != null) {
       throw Failures.raise(refusal);
     }
     if (result == null) {
-      result = Bridge.run(session, token, input.getUTF8String(0).toString());
+      result = Bridge.run(session, token, text);
     }
-    return List.<Scan>of(result).iterator();
+    return result;
+  }
+
+  /** Spark's own way in, were Spark to invoke the call shown in the result (never: it is not executable). */
+  @Override
+  public Iterator<Scan> call(InternalRow input) {
+    return List.<Scan>of(result()).iterator();
   }
 
   @Override
