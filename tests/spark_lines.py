@@ -8,6 +8,10 @@ SAVE_AS_V1_TABLE_PLANNED = (4, 1)
 """The line from which a JVM ``saveAsTable`` is a plan (``SaveAsV1TableCommand``, SPARK-52451) and the TIME type and
 its setting exist."""
 
+PARAMETERS_WRITTEN_IN = (4, 1)
+"""The line from which Spark's parser writes the values of ``spark.sql(text, args)`` into the text before it parses
+(``ParameterHandler``); 4.0 binds them while analysing."""
+
 DROP_TABLE_DROPS_VIEWS = (4, 2)
 """The line from which Spark's ``DROP TABLE`` of a view drops it and ``DROP FUNCTION`` of a missing function fails
 with ``ROUTINE_NOT_FOUND`` (4.0 and 4.1: refused with ``WRONG_COMMAND_FOR_OBJECT_TYPE``; ``UNRESOLVED_ROUTINE``)."""

@@ -5,6 +5,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.parser.ParseException;
 import org.apache.spark.sql.catalyst.parser.ParserInterface;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 
@@ -45,7 +46,17 @@ final class RoutingParser implements InvocationHandler {
       }
     }
     if (PLAN_METHODS.contains(method.getName()) && args != null && args.length >= 1 && args[0] instanceof String) {
-      return parsePlan((String) args[0], method, args);
+      try {
+        return parsePlan((String) args[0], method, args);
+      } catch (RuntimeException | Error | ParseException declared) {
+        throw declared;
+      } catch (Exception undeclared) {
+        // Spark 4.1+'s parser raises the AnalysisException UNBOUND_SQL_PARAMETER (a marker without a value), which
+        // the interface does not declare: thrown here it would reach the caller as the Proxy's
+        // UndeclaredThrowableException. It is raised as it is when the plan is analysed, right after parsing in
+        // spark.sql.
+        return Plans.statement(StatementProcedure.failing(session, (String) args[0], undeclared));
+      }
     }
     return delegated(method, args);
   }
@@ -65,8 +76,12 @@ final class RoutingParser implements InvocationHandler {
   /** A refusal found while parsing (no engine to ask) is raised when the statement runs, not here: parsing stays
    * free of effects for callers that only parse (and a Proxy may throw no exception the interface does not
    * declare). */
-  private Object parsePlan(String text, Method method, Object[] args) throws Throwable {
-    if (!Candidates.isCandidate(text) || !Bridge.watching(session)) {
+  private Object parsePlan(String written, Method method, Object[] args) throws Throwable {
+    if (!Bridge.watching(session)) {
+      return delegated(method, args);
+    }
+    String text = Parameters.substituted(written, args.length > 1 ? args[1] : null);
+    if (text == null || !Candidates.isCandidate(text)) {
       return delegated(method, args);
     }
     long token;
