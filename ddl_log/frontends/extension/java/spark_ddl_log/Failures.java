@@ -43,6 +43,13 @@ final class Failures {
     return analysis("[spark-ddl-log] the statement was not run: " + ATTACH_HINT, null, new HashMap<>(), null);
   }
 
+  static AnalysisException variableInValue() {
+    return analysis("[spark-ddl-log] the statement was not run: a parameter value holds '${', which the DDL log "
+        + "engine's own Spark statements would read as a variable (Spark substitutes variables before it writes the "
+        + "values in): write that value into the text, or SET spark.sql.variable.substitute=false", null,
+        new HashMap<>(), null);
+  }
+
   static AnalysisException pythonGone(Throwable cause) {
     String home = Bridge.attachedHome();
     return analysis("[spark-ddl-log] the statement was not run to its end: the DDL log engine"

@@ -3,14 +3,16 @@ package spark_ddl_log;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.internal.VariableSubstitution;
 import scala.Tuple2;
 
 /**
  * The text a statement with parameter markers ({@code spark.sql(text, args)}) is, read as Spark reads it: Spark
- * 4.1+'s parser writes the values into the text before it parses ({@code ParameterHandler.substituteParameters},
- * unless {@code spark.sql.legacy.parameterSubstitution.constantsOnly} keeps them for the analyzer), so the engine
- * reads, runs and binlogs the same text with the values written in. Spark 4.0 binds markers while analysing, after
- * the parser has handed the statement over: there the text stays as written (README's limits).
+ * 4.1+'s parser substitutes the session's variables ({@code ${name}}), then writes the values into the text before
+ * it parses ({@code ParameterHandler.substituteParameters}, unless
+ * {@code spark.sql.legacy.parameterSubstitution.constantsOnly} keeps them for the analyzer), so the engine reads, runs
+ * and binlogs the same text with both written in. Spark 4.0 binds markers while analysing, after the parser has
+ * handed the statement over: there the text stays as written (docs/attached.md's limits).
  */
 final class Parameters {
 
@@ -24,18 +26,47 @@ final class Parameters {
    * {@code text} with the values of {@code context} (a {@code ParameterContext}, or null) written in as Spark's parser
    * writes them; {@code text} itself where there are none or Spark does not write them in; null where Spark refuses
    * them (an unbound marker): Spark's own parse then raises its error.
+   *
+   * @throws VariableInValue a value holds {@code ${}: the engine's own Spark statements would substitute it as a
+   *     variable, which Spark, having substituted variables before writing the values in, does not
    */
-  static String substituted(String text, Object context) {
-    if (context == null || SUBSTITUTE == null || LEGACY == null || legacy()) {
+  static String substituted(String text, Object context) throws VariableInValue {
+    if (context == null || SUBSTITUTE == null || LEGACY == null || legacy() || empty(context)) {
       return text;
     }
+    String written;
     try {
-      return (String) ((Tuple2<?, ?>) SUBSTITUTE.invoke(HANDLER, text, context))._1();
+      String variablesIn = new VariableSubstitution().substitute(text);
+      written = (String) ((Tuple2<?, ?>) SUBSTITUTE.invoke(HANDLER, variablesIn, context))._1();
     } catch (InvocationTargetException refused) {
       return null;
     } catch (IllegalAccessException | ClassCastException error) {
       throw new IllegalStateException("Spark's ParameterHandler is not as this extension knows it", error);
     }
+    if (written.contains("${") && SQLConf.get().variableSubstituteEnabled()) {
+      throw new VariableInValue();
+    }
+    return written;
+  }
+
+  /** A parameter value holds {@code ${}, which the engine cannot keep from being read as a variable. */
+  static final class VariableInValue extends Exception {
+    private static final long serialVersionUID = 1L;
+  }
+
+  /** Whether {@code context} has no values (Spark 4.1+ asks {@code parsePlanWithParameters} with or without). */
+  private static boolean empty(Object context) {
+    for (String name : new String[] {"params", "args"}) {
+      Method values = method(context, name, 0);
+      if (values != null) {
+        try {
+          return ((scala.collection.Iterable<?>) values.invoke(context)).isEmpty();
+        } catch (IllegalAccessException | InvocationTargetException | ClassCastException error) {
+          throw new IllegalStateException("Spark's ParameterContext is not as this extension knows it", error);
+        }
+      }
+    }
+    return false;
   }
 
   private static boolean legacy() {

@@ -11,8 +11,9 @@ import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 
 /**
  * The session's parser: Spark's own (the delegate), except that {@code parsePlan} of a statement the Python side
- * routes returns the statement's marker instead ({@link Plans#statement}), which {@link StatementCalls} runs. A dynamic proxy of {@link ParserInterface}, so that the methods Spark
- * adds to that Scala trait in later versions reach the delegate without this class being compiled again.
+ * routes returns the statement's marker instead ({@link Plans#statement}), which {@link StatementCalls} runs. A
+ * dynamic proxy of {@link ParserInterface}, so that the methods Spark adds to that Scala trait in later versions reach
+ * the delegate without this class being compiled again.
  *
  * <p>Nothing runs while parsing: a routed statement runs when its plan is analysed (what {@code spark.sql} does at
  * once); a statement Spark cannot parse, or one the Python side leaves to Spark, is parsed by Spark itself and fails
@@ -80,7 +81,15 @@ final class RoutingParser implements InvocationHandler {
     if (!Bridge.watching(session)) {
       return delegated(method, args);
     }
-    String text = Parameters.substituted(written, args.length > 1 ? args[1] : null);
+    String text;
+    try {
+      text = Parameters.substituted(written, args.length > 1 ? args[1] : null);
+    } catch (Parameters.VariableInValue refused) {
+      if (!Candidates.isCandidate(written)) {
+        return delegated(method, args);
+      }
+      return Plans.statement(StatementProcedure.failing(session, written, Failures.variableInValue()));
+    }
     if (text == null || !Candidates.isCandidate(text)) {
       return delegated(method, args);
     }
