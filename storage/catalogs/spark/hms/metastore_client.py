@@ -42,6 +42,7 @@ from storage.catalogs.spark.hms.hive_record import (
     partitions_of,
     tables_of,
 )
+from storage.catalogs.spark.hms.installed_locations import note_installed
 from storage.catalogs.spark.hms.record_lookup import lookup_of_record
 from storage.catalogs.spark.jvm import new, string_list, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
@@ -153,17 +154,17 @@ class MetastoreClient:
             keep = keep_statistics_context(jvm) if keep_statistics else None
             try:
                 client.alter_table_with_environmentContext(name.db, name.name, table.java(jvm), keep)
-                return
             except ENGINE_ERRORS as error:
                 invalid = self._engine.java_means(error, Cause.METASTORE_INVALID_OPERATION)
                 if not invalid or "incompatible" not in str(error):
                     raise self._error(error, f"cannot install the new definition of {name}", name) from None
-            try:
-                client.alter_table_with_environmentContext(name.db, name.name, table.without_columns().java(jvm),
-                                                           keep)
-                client.alter_table_with_environmentContext(name.db, name.name, table.java(jvm), keep)
-            except ENGINE_ERRORS as error:
-                raise self._error(error, f"cannot install the new definition of {name}", name) from None
+                try:
+                    client.alter_table_with_environmentContext(name.db, name.name,
+                                                               table.without_columns().java(jvm), keep)
+                    client.alter_table_with_environmentContext(name.db, name.name, table.java(jvm), keep)
+                except ENGINE_ERRORS as error:
+                    raise self._error(error, f"cannot install the new definition of {name}", name) from None
+        note_installed(jvm, TableName(table.db or name.db, table.name or name.name), table.location)
 
     def rename_as_spark(self, name: TableName, new_name: TableName) -> None:
         """Rename the external table ``name`` to ``new_name`` (same database) through Spark's own catalog: a query's
@@ -198,6 +199,7 @@ class MetastoreClient:
                 if self._engine.java_means(error, Cause.METASTORE_OBJECT_EXISTS):
                     raise ObjectExistsError.relation(f"{name} already exists", str(name)) from None
                 raise self._error(error, f"cannot create {name}", name) from None
+        note_installed(self.jvm(), name, table.location)
 
     def add_partitions(self, name: TableName, partitions: list[HivePartition]) -> None:
         """Register ``partitions`` (``Partition`` records naming ``name``) in one call, their files where they are."""

@@ -367,13 +367,16 @@ def refresh(engine: Engine, name: TableName) -> None:
     Spark's lookup of a data source table's relation is a get, then (on a miss) a build from the definition the query
     read and a put (``FindDataSourceTable``). A reader thread of this session that read the old definition just before
     the install and finds the entry empty after this refresh stores the old version's relation, which the session's
-    later queries read until its next refresh (the same-session readers proof: about 1 CI run in 20). Tried and left
-    out (2026-12-01): an invalidation then a resolution at once (stale in 5 probe runs of 12, against 0 of 5 with
-    ``refreshTable``, whose resolution delays the invalidation by 10 to 20 ms); the new version's relation built as
-    Spark builds it and put in place of the old one (0 stale in 6 runs), which leaves the writer's session holding a
-    relation that plain Spark's writer leaves empty: a later replace by another session then leaves it reading the old
-    version (the attached sweeps, whose set-up runs in another session, caught it). Nor ``invalidateCachedTable``
-    alone (stale in 4 runs of 6, 2026-11-27)."""
+    later queries would read until its next refresh (the same-session readers proof: about 1 CI run in 20). In a
+    session built with the project's extension they do not: its ``FreshRelations`` rule drops a cached relation whose
+    location is not the one the install told the JVM
+    (:func:`~storage.catalogs.spark.hms.installed_locations.note_installed`) before a query resolves the table.
+    Tried and left out (2026-12-01): an invalidation then a resolution at once (stale in 5 probe runs of 12, against
+    0 of 5 with ``refreshTable``, whose resolution delays the invalidation by 10 to 20 ms); the new version's
+    relation built as Spark builds it and put in place of the old one (0 stale in 6 runs), which leaves the writer's
+    session holding a relation that plain Spark's writer leaves empty: a later replace by another session then
+    leaves it reading the old version (the attached sweeps, whose set-up runs in another session, caught it). Nor
+    ``invalidateCachedTable`` alone (stale in 4 runs of 6, 2026-11-27)."""
     try:
         engine.spark.catalog.refreshTable(name.quoted)
     except ENGINE_ERRORS as error:

@@ -14,6 +14,8 @@ import scala.runtime.BoxedUnit;
  * The class named in {@code spark.sql.extensions}: puts the DDL log under every session Spark builds with it.
  *
  * <ul>
+ *   <li>a hint-resolution rule ({@link FreshRelations}): a cached relation of a table the engine has replaced since
+ *       it was built is dropped before the query resolves the table;
  *   <li>the parser ({@link RoutingParser}): a statement the project routes becomes a call of the Python engine,
  *       which a post-hoc resolution rule ({@link StatementCalls}) runs while Spark analyses it;
  *   <li>a post-hoc resolution rule ({@link WriteRouter}): the v1 write and create commands of DataFrame writers and
@@ -28,6 +30,12 @@ public final class DdlLogExtension extends AbstractFunction1<SparkSessionExtensi
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
+    extensions.injectHintResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
+      @Override
+      public Rule<LogicalPlan> apply(SparkSession session) {
+        return new FreshRelations(session);
+      }
+    });
     extensions.injectParser(new AbstractFunction2<SparkSession, ParserInterface, ParserInterface>() {
       @Override
       public ParserInterface apply(SparkSession session, ParserInterface delegate) {

@@ -1,0 +1,41 @@
+"""The JVM told where each table's new version lives, right after its install: the project's extension drops a
+session's cached relation of a table whose location is no longer the one installed here, before a query resolves the
+table (``spark_ddl_log.FreshRelations``, ``spark_ddl_log.Installed``). Without the project's jar in the session's JVM
+this does nothing (Spark's own caching, as documented in docs/guarantees.md)."""
+
+from __future__ import annotations
+
+import threading
+
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import ENGINE_ERRORS, has_class
+from storage.catalogs.spark.jvm import static
+from storage.catalogs.spark.profile import Jvm
+
+INSTALLED = "spark_ddl_log.Installed"
+
+_LOCK = threading.Lock()
+_HAS_CLASS: dict[int, tuple[object, bool]] = {}
+"""Per JVM view (``id``, the view kept so that the id is never another's): whether it has the project's class."""
+
+
+def note_installed(jvm: Jvm, name: TableName, location: str) -> None:
+    """Tell the JVM that ``name``'s current version lives at ``location`` (one round trip; work tables are not
+    told: no query of a user's reads them)."""
+    if name.is_reserved or not location or not _has_installed(jvm):
+        return
+    try:
+        static(jvm.view, INSTALLED, "location")(name.db, name.name, location)
+    except ENGINE_ERRORS:
+        return  # a hint for the sessions' caches, never a reason to fail the statement that installed it
+
+
+def _has_installed(jvm: Jvm) -> bool:
+    with _LOCK:
+        known = _HAS_CLASS.get(id(jvm.view))
+    if known is not None and known[0] is jvm.view:
+        return known[1]
+    found = has_class(jvm, INSTALLED)
+    with _LOCK:
+        _HAS_CLASS[id(jvm.view)] = (jvm.view, found)
+    return found

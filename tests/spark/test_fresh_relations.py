@@ -1,0 +1,84 @@
+"""A session's cached relation of a table this JVM's engine has replaced since is dropped before a query resolves the
+table (the extension's ``FreshRelations``, in every session built with it, turned on or off): another session of the
+driver reads the version the statement installed, and a relation of the old version that a reader thread stored in
+the writer's own session after the replace (Spark's lookup is a get, a build, then a put) is not read again. A
+relation that another driver's replace left current is kept, and the note forgotten."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture
+def ddl(clean_spark: Any, tmp_path: Any) -> Iterator[AtomicDDL]:
+    with AtomicDDL(spark=clean_spark, home=tmp_path / "home", retention_seconds=3600) as engine:
+        yield engine
+
+
+def values(session: Any, name: str = "fr") -> list[int]:
+    return sorted(row.v for row in session.table(name).collect())
+
+
+def cached_relation(spark: Any, name: str) -> Any:
+    key = spark._jvm.org.apache.spark.sql.catalyst.QualifiedTableName("spark_catalog", "default", name)
+    return key, spark._jsparkSession.sessionState().catalog().getCachedTable(key)
+
+
+def test_another_session_of_the_driver_reads_every_version_the_engine_installs(clean_spark: Any,
+                                                                                ddl: AtomicDDL) -> None:
+    reader = clean_spark.newSession()
+    ddl.sql("CREATE TABLE fr USING parquet PARTITIONED BY (p) AS SELECT 1 AS v, 1 AS p")
+    assert values(reader) == [1]  # the reader's session caches the relation
+    ddl.sql("CREATE OR REPLACE TABLE fr USING parquet PARTITIONED BY (p) AS SELECT 2 AS v, 1 AS p")
+    assert values(reader) == [2]
+    ddl.sql("INSERT OVERWRITE TABLE fr SELECT 3, 2")
+    assert values(reader) == [3]
+    ddl.sql("TRUNCATE TABLE fr")
+    assert values(reader) == []
+    ddl.sql("INSERT OVERWRITE TABLE fr SELECT 4, 1")
+    history = ddl.sql("DESCRIBE HISTORY fr")[-1].result.rows
+    replaced = next(row.version for row in history if row.operation == "CREATE OR REPLACE TABLE")
+    ddl.sql(f"RESTORE TABLE fr TO VERSION AS OF {replaced}")
+    assert values(reader) == [2]
+    assert reader.sql("SELECT max(v) AS v FROM default.fr").collect()[0].v == 2
+    assert reader.sql("SELECT v FROM spark_catalog.default.fr WHERE v IN (SELECT v FROM fr)").collect()[0].v == 2
+
+
+def test_a_relation_of_the_old_version_stored_after_the_replace_is_not_read(clean_spark: Any,
+                                                                           ddl: AtomicDDL) -> None:
+    """The same-session race, staged: the old version's relation put back into the writer's session after the
+    replace, as a reader thread that read the old definition just before the install stores it."""
+    spark = clean_spark
+    ddl.sql("CREATE TABLE fr USING parquet AS SELECT 1 AS v")
+    assert values(spark) == [1]
+    key, old = cached_relation(spark, "fr")
+    assert old is not None
+    ddl.sql("CREATE OR REPLACE TABLE fr USING parquet AS SELECT 2 AS v")
+    spark._jsparkSession.sessionState().catalog().cacheTable(key, old)
+    assert values(spark) == [2]
+    assert spark.sql("SELECT * FROM fr").collect()[0].v == 2
+
+
+def test_a_relation_left_current_by_another_drivers_replace_stays_cached(clean_spark: Any, ddl: AtomicDDL,
+                                                                          tmp_path: Any) -> None:
+    """Another driver's change is not told to this JVM: its relation, once built, is current and stays."""
+    spark = clean_spark
+    ddl.sql("CREATE TABLE fr USING parquet AS SELECT 1 AS v")
+    reader = spark.newSession()
+    assert values(reader) == [1]
+    elsewhere = tmp_path / "elsewhere"  # as another driver would: Spark's own statement writes a new location
+    spark.sql(f"ALTER TABLE fr SET LOCATION '{elsewhere}'")
+    spark.range(1).selectExpr("CAST(5 AS INT) AS v").write.mode("overwrite").parquet(str(elsewhere))
+    reader.catalog.refreshTable("fr")
+    assert values(reader) == [5]
+    built = cached_relation(reader, "fr")[1]
+    assert values(reader) == [5]
+    assert cached_relation(reader, "fr")[1] is not None
+    assert cached_relation(reader, "fr")[1].equals(built)  # kept: not rebuilt by every query
