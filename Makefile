@@ -52,7 +52,7 @@ proofs: install system-deps $(SPARK_CLASS_ARCHIVE)
 # The oldest supported Spark line (pyspark 4.0.1; make test runs on 4.3.0) in a .venv of its own, with its own
 # extension jar (spark-ddl-log-4.0.jar beside 4.3's): a smoke of what differs between lines (SQL functions as 4.0
 # describes them, the attached session's routing through 4.0's parser, 4.0's eager saveAsTable, DROP TABLE of a view,
-# names after SET CATALOG). .ci/run runs it after make proofs. docs/spark-versions.md says what else is known of 4.0.
+# names after SET CATALOG, fresh relations without 4.0's missing hint rules). .ci/run runs it after make proofs. docs/spark-versions.md says what else is known of 4.0.
 OLDEST_VENV := .venv-oldest
 OLDEST_PYSPARK ?= 4.0.1
 SMOKE_OLDEST_TESTS ?= tests/contract/test_functions_and_databases.py tests/unit/test_function_description.py \
@@ -60,7 +60,8 @@ SMOKE_OLDEST_TESTS ?= tests/contract/test_functions_and_databases.py tests/unit/
 	tests/spark/test_frontend_name_resolution.py tests/spark/test_drop_function_missing.py \
 	tests/spark/test_failures.py tests/spark/test_identity_lookup.py tests/spark/test_spark_objects.py \
 	tests/spark/test_disabled_types.py tests/attached/test_writers.py tests/connect/test_connect_server.py \
-	tests/preservation/test_rebuilds.py tests/spark/test_insert_into.py tests/spark/test_review36.py
+	tests/preservation/test_rebuilds.py tests/spark/test_insert_into.py tests/spark/test_review36.py \
+	tests/spark/test_fresh_relations.py
 .PHONY: smoke-oldest
 $(OLDEST_VENV)/.installed-stamp: pyproject.toml
 	$(PYTHON) -m venv $(OLDEST_VENV)

@@ -15,7 +15,8 @@ import scala.runtime.BoxedUnit;
  *
  * <ul>
  *   <li>a hint-resolution rule ({@link FreshRelations}): a cached relation of a table the engine has replaced since
- *       it was built is dropped before the query resolves the table;
+ *       it was built is dropped before the query resolves the table (and a resolution rule,
+ *       {@link FreshRelations.Resolved}, on Spark 4.0, whose Hive analyzer runs no extension's hint rules);
  *   <li>the parser ({@link RoutingParser}): a statement the project routes becomes a call of the Python engine,
  *       which a post-hoc resolution rule ({@link StatementCalls}) runs while Spark analyses it;
  *   <li>a post-hoc resolution rule ({@link WriteRouter}): the v1 write and create commands of DataFrame writers and
@@ -34,6 +35,12 @@ public final class DdlLogExtension extends AbstractFunction1<SparkSessionExtensi
       @Override
       public Rule<LogicalPlan> apply(SparkSession session) {
         return new FreshRelations(session);
+      }
+    });
+    extensions.injectResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
+      @Override
+      public Rule<LogicalPlan> apply(SparkSession session) {
+        return new FreshRelations.Resolved(session);
       }
     });
     extensions.injectParser(new AbstractFunction2<SparkSession, ParserInterface, ParserInterface>() {

@@ -2,12 +2,17 @@ package spark_ddl_log;
 
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.QualifiedTableName;
+import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
 import org.apache.spark.sql.catalyst.catalog.CatalogUtils;
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog;
+import org.apache.spark.sql.catalyst.catalog.UnresolvedCatalogRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.datasources.LogicalRelation;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import scala.Option;
 import scala.collection.Iterator;
 import scala.collection.immutable.Seq;
 
@@ -24,10 +29,18 @@ import scala.collection.immutable.Seq;
  * cached relation whose location is not the one the engine installed ({@link Installed}) goes. The check costs a
  * look at the query's table names; only a mismatch asks the metastore (the engine of another driver may have
  * replaced the table since: then the cached relation is current and the note is forgotten).
+ *
+ * <p>Spark 4.0's Hive session state leaves the extensions' hint-resolution rules out of its analyzer (4.1+ runs
+ * them): there {@link Resolved}, a resolution rule, finds the old version's relation right after Spark's
+ * {@code FindDataSourceTable} took it from the cache, in the same pass, before anything above it is bound to its
+ * columns, and puts back the unresolved relation of the current definition for the next pass to build.
  */
 final class FreshRelations extends Rule<LogicalPlan> {
 
   private static final String SESSION_CATALOG = "spark_catalog";
+
+  /** What {@link #current} answers for a table that no longer has a definition. */
+  private static final Object GONE = new Object();
 
   private final SparkSession session;
 
@@ -81,28 +94,91 @@ final class FreshRelations extends Rule<LogicalPlan> {
       default:
         return;
     }
-    String installed = Installed.location(db, table);
-    if (installed == null) {
+    if (Installed.location(db, table) == null) {
       return;
     }
     QualifiedTableName key = new QualifiedTableName(SESSION_CATALOG, db.toLowerCase(java.util.Locale.ROOT),
         table.toLowerCase(java.util.Locale.ROOT));
-    String cached = locationOf(catalog.getCachedTable(key));
-    if (cached == null || same(cached, installed)) {
-      return;
+    if (current(catalog, key, locationOf(catalog.getCachedTable(key))) != null) {
+      catalog.invalidateCachedTable(key);
     }
-    String current;
+  }
+
+  /**
+   * Null where a relation of {@code key} at {@code cached} (null: none) may be read: none cached, or at the location
+   * installed last, or at the table's current one (the note forgotten then); else the table's current definition
+   * ({@link #GONE} when it has none), and the relation is not to be read.
+   */
+  private static Object current(SessionCatalog catalog, QualifiedTableName key, String cached) {
+    String installed = Installed.location(key.database(), key.name());
+    if (cached == null || installed == null || same(cached, installed)) {
+      return null;
+    }
+    CatalogTable current;
     try {
-      current = CatalogUtils.URIToString(catalog.externalCatalog().getTable(key.database(), key.name()).location());
+      current = catalog.getTableMetadata(new TableIdentifier(key.name(), Option.apply(key.database())));
     } catch (Exception gone) { // dropped since, or no longer readable: nothing of it to keep
-      Installed.forget(db, table, installed);
-      catalog.invalidateCachedTable(key);
-      return;
+      Installed.forget(key.database(), key.name(), installed);
+      return GONE;
     }
-    if (same(cached, current)) {
-      Installed.forget(db, table, installed); // another driver replaced it since: the cached relation is current
-    } else {
+    if (same(cached, CatalogUtils.URIToString(current.location()))) {
+      Installed.forget(key.database(), key.name(), installed); // another driver replaced it: the relation is current
+      return null;
+    }
+    return current;
+  }
+
+  /** Spark 4.0's fallback (see the class comment): a resolution rule. */
+  static final class Resolved extends Rule<LogicalPlan> {
+
+    private final SparkSession session;
+
+    Resolved(SparkSession session) {
+      this.session = session;
+    }
+
+    @Override
+    public LogicalPlan apply(LogicalPlan plan) {
+      return Installed.none() ? plan : fresh(plan);
+    }
+
+    private LogicalPlan fresh(LogicalPlan plan) {
+      if (plan instanceof LogicalRelation && !plan.analyzed()) {
+        return relation((LogicalRelation) plan);
+      }
+      if (plan.children().isEmpty()) {
+        return plan;
+      }
+      java.util.List<LogicalPlan> children = new java.util.ArrayList<>();
+      boolean changed = false;
+      for (Iterator<LogicalPlan> it = plan.children().iterator(); it.hasNext(); ) {
+        LogicalPlan child = it.next();
+        LogicalPlan checked = fresh(child);
+        changed |= checked != child;
+        children.add(checked);
+      }
+      return changed ? plan.withNewChildren(Plans.scalaSeq(children)) : plan;
+    }
+
+    private LogicalPlan relation(LogicalRelation relation) {
+      if (relation.isStreaming() || relation.catalogTable().isEmpty()) {
+        return relation;
+      }
+      CatalogTable table = relation.catalogTable().get();
+      if (table.identifier().database().isEmpty()) {
+        return relation;
+      }
+      SessionCatalog catalog = session.sessionState().catalog();
+      QualifiedTableName key = new QualifiedTableName(SESSION_CATALOG, table.database(), table.identifier().table());
+      Object current = current(catalog, key, CatalogUtils.URIToString(table.location()));
+      if (current == null) {
+        return relation;
+      }
       catalog.invalidateCachedTable(key);
+      if (current == GONE) {
+        return relation; // the query reads what it resolved, as Spark's own does for a table dropped meanwhile
+      }
+      return new UnresolvedCatalogRelation((CatalogTable) current, CaseInsensitiveStringMap.empty(), false);
     }
   }
 
