@@ -128,10 +128,17 @@ final class FreshRelations extends Rule<LogicalPlan> {
     return current;
   }
 
-  /** Spark 4.0's fallback (see the class comment): a resolution rule. */
+  /**
+   * Spark 4.0's fallback (see the class comment): a resolution rule, idle where the session's analyzer runs the
+   * extensions' hint rules (its class declares {@code hintResolutionRules}). It puts a relation back only while
+   * nothing in the query refers to the relation's columns yet (Spark's pass took it from the cache just before):
+   * a replace committed while the query is being analysed leaves the query reading what it resolved, as in Spark,
+   * never with columns bound to a relation that is gone.
+   */
   static final class Resolved extends Rule<LogicalPlan> {
 
     private final SparkSession session;
+    private volatile Boolean idle;
 
     Resolved(SparkSession session) {
       this.session = session;
@@ -139,12 +146,37 @@ final class FreshRelations extends Rule<LogicalPlan> {
 
     @Override
     public LogicalPlan apply(LogicalPlan plan) {
-      return Installed.none() ? plan : fresh(plan);
+      return Installed.none() || idle() ? plan : fresh(plan, plan);
     }
 
-    private LogicalPlan fresh(LogicalPlan plan) {
+    private boolean idle() {
+      Boolean known = idle;
+      if (known == null) {
+        known = false;
+        for (java.lang.reflect.Method method : session.sessionState().analyzer().getClass().getDeclaredMethods()) {
+          known |= method.getName().equals("hintResolutionRules");
+        }
+        idle = known;
+      }
+      return known;
+    }
+
+    /** Whether a node of the query refers to a column of {@code relation}. */
+    private boolean referred(LogicalPlan plan, LogicalRelation relation) {
+      if (plan != relation && plan.references().intersect(relation.outputSet()).nonEmpty()) {
+        return true;
+      }
+      for (Iterator<LogicalPlan> it = plan.children().iterator(); it.hasNext(); ) {
+        if (referred(it.next(), relation)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
+    private LogicalPlan fresh(LogicalPlan plan, LogicalPlan root) {
       if (plan instanceof LogicalRelation && !plan.analyzed()) {
-        return relation((LogicalRelation) plan);
+        return relation((LogicalRelation) plan, root);
       }
       if (plan.children().isEmpty()) {
         return plan;
@@ -153,14 +185,14 @@ final class FreshRelations extends Rule<LogicalPlan> {
       boolean changed = false;
       for (Iterator<LogicalPlan> it = plan.children().iterator(); it.hasNext(); ) {
         LogicalPlan child = it.next();
-        LogicalPlan checked = fresh(child);
+        LogicalPlan checked = fresh(child, root);
         changed |= checked != child;
         children.add(checked);
       }
       return changed ? plan.withNewChildren(Plans.scalaSeq(children)) : plan;
     }
 
-    private LogicalPlan relation(LogicalRelation relation) {
+    private LogicalPlan relation(LogicalRelation relation, LogicalPlan root) {
       if (relation.isStreaming() || relation.catalogTable().isEmpty()) {
         return relation;
       }
@@ -175,8 +207,8 @@ final class FreshRelations extends Rule<LogicalPlan> {
         return relation;
       }
       catalog.invalidateCachedTable(key);
-      if (current == GONE) {
-        return relation; // the query reads what it resolved, as Spark's own does for a table dropped meanwhile
+      if (current == GONE || referred(root, relation)) {
+        return relation; // the query reads what it resolved, as Spark's own does; the next one reads the current
       }
       return new UnresolvedCatalogRelation((CatalogTable) current, CaseInsensitiveStringMap.empty(), false);
     }
