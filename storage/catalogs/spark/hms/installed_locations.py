@@ -16,7 +16,10 @@ INSTALLED = "spark_ddl_log.Installed"
 
 _LOCK = threading.Lock()
 _HAS_CLASS: dict[int, tuple[object, bool]] = {}
-"""Per JVM view (``id``, the view kept so that the id is never another's): whether it has the project's class."""
+"""Per ``JavaSparkContext`` (``id``, the handle kept so that the id is never another's), as
+:func:`storage.catalogs.spark.fs.named_jobs.context_names_jobs` keeps its answer: whether its JVM has the project's
+class. Not per JVM view: one Python process keeps its view across SparkContexts that differ in ``spark.jars``
+(:func:`~storage.catalogs.spark.engine.has_class`)."""
 
 
 def note_installed(jvm: Jvm, name: TableName, location: str) -> None:
@@ -32,10 +35,10 @@ def note_installed(jvm: Jvm, name: TableName, location: str) -> None:
 
 def _has_installed(jvm: Jvm) -> bool:
     with _LOCK:
-        known = _HAS_CLASS.get(id(jvm.view))
-    if known is not None and known[0] is jvm.view:
+        known = _HAS_CLASS.get(id(jvm.context))
+    if known is not None and known[0] is jvm.context:
         return known[1]
     found = has_class(jvm, INSTALLED)
     with _LOCK:
-        _HAS_CLASS[id(jvm.view)] = (jvm.view, found)
+        _HAS_CLASS[id(jvm.context)] = (jvm.context, found)
     return found

@@ -1,11 +1,9 @@
 package spark_ddl_log;
 
+import java.util.function.Function;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.parser.ParserInterface;
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
-import org.apache.spark.sql.catalyst.rules.Rule;
-import org.apache.spark.sql.execution.SparkStrategy;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.AbstractFunction2;
 import scala.runtime.BoxedUnit;
@@ -31,54 +29,29 @@ public final class DdlLogExtension extends AbstractFunction1<SparkSessionExtensi
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectHintResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
-      @Override
-      public Rule<LogicalPlan> apply(SparkSession session) {
-        return new FreshRelations(session);
-      }
-    });
-    extensions.injectResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
-      @Override
-      public Rule<LogicalPlan> apply(SparkSession session) {
-        return new FreshRelations.Resolved(session);
-      }
-    });
+    extensions.injectHintResolutionRule(perSession(FreshRelations::new));
+    extensions.injectResolutionRule(perSession(FreshRelations.Resolved::new));
     extensions.injectParser(new AbstractFunction2<SparkSession, ParserInterface, ParserInterface>() {
       @Override
       public ParserInterface apply(SparkSession session, ParserInterface delegate) {
         return RoutingParser.wrap(session, delegate);
       }
     });
-    extensions.injectPostHocResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
-      @Override
-      public Rule<LogicalPlan> apply(SparkSession session) {
-        return new StatementCalls();
-      }
-    });
-    extensions.injectPostHocResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
-      @Override
-      public Rule<LogicalPlan> apply(SparkSession session) {
-        return new WriteRouter(session);
-      }
-    });
-    extensions.injectPostHocResolutionRule(new AbstractFunction1<SparkSession, Rule<LogicalPlan>>() {
-      @Override
-      public Rule<LogicalPlan> apply(SparkSession session) {
-        return new WorkTablesHidden(session);
-      }
-    });
-    extensions.injectPlannerStrategy(new AbstractFunction1<SparkSession, SparkStrategy>() {
-      @Override
-      public SparkStrategy apply(SparkSession session) {
-        return new WorkTablesHidden.Planned(session);
-      }
-    });
-    extensions.injectCheckRule(new AbstractFunction1<SparkSession, scala.Function1<LogicalPlan, BoxedUnit>>() {
-      @Override
-      public scala.Function1<LogicalPlan, BoxedUnit> apply(SparkSession session) {
-        return new WriteGuard(session);
-      }
-    });
+    extensions.injectPostHocResolutionRule(perSession(session -> new StatementCalls()));
+    extensions.injectPostHocResolutionRule(perSession(WriteRouter::new));
+    extensions.injectPostHocResolutionRule(perSession(WorkTablesHidden::new));
+    extensions.injectPlannerStrategy(perSession(WorkTablesHidden.Planned::new));
+    extensions.injectCheckRule(perSession(WriteGuard::new));
     return BoxedUnit.UNIT;
+  }
+
+  /** What Spark's {@code inject*} calls take: a Scala function making one part per session. */
+  private static <T> AbstractFunction1<SparkSession, T> perSession(Function<SparkSession, T> make) {
+    return new AbstractFunction1<SparkSession, T>() {
+      @Override
+      public T apply(SparkSession session) {
+        return make.apply(session);
+      }
+    };
   }
 }

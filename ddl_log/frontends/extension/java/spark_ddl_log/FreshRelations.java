@@ -70,30 +70,11 @@ final class FreshRelations extends Rule<LogicalPlan> {
 
   private void check(Seq<String> parts) {
     SessionCatalog catalog = session.sessionState().catalog();
-    String db;
     String table = parts.last();
-    switch (parts.size()) {
-      case 1:
-        if (!SESSION_CATALOG.equals(session.sessionState().catalogManager().currentCatalog().name())) {
-          return;
-        }
-        db = catalog.getCurrentDatabase();
-        break;
-      case 2:
-        if (!SESSION_CATALOG.equals(session.sessionState().catalogManager().currentCatalog().name())) {
-          return;
-        }
-        db = parts.head();
-        break;
-      case 3:
-        if (!SESSION_CATALOG.equalsIgnoreCase(parts.head())) {
-          return;
-        }
-        db = parts.apply(1);
-        break;
-      default:
-        return;
+    if (!inSessionCatalog(parts)) {
+      return;
     }
+    String db = parts.size() == 1 ? catalog.getCurrentDatabase() : parts.apply(parts.size() - 2);
     if (Installed.location(db, table) == null) {
       return;
     }
@@ -102,6 +83,15 @@ final class FreshRelations extends Rule<LogicalPlan> {
     if (current(catalog, key, locationOf(catalog.getCachedTable(key))) != null) {
       catalog.invalidateCachedTable(key);
     }
+  }
+
+  /** Whether {@code parts} name a table of Spark's session catalog: by its name first, or as the current one. */
+  private boolean inSessionCatalog(Seq<String> parts) {
+    if (parts.size() == 3) {
+      return SESSION_CATALOG.equalsIgnoreCase(parts.head());
+    }
+    return parts.size() < 3
+        && SESSION_CATALOG.equals(session.sessionState().catalogManager().currentCatalog().name());
   }
 
   /**

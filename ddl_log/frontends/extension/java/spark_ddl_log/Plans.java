@@ -81,20 +81,33 @@ final class Plans {
   /** Spark's {@code LocalTableScanExec} of {@code rows}: three fields in Spark 4.0, four from 4.1 (the last given
    * its default, as Spark's own calls leave it). */
   private static SparkPlan localScan(Seq<Attribute> output, Seq<InternalRow> rows) {
+    Object[] values = LOCAL_SCAN_DEFAULTS.clone();
+    values[0] = output;
+    values[1] = rows;
     try {
-      Constructor<?> constructor = LocalTableScanExec.class.getConstructors()[0];
-      Object[] values = new Object[constructor.getParameterCount()];
-      values[0] = output;
-      values[1] = rows;
-      values[2] = Option.empty();
-      for (int i = 3; i < values.length; i++) {
-        Object companion = Class.forName(LocalTableScanExec.class.getName() + "$").getField("MODULE$").get(null);
-        values[i] = companion.getClass().getMethod("$lessinit$greater$default$" + (i + 1)).invoke(companion);
-      }
-      return (SparkPlan) constructor.newInstance(values);
+      return (SparkPlan) LOCAL_SCAN.newInstance(values);
     } catch (ReflectiveOperationException error) {
       throw new IllegalStateException("LocalTableScanExec is not as this extension knows it on this Spark", error);
     }
+  }
+
+  private static final Constructor<?> LOCAL_SCAN = LocalTableScanExec.class.getConstructors()[0];
+
+  /** The constructor's arguments but the output and the rows: no stream, then Spark's defaults (found once). */
+  private static final Object[] LOCAL_SCAN_DEFAULTS = localScanDefaults();
+
+  private static Object[] localScanDefaults() {
+    Object[] values = new Object[LOCAL_SCAN.getParameterCount()];
+    values[2] = Option.empty();
+    try {
+      Object companion = Class.forName(LocalTableScanExec.class.getName() + "$").getField("MODULE$").get(null);
+      for (int i = 3; i < values.length; i++) {
+        values[i] = companion.getClass().getMethod("$lessinit$greater$default$" + (i + 1)).invoke(companion);
+      }
+    } catch (ReflectiveOperationException error) {
+      throw new IllegalStateException("LocalTableScanExec is not as this extension knows it on this Spark", error);
+    }
+    return values;
   }
 
   /** What is left of a command the engine ran: Spark's no-op command, naming the command and its table. */
