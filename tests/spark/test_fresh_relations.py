@@ -82,3 +82,32 @@ def test_a_relation_left_current_by_another_drivers_replace_stays_cached(clean_s
     assert values(reader) == [5]
     assert cached_relation(reader, "fr")[1] is not None
     assert cached_relation(reader, "fr")[1].equals(built)  # kept: not rebuilt by every query
+
+
+def test_a_cached_table_replaced_is_read_at_its_new_version_as_after_sparks_own_write(clean_spark: Any,
+                                                                                      ddl: AtomicDDL) -> None:
+    """A session that caches data (CACHE TABLE) has its cached rows of the table dropped and cached again, as Spark's
+    own INSERT OVERWRITE does; one that caches nothing only has its relation invalidated (FreshRelations does the
+    rest)."""
+    spark = clean_spark
+    ddl.sql("CREATE TABLE fr USING parquet AS SELECT 1 AS v")
+    persisted = spark.sparkContext._jsc.getPersistentRDDs().size()
+    spark.sql("CACHE TABLE fr")
+    try:
+        assert values(spark) == [1]
+        ddl.sql("INSERT OVERWRITE TABLE fr SELECT 2")
+        assert values(spark) == [2]
+        assert spark.catalog.isCached("fr")
+        ddl.sql("CREATE OR REPLACE TABLE fr USING parquet AS SELECT 3 AS v")
+        assert values(spark) == [3]
+        ddl.sql("TRUNCATE TABLE fr")
+        assert values(spark) == []
+        history = ddl.sql("DESCRIBE HISTORY fr")[-1].result.rows
+        replaced = next(row.version for row in history if row.operation == "CREATE OR REPLACE TABLE")
+        ddl.sql(f"RESTORE TABLE fr TO VERSION AS OF {replaced}")
+        assert values(spark) == [3]
+        assert spark.catalog.isCached("fr")
+        # the old versions' cached rows let go
+        assert spark.sparkContext._jsc.getPersistentRDDs().size() == persisted + 1
+    finally:
+        spark.catalog.clearCache()

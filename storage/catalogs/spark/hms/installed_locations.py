@@ -13,9 +13,14 @@ from storage.catalogs.spark.jvm import static
 from storage.catalogs.spark.profile import Jvm
 
 INSTALLED = "spark_ddl_log.Installed"
+EXTENSION = "spark_ddl_log.DdlLogExtension"
+"""The class in ``spark.sql.extensions`` that gives a session ``FreshRelations`` (the front end's ``EXTENSION_CLASS``,
+which this layer cannot import)."""
 
 _LOCK = threading.Lock()
 _HAS_CLASS: dict[int, tuple[object, bool]] = {}
+_GUARDED: dict[int, tuple[object, bool]] = {}
+"""Per JVM ``SparkSession`` (the handle kept, as above): whether it was built with the project's extension."""
 """Per ``JavaSparkContext`` (``id``, the handle kept so that the id is never another's), as
 :func:`storage.catalogs.spark.fs.named_jobs.context_names_jobs` keeps its answer: whether its JVM has the project's
 class. Not per JVM view: one Python process keeps its view across SparkContexts that differ in ``spark.jars``
@@ -42,3 +47,22 @@ def _has_installed(jvm: Jvm) -> bool:
     with _LOCK:
         _HAS_CLASS[id(jvm.context)] = (jvm.context, found)
     return found
+
+
+def relations_kept_fresh(jvm: Jvm) -> bool:
+    """Whether the session's analyzer drops a cached relation whose location is not the one :func:`note_installed`
+    told (``FreshRelations``): the session was built with the project's extension (a static setting: asked once per
+    session, two round trips) and its JVM has the class the notes go to."""
+    session = jvm.session
+    with _LOCK:
+        known = _GUARDED.get(id(session))
+    if known is not None and known[0] is session:
+        return known[1]
+    try:
+        named = str(session.conf().get("spark.sql.extensions", ""))
+    except ENGINE_ERRORS:
+        named = ""
+    guarded = EXTENSION in (part.strip() for part in named.split(",")) and _has_installed(jvm)
+    with _LOCK:
+        _GUARDED[id(session)] = (session, guarded)
+    return guarded

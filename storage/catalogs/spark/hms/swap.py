@@ -31,9 +31,11 @@ from storage.catalogs.interface import (
 from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.catalogs.partition_points import KEPT_RENAME_CREATED
+from storage.catalogs.spark.cached_data import CachedTable, cache_again, cached_table
 from storage.catalogs.spark.engine import ENGINE_ERRORS, ENGINE_NAME, Engine, inspect_error
 from storage.catalogs.spark.hms.definition_text import version_text
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
+from storage.catalogs.spark.hms.installed_locations import relations_kept_fresh
 from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.hms.partition_provider import partitions_in_files, track_partitions, with_provider_of
 from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_holder, drop_partitioned, forget_holder
@@ -266,10 +268,11 @@ class SparkSwap:
         self._engine.forget(orig, partitions=False)
         if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
             self._client.make_directory(directory[0])
+        cached = self.cached(orig)
         between()
         self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
                       alike=current is not None and read_alike(current, new))
-        self.refresh(orig)
+        self.refresh_installed(orig, cached)
 
     def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
         """Make ``table`` with ``partitions`` the definition of ``name`` (see :meth:`_install`): RESTORE's call."""
@@ -299,8 +302,9 @@ class SparkSwap:
             raise NoSuchObjectError.relation(f"table {holder} does not exist", str(holder))
         partitions = self._client.partitions(holder) if kept.partitioned else []
         self._engine.forget(orig, holder)
+        cached = self.cached(orig)
         self._install(orig, kept.as_restored(orig, orig_tag), partitions)
-        self.refresh(orig)
+        self.refresh_installed(orig, cached)
 
     def forget_table(self, name: TableName, *, expect: str) -> bool:
         """Remove the table ``name`` from the metastore, never its files; only while its tag is ``expect``; else the
@@ -354,6 +358,15 @@ class SparkSwap:
         """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
         refresh(self._engine, name)
 
+    def cached(self, name: TableName) -> CachedTable | None:
+        """What the session caches of ``name`` before an install, for :meth:`refresh_installed`
+        (:func:`~storage.catalogs.spark.cached_data.cached_table`)."""
+        return cached_table(self._engine.jvm, name)
+
+    def refresh_installed(self, name: TableName, cached: CachedTable | None) -> None:
+        """:meth:`refresh` after an install at a new location: see :func:`refresh_installed`."""
+        refresh_installed(self._engine, name, cached)
+
     def invalidate(self, name: TableName) -> None:
         """Drop whatever this session still caches for ``name`` where no definition of it was readable before the
         change (a create of a free name; a drop): see :func:`invalidate`."""
@@ -362,7 +375,8 @@ class SparkSwap:
 
 def refresh(engine: Engine, name: TableName) -> None:
     """Drop this session's cached relation and file listing of ``name`` with Spark's ``refreshTable``, as Spark's own
-    writes do: the entry is left empty and the session's next query builds the new version's relation.
+    writes do: the entry is left empty and the session's next query builds the new version's relation. After an
+    install, :func:`refresh_installed` decides (a session with the extension only invalidates).
 
     Spark's lookup of a data source table's relation is a get, then (on a miss) a build from the definition the query
     read and a put (``FindDataSourceTable``). A reader thread of this session that read the old definition just before
@@ -384,6 +398,25 @@ def refresh(engine: Engine, name: TableName) -> None:
         if failure.means(Cause.RELATION_MISSING):
             return
         raise EngineOperationError(f"cannot refresh {name}: {failure.message}", str(name), error) from None
+
+
+def refresh_installed(engine: Engine, name: TableName, cached: CachedTable | None) -> None:
+    """:func:`refresh` after an install that told the JVM the new version's location
+    (:func:`~storage.catalogs.spark.hms.installed_locations.note_installed`); ``cached``, what the session cached of
+    the old version, read before the install: cached again at the new version
+    (:func:`~storage.catalogs.spark.cached_data.cache_again`). In a session built with the project's extension, the
+    session catalog's own invalidation (:func:`invalidate`, two round trips) instead of the catalog API's
+    ``refreshTable``, which first resolves the table and lists the old version's files (15 to 20 ms of every replace):
+    the race ``refreshTable``'s delay narrowed, a reader thread of this session storing the old version's relation
+    after the invalidation, is closed there by the extension's ``FreshRelations``, which drops that relation before the
+    next query resolves the table."""
+    jvm = engine.jvm
+    if jvm is not None and (cached is not None or relations_kept_fresh(jvm)):
+        invalidate(engine, name)
+        if cached is not None:
+            cache_again(jvm, name, cached)
+        return
+    refresh(engine, name)
 
 
 def invalidate(engine: Engine, name: TableName) -> None:
