@@ -61,6 +61,10 @@ HIVE_RECORD, HIVE_PARTITIONS, VIEW_RECORD_READ = "hive record", "hive partitions
 and ``Partition`` records for the statement, and what a view's record read gives (``SparkViews``)
 (``(key, name)`` in :mod:`~storage.catalogs.lookup_scope`); :meth:`Engine.forget` drops them with the engine's own
 lookup."""
+INSTALLED_RECORD = "installed record"
+"""The key under which the metastore client keeps the ``Table`` record a statement installed or created for a data
+source table (:meth:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient.installed`): what the version
+record of its binlog event reads, without reading it back."""
 DATABASE_LOCATION = "database location"
 """The key under which :meth:`Engine.database_location` keeps a database's location for the statement."""
 
@@ -468,7 +472,7 @@ class Engine:
         """Forget what :meth:`lookup` (and the metastore client's ``get``) kept of ``names`` in this statement: call it
         before changing them (``partitions`` False: their partition listings stay, for a change of the definition
         whose partitions are then switched from what was listed)."""
-        keys = (HIVE_RECORD, HIVE_PARTITIONS, VIEW_RECORD_READ) if partitions else (HIVE_RECORD, VIEW_RECORD_READ)
+        keys = (HIVE_RECORD, INSTALLED_RECORD, VIEW_RECORD_READ) + ((HIVE_PARTITIONS,) if partitions else ())
         lookup_scope.forget(self, *names, *((key, name) for key in keys for name in names))
 
     def default_location(self, name: TableName) -> str | None:

@@ -32,7 +32,14 @@ from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY
 from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, HIVE_PARTITIONS, HIVE_RECORD, Engine, inspect_error
+from storage.catalogs.spark.engine import (
+    ENGINE_ERRORS,
+    HIVE_PARTITIONS,
+    HIVE_RECORD,
+    INSTALLED_RECORD,
+    Engine,
+    inspect_error,
+)
 from storage.catalogs.spark.hms.hive_record import (
     MANAGED,
     HivePartition,
@@ -43,6 +50,7 @@ from storage.catalogs.spark.hms.hive_record import (
     tables_of,
 )
 from storage.catalogs.spark.hms.installed_locations import note_installed
+from storage.catalogs.spark.hms.installed_records import keep_installed
 from storage.catalogs.spark.hms.record_lookup import lookup_of_record
 from storage.catalogs.spark.jvm import new, string_list, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
@@ -141,7 +149,8 @@ class MetastoreClient:
     def _changing(self, name: TableName, *, partitions: bool = True) -> None:
         """Forget what was read of ``name`` in this statement before changing it (``partitions`` False: its
         ``Table`` record only, for an ``alter_table`` that leaves its partitions alone)."""
-        lookup_scope.forget(self._engine, (HIVE_RECORD, name), *([(HIVE_PARTITIONS, name)] if partitions else []))
+        lookup_scope.forget(self._engine, (HIVE_RECORD, name), (INSTALLED_RECORD, name),
+                            *([(HIVE_PARTITIONS, name)] if partitions else []))
 
     def install(self, name: TableName, table: HiveTable, *, keep_statistics: bool = False) -> None:
         """Make ``table`` (a ``Table`` record, renamed to ``name`` by the caller) the definition of ``name``: one
@@ -164,6 +173,8 @@ class MetastoreClient:
                     client.alter_table_with_environmentContext(name.db, name.name, table.java(jvm), keep)
                 except ENGINE_ERRORS as error:
                     raise self._error(error, f"cannot install the new definition of {name}", name) from None
+        if table.name.lower() == name.name.lower():
+            keep_installed(self._engine, name, table)
         note_installed(jvm, TableName(table.db or name.db, table.name or name.name), table.location)
 
     def rename_as_spark(self, name: TableName, new_name: TableName) -> None:
@@ -192,13 +203,15 @@ class MetastoreClient:
         with self._lock:
             try:
                 client = self._msc()
+                marked = table
                 if keep_statistics and self._gathers_statistics and not table.partitioned:
-                    table = table.with_parameters({DO_NOT_UPDATE_STATS: "true"})
-                client.createTable(table.java(self.jvm()))
+                    marked = table.with_parameters({DO_NOT_UPDATE_STATS: "true"})  # the metastore removes it
+                client.createTable(marked.java(self.jvm()))
             except ENGINE_ERRORS as error:
                 if self._engine.java_means(error, Cause.METASTORE_OBJECT_EXISTS):
                     raise ObjectExistsError.relation(f"{name} already exists", str(name)) from None
                 raise self._error(error, f"cannot create {name}", name) from None
+        keep_installed(self._engine, name, table)
         note_installed(self.jvm(), name, table.location)
 
     def add_partitions(self, name: TableName, partitions: list[HivePartition]) -> None:

@@ -53,6 +53,7 @@ from storage.catalogs.spark.engine import (
     substitutes,
 )
 from storage.catalogs.spark.fs.file_mover import parse_partition
+from storage.catalogs.spark.hms.installed_records import installed_record
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.partition_values import metastore_values
 from storage.catalogs.spark.hms.version_record import (
@@ -140,7 +141,8 @@ class SparkTableAlter:
             try:
                 if raw and self._client is not None:
                     with contextlib.suppress(UnrenderedSchemaError):  # else read raw through Spark's Hive client
-                        return record_recorded_definition(self._engine, jvm, name, self._client.get(name))
+                        record = installed_record(self._engine, name) or self._client.get(name)
+                        return record_recorded_definition(self._engine, jvm, name, record)
                 if raw:
                     with contextlib.suppress(UnrenderedSchemaError):  # else read through the catalog, as Spark does
                         return raw_recorded_definition(self._engine, jvm, name)
