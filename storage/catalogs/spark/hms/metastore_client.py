@@ -52,7 +52,7 @@ from storage.catalogs.spark.hms.hive_record import (
 from storage.catalogs.spark.hms.installed_locations import note_installed
 from storage.catalogs.spark.hms.installed_records import keep_installed
 from storage.catalogs.spark.hms.record_lookup import lookup_of_record
-from storage.catalogs.spark.jvm import new, string_list, thrift_value, to_json
+from storage.catalogs.spark.jvm import new, static, string_list, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
@@ -76,6 +76,9 @@ class MetastoreClient:
         self._lock = threading.Lock()
         self._staged: dict[TableName, tuple[HivePartition, ...]] = {}
         """Per work table: partitions held for its install instead of registered (:meth:`stage_partitions`)."""
+        self._hive_state: Any = None
+        self._threads = threading.local()
+        """Per thread: the client whose Hive session state this thread was given (:func:`_enter_hive_state`)."""
 
     def jvm(self) -> Jvm:
         """The session's JVM handles this client works with."""
@@ -91,7 +94,11 @@ class MetastoreClient:
             hive = jvm.session.sharedState().externalCatalog().unwrapped().client()
             self._client = new(jvm.view, jvm.classes.hive_metastore_client, hive.conf())
             self._gathers_statistics = bool(hive.conf().getBoolean(STATISTICS_GATHERED, True))
+            self._hive_state = hive.state()
             self._session = jvm.session
+        if getattr(self._threads, "client", None) is not self._client:
+            _enter_hive_state(jvm, self._hive_state)
+            self._threads.client = self._client
         return self._client
 
     def close(self) -> None:
@@ -478,6 +485,21 @@ def keys_refusal(orig: HiveTable, tmp: HiveTable, name: TableName) -> str | None
     if orig.partition_keys != tmp.partition_keys:
         return f"the partition columns of {name} change (the metastore cannot change a table's partition keys)"
     return None
+
+
+HIVE_SESSION_STATE = "org.apache.hadoop.hive.ql.session.SessionState"
+
+
+def _enter_hive_state(jvm: Jvm, state: Any) -> None:
+    """Give the calling JVM thread Spark's Hive session state where it has none (two round trips, once per thread and
+    client), as Spark's Hive client does around each of its calls (``withHiveState``) and leaves in place. The
+    metastore filter hook that Hive's session may configure (``AuthorizationMetaStoreFilterHook``, found in the tests'
+    sessions) reads the thread's session state: on a thread that had run no Spark call into Hive, ``getAllDatabases``
+    failed with a ``NullPointerException`` (an attached session's transaction whose commit deleted an expired
+    version, once the install no longer ran Spark's ``refreshTable`` on that thread, 2026-12-01)."""
+    current = static(jvm.view, HIVE_SESSION_STATE, "get")()
+    if current is None and state is not None:
+        static(jvm.view, HIVE_SESSION_STATE, "setCurrentSessionState")(state)
 
 
 DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
