@@ -335,7 +335,7 @@ class SparkTableAlter:
         records of the table and its partitions, kept for the statement (the same values in the same order; no
         Spark command to plan); else one metastore call (and one more to tell a view from a missing table)."""
         if self._client is not None and not substitutes(name.db) and not substitutes(name.name):
-            table = self._client.get(name)
+            table = installed_record(self._engine, name) or self._client.get(name)
             if spec is None and table is not None and not table.is_view:
                 keys = table.partition_column_names
                 return [dict(zip(keys, p.values, strict=True)) for p in self._client.partitions(name)] if keys else []
