@@ -15,8 +15,9 @@ from ddl_log import AtomicDDL
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.catalog import spark_catalog
 from storage.catalogs.spark.engine import fingerprint
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.profile import jvm_of
-from storage.catalogs.spark.sql.view_record import view_info
+from storage.catalogs.spark.sql.view_record import read_view, read_view_of_record, view_info
 from tests import crashkit
 
 pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("spare_shared")]
@@ -69,6 +70,17 @@ def test_the_record_gives_the_definition_describe_gives(spark, views, key, monke
     from_record = _definition_from(catalog, views[key], monkeypatch, describe=False)
     from_describe = _definition_from(catalog, views[key], monkeypatch, describe=True)
     assert from_record is not None and from_record == from_describe
+
+
+@pytest.mark.parametrize("key", sorted([*VIEWS, "redacted"]))
+def test_the_raw_record_a_lookup_read_gives_what_the_catalogs_read_gives(spark, views, key):
+    """A statement's lookup reads the view's raw record; the view's parts and identity come from that record
+    (``read_view_of_record``) as from the session catalog's own read (``read_view``)."""
+    jvm = jvm_of(spark)
+    record = MetastoreClient(spark_catalog(spark).views._engine).get(views[key])
+    from_record = read_view_of_record(jvm, record)
+    assert from_record is not None
+    assert from_record == read_view(jvm, views[key])
 
 
 @pytest.mark.parametrize("key", sorted([*VIEWS, "redacted"]))

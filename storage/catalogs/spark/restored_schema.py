@@ -46,7 +46,7 @@ class RestoredShape:
     partition_columns: list[str]
 
 
-def _large_property(properties: Mapping[str, str], key: str) -> str | None:
+def large_property(properties: Mapping[str, str], key: str) -> str | None:
     """``key``'s value, or its pieces joined (``CatalogTable.readLargeTableProp``); None when neither is there."""
     if key in properties:
         return properties[key]
@@ -102,7 +102,7 @@ def restored_shape(properties: Mapping[str, str], stored_schema: Callable[[], di
     """The shape Spark's catalog restores from a raw table's ``properties``; ``stored_schema`` and
     ``stored_partition_columns`` read the metastore's own columns (asked only for a Hive serde table)."""
     provider = properties.get(PROVIDER_PROPERTY)
-    text = _large_property(properties, SCHEMA_PROPERTY)
+    text = large_property(properties, SCHEMA_PROPERTY)
     try:
         schema = json.loads(text) if text is not None else None
     except ValueError:

@@ -31,6 +31,7 @@ from storage.catalogs.interface import ViewDefinition
 from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
+    HIVE_RECORD,
     MISSING,
     VIEW_RECORD_READ,
     Engine,
@@ -46,7 +47,7 @@ from storage.catalogs.spark.jvm import option, with_active_session
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.function_records import decode_text
 from storage.catalogs.spark.sql.table_alter import is_internal_property
-from storage.catalogs.spark.sql.view_record import read_view
+from storage.catalogs.spark.sql.view_record import read_view, read_view_of_record
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -149,7 +150,9 @@ class SparkViews:
             return known  # type: ignore[no-any-return]
         jvm = self._engine.jvm
         assert jvm is not None  # the callers describe on a session without one
-        read = read_view(jvm, name)
+        record = lookup_scope.cached(self._engine, (HIVE_RECORD, name))  # the statement's lookup read it raw
+        read = (record is not None and record is not lookup_scope.MISSING_ENTRY
+                and read_view_of_record(jvm, record)) or read_view(jvm, name)
         lookup_scope.remember(self._engine, (VIEW_RECORD_READ, name), read)
         return read
 
