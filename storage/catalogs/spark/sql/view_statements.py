@@ -151,8 +151,12 @@ class SparkViews:
         jvm = self._engine.jvm
         assert jvm is not None  # the callers describe on a session without one
         record = lookup_scope.cached(self._engine, (HIVE_RECORD, name))  # the statement's lookup read it raw
-        read = (record is not None and record is not lookup_scope.MISSING_ENTRY
-                and read_view_of_record(jvm, record)) or read_view(jvm, name)
+        read = None
+        if record is not None and record is not lookup_scope.MISSING_ENTRY:
+            with contextlib.suppress(*ENGINE_ERRORS):  # a Hive client Spark's conversion cannot reach: read it
+                read = read_view_of_record(jvm, record)
+        if read is None:
+            read = read_view(jvm, name)
         lookup_scope.remember(self._engine, (VIEW_RECORD_READ, name), read)
         return read
 
