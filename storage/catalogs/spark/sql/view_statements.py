@@ -152,7 +152,8 @@ class SparkViews:
         assert jvm is not None  # the callers describe on a session without one
         record = lookup_scope.cached(self._engine, (HIVE_RECORD, name))  # the statement's lookup read it raw
         read = None
-        if record is not None and record is not lookup_scope.MISSING_ENTRY:
+        # as the catalog restores what it reads (not in Spark's debug mode, which returns the record as stored)
+        if record is not None and record is not lookup_scope.MISSING_ENTRY and self._engine.profile.catalog_restores:
             with contextlib.suppress(*ENGINE_ERRORS):  # a Hive client Spark's conversion cannot reach: read it
                 read = read_view_of_record(jvm, record)
         if read is None:
