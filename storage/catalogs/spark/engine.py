@@ -63,8 +63,8 @@ and ``Partition`` records for the statement, and what a view's record read gives
 lookup."""
 INSTALLED_RECORD = "installed record"
 """The key under which the metastore client keeps the ``Table`` record a statement installed or created for a data
-source table (:meth:`~storage.catalogs.spark.hms.metastore_client.MetastoreClient.installed`): what the version
-record of its binlog event reads, without reading it back."""
+source table (:func:`~storage.catalogs.spark.hms.installed_records.installed_record`): what the version record of its
+binlog event reads, without reading it back."""
 DATABASE_LOCATION = "database location"
 """The key under which :meth:`Engine.database_location` keeps a database's location for the statement."""
 

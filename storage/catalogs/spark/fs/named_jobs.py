@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from storage.catalogs.spark.engine import Engine, has_class
+from storage.catalogs.spark.handle_answers import HandleAnswers
 from storage.catalogs.spark.jvm import static
 from storage.catalogs.spark.profile import Jvm
 
@@ -34,9 +35,9 @@ _USERS: dict[int, int] = {}
 """Per session (``id`` of its Python session object): how many INSERTs have the named protocol set now."""
 _UNNAMED: set[str] = set()
 """The job ids whose expectation no write job claimed (a write elsewhere than the table's directory)."""
-_CONTEXTS: dict[int, tuple[object, bool]] = {}
-"""Per ``JavaSparkContext`` (``id``, the handle kept so that the id is never another's): whether its JVM has the
-project's classes and its executors do too (a local master, or the jar in ``spark.jars``): fixed for its life."""
+_CONTEXTS: HandleAnswers[bool] = HandleAnswers(kept=8)
+"""Per ``JavaSparkContext``: whether its JVM has the project's classes and its executors do too (a local master, or
+the jar in ``spark.jars``): fixed for its life."""
 
 
 def jobs_named(engine: Engine) -> bool:
@@ -56,16 +57,12 @@ def jobs_named(engine: Engine) -> bool:
 
 def context_names_jobs(engine: Engine, jvm: Jvm) -> bool:
     """Whether the session's context has the project's commit protocol in its JVM and in its executors'."""
-    with _LOCK:
-        known = _CONTEXTS.get(id(jvm.context))
-    if known is not None and known[0] is jvm.context:
-        return known[1]
-    context = engine.spark.sparkContext
-    found = has_class(jvm, NAMED_PROTOCOL) and (
-        str(context.master).startswith("local") or JAR_NAME in str(context.getConf().get("spark.jars", "")))
-    with _LOCK:
-        _CONTEXTS[id(jvm.context)] = (jvm.context, found)
-    return found
+    def found() -> bool:
+        context = engine.spark.sparkContext
+        return has_class(jvm, NAMED_PROTOCOL) and (
+            str(context.master).startswith("local") or JAR_NAME in str(context.getConf().get("spark.jars", "")))
+
+    return _CONTEXTS.get(jvm.context, found)
 
 
 def unnamed(job: str) -> bool:

@@ -59,9 +59,7 @@ class SparkVersions:
             if self._client.get(name) is None:
                 raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
             self._engine.forget(name)
-            cached = self._swap.cached(name)
             self._swap.install(name, table, partitions)
-            self._swap.refresh_installed(name, cached)
             return
         if self._client.get(name) is not None:
             raise ObjectExistsError.relation(f"table {name} already exists", str(name))

@@ -5,10 +5,9 @@ this does nothing (Spark's own caching, as documented in docs/guarantees.md)."""
 
 from __future__ import annotations
 
-import threading
-
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, has_class
+from storage.catalogs.spark.handle_answers import HandleAnswers
 from storage.catalogs.spark.jvm import static
 from storage.catalogs.spark.profile import Jvm
 
@@ -17,14 +16,13 @@ EXTENSION = "spark_ddl_log.DdlLogExtension"
 """The class in ``spark.sql.extensions`` that gives a session ``FreshRelations`` (the front end's ``EXTENSION_CLASS``,
 which this layer cannot import)."""
 
-_LOCK = threading.Lock()
-_HAS_CLASS: dict[int, tuple[object, bool]] = {}
-_GUARDED: dict[int, tuple[object, bool]] = {}
-"""Per JVM ``SparkSession`` (the handle kept, as above): whether it was built with the project's extension."""
-"""Per ``JavaSparkContext`` (``id``, the handle kept so that the id is never another's), as
-:func:`storage.catalogs.spark.fs.named_jobs.context_names_jobs` keeps its answer: whether its JVM has the project's
-class. Not per JVM view: one Python process keeps its view across SparkContexts that differ in ``spark.jars``
-(:func:`~storage.catalogs.spark.engine.has_class`)."""
+_HAS_CLASS: HandleAnswers[bool] = HandleAnswers(kept=8)
+"""Per ``JavaSparkContext``, as :func:`storage.catalogs.spark.fs.named_jobs.context_names_jobs` keeps its answer:
+whether its JVM has the project's class. Not per JVM view: one Python process keeps its view across SparkContexts
+that differ in ``spark.jars`` (:func:`~storage.catalogs.spark.engine.has_class`)."""
+_GUARDED: HandleAnswers[bool] = HandleAnswers(kept=32)
+"""Per JVM ``SparkSession``: whether it was built with the project's extension (a server's client sessions each
+ask)."""
 
 
 def note_installed(jvm: Jvm, name: TableName, location: str) -> None:
@@ -39,30 +37,19 @@ def note_installed(jvm: Jvm, name: TableName, location: str) -> None:
 
 
 def _has_installed(jvm: Jvm) -> bool:
-    with _LOCK:
-        known = _HAS_CLASS.get(id(jvm.context))
-    if known is not None and known[0] is jvm.context:
-        return known[1]
-    found = has_class(jvm, INSTALLED)
-    with _LOCK:
-        _HAS_CLASS[id(jvm.context)] = (jvm.context, found)
-    return found
+    return _HAS_CLASS.get(jvm.context, lambda: has_class(jvm, INSTALLED))
 
 
 def relations_kept_fresh(jvm: Jvm) -> bool:
     """Whether the session's analyzer drops a cached relation whose location is not the one :func:`note_installed`
     told (``FreshRelations``): the session was built with the project's extension (a static setting: asked once per
     session, two round trips) and its JVM has the class the notes go to."""
-    session = jvm.session
-    with _LOCK:
-        known = _GUARDED.get(id(session))
-    if known is not None and known[0] is session:
-        return known[1]
+    return _GUARDED.get(jvm.session, lambda: _built_with_extension(jvm) and _has_installed(jvm))
+
+
+def _built_with_extension(jvm: Jvm) -> bool:
     try:
-        named = str(session.conf().get("spark.sql.extensions", ""))
+        named = str(jvm.session.conf().get("spark.sql.extensions", ""))
     except ENGINE_ERRORS:
-        named = ""
-    guarded = EXTENSION in (part.strip() for part in named.split(",")) and _has_installed(jvm)
-    with _LOCK:
-        _GUARDED[id(session)] = (session, guarded)
-    return guarded
+        return False
+    return EXTENSION in (part.strip() for part in named.split(","))

@@ -258,7 +258,7 @@ class SparkSwap:
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
                              between: Callable[[], None]) -> None:
         """ORIG := TMP's definition as ``plan`` read it (one ``alter_table``; see :meth:`_install` for a partitioned
-        table); ``between`` runs right before. Then this session's cached relation of ORIG is refreshed."""
+        table); ``between`` runs right before."""
         if plan.refusal is not None or plan.handle is None:
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
         new, new_partitions, *directory = plan.handle
@@ -268,14 +268,13 @@ class SparkSwap:
         self._engine.forget(orig, partitions=False)
         if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
             self._client.make_directory(directory[0])
-        cached = self.cached(orig)
         between()
         self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
                       alike=current is not None and read_alike(current, new))
-        self.refresh_installed(orig, cached)
 
     def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
-        """Make ``table`` with ``partitions`` the definition of ``name`` (see :meth:`_install`): RESTORE's call."""
+        """Make ``table`` with ``partitions`` the definition of ``name`` and refresh it (see :meth:`_install`):
+        RESTORE's call."""
         self._install(name, table, partitions)
 
     def _install(self, name: TableName, table: HiveTable, partitions: list[HivePartition], *,
@@ -287,13 +286,17 @@ class SparkSwap:
         ``alike`` (the current definition is read as ``table`` is but for its location, :func:`read_alike`: an
         INSERT OVERWRITE's): the partitions switched first, then the definition, two calls instead of three (a
         reader between them reads the new partitions with a definition that reads them alike; about 15 ms).
-        ``keep_statistics``: the metastore leaves the record's statistics as they are (else it counts the files)."""
+        ``keep_statistics``: the metastore leaves the record's statistics as they are (else it counts the files).
+        Then this session's cached relation of ``name`` is dropped and its cached data, if any, cached again at the new
+        version (:func:`refresh_installed`, what the session cached read before the install)."""
+        cached = cached_table(self._engine.jvm, name)
         if table.partitioned:
             if not alike:
                 self._client.install(name, table.discovering(), keep_statistics=keep_statistics)
             SWITCHING_PARTITIONS()
             self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
         self._client.install(name, table, keep_statistics=keep_statistics)
+        refresh_installed(self._engine, name, cached)
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""
@@ -302,9 +305,7 @@ class SparkSwap:
             raise NoSuchObjectError.relation(f"table {holder} does not exist", str(holder))
         partitions = self._client.partitions(holder) if kept.partitioned else []
         self._engine.forget(orig, holder)
-        cached = self.cached(orig)
         self._install(orig, kept.as_restored(orig, orig_tag), partitions)
-        self.refresh_installed(orig, cached)
 
     def forget_table(self, name: TableName, *, expect: str) -> bool:
         """Remove the table ``name`` from the metastore, never its files; only while its tag is ``expect``; else the
@@ -357,15 +358,6 @@ class SparkSwap:
     def refresh(self, name: TableName) -> None:
         """Drop this session's cached relation and file listing of ``name``: the next query reads the new table."""
         refresh(self._engine, name)
-
-    def cached(self, name: TableName) -> CachedTable | None:
-        """What the session caches of ``name`` before an install, for :meth:`refresh_installed`
-        (:func:`~storage.catalogs.spark.cached_data.cached_table`)."""
-        return cached_table(self._engine.jvm, name)
-
-    def refresh_installed(self, name: TableName, cached: CachedTable | None) -> None:
-        """:meth:`refresh` after an install at a new location: see :func:`refresh_installed`."""
-        refresh_installed(self._engine, name, cached)
 
     def invalidate(self, name: TableName) -> None:
         """Drop whatever this session still caches for ``name`` where no definition of it was readable before the
