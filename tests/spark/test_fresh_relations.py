@@ -12,8 +12,14 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.catalog import spark_catalog
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.restored_schema import SCHEMA_PROPERTY
 
 pytestmark = pytest.mark.spark
+
+INT_SCHEMA = '{"type":"struct","fields":[{"name":"v","type":"integer","nullable":true,"metadata":{}}]}'
 
 
 @pytest.fixture
@@ -111,3 +117,28 @@ def test_a_cached_table_replaced_is_read_at_its_new_version_as_after_sparks_own_
         assert spark.sparkContext._jsc.getPersistentRDDs().size() == persisted + 1
     finally:
         spark.catalog.clearCache()
+
+
+def test_a_relation_of_a_torn_definition_is_not_read(clean_spark: Any, ddl: AtomicDDL) -> None:
+    """A metastore read that overlaps an install under read-committed isolation (embedded Derby, Hive's default) can
+    return the new version's location with the old version's schema; a reader thread of the writer's session then
+    stores a relation at the installed location that reads the new files with the old types (found by the readers'
+    proof: eight failed reads, then the writer's next ALTER failed reading the table). Staged: the old schema put on
+    the installed record, the relation built, the installed record put back. The relation goes (its schema is not the
+    installed one), and the writer's next statement reads the table."""
+    spark = clean_spark
+    ddl.sql("CREATE TABLE fr USING parquet AS SELECT CAST(1 AS INT) AS v")
+    ddl.sql("ALTER TABLE fr ALTER COLUMN v TYPE BIGINT")
+    name = TableName("default", "fr")
+    client = MetastoreClient(spark_catalog(spark).views._engine)
+    installed = client.get(name)
+    assert installed is not None
+    client.install(name, installed.with_parameters({SCHEMA_PROPERTY: INT_SCHEMA}))
+    spark._jsparkSession.sessionState().catalog().invalidateCachedTable(cached_relation(spark, "fr")[0])
+    assert spark.table("fr").schema["v"].dataType.typeName() == "integer"  # the torn relation, cached
+    client.install(name, installed)
+    assert cached_relation(spark, "fr")[1].schema().apply("v").dataType().typeName() == "integer"
+    assert values(spark) == [1]
+    assert spark.table("fr").schema["v"].dataType.typeName() == "long"
+    ddl.sql("ALTER TABLE fr ALTER COLUMN v TYPE INT")
+    assert values(spark) == [1]

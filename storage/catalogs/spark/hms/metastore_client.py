@@ -1,28 +1,26 @@
 """A Hive metastore client of the catalog's own, beside Spark's, for the one thing Spark's SQL cannot do: change a
-table's whole definition (columns, location, properties, kind) in one ``alter_table`` call, which the metastore runs
-as one transaction.
+table's whole definition (columns, location, properties, kind) in one ``alter_table`` call, which the metastore runs as
+one transaction.
 
-Why not Spark's client: ``HiveExternalCatalog.alterTable`` keeps a data source table's old schema, and Spark's
-``HiveClientImpl`` serialises its calls on a lock the Python side cannot take, while reader threads use it. This
-client is built from the same Hive configuration (embedded Derby or a Thrift service), used under a Python lock, and
-works on the metastore's own ``Table`` records, so a definition taken from one table is installed on another exactly.
-The records cross Py4J whole, as Thrift JSON (:mod:`storage.catalogs.spark.hms.hive_record`): a read is four round
-trips, an install three, never one per field.
+Why not Spark's client: ``HiveExternalCatalog.alterTable`` keeps a data source table's old schema. This client is built
+from the same Hive configuration (embedded Derby or a Thrift service), used under a Python lock, makes every change
+holding the lock Spark's ``HiveClientImpl`` serialises its own calls on (so no read of this JVM overlaps one:
+:mod:`~storage.catalogs.spark.hms.spark_client_lock`), and works on the metastore's own ``Table`` records, so a
+definition taken from one table is installed on another exactly. The records cross Py4J whole, as Thrift JSON
+(:mod:`storage.catalogs.spark.hms.hive_record`): a read is four round trips, an install three, never one per field.
 
 Hive 2.3 refuses an ``alter_table`` whose column types are not implicitly convertible from the old ones
-(``hive.metastore.disallow.incompatible.col.type.changes``, on by default) and compares columns by position. For a
-data source table those Hive columns are only a copy (Spark reads the schema from the table properties), so
-:meth:`MetastoreClient.install` then installs the definition with no Hive columns first and with its own columns
-right after: readers see the new table from the first call on.
+(``hive.metastore.disallow.incompatible.col.type.changes``, on by default) and compares columns by position. For a data
+source table those Hive columns are only a copy (Spark reads the schema from the table properties), so
+:meth:`MetastoreClient.install` then installs the definition with no Hive columns first and with its own columns right
+after: readers see the new table from the first call on.
 
 Only on a classic session (a JVM handle) with Hive support: the session's profile says why not otherwise
 (:attr:`~storage.catalogs.spark.profile.SparkProfile.metastore_refusal`), and its parts ask it before they use this
-client.
-"""
+client."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import threading
@@ -40,6 +38,7 @@ from storage.catalogs.spark.engine import (
     Engine,
     inspect_error,
 )
+from storage.catalogs.spark.hms.client_connection import ClientConnection
 from storage.catalogs.spark.hms.hive_record import (
     MANAGED,
     HivePartition,
@@ -52,7 +51,7 @@ from storage.catalogs.spark.hms.hive_record import (
 from storage.catalogs.spark.hms.installed_locations import note_installed
 from storage.catalogs.spark.hms.installed_records import keep_installed
 from storage.catalogs.spark.hms.record_lookup import lookup_of_record
-from storage.catalogs.spark.jvm import new, static, string_list, thrift_value, to_json
+from storage.catalogs.spark.jvm import string_list, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
@@ -70,48 +69,23 @@ class MetastoreClient:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._client: Any = None
-        self._session: Any = None
-        self._gathers_statistics = True
+        self._connection = ClientConnection(engine)
         self._lock = threading.Lock()
         self._staged: dict[TableName, tuple[HivePartition, ...]] = {}
         """Per work table: partitions held for its install instead of registered (:meth:`stage_partitions`)."""
-        self._hive_state: Any = None
-        self._threads = threading.local()
-        """Per thread: the client whose Hive session state this thread was given (:func:`_enter_hive_state`)."""
 
     def jvm(self) -> Jvm:
         """The session's JVM handles this client works with."""
-        jvm = self._engine.jvm
-        if jvm is None:
-            raise CatalogError(self._engine.profile.metastore_refusal or "no JVM handle on this session")
-        return jvm
+        return self._connection.jvm()
 
     def _msc(self) -> Any:
-        jvm = self.jvm()
-        if self._client is None or self._session is not jvm.session:
-            self._close_client()  # another session: its client goes with it
-            hive = jvm.session.sharedState().externalCatalog().unwrapped().client()
-            self._client = new(jvm.view, jvm.classes.hive_metastore_client, hive.conf())
-            self._gathers_statistics = bool(hive.conf().getBoolean(STATISTICS_GATHERED, True))
-            self._hive_state = hive.state()
-            self._session = jvm.session
-        if getattr(self._threads, "client", None) is not self._client:
-            _enter_hive_state(jvm, self._hive_state)
-            self._threads.client = self._client
-        return self._client
+        return self._connection.client()
 
     def close(self) -> None:
         """Close the metastore client this object opened (on a service: its Thrift connection, which the service
         keeps until the client closes it); a later call opens a new one. The Spark session is not touched."""
         with self._lock:
-            self._close_client()
-
-    def _close_client(self) -> None:
-        client, self._client, self._session = self._client, None, None
-        if client is not None:
-            with contextlib.suppress(*ENGINE_ERRORS):  # a stopped JVM or a gone service: nothing is left open
-                client.close()
+            self._connection.close()
 
     def get(self, name: TableName) -> HiveTable | None:
         """The metastore's ``Table`` record of ``name`` (None when missing). One metastore call and four Py4J round
@@ -166,23 +140,23 @@ class MetastoreClient:
         table Spark creates over files)."""
         self._changing(name, partitions=table.name.lower() != name.name.lower())
         with self._lock:
-            client, jvm = self._msc(), self.jvm()
+            jvm = self.jvm()
             keep = keep_statistics_context(jvm) if keep_statistics else None
+            alter = "alter_table_with_environmentContext"
             try:
-                client.alter_table_with_environmentContext(name.db, name.name, table.java(jvm), keep)
+                self._connection.change(alter, name.db, name.name, table.java(jvm), keep)
             except ENGINE_ERRORS as error:
                 invalid = self._engine.java_means(error, Cause.METASTORE_INVALID_OPERATION)
                 if not invalid or "incompatible" not in str(error):
                     raise self._error(error, f"cannot install the new definition of {name}", name) from None
                 try:
-                    client.alter_table_with_environmentContext(name.db, name.name,
-                                                               table.without_columns().java(jvm), keep)
-                    client.alter_table_with_environmentContext(name.db, name.name, table.java(jvm), keep)
+                    self._connection.change(alter, name.db, name.name, table.without_columns().java(jvm), keep)
+                    self._connection.change(alter, name.db, name.name, table.java(jvm), keep)
                 except ENGINE_ERRORS as error:
                     raise self._error(error, f"cannot install the new definition of {name}", name) from None
         if table.name.lower() == name.name.lower():
             keep_installed(self._engine, name, table)
-        note_installed(jvm, TableName(table.db or name.db, table.name or name.name), table.location)
+        note_installed(jvm, TableName(table.db or name.db, table.name or name.name), table)
 
     def rename_as_spark(self, name: TableName, new_name: TableName) -> None:
         """Rename the external table ``name`` to ``new_name`` (same database) through Spark's own catalog: a query's
@@ -209,24 +183,23 @@ class MetastoreClient:
         self._changing(name)
         with self._lock:
             try:
-                client = self._msc()
                 marked = table
-                if keep_statistics and self._gathers_statistics and not table.partitioned:
+                if keep_statistics and self._connection.gathers_statistics and not table.partitioned:
                     marked = table.with_parameters({DO_NOT_UPDATE_STATS: "true"})  # the metastore removes it
-                client.createTable(marked.java(self.jvm()))
+                self._connection.change("createTable", marked.java(self.jvm()))
             except ENGINE_ERRORS as error:
                 if self._engine.java_means(error, Cause.METASTORE_OBJECT_EXISTS):
                     raise ObjectExistsError.relation(f"{name} already exists", str(name)) from None
                 raise self._error(error, f"cannot create {name}", name) from None
         keep_installed(self._engine, name, table)
-        note_installed(self.jvm(), name, table.location)
+        note_installed(self.jvm(), name, table)
 
     def add_partitions(self, name: TableName, partitions: list[HivePartition]) -> None:
         """Register ``partitions`` (``Partition`` records naming ``name``) in one call, their files where they are."""
         self._changing(name)
         with self._lock:
             try:
-                self._msc().add_partitions(partitions_java(self.jvm(), partitions))
+                self._connection.change("add_partitions", partitions_java(self.jvm(), partitions))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot add the partitions of {name}", name) from None
 
@@ -341,7 +314,7 @@ class MetastoreClient:
         self._changing(name)
         with self._lock:
             try:
-                self._msc().alter_partitions(name.db, name.name, partitions_java(self.jvm(), changed))
+                self._connection.change("alter_partitions", name.db, name.name, partitions_java(self.jvm(), changed))
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot update the partitions of {name}", name) from None
 
@@ -355,18 +328,18 @@ class MetastoreClient:
         target = {p.values: p for p in wanted}
         self._changing(name)
         with self._lock:
-            client, jvm = self._msc(), self.jvm()
+            jvm = self.jvm()
             try:
                 added = [p.placed(name, empty_location) for values, p in target.items() if values not in current]
                 if added:
-                    client.add_partitions(partitions_java(jvm, added))
+                    self._connection.change("add_partitions", partitions_java(jvm, added))
                 switched = [p.placed(name) for p in target.values()]
                 switched += [p.placed(name, empty_location) for values, p in current.items() if values not in target]
                 if switched:
-                    client.alter_partitions(name.db, name.name, partitions_java(jvm, switched))
+                    self._connection.change("alter_partitions", name.db, name.name, partitions_java(jvm, switched))
                 for values in current:
                     if values not in target:
-                        client.dropPartition(name.db, name.name, list(values), False)
+                        self._connection.change("dropPartition", name.db, name.name, list(values), False)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot switch the partitions of {name}", name) from None
 
@@ -426,7 +399,7 @@ class MetastoreClient:
         """Drop the empty database ``db`` (RESTRICT), its directory left in place (``deleteData`` off)."""
         with self._lock:
             try:
-                self._msc().dropDatabase(db, False, False, False)
+                self._connection.change("dropDatabase", db, False, False, False)
             except ENGINE_ERRORS as error:
                 if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
                     raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
@@ -442,7 +415,7 @@ class MetastoreClient:
             self._staged.pop(name, None)
             try:
                 self._changing(name)
-                self._msc().dropTable(name.db, name.name, False, True)
+                self._connection.change("dropTable", name.db, name.name, False, True)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot remove {name} from the metastore", name) from None
 
@@ -487,23 +460,7 @@ def keys_refusal(orig: HiveTable, tmp: HiveTable, name: TableName) -> str | None
     return None
 
 
-HIVE_SESSION_STATE = "org.apache.hadoop.hive.ql.session.SessionState"
-
-
-def _enter_hive_state(jvm: Jvm, state: Any) -> None:
-    """Give the calling JVM thread Spark's Hive session state where it has none (two round trips, once per thread and
-    client), as Spark's Hive client does around each of its calls (``withHiveState``) and leaves in place. The
-    metastore filter hook that Hive's session may configure (``AuthorizationMetaStoreFilterHook``, found in the tests'
-    sessions) reads the thread's session state: on a thread that had run no Spark call into Hive, ``getAllDatabases``
-    failed with a ``NullPointerException`` (an attached session's transaction whose commit deleted an expired
-    version, once the install no longer ran Spark's ``refreshTable`` on that thread, 2026-12-01)."""
-    current = static(jvm.view, HIVE_SESSION_STATE, "get")()
-    if current is None and state is not None:
-        static(jvm.view, HIVE_SESSION_STATE, "setCurrentSessionState")(state)
-
-
 DO_NOT_UPDATE_STATS = "DO_NOT_UPDATE_STATS"
-STATISTICS_GATHERED = "hive.stats.autogather"
 
 KEEP_STATISTICS = '{"1":{"map":["str","str",1,{"DO_NOT_UPDATE_STATS":"true"}]}}'
 """An ``EnvironmentContext`` (Thrift JSON) telling the metastore to leave a table's statistics parameters as the

@@ -5,7 +5,6 @@ import org.apache.spark.sql.catalyst.QualifiedTableName;
 import org.apache.spark.sql.catalyst.TableIdentifier;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedRelation;
 import org.apache.spark.sql.catalyst.catalog.CatalogTable;
-import org.apache.spark.sql.catalyst.catalog.CatalogUtils;
 import org.apache.spark.sql.catalyst.catalog.SessionCatalog;
 import org.apache.spark.sql.catalyst.catalog.UnresolvedCatalogRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
@@ -26,7 +25,8 @@ import scala.collection.immutable.Seq;
  * installed the new one can store the old version's relation after the replace dropped the entry, and the session's
  * later queries would read that old version until its next refresh; a session other than the writer's keeps its
  * relation of the old version in plain Spark too (and fails with FILE_NOT_EXIST once the old files are gone). Here a
- * cached relation whose location is not the one the engine installed ({@link Installed}) goes. The check costs a
+ * cached relation whose location or schema is not the one the engine installed ({@link Installed}) goes (a schema of
+ * the old version at the new location is what a metastore read torn by the install returns). The check costs a
  * look at the query's table names; only a mismatch asks the metastore (the engine of another driver may have
  * replaced the table since: then the cached relation is current and the note is forgotten).
  *
@@ -75,12 +75,12 @@ final class FreshRelations extends Rule<LogicalPlan> {
       return;
     }
     String db = parts.size() == 1 ? catalog.getCurrentDatabase() : parts.apply(parts.size() - 2);
-    if (Installed.location(db, table) == null) {
+    if (Installed.version(db, table) == null) {
       return;
     }
     QualifiedTableName key = new QualifiedTableName(SESSION_CATALOG, db.toLowerCase(java.util.Locale.ROOT),
         table.toLowerCase(java.util.Locale.ROOT));
-    if (current(catalog, key, locationOf(catalog.getCachedTable(key))) != null) {
+    if (current(catalog, key, tableOf(catalog.getCachedTable(key))) != null) {
       catalog.invalidateCachedTable(key);
     }
   }
@@ -95,13 +95,13 @@ final class FreshRelations extends Rule<LogicalPlan> {
   }
 
   /**
-   * Null where a relation of {@code key} at {@code cached} (null: none) may be read: none cached, or at the location
-   * installed last, or at the table's current one (the note forgotten then); else the table's current definition
-   * ({@link #GONE} when it has none), and the relation is not to be read.
+   * Null where a relation built from {@code cached} (null: none cached) may be read: none cached, or it reads the
+   * version installed last, or the table's current definition (the note forgotten then); else the table's current
+   * definition ({@link #GONE} when it has none), and the relation is not to be read.
    */
-  private static Object current(SessionCatalog catalog, QualifiedTableName key, String cached) {
-    String installed = Installed.location(key.database(), key.name());
-    if (cached == null || installed == null || same(cached, installed)) {
+  private static Object current(SessionCatalog catalog, QualifiedTableName key, CatalogTable cached) {
+    Installed.Version installed = Installed.version(key.database(), key.name());
+    if (cached == null || installed == null || installed.readBy(cached)) {
       return null;
     }
     CatalogTable current;
@@ -111,8 +111,8 @@ final class FreshRelations extends Rule<LogicalPlan> {
       Installed.forget(key.database(), key.name(), installed);
       return GONE;
     }
-    if (same(cached, CatalogUtils.URIToString(current.location()))) {
-      Installed.forget(key.database(), key.name(), installed); // another driver replaced it: the relation is current
+    if (Installed.alike(cached, current)) {
+      Installed.forget(key.database(), key.name(), installed); // another driver changed it: the relation is current
       return null;
     }
     return current;
@@ -123,7 +123,10 @@ final class FreshRelations extends Rule<LogicalPlan> {
    * extensions' hint rules (its class declares {@code hintResolutionRules}). It puts a relation back only while
    * nothing in the query refers to the relation's columns yet (Spark's pass took it from the cache just before):
    * a replace committed while the query is being analysed leaves the query reading what it resolved, as in Spark,
-   * never with columns bound to a relation that is gone.
+   * never with columns bound to a relation that is gone. A relation counts as just taken from the cache when it is
+   * not analysed yet or is the instance the cache holds: Spark marks the cached instance analysed with the first
+   * query that reads it, so a relation a reader thread stored was skipped by a check of the mark alone (found by a
+   * staged torn read on Spark 4.0.1).
    */
   static final class Resolved extends Rule<LogicalPlan> {
 
@@ -165,7 +168,7 @@ final class FreshRelations extends Rule<LogicalPlan> {
     }
 
     private LogicalPlan fresh(LogicalPlan plan, LogicalPlan root) {
-      if (plan instanceof LogicalRelation && !plan.analyzed()) {
+      if (plan instanceof LogicalRelation) {
         return relation((LogicalRelation) plan, root);
       }
       if (plan.children().isEmpty()) {
@@ -192,7 +195,10 @@ final class FreshRelations extends Rule<LogicalPlan> {
       }
       SessionCatalog catalog = session.sessionState().catalog();
       QualifiedTableName key = new QualifiedTableName(SESSION_CATALOG, table.database(), table.identifier().table());
-      Object current = current(catalog, key, CatalogUtils.URIToString(table.location()));
+      if (relation.analyzed() && relation != catalog.getCachedTable(key)) {
+        return relation; // part of a query analysed before (a DataFrame's plan), not taken from the cache now
+      }
+      Object current = current(catalog, key, table);
       if (current == null) {
         return relation;
       }
@@ -204,24 +210,16 @@ final class FreshRelations extends Rule<LogicalPlan> {
     }
   }
 
-  /** The location of a cached relation's table, or null (none cached, or not a relation of a catalog table). */
-  private static String locationOf(LogicalPlan cached) {
+  /** The catalog table a cached relation was built from, or null (none cached, or not a relation of one). */
+  private static CatalogTable tableOf(LogicalPlan cached) {
     if (cached == null) {
       return null;
     }
     try {
       Object table = Reflect.option(Reflect.call(cached, "catalogTable"));
-      return table instanceof CatalogTable ? CatalogUtils.URIToString(((CatalogTable) table).location()) : null;
+      return table instanceof CatalogTable ? (CatalogTable) table : null;
     } catch (IllegalStateException notARelation) {
       return null;
     }
-  }
-
-  private static boolean same(String one, String other) {
-    return strip(one).equals(strip(other));
-  }
-
-  private static String strip(String location) {
-    return location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
   }
 }
