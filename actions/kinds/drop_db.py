@@ -41,14 +41,14 @@ def log_drop_database(log: DDLLog, chain: int, db: str, tag: str, *, keep_files:
 
 def forward_drop_database(action: ActionEntry, ctx: ActionContext) -> None:
     db = name_of(action).db
-    if ctx.catalog.databases.database_exists(db):
-        if ctx.catalog.databases.database_identity(db) != action.tag:
-            return
+    databases = ctx.catalog.databases
+    identity = databases.database_identity(db)  # first: where it is the statement's, the one call needed
+    if identity == action.tag:
         DROP_DB_BEFORE()
-        ctx.catalog.databases.drop_database(db, keep_files=payload_of(action, DropDatabasePayload).keep_files)
-    else:
+        databases.drop_database(db, keep_files=payload_of(action, DropDatabasePayload).keep_files)
+    elif identity is None and not databases.database_exists(db):
         # a drop cut between the metastore commit and the directory delete
-        ctx.catalog.databases.clean_database_leftovers(db)
+        databases.clean_database_leftovers(db)
 
 
 def describe(action: ActionEntry) -> str:
