@@ -87,43 +87,32 @@ public final class Installed {
     return location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
   }
 
-  /** One installed version: where it lives and, where the record holds one, its Spark schema. */
+  /** One installed version: where it lives and, where the record holds one Spark can read, its Spark schema. */
   static final class Version {
 
     private final String location;
-    private final String schemaJson;
-    private volatile StructType schema;
-    private volatile boolean parsed;
+    private final StructType schema;
 
     Version(String location, String schemaJson) {
       this.location = location;
-      this.schemaJson = schemaJson;
+      this.schema = parsed(schemaJson);
     }
 
     /** Whether a relation built from {@code table} reads this version: its location, and its schema if known. */
     boolean readBy(CatalogTable table) {
-      if (!sameLocation(table, location)) {
-        return false;
-      }
-      StructType installed = schema();
-      return installed == null || sameSchema(installed, table.schema());
+      return sameLocation(table, location) && (schema == null || sameSchema(schema, table.schema()));
     }
 
-    private StructType schema() {
-      if (!parsed) {
-        StructType read = null;
-        if (schemaJson != null) {
-          try {
-            DataType type = DataType.fromJson(schemaJson);
-            read = type instanceof StructType ? (StructType) type : null;
-          } catch (RuntimeException unreadable) { // a schema Spark cannot read: the location alone decides
-            read = null;
-          }
-        }
-        schema = read;
-        parsed = true;
+    private static StructType parsed(String json) {
+      if (json == null) {
+        return null;
       }
-      return schema;
+      try {
+        DataType type = DataType.fromJson(json);
+        return type instanceof StructType ? (StructType) type : null;
+      } catch (RuntimeException unreadable) { // a schema Spark cannot read: the location alone decides
+        return null;
+      }
     }
   }
 }

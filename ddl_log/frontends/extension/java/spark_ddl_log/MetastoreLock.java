@@ -1,5 +1,6 @@
 package spark_ddl_log;
 
+import java.lang.invoke.MethodType;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -91,18 +92,6 @@ public final class MetastoreLock {
   }
 
   private static Class<?> boxed(Class<?> type) {
-    if (!type.isPrimitive()) {
-      return type;
-    }
-    if (type == boolean.class) {
-      return Boolean.class;
-    }
-    if (type == short.class) {
-      return Short.class;
-    }
-    if (type == int.class) {
-      return Integer.class;
-    }
-    return type == long.class ? Long.class : Object.class;
+    return MethodType.methodType(type).wrap().returnType(); // a primitive's wrapper class, any other class as it is
   }
 }
