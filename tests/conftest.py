@@ -102,6 +102,7 @@ SPARK_CRASH_SWEEPS = (
     "tests/spark/test_versions.py::test_crash_",
     "tests/spark/test_versions.py::test_a_crash_anywhere_",
     "tests/spark/test_insert_into.py::test_insert_into_crashed_anywhere_",
+    "tests/spark/test_write_path.py::test_crash_",
     "tests/attached/test_attached_sweeps.py",
     "tests/replication/test_install_sweep.py",
     "tests/replication/test_bootstrap_spark.py::test_a_resync_crashed_",

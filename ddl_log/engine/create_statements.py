@@ -276,4 +276,4 @@ class InsertOverwrite(Statement):
             copy = TableSpec(like=self.name, copy=True,
                              partitions_in_files=bool(metadata.partitioned_by) and not plan.fill.static)
             return replace_version(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True, fill=plan.fill,
-                                   keeps_statistics=True)
+                                   keeps_statistics=True, direct=not metadata.partitioned_by)

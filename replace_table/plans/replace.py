@@ -5,7 +5,9 @@ readable, steps 1-3), then one of four paths, chosen by conditions on the machin
 * rename (:mod:`~replace_table.plans.rename_path`): ORIG -> BACKUP, TMP -> ORIG, where the swap is refused;
 * create (:mod:`~replace_table.plans.create_path`): ORIG does not exist and is created with TMP's definition
   (files where TMP wrote them), or, where that cannot be kept whole, TMP is renamed to ORIG;
-* empty (:mod:`~replace_table.plans.empty_path`): TRUNCATE in one call, no TMP table.
+* empty (:mod:`~replace_table.plans.empty_path`): TRUNCATE in one call, no TMP table;
+* write (:mod:`~replace_table.plans.write_path`): INSERT OVERWRITE written into the new version's directory, no TMP
+  table.
 
 ====  ===========================  =========================================================================
 step  name                         effect
@@ -13,7 +15,8 @@ step  name                         effect
 1     ``log_tmp``                  C: log CREATE_TABLE of TMP (undo drops TMP, files included, and on a
                                    cluster logs a sweep of TMP for after the orphan window)
 2     ``create_tmp``               create TMP at its own directory (a CTAS fills it in the same call)
-3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise)
+3     ``fill_tmp``                 fill TMP from a SELECT / DataFrame (INSERT; a no-op otherwise); the write
+                                   path's job writes the new version's directory instead (no TMP table)
 4-    the path's steps             swap or rename chosen once TMP is built (``Swaps.plan_swap``, one look at
                                    each definition); create and empty before anything is logged. Inside a
                                    transaction the path runs at COMMIT from its first change of ORIG's name
@@ -39,11 +42,12 @@ from replace_table.plans.replace_run import (
     ReplaceResult,
     ReplaceRun,
     TmpWork,
+    builds_tmp,
     commit,
     create_tmp,
     creates,
-    empties,
     fill_tmp,
+    fills,
     frees_name_for_rename,
     log_tmp,
     renames,
@@ -51,6 +55,7 @@ from replace_table.plans.replace_run import (
     retire_old,
     swaps,
 )
+from replace_table.plans.write_path import choose_write
 from replace_table.statement_log import StatementLog
 from storage.catalogs.interface import Fill, TableSpec
 from storage.catalogs.names import TableName
@@ -62,14 +67,10 @@ def free_name(run: ReplaceRun) -> None:
     free_directory_of_dropped(run.ctx, run.orig)
 
 
-def builds_tmp(run: ReplaceRun) -> bool:
-    return not empties(run)
-
-
 REPLACE: Plan[ReplaceRun] = Plan("replace", [
     Step("log_tmp", "log", log_tmp, after=("start",)),
     Step("create_tmp", "act", create_tmp, when=builds_tmp),
-    Step("fill_tmp", "act", fill_tmp),
+    Step("fill_tmp", "act", fill_tmp, after=("create_tmp", "log_tmp"), when=fills),
     Step("log_swap", "log", swap_path.log_swap, after=("fill_tmp", "log_tmp"), when=swaps),
     Step("exchange", "act", swap_path.exchange, publishes=True),
     Step("log_rename", "log", rename_path.log_rename, after=("fill_tmp",), when=renames, publishes=True),
@@ -91,7 +92,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
                     frees_name: bool = False, make_tmp: TmpWork | None = None,
                     fill_tmp: TmpWork | None = None, keeps_statistics: bool = False,
-                    check: TmpWork | None = None) -> StatementMachine[ReplaceRun]:
+                    check: TmpWork | None = None, direct: bool = False) -> StatementMachine[ReplaceRun]:
     """The checked machine of one statement that builds a new version of ``name`` from ``spec`` and installs it
     (nothing done yet: :meth:`~replace_table.machine.StatementMachine.run` it, or its phases one by one).
 
@@ -102,7 +103,8 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
     the name-hold pre-flight first. ``make_tmp`` / ``fill_tmp``: another way to make and fill TMP (a replica's copy).
     ``keeps_statistics``: see :attr:`ReplaceRun.keeps_statistics`. ``check``: the statement's checks, run before
     anything else once the run knows its TMP name and tag (what Spark refuses is refused first; the check may
-    analyse the statement as TMP's create will run it).
+    analyse the statement as TMP's create will run it). ``direct``: ``fill`` may be written straight into the new
+    version's directory, no TMP table (:mod:`~replace_table.plans.write_path`), where the catalog can.
     ``ctx.grace_seconds``: how long ORIG's old files outlive a swap."""
     log = StatementLog(ctx, statement, makes_version=verb)
     run = ReplaceRun(ctx=ctx, log=log, orig=name, spec=spec, verb=verb, fill=fill, frees_name=frees_name,
@@ -119,6 +121,8 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
         run.path = "create"
     if empty is not None:  # reads only: nothing is made before the statement is logged
         choose_empty(run, empty)
+    if direct:  # reads only, as above
+        choose_write(run)
     return StatementMachine(REPLACE, run, log, verb=verb, subject=str(name))
 
 
@@ -127,10 +131,10 @@ def replace_version(ctx: ActionContext, name: TableName, spec: TableSpec, statem
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
                     frees_name: bool = False, make_tmp: TmpWork | None = None,
                     fill_tmp: TmpWork | None = None, keeps_statistics: bool = False,
-                    check: TmpWork | None = None) -> ReplaceResult:
+                    check: TmpWork | None = None, direct: bool = False) -> ReplaceResult:
     """The statement of :func:`replace_machine`, run whole."""
     machine = replace_machine(ctx, name, spec, statement, verb=verb, orig_must_exist=orig_must_exist, fill=fill,
                               empty=empty, frees_name=frees_name, make_tmp=make_tmp, fill_tmp=fill_tmp,
-                              keeps_statistics=keeps_statistics, check=check)
+                              keeps_statistics=keeps_statistics, check=check, direct=direct)
     outcome = machine.run()
     return machine.run_state.result(outcome.event, backup_pending=outcome.pending)

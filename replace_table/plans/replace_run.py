@@ -21,7 +21,7 @@ from replace_table.statement_log import StatementLog
 from storage.catalogs.interface import Fill, SwapPlan, TableSpec, TableVersion
 from storage.catalogs.names import TableName
 
-Path = Literal["swap", "rename", "create", "empty"]
+Path = Literal["swap", "rename", "create", "empty", "write"]
 
 
 @attrs.frozen(kw_only=True)
@@ -36,7 +36,8 @@ class ReplaceResult(StatementResult):
     """The new table is committed but retiring the old one failed; recovery finishes it."""
     path: Path = "create"
     """``swap``: ORIG took the new definition in one metastore call (the name never went missing); ``empty``: the
-    same for TRUNCATE, with no TMP table (ORIG's own definition, emptied, at a new directory); ``rename``: the
+    same for TRUNCATE, with no TMP table (ORIG's own definition, emptied, at a new directory); ``write``: the same for
+    an INSERT OVERWRITE, the new rows written into the new directory first; ``rename``: the
     rename algorithm (see ``swap_refused``); ``create``: ORIG did not exist."""
     swap_refused: str | None = None
     """Why the rename path was taken."""
@@ -48,7 +49,7 @@ class ReplaceResult(StatementResult):
     def describe(self) -> str:
         if not self.replaced:
             return "created"
-        if self.path in ("swap", "empty"):
+        if self.path in ("swap", "empty", "write"):
             return "replaced the old table: definition swap, old files kept for readers"
         return f"replaced the old table: rename swap ({self.swap_refused})"
 
@@ -93,6 +94,9 @@ class ReplaceRun:
     """The number the old version is kept under (None: its deletion chain's position, or none kept)."""
     forget_chain: int | None = None
     """Create and rename paths, TMP installed by its definition: the chain that forgets TMP after the commit."""
+    write_job: object | None = None
+    """The write path: the job that writes the new rows into the new version's directory
+    (``DataJobs.prepare_write``)."""
     _tmp_definition: tuple[str | None] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -131,9 +135,19 @@ def empties(run: ReplaceRun) -> bool:
     return run.path == "empty"
 
 
+def fills(run: ReplaceRun) -> bool:
+    """TMP, or the write path's directory, takes rows (not the empty path)."""
+    return run.path != "empty"
+
+
+def builds_tmp(run: ReplaceRun) -> bool:
+    """Not the empty and write paths, which make no TMP table (only its directory)."""
+    return run.path not in ("empty", "write")
+
+
 def swaps(run: ReplaceRun) -> bool:
-    """ORIG takes the new definition in one call (the swap and empty paths)."""
-    return run.chosen_path() in ("swap", "empty")
+    """ORIG takes the new definition in one call (the swap, empty and write paths)."""
+    return run.chosen_path() in ("swap", "empty", "write")
 
 
 def renames(run: ReplaceRun) -> bool:
@@ -174,8 +188,11 @@ def create_tmp(run: ReplaceRun) -> None:
 
 
 def fill_tmp(run: ReplaceRun) -> None:
-    """TMP filled from a SELECT / DataFrame (INSERT; nothing to do otherwise)."""
-    if run.fill_tmp is not None:
+    """TMP filled from a SELECT / DataFrame (INSERT; nothing to do otherwise); the write path's job writes the new
+    version's directory instead."""
+    if run.write_job is not None:
+        run.ctx.catalog.data.write_version(run.orig, run.write_job)
+    elif run.fill_tmp is not None:
         run.fill_tmp(run)
     elif run.fill is not None:
         run.ctx.catalog.data.insert(run.tmp, run.fill)

@@ -28,7 +28,7 @@ from actions.kinds.delete_data import log_delete_data
 from actions.kinds.forget_table import log_forget_table
 from actions.kinds.install_version import log_install_version
 from actions.version_history import kept_version
-from replace_table.plans.replace_run import ReplaceRun
+from replace_table.plans.replace_run import ReplaceRun, builds_tmp
 from storage import crashpoints
 from storage.errors import CatalogError
 
@@ -47,7 +47,7 @@ def log_swap(run: ReplaceRun) -> None:
     kept = kept_version(run.ctx, old, run.orig, run.verb, dropped=False, xid=run.log.xid)
     run.kept_number = kept.number
     with run.log.batch() as log:
-        if run.path != "empty":  # TMP was made: it leaves after the commit
+        if builds_tmp(run):  # TMP was made: it leaves after the commit
             run.drop_chain = run.log.link()
             log_forget_table(log, run.drop_chain, run.tmp, run.log.tag)
         run.delete_chain = run.log.link()

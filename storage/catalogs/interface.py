@@ -273,3 +273,6 @@ class SwapPlan:
     handle: Any = attrs.field(default=None, eq=False, repr=False)
     keeps_statistics: bool = False
     """The installed definition carries ORIG's statistics, which the engine must then leave as they are."""
+    directory: str | None = None
+    """Where the new version lives when the plan makes no TMP table (``Swaps.plan_empty_swap``,
+    ``Swaps.plan_write_swap``): TMP's default directory, which the caller's log of TMP's creation removes on undo."""

@@ -129,6 +129,20 @@ class DataJobs(Protocol):
         no SQL has nothing to check); no side effect."""
         ...
 
+    def prepare_write(self, name: TableName, fill: Fill, directory: str) -> object | None:
+        """The write job of ``fill``'s rows as ``INSERT INTO name`` takes them (columns by position, cast to the
+        table's types), made to write into ``directory`` and nothing else: no table, no metastore call. The
+        statement's checks run here (what the INSERT would raise for the query); no side effect. None where the
+        engine cannot write a version so (the fill keeps partitions, the table is not a file-based one, no handle on
+        the engine): the caller builds the version under a TMP table."""
+        ...
+
+    def write_version(self, name: TableName, job: object) -> None:
+        """Run the write job :meth:`prepare_write` made for ``name``: its directory holds the new version's files
+        (all of them once this returns; a failure raises what the INSERT would and may leave files there, which the
+        caller's undo removes with the directory)."""
+        ...
+
     def partition_overwrite_mode(self) -> str:
         """``static`` or ``dynamic``: the session's ``spark.sql.sources.partitionOverwriteMode`` now (lower case)."""
         ...
@@ -213,6 +227,13 @@ class Swaps(Protocol):
         ORIG's definition to log. Reads only. A refusal where the catalog cannot: a partitioned table (its
         partitions stay registered, built under TMP), no handle on the metastore, an external or Hive serde table,
         files at the directory."""
+        ...
+
+    def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        """INSERT OVERWRITE of an unpartitioned table without a TMP table: :meth:`plan_empty_swap`'s plan, whose
+        directory (``plan.directory``) the statement's write job makes and fills (:meth:`DataJobs.prepare_write`)
+        before the install, and whose installed definition keeps ORIG's statistics, as INSERT OVERWRITE leaves
+        them. Reads only; the same refusals."""
         ...
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,

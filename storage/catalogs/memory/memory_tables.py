@@ -283,6 +283,13 @@ class MemoryDataJobs(MemoryPort):
     def check_insert(self, name: TableName, fill: Fill) -> None:
         """Nothing: the in-memory catalog reads no SQL and takes any rows."""
 
+    def prepare_write(self, name: TableName, fill: Fill, directory: str) -> object | None:
+        """None: the in-memory catalog builds every version under TMP."""
+        return None
+
+    def write_version(self, name: TableName, job: object) -> None:
+        raise InvalidDefinitionError("the in-memory catalog writes no version outside a table", str(name))
+
     def partition_overwrite_mode(self) -> str:
         return self.state.overwrite_mode
 

@@ -122,6 +122,11 @@ class MemorySwaps(MemoryPort):
         empty = attrs.evolve(table, identity=tag, rows=[], location=default_location(tmp), held=None)
         return SwapPlan(None, self.versions.version_of(orig), empty)
 
+    def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        """A refusal: the in-memory catalog builds an INSERT OVERWRITE's version under TMP (its rows are no files
+        a job could write elsewhere)."""
+        return SwapPlan("built under TMP")
+
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
                              between: Callable[[], None]) -> None:
         self.state.check("exchange", orig)

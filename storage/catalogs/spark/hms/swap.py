@@ -92,6 +92,15 @@ class SparkSwap:
     def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """TRUNCATE's plan without a TMP table (see ``Swaps.plan_empty_swap``): one ``get_table`` and one
         ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install."""
+        return self._plan_at_directory(orig, tmp, tag, written=False)
+
+    def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+        """An INSERT OVERWRITE's plan without a TMP table (see ``Swaps.plan_write_swap``): the reads of
+        :meth:`plan_empty_swap`; the installed definition keeps ORIG's metastore statistics, as the swap of an
+        INSERT OVERWRITE's TMP does (``keep_statistics``), and the statement's write job makes the directory."""
+        return self._plan_at_directory(orig, tmp, tag, written=True)
+
+    def _plan_at_directory(self, orig: TableName, tmp: TableName, tag: str, *, written: bool) -> SwapPlan:
         old = self._client.get(orig)
         refusal = swap_refusal(old, orig)
         if refusal is not None or old is None:
@@ -101,7 +110,11 @@ class SparkSwap:
         location = self._client.default_location(tmp)
         if location is None or self._client.directory_in_use(location):
             return SwapPlan(f"files are at {location}")
-        return SwapPlan(None, version_text(orig, old, []), (old.emptied(orig, tag, location), [], location))
+        new = old.emptied(orig, tag, location)
+        if written:
+            return SwapPlan(None, version_text(orig, old, []), (new.with_statistics_of(old), []),
+                            keeps_statistics=True, directory=location)
+        return SwapPlan(None, version_text(orig, old, []), (new, [], location), directory=location)
 
     def clone_empty(self, source: TableName, name: TableName, tag: str, *, partitions_in_files: bool = False) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without

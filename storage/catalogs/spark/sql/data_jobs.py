@@ -69,6 +69,7 @@ from storage.catalogs.spark.sql.insert_check import check_insert, insert_stateme
 from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.catalogs.spark.sql.table_statements import SparkTables
+from storage.catalogs.spark.sql.version_writes import VersionWrite, prepare_write, write_version
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -331,6 +332,15 @@ class SparkDataJobs:
                 run_analysed(self._spark, checked.plan)  # right after its check: analysed once, as plain Spark
             else:
                 self._spark.sql(statement)
+
+    def prepare_write(self, name: TableName, fill: Fill, directory: str) -> VersionWrite | None:
+        """See :func:`storage.catalogs.spark.sql.version_writes.prepare_write` (only with a metastore client of the
+        catalog's own: the version is installed by it)."""
+        return None if self._client is None else prepare_write(self._engine, name, fill, directory)
+
+    def write_version(self, name: TableName, job: object) -> None:
+        assert isinstance(job, VersionWrite)
+        write_version(self._engine, name, job)
 
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""
