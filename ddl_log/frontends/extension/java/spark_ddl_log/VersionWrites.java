@@ -2,10 +2,12 @@ package spark_ddl_log;
 
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.util.Map;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand;
 import scala.Option;
+import scala.Product;
 
 /**
  * A new table version written straight into its own directory, with no work table in the metastore: Spark's
@@ -20,8 +22,9 @@ public final class VersionWrites {
   /**
    * {@code plan} (an analysed {@code InsertIntoHadoopFsRelationCommand} appending to an unpartitioned table) writing
    * at {@code location} instead, with no catalog table (no metastore call, no statistics or partitions updated, no
-   * table refreshed) and no file index; null for any other plan (the engine builds the version under a work table).
-   * Built field by field by name, so a field added by another Spark minor is carried over as it is.
+   * table refreshed) and no file index, marked analysed; null for any other plan, or a command without those fields
+   * (the engine builds the version under a work table). Built field by field by name, so a field added by another
+   * Spark minor is carried over as it is.
    */
   public static LogicalPlan atDirectory(LogicalPlan plan, String location) throws ReflectiveOperationException {
     if (!(plan instanceof InsertIntoHadoopFsRelationCommand)) {
@@ -32,25 +35,53 @@ public final class VersionWrites {
         || !command.staticPartitions().isEmpty() || command.bucketSpec().isDefined()) {
       return null;
     }
-    int arity = command.productArity();
+    try {
+      return analysed(rebuilt(command, Map.of("outputPath", new Path(location), "catalogTable", Option.empty(),
+          "fileIndex", Option.empty())));
+    } catch (IllegalStateException otherShape) {
+      return null; // another Spark's fields: never a copy that may still write the table's own files
+    }
+  }
+
+  /**
+   * The copy of an analysed command, marked analysed as the command was (its query is the analysed one): Spark's
+   * analyzer skips it, so the statement is analysed once, as plain Spark's.
+   */
+  private static LogicalPlan analysed(Object copy) {
+    LogicalPlan plan = (LogicalPlan) copy;
+    plan.setAnalyzed();
+    return plan;
+  }
+
+  /**
+   * A copy of the case class {@code value} with the fields named in {@code changes} changed, built by its
+   * constructor from its fields by name: a field another Spark minor adds is carried over as it is.
+   */
+  private static Object rebuilt(Product value, Map<String, Object> changes) throws ReflectiveOperationException {
+    int arity = value.productArity();
     Object[] fields = new Object[arity];
+    int changed = 0;
     for (int index = 0; index < arity; index++) {
-      String name = command.productElementName(index);
-      switch (name) {
-        case "outputPath" -> fields[index] = new Path(location);
-        case "catalogTable", "fileIndex" -> fields[index] = Option.empty();
-        default -> fields[index] = command.productElement(index);
+      String field = value.productElementName(index);
+      if (changes.containsKey(field)) {
+        fields[index] = changes.get(field);
+        changed++;
+      } else {
+        fields[index] = value.productElement(index);
       }
     }
-    for (Constructor<?> constructor : InsertIntoHadoopFsRelationCommand.class.getConstructors()) {
+    if (changed != changes.size()) {
+      throw new IllegalStateException(value.getClass().getName() + " lacks a field of " + changes.keySet());
+    }
+    for (Constructor<?> constructor : value.getClass().getConstructors()) {
       if (constructor.getParameterCount() == arity) {
         try {
-          return (LogicalPlan) constructor.newInstance(fields);
+          return constructor.newInstance(fields);
         } catch (InvocationTargetException error) {
           throw new IllegalStateException(error.getCause());
         }
       }
     }
-    return null;
+    throw new IllegalStateException(value.getClass().getName() + " has no constructor of its " + arity + " fields");
   }
 }
