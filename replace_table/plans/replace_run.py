@@ -131,10 +131,6 @@ class ReplaceRun:
                              and self.retention > 0 else None)
 
 
-def empties(run: ReplaceRun) -> bool:
-    return run.path == "empty"
-
-
 def fills(run: ReplaceRun) -> bool:
     """TMP, or the write path's directory, takes rows (not the empty path)."""
     return run.path != "empty"

@@ -276,3 +276,6 @@ class SwapPlan:
     directory: str | None = None
     """Where the new version lives when the plan makes no TMP table (``Swaps.plan_empty_swap``,
     ``Swaps.plan_write_swap``): TMP's default directory, which the caller's log of TMP's creation removes on undo."""
+    written: bool = False
+    """``directory`` is made by the statement's write job (``Swaps.plan_write_swap``); else the exchange makes it,
+    empty, right before the install."""

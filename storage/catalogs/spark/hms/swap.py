@@ -111,10 +111,8 @@ class SparkSwap:
         if location is None or self._client.directory_in_use(location):
             return SwapPlan(f"files are at {location}")
         new = old.emptied(orig, tag, location)
-        if written:
-            return SwapPlan(None, version_text(orig, old, []), (new.with_statistics_of(old), []),
-                            keeps_statistics=True, directory=location)
-        return SwapPlan(None, version_text(orig, old, []), (new, [], location), directory=location)
+        return SwapPlan(None, version_text(orig, old, []), (new.with_statistics_of(old) if written else new, []),
+                        keeps_statistics=written, directory=location, written=written)
 
     def clone_empty(self, source: TableName, name: TableName, tag: str, *, partitions_in_files: bool = False) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
@@ -274,13 +272,14 @@ class SparkSwap:
         table); ``between`` runs right before."""
         if plan.refusal is not None or plan.handle is None:
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
-        new, new_partitions, *directory = plan.handle
+        new, new_partitions = plan.handle
         current = self._client.get(orig) if new.partitioned else None  # the plan's read, kept for the statement
         # TMP does not change: its record read by the plan serves its removal; ORIG's partitions as the plan listed
         # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
         self._engine.forget(orig, partitions=False)
-        if directory:  # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
-            self._client.make_directory(directory[0])
+        if plan.directory is not None and not plan.written:
+            # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
+            self._client.make_directory(plan.directory)
         between()
         self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
                       alike=current is not None and read_alike(current, new))

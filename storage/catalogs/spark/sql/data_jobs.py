@@ -66,7 +66,7 @@ from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import CheckedStatement, analysis, run_analysed
 from storage.catalogs.spark.sql.insert_check import check_insert, insert_statement
-from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error, partition_clause
+from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.catalogs.spark.sql.table_statements import SparkTables
 from storage.catalogs.spark.sql.version_writes import VersionWrite, prepare_write, write_version
@@ -298,8 +298,7 @@ class SparkDataJobs:
         self._checked.insert = None
         view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
         # the user's INSERT INTO as written after its table name, or the SELECT with its partition clause
-        statement = insert_statement(name, fill) if view is None else \
-            f"INSERT INTO {name.quoted} {partition_clause(fill)} SELECT * FROM {quote_ident(str(view))}"
+        statement = insert_statement(name, fill, view)
         assert statement is not None  # a SELECT, a text or a DataFrame (checked above)
         self._engine.forget(name)  # its partitions (and statistics) change
         try:

@@ -10,16 +10,19 @@ from typing import Any
 import attrs
 
 from storage.catalogs.interface import Fill
-from storage.catalogs.names import TableName
+from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.engine import select_sql
 from storage.catalogs.spark.sql.analysis import CheckedStatement, analysis
 from storage.catalogs.spark.sql.partition_keep import insert_error, partition_clause
 
 
-def insert_statement(name: TableName, fill: Fill) -> str | None:
-    """The ``INSERT INTO`` text of ``fill`` into ``name``; None for a DataFrame's rows or a replica's files."""
+def insert_statement(name: TableName, fill: Fill, view: str | None = None) -> str | None:
+    """The ``INSERT INTO`` text of ``fill`` into ``name``: the user's text, the SELECT, or a DataFrame's rows read
+    through the temporary view ``view``; None for a replica's files or a DataFrame without its view."""
     if fill.insert_text is not None:
         source = fill.insert_text
+    elif fill.df is not None and view is not None:
+        source = f"{partition_clause(fill)} SELECT * FROM {quote_ident(view)}"
     elif fill.as_select is not None and fill.df is None:
         source = f"{partition_clause(fill)} {select_sql(fill.as_select, name)}"
     else:

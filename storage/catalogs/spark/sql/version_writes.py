@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 
 from storage.catalogs.interface import Fill
-from storage.catalogs.names import TableName, quote_ident
+from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, SOURCE_VIEW_PREFIX, Engine
 from storage.catalogs.spark.hms.spark_client_lock import has_project_jar
 from storage.catalogs.spark.jvm import static
@@ -34,9 +34,9 @@ AT_DIRECTORY = "spark_ddl_log.VersionWrites"
 
 @attrs.frozen
 class VersionWrite:
-    """A write job :func:`prepare_write` made: the analysed command (in the JVM) writing into ``directory``."""
+    """A write job :func:`prepare_write` made: the analysed command (in the JVM) writing into the version's
+    directory."""
 
-    directory: str
     plan: Any = attrs.field(eq=False, repr=False)
 
 
@@ -55,8 +55,7 @@ def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str) -
         return None
     engine.check_literal_mode()
     view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
-    statement = insert_statement(name, fill) if view is None else \
-        f"INSERT INTO {name.quoted} SELECT * FROM {quote_ident(view)}"
+    statement = insert_statement(name, fill, view)
     assert statement is not None  # a SELECT or a DataFrame (writes_plainly)
     try:
         if view is not None:
@@ -70,7 +69,7 @@ def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str) -
     if analysed.plan is None:
         return None
     plan = static(jvm.view, AT_DIRECTORY, "atDirectory")(analysed.plan, directory)
-    return None if plan is None else VersionWrite(directory, plan)
+    return None if plan is None else VersionWrite(plan)
 
 
 def write_version(engine: Engine, name: TableName, job: VersionWrite) -> None:
