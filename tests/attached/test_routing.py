@@ -4,6 +4,7 @@ Spark's own statement, untouched."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pyspark
@@ -170,40 +171,87 @@ def test_a_statement_spark_cannot_parse_fails_as_on_a_session_without_the_extens
         assert str(ours.value) == str(theirs.value), text
 
 
-@pytest.mark.skipif(not at_least(pyspark.__version__, PARAMETERS_WRITTEN_IN),
-                    reason="Spark 4.0 binds parameter markers while analysing: a limit there (docs/attached.md)")
-def test_parameter_markers_are_read_as_sparks_parser_reads_them_with_the_values_written_in(spark, attached):
-    """``spark.sql(text, args)``: Spark 4.1+'s parser writes the values into the text before it parses, so the engine
-    runs and binlogs that text: the same tables and rows as plain Spark, a binlog a replica can replay."""
-    plain = spark.newSession()
-    statements = [
-        ("CREATE TABLE pm_{s} USING parquet AS SELECT :n AS a, :t AS b", {"n": 5, "t": "it's"}),
-        ("ALTER TABLE pm_{s} SET TBLPROPERTIES ('k' = ?)", ["x"]),
-        ("INSERT INTO pm_{s} SELECT ? + 1, ?", [5, "y"]),
+BINDINGS = ["analyzer", "parser"] if at_least(pyspark.__version__, PARAMETERS_WRITTEN_IN) else ["analyzer"]
+"""Where Spark binds parameter markers: its analyzer, in the plan the parser made (Spark 4.0; Spark 4.1+ with the
+legacy setting), or its parser, writing the values into the text (Spark 4.1+)."""
+
+LEGACY_PARAMETERS = "spark.sql.legacy.parameterSubstitution.constantsOnly"
+
+
+@pytest.fixture(params=BINDINGS)
+def binding(request: pytest.FixtureRequest, attached: Any) -> Iterator[str]:
+    """Where the case binds markers (``BINDINGS``), set on the attached session (and set back after)."""
+    bind_markers(attached.session, request.param)
+    yield request.param
+    if at_least(pyspark.__version__, PARAMETERS_WRITTEN_IN):
+        attached.session.conf.unset(LEGACY_PARAMETERS)
+
+
+def bind_markers(session: Any, where: str) -> Any:
+    """``session`` set to bind parameter markers ``where`` (the parser's writing in is Spark 4.1+'s only)."""
+    if at_least(pyspark.__version__, PARAMETERS_WRITTEN_IN):
+        session.conf.set(LEGACY_PARAMETERS, str(where == "analyzer").lower())
+    return session
+
+
+def test_parameter_markers_are_bound_as_spark_binds_them_with_the_values_written_in(spark, attached, binding):
+    """``spark.sql(text, args)``: the engine runs and binlogs the text with the values written in, as Spark 4.1+'s
+    parser writes them, wherever this Spark binds them (Spark 4.0 and the legacy setting bind them in the analysed
+    plan, which the extension reads them from): the same tables and rows as plain Spark, a binlog a replica can
+    replay."""
+    plain = bind_markers(spark.newSession(), binding)
+    statements = [  # each with the text the engine runs (values written in), where Spark accepts it
+        ("CREATE TABLE pm_{s} USING parquet AS SELECT :n AS a, :t AS b", {"n": 5, "t": "it's"},
+         "CREATE TABLE pm_ours USING parquet AS SELECT 5 AS a, 'it\\'s' AS b"),
+        # a marker where only a constant goes: Spark's parser takes it where it writes the values in, else refuses
+        ("ALTER TABLE pm_{s} SET TBLPROPERTIES ('k' = ?)", ["x"], "ALTER TABLE pm_ours SET TBLPROPERTIES ('k' = 'x')"),
+        ("INSERT INTO pm_{s} SELECT ? + 1, ?", [5, "y"], "INSERT INTO pm_ours SELECT 5 + 1, 'y'"),
+        ("INSERT INTO pm_{s} SELECT a, b FROM pm_{s} WHERE b = (SELECT max(b) FROM pm_{s} WHERE a < :n)", {"n": 6},
+         "INSERT INTO pm_ours SELECT a, b FROM pm_ours WHERE b = (SELECT max(b) FROM pm_ours WHERE a < 6)"),
+        # markers' look-alikes in a literal, a quoted name and comments stay; one name marked twice
+        ("INSERT INTO pm_{s} SELECT :n + `:n`, ':n ?' /* :n ? */ FROM (SELECT :n AS `:n`) -- ?", {"n": 2},
+         "INSERT INTO pm_ours SELECT 2 + `:n`, ':n ?' /* :n ? */ FROM (SELECT 2 AS `:n`)"),  # (a last comment: not
+        # in the binlog, as with ddl.sql)
+        ("CREATE TABLE IDENTIFIER(:t) USING parquet AS SELECT 1 AS a", {"t": "pm_id_{s}"},
+         "CREATE TABLE IDENTIFIER('pm_id_ours') USING parquet AS SELECT 1 AS a"),
     ]
-    for text, args in statements:
-        plain.sql(text.format(s="plain"), args=args)
-        attached.session.sql(text.format(s="ours"), args=args)
-    for side in ("plain", "ours"):
-        session = plain if side == "plain" else attached.session
-        assert sorted(session.table(f"pm_{side}").collect()) == [(5, "it's"), (6, "y")]
-        assert session.sql(f"SHOW TBLPROPERTIES pm_{side} ('k')").collect()[0].value == "x"
-    assert [event.statement for event in attached.ddl.binlog_events()] == [
-        "CREATE TABLE pm_ours USING parquet AS SELECT 5 AS a, 'it\\'s' AS b",
-        "ALTER TABLE pm_ours SET TBLPROPERTIES ('k' = 'x')",
-        "INSERT INTO pm_ours SELECT 5 + 1, 'y'",
-    ]
+    ran = []
+    for text, args, runs_as in statements:
+        theirs = failure_of(plain, text, args, "plain")
+        ours = failure_of(attached.session, text, args, "ours")
+        assert condition_of(ours) == condition_of(theirs), text
+        if theirs is None:
+            ran.append(runs_as)
+    assert sorted(attached.session.table("pm_ours").collect()) == sorted(plain.table("pm_plain").collect())
+    assert (attached.session.sql("SHOW TBLPROPERTIES pm_ours").collect()
+            == plain.sql("SHOW TBLPROPERTIES pm_plain").collect())
+    assert attached.session.table("pm_id_ours").collect() == plain.table("pm_id_plain").collect()
+    assert [event.statement for event in attached.ddl.binlog_events()] == ran
+    assert len(ran) == len(statements) - (binding == "analyzer")
     for args in ({"m": 1}, {}):  # a marker without a value: Spark's own refusal (not the Proxy's wrapper of it)
         for session in (plain, attached.session):
             with pytest.raises(AnalysisException) as refused:
                 session.sql("CREATE TABLE pm_none USING parquet AS SELECT :n AS a", args=args)
             assert refused.value.getCondition() == "UNBOUND_SQL_PARAMETER"
-    assert len(attached.ddl.binlog_events()) == 3
+    assert len(attached.ddl.binlog_events()) == len(ran)
 
 
-@pytest.mark.skipif(not at_least(pyspark.__version__, PARAMETERS_WRITTEN_IN),
-                    reason="Spark 4.0 binds parameter markers while analysing: a limit there (docs/attached.md)")
-def test_parameter_values_are_values_whatever_their_bytes_and_variables_are_substituted_first(spark, attached):
+def failure_of(session: Any, text: str, args: Any, side: str) -> Exception | None:
+    """What ``session.sql`` of ``text`` with ``args`` raises (None: it ran), ``{s}`` in both named for ``side``."""
+    if isinstance(args, dict):
+        args = {name: value.format(s=side) if isinstance(value, str) else value for name, value in args.items()}
+    try:
+        session.sql(text.format(s=side), args=args)
+    except AnalysisException as failure:
+        return failure
+    return None
+
+
+def condition_of(failure: Exception | None) -> str | None:
+    return None if failure is None else failure.getCondition()  # type: ignore[attr-defined]
+
+
+def test_parameter_values_are_values_whatever_their_bytes_and_variables_are_substituted_first(attached, binding):
     """As Spark's parser: the session's variables substituted before the values are written in, and a value is one
     literal whatever it holds. A value holding ``${`` is refused, nothing run: the engine's own Spark statements
     would read it as a variable."""

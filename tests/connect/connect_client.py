@@ -3,8 +3,9 @@
 object per step: ``{"label": ..., "rows": [...]}``, or ``{"label": ..., "error": class, "condition": ...,
 "message": its first line}``. All steps run in one Connect session.
 
-Steps: ``["sql", label, text]``; ``["write", label, source, call, table]``, ``source`` a query whose DataFrame is
-written, ``call`` one of :data:`CALLS`; ``["tables", label, pattern]``, the names ``spark.catalog.listTables`` gives
+Steps: ``["sql", label, text]`` (or ``["sql", label, text, args]``, the values of its parameter markers);
+``["write", label, source, call, table]``, ``source`` a query whose DataFrame is written, ``call`` one of
+:data:`CALLS`; ``["tables", label, pattern]``, the names ``spark.catalog.listTables`` gives
 for database ``default`` (``pattern`` may be null)."""
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def run_step(spark: Any, step: list[Any]) -> dict[str, Any]:
     kind, label = step[0], step[1]
     try:
         if kind == "sql":
-            rows = [list(row) for row in spark.sql(step[2]).collect()]
+            rows = [list(row) for row in spark.sql(step[2], args=step[3] if len(step) > 3 else None).collect()]
         elif kind == "tables":
             rows = sorted([table.name] for table in spark.catalog.listTables("default", step[2]))
         else:

@@ -32,6 +32,12 @@ STATEMENTS = [
     ("rename", "ALTER TABLE sales RENAME TO sales2"),
     ("drop", "DROP TABLE sales2"),
 ]
+MARKED: list[list[Any]] = [
+    ["sql", "named markers", "CREATE TABLE marked USING parquet AS SELECT :n AS n, :w AS w", {"n": 1, "w": "it's"}],
+    ["sql", "positional markers", "INSERT INTO marked SELECT ? + 1, ?", [1, "b"]],
+    ["sql", "marked rows", "SELECT n, w FROM marked ORDER BY n"],
+]
+"""Statements with parameter markers (``spark.sql(text, args)`` of the Connect client)."""
 WRITES: list[list[Any]] = [
     ["sql", "base", "CREATE TABLE base USING parquet AS SELECT id AS n, 'base' AS w FROM range(5)"],
     ["write", "saveAsTable new", FRAME, "saveAsTable", "made"],
@@ -57,7 +63,10 @@ def scenario(server: Server) -> dict[str, Any]:
     outcomes = connect(server, *steps)
     after_statements = binlog(server.home)
     outcomes.update(connect(server, *WRITES))
-    return {"outcomes": outcomes, "after_statements": after_statements, "after_writes": binlog(server.home)}
+    after_writes = binlog(server.home)
+    outcomes.update(connect(server, *MARKED))
+    return {"outcomes": outcomes, "after_statements": after_statements, "after_writes": after_writes,
+            "after_marked": binlog(server.home)}
 
 
 def test_status_names_the_server_by_its_sc_url_and_a_second_start_finds_it_running(server: Server):
@@ -75,6 +84,17 @@ def test_a_connect_clients_ddl_runs_through_the_log_in_order(scenario):
     assert all("rows" in outcomes[label] for label, _ in STATEMENTS), outcomes
     assert scenario["after_statements"] == [text for _, text in STATEMENTS]
     assert outcomes["tables"]["rows"] == []  # renamed, then dropped: nothing left
+
+
+def test_a_connect_clients_parameter_markers_are_bound_with_the_values_written_in(scenario):
+    """As on a classic session (tests/attached/test_routing.py): the statement runs through the log, its binlog text
+    the one with the values written in, on every Spark line (4.0 binds them in the analysed plan)."""
+    outcomes = scenario["outcomes"]
+    assert outcomes["marked rows"]["rows"] == [[1, "it's"], [2, "b"]], outcomes
+    assert scenario["after_marked"][len(scenario["after_writes"]):] == [
+        "CREATE TABLE marked USING parquet AS SELECT 1 AS n, 'it\\'s' AS w",
+        "INSERT INTO marked SELECT 1 + 1, 'b'",
+    ]
 
 
 def test_dataframe_writes_spark_plans_run_as_their_matching_statement(scenario):

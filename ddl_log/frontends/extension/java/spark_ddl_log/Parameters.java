@@ -11,8 +11,8 @@ import scala.Tuple2;
  * 4.1+'s parser substitutes the session's variables ({@code ${name}}), then writes the values into the text before
  * it parses ({@code ParameterHandler.substituteParameters}, unless
  * {@code spark.sql.legacy.parameterSubstitution.constantsOnly} keeps them for the analyzer), so the engine reads, runs
- * and binlogs the same text with both written in. Spark 4.0 binds markers while analysing, after the parser has
- * handed the statement over: there the text stays as written (docs/attached.md's limits).
+ * and binlogs the same text with both written in. Where Spark binds markers while analysing (Spark 4.0, the legacy
+ * setting), {@link BoundMarkers} writes the values in once Spark's analyzer has bound them.
  */
 final class Parameters {
 
@@ -47,6 +47,15 @@ final class Parameters {
       throw new VariableInValue();
     }
     return written;
+  }
+
+  /**
+   * Whether Spark binds the markers of a statement parsed with {@code context} while it analyses the plan
+   * ({@link BoundMarkers}) rather than writing their values into the text first ({@link #substituted}): Spark 4.0,
+   * the legacy setting, or no values given.
+   */
+  static boolean boundWhileAnalysing(Object context) {
+    return context == null || SUBSTITUTE == null || LEGACY == null || legacy() || empty(context);
   }
 
   /** A parameter value holds {@code ${}, which the engine cannot keep from being read as a variable. */

@@ -104,6 +104,8 @@ final class RoutingParser implements InvocationHandler {
       plan.setTagValue(Plans.PASSED, Boolean.TRUE);
       return plan;
     }
-    return Plans.statement(new StatementProcedure(session, token, text));
+    LogicalPlan marker = Plans.statement(new StatementProcedure(session, token, text));
+    return Parameters.boundWhileAnalysing(args.length > 1 ? args[1] : null)
+        ? BoundMarkers.parsed(session, delegate, text, marker) : marker;
   }
 }

@@ -20,6 +20,9 @@ final class StatementCalls extends Rule<LogicalPlan> {
     if (statement != null) {
       return Plans.ran(statement, statement.result());
     }
+    if (BoundMarkers.holds(plan)) {
+      return BoundMarkers.ran(plan);
+    }
     if (plan.children().size() != 1 || !holdsStatement(plan.children().head())) {
       return plan;
     }

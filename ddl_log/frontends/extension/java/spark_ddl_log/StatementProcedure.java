@@ -18,6 +18,9 @@ import org.apache.spark.sql.types.StructType;
  */
 final class StatementProcedure implements UnboundProcedure, BoundProcedure {
 
+  /** A statement read when it runs (its text known only then: {@link BoundMarkers}). */
+  static final long READ_AT_RUN = -1;
+
   private final SparkSession session;
   private final long token;
   private final String text;
