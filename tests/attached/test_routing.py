@@ -381,3 +381,15 @@ def test_attach_says_what_to_add_to_a_session_built_without_the_extension(tmp_pa
     assert "refused: this session was built without the spark-ddl-log extension" in done.stdout, done.stderr[-2000:]
     assert "spark.sql.extensions=spark_ddl_log.DdlLogExtension" in done.stdout
     assert not (tmp_path / "home").exists()
+
+
+def test_the_attached_parser_splits_a_script_as_sparks_own_parser_does(spark, attached):
+    """``splitStatements`` (Spark 4.3's spark-sql CLI splits its input with it) reaches Spark's parser through the
+    extension's: the project's own statements split like any other."""
+    script = "RESTORE TABLE t TO VERSION 1;UNDROP TABLE t; SHOW TABLES DROPPED; SELECT ';' -- ;\nDROP TABLE t"
+    plain = spark.newSession()._jsparkSession.sessionState().sqlParser()
+    ours = attached.session._jsparkSession.sessionState().sqlParser()
+    if "splitStatements" not in {method.getName() for method in plain.getClass().getMethods()}:
+        pytest.skip("this Spark's parser has no splitStatements (Spark 4.0)")
+    assert ours.splitStatements(script).toString() == plain.splitStatements(script).toString()
+    assert "RESTORE TABLE t TO VERSION 1;" in ours.splitStatements(script).toString()
