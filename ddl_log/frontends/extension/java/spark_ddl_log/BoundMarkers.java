@@ -46,7 +46,7 @@ final class BoundMarkers {
    * text has none, or Spark cannot parse it.
    */
   static LogicalPlan parsed(SparkSession session, ParserInterface delegate, String text, LogicalPlan marker) {
-    if (text.indexOf('?') < 0 && text.indexOf(':') < 0) {
+    if (!mayHoldMarkers(text)) {
       return marker;
     }
     TreeMap<Integer, Parameter> found = new TreeMap<>();
@@ -75,6 +75,25 @@ final class BoundMarkers {
     LogicalPlan projection = new Project(Plans.scalaSeq(values), marker);
     projection.setTagValue(MARKERS, new Statement(session, read, spans));
     return projection;
+  }
+
+  /** A {@code ?}, or a {@code :} before a name's first letter: the text may hold a marker, which Spark's parse
+   * (about a millisecond) decides; a time in a literal ({@code '12:30'}) costs no parse. */
+  private static boolean mayHoldMarkers(String text) {
+    if (text.indexOf('?') >= 0) {
+      return true;
+    }
+    for (int at = text.indexOf(':'); at >= 0; at = text.indexOf(':', at + 1)) {
+      int next = at + 1;
+      while (next < text.length() && Character.isWhitespace(text.charAt(next))) {
+        next++; // the parser reads ':' and the name as two tokens
+      }
+      if (next < text.length() && (Character.isLetter(text.charAt(next)) || text.charAt(next) == '_'
+          || text.charAt(next) == '`')) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether {@code plan} is the projection {@link #parsed} put over a routed statement. */
