@@ -21,6 +21,12 @@ step  name                         effect
 7     ``commit``                   store XID in C, write the binlog event (commit point), close C
 8     ``forget_tmp``               replay F: TMP leaves the metastore, its files stay (ORIG's)
 ====  ===========================  =========================================================================
+
+A *direct create* (a CTAS of an unpartitioned data source table, :func:`~replace_table.plans.write_path.choose_created`)
+makes no TMP table: after ``log_tmp`` (whose undo removes TMP's directory), ``log_orig_create`` logs ORIG's creation
+and ``install`` has Spark's own CTAS of TMP write its rows at TMP's directory without creating TMP, then creates ORIG
+there from the record Spark would have made of TMP, its tag hidden, in one metastore call; nothing to forget after
+the commit. Gone: TMP's create, its read and its removal.
 """
 
 from __future__ import annotations
@@ -31,16 +37,20 @@ from replace_table.plans.replace_run import ReplaceRun
 
 
 def log_orig_create(run: ReplaceRun) -> None:
-    definition = run.tmp_definition()
+    direct = run.write_job is not None
+    definition = None if direct else run.tmp_definition()
     with run.log.batch() as log:
         if definition is not None:
             run.forget_chain = run.log.link()
             log_forget_table(log, run.forget_chain, run.tmp, run.log.tag)
         log_create_table(log, run.log.undo_chain(), run.orig, run.log.tag, owns_location=run.orig_exists,
-                         renamed_from=None if definition is not None else run.tmp)
+                         renamed_from=None if definition is not None or direct else run.tmp)
 
 
 def install(run: ReplaceRun) -> None:
+    if run.write_job is not None:  # a direct create: the CTAS's rows at TMP's directory, ORIG created there
+        run.ctx.catalog.data.create_written(run.orig, run.write_job, run.log.tag, run.spec)
+        return
     definition = run.tmp_definition()
     if definition is None:
         run.ctx.catalog.names.rename(run.tmp, run.orig)

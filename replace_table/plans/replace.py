@@ -55,12 +55,17 @@ from replace_table.plans.replace_run import (
     retire_old,
     swaps,
 )
-from replace_table.plans.write_path import choose_write
+from replace_table.plans.write_path import choose_created, choose_write
 from replace_table.statement_log import StatementLog
 from storage.catalogs.interface import Fill, TableSpec
 from storage.catalogs.names import TableName
 from storage.catalogs.rules import check_name
 from storage.errors import NoSuchObjectError, ObjectExistsError
+
+
+def forgets_tmp(run: ReplaceRun) -> bool:
+    """The create path made TMP (not a direct create): it leaves the metastore after the commit."""
+    return creates(run) and run.write_job is None
 
 
 def free_name(run: ReplaceRun) -> None:
@@ -77,13 +82,13 @@ REPLACE: Plan[ReplaceRun] = Plan("replace", [
     Step("move_orig", "act", rename_path.move_orig),
     Step("log_kept", "log", rename_path.log_kept),
     Step("free_name", "act", free_name, after=("fill_tmp",), when=frees_name_for_rename),
-    Step("log_orig_create", "log", create_path.log_orig_create, after=("log_kept", "fill_tmp", "free_name"),
+    Step("log_orig_create", "log", create_path.log_orig_create, after=("log_kept", "log_tmp", "fill_tmp", "free_name"),
          when=renames_tmp_in, publishes=True),
     Step("install", "act", create_path.install),
     Step("commit", "commit", commit, after=("exchange", "install")),
     Step("retire", "retire", retire_old, after=("commit",), when=swaps),
     Step("drop_backup", "retire", retire_old, after=("commit",), when=renames),
-    Step("forget_tmp", "retire", create_path.forget_tmp, after=("commit",), when=creates),
+    Step("forget_tmp", "retire", create_path.forget_tmp, after=("commit",), when=forgets_tmp),
 ], describe="CREATE OR REPLACE: {when} step {step}")
 
 
@@ -119,6 +124,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
     if not run.orig_exists:
         check_name(name)  # as Spark's catalog checks it, before anything is made (TMP's name is the log's)
         run.path = "create"
+        choose_created(run)  # reads only, as below
     if empty is not None:  # reads only: nothing is made before the statement is logged
         choose_empty(run, empty)
     if direct:  # reads only, as above

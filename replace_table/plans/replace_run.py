@@ -96,7 +96,8 @@ class ReplaceRun:
     """Create and rename paths, TMP installed by its definition: the chain that forgets TMP after the commit."""
     write_job: object | None = None
     """The write path: the job that writes the new rows into the new version's directory
-    (``DataJobs.prepare_write``)."""
+    (``DataJobs.prepare_write``); a direct create: the CTAS that writes the directory and creates ORIG there
+    (``DataJobs.prepare_create``). No TMP table either way."""
     _tmp_definition: tuple[str | None] | None = attrs.field(default=None, init=False)
 
     def __attrs_post_init__(self) -> None:
@@ -132,13 +133,14 @@ class ReplaceRun:
 
 
 def fills(run: ReplaceRun) -> bool:
-    """TMP, or the write path's directory, takes rows (not the empty path)."""
-    return run.path != "empty"
+    """TMP, or the write path's directory, takes rows (not the empty path, nor a direct create, whose CTAS writes
+    its rows as it creates the table)."""
+    return run.path != "empty" and (run.write_job is None or run.path == "write")
 
 
 def builds_tmp(run: ReplaceRun) -> bool:
-    """Not the empty and write paths, which make no TMP table (only its directory)."""
-    return run.path not in ("empty", "write")
+    """Not the empty and write paths nor a direct create, which make no TMP table (only its directory)."""
+    return run.path != "empty" and run.write_job is None
 
 
 def swaps(run: ReplaceRun) -> bool:
@@ -162,7 +164,7 @@ def renames_tmp_in(run: ReplaceRun) -> bool:
 def frees_name_for_rename(run: ReplaceRun) -> bool:
     """The name-hold pre-flight is due: a statement that may make the table anew renames TMP into ORIG, whose
     default directory a dropped table's kept version may hold (see :mod:`~replace_table.plans.create_path`)."""
-    return run.frees_name and creates(run) and run.tmp_definition() is None
+    return run.frees_name and creates(run) and run.write_job is None and run.tmp_definition() is None
 
 
 # ------------------------------------------------------------------ the steps every path shares

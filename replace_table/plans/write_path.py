@@ -4,7 +4,11 @@ The swap path's steps with TMP's directory in its place: ``log_tmp`` (C: TMP's c
 directory, partly written or whole), ``fill_tmp`` (the job writes the new rows into the directory), ``log_swap`` (no
 D: there is no TMP to forget), ``exchange`` (ORIG := its own definition at the directory, its statistics kept, one
 metastore call), ``commit``, ``retire``. No data is renamed, and the metastore sees one call, as it does for Spark's
-own INSERT OVERWRITE (:mod:`~replace_table.plans.swap_path`, :mod:`~replace_table.plans.empty_path`)."""
+own INSERT OVERWRITE (:mod:`~replace_table.plans.swap_path`, :mod:`~replace_table.plans.empty_path`).
+
+The same for a new table (:func:`choose_created`, the create path's *direct create*): a CTAS of an unpartitioned data
+source table has Spark's own CTAS of TMP write TMP's directory without creating TMP, and ORIG is created there from
+the record Spark would have made (:mod:`~replace_table.plans.create_path`)."""
 
 from __future__ import annotations
 
@@ -24,3 +28,12 @@ def choose_write(run: ReplaceRun) -> None:
     if job is None:
         return
     run.plan, run.write_job, run.path = plan, job, "write"
+
+
+def choose_created(run: ReplaceRun) -> None:
+    """Reads only, before anything is logged: a CTAS creating ORIG (the create path) takes the direct create where
+    the catalog can, outside a transaction (whose COMMIT would run the CTAS's job inside its publish window)."""
+    if run.path != "create" or run.fill is not None or run.make_tmp or run.fill_tmp or run.spec.as_select is None \
+            or run.log.transaction is not None:
+        return
+    run.write_job = run.ctx.catalog.data.prepare_create(run.orig, run.tmp, run.spec, run.log.tag)

@@ -143,6 +143,20 @@ class DataJobs(Protocol):
         caller's undo removes with the directory)."""
         ...
 
+    def prepare_create(self, name: TableName, work: TableName, spec: TableSpec, tag: str) -> object | None:
+        """The CREATE TABLE AS SELECT of ``spec`` (checked under ``work`` with ``tag``, as :meth:`create` would
+        run it for the work table) made to write ``work``'s directory without creating ``work``, so that ``name`` is
+        created there (:meth:`create_written`); reads only. None where the engine cannot (the caller builds the table
+        under ``work``)."""
+        ...
+
+    def create_written(self, name: TableName, job: object, tag: str, spec: TableSpec) -> None:
+        """Run the CTAS :meth:`prepare_create` made: once this returns, ``name`` exists at the work table's directory
+        with its rows, tagged ``tag`` (hidden), created in one metastore call from the record the engine would have
+        made of the work table. A failure raises what the CREATE would; its leftovers are the caller's undo's
+        (``name`` by its tag, the directory by the work table's creation logged first)."""
+        ...
+
     def partition_overwrite_mode(self) -> str:
         """``static`` or ``dynamic``: the session's ``spark.sql.sources.partitionOverwriteMode`` now (lower case)."""
         ...

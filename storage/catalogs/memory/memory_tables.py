@@ -287,6 +287,13 @@ class MemoryDataJobs(MemoryPort):
         """None: the in-memory catalog builds every version under TMP."""
         return None
 
+    def prepare_create(self, name: TableName, work: TableName, spec: TableSpec, tag: str) -> object | None:
+        """None: the in-memory catalog builds every version under TMP."""
+        return None
+
+    def create_written(self, name: TableName, job: object, tag: str, spec: TableSpec) -> None:
+        raise InvalidDefinitionError("the in-memory catalog writes no version outside a table", str(name))
+
     def write_version(self, name: TableName, job: object) -> None:
         raise InvalidDefinitionError("the in-memory catalog writes no version outside a table", str(name))
 

@@ -61,7 +61,7 @@ from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
 from storage.catalogs.spark.fs.named_jobs import named_job
 from storage.catalogs.spark.fs.version_files import copy_version_files
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
-from storage.catalogs.spark.hms.swap import SparkSwap
+from storage.catalogs.spark.hms.swap import SparkSwap, invalidate
 from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import CheckedStatement, analysis, run_analysed
@@ -69,7 +69,15 @@ from storage.catalogs.spark.sql.insert_check import check_insert, insert_stateme
 from storage.catalogs.spark.sql.partition_keep import SparkPartitionKeep, insert_error
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
 from storage.catalogs.spark.sql.table_statements import SparkTables
-from storage.catalogs.spark.sql.version_writes import VersionWrite, prepare_write, write_version
+from storage.catalogs.spark.sql.version_writes import (
+    VersionCreate,
+    VersionWrite,
+    created_record,
+    fallback_record,
+    prepare_create,
+    prepare_write,
+    write_version,
+)
 from storage.errors import (
     CatalogError,
     EngineOperationError,
@@ -340,6 +348,46 @@ class SparkDataJobs:
     def write_version(self, name: TableName, job: object) -> None:
         assert isinstance(job, VersionWrite)
         write_version(self._engine, name, job)
+
+    def prepare_create(self, name: TableName, work: TableName, spec: TableSpec, tag: str) -> VersionCreate | None:
+        """See ``DataJobs.prepare_create``: the CTAS the check analysed under ``work`` with ``tag`` (or, for a
+        definition given in parts, its statement analysed now) as a direct create
+        (:func:`~storage.catalogs.spark.sql.version_writes.prepare_create`)."""
+        if self._client is None or spec.as_select is None or spec.df is not None or spec.copy \
+                or substitutes(name.db) or substitutes(name.name):
+            return None
+        checked: CheckedStatement | None = getattr(self._checked, "create", None)
+        if spec.text is not None:
+            statement = spec.text.render(work.quoted, self._tag_pair(tag))
+            plan = checked.plan if checked is not None and checked.statement == statement else None
+        else:
+            analysed = analysis(self._spark, self._create_statement(work, spec, tag, None))
+            plan = analysed.plan if analysed.failure is None else None  # a refusal is the work table's to raise
+        job = prepare_create(self._engine, plan)
+        if job is not None:
+            self._checked.create = None
+            self._engine.check_literal_mode()
+        return job
+
+    def create_written(self, name: TableName, job: object, tag: str, spec: TableSpec) -> None:
+        """Run the CTAS :meth:`prepare_create` took: its rows written at its directory, then ``name`` created there
+        from the record Spark would create, its tag hidden, in one metastore call (the record Spark falls back to
+        where the metastore refuses the first). A failure raises the CREATE's error; what it left (files) is the
+        statement's undo's to remove."""
+        assert isinstance(job, VersionCreate) and self._client is not None
+        self._engine.forget(name)
+        try:
+            record, table = created_record(self._engine, job)
+        except ENGINE_ERRORS as error:
+            raise self._create_error(name, spec, spec.form, self._engine.failure(error)) from None
+        try:
+            self._client.create(name, record.renamed(name).with_tag(tag))
+        except EngineOperationError:
+            fallback = fallback_record(self._engine, table)
+            if fallback is None:
+                raise
+            self._client.create(name, fallback.renamed(name).with_tag(tag))
+        invalidate(self._engine, name)  # a create of a free name
 
     def partition_overwrite_mode(self) -> str:
         """The session's ``spark.sql.sources.partitionOverwriteMode`` (what a ``SET`` just changed), lower case."""

@@ -9,6 +9,14 @@ catalog table around it (no metastore call, no statistics, no refresh), and the 
 its removal after the commit (4 to 26 ms). The query may read the table itself: it reads the old files, and the
 job writes elsewhere.
 
+A CTAS of a new table (``spark_ddl_log.VersionCreates``, the create path's direct create): Spark's analysed
+``CreateDataSourceTableAsSelectCommand`` of the work table's statement writes its rows at the work table's default
+directory with its own ``saveDataIntoTable``, and the record Spark's Hive catalog would create of that table is made
+without the metastore call (a recording client under Spark's own catalog and its ``toHiveTable``);
+:func:`created_record` gives it, and the engine creates the table under its own name from it at that directory in
+one call, its tag hidden. Gone from the statement: the work table's create (Spark's), its read and its removal (about
+65 to 90 ms on Derby).
+
 Not taken (None: the version is built under TMP): a partitioned or bucketed table, a fill that keeps partitions, a
 table whose INSERT is not a file write (a non-file data source), a session without the project's jar or without a
 JVM (Spark Connect)."""
@@ -23,13 +31,15 @@ import attrs
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, SOURCE_VIEW_PREFIX, Engine
+from storage.catalogs.spark.hms.hive_record import HiveTable, tables_of
 from storage.catalogs.spark.hms.spark_client_lock import has_project_jar
-from storage.catalogs.spark.jvm import static
+from storage.catalogs.spark.jvm import singleton_list, static
 from storage.catalogs.spark.sql.analysis import analysis, run_analysed
 from storage.catalogs.spark.sql.insert_check import insert_statement
 from storage.catalogs.spark.sql.partition_keep import insert_error
 
 AT_DIRECTORY = "spark_ddl_log.VersionWrites"
+CREATES = "spark_ddl_log.VersionCreates"
 
 
 @attrs.frozen
@@ -37,6 +47,15 @@ class VersionWrite:
     """A write job :func:`prepare_write` made: the analysed command (in the JVM) writing into the version's
     directory."""
 
+    plan: Any = attrs.field(eq=False, repr=False)
+
+
+@attrs.frozen
+class VersionCreate:
+    """A CTAS :func:`prepare_create` took: Spark's analysed command (in the JVM) of the work table, whose rows
+    :func:`created_record` writes at ``directory`` (the work table's default one, empty), creating no table."""
+
+    directory: str
     plan: Any = attrs.field(eq=False, repr=False)
 
 
@@ -78,3 +97,32 @@ def write_version(engine: Engine, name: TableName, job: VersionWrite) -> None:
         run_analysed(engine.spark, job.plan)
     except ENGINE_ERRORS as error:
         raise insert_error(name, engine.failure(error)) from None
+
+
+def prepare_create(engine: Engine, plan: Any) -> VersionCreate | None:
+    """The analysed CTAS ``plan`` as a direct create, where the jar takes it (a managed data source table at its
+    default directory, unpartitioned, unbucketed); None otherwise (the work table is built)."""
+    jvm = engine.jvm
+    if jvm is None or plan is None or not has_project_jar(jvm):
+        return None
+    directory = static(jvm.view, CREATES, "takes")(jvm.session, plan)
+    return None if directory is None else VersionCreate(str(directory), plan)
+
+
+def created_record(engine: Engine, job: VersionCreate) -> tuple[HiveTable, Any]:
+    """Run ``job`` as far as its rows (Spark's job writes the directory; no table made), and the metastore record
+    Spark would create of the work table there, with the table it describes (for :func:`fallback_record`). A failure
+    raises the engine's error."""
+    jvm = engine.jvm
+    assert jvm is not None
+    record, table = static(jvm.view, CREATES, "written")(jvm.session, job.plan, job.directory)
+    return tables_of(jvm, singleton_list(jvm, record))[0], table
+
+
+def fallback_record(engine: Engine, table: Any) -> HiveTable | None:
+    """The record Spark's Hive catalog falls back to where the metastore refuses its first one, or None."""
+    jvm = engine.jvm
+    assert jvm is not None
+    record = static(jvm.view, CREATES, "fallbackRecord")(jvm.session, table)
+    return None if record is None else tables_of(jvm, singleton_list(jvm, record))[0]
+

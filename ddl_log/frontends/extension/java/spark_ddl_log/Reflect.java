@@ -1,5 +1,6 @@
 package spark_ddl_log;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -8,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import scala.Option;
+import scala.Product;
 import scala.collection.Iterable;
 import scala.collection.Iterator;
 import scala.Tuple2;
@@ -81,5 +83,37 @@ final class Reflect {
       out.put(String.valueOf(pair._1()), item == null ? null : String.valueOf(item));
     }
     return out;
+  }
+
+  /**
+   * A copy of the case class {@code value} with the fields named in {@code changes} changed, built by its
+   * constructor from its fields by name: a field another Spark minor adds is carried over as it is.
+   */
+  static Object rebuilt(Product value, Map<String, Object> changes) throws ReflectiveOperationException {
+    int arity = value.productArity();
+    Object[] fields = new Object[arity];
+    int changed = 0;
+    for (int index = 0; index < arity; index++) {
+      String field = value.productElementName(index);
+      if (changes.containsKey(field)) {
+        fields[index] = changes.get(field);
+        changed++;
+      } else {
+        fields[index] = value.productElement(index);
+      }
+    }
+    if (changed != changes.size()) {
+      throw new IllegalStateException(value.getClass().getName() + " lacks a field of " + changes.keySet());
+    }
+    for (Constructor<?> constructor : value.getClass().getConstructors()) {
+      if (constructor.getParameterCount() == arity) {
+        try {
+          return constructor.newInstance(fields);
+        } catch (InvocationTargetException error) {
+          throw new IllegalStateException(error.getCause());
+        }
+      }
+    }
+    throw new IllegalStateException(value.getClass().getName() + " has no constructor of its " + arity + " fields");
   }
 }

@@ -1,13 +1,10 @@
 package spark_ddl_log;
 
-import java.lang.reflect.Constructor;
-import java.lang.reflect.InvocationTargetException;
 import java.util.Map;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.execution.datasources.InsertIntoHadoopFsRelationCommand;
 import scala.Option;
-import scala.Product;
 
 /**
  * A new table version written straight into its own directory, with no work table in the metastore: Spark's
@@ -36,7 +33,7 @@ public final class VersionWrites {
       return null;
     }
     try {
-      return analysed(rebuilt(command, Map.of("outputPath", new Path(location), "catalogTable", Option.empty(),
+      return analysed(Reflect.rebuilt(command, Map.of("outputPath", new Path(location), "catalogTable", Option.empty(),
           "fileIndex", Option.empty())));
     } catch (IllegalStateException otherShape) {
       return null; // another Spark's fields: never a copy that may still write the table's own files
@@ -51,37 +48,5 @@ public final class VersionWrites {
     LogicalPlan plan = (LogicalPlan) copy;
     plan.setAnalyzed();
     return plan;
-  }
-
-  /**
-   * A copy of the case class {@code value} with the fields named in {@code changes} changed, built by its
-   * constructor from its fields by name: a field another Spark minor adds is carried over as it is.
-   */
-  private static Object rebuilt(Product value, Map<String, Object> changes) throws ReflectiveOperationException {
-    int arity = value.productArity();
-    Object[] fields = new Object[arity];
-    int changed = 0;
-    for (int index = 0; index < arity; index++) {
-      String field = value.productElementName(index);
-      if (changes.containsKey(field)) {
-        fields[index] = changes.get(field);
-        changed++;
-      } else {
-        fields[index] = value.productElement(index);
-      }
-    }
-    if (changed != changes.size()) {
-      throw new IllegalStateException(value.getClass().getName() + " lacks a field of " + changes.keySet());
-    }
-    for (Constructor<?> constructor : value.getClass().getConstructors()) {
-      if (constructor.getParameterCount() == arity) {
-        try {
-          return constructor.newInstance(fields);
-        } catch (InvocationTargetException error) {
-          throw new IllegalStateException(error.getCause());
-        }
-      }
-    }
-    throw new IllegalStateException(value.getClass().getName() + " has no constructor of its " + arity + " fields");
   }
 }
