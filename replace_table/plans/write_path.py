@@ -33,7 +33,7 @@ def choose_write(run: ReplaceRun) -> None:
 def choose_created(run: ReplaceRun) -> None:
     """Reads only, before anything is logged: a CTAS creating ORIG (the create path) takes the direct create where
     the catalog can, outside a transaction (whose COMMIT would run the CTAS's job inside its publish window)."""
-    if run.path != "create" or run.fill is not None or run.make_tmp or run.fill_tmp or run.spec.as_select is None \
-            or run.log.transaction is not None:
+    if run.path != "create" or run.fill is not None or run.make_tmp or run.fill_tmp \
+            or (run.spec.as_select is None and run.spec.df is None) or run.log.transaction is not None:
         return
     run.write_job = run.ctx.catalog.data.prepare_create(run.orig, run.tmp, run.spec, run.log.tag)

@@ -194,3 +194,18 @@ def recorded(spark: Any, name: str) -> dict[str, str]:
 
 def dict_of(spark: Any, scala_map: Any) -> dict[str, str]:
     return dict(spark._jvm.scala.jdk.javaapi.CollectionConverters.asJava(scala_map))
+
+
+def test_a_dataframes_ctas_is_created_in_place_as_plain_sparks_save_as_table_makes_it(ddl, spark, tmp_path):
+    """A DataFrame's CTAS (``saveAsTable`` of a new name, routed) takes the same way: no work table, and the table
+    equals the one plain Spark's ``saveAsTable`` makes."""
+    frame = lambda: spark.range(4).selectExpr("id", "concat('r', id) AS s")  # noqa: E731
+    trace = crashkit.trace(lambda: AtomicDDL(spark=spark, home=tmp_path / "trace", grace_seconds=0),
+                           lambda d: d.create_table("c", df=frame(), using="parquet"))
+    assert not any(point.startswith(("replace.create_tmp", "replace.forget_tmp")) for point, _ in trace)
+    spark.sql("DROP TABLE c")
+    ddl.create_table("c", df=frame(), using="parquet")
+    frame().write.format("parquet").saveAsTable("p")
+    assert described(spark, "c") == described(spark, "p")
+    assert recorded(spark, "c") == recorded(spark, "p")
+    assert rows(spark, "c") == rows(spark, "p") == [(i, f"r{i}") for i in range(4)]

@@ -353,7 +353,7 @@ class SparkDataJobs:
         """See ``DataJobs.prepare_create``: the CTAS the check analysed under ``work`` with ``tag`` (or, for a
         definition given in parts, its statement analysed now) as a direct create
         (:func:`~storage.catalogs.spark.sql.version_writes.prepare_create`)."""
-        if self._client is None or spec.as_select is None or spec.df is not None or spec.copy \
+        if self._client is None or (spec.as_select is None and spec.df is None) or spec.copy \
                 or substitutes(name.db) or substitutes(name.name):
             return None
         checked: CheckedStatement | None = getattr(self._checked, "create", None)
@@ -361,7 +361,15 @@ class SparkDataJobs:
             statement = spec.text.render(work.quoted, self._tag_pair(tag))
             plan = checked.plan if checked is not None and checked.statement == statement else None
         else:
-            analysed = analysis(self._spark, self._create_statement(work, spec, tag, None))
+            # a DataFrame read through a temporary view, dropped once analysed (the plan holds what it read)
+            view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if spec.df is not None else None
+            try:
+                if view is not None:
+                    self._engine.register_temp_view(spec.df, view, name)
+                analysed = analysis(self._spark, self._create_statement(work, spec, tag, view))
+            finally:
+                if view is not None:
+                    self._engine.drop_temp_view(view)
             plan = analysed.plan if analysed.failure is None else None  # a refusal is the work table's to raise
         job = prepare_create(self._engine, plan)
         if job is not None:
