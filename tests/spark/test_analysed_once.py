@@ -2,7 +2,8 @@
 check analyses it before anything is logged (what Spark refuses is refused first), and the statement then runs the
 plan that check made (a CREATE's under its work table's name and tag). Measured with Spark's own rule metering:
 every analyzer and optimizer rule runs (and changes the plan) as many times for the atomic statement as for the
-plain one. A second analysis cost 15 to 25 ms per statement."""
+plain one; a CTAS created in place changes the plan as often and runs no rule more often (it runs Spark's write job,
+not the CTAS command's own execution). A second analysis cost 15 to 25 ms per statement."""
 
 from __future__ import annotations
 
@@ -47,7 +48,12 @@ def test_a_create_table_as_select_runs_the_rules_plain_spark_runs(clean_spark: A
             atomic = rules_run_by(spark, lambda: ddl.sql(f"CREATE TABLE t USING parquet AS {ROWS}"))
         else:
             atomic = rules_run_by(spark, lambda: ddl.create_table("t", as_select=ROWS, using="parquet"))
-    assert atomic == plain
+    # the direct create runs Spark's CTAS as far as its rows (its own write job), not the command's own execution:
+    # every rule changes the plan as often as for plain Spark, none runs more often (the command node itself is
+    # neither analysed again nor optimised)
+    for rule in set(atomic) | set(plain):
+        ours, theirs = atomic.get(rule, (0, 0)), plain.get(rule, (0, 0))
+        assert ours[0] == theirs[0] and ours[1] <= theirs[1], (rule, ours, theirs)
 
 
 def test_an_insert_into_runs_the_rules_plain_spark_runs(clean_spark: Any, tmp_path: Any) -> None:
