@@ -61,8 +61,8 @@ public final class VersionCreates {
 
   /**
    * Run {@code plan} (a CTAS {@link #takes} took) as far as its rows: written at {@code directory} (what
-   * {@link #takes} answered), no table created. Returns the record Spark would create first, as a thrift {@code Table} at that directory, and the
-   * table it describes (for {@link #fallbackRecord}).
+   * {@link #takes} answered), no table created. Returns the record Spark would create first, as a thrift
+   * {@code Table} at that directory, and the table it describes (for {@link #fallbackRecord}).
    */
   public static Object[] written(SparkSession session, LogicalPlan plan, String directory)
       throws ReflectiveOperationException {

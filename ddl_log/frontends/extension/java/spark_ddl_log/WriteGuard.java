@@ -18,7 +18,8 @@ import scala.runtime.BoxedUnit;
  *   it before any plan exists; its last step before the drop is to read the table (to refuse overwriting a table the
  *   data reads): this check sees that read and refuses the call. From Spark 4.1 the call is a plan
  *   ({@code SaveAsV1TableCommand}) that {@link WriteRouter} runs atomically instead.</li>
- *   <li>Spark 4.1+'s {@code writeTo(t).replace()/createOrReplace()} of such a table (Spark 4.0 refuses them itself).</li>
+ *   <li>Spark 4.1+'s {@code writeTo(t).replace()/createOrReplace()} of such a table (Spark 4.0 refuses them
+ *       itself).</li>
  * </ul>
  */
 final class WriteGuard extends AbstractFunction1<LogicalPlan, BoxedUnit> {
@@ -51,7 +52,8 @@ final class WriteGuard extends AbstractFunction1<LogicalPlan, BoxedUnit> {
     return BoxedUnit.UNIT;
   }
 
-  /** Spark's {@code UNSUPPORTED_FEATURE.TABLE_OPERATION} for {@code operation} on {@code table}, saying why and what instead. */
+  /** Spark's {@code UNSUPPORTED_FEATURE.TABLE_OPERATION} for {@code operation} on {@code table}, saying why and what
+   * instead. */
   private static RuntimeException refusal(String table, String operation, String what, String why, String instead) {
     HashMap<String, String> parameters = new HashMap<>();
     parameters.put("tableName", table);
@@ -65,8 +67,8 @@ final class WriteGuard extends AbstractFunction1<LogicalPlan, BoxedUnit> {
 
   /**
    * A v2 {@code ReplaceTableAsSelect} ({@code writeTo(t).replace()/createOrReplace()} from the JVM, a Spark Connect
-   * client's included) of a table of Spark's own session catalog: Spark 4.0 refuses it for v1 tables; Spark 4.1+ runs it,
-   * not atomically. A statement the parser left to Spark ({@code allow_non_atomic}) passes.
+   * client's included) of a table of Spark's own session catalog: Spark 4.0 refuses it for v1 tables; Spark 4.1+ runs
+   * it, not atomically. A statement the parser left to Spark ({@code allow_non_atomic}) passes.
    */
   private static boolean loads(String name) {
     try {
