@@ -261,7 +261,9 @@ def test_a_crash_anywhere_in_a_create_over_a_dropped_name_keeps_the_version_whol
     points = crashkit.trace(opener, statement)
     moves = {point for point in points if point[0].startswith("relocate_version.")}
     chosen = [point for point in points if point in set(catalog_points(points)) | moves]
-    assert len(moves) == (3 if statement is hive_over_dropped else 0) and len(chosen) >= 4, points
+    # (a data source CTAS is created in place: its install and the commit; the renamed-in one has its work table's
+    # steps and the moves too)
+    assert len(moves) == (3 if statement is hive_over_dropped else 0) and len(chosen) >= 2, points
     for point, nth in chosen:
         opener, original, number = world()
         crash_then_recover(opener, statement, point, nth)
