@@ -23,7 +23,8 @@ import hashlib
 import importlib
 import json
 import re
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -485,13 +486,23 @@ class Engine:
             return None
         return db_location.rstrip("/") + "/" + name.name
 
-    def register_temp_view(self, df: Any, view: str, name: TableName) -> None:
-        """Make the DataFrame ``df`` readable as the temporary view ``view``, to write it into ``name``."""
+    @contextlib.contextmanager
+    def source_view(self, df: Any | None, name: TableName) -> Iterator[str | None]:
+        """The DataFrame ``df`` readable as a temporary view of a fresh name while the block reads it (to write it
+        into ``name``; the view's name for the statement's text), dropped after; None without a DataFrame."""
+        if df is None:
+            yield None
+            return
+        view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}"
         try:
             df.createOrReplaceTempView(view)
         except DATAFRAME_ERRORS as error:
             message = inspect_error(error).message if isinstance(error, ENGINE_ERRORS) else "not a DataFrame"
             raise InvalidDefinitionError(f"cannot use the DataFrame for {name}: {message}", str(name), error) from None
+        try:
+            yield view
+        finally:
+            self.drop_temp_view(view)
 
     def drop_temp_view(self, view: str) -> None:
         """Drop a temporary view of this package's (best effort: it dies with its session anyway)."""

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 import threading
-import uuid
 from contextlib import nullcontext
 from typing import Any
 
@@ -44,7 +43,6 @@ from storage.catalogs.spark.engine import (
     DATAFRAME_ERRORS,
     ENGINE_ERRORS,
     REDACTED,
-    SOURCE_VIEW_PREFIX,
     Engine,
     Failure,
     engine_error,
@@ -239,33 +237,32 @@ class SparkDataJobs:
         """
         if substitutes(name.db) or substitutes(name.name):
             raise InvalidNameError(f"table names containing '${{' are not supported: {name}", str(name))
-        view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if spec.df is not None else None
         checked: CheckedStatement | None = getattr(self._checked, "create", None)
         self._checked.create = None
         if spec.text is not None:
             self._properties_sql(spec, tag, name)
-            statement = spec.text.render(name.quoted, self._tag_pair(tag))
-            if spec.text.escaped:
+        with self._engine.source_view(spec.df, name) as view:
+            statement = self._statement_of(name, spec, tag, view)
+            if spec.text is None or spec.text.escaped:
                 self._engine.check_literal_mode()
-        else:
-            statement = self._create_statement(name, spec, tag, view)
-            self._engine.check_literal_mode()
-        if not name.is_reserved and self._engine.occupied(name):
-            # (a reserved name is a statement's own work name, XID and random token: nothing else has it, and if
-            # something did, Spark's CREATE would refuse it with TABLE_OR_VIEW_ALREADY_EXISTS, read as the same error)
-            raise ObjectExistsError.relation(f"{name} already exists", str(name))
-        try:
-            if view is not None:
-                self._engine.register_temp_view(spec.df, view, name)
+            if not name.is_reserved and self._engine.occupied(name):
+                # (a reserved name is a statement's own work name, XID and random token: nothing else has it, and
+                # if something did, Spark's CREATE would refuse it with TABLE_OR_VIEW_ALREADY_EXISTS, read as the
+                # same error)
+                raise ObjectExistsError.relation(f"{name} already exists", str(name))
             self._run_create(name, spec, tag, statement,
                              None if checked is None or checked.statement != statement else checked.plan)
             if spec.text is None and spec.like is not None and spec.comment is not None:
                 self._set_like_comment(name, spec.comment, tag)
             if not name.is_reserved:  # a work table's tag is hidden by the call that gives it the user's name
                 self._hide_new_tag(name, tag)
-        finally:
-            if view is not None:
-                self._engine.drop_temp_view(view)
+
+    def _statement_of(self, name: TableName, spec: TableSpec, tag: str, view: str | None) -> str:
+        """The CREATE statement of ``name`` as ``spec`` says, with ``tag``: the user's text with both written in, or
+        the statement made of its parts (a DataFrame read as the temporary view ``view``)."""
+        if spec.text is not None:
+            return spec.text.render(name.quoted, self._tag_pair(tag))
+        return self._create_statement(name, spec, tag, view)
 
     def _hide_new_tag(self, name: TableName, tag: str) -> None:
         try:
@@ -304,14 +301,11 @@ class SparkDataJobs:
         self._engine.check_literal_mode()
         checked: CheckedStatement | None = getattr(self._checked, "insert", None)
         self._checked.insert = None
-        view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
-        # the user's INSERT INTO as written after its table name, or the SELECT with its partition clause
-        statement = insert_statement(name, fill, view)
-        assert statement is not None  # a SELECT, a text or a DataFrame (checked above)
         self._engine.forget(name)  # its partitions (and statistics) change
-        try:
-            if view is not None:
-                self._engine.register_temp_view(fill.df, view, name)
+        with self._engine.source_view(fill.df, name) as view:
+            # the user's INSERT INTO as written after its table name, or the SELECT with its partition clause
+            statement = insert_statement(name, fill, view)
+            assert statement is not None  # a SELECT, a text or a DataFrame (checked above)
             try:
                 self._run_insert(statement, job, checked)
             except ENGINE_ERRORS as error:
@@ -324,9 +318,6 @@ class SparkDataJobs:
                         raise WrongObjectKindError.view_not_table(name, condition=reported) from None
                     raise NoSuchObjectError.relation(f"table {name} does not exist", str(name)) from None
                 raise insert_error(name, failure) from None
-        finally:
-            if view is not None:
-                self._engine.drop_temp_view(view)
         self._keep.keep(name, fill)
         if fill.partitions_of is not None:
             self._keep.add_empty(name, fill.partitions_of)
@@ -357,20 +348,14 @@ class SparkDataJobs:
                 or substitutes(name.db) or substitutes(name.name):
             return None
         checked: CheckedStatement | None = getattr(self._checked, "create", None)
-        if spec.text is not None:
-            statement = spec.text.render(work.quoted, self._tag_pair(tag))
-            plan = checked.plan if checked is not None and checked.statement == statement else None
-        else:
-            # a DataFrame read through a temporary view, dropped once analysed (the plan holds what it read)
-            view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if spec.df is not None else None
-            try:
-                if view is not None:
-                    self._engine.register_temp_view(spec.df, view, name)
-                analysed = analysis(self._spark, self._create_statement(work, spec, tag, view))
-            finally:
-                if view is not None:
-                    self._engine.drop_temp_view(view)
-            plan = analysed.plan if analysed.failure is None else None  # a refusal is the work table's to raise
+        # a DataFrame read through a temporary view, dropped once analysed (the plan holds what it read)
+        with self._engine.source_view(spec.df, name) as view:
+            statement = self._statement_of(work, spec, tag, view)
+            if spec.text is not None:
+                plan = checked.plan if checked is not None and checked.statement == statement else None
+            else:
+                analysed = analysis(self._spark, statement)
+                plan = analysed.plan if analysed.failure is None else None  # a refusal is the work table's to raise
         job = prepare_create(self._engine, plan)
         if job is not None:
             self._checked.create = None

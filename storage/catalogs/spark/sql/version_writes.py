@@ -23,14 +23,13 @@ JVM (Spark Connect)."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import attrs
 
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, SOURCE_VIEW_PREFIX, Engine
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine
 from storage.catalogs.spark.hms.hive_record import HiveTable, tables_of
 from storage.catalogs.spark.hms.spark_client_lock import has_project_jar
 from storage.catalogs.spark.jvm import singleton_list, static
@@ -73,16 +72,10 @@ def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str) -
     if jvm is None or not writes_plainly(fill) or not has_project_jar(jvm):
         return None
     engine.check_literal_mode()
-    view = f"{SOURCE_VIEW_PREFIX}{uuid.uuid4().hex}" if fill.df is not None else None
-    statement = insert_statement(name, fill, view)
-    assert statement is not None  # a SELECT or a DataFrame (writes_plainly)
-    try:
-        if view is not None:
-            engine.register_temp_view(fill.df, view, name)
+    with engine.source_view(fill.df, name) as view:
+        statement = insert_statement(name, fill, view)
+        assert statement is not None  # a SELECT or a DataFrame (writes_plainly)
         analysed = analysis(engine.spark, statement)
-    finally:
-        if view is not None:
-            engine.drop_temp_view(view)
     if analysed.failure is not None:
         raise insert_error(name, attrs.evolve(analysed.failure, analysis=True)) from None
     if analysed.plan is None:
