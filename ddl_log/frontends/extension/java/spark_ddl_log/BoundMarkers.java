@@ -15,7 +15,6 @@ import org.apache.spark.sql.catalyst.parser.ParserInterface;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.catalyst.trees.TreeNodeTag;
-import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.internal.VariableSubstitution;
 import scala.Option;
 import scala.runtime.AbstractFunction1;
@@ -173,7 +172,7 @@ final class BoundMarkers {
         }
       }
       String written = written(values);
-      if (written.contains("${") && SQLConf.get().variableSubstituteEnabled()) {
+      if (Parameters.substitutesAgain(written)) {
         throw Failures.raise(Failures.variableInValue());
       }
       // read again with the values in (the parser's reading had the markers): the engine runs that text

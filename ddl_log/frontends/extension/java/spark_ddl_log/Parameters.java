@@ -43,10 +43,19 @@ final class Parameters {
     } catch (IllegalAccessException | ClassCastException error) {
       throw new IllegalStateException("Spark's ParameterHandler is not as this extension knows it", error);
     }
-    if (written.contains("${") && SQLConf.get().variableSubstituteEnabled()) {
+    if (substitutesAgain(written)) {
       throw new VariableInValue();
     }
     return written;
+  }
+
+  /**
+   * Whether {@code written}, a statement with parameter values written in, holds {@code ${} where the session
+   * substitutes variables: the engine's own Spark statements would read a value's {@code ${} as a variable, which
+   * Spark, having substituted variables before writing the values in, does not.
+   */
+  static boolean substitutesAgain(String written) {
+    return written.contains("${") && SQLConf.get().variableSubstituteEnabled();
   }
 
   /**
