@@ -22,11 +22,12 @@ step  name                         effect
 8     ``forget_tmp``               replay F: TMP leaves the metastore, its files stay (ORIG's)
 ====  ===========================  =========================================================================
 
-A *direct create* (a CTAS of an unpartitioned data source table, :func:`~replace_table.plans.write_path.choose_created`)
-makes no TMP table: after ``log_tmp`` (whose undo removes TMP's directory), ``log_orig_create`` logs ORIG's creation
-and ``install`` has Spark's own CTAS of TMP write its rows at TMP's directory without creating TMP, then creates ORIG
-there from the record Spark would have made of TMP, its tag hidden, in one metastore call; nothing to forget after
-the commit. Gone: TMP's create, its read and its removal.
+A *direct create* (a CTAS of an unpartitioned data source table, or a CREATE TABLE of columns of an unpartitioned
+file source table, :func:`~replace_table.plans.write_path.choose_created`) makes no TMP table: after ``log_tmp``
+(whose undo removes TMP's directory), ``log_orig_create`` logs ORIG's creation and ``install`` has Spark's own CTAS of
+TMP write its rows at TMP's directory without creating TMP (a table of columns: Spark's data source resolves them,
+as its CREATE TABLE does), then creates ORIG there from the record Spark would have made of TMP, its tag hidden, in
+one metastore call; nothing to forget after the commit. Gone: TMP's create, its read and its removal.
 """
 
 from __future__ import annotations

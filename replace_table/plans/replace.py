@@ -6,8 +6,8 @@ readable, steps 1-3), then one of four paths, chosen by conditions on the machin
 * create (:mod:`~replace_table.plans.create_path`): ORIG does not exist and is created with TMP's definition
   (files where TMP wrote them), or, where that cannot be kept whole, TMP is renamed to ORIG;
 * empty (:mod:`~replace_table.plans.empty_path`): TRUNCATE in one call, no TMP table;
-* write (:mod:`~replace_table.plans.write_path`): INSERT OVERWRITE written into the new version's directory, no TMP
-  table.
+* write (:mod:`~replace_table.plans.write_path`): INSERT OVERWRITE, or a CREATE OR REPLACE's CTAS, written into
+  the new version's directory, no TMP table.
 
 ====  ===========================  =========================================================================
 step  name                         effect
@@ -55,7 +55,7 @@ from replace_table.plans.replace_run import (
     retire_old,
     swaps,
 )
-from replace_table.plans.write_path import choose_created, choose_write
+from replace_table.plans.write_path import choose_created, choose_replaced, choose_write
 from replace_table.statement_log import StatementLog
 from storage.catalogs.interface import Fill, TableSpec
 from storage.catalogs.names import TableName
@@ -129,6 +129,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
         choose_empty(run, empty)
     if direct:  # reads only, as above
         choose_write(run)
+    choose_replaced(run)  # reads only, as above
     return StatementMachine(REPLACE, run, log, verb=verb, subject=str(name))
 
 

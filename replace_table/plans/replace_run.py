@@ -37,7 +37,8 @@ class ReplaceResult(StatementResult):
     path: Path = "create"
     """``swap``: ORIG took the new definition in one metastore call (the name never went missing); ``empty``: the
     same for TRUNCATE, with no TMP table (ORIG's own definition, emptied, at a new directory); ``write``: the same for
-    an INSERT OVERWRITE, the new rows written into the new directory first; ``rename``: the
+    an INSERT OVERWRITE or a CREATE OR REPLACE's CTAS, the new rows written into the new directory first (no TMP
+    table); ``rename``: the
     rename algorithm (see ``swap_refused``); ``create``: ORIG did not exist."""
     swap_refused: str | None = None
     """Why the rename path was taken."""
@@ -132,6 +133,18 @@ class ReplaceRun:
                              and self.retention > 0 else None)
 
 
+def made_by_its_create(run: ReplaceRun) -> bool:
+    """The new version is what its CREATE makes and nothing else (a CTAS's rows, or columns; no fill, no other way
+    to make TMP), outside a transaction: the direct create may make it (``DataJobs.prepare_create``)."""
+    return run.fill is None and run.make_tmp is None and run.fill_tmp is None and run.log.transaction is None \
+        and run.spec.like is None and not run.spec.copy
+
+
+def writes_by_ctas(run: ReplaceRun) -> bool:
+    """:func:`made_by_its_create`, by a CTAS (of a SELECT or a DataFrame): it writes the new version's rows."""
+    return made_by_its_create(run) and (run.spec.as_select is not None or run.spec.df is not None)
+
+
 def fills(run: ReplaceRun) -> bool:
     """TMP, or the write path's directory, takes rows (not the empty path, nor a direct create, whose CTAS writes
     its rows as it creates the table)."""
@@ -187,8 +200,11 @@ def create_tmp(run: ReplaceRun) -> None:
 
 def fill_tmp(run: ReplaceRun) -> None:
     """TMP filled from a SELECT / DataFrame (INSERT; nothing to do otherwise); the write path's job writes the new
-    version's directory instead."""
-    if run.write_job is not None:
+    version's directory instead (a CTAS's, ``plan.created``, gives the definition the exchange installs)."""
+    if run.write_job is not None and run.plan is not None and run.plan.created:
+        written = run.ctx.catalog.data.write_created(run.orig, run.write_job, run.log.tag, run.spec)
+        run.plan = attrs.evolve(run.plan, handle=written)
+    elif run.write_job is not None:
         run.ctx.catalog.data.write_version(run.orig, run.write_job)
     elif run.fill_tmp is not None:
         run.fill_tmp(run)

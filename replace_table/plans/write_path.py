@@ -6,13 +6,17 @@ D: there is no TMP to forget), ``exchange`` (ORIG := its own definition at the d
 metastore call), ``commit``, ``retire``. No data is renamed, and the metastore sees one call, as it does for Spark's
 own INSERT OVERWRITE (:mod:`~replace_table.plans.swap_path`, :mod:`~replace_table.plans.empty_path`).
 
-The same for a new table (:func:`choose_created`, the create path's *direct create*): a CTAS of an unpartitioned data
-source table has Spark's own CTAS of TMP write TMP's directory without creating TMP, and ORIG is created there from
-the record Spark would have made (:mod:`~replace_table.plans.create_path`)."""
+The same for a CREATE OR REPLACE AS SELECT of an unpartitioned table by an unpartitioned data source table
+(:func:`choose_replaced`): ``fill_tmp`` has Spark's own CTAS of TMP write TMP's directory without creating TMP, which
+gives the record Spark would have made of TMP; ``exchange`` installs it on ORIG (its tag hidden, one metastore call),
+as the swap path installs TMP's record read back: gone are TMP's create, its read and its removal after the commit.
+
+And for a new table (:func:`choose_created`, the create path's *direct create*): ORIG is created from that record
+at TMP's directory (:mod:`~replace_table.plans.create_path`)."""
 
 from __future__ import annotations
 
-from replace_table.plans.replace_run import ReplaceRun
+from replace_table.plans.replace_run import ReplaceRun, made_by_its_create, writes_by_ctas
 
 
 def choose_write(run: ReplaceRun) -> None:
@@ -31,9 +35,25 @@ def choose_write(run: ReplaceRun) -> None:
 
 
 def choose_created(run: ReplaceRun) -> None:
-    """Reads only, before anything is logged: a CTAS creating ORIG (the create path) takes the direct create where
-    the catalog can, outside a transaction (whose COMMIT would run the CTAS's job inside its publish window)."""
-    if run.path != "create" or run.fill is not None or run.make_tmp or run.fill_tmp \
-            or (run.spec.as_select is None and run.spec.df is None) or run.log.transaction is not None:
+    """Reads only, before anything is logged: a CTAS or a CREATE TABLE of columns creating ORIG (the create path)
+    takes the direct create where the catalog can, outside a transaction (whose COMMIT would run the CTAS's job
+    inside its publish window)."""
+    if run.path != "create" or not made_by_its_create(run):
         return
     run.write_job = run.ctx.catalog.data.prepare_create(run.orig, run.tmp, run.spec, run.log.tag)
+
+
+def choose_replaced(run: ReplaceRun) -> None:
+    """Reads only, before anything is logged: a CTAS replacing ORIG takes the write path where the catalog can
+    (ORIG's swap planned at TMP's directory, the CTAS taken as a direct create: what Spark refuses is refused by the
+    statement's check before), outside a transaction (whose COMMIT installs a TMP built aside)."""
+    if not run.orig_exists or run.path is not None or run.keeps_statistics or not writes_by_ctas(run):
+        return
+    catalog = run.ctx.catalog
+    plan = catalog.swaps.plan_created_swap(run.orig, run.tmp)
+    if plan.refusal is not None or plan.directory is None:
+        return
+    job = catalog.data.prepare_create(run.orig, run.tmp, run.spec, run.log.tag)
+    if job is None:
+        return
+    run.plan, run.write_job, run.path = plan, job, "write"

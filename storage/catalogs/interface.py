@@ -279,3 +279,6 @@ class SwapPlan:
     written: bool = False
     """``directory`` is made by the statement's write job (``Swaps.plan_write_swap``); else the exchange makes it,
     empty, right before the install."""
+    created: bool = False
+    """The new definition is the one the write job's CTAS makes (``Swaps.plan_created_swap``): ``handle`` is set
+    once the job has written the directory (``DataJobs.write_created``)."""

@@ -144,10 +144,19 @@ class DataJobs(Protocol):
         ...
 
     def prepare_create(self, name: TableName, work: TableName, spec: TableSpec, tag: str) -> object | None:
-        """The CREATE TABLE AS SELECT of ``spec`` (checked under ``work`` with ``tag``, as :meth:`create` would
-        run it for the work table) made to write ``work``'s directory without creating ``work``, so that ``name`` is
-        created there (:meth:`create_written`); reads only. None where the engine cannot (the caller builds the table
-        under ``work``)."""
+        """The CREATE TABLE AS SELECT (or CREATE TABLE of columns) of ``spec`` (checked under ``work`` with ``tag``,
+        as :meth:`create` would run it for the work table) made to write ``work``'s directory without creating
+        ``work``, so that ``name`` is created there (:meth:`create_written`, or installed on it:
+        :meth:`write_created`); reads only. None where the engine cannot (the caller builds the table under
+        ``work``)."""
+        ...
+
+    def write_created(self, name: TableName, job: object, tag: str, spec: TableSpec) -> object:
+        """Run the CTAS :meth:`prepare_create` made as far as its rows (the work table's directory holds them all
+        once this returns; no table made) and return the definition the engine would have made of the work table
+        there, as ``name``'s with ``tag`` (hidden): the ``handle`` of a :meth:`Swaps.plan_created_swap` plan, which
+        :meth:`Swaps.exchange_definitions` installs. A failure raises what the CREATE would; the files it left are
+        the caller's undo's (the work table's creation logged first)."""
         ...
 
     def create_written(self, name: TableName, job: object, tag: str, spec: TableSpec) -> None:
@@ -248,6 +257,13 @@ class Swaps(Protocol):
         directory (``plan.directory``) the statement's write job makes and fills (:meth:`DataJobs.prepare_write`)
         before the install, and whose installed definition keeps ORIG's statistics, as INSERT OVERWRITE leaves
         them. Reads only; the same refusals."""
+        ...
+
+    def plan_created_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+        """CREATE OR REPLACE AS SELECT of an unpartitioned table without a TMP table: ORIG's definition to log, and
+        ``tmp``'s default directory (``plan.directory``), which the statement's CTAS writes
+        (:meth:`DataJobs.prepare_create`), its definition the plan's ``handle`` once written
+        (:meth:`DataJobs.write_created`). Reads only; the refusals of :meth:`plan_empty_swap`."""
         ...
 
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,

@@ -291,6 +291,9 @@ class MemoryDataJobs(MemoryPort):
         """None: the in-memory catalog builds every version under TMP."""
         return None
 
+    def write_created(self, name: TableName, job: object, tag: str, spec: TableSpec) -> object:
+        raise InvalidDefinitionError("the in-memory catalog writes no version outside a table", str(name))
+
     def create_written(self, name: TableName, job: object, tag: str, spec: TableSpec) -> None:
         raise InvalidDefinitionError("the in-memory catalog writes no version outside a table", str(name))
 

@@ -127,6 +127,11 @@ class MemorySwaps(MemoryPort):
         a job could write elsewhere)."""
         return SwapPlan("built under TMP")
 
+    def plan_created_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+        """A refusal: the in-memory catalog builds a CREATE OR REPLACE's version under TMP (its CTAS is not taken
+        as a direct create, ``DataJobs.prepare_create``)."""
+        return SwapPlan("built under TMP")
+
     def exchange_definitions(self, orig: TableName, tmp: TableName, plan: SwapPlan, *,
                              between: Callable[[], None]) -> None:
         self.state.check("exchange", orig)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import attrs
+
 from storage.catalogs.interface import (
     HIDDEN_TAG_PROPERTY,
     SWITCHING_PARTITIONS,
@@ -43,6 +45,19 @@ from storage.catalogs.spark.hms.schema_edit import altered
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
+
+
+@attrs.frozen
+class NewDefinition:
+    """What an exchange installs (``SwapPlan.handle``): the new version's definition and, for a partitioned table,
+    its partitions. ``fallback``: for a definition made without the metastore (a CTAS's,
+    ``DataJobs.write_created``), the one Spark's Hive catalog falls back to where the metastore refuses it, as
+    Spark's own create falls back (None: none)."""
+
+    table: HiveTable
+    partitions: list[HivePartition] = attrs.field(factory=list)
+    fallback: Callable[[], HiveTable | None] | None = attrs.field(default=None, eq=False)
+
 
 SPARK_SOURCES_PREFIX = "spark.sql.sources."
 """The table properties in which Spark keeps how it reads a data source table (schema, provider, partition columns,
@@ -86,7 +101,7 @@ class SparkSwap:
             new_partitions = registered + self._client.staged_partitions(tmp)
         installed = with_provider_of(new.with_statistics_of(old) if keep_statistics else new, old)
         installed = installed.with_tag(new.tag)  # the tag hidden
-        return SwapPlan(None, version_text(orig, old, old_partitions), (installed, new_partitions),
+        return SwapPlan(None, version_text(orig, old, old_partitions), NewDefinition(installed, new_partitions),
                         keeps_statistics=keep_statistics)
 
     def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
@@ -100,7 +115,15 @@ class SparkSwap:
         INSERT OVERWRITE's TMP does (``keep_statistics``), and the statement's write job makes the directory."""
         return self._plan_at_directory(orig, tmp, tag, written=True)
 
-    def _plan_at_directory(self, orig: TableName, tmp: TableName, tag: str, *, written: bool) -> SwapPlan:
+    def plan_created_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+        """A CREATE OR REPLACE's plan without a TMP table (see ``Swaps.plan_created_swap``): the reads of
+        :meth:`plan_empty_swap`; the installed definition is the CTAS's, set once written."""
+        return self._plan_at_directory(orig, tmp, None, written=True)
+
+    def _plan_at_directory(self, orig: TableName, tmp: TableName, tag: str | None, *, written: bool) -> SwapPlan:
+        """ORIG's definition to log and the new version at ``tmp``'s default directory: ORIG's own definition there,
+        tagged ``tag`` (emptied; with ORIG's statistics where ``written``), or, without a tag, the definition the
+        statement's CTAS makes there (none yet: ``created``)."""
         old = self._client.get(orig)
         refusal = swap_refusal(old, orig)
         if refusal is not None or old is None:
@@ -110,8 +133,11 @@ class SparkSwap:
         location = self._client.default_location(tmp)
         if location is None or self._client.directory_in_use(location):
             return SwapPlan(f"files are at {location}")
+        if tag is None:
+            return SwapPlan(None, version_text(orig, old, []), directory=location, written=True, created=True)
         new = old.emptied(orig, tag, location)
-        return SwapPlan(None, version_text(orig, old, []), (new.with_statistics_of(old) if written else new, []),
+        return SwapPlan(None, version_text(orig, old, []),
+                        NewDefinition(new.with_statistics_of(old) if written else new),
                         keeps_statistics=written, directory=location, written=written)
 
     def clone_empty(self, source: TableName, name: TableName, tag: str, *, partitions_in_files: bool = False) -> bool:
@@ -270,9 +296,9 @@ class SparkSwap:
                              between: Callable[[], None]) -> None:
         """ORIG := TMP's definition as ``plan`` read it (one ``alter_table``; see :meth:`_install` for a partitioned
         table); ``between`` runs right before."""
-        if plan.refusal is not None or plan.handle is None:
+        if plan.refusal is not None or not isinstance(plan.handle, NewDefinition):
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
-        new, new_partitions = plan.handle
+        new, new_partitions = plan.handle.table, plan.handle.partitions
         current = self._client.get(orig) if new.partitioned else None  # the plan's read, kept for the statement
         # TMP does not change: its record read by the plan serves its removal; ORIG's partitions as the plan listed
         # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
@@ -281,8 +307,17 @@ class SparkSwap:
             # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
             self._client.make_directory(plan.directory)
         between()
-        self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
-                      alike=current is not None and read_alike(current, new))
+        try:
+            self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
+                          alike=current is not None and read_alike(current, new))
+        except EngineOperationError:
+            # a CTAS's definition the metastore refuses (a Hive-compatible record it cannot hold): Spark's own
+            # create falls back to its own record of the table, and so does the install (the refused call changed
+            # nothing)
+            fallback = None if plan.handle.fallback is None or new.partitioned else plan.handle.fallback()
+            if fallback is None:
+                raise
+            self._install(orig, fallback.renamed(orig), [], keep_statistics=plan.keeps_statistics)
 
     def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
         """Make ``table`` with ``partitions`` the definition of ``name`` and refresh it (see :meth:`_install`):

@@ -38,6 +38,9 @@ class WithoutMetastoreClient:
     def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         return SwapPlan(self.refusal)
 
+    def plan_created_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
+        return SwapPlan(self.refusal)
+
     def clone_empty(self, source: TableName, name: TableName, tag: str, *, partitions_in_files: bool = False) -> bool:
         """False: Spark's CREATE TABLE LIKE makes the copy."""
         return False

@@ -58,8 +58,9 @@ from storage.catalogs.spark.fs.file_mover import SparkFileMoves
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
 from storage.catalogs.spark.fs.named_jobs import named_job
 from storage.catalogs.spark.fs.version_files import copy_version_files
+from storage.catalogs.spark.hms.hive_record import HiveTable
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
-from storage.catalogs.spark.hms.swap import SparkSwap, invalidate
+from storage.catalogs.spark.hms.swap import NewDefinition, SparkSwap, invalidate
 from storage.catalogs.spark.hms.without_client import WithoutMetastoreClient
 from storage.catalogs.spark.profiles.facts import Cause, Refusal
 from storage.catalogs.spark.sql.analysis import CheckedStatement, analysis, run_analysed
@@ -341,10 +342,11 @@ class SparkDataJobs:
         write_version(self._engine, name, job)
 
     def prepare_create(self, name: TableName, work: TableName, spec: TableSpec, tag: str) -> VersionCreate | None:
-        """See ``DataJobs.prepare_create``: the CTAS the check analysed under ``work`` with ``tag`` (or, for a
-        definition given in parts, its statement analysed now) as a direct create
+        """See ``DataJobs.prepare_create``: the CTAS or the CREATE TABLE of columns the check analysed under
+        ``work`` with ``tag`` (or, for a definition given in parts, its statement analysed now) as a direct create
         (:func:`~storage.catalogs.spark.sql.version_writes.prepare_create`)."""
-        if self._client is None or (spec.as_select is None and spec.df is None) or spec.copy \
+        if self._client is None or spec.like is not None or spec.copy \
+                or (spec.as_select is None and spec.df is None and spec.columns is None) \
                 or substitutes(name.db) or substitutes(name.name):
             return None
         checked: CheckedStatement | None = getattr(self._checked, "create", None)
@@ -362,24 +364,38 @@ class SparkDataJobs:
             self._engine.check_literal_mode()
         return job
 
-    def create_written(self, name: TableName, job: object, tag: str, spec: TableSpec) -> None:
-        """Run the CTAS :meth:`prepare_create` took: its rows written at its directory, then ``name`` created there
-        from the record Spark would create, its tag hidden, in one metastore call (the record Spark falls back to
-        where the metastore refuses the first). A failure raises the CREATE's error; what it left (files) is the
-        statement's undo's to remove."""
-        assert isinstance(job, VersionCreate) and self._client is not None
-        self._engine.forget(name)
+    def write_created(self, name: TableName, job: object, tag: str, spec: TableSpec) -> NewDefinition:
+        """Run the CTAS :meth:`prepare_create` took as far as its rows (written at its directory, no table made) and
+        return the record Spark would create there, as ``name``'s with ``tag`` hidden, with the record Spark falls
+        back to where the metastore refuses the first. A failure raises the CREATE's error; what it left (files) is
+        the statement's undo's to remove."""
+        assert isinstance(job, VersionCreate)
         try:
             record, table = created_record(self._engine, job)
         except ENGINE_ERRORS as error:
             raise self._create_error(name, spec, spec.form, self._engine.failure(error)) from None
+
+        def fallback() -> HiveTable | None:
+            found = fallback_record(self._engine, table)
+            return None if found is None else found.tagged(name, tag)
+
+        return NewDefinition(record.tagged(name, tag), [], fallback)
+
+    def create_written(self, name: TableName, job: object, tag: str, spec: TableSpec) -> None:
+        """Run the CTAS :meth:`prepare_create` took: its rows written at its directory (:meth:`write_created`), then
+        ``name`` created there from the record Spark would create, its tag hidden, in one metastore call (the record
+        Spark falls back to where the metastore refuses the first). A failure raises the CREATE's error; what it
+        left (files) is the statement's undo's to remove."""
+        assert self._client is not None
+        self._engine.forget(name)
+        new = self.write_created(name, job, tag, spec)
         try:
-            self._client.create(name, record.renamed(name).with_tag(tag))
+            self._client.create(name, new.table)
         except EngineOperationError:
-            fallback = fallback_record(self._engine, table)
+            fallback = None if new.fallback is None else new.fallback()
             if fallback is None:
                 raise
-            self._client.create(name, fallback.renamed(name).with_tag(tag))
+            self._client.create(name, fallback)
         invalidate(self._engine, name)  # a create of a free name
 
     def partition_overwrite_mode(self) -> str:

@@ -15,6 +15,10 @@ import org.apache.spark.sql.catalyst.catalog.CatalogTableType;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.util.CharVarcharUtils;
 import org.apache.spark.sql.execution.command.CreateDataSourceTableAsSelectCommand;
+import org.apache.spark.sql.execution.command.CreateDataSourceTableCommand;
+import org.apache.spark.sql.execution.datasources.DataSource;
+import org.apache.spark.sql.execution.datasources.FileFormat;
+import org.apache.spark.sql.execution.datasources.v2.FileDataSourceV2;
 import org.apache.spark.sql.hive.HiveExternalCatalog;
 import org.apache.spark.sql.hive.client.HiveClient;
 import org.apache.spark.sql.hive.client.HiveClientImpl;
@@ -41,10 +45,14 @@ public final class VersionCreates {
    * its work table).
    */
   public static String takes(SparkSession session, LogicalPlan plan) {
-    if (!(plan instanceof CreateDataSourceTableAsSelectCommand) || SAVE == null) {
+    CatalogTable table;
+    if (plan instanceof CreateDataSourceTableAsSelectCommand && SAVE != null) {
+      table = ((CreateDataSourceTableAsSelectCommand) plan).table();
+    } else if (plan instanceof CreateDataSourceTableCommand && fileSourceWithColumns(session, plan)) {
+      table = ((CreateDataSourceTableCommand) plan).table();
+    } else {
       return null;
     }
-    CatalogTable table = ((CreateDataSourceTableAsSelectCommand) plan).table();
     if (!table.tableType().equals(CatalogTableType.MANAGED()) || table.storage().locationUri().isDefined()
         || !table.partitionColumnNames().isEmpty() || table.bucketSpec().isDefined() || table.provider().isEmpty()
         || session.sessionState().conf().autoSizeUpdateEnabled()) {
@@ -66,6 +74,9 @@ public final class VersionCreates {
    */
   public static Object[] written(SparkSession session, LogicalPlan plan, String directory)
       throws ReflectiveOperationException {
+    if (plan instanceof CreateDataSourceTableCommand) {
+      return defined(session, ((CreateDataSourceTableCommand) plan).table(), URI.create(directory));
+    }
     CreateDataSourceTableAsSelectCommand command = (CreateDataSourceTableAsSelectCommand) plan;
     CatalogTable table = command.table();
     URI location = URI.create(directory);
@@ -77,6 +88,82 @@ public final class VersionCreates {
     CatalogTable created = (CatalogTable) Reflect.rebuilt(table, Map.of("storage", storage, "schema", schema,
         "createVersion", org.apache.spark.package$.MODULE$.SPARK_VERSION()));
     return new Object[] {record(session, created, 0), created};
+  }
+
+  /**
+   * A CREATE TABLE of columns as its command's {@code run} makes it, with no metastore call: the data source resolved
+   * over the given schema (what validates the definition and gives the schema Spark stores), the record made at
+   * {@code location}; the metastore makes the directory when the engine creates the table.
+   */
+  private static Object[] defined(SparkSession session, CatalogTable table, URI location)
+      throws ReflectiveOperationException {
+    String db = table.identifier().database().isDefined() ? table.identifier().database().get()
+        : session.sessionState().catalog().getCurrentDatabase();
+    CatalogTable withDefaults = (CatalogTable) Reflect.rebuilt(table, Map.of(
+        "identifier", Reflect.rebuilt(table.identifier(), Map.of("database", Option.apply(db))),
+        "tracksPartitionsInCatalog", session.sessionState().conf().manageFilesourcePartitions()));
+    StructType schema = resolved(session, table, withDefaults).schema();
+    CatalogStorageFormat storage = (CatalogStorageFormat) Reflect.rebuilt(table.storage(),
+        Map.of("locationUri", Option.apply(location)));
+    CatalogTable created = (CatalogTable) Reflect.rebuilt(table, Map.of("storage", storage, "schema", schema,
+        "tracksPartitionsInCatalog", false, "createVersion", org.apache.spark.package$.MODULE$.SPARK_VERSION()));
+    return new Object[] {record(session, created, 0), created};
+  }
+
+  /** Whether {@code plan} creates a table of a file source over the columns it gives (an unpartitioned one's data
+   * source then stores those columns as its schema; another source may infer or connect). */
+  private static boolean fileSourceWithColumns(SparkSession session, LogicalPlan plan) {
+    CreateDataSourceTableCommand command = (CreateDataSourceTableCommand) plan;
+    CatalogTable table = command.table();
+    if (command.ignoreIfExists() || table.schema().isEmpty() || table.provider().isEmpty()) {
+      return false;
+    }
+    try {
+      // a file source's V2 class falls back to its FileFormat for a catalog table, as Spark's DataSource does
+      Class<?> source = DataSource.lookupDataSource(table.provider().get(), session.sessionState().conf());
+      return FileFormat.class.isAssignableFrom(source) || FileDataSourceV2.class.isAssignableFrom(source);
+    } catch (RuntimeException unknown) {
+      return false; // Spark's own create gives its error
+    }
+  }
+
+  /** Spark's {@code DataSource(...).resolveRelation(checkFilesExist = false)} of the command's table (its
+   * arguments differ between Spark lines: the defaulted ones are taken as Spark defaults them). */
+  private static BaseRelation resolved(SparkSession session, CatalogTable table, CatalogTable withDefaults)
+      throws ReflectiveOperationException {
+    Method apply = longest(DataSource.class, "apply");
+    Object[] arguments = new Object[apply.getParameterCount()];
+    for (int index = 2; index < arguments.length; index++) {
+      arguments[index] = DataSource.class.getMethod("apply$default$" + (index + 1)).invoke(null);
+    }
+    arguments[0] = session;
+    arguments[1] = table.provider().get();
+    arguments[3] = Option.apply(table.schema());
+    arguments[4] = table.partitionColumnNames();
+    arguments[5] = table.bucketSpec();
+    arguments[6] = table.storage().properties();
+    arguments[7] = Option.apply(withDefaults);
+    DataSource source = (DataSource) invoked(apply, null, arguments);
+    Method resolve = longest(DataSource.class, "resolveRelation");
+    Object[] flags = new Object[resolve.getParameterCount()];
+    flags[0] = false;
+    for (int index = 1; index < flags.length; index++) {
+      flags[index] = DataSource.class.getMethod("resolveRelation$default$" + (index + 1)).invoke(source);
+    }
+    return (BaseRelation) invoked(resolve, source, flags);
+  }
+
+  private static Method longest(Class<?> type, String name) {
+    Method found = null;
+    for (Method method : type.getMethods()) {
+      if (method.getName().equals(name) && (found == null || method.getParameterCount() > found.getParameterCount())) {
+        found = method;
+      }
+    }
+    if (found == null) {
+      throw new IllegalStateException("Spark's " + type.getSimpleName() + " has no " + name);
+    }
+    return found;
   }
 
   /**
