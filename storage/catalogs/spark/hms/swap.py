@@ -58,6 +58,18 @@ class NewDefinition:
     partitions: list[HivePartition] = attrs.field(factory=list)
     fallback: Callable[[], HiveTable | None] | None = attrs.field(default=None, eq=False)
 
+    def made_by(self, call: Callable[[HiveTable], None]) -> None:
+        """``call`` (a metastore call that creates or installs a table from a record) with :attr:`table`, and where
+        the metastore refuses it (a Hive-compatible record it cannot hold; the refused call changed nothing) with
+        the fallback record, as Spark's own create falls back."""
+        try:
+            call(self.table)
+        except EngineOperationError:
+            fallback = None if self.fallback is None else self.fallback()
+            if fallback is None:
+                raise
+            call(fallback)
+
 
 SPARK_SOURCES_PREFIX = "spark.sql.sources."
 """The table properties in which Spark keeps how it reads a data source table (schema, provider, partition columns,
@@ -307,17 +319,11 @@ class SparkSwap:
             # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
             self._client.make_directory(plan.directory)
         between()
-        try:
-            self._install(orig, new.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
-                          alike=current is not None and read_alike(current, new))
-        except EngineOperationError:
-            # a CTAS's definition the metastore refuses (a Hive-compatible record it cannot hold): Spark's own
-            # create falls back to its own record of the table, and so does the install (the refused call changed
-            # nothing)
-            fallback = None if plan.handle.fallback is None or new.partitioned else plan.handle.fallback()
-            if fallback is None:
-                raise
-            self._install(orig, fallback.renamed(orig), [], keep_statistics=plan.keeps_statistics)
+        # a CTAS's record the metastore refuses falls back as Spark's own create does (only a record made without
+        # the metastore has a fallback: an unpartitioned one, DataJobs.write_created)
+        plan.handle.made_by(lambda table: self._install(
+            orig, table.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
+            alike=current is not None and read_alike(current, table)))
 
     def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
         """Make ``table`` with ``partitions`` the definition of ``name`` and refresh it (see :meth:`_install`):

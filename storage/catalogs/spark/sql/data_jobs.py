@@ -388,14 +388,8 @@ class SparkDataJobs:
         left (files) is the statement's undo's to remove."""
         assert self._client is not None
         self._engine.forget(name)
-        new = self.write_created(name, job, tag, spec)
-        try:
-            self._client.create(name, new.table)
-        except EngineOperationError:
-            fallback = None if new.fallback is None else new.fallback()
-            if fallback is None:
-                raise
-            self._client.create(name, fallback)
+        client = self._client
+        self.write_created(name, job, tag, spec).made_by(lambda table: client.create(name, table))
         invalidate(self._engine, name)  # a create of a free name
 
     def partition_overwrite_mode(self) -> str:
