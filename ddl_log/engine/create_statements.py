@@ -74,7 +74,8 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
     with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
         try:  # the kept versions of a dropped table of the name may hold its directory: the plan frees it first
             return replace_version(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
-                                   fill=fill, empty=empty, frees_name=True, check=check if given else None)
+                                   fill=fill, empty=empty, frees_name=True, check=check if given else None,
+                                   keeps_statistics=not given)
         except NoSuchObjectError as error:
             if orig_must_exist and error.name == str(target):  # refused before anything was done
                 raise missing_table(ctx.catalog, target) from None

@@ -57,6 +57,8 @@ def install(run: ReplaceRun) -> None:
         run.ctx.catalog.names.rename(run.tmp, run.orig)
     else:
         run.ctx.catalog.versions.install_version(run.orig, definition, run.log.tag, create=True)
+    if run.keeps_statistics and run.orig_exists:  # the rename path of an in-place statement: BACKUP is the old one
+        run.ctx.catalog.swaps.settle_statistics(run.orig, run.backup)
 
 
 def forget_tmp(run: ReplaceRun) -> None:

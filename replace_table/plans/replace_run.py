@@ -71,9 +71,10 @@ class ReplaceRun:
     frees_name: bool = False
     """Run the name-hold pre-flight first (:func:`actions.name_holds.free_directory_of_dropped`)."""
     keeps_statistics: bool = False
-    """The statement is one Spark runs without touching the table's record (INSERT OVERWRITE): the table keeps its
-    metastore statistics, where a replace takes the new version's (as a CTAS) and an ALTER TABLE rebuild has them
-    counted (as every ALTER of Spark's has)."""
+    """The statement is one Spark runs in place (INSERT OVERWRITE, TRUNCATE), ending with its statistics update:
+    the new version takes ORIG's statistics, then that update (``SwapPlan.updates_statistics``,
+    ``Swaps.settle_statistics``), where a replace takes the new version's (as a CTAS) and an ALTER TABLE rebuild
+    has them counted (as every ALTER of Spark's has)."""
     make_tmp: TmpWork | None = None
     fill_tmp: TmpWork | None = None
     """Another way to make and fill TMP than ``DataJobs.create`` and ``DataJobs.insert`` (a replica's copy)."""

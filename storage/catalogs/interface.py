@@ -273,6 +273,10 @@ class SwapPlan:
     handle: Any = attrs.field(default=None, eq=False, repr=False)
     keeps_statistics: bool = False
     """The installed definition carries ORIG's statistics, which the engine must then leave as they are."""
+    updates_statistics: bool = False
+    """Right after the install, the engine does to ORIG's statistics what Spark's in-place statement does after its
+    write (INSERT OVERWRITE, TRUNCATE: they are dropped, or set to the new size where the session recomputes
+    sizes)."""
     directory: str | None = None
     """Where the new version lives when the plan makes no TMP table (``Swaps.plan_empty_swap``,
     ``Swaps.plan_write_swap``): TMP's default directory, which the caller's log of TMP's creation removes on undo."""

@@ -239,24 +239,26 @@ class Swaps(Protocol):
         cannot take part in it (the engine cannot change a whole definition in one call, a table's definition does
         not hold all of it, or the two differ in what the engine cannot change: partition keys), or ORIG's whole
         definition to keep in the log before the exchange (what undo puts back). ``keep_statistics``: ORIG keeps
-        its own statistics (INSERT OVERWRITE, which Spark runs without changing the table's record), else the
-        engine counts the new version's files (a new table, as a CTAS; an ALTER)."""
+        its own statistics until the update Spark's in-place statement makes of them (INSERT OVERWRITE, TRUNCATE:
+        ``SwapPlan.updates_statistics``), else the engine counts the new version's files (a new table, as a CTAS;
+        an ALTER)."""
         ...
 
     def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
-        """TRUNCATE without a TMP table: ORIG's whole definition (properties and comment kept, statistics gone),
-        emptied, at a new empty directory (``tmp``'s default location, which :meth:`exchange_definitions` makes: the
-        caller logs ``tmp``'s creation first, whose undo removes it), identity ``tag``, installed in one call; and
-        ORIG's definition to log. Reads only. A refusal where the catalog cannot: a partitioned table (its
-        partitions stay registered, built under TMP), no handle on the metastore, an external or Hive serde table,
+        """TRUNCATE without a TMP table: ORIG's whole definition (properties, comment and statistics kept, the
+        statistics then updated as Spark's TRUNCATE updates them: ``SwapPlan.updates_statistics``), emptied, at a
+        new empty directory (``tmp``'s default location, which :meth:`exchange_definitions` makes: the caller logs
+        ``tmp``'s creation first, whose undo removes it), identity ``tag``, installed in one call; and ORIG's
+        definition to log. Reads only. A refusal where the catalog cannot: a partitioned table (its partitions stay
+        registered, built under TMP), no handle on the metastore, an external or Hive serde table,
         files at the directory."""
         ...
 
     def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """INSERT OVERWRITE of an unpartitioned table without a TMP table: :meth:`plan_empty_swap`'s plan, whose
         directory (``plan.directory``) the statement's write job makes and fills (:meth:`DataJobs.prepare_write`)
-        before the install, and whose installed definition keeps ORIG's statistics, as INSERT OVERWRITE leaves
-        them. Reads only; the same refusals."""
+        before the install, and whose installed definition keeps ORIG's statistics until the update Spark's INSERT
+        OVERWRITE makes of them. Reads only; the same refusals."""
         ...
 
     def plan_created_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
@@ -273,6 +275,12 @@ class Swaps(Protocol):
         nothing. TMP stays as it is (its removal, files kept, is the caller's). ``between`` runs right before the
         call. ORIG's old definition is not kept by the catalog: the caller logged it (``plan.old``) and undoes with
         :meth:`Versions.install_version`. The session's cached relation of ORIG is refreshed."""
+        ...
+
+    def settle_statistics(self, name: TableName, previous: TableName) -> None:
+        """``name`` (a new version the rename path just made, of a statement Spark runs in place) takes the
+        statistics ``previous`` (its old version) has, then what the engine's in-place statement does to them
+        after its write (``SwapPlan.updates_statistics``); nothing where neither has any to keep or change."""
         ...
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:

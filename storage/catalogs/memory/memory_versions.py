@@ -142,6 +142,9 @@ class MemorySwaps(MemoryPort):
         self.state.tables[orig] = attrs.evolve(new, location=new.location or location_of(tmp, new))
         self.state.keep_files_of(orig, old)
 
+    def settle_statistics(self, name: TableName, previous: TableName) -> None:
+        """As the interface says; this catalog keeps no statistics."""
+
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         self.state.check("restore", orig)
         kept = self.state.table_or_missing(holder)

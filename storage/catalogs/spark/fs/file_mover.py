@@ -26,7 +26,8 @@ from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
 from storage.catalogs.spark.fs.named_jobs import jobs_named, local_files, named_files, unnamed
-from storage.catalogs.spark.jvm import new, static, table_identifier
+from storage.catalogs.spark.hms.table_statistics import update_statistics
+from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profile import Jvm, local_path
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, NotAtomicError
 
@@ -180,20 +181,10 @@ class SparkFileMoves:
         self._engine.forget(target)
         try:
             self._engine.spark.catalog.refreshTable(target.quoted)
-            self._update_statistics(target)
+            update_statistics(self._engine, target)
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot refresh {target}: {inspect_error(error).message}", str(target),
                                        error) from None
-
-    def _update_statistics(self, target: TableName) -> None:
-        """What Spark's own INSERT does to the table's statistics after its files are in (``CommandUtils
-        .updateTableStats``: dropped, or recomputed when ``spark.sql.statistics.size.autoUpdate.enabled``); on a
-        classic session (Spark Connect has no handle on it: the old statistics stay)."""
-        jvm = self._engine.jvm
-        if jvm is None:
-            return
-        table = jvm.session.sessionState().catalog().getTableMetadata(table_identifier(jvm, target.db, target.name))
-        static(jvm.view, jvm.classes.command_utils, "updateTableStats")(jvm.session, table)
 
     def _listed(self, file_system: Any, path: Any) -> list[str]:
         """Every file under ``path``, relative to it: in one round trip through the project's JVM part

@@ -191,14 +191,13 @@ class HiveTable:
         return HiveTable.of_fields(fields)
 
     def with_statistics_of(self, other: HiveTable) -> HiveTable:
-        """This record with ``other``'s statistics parameters instead of its own, and no Spark statistics: what
-        Spark's INSERT OVERWRITE leaves on a table, whose metastore statistics it never changes and whose Spark
-        statistics it drops."""
+        """This record with ``other``'s statistics instead of its own, the metastore's and Spark's: the record an
+        in-place statement of Spark's (INSERT OVERWRITE, TRUNCATE) leaves untouched until its closing statistics
+        update (:mod:`~storage.catalogs.spark.hms.table_statistics`)."""
         def is_statistic(key: str) -> bool:
             return (key in STATISTICS and key != "transient_lastDdlTime") or key.startswith(SPARK_STATISTICS)
 
-        kept = {key: value for key, value in other.parameters.items()
-                if key in STATISTICS and key != "transient_lastDdlTime"}
+        kept = {key: value for key, value in other.parameters.items() if is_statistic(key)}
         return self.with_parameters(kept, remove=[key for key in self.parameters if is_statistic(key)])
 
     def tagged(self, name: TableName, tag: str | None) -> HiveTable:

@@ -42,6 +42,7 @@ from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, Metasto
 from storage.catalogs.spark.hms.partition_provider import partitions_in_files, track_partitions, with_provider_of
 from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_holder, drop_partitioned, forget_holder
 from storage.catalogs.spark.hms.schema_edit import altered
+from storage.catalogs.spark.hms.table_statistics import has_statistics, recomputes_sizes, update_statistics
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
@@ -114,17 +115,25 @@ class SparkSwap:
         installed = with_provider_of(new.with_statistics_of(old) if keep_statistics else new, old)
         installed = installed.with_tag(new.tag)  # the tag hidden
         return SwapPlan(None, version_text(orig, old, old_partitions), NewDefinition(installed, new_partitions),
-                        keeps_statistics=keep_statistics)
+                        keeps_statistics=keep_statistics,
+                        updates_statistics=keep_statistics and self._updates_statistics(old))
+
+    def _updates_statistics(self, old: HiveTable) -> bool:
+        """Whether Spark's in-place statement on ``old`` ends by changing its statistics (it has some, or the
+        session recomputes sizes: :mod:`~storage.catalogs.spark.hms.table_statistics`); else its record stays."""
+        return has_statistics(old) or recomputes_sizes(self._engine)
 
     def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """TRUNCATE's plan without a TMP table (see ``Swaps.plan_empty_swap``): one ``get_table`` and one
-        ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install."""
+        ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install. The
+        installed definition keeps ORIG's statistics until Spark's statistics update, as Spark's TRUNCATE does."""
         return self._plan_at_directory(orig, tmp, tag, written=False)
 
     def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """An INSERT OVERWRITE's plan without a TMP table (see ``Swaps.plan_write_swap``): the reads of
-        :meth:`plan_empty_swap`; the installed definition keeps ORIG's metastore statistics, as the swap of an
-        INSERT OVERWRITE's TMP does (``keep_statistics``), and the statement's write job makes the directory."""
+        :meth:`plan_empty_swap`; the installed definition keeps ORIG's statistics until Spark's statistics update,
+        as the swap of an INSERT OVERWRITE's TMP does (``keep_statistics``); the statement's write job makes the
+        directory."""
         return self._plan_at_directory(orig, tmp, tag, written=True)
 
     def plan_created_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:
@@ -134,8 +143,8 @@ class SparkSwap:
 
     def _plan_at_directory(self, orig: TableName, tmp: TableName, tag: str | None, *, written: bool) -> SwapPlan:
         """ORIG's definition to log and the new version at ``tmp``'s default directory: ORIG's own definition there,
-        tagged ``tag`` (emptied; with ORIG's statistics where ``written``), or, without a tag, the definition the
-        statement's CTAS makes there (none yet: ``created``)."""
+        tagged ``tag`` (emptied, with ORIG's statistics until Spark's statistics update), or, without a tag, the
+        definition the statement's CTAS makes there (none yet: ``created``)."""
         old = self._client.get(orig)
         refusal = swap_refusal(old, orig)
         if refusal is not None or old is None:
@@ -147,10 +156,9 @@ class SparkSwap:
             return SwapPlan(f"files are at {location}")
         if tag is None:
             return SwapPlan(None, version_text(orig, old, []), directory=location, written=True, created=True)
-        new = old.emptied(orig, tag, location)
-        return SwapPlan(None, version_text(orig, old, []),
-                        NewDefinition(new.with_statistics_of(old) if written else new),
-                        keeps_statistics=written, directory=location, written=written)
+        new = old.emptied(orig, tag, location).with_statistics_of(old)
+        return SwapPlan(None, version_text(orig, old, []), NewDefinition(new), keeps_statistics=True,
+                        updates_statistics=self._updates_statistics(old), directory=location, written=written)
 
     def clone_empty(self, source: TableName, name: TableName, tag: str, *, partitions_in_files: bool = False) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
@@ -324,6 +332,8 @@ class SparkSwap:
         plan.handle.made_by(lambda table: self._install(
             orig, table.renamed(orig), new_partitions, keep_statistics=plan.keeps_statistics,
             alike=current is not None and read_alike(current, table)))
+        if plan.updates_statistics:
+            update_statistics(self._engine, orig)
 
     def install(self, name: TableName, table: HiveTable, partitions: list[HivePartition]) -> None:
         """Make ``table`` with ``partitions`` the definition of ``name`` and refresh it (see :meth:`_install`):
@@ -350,6 +360,19 @@ class SparkSwap:
             self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
         self._client.install(name, table, keep_statistics=keep_statistics)
         refresh_installed(self._engine, name, cached)
+
+    def settle_statistics(self, name: TableName, previous: TableName) -> None:
+        """See ``Swaps.settle_statistics``: two reads, then, where Spark's statement changes statistics, the record
+        with ``previous``'s statistics (one ``alter_table``) and Spark's update."""
+        old = self._client.get(previous)
+        if old is None or not self._updates_statistics(old):
+            return
+        current = self._client.get(name)
+        if current is None:
+            return
+        self._engine.forget(name, partitions=False)
+        self._client.install(name, current.with_statistics_of(old), keep_statistics=True)
+        update_statistics(self._engine, name)
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""

@@ -56,6 +56,9 @@ class WithoutMetastoreClient:
                              between: Callable[[], None]) -> None:
         raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or self.refusal}", str(orig))
 
+    def settle_statistics(self, name: TableName, previous: TableName) -> None:
+        """Nothing: without the metastore client the new version keeps the statistics the engine gave it."""
+
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         raise self._refused("restore the definition of", orig)
 

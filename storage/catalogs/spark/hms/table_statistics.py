@@ -1,0 +1,46 @@
+"""What Spark's in-place statements (INSERT INTO, INSERT OVERWRITE, TRUNCATE) do to a table's statistics once their
+files are in: ``CommandUtils.updateTableStats`` of the table as it was before the statement. Statistics Spark reads
+are dropped (the metastore then counts the files again), or, where the session recomputes sizes after a write
+(``spark.sql.statistics.size.autoUpdate.enabled``), set to the new files' size; a table without statistics on a
+session that does not recompute keeps its record as it was. The engine runs Spark's own function right after it
+installs the new version with the old version's statistics (before the commit: undo puts the old record back)."""
+
+from __future__ import annotations
+
+from storage.catalogs.names import TableName
+from storage.catalogs.spark.engine import Engine
+from storage.catalogs.spark.hms.hive_record import SPARK_STATISTICS, HiveTable
+from storage.catalogs.spark.jvm import static, table_identifier
+
+SIZE_UPDATE = "spark.sql.statistics.size.autoUpdate.enabled"
+
+
+def recomputes_sizes(engine: Engine) -> bool:
+    """Whether the session sets a table's size after every write (``spark.sql.statistics.size.autoUpdate
+    .enabled``)."""
+    return str(engine.spark.conf.get(SIZE_UPDATE, "false")).strip().lower() == "true"
+
+
+def has_statistics(table: HiveTable) -> bool:
+    """Whether Spark reads statistics from ``table``'s record: any of its own (``spark.sql.statistics.*``), else
+    the metastore's size, or its raw data size, above zero (Spark's ``HiveExternalCatalog`` and
+    ``HiveClientImpl.readHiveStats``)."""
+    parameters = table.parameters
+    if any(key.startswith(SPARK_STATISTICS) for key in parameters):
+        return True
+
+    def above_zero(key: str) -> bool:
+        value = parameters.get(key, "").strip()
+        return value.lstrip("-").isdigit() and int(value) > 0
+
+    return above_zero("totalSize") or above_zero("rawDataSize")
+
+
+def update_statistics(engine: Engine, name: TableName) -> None:
+    """Spark's ``CommandUtils.updateTableStats`` of ``name`` as its record is now; on a classic session (Spark
+    Connect has no handle on it: the statistics stay as installed)."""
+    jvm = engine.jvm
+    if jvm is None:
+        return
+    table = jvm.session.sessionState().catalog().getTableMetadata(table_identifier(jvm, name.db, name.name))
+    static(jvm.view, jvm.classes.command_utils, "updateTableStats")(jvm.session, table)
