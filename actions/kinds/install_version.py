@@ -19,6 +19,7 @@ from actions.leftovers import kept_by_this_log
 from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.log import DDLLog
 from storage import crashpoints
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
 
@@ -100,8 +101,10 @@ def keep_for_readers(action: ActionEntry, ctx: ActionContext) -> bool:
 
 def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVersionPayload) -> bool:
     """Someone else's table (or none) holds the name: keep the previous version, if its files are still there, as
-    a dropped version of the name (a chain of its own, due after the retention), once; True when this call logged
-    it. Its deletion proves ownership first, as every scheduled deletion does."""
+    a dropped version of the name (a chain of its own, due after the retention; after the grace period only where
+    it lives at the name's default directory, which would keep plain Spark from making a table of that name, as
+    :func:`~actions.kept_versions.retention_of` rules), once; True when this call logged it. Its deletion proves
+    ownership first, as every scheduled deletion does."""
     location, previous = payload.previous_location, payload.previous
     if location is None or previous is None or not ctx.catalog.versions.data_size(location):
         return False  # nothing to keep: the files went with a DROP, or there never were any
@@ -113,8 +116,11 @@ def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVer
     statement = ctx.log.chain(action.chain).statement
     position = ctx.log.new_chain(ChainKind.FORWARD, f"kept after undo, its name taken: {statement}")
     kept = KeptVersion(previous, time.time(), "DROP TABLE (name taken before recovery)", True, None)
-    log_delete_data(ctx.log, position, name_of(action), location,
-                    time.time() + max(ctx.grace_seconds, ctx.retention_seconds), kept)
+    name = name_of(action)
+    default = ctx.catalog.names.default_location(name)
+    at_default = default is not None and normalized_location(default) == normalized_location(location)
+    retention = ctx.grace_seconds if at_default else max(ctx.grace_seconds, ctx.retention_seconds)
+    log_delete_data(ctx.log, position, name, location, time.time() + retention, kept)
     return True
 
 

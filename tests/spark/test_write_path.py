@@ -15,7 +15,7 @@ import pytest
 
 from ddl_log import AtomicDDL
 from tests import crashkit
-from tests.spark.sweep_support import crash_then_recover, restore, snapshot, spark_worthy
+from tests.spark.sweep_support import assert_clean_log, crash_then_recover, restore, snapshot, spark_worthy
 from tests.spark.test_replace_sweep import sweep
 
 pytestmark = pytest.mark.spark
@@ -337,3 +337,42 @@ def test_crash_at_every_point_of_a_create_table_of_columns_made_in_place(spark, 
         if events:
             assert state.kind("c") == "MANAGED" and spark.table("c").columns == ["n", "w"], (point, nth)
         restore(spark, warehouse, [], before, state)
+
+
+@pytest.mark.parametrize("newcomer", [
+    "CREATE TABLE t (who STRING) USING parquet LOCATION '{location}'",
+    "CREATE VIEW t AS SELECT 'someone else' AS who",
+], ids=["table", "view"])
+def test_crash_at_every_point_of_a_create_or_replace_written_in_place_then_a_newcomer_takes_its_name(
+        spark, warehouse, tmp_path, clean_spark, newcomer):
+    """Crash anywhere in a CREATE OR REPLACE AS SELECT written in place; before the home recovers, plain Spark drops
+    the table and makes its own object under the name. Recovery leaves the newcomer exactly as its maker left it,
+    its files included, and nothing of the statement behind: no directory in the warehouse, a clean log."""
+    from tests.conftest import reset_spark
+
+    setup = "CREATE TABLE t USING parquet AS SELECT CAST(id AS INT) AS a, 'old' AS b FROM range(20)"
+    replace = lambda d: d.create_or_replace_table("t", as_select="SELECT a + 100 AS n, b FROM t")  # noqa: E731
+    spark.sql(setup)
+    trace = crashkit.trace(lambda: AtomicDDL(spark=spark, home=tmp_path / "trace", grace_seconds=0), replace)
+    assert not any(point.startswith("replace.create_tmp") for point, _ in trace)
+    for index, (point, nth) in enumerate(spark_worthy(trace)):
+        reset_spark(spark, warehouse)
+        spark.sql(setup)
+        opener = lambda i=index: AtomicDDL(spark=spark, home=tmp_path / f"case{i}", grace_seconds=0)  # noqa: E731
+        assert crashkit.crash_at(opener, replace, point, nth), (point, nth)
+        location = tmp_path / f"newcomer{index}"
+        spark.sql("DROP TABLE t")
+        spark.sql(newcomer.format(location=location.as_uri()))
+        if "TABLE" in newcomer:
+            spark.sql("INSERT INTO t VALUES ('someone else')")
+        files = sorted(path.name for path in location.iterdir()) if location.exists() else []
+        recovered = opener()
+        try:
+            assert_clean_log(recovered)
+        finally:
+            recovered.close()
+        assert rows(spark) == [("someone else",)], (point, nth)
+        if "TABLE" in newcomer:
+            assert spark.catalog.getTable("t").tableType == "EXTERNAL", (point, nth)
+            assert sorted(path.name for path in location.iterdir()) == files, (point, nth)
+        assert warehouse_entries(warehouse) == set(), (point, nth)
