@@ -42,7 +42,7 @@ from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, Metasto
 from storage.catalogs.spark.hms.partition_provider import partitions_in_files, track_partitions, with_provider_of
 from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_holder, drop_partitioned, forget_holder
 from storage.catalogs.spark.hms.schema_edit import altered
-from storage.catalogs.spark.hms.table_statistics import has_statistics, recomputes_sizes, update_statistics
+from storage.catalogs.spark.hms.table_statistics import in_place, recomputes_sizes, update_statistics
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
@@ -112,16 +112,12 @@ class SparkSwap:
         if old.partitioned:  # a work table whose partitions are its directories has none registered: all are held
             registered = [] if partitions_in_files(new) else self._client.partitions(tmp)
             new_partitions = registered + self._client.staged_partitions(tmp)
-        installed = with_provider_of(new.with_statistics_of(old) if keep_statistics else new, old)
+        statistics = in_place(new, old, recomputes=recomputes_sizes(self._engine)) if keep_statistics else None
+        installed = with_provider_of(new if statistics is None else statistics.table, old)
         installed = installed.with_tag(new.tag)  # the tag hidden
         return SwapPlan(None, version_text(orig, old, old_partitions), NewDefinition(installed, new_partitions),
-                        keeps_statistics=keep_statistics,
-                        updates_statistics=keep_statistics and self._updates_statistics(old))
-
-    def _updates_statistics(self, old: HiveTable) -> bool:
-        """Whether Spark's in-place statement on ``old`` ends by changing its statistics (it has some, or the
-        session recomputes sizes: :mod:`~storage.catalogs.spark.hms.table_statistics`); else its record stays."""
-        return has_statistics(old) or recomputes_sizes(self._engine)
+                        keeps_statistics=statistics is not None and statistics.keep,
+                        updates_statistics=statistics is not None and statistics.update)
 
     def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """TRUNCATE's plan without a TMP table (see ``Swaps.plan_empty_swap``): one ``get_table`` and one
@@ -156,9 +152,10 @@ class SparkSwap:
             return SwapPlan(f"files are at {location}")
         if tag is None:
             return SwapPlan(None, version_text(orig, old, []), directory=location, written=True, created=True)
-        new = old.emptied(orig, tag, location).with_statistics_of(old)
-        return SwapPlan(None, version_text(orig, old, []), NewDefinition(new), keeps_statistics=True,
-                        updates_statistics=self._updates_statistics(old), directory=location, written=written)
+        statistics = in_place(old.emptied(orig, tag, location), old, recomputes=recomputes_sizes(self._engine))
+        return SwapPlan(None, version_text(orig, old, []), NewDefinition(statistics.table),
+                        keeps_statistics=statistics.keep, updates_statistics=statistics.update, directory=location,
+                        written=written)
 
     def clone_empty(self, source: TableName, name: TableName, tag: str, *, partitions_in_files: bool = False) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
@@ -363,16 +360,19 @@ class SparkSwap:
 
     def settle_statistics(self, name: TableName, previous: TableName) -> None:
         """See ``Swaps.settle_statistics``: two reads, then, where Spark's statement changes statistics, the record
-        with ``previous``'s statistics (one ``alter_table``) and Spark's update."""
+        with ``previous``'s statistics (one ``alter_table``), and Spark's update where the session recomputes
+        sizes."""
         old = self._client.get(previous)
-        if old is None or not self._updates_statistics(old):
-            return
         current = self._client.get(name)
-        if current is None:
+        if old is None or current is None:
             return
+        statistics = in_place(current, old, recomputes=recomputes_sizes(self._engine))
+        if statistics.keep and not statistics.update:
+            return  # Spark leaves the record as it was: nothing to drop or to count
         self._engine.forget(name, partitions=False)
-        self._client.install(name, current.with_statistics_of(old), keep_statistics=True)
-        update_statistics(self._engine, name)
+        self._client.install(name, statistics.table, keep_statistics=statistics.keep)
+        if statistics.update:
+            update_statistics(self._engine, name)
 
     def restore_definition(self, orig: TableName, holder: TableName, orig_tag: str | None) -> None:
         """ORIG := the holder's definition (managed again, ORIG's own tag property back)."""

@@ -2,10 +2,14 @@
 files are in: ``CommandUtils.updateTableStats`` of the table as it was before the statement. Statistics Spark reads
 are dropped (the metastore then counts the files again), or, where the session recomputes sizes after a write
 (``spark.sql.statistics.size.autoUpdate.enabled``), set to the new files' size; a table without statistics on a
-session that does not recompute keeps its record as it was. The engine runs Spark's own function right after it
-installs the new version with the old version's statistics (before the commit: undo puts the old record back)."""
+session that does not recompute keeps its record as it was. The engine installs the new version with the old
+version's statistics and, where the session recomputes sizes, runs Spark's own function right after (before the
+commit: undo puts the old record back); where Spark would only drop them, the install itself drops Spark's and has
+the metastore count the files, in the one call (:func:`in_place`)."""
 
 from __future__ import annotations
+
+import attrs
 
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import Engine
@@ -19,6 +23,29 @@ def recomputes_sizes(engine: Engine) -> bool:
     """Whether the session sets a table's size after every write (``spark.sql.statistics.size.autoUpdate
     .enabled``)."""
     return str(engine.spark.conf.get(SIZE_UPDATE, "false")).strip().lower() == "true"
+
+
+@attrs.frozen
+class InPlaceStatistics:
+    """The statistics of an in-place statement's new version: ``table`` the record to install with them,
+    ``keep`` the metastore leaves them as given (else it counts the files at the install), ``update`` Spark's
+    update (:func:`update_statistics`) runs right after the install."""
+
+    table: HiveTable
+    keep: bool
+    update: bool
+
+
+def in_place(new: HiveTable, old: HiveTable, *, recomputes: bool) -> InPlaceStatistics:
+    """``new`` (the new version's record) as Spark's in-place statement leaves ``old``'s statistics after its write;
+    ``recomputes``: the session sets sizes after writes (:func:`recomputes_sizes`)."""
+    carried = new.with_statistics_of(old)
+    if recomputes:
+        return InPlaceStatistics(carried, keep=True, update=True)
+    if has_statistics(old):  # Spark drops its own and the metastore counts the files: the install does both
+        spark_statistics = [key for key in carried.parameters if key.startswith(SPARK_STATISTICS)]
+        return InPlaceStatistics(carried.with_parameters(remove=spark_statistics), keep=False, update=False)
+    return InPlaceStatistics(carried, keep=True, update=False)
 
 
 def has_statistics(table: HiveTable) -> bool:
