@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ddl_log import AtomicDDL
+from tests.spark.test_statistics_parity import run
 from tests.spark.test_write_path import described, recorded
 
 pytestmark = pytest.mark.spark
@@ -50,11 +51,6 @@ def shown(spark: Any, name: str) -> list[tuple[str, str]]:
     """DESCRIBE's rows of ``name`` without the metastore's time of the last change (a Hive serde table shows it)."""
     return [(key, re.sub(r"transient_lastDdlTime=\d+", "transient_lastDdlTime", value))
             for key, value in described(spark, name)]
-
-
-def run(spark: Any, script: str, table: str) -> None:
-    for statement in script.format(t=table).split("; "):
-        spark.sql(statement)
 
 
 def outcome(spark: Any, run_it: Any) -> str | None:

@@ -234,6 +234,8 @@ def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old
         with world.open() as ddl:
             replace_statement(ddl)  # the table the crash below replaces lives in a directory of the log's
     old = world.catalog.backend.tables[T]
+    with world.open() as ddl:
+        committed = list(ddl.binlog_events())
     assert crashkit.crash_at(world.open, replace_statement, "replace.exchange.after", 1)
     del world.catalog.backend.tables[T]
     world.catalog.backend.add_user_table(T, ("newcomer",), [("someone else",)])
@@ -241,7 +243,7 @@ def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old
     ddl = world.open()
     assert world.catalog.names.identity(T) == newcomer and world.catalog.backend.tables[T].rows == [("someone else",)]
     assert set(world.catalog.backend.tables) == {T}, "the statement's TMP is gone"
-    assert ddl.abandoned_chains() == []
+    assert ddl.abandoned_chains() == [] and list(ddl.binlog_events()) == committed
     kept = dropped_tables(ddl.log)
     ddl.close()
     if old_at_its_names_directory:

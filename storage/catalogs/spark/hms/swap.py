@@ -42,7 +42,12 @@ from storage.catalogs.spark.hms.metastore_client import EMPTY_DIRECTORY, Metasto
 from storage.catalogs.spark.hms.partition_provider import partitions_in_files, track_partitions, with_provider_of
 from storage.catalogs.spark.hms.partition_reads import create_partitioned, drop_holder, drop_partitioned, forget_holder
 from storage.catalogs.spark.hms.schema_edit import altered
-from storage.catalogs.spark.hms.table_statistics import in_place, recomputes_sizes, update_statistics
+from storage.catalogs.spark.hms.table_statistics import (
+    changes_statistics,
+    in_place,
+    recomputes_sizes,
+    update_statistics,
+)
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
@@ -359,16 +364,17 @@ class SparkSwap:
         refresh_installed(self._engine, name, cached)
 
     def settle_statistics(self, name: TableName, previous: TableName) -> None:
-        """See ``Swaps.settle_statistics``: two reads, then, where Spark's statement changes statistics, the record
-        with ``previous``'s statistics (one ``alter_table``), and Spark's update where the session recomputes
+        """See ``Swaps.settle_statistics``: one read, then, where Spark's statement changes statistics, the record
+        with ``previous``'s statistics (a read and one ``alter_table``), and Spark's update where the session recomputes
         sizes."""
         old = self._client.get(previous)
-        current = self._client.get(name)
-        if old is None or current is None:
-            return
-        statistics = in_place(current, old, recomputes=recomputes_sizes(self._engine))
-        if statistics.keep and not statistics.update:
+        recomputes = recomputes_sizes(self._engine)
+        if old is None or not changes_statistics(old, recomputes=recomputes):
             return  # Spark leaves the record as it was: nothing to drop or to count
+        current = self._client.get(name)
+        if current is None:
+            return
+        statistics = in_place(current, old, recomputes=recomputes)
         self._engine.forget(name, partitions=False)
         self._client.install(name, statistics.table, keep_statistics=statistics.keep)
         if statistics.update:

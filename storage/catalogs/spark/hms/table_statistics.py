@@ -36,6 +36,12 @@ class InPlaceStatistics:
     update: bool
 
 
+def changes_statistics(old: HiveTable, *, recomputes: bool) -> bool:
+    """Whether Spark's in-place statement on ``old`` changes its statistics after its write (it has some Spark
+    reads, or the session recomputes sizes); else the record stays as it was."""
+    return recomputes or has_statistics(old)
+
+
 def in_place(new: HiveTable, old: HiveTable, *, recomputes: bool) -> InPlaceStatistics:
     """``new`` (the new version's record) as Spark's in-place statement leaves ``old``'s statistics after its write;
     ``recomputes``: the session sets sizes after writes (:func:`recomputes_sizes`)."""
