@@ -62,6 +62,7 @@ from replace_table.plans.replace_run import ReplaceResult
 from storage.crashpoints import SimulatedCrash
 from storage.errors import (
     CatalogError,
+    ConcurrentChangeError,
     CorruptLogError,
     DDLLogError,
     EngineOperationError,
@@ -96,6 +97,7 @@ __all__ = [
     "BinlogError",
     "CatalogError",
     "CommittedWithPendingWorkWarning",
+    "ConcurrentChangeError",
     "CorruptLogError",
     "DDLLogError",
     "DirectoryInUseError",

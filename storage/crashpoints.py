@@ -5,7 +5,8 @@ for ``ddl-log crash-points``. A point does nothing unless armed:
 
 * in-process, with :func:`armed` / :func:`arm`: the n-th hit raises :class:`SimulatedCrash`, a ``BaseException`` so
   that no ``except Exception`` in the code under test can swallow it. The test then abandons every object and
-  re-opens the home from disk, exactly as a restarted process would.
+  re-opens the home from disk, exactly as a restarted process would. :func:`acting` runs an action at the point
+  instead (another writer acting at that instant).
 * by the environment, ``DDL_LOG_CRASH_AT=<name>[:<n>]``: the n-th hit (default 1) SIGKILLs the process together
   with its children (the Spark JVM), and its whole process group when it leads one. A JVM left running after its
   driver died would finish in-flight metastore calls and hide the very bugs these tests look for.
@@ -44,6 +45,7 @@ class CrashPoint:
 _registry: dict[str, CrashPoint] = {}
 _lock = threading.Lock()
 _armed: dict[str, int] = {}
+_actions: dict[str, Callable[[], None]] = {}
 _hits: dict[str, int] = {}
 _recording: list[str] | None = None
 _env_target: tuple[str, int] | None = None
@@ -117,6 +119,10 @@ def hit(name: str) -> None:
                 _armed[name] = remaining - 1
                 return
             del _armed[name]
+            action = _actions.pop(name, None)
+        if action is not None:
+            action()
+            return
         raise SimulatedCrash(name)
 
 
@@ -131,6 +137,7 @@ def arm(name: str, nth: int = 1) -> None:
 def disarm_all() -> None:
     with _lock:
         _armed.clear()
+        _actions.clear()
         _hits.clear()
 
 
@@ -150,6 +157,19 @@ def hits(name: str) -> int:
 @contextmanager
 def armed(name: str, nth: int = 1) -> Iterator[None]:
     arm(name, nth)
+    try:
+        yield
+    finally:
+        disarm_all()
+
+
+@contextmanager
+def acting(name: str, action: Callable[[], None], nth: int = 1) -> Iterator[None]:
+    """The ``nth`` hit of ``name`` runs ``action`` instead of crashing, once: another writer (plain Spark, a second
+    session) acting at that instant of a statement, in process."""
+    arm(name, nth)
+    with _lock:
+        _actions[name] = action
     try:
         yield
     finally:

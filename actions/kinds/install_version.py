@@ -103,11 +103,15 @@ def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVer
     """Someone else's table (or none) holds the name: keep the previous version, if its files are still there, as
     a dropped version of the name (a chain of its own, due after the retention; after the grace period only where
     it lives at the name's default directory, which would keep plain Spark from making a table of that name, as
-    :func:`~actions.kept_versions.retention_of` rules), once; True when this call logged it. Its deletion proves
-    ownership first, as every scheduled deletion does."""
-    location, previous = payload.previous_location, payload.previous
+    :func:`~actions.kept_versions.retention_of` rules), once; True when this call logged it. Nothing where that
+    table's directory is the previous version's (a managed table plain Spark made at the same default directory:
+    the files there are its own now). Its deletion proves ownership first, as every scheduled deletion does."""
+    location, previous, name = payload.previous_location, payload.previous, name_of(action)
     if location is None or previous is None or not ctx.catalog.versions.data_size(location):
         return False  # nothing to keep: the files went with a DROP, or there never were any
+    holder = ctx.catalog.definitions.table_location(name)
+    if holder is not None and normalized_location(holder) == normalized_location(location):
+        return False  # the files are the newcomer's: plain Spark made its managed table at the same directory
     if any(other.type is ActionType.DELETE_DATA and not other.done
            and payload_of(other, DeleteDataPayload).location == location
            for chain in ctx.log.active_chains() if chain.master != action.chain  # the statement's own: cancelled
@@ -115,8 +119,7 @@ def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVer
         return False  # logged already, by an earlier run of this undo
     statement = ctx.log.chain(action.chain).statement
     position = ctx.log.new_chain(ChainKind.FORWARD, f"kept after undo, its name taken: {statement}")
-    kept = KeptVersion(previous, time.time(), "DROP TABLE (name taken before recovery)", True, None)
-    name = name_of(action)
+    kept = KeptVersion(previous, time.time(), "DROP TABLE (its name taken outside the log)", True, None)
     default = ctx.catalog.names.default_location(name)
     at_default = default is not None and normalized_location(default) == normalized_location(location)
     retention = ctx.grace_seconds if at_default else max(ctx.grace_seconds, ctx.retention_seconds)

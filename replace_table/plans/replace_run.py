@@ -20,6 +20,7 @@ from replace_table.plans.recorded_version import version_record
 from replace_table.statement_log import StatementLog
 from storage.catalogs.interface import Fill, SwapPlan, TableSpec, TableVersion
 from storage.catalogs.names import TableName
+from storage.errors import ConcurrentChangeError
 
 Path = Literal["swap", "rename", "create", "empty", "write"]
 
@@ -182,6 +183,19 @@ def frees_name_for_rename(run: ReplaceRun) -> bool:
 
 
 # ------------------------------------------------------------------ the steps every path shares
+
+
+def require_orig_unchanged(run: ReplaceRun) -> None:
+    """Right before the statement's first change of ORIG: ORIG is still the table the statement read at its start.
+    The log's lock keeps every statement of the log off ORIG, not a writer outside it (plain Spark, another cluster,
+    on the same metastore), which may have dropped ORIG or made another table of its name while the new version was
+    built (seconds, for a large job): installing then would overwrite that table's definition, and the commit would
+    schedule its directory (ORIG's old one) for deletion. Raises :class:`~storage.errors.ConcurrentChangeError`
+    (the statement is undone, the other table left alone). One catalog read; the window left is that read's to the
+    install's call (the metastore has no conditional ``alter_table``)."""
+    found = run.ctx.catalog.names.current_identity(run.orig)
+    if found != run.orig_identity:
+        raise ConcurrentChangeError(str(run.orig), run.orig_identity, found)
 
 
 def log_tmp(run: ReplaceRun) -> None:

@@ -28,7 +28,7 @@ from actions.kinds.delete_data import log_delete_data
 from actions.kinds.forget_table import log_forget_table
 from actions.kinds.install_version import log_install_version
 from actions.version_history import kept_version
-from replace_table.plans.replace_run import ReplaceRun, builds_tmp
+from replace_table.plans.replace_run import ReplaceRun, builds_tmp, require_orig_unchanged
 from storage import crashpoints
 from storage.errors import CatalogError
 
@@ -58,4 +58,5 @@ def log_swap(run: ReplaceRun) -> None:
 
 def exchange(run: ReplaceRun) -> None:
     assert run.plan is not None
+    require_orig_unchanged(run)
     run.ctx.catalog.swaps.exchange_definitions(run.orig, run.tmp, run.plan, between=BETWEEN_SWAP_CALLS)

@@ -53,6 +53,12 @@ class Names(Protocol):
         of that name exists."""
         ...
 
+    def current_identity(self, name: TableName) -> str | None:
+        """:meth:`identity` read afresh from the catalog, never from what the statement read of ``name`` before: the
+        check right before a statement changes a table it read at its start (a writer outside the log's locks, such
+        as plain Spark on the same metastore, may have dropped or replaced it meanwhile)."""
+        ...
+
     def list_tables(self, db: str) -> list[TableName]: ...
 
     def default_location(self, name: TableName) -> str | None:

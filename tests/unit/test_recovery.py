@@ -15,7 +15,8 @@ from actions.kinds.rename_table import log_rename_table
 from actions.kinds.swap_table import SwapTablePayload, log_swap_table
 from chains.binlog import BinlogEvent
 from chains.entries import ActionType, ChainKind, ChainState
-from ddl_log import AtomicDDL, StatementFailedError
+from ddl_log import AtomicDDL, ConcurrentChangeError, StatementFailedError
+from storage import crashpoints
 from storage.catalogs.interface import TableSpec
 from storage.catalogs.memory import MemoryTable, memory_catalog
 from storage.catalogs.names import TableName
@@ -259,6 +260,44 @@ def test_a_table_someone_put_under_the_swapped_name_is_never_touched_and_the_old
     ddl.sql(f"UNDROP TABLE {T}")
     assert world.catalog.backend.tables[T].rows == old.rows
     ddl.close()
+
+
+@pytest.mark.parametrize("swap", [True, False], ids=["swap path", "rename path"])
+@pytest.mark.parametrize("newcomer", ["at its directory", "elsewhere", "none"])
+def test_a_table_someone_puts_under_the_name_while_the_statement_runs_is_never_touched(store, swap, newcomer):
+    """While the statement builds its new version (its lock held), a writer outside the log drops the table and
+    makes its own under the name (or none): right before its first change of the name the statement sees another
+    table there and fails with ConcurrentChangeError, having changed nothing of it. The newcomer keeps its rows and
+    its directory (no deletion of it scheduled, nothing kept as a dropped version of the name); nothing of the
+    statement is left: no work table, no active chain, no binlog event."""
+    world = World(store.home(), binlog=True, swap=swap)
+    with world.open() as ddl:
+        committed = list(own_events(ddl))
+    old = world.catalog.backend.tables[T]
+
+    def outside_writer() -> None:  # plain Spark's DROP TABLE, then its CREATE TABLE and INSERT
+        del world.catalog.backend.tables[T]
+        if newcomer != "none":
+            world.catalog.backend.add_user_table(T, ("who",), [("someone else",)])
+        if newcomer == "elsewhere":
+            world.catalog.backend.tables[T].location = "memory:/elsewhere/t"
+
+    ddl = world.open()
+    point = "replace.exchange.before" if swap else "replace.move_orig.before"
+    with crashpoints.acting(point, outside_writer), pytest.raises(StatementFailedError) as raised:
+        replace_statement(ddl)
+    assert isinstance(raised.value.cause, ConcurrentChangeError), raised.value
+    assert raised.value.cause.read == old.identity
+    tables = world.catalog.backend.tables
+    if newcomer == "none":
+        assert tables == {}
+    else:
+        assert set(tables) == {T} and tables[T].rows == [("someone else",)]
+        assert raised.value.cause.found == tables[T].identity
+    assert ddl.active_chains() == [] and own_events(ddl) == committed
+    assert dropped_tables(ddl.log) == [] and ddl.pending_deletions() == []
+    ddl.close()
+    assert world.catalog.backend.swap.orphans == set()
 
 
 def test_a_swap_logged_by_an_earlier_version_with_a_holder_table_is_still_undone(store):

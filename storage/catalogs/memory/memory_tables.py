@@ -48,6 +48,9 @@ class MemoryNames(MemoryPort):
         table = self.state.tables.get(name)
         return None if table is None else table.identity
 
+    def current_identity(self, name: TableName) -> str | None:
+        return self.identity(name)  # nothing is kept between reads
+
     def list_tables(self, db: str) -> list[TableName]:
         self.state.require_database(db)
         return sorted(name for name in self.state.tables if name.db == db)

@@ -84,6 +84,12 @@ class SparkTables:
         found = self._engine.lookup(name)
         return None if found is None else found.identity
 
+    def current_identity(self, name: TableName) -> str | None:
+        """One metastore call (:meth:`identity` after the statement's kept reads of the definition are forgotten;
+        its partition listings stay)."""
+        self._engine.forget(name, partitions=False)
+        return self.identity(name)
+
     def list_tables(self, db: str) -> list[TableName]:
         """Tables (managed or external; no views, no temporary views) of ``db``, sorted. Two metastore calls."""
         if substitutes(db):

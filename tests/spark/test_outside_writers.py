@@ -1,0 +1,80 @@
+"""A writer outside the log's locks (plain Spark on the same metastore: another cluster, a session without the
+extension) drops the table and makes its own under the name while a statement of the log builds the table's new
+version. The statement must see it right before its first change of the name and fail, having changed nothing of
+the other writer's object: neither its definition nor its files, and no deletion of them scheduled for later."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from actions.kept_versions import dropped_tables
+from ddl_log import AtomicDDL, ConcurrentChangeError, StatementFailedError
+from storage import crashpoints
+from tests.spark.sweep_support import assert_clean_log
+
+pytestmark = pytest.mark.spark
+
+PLAIN = "CREATE TABLE t (a INT, b STRING) USING parquet"
+PARTITIONED = "CREATE TABLE t (a INT, b STRING) USING parquet PARTITIONED BY (b)"
+HIVE_SERDE = "CREATE TABLE t (a INT, b STRING) STORED AS parquet"
+
+STATEMENTS = {  # the table as plain Spark made it, the statement, the step that first changes the name
+    "CREATE OR REPLACE AS SELECT": (PLAIN, "CREATE OR REPLACE TABLE t USING parquet AS SELECT a + 100 AS a, b FROM t",
+                                    "replace.exchange.before"),
+    "INSERT OVERWRITE": (PLAIN, "INSERT OVERWRITE t SELECT a + 100, b FROM t", "replace.exchange.before"),
+    "TRUNCATE": (PLAIN, "TRUNCATE TABLE t", "replace.exchange.before"),
+    "INSERT OVERWRITE partitioned": (PARTITIONED, "INSERT OVERWRITE t SELECT a + 100, b FROM t",
+                                     "replace.exchange.before"),
+    "INSERT OVERWRITE Hive serde": (HIVE_SERDE, "INSERT OVERWRITE t SELECT a + 100, b FROM t",
+                                    "replace.move_orig.before"),
+}
+
+NEWCOMERS = {
+    "managed table": "CREATE TABLE t USING parquet AS SELECT 'someone else' AS who",
+    "view": "CREATE VIEW t AS SELECT 'someone else' AS who",
+    "nothing": None,
+}
+
+
+@pytest.mark.parametrize("newcomer", NEWCOMERS)
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_a_table_plain_spark_puts_under_the_name_while_the_statement_runs_is_never_touched(
+        spark: Any, warehouse: Path, tmp_path: Path, clean_spark: Any, statement: str, newcomer: str) -> None:
+    setup, text, point = STATEMENTS[statement]
+    spark.sql(setup)
+    spark.sql("INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+    acted: list[str] = []
+
+    def plain_spark() -> None:
+        spark.sql("DROP TABLE t")
+        made = NEWCOMERS[newcomer]
+        if made is not None:
+            spark.sql(made)
+        acted.append(point)
+
+    ddl = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
+    try:
+        committed = ddl.binlog_events()
+        with crashpoints.acting(point, plain_spark), pytest.raises(StatementFailedError) as raised:
+            ddl.sql(text)
+        assert acted == [point], "the other writer acted before the statement's first change of the name"
+        assert isinstance(raised.value.cause, ConcurrentChangeError), raised.value
+        assert "changed outside the DDL log" in str(raised.value)
+        assert ddl.active_chains() == [] and ddl.binlog_events() == committed
+        assert dropped_tables(ddl.log) == [] and ddl.pending_deletions() == []
+    finally:
+        ddl.close()
+    recovered = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
+    try:
+        assert_clean_log(recovered)
+    finally:
+        recovered.close()
+    if newcomer == "nothing":
+        assert not spark.catalog.tableExists("t")
+    else:
+        assert [tuple(row) for row in spark.table("t").collect()] == [("someone else",)]
+    expected = {"t"} if newcomer == "managed table" else set()
+    assert {entry.name for entry in warehouse.iterdir()} == expected, "the statement's new version is gone"
