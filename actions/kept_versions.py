@@ -12,7 +12,6 @@ directory (:mod:`actions.kinds.relocate_version`).
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -24,7 +23,7 @@ from actions.kinds.delete_data import DeleteDataPayload, KeptVersion
 from actions.kinds.kind import payload_of
 from chains.entries import ActionEntry, ActionType, ExecuteEntry
 from chains.log import DDLLog
-from chains.retention import MAX_RETENTION_SECONDS, RETENTION_PROPERTY
+from chains.retention import RETENTION_PROPERTY, version_retention
 from storage.catalogs.interface import TableVersion
 from storage.catalogs.names import TableName
 
@@ -92,28 +91,11 @@ def dropped_tables(log: DDLLog, db: str | None = None) -> list[Version]:
 
 
 def retention_of(ctx: ActionContext, version: TableVersion) -> float:
-    """How long ``version`` stays restorable: the table's property (read by :func:`stored_retention`), else the
-    home's setting; never less than the grace period (its readers), and no longer than it for a version at the
-    name's default directory, which would keep plain Spark from making a table of that name
-    (``LOCATION_ALREADY_EXISTS``)."""
-    if version.at_default_location:
-        return ctx.grace_seconds
-    retention = stored_retention(dict(version.properties).get(RETENTION_PROPERTY), ctx.retention_seconds)
-    return max(ctx.grace_seconds, min(retention, MAX_RETENTION_SECONDS))
-
-
-def stored_retention(raw: str | None, default: float) -> float:
-    """The retention a property value stored by any means (plain Spark sets what it likes) means: ``default`` when
-    absent or not a number (NaN included), else clamped to 0 .. :data:`MAX_RETENTION_SECONDS`."""
-    if raw is None:
-        return default
-    try:
-        seconds = float(raw)
-    except ValueError:
-        return default
-    if math.isnan(seconds):
-        return default
-    return min(max(seconds, 0.0), MAX_RETENTION_SECONDS)
+    """How long ``version`` stays restorable (:func:`~chains.retention.version_retention`: its table's property,
+    else the home's setting, within the grace period and the name's default directory's rule)."""
+    return version_retention(grace=ctx.grace_seconds, default=ctx.retention_seconds,
+                             at_default_location=version.at_default_location,
+                             stored=dict(version.properties).get(RETENTION_PROPERTY))
 
 
 def time_text(seconds: float) -> str:

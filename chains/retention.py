@@ -1,5 +1,6 @@
-"""How long the log keeps a table's versions: the table property that says so, and the values it may take (checked
-before a statement logs anything, read again by every deletion the log schedules: :mod:`actions.kept_versions`)."""
+"""How long the log keeps a table's versions: the table property that says so, the values it may take (checked
+before a statement logs anything, read again by every deletion the log schedules: :mod:`actions.kept_versions`), and
+the one rule that turns them into a version's retention (:func:`version_retention`)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,27 @@ def check_retention_property(properties: Iterable[tuple[str, str]], name: TableN
             reason = retention_refusal(value)
             if reason is not None:
                 raise InvalidTablePropertyError(str(name), RETENTION_PROPERTY, value, reason)
+
+
+def version_retention(*, grace: float, default: float, at_default_location: bool, stored: str | None) -> float:
+    """How long a version stays restorable: ``stored`` (the table's :data:`RETENTION_PROPERTY`, read by
+    :func:`stored_retention`), else ``default`` (the home's setting); never less than ``grace`` (its readers), and
+    no longer than that for a version at the name's default directory, which would keep plain Spark from making a
+    table of that name (``LOCATION_ALREADY_EXISTS``)."""
+    if at_default_location:
+        return grace
+    return max(grace, min(stored_retention(stored, default), MAX_RETENTION_SECONDS))
+
+
+def stored_retention(raw: str | None, default: float) -> float:
+    """The retention a property value stored by any means (plain Spark sets what it likes) means: ``default`` when
+    absent or not a number (NaN included), else clamped to 0 .. :data:`MAX_RETENTION_SECONDS`."""
+    if raw is None:
+        return default
+    try:
+        seconds = float(raw)
+    except ValueError:
+        return default
+    if math.isnan(seconds):
+        return default
+    return min(max(seconds, 0.0), MAX_RETENTION_SECONDS)

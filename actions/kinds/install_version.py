@@ -18,6 +18,7 @@ from actions.kinds.kind import ActionKind, name_of, payload_of, require
 from actions.leftovers import kept_by_this_log
 from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.log import DDLLog
+from chains.retention import version_retention
 from storage import crashpoints
 from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
@@ -102,10 +103,11 @@ def keep_for_readers(action: ActionEntry, ctx: ActionContext) -> bool:
 def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVersionPayload) -> bool:
     """Someone else's table (or none) holds the name: keep the previous version, if its files are still there, as
     a dropped version of the name (a chain of its own, due after the retention; after the grace period only where
-    it lives at the name's default directory, which would keep plain Spark from making a table of that name, as
-    :func:`~actions.kept_versions.retention_of` rules), once; True when this call logged it. Nothing where that
-    table's directory is the previous version's (a managed table plain Spark made at the same default directory:
-    the files there are its own now). Its deletion proves ownership first, as every scheduled deletion does."""
+    it lives at the name's default directory, which would keep plain Spark from making a table of that name:
+    :func:`~chains.retention.version_retention`, the rule of every kept version), once; True when this call logged
+    it. Nothing where that table's directory is the previous version's (a managed table plain Spark made at the same
+    default directory: the files there are its own now). Its deletion proves ownership first, as every scheduled
+    deletion does."""
     location, previous, name = payload.previous_location, payload.previous, name_of(action)
     if location is None or previous is None or not ctx.catalog.versions.data_size(location):
         return False  # nothing to keep: the files went with a DROP, or there never were any
@@ -122,7 +124,8 @@ def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVer
     kept = KeptVersion(previous, time.time(), "DROP TABLE (its name taken outside the log)", True, None)
     default = ctx.catalog.names.default_location(name)
     at_default = default is not None and normalized_location(default) == normalized_location(location)
-    retention = ctx.grace_seconds if at_default else max(ctx.grace_seconds, ctx.retention_seconds)
+    retention = version_retention(grace=ctx.grace_seconds, default=ctx.retention_seconds,
+                                  at_default_location=at_default, stored=None)  # its table's property is gone
     log_delete_data(ctx.log, position, name, location, time.time() + retention, kept)
     return True
 
