@@ -78,3 +78,20 @@ def test_a_table_plain_spark_puts_under_the_name_while_the_statement_runs_is_nev
         assert [tuple(row) for row in spark.table("t").collect()] == [("someone else",)]
     expected = {"t"} if newcomer == "managed table" else set()
     assert {entry.name for entry in warehouse.iterdir()} == expected, "the statement's new version is gone"
+
+
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_with_no_other_writer_the_check_finds_the_table_it_read(
+        spark: Any, tmp_path: Path, clean_spark: Any, statement: str) -> None:
+    """The control: the same statements on the same tables (untagged, as plain Spark made them, whose identity is a
+    fingerprint computed again by the fresh read) commit on their usual paths."""
+    setup, text, point = STATEMENTS[statement]
+    spark.sql(setup)
+    spark.sql("INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+    ddl = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
+    try:
+        with crashpoints.recording() as trace:
+            ddl.sql(text)
+        assert point in trace and len(ddl.binlog_events()) == 1
+    finally:
+        ddl.close()
