@@ -325,13 +325,13 @@ class LeftoverFilesError(CatalogError):
 
 
 class ConcurrentChangeError(CatalogError):
-    """The table the statement read at its start was dropped or replaced by a writer outside the log's locks (plain
-    Spark, another cluster, on the same metastore) while the statement built its new version: nothing of the
-    statement was installed, the other writer's table is left as it is. Run the statement again."""
+    """The table (or view) the statement read at its start was dropped or replaced by a writer outside the log's locks
+    (plain Spark, another cluster, on the same metastore) while the statement built its new version: nothing of the
+    statement was installed, the other writer's relation is left as it is. Run the statement again."""
 
     def __init__(self, name: str, read: str | None, found: str | None) -> None:
-        now = "is gone" if found is None else "is another table now"
-        super().__init__(f"table {name} changed outside the DDL log while the statement ran: it {now} (read as {read}, "
+        now = "is gone" if found is None else "is another relation now"
+        super().__init__(f"{name} changed outside the DDL log while the statement ran: it {now} (read as {read}, "
                          f"found {found}); nothing was installed, run the statement again", name)
         self.read = read
         self.found = found

@@ -37,7 +37,7 @@ from storage import crashpoints
 from storage.catalogs.interface import TAG_PROPERTY, TableSpec, ViewDefinition
 from storage.catalogs.names import TableName
 from storage.catalogs.ports import KindExchange
-from storage.errors import NotAtomicError
+from storage.errors import ConcurrentChangeError, NotAtomicError
 
 BETWEEN = crashpoints.declare("kind_change.exchange.between",
                               "TMP holds ORIG's old definition; ORIG has not taken the new one yet")
@@ -54,6 +54,8 @@ class KindChangeRun:
     target: TableSpec | ViewDefinition
     tmp: TableName = attrs.field(init=False)
     orig_tag: str | None = None
+    orig_identity: str | None = None
+    """ORIG's identity at the statement's start (:func:`relation_identity`), read again before the exchange."""
     old_location: str | None = None
     forget_chain: int | None = None
     delete_chain: int | None = None
@@ -95,7 +97,22 @@ def log_exchange(run: KindChangeRun) -> None:
                         ChangeKindPayload(run.log.tag, run.holder_tag, run.orig_tag))
 
 
+def relation_identity(run: KindChangeRun, *, now: bool) -> str | None:
+    """Who ORIG is: the table's identity when the statement makes it a view, the view's when it makes it a table
+    (None: no relation of that kind holds the name); ``now``: read afresh."""
+    if isinstance(run.target, TableSpec):
+        views = run.ctx.catalog.views
+        return views.current_view_identity(run.orig) if now else views.view_identity(run.orig)
+    names = run.ctx.catalog.names
+    return names.current_identity(run.orig) if now else names.identity(run.orig)
+
+
 def exchange(run: KindChangeRun) -> None:
+    # a writer outside the log (plain Spark) may have dropped ORIG and made another relation under the name while
+    # TMP was built (a CTAS's job): never install over it (see replace_run.require_orig_unchanged)
+    found = relation_identity(run, now=True)
+    if found != run.orig_identity:
+        raise ConcurrentChangeError(str(run.orig), run.orig_identity, found)
     run.old_location = run.kinds.exchange_kinds(run.orig, run.tmp, run.holder_tag, between=BETWEEN)
 
 
@@ -134,6 +151,7 @@ def change_kind(ctx: ActionContext, statement: str, orig: TableName, target: Tab
     log = StatementLog(ctx, statement, makes_version=verb)
     run = KindChangeRun(ctx, log, kinds, orig, target)
     run.orig_tag = kinds.relation_tag(orig)
+    run.orig_identity = relation_identity(run, now=False)
     outcome = run_plan(KIND_CHANGE, run, log, verb=verb, subject=str(orig))
     if outcome.error is not None:
         return StatementResult(objects=(str(orig),), detail="changed kind; recovery retires the old one")

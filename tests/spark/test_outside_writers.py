@@ -1,7 +1,8 @@
 """A writer outside the log's locks (plain Spark on the same metastore: another cluster, a session without the
 extension) drops the table and makes its own under the name while a statement of the log builds the table's new
-version. The statement must see it right before its first change of the name and fail, having changed nothing of
-the other writer's object: neither its definition nor its files, and no deletion of them scheduled for later."""
+version (or, for a change of kind, the new relation). The statement must see it right before its first change of
+the name and fail, having changed nothing of the other writer's object: neither its definition nor its files, and no
+deletion of them scheduled for later."""
 
 from __future__ import annotations
 
@@ -12,16 +13,19 @@ import pytest
 
 from actions.kept_versions import dropped_tables
 from ddl_log import AtomicDDL, ConcurrentChangeError, StatementFailedError
+from ddl_log.engine.kind_replace import ANY_KIND
 from storage import crashpoints
 from tests.spark.sweep_support import assert_clean_log
 
 pytestmark = pytest.mark.spark
 
-PLAIN = "CREATE TABLE t (a INT, b STRING) USING parquet"
-PARTITIONED = "CREATE TABLE t (a INT, b STRING) USING parquet PARTITIONED BY (b)"
-HIVE_SERDE = "CREATE TABLE t (a INT, b STRING) STORED AS parquet"
+ROWS = "INSERT INTO t VALUES (1, 'x'), (2, 'y')"
+PLAIN = ("CREATE TABLE t (a INT, b STRING) USING parquet", ROWS)
+PARTITIONED = ("CREATE TABLE t (a INT, b STRING) USING parquet PARTITIONED BY (b)", ROWS)
+HIVE_SERDE = ("CREATE TABLE t (a INT, b STRING) STORED AS parquet", ROWS)
+VIEW = ("CREATE VIEW t AS SELECT 1 AS a, 'x' AS b",)
 
-STATEMENTS = {  # the table as plain Spark made it, the statement, the step that first changes the name
+STATEMENTS = {  # the relation as plain Spark made it, the statement, the step that first changes the name
     "CREATE OR REPLACE AS SELECT": (PLAIN, "CREATE OR REPLACE TABLE t USING parquet AS SELECT a + 100 AS a, b FROM t",
                                     "replace.exchange.before"),
     "INSERT OVERWRITE": (PLAIN, "INSERT OVERWRITE t SELECT a + 100, b FROM t", "replace.exchange.before"),
@@ -30,6 +34,10 @@ STATEMENTS = {  # the table as plain Spark made it, the statement, the step that
                                      "replace.exchange.before"),
     "INSERT OVERWRITE Hive serde": (HIVE_SERDE, "INSERT OVERWRITE t SELECT a + 100, b FROM t",
                                     "replace.move_orig.before"),
+    "a view made a table (ANY KIND)": (VIEW, f"CREATE OR REPLACE {ANY_KIND} TABLE t USING parquet AS SELECT 100 AS a",
+                                       "kind_change.exchange.before"),
+    "a table made a view (ANY KIND)": (PLAIN, f"CREATE OR REPLACE {ANY_KIND} VIEW t AS SELECT 100 AS a",
+                                       "kind_change.exchange.before"),
 }
 
 NEWCOMERS = {
@@ -44,8 +52,8 @@ NEWCOMERS = {
 def test_a_table_plain_spark_puts_under_the_name_while_the_statement_runs_is_never_touched(
         spark: Any, warehouse: Path, tmp_path: Path, clean_spark: Any, statement: str, newcomer: str) -> None:
     setup, text, point = STATEMENTS[statement]
-    spark.sql(setup)
-    spark.sql("INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+    for made in setup:
+        spark.sql(made)
     acted: list[str] = []
 
     def plain_spark() -> None:
@@ -83,11 +91,11 @@ def test_a_table_plain_spark_puts_under_the_name_while_the_statement_runs_is_nev
 @pytest.mark.parametrize("statement", STATEMENTS)
 def test_with_no_other_writer_the_check_finds_the_table_it_read(
         spark: Any, tmp_path: Path, clean_spark: Any, statement: str) -> None:
-    """The control: the same statements on the same tables (untagged, as plain Spark made them, whose identity is a
+    """The control: the same statements on the same relations (untagged, as plain Spark made them, whose identity is a
     fingerprint computed again by the fresh read) commit on their usual paths."""
     setup, text, point = STATEMENTS[statement]
-    spark.sql(setup)
-    spark.sql("INSERT INTO t VALUES (1, 'x'), (2, 'y')")
+    for made in setup:
+        spark.sql(made)
     ddl = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
     try:
         with crashpoints.recording() as trace:

@@ -11,12 +11,12 @@ import pytest
 
 from actions.errors import StatementFailedError
 from chains.entries import ChainState
-from ddl_log import AtomicDDL
+from ddl_log import AtomicDDL, ConcurrentChangeError
 from replace_table.machine import Plan, Step
 from replace_table.plans import forward, kind_change, release, replace, restore, undo
 from replace_table.plans.replace import replace_machine
 from storage import crashpoints
-from storage.catalogs.interface import TableSpec
+from storage.catalogs.interface import TableSpec, ViewDefinition
 from storage.catalogs.memory import memory_catalog
 from tests.unit.test_statement_sweeps import NEW_ROWS, catalog_state, populated_catalog, tn
 
@@ -161,3 +161,41 @@ def test_a_refusal_inside_a_step_undoes_what_the_steps_before_it_made(tmp_path):
         assert ddl.active_chains() == [] and ddl.binlog_events() == []
     assert catalog_state(catalog) == before
     assert not [name for name in (*catalog.backend.tables, *catalog.backend.views) if name.is_reserved]
+
+
+@pytest.mark.parametrize("direction", ["table into a view", "view into a table"])
+@pytest.mark.parametrize("newcomer", ["table", "view", "none"])
+def test_a_relation_someone_puts_under_the_name_while_a_change_of_kind_runs_is_never_touched(
+        tmp_path, direction, newcomer):
+    """While the new relation is built (a CTAS's job), a writer outside the log drops ORIG and makes its own
+    relation under the name: the exchange sees another relation (or none) and the statement fails with
+    ConcurrentChangeError, that relation untouched, nothing of the statement left."""
+    catalog = populated_catalog()
+    name = tn("a") if direction == "table into a view" else tn("v1")
+
+    def outside_writer() -> None:
+        catalog.backend.tables.pop(name, None)
+        catalog.backend.views.pop(name, None)
+        catalog.backend.view_ids.pop(name, None)  # as the in-memory catalog's DROP VIEW forgets it
+        if newcomer == "table":
+            catalog.backend.add_user_table(name, ("who",), [("someone else",)])
+        elif newcomer == "view":
+            catalog.backend.views[name] = ViewDefinition("SELECT 'someone else' AS who")
+
+    with AtomicDDL(home=str(tmp_path / "home"), catalog=catalog) as ddl:
+        with crashpoints.acting("kind_change.exchange.before", outside_writer), \
+                pytest.raises(StatementFailedError) as raised:
+            if direction == "table into a view":
+                ddl.replace_as_view(str(name), as_select="SELECT 1 AS one")
+            else:
+                ddl.replace_as_table(str(name), as_select="SELECT 1 AS one")
+        assert isinstance(raised.value.cause, ConcurrentChangeError), raised.value
+        assert ddl.active_chains() == [] and ddl.binlog_events() == []
+        after = catalog_state(catalog)
+    kept = {key for key in (*catalog.backend.tables, *catalog.backend.views) if key == name}
+    assert kept == (set() if newcomer == "none" else {name})
+    if newcomer == "table":
+        assert catalog.backend.tables[name].rows == [("someone else",)]
+    elif newcomer == "view":
+        assert catalog.backend.views[name].query == "SELECT 'someone else' AS who"
+    assert not [n for n in (*catalog.backend.tables, *catalog.backend.views) if n.is_reserved], after

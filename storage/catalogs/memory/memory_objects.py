@@ -79,6 +79,9 @@ class MemoryViews(MemoryPort):
             return None
         return self.state.view_ids.setdefault(name, next_view_id())  # a view a test put straight into ``views``
 
+    def current_view_identity(self, name: TableName) -> str | None:
+        return self.view_identity(name)  # nothing is kept between reads
+
     def create_view(self, name: TableName, definition: ViewDefinition, *, replace: bool) -> None:
         self.state.check("create_view", name)
         check_view(name, definition)

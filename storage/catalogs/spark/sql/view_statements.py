@@ -201,6 +201,11 @@ class SparkViews:
             return None
         return fingerprint(info)
 
+    def current_view_identity(self, name: TableName) -> str | None:
+        """One metastore call (:meth:`view_identity` after the statement's kept reads of the name are forgotten)."""
+        self._engine.forget(name, partitions=False)
+        return self.view_identity(name)
+
     @staticmethod
     def _record(info: dict[str, Any]) -> tuple[str, str, tuple[str, ...]] | None:
         raw = (info.get("table_properties") or {}).get(VIEW_RECORD)
