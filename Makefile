@@ -62,7 +62,8 @@ SMOKE_OLDEST_TESTS ?= tests/contract/test_functions_and_databases.py tests/unit/
 	tests/spark/test_disabled_types.py tests/attached/test_writers.py tests/connect/test_connect_server.py \
 	tests/preservation/test_rebuilds.py tests/spark/test_insert_into.py tests/spark/test_review36.py \
 	tests/spark/test_fresh_relations.py tests/spark/test_metastore_lock.py tests/spark/test_write_path.py \
-	tests/spark/test_statistics_parity.py tests/spark/test_session_settings_parity.py tests/spark/test_outside_writers.py
+	tests/spark/test_statistics_parity.py tests/spark/test_session_settings_parity.py tests/spark/test_outside_writers.py \
+	tests/attached/test_outside_writers_attached.py
 .PHONY: smoke-oldest
 $(OLDEST_VENV)/.installed-stamp: pyproject.toml
 	$(PYTHON) -m venv $(OLDEST_VENV)
