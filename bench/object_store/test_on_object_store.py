@@ -1,5 +1,7 @@
-"""CREATE OR REPLACE of a 1,000-file table (plain: DROP + CTAS), DROP of one (plain DROP) and INSERT INTO of 100
-files (plain INSERT INTO) on the simulated object store at 20 ms per request, each atomic statement beside its plain
+"""CREATE OR REPLACE of a 1,000-file table (plain: DROP + CTAS), DROP of one (plain DROP), INSERT INTO of 100
+files (plain INSERT INTO) and the dynamic INSERT OVERWRITE of 1 of 20 partitions of ``bench/test_statements.py`` (a
+dbt incremental model's statement; no hard links on a store: the kept partitions' rows are copied) on the simulated
+object store at 20 ms per request, each atomic statement beside its plain
 Spark equivalent in one run, in the paired rounds of ``bench/test_statements.py`` (issue 40). Today's project renames
 data on the store (tests/object_store/test_no_data_rename.py): these figures move with the no-rename redesign.
 
@@ -20,7 +22,7 @@ from typing import Any
 import pytest
 
 from bench.conftest import exists, run
-from bench.test_statements import Action, Scenario, cases, measure_paired
+from bench.test_statements import Action, Scenario, cases, insert_overwrite_one_partition, measure_paired
 from tests.object_store.store import StoreCalls, backing_path
 
 LATENCY_MS = 20
@@ -115,7 +117,7 @@ def at_latency(scenario: Scenario, calls: StoreCalls) -> Scenario:
 
 
 ON_OBJECT_STORE: list[Callable[[], Scenario]] = [create_or_replace_many_files, drop_many_files,
-                                                 insert_into_many_files]
+                                                 insert_into_many_files, insert_overwrite_one_partition]
 
 
 @pytest.mark.parametrize(("scenario", "kind"), cases([make() for make in ON_OBJECT_STORE]))

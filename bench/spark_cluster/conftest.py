@@ -32,11 +32,14 @@ def cluster_root() -> Iterator[Path]:
 def spark(cluster_root: Path) -> Iterator[Any]:
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime: the statement benchmarks need Spark")
+    from ddl_log.frontends.extension.conf import extension_settings
     from ddl_log.ops import spark_cluster
     from storage.catalogs.spark.session import embedded_session
 
+    # the project's jar loaded as `ddl-log session-conf` loads it (spark.jars: the executors fetch it too), the
+    # extension off as in bench/conftest.py: the paths that need the jar are the ones a platform's cluster runs
     with spark_cluster.running(cluster_root / "cluster", workers=2, cores=1, memory="1g") as cluster:
-        session = embedded_session(cluster_root / "driver", cluster.url)
+        session = embedded_session(cluster_root / "driver", cluster.url, extra=extension_settings(enabled=False))
         try:
             yield session
         finally:

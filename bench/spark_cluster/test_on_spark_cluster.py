@@ -8,21 +8,11 @@ from typing import Any
 
 import pytest
 
-from bench.test_statements import (
-    Scenario,
-    cases,
-    create_as_select,
-    create_or_replace,
-    insert_overwrite,
-    rename_two,
-    truncate,
-)
+from bench.test_statements import SIDE_BY_SIDE, Scenario, cases
 from bench.test_statements import test_statement as paired_statement
 
-ON_CLUSTER = [create_or_replace(0), create_or_replace(100_000), create_as_select(100_000), rename_two(),
-              insert_overwrite(), truncate()]
-"""DROP TABLE is not here: its setup makes the dropped tables again with plain Spark at their default directories,
-which an atomic DROP keeps for the grace period (LOCATION_ALREADY_EXISTS); no job runs in a DROP anyway."""
+ON_CLUSTER = SIDE_BY_SIDE
+"""Every statement of ``bench/test_statements.py``, in its paired rounds."""
 GROUP_PREFIX = "Spark standalone cluster (2 workers of 1 core): "
 
 

@@ -62,8 +62,10 @@ def kill_executor_during(spark: Any, home: Path, statement: str) -> dict[str, An
     ddl = AtomicDDL(spark=spark, home=home / "home", grace_seconds=0, orphan_seconds=ORPHAN_SECONDS)
     began = time.monotonic()
     watcher.start()
+    path = None
     try:
-        ddl.sql(text)
+        (done,) = ddl.sql(text)
+        path = getattr(done.result, "path", None)
         outcome = "completed"
     except StatementFailedError as error:
         outcome = f"failed: {str(error.cause).splitlines()[0][:300]}"
@@ -95,7 +97,7 @@ def kill_executor_during(spark: Any, home: Path, statement: str) -> dict[str, An
     assert ddl.pending_deletions() == [] and ddl.active_chains() == []
     attempts = markers_in(markers)
     ddl.close()
-    return {"outcome": outcome, "seconds": seconds, "killed_executor": killed[0].executor_pid,
+    return {"outcome": outcome, "path": path, "seconds": seconds, "killed_executor": killed[0].executor_pid,
             "killed_partition": killed[0].partition, "speculation": speculation,
             "later_attempts": sum(1 for marker in attempts if marker.attempt > 0),
             "task_attempts": len(attempts)}

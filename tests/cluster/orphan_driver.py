@@ -24,6 +24,7 @@ from typing import Any
 from ddl_log import AtomicDDL
 from storage.catalogs.names import RESERVED_PREFIX
 from storage.catalogs.spark.session import embedded_session
+from tests.attached.support import extension_settings
 from tests.cluster.executor_kill import stray_files
 from tests.cluster.tasks import register_hold
 from tests.conftest import warehouse_of
@@ -52,7 +53,7 @@ def start_statement(spark: Any, workdir: Path) -> None:
 
 def recover(spark_home: Path, workdir: Path) -> None:
     os.environ.pop("DDL_LOG_SPARK_MASTER", None)
-    spark = embedded_session(spark_home)
+    spark = embedded_session(spark_home, extra=extension_settings())  # as the dead driver's (proof_driver.py)
     warehouse = warehouse_of(spark)
     ddl = AtomicDDL(spark=spark, home=workdir / "home", grace_seconds=0)
     sweeps = [pending for pending in ddl.pending_deletions() if pending.sweep]

@@ -25,6 +25,7 @@ from typing import Any
 from ddl_log import AtomicDDL
 from ddl_log.settings import Settings
 from storage.catalogs.spark.session import embedded_session
+from tests.attached.support import extension_settings
 from tests.cluster.executor_kill import kill_executor_during
 from tests.cluster.orphan_driver import start_statement
 from tests.conftest import reset_spark, warehouse_of
@@ -64,7 +65,10 @@ def main(workdir: Path, scenarios: list[str]) -> int:
     master = Settings.from_env().spark_master
     assert master is not None and master.startswith("spark://"), master
     del os.environ["DDL_LOG_SPARK_MASTER"]  # the homes below are given the session; a master beside it contradicts
-    spark = embedded_session(workdir / "spark", master)
+    # the project's jar as every driver of the project loads it (spark.jars: the executors fetch it too), so that the
+    # data jobs run on the paths a platform's cluster runs: the write path into a fresh directory, INSERT INTO's
+    # named job
+    spark = embedded_session(workdir / "spark", master, extra=extension_settings())
     print(json.dumps({"application": spark.sparkContext.applicationId, "master": master,
                       "spark_home": str(workdir / "spark")}), flush=True)
     for scenario in scenarios:

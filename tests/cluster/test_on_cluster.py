@@ -17,6 +17,9 @@ SWEEP_FORMS = (("columns", "like", "select", "select-no-binlog", "partitioned", 
                if LONG else ("select",))
 SWEEP_MODE = "all" if LONG else "some"
 KILLED = ("ctas", "replace", "overwrite") if LONG else ("ctas",)
+WRITTEN_BY = {"ctas": "create", "replace": "write", "overwrite": "write"}
+"""The path each statement takes on the cluster, with the project's jar loaded as every driver of the project loads it
+(:mod:`tests.cluster.proof_driver`): a replace writes the new version's directory with no work table."""
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +52,7 @@ def test_an_executor_killed_during_the_data_job_gives_every_row_once_or_the_old_
     found = scenario(plain_driver, f"kill-executor:{statement}")
     assert found["outcome"] == "completed", found
     assert found["task_attempts"] > 4 and found["later_attempts"] >= 1, found
+    assert found["path"] == WRITTEN_BY[statement], found
 
 
 @pytest.mark.parametrize("statement", SPECULATIVE)
@@ -58,6 +62,7 @@ def test_with_speculation_an_executor_killed_gives_every_row_once_or_the_old_tab
     found = scenario(speculative_driver, f"kill-executor:{statement}")
     assert found["speculation"] is True, found
     assert found["outcome"] == "completed" or found["outcome"].startswith("failed"), found
+    assert found["outcome"] != "completed" or found["path"] == WRITTEN_BY[statement], found
     assert found["task_attempts"] > 4 and found["later_attempts"] >= 1, found
 
 
