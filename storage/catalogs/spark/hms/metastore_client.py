@@ -395,6 +395,21 @@ class MetastoreClient:
                     return f"a partition of table {label} is located at {where}"
         return None
 
+    def set_database_property(self, db: str, key: str, value: str) -> None:
+        """Set the property ``key`` of the database ``db`` to ``value``: two metastore calls (its record, then the
+        record with the property), what Spark's ``ALTER DATABASE ... SET DBPROPERTIES`` makes without its statement
+        around them (parsed and analysed: about 20 of its 25 ms)."""
+        with self._lock:
+            try:
+                record = self._msc().getDatabase(db)
+                record.putToParameters(key, value)
+                self._connection.change("alterDatabase", db, record)
+            except ENGINE_ERRORS as error:
+                if self._engine.java_means(error, Cause.METASTORE_NO_SUCH_OBJECT):
+                    raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
+                raise EngineOperationError(f"cannot set a property of database {db}: {inspect_error(error).message}",
+                                           db, error) from None
+
     def drop_database(self, db: str) -> None:
         """Drop the empty database ``db`` (RESTRICT), its directory left in place (``deleteData`` off)."""
         with self._lock:

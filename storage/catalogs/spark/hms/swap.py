@@ -429,6 +429,10 @@ class SparkSwap:
         self._engine.forget(name)
         return drop_holder(self._client, name, expect)
 
+    def set_database_property(self, db: str, key: str, value: str) -> None:
+        """See :meth:`storage.catalogs.spark.hms.metastore_client.MetastoreClient.set_database_property`."""
+        self._client.set_database_property(db, key, value)
+
     def drop_database_keeping_files(self, db: str) -> None:
         """Drop the empty database ``db`` from the metastore, its directory left (see :meth:`drop_keeping_files`)."""
         self._client.drop_database(db)

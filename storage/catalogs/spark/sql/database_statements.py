@@ -91,14 +91,18 @@ class SparkDatabases:
         return match.group(1) if match else None
 
     def tag_database(self, db: str) -> str:
-        """Set the ``spark_ddl_log.tag`` property of ``db`` unless it has one; returns the tag. Two metastore calls
-        (one when tagged already)."""
+        """Set the ``spark_ddl_log.tag`` property of ``db`` unless it has one; returns the tag. One metastore call
+        when tagged already; else two more through the catalog's metastore client (without one, Spark's ``ALTER
+        DATABASE ... SET DBPROPERTIES`` after an existence check)."""
         tag = self.database_identity(db)
         if tag is not None:
             return tag
+        tag = new_database_tag()
+        if self._hms is not None and ENGINE_NAME.fullmatch(db):
+            self._hms.set_database_property(db, TAG_PROPERTY, tag)
+            return tag
         if not self.database_exists(db):
             raise NoSuchObjectError.database(f"database {db} does not exist", db)
-        tag = new_database_tag()
         try:
             self._spark.sql(f"ALTER DATABASE {quote_ident(db)} SET DBPROPERTIES "
                             f"({sql_string_literal(TAG_PROPERTY)}={sql_string_literal(tag)})")
