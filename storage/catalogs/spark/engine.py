@@ -68,6 +68,8 @@ source table (:func:`~storage.catalogs.spark.hms.installed_records.installed_rec
 binlog event reads, without reading it back."""
 DATABASE_LOCATION = "database location"
 """The key under which :meth:`Engine.database_location` keeps a database's location for the statement."""
+DATABASE_PROPERTIES = "database properties"
+"""The key under which :meth:`Engine.database_properties` keeps a database's properties for the statement."""
 
 SOURCE_VIEW_PREFIX = RESERVED_PREFIX + "src_"
 """Names of the temporary views through which a DataFrame is written (``create`` and ``insert``)."""
@@ -525,9 +527,10 @@ class Engine:
         return location
 
     def forget_database(self, db: str) -> None:
-        """Forget the location :meth:`database_location` kept of ``db`` in this statement: call it before dropping
-        it."""
+        """Forget the location and properties :meth:`database_location` and :meth:`database_properties` kept of
+        ``db`` in this statement: call it before dropping it."""
         lookup_scope.forget(self, (DATABASE_LOCATION, db.lower()))
+        lookup_scope.forget(self, (DATABASE_PROPERTIES, db.lower()))
 
     def _database_location(self, db: str) -> str | None:
         if substitutes(db):
@@ -574,18 +577,38 @@ class Engine:
         """The properties of the database ``db`` (None when it is missing) from the session catalog's record where
         the session has a JVM (one metastore call and four round trips, where ``DESCRIBE DATABASE EXTENDED`` is a
         statement of about 15 ms); None also where there is no such record to read (Spark Connect, a name Spark
-        quotes): the caller reads :meth:`database_properties_text`."""
+        quotes): the caller reads :meth:`database_properties_text`. Inside
+        :func:`~storage.catalogs.lookup_scope.reuse_lookups` kept for the statement with the location
+        (:meth:`database_location`); :meth:`forget_database` and :meth:`noted_database_property` keep it true."""
         jvm = self.jvm
         if jvm is None or not ENGINE_NAME.fullmatch(db):
             return None
+        key = (DATABASE_PROPERTIES, db.lower())
+        known = lookup_scope.cached(self, key)
+        if known is not lookup_scope.MISSING_ENTRY:
+            return known  # type: ignore[no-any-return]
         try:
             record = session_part(jvm, "session catalog").getDatabaseMetadata(db)
-            return scala_map(jvm, record.properties())
+            properties = scala_map(jvm, record.properties())
+            location = str(record.locationUri().toString())
         except ENGINE_ERRORS as error:
             failure = self.failure(error)
             if failure.means(Cause.DATABASE_MISSING):
                 return None
             raise engine_error(failure, f"cannot read database {db}", db) from None
+        # kept for the statement, with the location the record gives too (a DROP DATABASE reads both)
+        lookup_scope.remember(self, key, properties)
+        if location:
+            lookup_scope.remember(self, (DATABASE_LOCATION, db.lower()), unquote(location))
+        return properties
+
+    def noted_database_property(self, db: str, key: str, value: str) -> None:
+        """The catalog set the property ``key`` of ``db`` to ``value``: the properties this statement keeps of it
+        (:meth:`database_properties`) say so too."""
+        scope_key = (DATABASE_PROPERTIES, db.lower())
+        known = lookup_scope.cached(self, scope_key)
+        if isinstance(known, dict):
+            lookup_scope.remember(self, scope_key, {**known, key: value})
 
     def database_properties_text(self, db: str) -> str | None:
         """The ``Properties`` text of ``DESCRIBE DATABASE EXTENDED db`` (``((k,v), ...)``); None when ``db`` is

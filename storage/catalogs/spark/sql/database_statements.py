@@ -100,7 +100,12 @@ class SparkDatabases:
         tag = new_database_tag()
         if self._hms is not None and ENGINE_NAME.fullmatch(db):
             self._hms.set_database_property(db, TAG_PROPERTY, tag)
-            return tag
+        else:
+            self._tag_by_statement(db, tag)
+        self._engine.noted_database_property(db, TAG_PROPERTY, tag)  # the drop's own identity check reads it
+        return tag
+
+    def _tag_by_statement(self, db: str, tag: str) -> None:
         if not self.database_exists(db):
             raise NoSuchObjectError.database(f"database {db} does not exist", db)
         try:
@@ -111,7 +116,6 @@ class SparkDatabases:
             if failure.means(Cause.DATABASE_MISSING):
                 raise NoSuchObjectError.database(f"database {db} does not exist", db) from None
             raise engine_error(failure, f"cannot tag database {db}", db) from None
-        return tag
 
     def create_database(
         self, db: str, *, comment: str | None = None, properties: tuple[tuple[str, str], ...] = ()

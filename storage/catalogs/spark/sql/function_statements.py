@@ -176,6 +176,8 @@ class SparkFunctions:
         stale = [key for key in old_keys if key not in new]
         if stale:
             self._spark.sql(f"ALTER DATABASE {quoted} UNSET DBPROPERTIES ({', '.join(map(sql_string_literal, stale))})")
+        if new or stale:
+            self._engine.forget_database(db)  # what the statement kept of the database's properties is old now
         return list(new)
 
     # ------------------------------------------------------------------ create / drop
