@@ -276,5 +276,7 @@ class InsertOverwrite(Statement):
             # partitions are its directories until the install (no records of its own to add and drop)
             copy = TableSpec(like=self.name, copy=True,
                              partitions_in_files=bool(metadata.partitioned_by) and not plan.fill.static)
+            # direct: written straight into the new version's directory where the catalog can (a partitioned
+            # table's too when its partition columns are all dynamic)
             return replace_version(ctx, self.name, copy, text, verb=self.label, orig_must_exist=True, fill=plan.fill,
-                                   keeps_statistics=True, direct=not metadata.partitioned_by)
+                                   keeps_statistics=True, direct=True)

@@ -1,10 +1,12 @@
-"""The write path of a replace (INSERT OVERWRITE of an unpartitioned table where ``Swaps.plan_write_swap`` finds
+"""The write path of a replace (INSERT OVERWRITE of an unpartitioned table, or of a partitioned one whose partition
+columns are all dynamic, where ``Swaps.plan_write_swap`` finds
 nothing against it and the catalog can write a version outside any table, ``DataJobs.prepare_write``): no TMP table.
 The swap path's steps with TMP's directory in its place: ``log_tmp`` (C: TMP's creation, whose undo removes the new
 directory, partly written or whole), ``fill_tmp`` (the job writes the new rows into the directory), ``log_swap`` (no
 D: there is no TMP to forget), ``exchange`` (ORIG := its own definition at the directory, its statistics kept, one
-metastore call), ``commit``, ``retire``. No data is renamed, and the metastore sees one call, as it does for Spark's
-own INSERT OVERWRITE (:mod:`~replace_table.plans.swap_path`, :mod:`~replace_table.plans.empty_path`).
+metastore call; a partitioned table's partitions, those the job wrote and those it keeps, switched with it in one
+metastore transaction), ``commit``, ``retire``. No data is renamed, and the metastore sees one call, as it does
+for Spark's own INSERT OVERWRITE (:mod:`~replace_table.plans.swap_path`, :mod:`~replace_table.plans.empty_path`).
 
 The same for a CREATE OR REPLACE AS SELECT of an unpartitioned table by an unpartitioned data source table
 (:func:`choose_replaced`): ``fill_tmp`` has Spark's own CTAS of TMP write TMP's directory without creating TMP, which

@@ -261,10 +261,11 @@ class Swaps(Protocol):
         ...
 
     def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
-        """INSERT OVERWRITE of an unpartitioned table without a TMP table: :meth:`plan_empty_swap`'s plan, whose
-        directory (``plan.directory``) the statement's write job makes and fills (:meth:`DataJobs.prepare_write`)
-        before the install, and whose installed definition keeps ORIG's statistics until the update Spark's INSERT
-        OVERWRITE makes of them. Reads only; the same refusals."""
+        """INSERT OVERWRITE without a TMP table: :meth:`plan_empty_swap`'s plan, whose directory (``plan.directory``)
+        the statement's write job makes and fills (:meth:`DataJobs.prepare_write`) before the install, and whose
+        installed definition keeps ORIG's statistics until the update Spark's INSERT OVERWRITE makes of them. Reads
+        only; the same refusals, but a partitioned table whose partitions are metastore records is planned (ORIG's
+        partitions listed for the log; the write job gives the new version's, held for the install)."""
         ...
 
     def plan_created_swap(self, orig: TableName, tmp: TableName) -> SwapPlan:

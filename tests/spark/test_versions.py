@@ -58,7 +58,7 @@ def test_restore_and_undrop_give_back_exactly_the_kept_version(spark, tmp_path, 
         setup(spark, ddl)
         original = state(spark, "p")
         replaced = ddl.insert_overwrite(f"{DB}.p", as_select=f"SELECT v + 100, day FROM {DB}.p WHERE day <> 'd2'")
-        assert replaced.path == "swap" and replaced.version is not None
+        assert replaced.path == "write" and replaced.version is not None  # written in place, no work table
         assert state(spark, "p") != original
         current, row = ddl.describe_history(f"{DB}.p").rows  # (the first, at <db>/p, was kept for grace 0 only)
         assert current.current and current.operation == "INSERT OVERWRITE" and row.operation == "TRUNCATE TABLE"

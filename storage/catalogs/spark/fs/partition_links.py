@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from storage.catalogs.spark.fs.version_files import hidden
@@ -28,6 +28,16 @@ from storage.catalogs.spark.fs.version_files import hidden
 def link_directories(pairs: Sequence[tuple[Path, Path]]) -> bool:
     """Make each target directory (it must not exist yet) holding hard links to the data files of its source (a
     missing source: an empty partition, an empty target). Whether it was done; False leaves no target behind."""
+    return _place_files(pairs, os.link)
+
+
+def copy_directories(pairs: Sequence[tuple[Path, Path]]) -> bool:
+    """:func:`link_directories` with copies of the files instead of links (a file on another device under the
+    table's directory): the same files at the cost of their bytes. Whether it was done; False leaves no target."""
+    return _place_files(pairs, shutil.copyfile)
+
+
+def _place_files(pairs: Sequence[tuple[Path, Path]], put: Callable[[str, Path], object]) -> bool:
     listed = []
     for source, target in pairs:
         entries = [entry for entry in (os.scandir(source) if source.is_dir() else ()) if not hidden(entry.name)]
@@ -39,7 +49,7 @@ def link_directories(pairs: Sequence[tuple[Path, Path]]) -> bool:
         for entries, target in listed:
             _make_directory(target, made)
             for entry in entries:
-                os.link(entry.path, target / entry.name)
+                put(entry.path, target / entry.name)
     except OSError:
         for directory in reversed(made):
             shutil.rmtree(directory, ignore_errors=True)

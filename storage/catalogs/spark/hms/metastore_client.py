@@ -51,6 +51,7 @@ from storage.catalogs.spark.hms.hive_record import (
 from storage.catalogs.spark.hms.installed_locations import note_installed
 from storage.catalogs.spark.hms.installed_records import keep_installed
 from storage.catalogs.spark.hms.record_lookup import lookup_of_record
+from storage.catalogs.spark.hms.written_partitions import WrittenPartitions
 from storage.catalogs.spark.jvm import string_list, thrift_value, to_json
 from storage.catalogs.spark.profile import Jvm
 from storage.catalogs.spark.profiles.facts import Cause
@@ -73,6 +74,8 @@ class MetastoreClient:
         self._lock = threading.Lock()
         self._staged: dict[TableName, tuple[HivePartition, ...]] = {}
         """Per work table: partitions held for its install instead of registered (:meth:`stage_partitions`)."""
+        self.written = WrittenPartitions()
+        """The records of the partitioned versions this catalog's write jobs wrote, held for their installs."""
 
     def jvm(self) -> Jvm:
         """The session's JVM handles this client works with."""
@@ -326,15 +329,16 @@ class MetastoreClient:
         A query that lists the partitions sees the old set of rows or the new one. Idempotent."""
         current = {p.values: p for p in self.partitions(name)}
         target = {p.values: p for p in wanted}
-        self._changing(name)
+        lookup_scope.forget(self._engine, (HIVE_PARTITIONS, name))  # its Table record is not changed
         with self._lock:
             jvm = self.jvm()
             try:
                 added = [p.placed(name, empty_location) for values, p in target.items() if values not in current]
                 if added:
                     self._connection.change("add_partitions", partitions_java(jvm, added))
-                switched = [p.placed(name) for p in target.values()]
-                switched += [p.placed(name, empty_location) for values, p in current.items() if values not in target]
+                switched_in = [p.placed(name) for p in target.values()]
+                switched = switched_in + [p.placed(name, empty_location) for values, p in current.items()
+                                          if values not in target]
                 if switched:
                     self._connection.change("alter_partitions", name.db, name.name, partitions_java(jvm, switched))
                 for values in current:
@@ -342,6 +346,11 @@ class MetastoreClient:
                         self._connection.change("dropPartition", name.db, name.name, list(values), False)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot switch the partitions of {name}", name) from None
+        # the statement's later reads (its version record) find them as switched: values and locations as the
+        # metastore now holds them, in the order of their values, with no listing (the metastore's own parameters,
+        # such as the time of the change, not read)
+        lookup_scope.remember(self._engine, (HIVE_PARTITIONS, name),
+                              tuple(sorted(switched_in, key=lambda p: p.values)))
 
     def hide_visible_tag(self, name: TableName, tag: str | None = None) -> None:
         """Move the visible tag of the table ``name`` (only when it is ``tag``, if given) to the hidden key: after a

@@ -150,15 +150,18 @@ class SparkSwap:
         refusal = swap_refusal(old, orig)
         if refusal is not None or old is None:
             return SwapPlan(refusal or f"{orig} does not exist")
+        old_partitions: list[HivePartition] = []
         if old.partitioned:
-            return SwapPlan(f"{orig} is partitioned: its partitions stay registered, built under TMP")
+            if not written or tag is None or partitions_in_files(old):
+                return SwapPlan(f"{orig} is partitioned: its partitions stay registered, built under TMP")
+            old_partitions = self._client.partitions(orig)  # the write job's partitions are held for the install
         location = self._client.default_location(tmp)
         if location is None or self._client.directory_in_use(location):
             return SwapPlan(f"files are at {location}")
         if tag is None:
             return SwapPlan(None, version_text(orig, old, []), directory=location, written=True, created=True)
         statistics = in_place(old.emptied(orig, tag, location), old, recomputes=recomputes_sizes(self._engine))
-        return SwapPlan(None, version_text(orig, old, []), NewDefinition(statistics.table),
+        return SwapPlan(None, version_text(orig, old, old_partitions), NewDefinition(statistics.table),
                         keeps_statistics=statistics.keep, updates_statistics=statistics.update, directory=location,
                         written=written)
 
@@ -321,6 +324,12 @@ class SparkSwap:
         if plan.refusal is not None or not isinstance(plan.handle, NewDefinition):
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
         new, new_partitions = plan.handle.table, plan.handle.partitions
+        if plan.written and new.partitioned and plan.directory is not None:  # the write path's partitioned version
+            written = self._client.written.take(plan.directory)
+            if written is None:
+                raise CatalogError(f"cannot swap the definition of {orig}: no partitions were written at "
+                                   f"{plan.directory}", str(orig))
+            new_partitions = written
         current = self._client.get(orig) if new.partitioned else None  # the plan's read, kept for the statement
         # TMP does not change: its record read by the plan serves its removal; ORIG's partitions as the plan listed
         # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
@@ -349,18 +358,22 @@ class SparkSwap:
         (a query resolving the table reads the new directory), then the metastore's partitions switched in one
         transaction (a query holding a cached relation lists them), then the definition as it is.
         ``alike`` (the current definition is read as ``table`` is but for its location, :func:`read_alike`: an
-        INSERT OVERWRITE's): the partitions switched first, then the definition, two calls instead of three (a
-        reader between them reads the new partitions with a definition that reads them alike; about 15 ms).
+        INSERT OVERWRITE's): the definition as it is, then the partitions switched, two calls instead of three (a
+        reader between them reads the old partitions with a definition that reads them alike; about 15 ms). The
+        definition always goes first: it carries the new identity, so a crash anywhere after it leaves a table the
+        statement's undo recognises as its own and puts back whole, partitions included (partitions switched
+        under the old identity would be left as they were: found by the sweep of a partitioned overwrite written in
+        place, 2026-12-03).
         ``keep_statistics``: the metastore leaves the record's statistics as they are (else it counts the files).
         Then this session's cached relation of ``name`` is dropped and its cached data, if any, cached again at the new
         version (:func:`refresh_installed`, what the session cached read before the install)."""
         cached = cached_table(self._engine.jvm, name)
         if table.partitioned:
-            if not alike:
-                self._client.install(name, table.discovering(), keep_statistics=keep_statistics)
+            self._client.install(name, table if alike else table.discovering(), keep_statistics=keep_statistics)
             SWITCHING_PARTITIONS()
             self._client.switch_partitions(name, partitions, f"{table.location.rstrip('/')}/{EMPTY_DIRECTORY}")
-        self._client.install(name, table, keep_statistics=keep_statistics)
+        if not (table.partitioned and alike):
+            self._client.install(name, table, keep_statistics=keep_statistics)
         refresh_installed(self._engine, name, cached)
 
     def settle_statistics(self, name: TableName, previous: TableName) -> None:

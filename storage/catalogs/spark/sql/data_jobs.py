@@ -76,6 +76,7 @@ from storage.catalogs.spark.sql.version_writes import (
     prepare_create,
     prepare_write,
     write_version,
+    writes_partitions,
 )
 from storage.errors import (
     CatalogError,
@@ -334,12 +335,22 @@ class SparkDataJobs:
 
     def prepare_write(self, name: TableName, fill: Fill, directory: str) -> VersionWrite | None:
         """See :func:`storage.catalogs.spark.sql.version_writes.prepare_write` (only with a metastore client of the
-        catalog's own: the version is installed by it)."""
-        return None if self._client is None else prepare_write(self._engine, name, fill, directory)
+        catalog's own: the version is installed by it); a partitioned table's only where its partitions fit
+        (:meth:`SparkPartitionKeep.writable_at`)."""
+        if self._client is None:
+            return None
+        if fill.partition and not (writes_partitions(fill) and self._keep.writable_at(name, directory,
+                                                                                       keeps=fill.keep is not None)):
+            return None
+        return prepare_write(self._engine, name, fill, directory, partitioned=bool(fill.partition))
 
     def write_version(self, name: TableName, job: object) -> None:
+        """Run the write job; a partitioned version's records (those written, those kept) held for its install
+        (``WrittenPartitions.hold``)."""
         assert isinstance(job, VersionWrite)
         write_version(self._engine, name, job)
+        if job.partitioned and self._client is not None:
+            self._client.written.hold(job.directory, self._keep.written_version(name, job.directory, keeps=job.keeps))
 
     def prepare_create(self, name: TableName, work: TableName, spec: TableSpec, tag: str) -> VersionCreate | None:
         """See ``DataJobs.prepare_create``: the CTAS or the CREATE TABLE of columns the check analysed under

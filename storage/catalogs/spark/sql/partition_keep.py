@@ -48,8 +48,8 @@ from storage.catalogs.spark.engine import (
     sql_string_literal,
 )
 from storage.catalogs.spark.fs.file_mover import partition_of_path
-from storage.catalogs.spark.fs.partition_links import link_directories
-from storage.catalogs.spark.hms.hive_record import HivePartition
+from storage.catalogs.spark.fs.partition_links import copy_directories, link_directories
+from storage.catalogs.spark.hms.hive_record import HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.partition_provider import new_partition, partitions_in_files, track_partitions
 from storage.catalogs.spark.profile import local_path
@@ -158,6 +158,53 @@ class SparkPartitionKeep:
         table = None if client is None else client.get(name)
         if table is None or not partitions_in_files(table):
             return None
+        return self._records_in_files(name, table)
+
+    def writable_at(self, name: TableName, directory: str, *, keeps: bool) -> bool:
+        """Whether a write job may write the partitioned table ``name``'s new version at ``directory`` with no work
+        table (:func:`~storage.catalogs.spark.sql.version_writes.writes_partitions`): its partitions are metastore
+        records, and where the statement ``keeps`` partitions, ``directory`` and every partition of ``name`` are
+        local, under its directory (what :meth:`written_version` links). Reads only (the table's record and, with
+        ``keeps``, its partitions: both kept for the statement)."""
+        client = self._client
+        table = None if client is None else client.get(name)
+        if client is None or table is None or not table.partitioned or partitions_in_files(table):
+            return False
+        if not keeps:
+            return True
+        root = table.location.rstrip("/") + "/"
+        return (local_path(directory) is not None and local_path(table.location) is not None
+                and all(p.location.startswith(root) for p in client.partitions(name)))
+
+    def written_version(self, name: TableName, directory: str, *, keeps: bool) -> list[HivePartition]:
+        """The partitions of the new version of ``name`` a write job wrote at ``directory``: a record for each
+        partition directory it wrote a data file under (made from ``name``'s record there, as
+        :meth:`found_in_files` makes them) and, where the statement ``keeps`` partitions (a dynamic overwrite),
+        every old partition no new row went to, its files hard-linked at the same path under ``directory`` (copied
+        where a file cannot be linked), its record placed there (:meth:`writable_at` checked they can be)."""
+        client = self._client
+        table = None if client is None else client.get(name)
+        if client is None or table is None:
+            raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
+        written = self._records_in_files(name, table.relocated(directory))
+        if not keeps:
+            return written
+        KEEP_POINT()
+        replaced = {p.values for p in written}
+        kept = [p for p in client.partitions(name) if p.values not in replaced]
+        root = table.location.rstrip("/") + "/"
+        placed = [(p, f"{directory.rstrip('/')}/{p.location[len(root):]}") for p in kept]
+        pairs = [(local_path(p.location), local_path(location)) for p, location in placed]
+        local = [(source, target) for source, target in pairs if source is not None and target is not None]
+        if len(local) != len(pairs) or not (link_directories(local) or copy_directories(local)):
+            raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
+                               str(name))
+        return written + [p.placed(name, location) if p.path_property is None else
+                          p.placed(name, location).with_path_property(directory) for p, location in placed]
+
+    def _records_in_files(self, name: TableName, table: HiveTable) -> list[HivePartition]:
+        """A record of ``table`` for each partition directory under its location holding a data file (one
+        listing)."""
         keys = [key.lower() for key in table.partition_column_names]
         listed = self._data_files(table.location)
         if listed is None:

@@ -1,5 +1,6 @@
 """A new table version written straight into its own directory, with no work table in the metastore (the replace's
-write path, :mod:`replace_table.plans.write_path`): an INSERT OVERWRITE of an unpartitioned file-based table.
+write path, :mod:`replace_table.plans.write_path`): an INSERT OVERWRITE of a file-based table, unpartitioned or with
+every partition column dynamic.
 
 Spark analyses the rows as ``INSERT INTO <table> ...`` (columns by position, cast to the table's types as its store
 assignment policy says, named as the table names them); ``spark_ddl_log.VersionWrites.atDirectory`` of the project's
@@ -19,9 +20,16 @@ one call, its tag hidden. Gone from the statement: the work table's create (Spar
 the columns as its ``CreateDataSourceTableCommand`` does (its checks, the schema it stores), and the metastore makes
 the directory when the engine creates the table there.
 
-Not taken (None: the version is built under TMP): a partitioned or bucketed table, a fill that keeps partitions, a
-table whose INSERT is not a file write (a non-file data source), a session without the project's jar or without a
-JVM (Spark Connect)."""
+A partitioned INSERT OVERWRITE whose partition columns are all dynamic (the whole table replaced, or, in dynamic mode,
+the partitions its rows go to): the job writes ``<directory>/<column>=<value>/`` for each partition it has rows for,
+and the engine makes their ``Partition`` records from that directory's listing and puts the partitions the statement
+keeps into it as hard links (:meth:`~storage.catalogs.spark.sql.partition_keep.SparkPartitionKeep.written_version`),
+all held for the install's one switch: no work table, so neither its create nor its drop (18 and 28 ms on Derby).
+
+Not taken (None: the version is built under TMP): a bucketed table, a static partition value, kept partitions that
+cannot be linked (a file system without hard links, a partition outside its table's directory), a table whose
+partitions are its directories, a table whose INSERT is not a file write (a Hive serde table, a non-file data
+source), a session without the project's jar or without a JVM (Spark Connect)."""
 
 from __future__ import annotations
 
@@ -49,6 +57,11 @@ class VersionWrite:
     directory."""
 
     plan: Any = attrs.field(eq=False, repr=False)
+    directory: str = ""
+    partitioned: bool = False
+    """Its rows go to partition directories, whose records the write makes (:attr:`keeps`: with the old partitions
+    no row went to)."""
+    keeps: bool = False
 
 
 @attrs.frozen
@@ -62,16 +75,29 @@ class VersionCreate:
 
 def writes_plainly(fill: Fill) -> bool:
     """Whether ``fill`` is rows only: a SELECT or a DataFrame, no partition spec, nothing kept or registered."""
-    return (fill.files_from is None and fill.insert_text is None and not fill.partition and fill.keep is None
-            and fill.partitions_of is None and not fill.copy_partitions and not fill.copy_files
-            and (fill.as_select is None) != (fill.df is None))
+    return not fill.partition and fill.keep is None and _rows_only(fill)
 
 
-def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str) -> VersionWrite | None:
+def writes_partitions(fill: Fill) -> bool:
+    """Whether ``fill`` is rows only with every partition column dynamic, replacing the whole table or (dynamic
+    overwrite, ``replaces="written"``) the partitions its rows go to."""
+    return (bool(fill.partition) and not fill.static and (fill.keep is None or fill.replaces == "written")
+            and _rows_only(fill))
+
+
+def _rows_only(fill: Fill) -> bool:
+    return (fill.files_from is None and fill.insert_text is None and fill.partitions_of is None
+            and not fill.copy_partitions and not fill.copy_files and (fill.as_select is None) != (fill.df is None))
+
+
+def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str, *,
+                  partitioned: bool = False) -> VersionWrite | None:
     """See ``DataJobs.prepare_write``. Spark's analysis of the INSERT (its refusal raised as the INSERT's) and one
-    JVM call that points it at ``directory``; a DataFrame is read through a temporary view, dropped once analysed."""
+    JVM call that points it at ``directory``; a DataFrame is read through a temporary view, dropped once analysed.
+    ``partitioned``: the caller found the table's partitions fit for it (:func:`writes_partitions`)."""
     jvm = engine.jvm
-    if jvm is None or not writes_plainly(fill) or not has_project_jar(jvm):
+    if jvm is None or not (writes_partitions(fill) if partitioned else writes_plainly(fill)) \
+            or not has_project_jar(jvm):
         return None
     engine.check_literal_mode()
     with engine.source_view(fill.df, name) as view:
@@ -83,7 +109,7 @@ def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str) -
     if analysed.plan is None:
         return None
     plan = static(jvm.view, AT_DIRECTORY, "atDirectory")(analysed.plan, directory)
-    return None if plan is None else VersionWrite(plan)
+    return None if plan is None else VersionWrite(plan, directory, partitioned, fill.keep is not None)
 
 
 def write_version(engine: Engine, name: TableName, job: VersionWrite) -> None:
