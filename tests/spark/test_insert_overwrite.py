@@ -227,4 +227,3 @@ def test_new_partitions_with_odd_values_are_found_by_a_filter_as_plain_sparks_ar
                  for name in ("odd", "plain_odd")]
     assert [[(row[0], row[1]) for row in rows if row[0] == "Partition Values"] for rows in described] == [
         [("Partition Values", "[a=3, b=x=y]")]] * 2
-

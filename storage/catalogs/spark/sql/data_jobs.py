@@ -342,7 +342,7 @@ class SparkDataJobs:
         if fill.partition and not (writes_partitions(fill) and self._keep.writable_at(name, directory,
                                                                                        keeps=fill.keep is not None)):
             return None
-        return prepare_write(self._engine, name, fill, directory, partitioned=bool(fill.partition))
+        return prepare_write(self._engine, name, fill, directory)
 
     def write_version(self, name: TableName, job: object) -> None:
         """Run the write job; a partitioned version's records (those written, those kept) held for its install

@@ -192,15 +192,11 @@ class SparkPartitionKeep:
         KEEP_POINT()
         replaced = {p.values for p in written}
         kept = [p for p in client.partitions(name) if p.values not in replaced]
-        root = table.location.rstrip("/") + "/"
-        placed = [(p, f"{directory.rstrip('/')}/{p.location[len(root):]}") for p in kept]
-        pairs = [(local_path(p.location), local_path(location)) for p, location in placed]
-        local = [(source, target) for source, target in pairs if source is not None and target is not None]
-        if len(local) != len(pairs) or not (link_directories(local) or copy_directories(local)):
+        placed = _placed_under(name, kept, table.location, directory, copies=True)
+        if placed is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
-        return written + [p.placed(name, location) if p.path_property is None else
-                          p.placed(name, location).with_path_property(directory) for p, location in placed]
+        return written + placed
 
     def _records_in_files(self, name: TableName, table: HiveTable) -> list[HivePartition]:
         """A record of ``table`` for each partition directory under its location holding a data file (one
@@ -247,16 +243,12 @@ class SparkPartitionKeep:
         keys = source_table.partition_column_names
         records = {tuple(zip(keys, p.values, strict=True)): p for p in client.partitions(source)}
         wanted = [records.get(tuple(partition.items())) for partition in kept]
-        root, into = source_table.location.rstrip("/") + "/", table.location.rstrip("/")
-        if any(p is None or not p.location.startswith(root) for p in wanted):
+        if any(p is None for p in wanted):
             return False
-        placed = [(p, f"{into}/{p.location[len(root):]}") for p in wanted if p is not None]
-        pairs = [(local_path(p.location), local_path(location)) for p, location in placed]
-        if any(source_dir is None or target_dir is None for source_dir, target_dir in pairs) or \
-                not link_directories([(s, t) for s, t in pairs if s is not None and t is not None]):
+        made = _placed_under(name, [p for p in wanted if p is not None], source_table.location, table.location,
+                             copies=False)
+        if made is None:
             return False
-        made = [p.placed(name, location) if p.path_property is None else
-                p.placed(name, location).with_path_property(table.location) for p, location in placed]
         if held:
             client.stage_partitions(name, made)
             return True
@@ -310,3 +302,20 @@ class SparkPartitionKeep:
             raise insert_error(source, self._engine.failure(error)) from None
         types = {field.name.lower(): type_sql(field.dataType) for field in schema.fields}
         return {column.lower(): types[column.lower()] for column in columns}
+
+
+def _placed_under(name: TableName, records: list[HivePartition], root: str, into: str, *,
+                  copies: bool) -> list[HivePartition] | None:
+    """``records`` (partitions located under ``root``) as partitions of ``name`` at the same paths under ``into``,
+    their files hard-linked there (copied where ``copies`` and a file cannot be linked); None, no directory left
+    behind, where one cannot be placed (not local, located outside ``root``, a file that cannot be put there)."""
+    prefix = root.rstrip("/") + "/"
+    if any(not p.location.startswith(prefix) for p in records):
+        return None
+    placed = [(p, f"{into.rstrip('/')}/{p.location[len(prefix):]}") for p in records]
+    pairs = [(local_path(p.location), local_path(location)) for p, location in placed]
+    local = [(source, target) for source, target in pairs if source is not None and target is not None]
+    if len(local) != len(pairs) or not (link_directories(local) or (copies and copy_directories(local))):
+        return None
+    return [p.placed(name, location) if p.path_property is None else
+            p.placed(name, location).with_path_property(into) for p, location in placed]

@@ -90,14 +90,12 @@ def _rows_only(fill: Fill) -> bool:
             and not fill.copy_partitions and not fill.copy_files and (fill.as_select is None) != (fill.df is None))
 
 
-def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str, *,
-                  partitioned: bool = False) -> VersionWrite | None:
+def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str) -> VersionWrite | None:
     """See ``DataJobs.prepare_write``. Spark's analysis of the INSERT (its refusal raised as the INSERT's) and one
     JVM call that points it at ``directory``; a DataFrame is read through a temporary view, dropped once analysed.
-    ``partitioned``: the caller found the table's partitions fit for it (:func:`writes_partitions`)."""
+    A partitioned fill only where the caller found the table's partitions fit for it (:func:`writes_partitions`)."""
     jvm = engine.jvm
-    if jvm is None or not (writes_partitions(fill) if partitioned else writes_plainly(fill)) \
-            or not has_project_jar(jvm):
+    if jvm is None or not (writes_plainly(fill) or writes_partitions(fill)) or not has_project_jar(jvm):
         return None
     engine.check_literal_mode()
     with engine.source_view(fill.df, name) as view:
@@ -109,7 +107,7 @@ def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str, *
     if analysed.plan is None:
         return None
     plan = static(jvm.view, AT_DIRECTORY, "atDirectory")(analysed.plan, directory)
-    return None if plan is None else VersionWrite(plan, directory, partitioned, fill.keep is not None)
+    return None if plan is None else VersionWrite(plan, directory, bool(fill.partition), fill.keep is not None)
 
 
 def write_version(engine: Engine, name: TableName, job: VersionWrite) -> None:
