@@ -188,18 +188,29 @@ PARTITIONS = 20
 MODE = "spark.sql.sources.partitionOverwriteMode"
 
 
+def partitioned_table(prefix: str) -> Callable[[Any, str], None]:
+    """A ``prepare`` making the table ``<prefix>_<kind>`` of 1M rows in 20 partitions once."""
+    def prepare(spark: Any, kind: str) -> None:
+        if not exists(spark, f"{prefix}_{kind}"):
+            run(spark, f"CREATE TABLE {T(f'{prefix}_{kind}')} USING parquet PARTITIONED BY (p) AS "
+                       f"SELECT id, id*2 AS v, concat('r', id) AS s, id % {PARTITIONS} AS p "
+                       f"FROM range({PARTITIONED_ROWS})")
+    return prepare
+
+
+def partitioned_rows(prefix: str) -> Callable[[Any, str], None]:
+    """A ``check`` that ``<prefix>_<kind>`` still holds its 1M rows."""
+    def check(spark: Any, kind: str) -> None:
+        assert spark.table(T(f"{prefix}_{kind}")).count() == PARTITIONED_ROWS
+    return check
+
+
 def insert_overwrite_one_partition() -> Scenario:
     """A dbt incremental model's statement: a table of 1M rows in 20 partitions, one partition (50k rows) written
     again in dynamic mode; the other 19 are kept (plain Spark leaves them in place; the atomic statement's new
     version takes them as they are: hard links on this local warehouse)."""
     rows = PARTITIONED_ROWS // PARTITIONS
     write = f"SELECT id, id*2 AS v, concat('r', id) AS s, 0 AS p FROM range({rows})"
-
-    def prepare(spark: Any, kind: str) -> None:
-        if not exists(spark, f"iop_{kind}"):
-            run(spark, f"CREATE TABLE {T(f'iop_{kind}')} USING parquet PARTITIONED BY (p) AS "
-                       f"SELECT id, id*2 AS v, concat('r', id) AS s, id % {PARTITIONS} AS p "
-                       f"FROM range({PARTITIONED_ROWS})")
 
     def plain(spark: Any, kind: str) -> None:
         spark.conf.set(MODE, "dynamic")
@@ -208,14 +219,29 @@ def insert_overwrite_one_partition() -> Scenario:
         finally:
             spark.conf.unset(MODE)
 
-    def check(spark: Any, kind: str) -> None:
-        assert spark.table(T(f"iop_{kind}")).count() == PARTITIONED_ROWS
-
     return Scenario(
         "insert_overwrite_partition", f"INSERT OVERWRITE of 1 of {PARTITIONS} partitions (1M rows), dynamic",
         PARTITIONED_ROWS, plain=plain,
         atomic=lambda ddl, kind: ddl.insert_overwrite(f"iop_{kind}", as_select=write, overwrite_mode="dynamic"),
-        prepare=prepare, check=check,
+        prepare=partitioned_table("iop"), check=partitioned_rows("iop"),
+    )
+
+
+def insert_overwrite_static_partition() -> Scenario:
+    """A scheduler's daily load: ``INSERT OVERWRITE ... PARTITION (p=0) SELECT ...`` (a static value, static mode)
+    of one partition (50k rows) of a table of 1M rows in 20 partitions; the other 19 are kept as in
+    :func:`insert_overwrite_one_partition`."""
+    rows = PARTITIONED_ROWS // PARTITIONS
+    write = f"SELECT id, id*2 AS v, concat('r', id) AS s FROM range({rows})"
+
+
+    return Scenario(
+        "insert_overwrite_static_partition",
+        f"INSERT OVERWRITE ... PARTITION (p=0) of 1 of {PARTITIONS} partitions (1M rows), static", PARTITIONED_ROWS,
+        plain=lambda spark, kind: run(spark, f"INSERT OVERWRITE TABLE {T(f'iops_{kind}')} PARTITION (p=0) {write}"),
+        atomic=lambda ddl, kind: ddl.insert_overwrite(f"iops_{kind}", as_select=write, partition={"p": "0"},
+                                                      overwrite_mode="static"),
+        prepare=partitioned_table("iops"), check=partitioned_rows("iops"),
     )
 
 
@@ -255,10 +281,12 @@ def truncate() -> Scenario:
 SIDE_BY_SIDE = [
     create_or_replace(0), create_or_replace(100_000), create_or_replace(1_000_000),
     create_as_select(0), create_as_select(100_000),
-    rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(), insert_into(), truncate(),
+    rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(),
+    insert_overwrite_static_partition(), insert_into(), truncate(),
 ]
 BREAKDOWN = [create_or_replace(0), create_or_replace(100_000), create_as_select(100_000),
-             rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(), insert_into(), truncate()]
+             rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(),
+             insert_overwrite_static_partition(), insert_into(), truncate()]
 KINDS = ("plain", "atomic")
 
 

@@ -1,5 +1,5 @@
-"""The write path of a replace (INSERT OVERWRITE of an unpartitioned table, or of a partitioned one whose partition
-columns are all dynamic, where ``Swaps.plan_write_swap`` finds
+"""The write path of a replace (INSERT OVERWRITE of an unpartitioned table, or of a partitioned one, static partition
+values or not, where ``Swaps.plan_write_swap`` finds
 nothing against it and the catalog can write a version outside any table, ``DataJobs.prepare_write``): no TMP table.
 The swap path's steps with TMP's directory in its place: ``log_tmp`` (C: TMP's creation, whose undo removes the new
 directory, partly written or whole), ``fill_tmp`` (the job writes the new rows into the directory), ``log_swap`` (no

@@ -58,6 +58,10 @@ CASES: list[tuple[str, str, str]] = [
     ("dynamic", "r", "INSERT OVERWRITE TABLE {t} PARTITION (a=1, b) SELECT v, b FROM VALUES {odd} AS o(v, b)"),
 ]
 
+BUILT_UNDER_A_WORK_TABLE = {"INSERT OVERWRITE TABLE {t} PARTITION (k='01') SELECT 10"}
+"""The forms whose new version is not written straight into its directory (the replace's write path): a spec of
+static values only whose values Spark stores cast (``k=1``), which the empty partition it names would need."""
+
 
 @pytest.fixture
 def session(spark, spare_shared) -> Iterator[Any]:
@@ -117,8 +121,9 @@ def test_same_rows_and_partitions_as_plain_spark(session, sources, tmp_path, mod
     spark.sql(statement.format(t="plain", s=source, odd=ODD_ROWS))
     expected = by_partition(spark, "plain", columns)
     ddl = AtomicDDL(spark=spark, home=tmp_path)
-    ddl.sql(statement.format(t=kind, s=source, odd=ODD_ROWS))
+    path = getattr(ddl.sql(statement.format(t=kind, s=source, odd=ODD_ROWS))[-1].result, "path", None)
     assert ddl.active_chains() == []
+    assert path in (None, "swap" if statement in BUILT_UNDER_A_WORK_TABLE else "write")  # None: IF NOT EXISTS skipped
     ddl.close()
     got = by_partition(spark, kind, columns)
     assert got == expected

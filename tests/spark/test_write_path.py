@@ -102,16 +102,42 @@ def test_a_partitioned_overwrite_is_written_at_its_version_with_the_kept_partiti
     assert rows(spark, "p") == [(20, "w")] and spark.sql("SHOW PARTITIONS p").count() == 1
 
 
+def test_a_static_partition_overwrite_is_written_at_its_version_with_the_other_partitions_linked(ddl, spark):
+    """``PARTITION (d='y')``: the rows go to the static value's directory in the new version, every other partition
+    is linked; with no row, the partition is registered empty, its directory made, as plain Spark's INSERT leaves
+    it."""
+    from storage.catalogs.spark.profile import local_path
+
+    spark.sql("CREATE TABLE p (a INT, d STRING) USING parquet PARTITIONED BY (d)")
+    spark.sql("INSERT INTO p VALUES (1, 'x'), (2, 'y')")
+
+    def location(partition: str) -> Path:
+        where = local_path(str(spark.sql(f"DESCRIBE TABLE EXTENDED p PARTITION ({partition})")
+                               .where("col_name = 'Location'").collect()[0][1]))
+        assert where is not None
+        return where
+
+    kept = {path.name: path.stat().st_ino for path in location("d='x'").glob("*.parquet")}
+    assert ddl.insert_overwrite("p", as_select="SELECT 20", partition={"d": "y"}).path == "write"
+    assert rows(spark, "p") == [(1, "x"), (20, "y")] and names(spark) == {"t", "p"}
+    assert {path.name: path.stat().st_ino for path in location("d='x'").glob("*.parquet")} == kept
+    assert ddl.insert_overwrite("p", as_select="SELECT 30 WHERE false", partition={"d": "z"}).path == "write"
+    assert rows(spark, "p") == [(1, "x"), (20, "y")]
+    assert sorted(row[0] for row in spark.sql("SHOW PARTITIONS p").collect()) == ["d=x", "d=y", "d=z"]
+    assert location("d='z'").is_dir() and not any(location("d='z'").iterdir())
+
+
 NOT_WRITTEN_IN_PLACE = {
-    "static-value": ("CREATE TABLE p (a INT, d STRING) USING parquet PARTITIONED BY (d)",
-                     {"as_select": "SELECT 2", "partition": {"d": "y"}}, [(1, "x"), (2, "y")]),
+    "escaped-static-value": ("CREATE TABLE p (a INT, d STRING) USING parquet PARTITIONED BY (d)",
+                             {"as_select": "SELECT 2", "partition": {"d": "y/z"}}, [(1, "x"), (2, "y/z")]),
     "bucketed": ("CREATE TABLE p (a INT, d STRING) USING parquet PARTITIONED BY (d) CLUSTERED BY (a) INTO 2 BUCKETS",
                  {"as_select": "SELECT 2, 'y'"}, [(2, "y")]),
     "hive-serde": ("CREATE TABLE p (a INT) PARTITIONED BY (d STRING) STORED AS PARQUET",
                    {"as_select": "SELECT 2, 'y'"}, [(1, "x"), (2, "y")]),  # Hive's: the written partitions only
 }
-"""Partitioned overwrites whose rows Spark does not write as one file job of dynamic partitions: a static partition
-value (its rows go under a directory the job does not name), buckets, a Hive serde table (Hive's own insert)."""
+"""Partitioned overwrites the write path does not take: a spec of static values only that Spark does not store as
+written (``d='y/z'`` is the directory ``d=y%2Fz``, ``k='01'`` of an INT column is ``k=1``: the empty partition such a
+spec names is made from the values as written), buckets, a Hive serde table (Hive's own insert)."""
 
 
 @pytest.mark.parametrize("kind", NOT_WRITTEN_IN_PLACE)
@@ -128,6 +154,20 @@ def test_crash_at_every_point_of_a_partitioned_overwrite_written_in_place(spark,
     old rows or the new, exactly the expected tables, no orphan directory (the new version's, links included)."""
     def overwrite(d: AtomicDDL) -> Any:
         result = d.insert_overwrite("t", as_select="SELECT a + 100, b FROM t WHERE b = 'x1'", overwrite_mode="dynamic")
+        assert result.path == "write"
+        return result
+
+    outcomes = sweep(spark, warehouse, tmp_path, overwrite, binlog=True, partitioned=True)
+    assert outcomes[0] == "old" and outcomes[-1] == "new"
+
+
+def test_crash_at_every_point_of_a_static_partition_overwrite_written_in_place(spark, warehouse, tmp_path,
+                                                                               clean_spark):
+    """``PARTITION (b='x1')`` in static mode: every crash point, then recovery: the old rows or the new, exactly the
+    expected tables, no orphan directory."""
+    def overwrite(d: AtomicDDL) -> Any:
+        result = d.insert_overwrite("t", as_select="SELECT a + 100 FROM t WHERE b = 'x1'", partition={"b": "x1"},
+                                    overwrite_mode="static")
         assert result.path == "write"
         return result
 

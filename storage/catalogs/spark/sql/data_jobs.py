@@ -339,8 +339,8 @@ class SparkDataJobs:
         (:meth:`SparkPartitionKeep.writable_at`)."""
         if self._client is None:
             return None
-        if fill.partition and not (writes_partitions(fill) and self._keep.writable_at(name, directory,
-                                                                                       keeps=fill.keep is not None)):
+        if fill.partition and not (writes_partitions(fill) and self._keep.writable_at(
+                name, directory, keeps=fill.keep is not None, static=fill.static)):
             return None
         return prepare_write(self._engine, name, fill, directory)
 
@@ -350,7 +350,8 @@ class SparkDataJobs:
         assert isinstance(job, VersionWrite)
         write_version(self._engine, name, job)
         if job.partitioned and self._client is not None:
-            self._client.written.hold(job.directory, self._keep.written_version(name, job.directory, keeps=job.keeps))
+            self._client.written.hold(job.directory, self._keep.written_version(
+                name, job.directory, keeps=job.keeps, static=dict(job.static_values), replaces=job.replaces))
 
     def prepare_create(self, name: TableName, work: TableName, spec: TableSpec, tag: str) -> VersionCreate | None:
         """See ``DataJobs.prepare_create``: the CTAS or the CREATE TABLE of columns the check analysed under

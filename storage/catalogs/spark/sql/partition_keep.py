@@ -33,7 +33,7 @@ partitions in the metastore first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
 from storage.catalogs.names import TableName, quote_ident
@@ -52,6 +52,7 @@ from storage.catalogs.spark.fs.partition_links import copy_directories, link_dir
 from storage.catalogs.spark.hms.hive_record import HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.partition_provider import new_partition, partitions_in_files, track_partitions
+from storage.catalogs.spark.hms.partition_values import metastore_values
 from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
@@ -160,15 +161,20 @@ class SparkPartitionKeep:
             return None
         return self._records_in_files(name, table)
 
-    def writable_at(self, name: TableName, directory: str, *, keeps: bool) -> bool:
+    def writable_at(self, name: TableName, directory: str, *, keeps: bool,
+                    static: Mapping[str, str] | None = None) -> bool:
         """Whether a write job may write the partitioned table ``name``'s new version at ``directory`` with no work
         table (:func:`~storage.catalogs.spark.sql.version_writes.writes_partitions`): its partitions are metastore
-        records, and where the statement ``keeps`` partitions, ``directory`` and every partition of ``name`` are
-        local, under its directory (what :meth:`written_version` links). Reads only (the table's record and, with
+        records; where the statement ``keeps`` partitions, ``directory`` and every partition of ``name`` are local,
+        under its directory (what :meth:`written_version` links); where ``static`` gives every partition column a
+        value, Spark stores each as written (:func:`~storage.catalogs.spark.hms.partition_values.metastore_values`:
+        the empty partition such a spec names is made from them). Reads only (the table's record and, with
         ``keeps``, its partitions: both kept for the statement)."""
         client = self._client
         table = None if client is None else client.get(name)
         if client is None or table is None or not table.partitioned or partitions_in_files(table):
+            return False
+        if static and len(static) == len(table.partition_keys) and self._stored_values(name, static) is None:
             return False
         if not keeps:
             return True
@@ -176,27 +182,49 @@ class SparkPartitionKeep:
         return (local_path(directory) is not None and local_path(table.location) is not None
                 and all(p.location.startswith(root) for p in client.partitions(name)))
 
-    def written_version(self, name: TableName, directory: str, *, keeps: bool) -> list[HivePartition]:
+    def written_version(self, name: TableName, directory: str, *, keeps: bool, static: Mapping[str, str] | None = None,
+                        replaces: str = "written") -> list[HivePartition]:
         """The partitions of the new version of ``name`` a write job wrote at ``directory``: a record for each
         partition directory it wrote a data file under (made from ``name``'s record there, as
-        :meth:`found_in_files` makes them) and, where the statement ``keeps`` partitions (a dynamic overwrite),
-        every old partition no new row went to, its files hard-linked at the same path under ``directory`` (copied
-        where a file cannot be linked), its record placed there (:meth:`writable_at` checked they can be)."""
+        :meth:`found_in_files` makes them), the partition a ``static`` spec of every column names where no row
+        went to it (registered empty, its directory made, as Spark's INSERT does) and, where the statement ``keeps``
+        partitions, every old partition it does not replace (``replaces``: no new row went to it, ``"written"``; it
+        does not match ``static``, ``"matching"``), its files hard-linked at the same path under ``directory``
+        (copied where a file cannot be linked), its record placed there (:meth:`writable_at` checked they can
+        be)."""
         client = self._client
         table = None if client is None else client.get(name)
         if client is None or table is None:
             raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
-        written = self._records_in_files(name, table.relocated(directory))
+        version = table.relocated(directory)
+        written = self._records_in_files(name, version)
+        values = self._stored_values(name, static) if static and len(static) == len(table.partition_keys) else None
+        if values is not None and not any(p.values == tuple(values) for p in written):
+            path = "/".join(f"{key}={value}" for key, value in zip(table.partition_column_names, values, strict=True))
+            empty = new_partition(version, values, f"{directory.rstrip('/')}/{path}")
+            client.make_directory(empty.location)
+            written.append(empty)
         if not keeps:
             return written
         KEEP_POINT()
         replaced = {p.values for p in written}
+        if replaces == "matching" and static:
+            replaced |= {tuple(p.values()) for p in self._alter.list_partitions(name, dict(static))}
         kept = [p for p in client.partitions(name) if p.values not in replaced]
         placed = _placed_under(name, kept, table.location, directory, copies=True)
         if placed is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
         return written + placed
+
+    def _stored_values(self, name: TableName, static: Mapping[str, str]) -> list[str] | None:
+        """The values of a spec of every partition column of ``name`` as Spark stores them, where that is as they
+        are written (None else: Spark casts them); the table's Spark types read from its definition."""
+        metadata = self._alter.table_metadata(name)
+        if metadata is None:
+            return None
+        types = {column.name.lower(): column.type for column in metadata.columns}
+        return metastore_values([(key, types.get(key.lower(), "")) for key in metadata.partitioned_by], static)
 
     def _records_in_files(self, name: TableName, table: HiveTable) -> list[HivePartition]:
         """A record of ``table`` for each partition directory under its location holding a data file (one

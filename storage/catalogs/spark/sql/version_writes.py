@@ -1,6 +1,6 @@
 """A new table version written straight into its own directory, with no work table in the metastore (the replace's
-write path, :mod:`replace_table.plans.write_path`): an INSERT OVERWRITE of a file-based table, unpartitioned or with
-every partition column dynamic.
+write path, :mod:`replace_table.plans.write_path`): an INSERT OVERWRITE of a file-based table, unpartitioned or
+partitioned.
 
 Spark analyses the rows as ``INSERT INTO <table> ...`` (columns by position, cast to the table's types as its store
 assignment policy says, named as the table names them); ``spark_ddl_log.VersionWrites.atDirectory`` of the project's
@@ -20,20 +20,25 @@ one call, its tag hidden. Gone from the statement: the work table's create (Spar
 the columns as its ``CreateDataSourceTableCommand`` does (its checks, the schema it stores), and the metastore makes
 the directory when the engine creates the table there.
 
-A partitioned INSERT OVERWRITE whose partition columns are all dynamic (the whole table replaced, or, in dynamic mode,
-the partitions its rows go to): the job writes ``<directory>/<column>=<value>/`` for each partition it has rows for,
-and the engine makes their ``Partition`` records from that directory's listing and puts the partitions the statement
-keeps into it as hard links (:meth:`~storage.catalogs.spark.sql.partition_keep.SparkPartitionKeep.written_version`),
-all held for the install's one switch: no work table, so neither its create nor its drop (18 and 28 ms on Derby).
+A partitioned INSERT OVERWRITE (the whole table replaced; in dynamic mode the partitions its rows go to; with static
+values, ``PARTITION (d='x')`` or ``PARTITION (d='x', h)``, the partitions matching them, or in dynamic mode those
+written): the job writes ``<directory>/<column>=<value>/`` for each partition it has rows for (a static value's
+column too: Spark's analysed query carries it), and the engine makes their ``Partition`` records from that
+directory's listing, the empty partition a spec of static values only names where no row went to it (registered
+empty, as Spark's INSERT does), and puts the partitions the statement keeps into it as hard links
+(:meth:`~storage.catalogs.spark.sql.partition_keep.SparkPartitionKeep.written_version`), all held for the install's
+one switch: no work table, so neither its create nor its drop (18 and 28 ms on Derby).
 
-Not taken (None: the version is built under TMP): a bucketed table, a static partition value, kept partitions that
-cannot be linked (a file system without hard links, a partition outside its table's directory), a table whose
-partitions are its directories, a table whose INSERT is not a file write (a Hive serde table, a non-file data
+Not taken (None: the version is built under TMP): a bucketed table, kept partitions that cannot be linked (a file
+system without hard links, a partition outside its table's directory), a spec of static values only whose values
+Spark would store cast (``k='01'`` of an INT column, a value with characters a path escapes: the empty partition's
+record is made from the values as written), a table whose partitions are its directories, a table whose INSERT is
+not a file write (a Hive serde table, a non-file data
 source), a session without the project's jar or without a JVM (Spark Connect)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -59,9 +64,13 @@ class VersionWrite:
     plan: Any = attrs.field(eq=False, repr=False)
     directory: str = ""
     partitioned: bool = False
-    """Its rows go to partition directories, whose records the write makes (:attr:`keeps`: with the old partitions
-    no row went to)."""
+    """Its rows go to partition directories, whose records the write makes (with the old partitions it keeps)."""
     keeps: bool = False
+    """It keeps the old partitions it does not replace: those no row went to (``replaces="written"``) or those not
+    matching :attr:`static_values` (``"matching"``)."""
+    static_values: tuple[tuple[str, str], ...] = ()
+    """The static values of its partition spec (column, value as written)."""
+    replaces: Literal["written", "matching"] = "matching"
 
 
 @attrs.frozen
@@ -79,10 +88,9 @@ def writes_plainly(fill: Fill) -> bool:
 
 
 def writes_partitions(fill: Fill) -> bool:
-    """Whether ``fill`` is rows only with every partition column dynamic, replacing the whole table or (dynamic
-    overwrite, ``replaces="written"``) the partitions its rows go to."""
-    return (bool(fill.partition) and not fill.static and (fill.keep is None or fill.replaces == "written")
-            and _rows_only(fill))
+    """Whether ``fill`` is rows only into a partitioned table, replacing the whole table, the partitions its rows go
+    to (dynamic overwrite, ``replaces="written"``) or those matching its static values (``"matching"``)."""
+    return bool(fill.partition) and _rows_only(fill)
 
 
 def _rows_only(fill: Fill) -> bool:
@@ -107,7 +115,8 @@ def prepare_write(engine: Engine, name: TableName, fill: Fill, directory: str) -
     if analysed.plan is None:
         return None
     plan = static(jvm.view, AT_DIRECTORY, "atDirectory")(analysed.plan, directory)
-    return None if plan is None else VersionWrite(plan, directory, bool(fill.partition), fill.keep is not None)
+    return None if plan is None else VersionWrite(plan, directory, bool(fill.partition), fill.keep is not None,
+                                                  tuple(fill.static.items()), fill.replaces)
 
 
 def write_version(engine: Engine, name: TableName, job: VersionWrite) -> None:

@@ -17,20 +17,20 @@ public final class VersionWrites {
   private VersionWrites() {}
 
   /**
-   * {@code plan} (an analysed {@code InsertIntoHadoopFsRelationCommand} appending to a table, unpartitioned or with
-   * every partition column dynamic: its rows land in {@code <location>/<column>=<value>/...}) writing at
-   * {@code location} instead, with no catalog table (no metastore call, no statistics or partitions updated, no
-   * table refreshed) and no file index, marked analysed; null for any other plan, or a command without those fields
-   * (the engine builds the version under a work table). Built field by field by name, so a field added by another
-   * Spark minor is carried over as it is.
+   * {@code plan} (an analysed {@code InsertIntoHadoopFsRelationCommand} appending to an unbucketed table,
+   * unpartitioned or partitioned: its rows land in {@code <location>/<column>=<value>/...}, a static value's column
+   * too, since the analysed query carries that value as a column) writing at {@code location} instead, with no
+   * catalog table (no metastore call, no statistics or partitions updated, not even the empty partition a static
+   * spec names, no table refreshed) and no file index, marked analysed; null for any other plan, or a command
+   * without those fields (the engine builds the version under a work table). Built field by field by name, so a
+   * field added by another Spark minor is carried over as it is.
    */
   public static LogicalPlan atDirectory(LogicalPlan plan, String location) throws ReflectiveOperationException {
     if (!(plan instanceof InsertIntoHadoopFsRelationCommand)) {
       return null;
     }
     InsertIntoHadoopFsRelationCommand command = (InsertIntoHadoopFsRelationCommand) plan;
-    if (command.catalogTable().isEmpty() || !command.staticPartitions().isEmpty()
-        || command.bucketSpec().isDefined()) {
+    if (command.catalogTable().isEmpty() || command.bucketSpec().isDefined()) {
       return null;
     }
     try {
