@@ -36,7 +36,7 @@ from actions.kinds.delete_data import log_delete_data
 from actions.kinds.drop_table import log_drop_table
 from actions.kinds.rename_table import log_rename_table
 from actions.version_history import kept_version
-from replace_table.plans.replace_run import ReplaceRun, require_orig_unchanged
+from replace_table.plans.replace_run import ReplaceRun, change_orig
 from storage.errors import CatalogError
 
 
@@ -49,9 +49,9 @@ def log_rename(run: ReplaceRun) -> None:
 
 
 def move_orig(run: ReplaceRun) -> None:
-    require_orig_unchanged(run)
     # ORIG's directory stays where it is unless TMP must be renamed into it (a definition not created whole)
-    run.ctx.catalog.names.rename(run.orig, run.backup, keep_directory=run.tmp_definition() is not None)
+    keep_directory = run.tmp_definition() is not None
+    change_orig(run, lambda: run.ctx.catalog.names.rename(run.orig, run.backup, keep_directory=keep_directory))
 
 
 def log_kept(run: ReplaceRun) -> None:

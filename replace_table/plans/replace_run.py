@@ -18,9 +18,10 @@ from actions.results import StatementResult
 from chains.binlog import BinlogEvent
 from replace_table.plans.recorded_version import version_record
 from replace_table.statement_log import StatementLog
+from storage import crashpoints
 from storage.catalogs.interface import Fill, SwapPlan, TableSpec, TableVersion
 from storage.catalogs.names import TableName
-from storage.errors import ConcurrentChangeError
+from storage.errors import CatalogError, ConcurrentChangeError, NoSuchObjectError
 
 Path = Literal["swap", "rename", "create", "empty", "write"]
 
@@ -196,6 +197,34 @@ def require_orig_unchanged(run: ReplaceRun) -> None:
     found = run.ctx.catalog.names.current_identity(run.orig)
     if found != run.orig_identity:
         raise ConcurrentChangeError(str(run.orig), run.orig_identity, found)
+
+
+ORIG_CHECKED = crashpoints.declare("replace.orig_checked", "ORIG read unchanged right before its first change, "
+                                   "not changed yet")
+
+TABLE_NOT_FOUND = "table not found"
+"""How Hive's metastore refuses to alter (or rename) a table that is not there (an ``InvalidOperationException``)."""
+
+
+def change_orig(run: ReplaceRun, change: Callable[[], None]) -> None:
+    """``change`` (the statement's first change of ORIG) right after :func:`require_orig_unchanged`. A writer
+    outside the log that drops ORIG in the window between the two makes the metastore refuse the change (Hive's
+    ``alter_table`` of a missing table: ``InvalidOperationException``, "table not found"): that refusal raises
+    :class:`~storage.errors.ConcurrentChangeError` too, the catalog's error behind it, where ORIG read again is gone
+    or another table (made by that writer since; any other failure is raised as it is)."""
+    require_orig_unchanged(run)
+    ORIG_CHECKED()
+    try:
+        change()
+    except ConcurrentChangeError:
+        raise
+    except CatalogError as error:
+        if not isinstance(error, NoSuchObjectError) and TABLE_NOT_FOUND not in str(error):
+            raise
+        found = run.ctx.catalog.names.current_identity(run.orig)
+        if found == run.orig_identity:
+            raise
+        raise ConcurrentChangeError(str(run.orig), run.orig_identity, found) from error
 
 
 def log_tmp(run: ReplaceRun) -> None:

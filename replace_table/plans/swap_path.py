@@ -28,7 +28,7 @@ from actions.kinds.delete_data import log_delete_data
 from actions.kinds.forget_table import log_forget_table
 from actions.kinds.install_version import log_install_version
 from actions.version_history import kept_version
-from replace_table.plans.replace_run import ReplaceRun, builds_tmp, require_orig_unchanged
+from replace_table.plans.replace_run import ReplaceRun, builds_tmp, change_orig
 from storage import crashpoints
 from storage.errors import CatalogError
 
@@ -58,5 +58,6 @@ def log_swap(run: ReplaceRun) -> None:
 
 def exchange(run: ReplaceRun) -> None:
     assert run.plan is not None
-    require_orig_unchanged(run)
-    run.ctx.catalog.swaps.exchange_definitions(run.orig, run.tmp, run.plan, between=BETWEEN_SWAP_CALLS)
+    plan = run.plan
+    change_orig(run, lambda: run.ctx.catalog.swaps.exchange_definitions(run.orig, run.tmp, plan,
+                                                                         between=BETWEEN_SWAP_CALLS))

@@ -2,8 +2,8 @@
 JVM) by DDL_LOG_CRASH_AT; a new process recovers. Before the binlog write the old table is back, after it the new
 one, with no TMP/BACKUP table and no orphan directory either way (the swap path; its old files are due at once).
 
-The four kills share one home: the process that recovers and inspects one kill then makes the old table afresh and
-runs the statement killed at the next point (5 processes, so 5 JVM starts, for 4 kills instead of 8)."""
+The five kills share one home: the process that recovers and inspects one kill then makes the old table afresh and
+runs the statement killed at the next point (6 processes, so 6 JVM starts, for 5 kills instead of 10)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ CRASHES = [
     ("commit.before_binlog", False),               # swapped, XID stored, binlog event not written
     ("commit.after_binlog", True),                 # committed, chain C not closed, the holder still there
     ("forward.delete_data.before_delete", True),   # holder gone, the old files due (grace 0) and not deleted
+    ("delete_data.set_aside", True),               # the old directory renamed aside for its deletion, not removed
 ]
 
 

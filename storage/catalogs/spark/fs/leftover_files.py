@@ -20,8 +20,10 @@ import re
 import shutil
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from storage import crashpoints
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
@@ -39,7 +41,6 @@ from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import CatalogError, EngineOperationError, LeftoverFilesError
 
 _SCHEME_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-_SCHEME_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _GLOB_CHARS = re.compile(r"[\[\]{}*?\\]")
 _SETTLE_POLL_SECONDS = 0.05
 _SETTLE_QUIET_SECONDS = 0.3
@@ -50,6 +51,12 @@ _GC_PREFIX = RESERVED_PREFIX + "gc_"
 
 _GC_TARGET = "spark_ddl_log.gc_target"
 """Table property of a helper table: the directory it was made to delete."""
+
+_DELETING_PREFIX = RESERVED_PREFIX + "deleting_"
+"""A local directory being deleted is first renamed to ``<parent>/ddllog_deleting_<hash of its path>`` (a name the
+log reserves, so no table maps to it): see :func:`_delete_local`."""
+
+SET_ASIDE = crashpoints.declare("delete_data.set_aside", "a directory being deleted is renamed aside, not yet removed")
 
 
 class SparkLeftovers:
@@ -141,10 +148,7 @@ class SparkLeftovers:
             if local is None or not local.is_absolute():
                 return f"{location} is not a local absolute path"
             try:
-                if local.is_symlink() or local.is_file():
-                    local.unlink()
-                elif local.exists():
-                    shutil.rmtree(local)
+                _delete_local(local)
             except OSError as error:
                 raise EngineOperationError(f"cannot delete {location}: {error}", str(owner), error) from None
             return None
@@ -318,3 +322,23 @@ class SparkLeftovers:
             return True
         candidate = TableName(db, table)
         return self._engine.default_location(candidate) != location or self._engine.occupied(candidate)
+
+
+def _delete_local(path: Path) -> None:
+    """Delete the local directory (or file) ``path`` as one step for anyone who may take its name next: renamed
+    aside first (:data:`_DELETING_PREFIX`, the same name for the same path, so a deletion a crash cut is finished
+    by the next one: recovery replays it), then removed. Removing it in place takes a while (file by file), and
+    plain Spark may make a table at that path meanwhile: its CREATE checks that the directory is absent or empty,
+    then writes there; a removal still running would delete the new table's files under its job. Renamed, the path
+    is whole or gone for everyone, and what the removal deletes is only the old directory."""
+    aside = path.parent / f"{_DELETING_PREFIX}{hashlib.sha1(str(path).encode()).hexdigest()[:20]}"
+    if aside.is_dir() and not aside.is_symlink():
+        shutil.rmtree(aside)  # a deletion a crash cut after its rename
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+        return
+    if not path.exists():
+        return
+    path.rename(aside)
+    SET_ASIDE()
+    shutil.rmtree(aside)

@@ -432,14 +432,15 @@ class MetastoreClient:
                 raise EngineOperationError(f"cannot drop database {db}: {inspect_error(error).message}", db,
                                            error) from None
 
-    def forget(self, name: TableName) -> None:
+    def forget(self, name: TableName, *, present: bool = False) -> None:
         """Remove ``name`` from the metastore, never its files (``deleteData`` off, whatever the table's kind), and
-        the partitions held for it."""
+        the partitions held for it; ``present``: a table that is not there raises :class:`NoSuchObjectError` (else
+        nothing happens)."""
         with self._lock:
             self._staged.pop(name, None)
             try:
                 self._changing(name)
-                self._connection.change("dropTable", name.db, name.name, False, True)
+                self._connection.change("dropTable", name.db, name.name, False, not present)
             except ENGINE_ERRORS as error:
                 raise self._error(error, f"cannot remove {name} from the metastore", name) from None
 

@@ -269,7 +269,15 @@ class SparkSwap:
         create_partitioned(self._client, new, table.renamed(new).with_tag(identity),
                            [partition.placed(new) for partition in partitions])
         KEPT_RENAME_CREATED()
-        self.drop_keeping_files(old, table.tag, renamed=True)
+        try:
+            self.drop_keeping_files(old, table.tag, renamed=True, present=True)
+        except NoSuchObjectError:
+            # ``old`` went since the statement read it (a writer outside the log dropped it): ``new``, made from
+            # that read a moment ago, must not stand for it (the undo would give it back under ``old``), nor the
+            # empty directory the metastore made for it where the other writer's drop had deleted ``old``'s
+            self._client.forget(new)
+            _remove_if_empty(self._engine, table.location)
+            raise
 
     def settle_kept_rename(self, old: TableName, new: TableName) -> bool:
         """Before the undo of a rename of ``old`` to the work name ``new`` (:meth:`_rename_keeping_directory`), cut
@@ -413,13 +421,15 @@ class SparkSwap:
         self._client.forget(name)
         return True
 
-    def drop_keeping_files(self, name: TableName, identity: str | None = None, *, renamed: bool = False) -> None:
+    def drop_keeping_files(self, name: TableName, identity: str | None = None, *, renamed: bool = False,
+                           present: bool = False) -> None:
         """The table ``name`` leaves the metastore, its files stay (one ``drop_table`` call with ``deleteData``
         off; a partitioned one loses its name first,
         :func:`~storage.catalogs.spark.hms.partition_reads.drop_partitioned`,
         ``identity`` naming its holder): this session first forgets its cached data and relation as Spark's DROP
         does (:func:`invalidate`); ``renamed`` (the table lives on under another name, which the statement may give
-        back): refreshed as a replace is (:func:`refresh`)."""
+        back): refreshed as a replace is (:func:`refresh`). ``present``: an unpartitioned table that is not there
+        raises :class:`NoSuchObjectError`."""
         try:
             # isCached resolves the table (a metastore read and a listing of its files, about 15 ms): asked only
             # where the session caches anything at all
@@ -433,7 +443,7 @@ class SparkSwap:
             self.invalidate(name)
         # the record the statement's lookup kept tells whether it is partitioned; every change forgets it
         if not drop_partitioned(self._client, name, identity):  # a reader never finds it without its partitions
-            self._client.forget(name)
+            self._client.forget(name, present=present)
         self._engine.forget(name)
 
     def drop_holder(self, name: TableName, expect: str | None) -> bool:
@@ -542,3 +552,20 @@ def _reading_shape(table: HiveTable) -> str:
     sources = {key: value for key, value in table.parameters.items()
                if key.startswith(SPARK_SOURCES_PREFIX) and key not in (TAG_PROPERTY, HIDDEN_TAG_PROPERTY)}
     return json.dumps([fields["7"], fields.get("8"), sources], sort_keys=True)
+
+
+def _remove_if_empty(engine: Engine, location: str) -> None:
+    """Remove the directory ``location`` if it is empty (one that holds anything, or is gone, is left as it is)."""
+    local = engine.local_directory(location)
+    try:
+        if local is not None:
+            local.rmdir()
+            return
+        found = engine.hadoop(location)
+        if found is not None:
+            file_system, path = found
+            file_system.delete(path, False)  # refused for a directory that is not empty
+    except OSError:
+        pass
+    except ENGINE_ERRORS:
+        pass
