@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from storage import crashpoints
+from storage.catalogs.deletion_points import SET_ASIDE
 from storage.catalogs.names import RESERVED_PREFIX, TableName
 from storage.catalogs.spark.engine import (
     ENGINE_ERRORS,
@@ -56,7 +56,6 @@ _DELETING_PREFIX = RESERVED_PREFIX + "deleting_"
 """A local directory being deleted is first renamed to ``<parent>/ddllog_deleting_<hash of its path>`` (a name the
 log reserves, so no table maps to it): see :func:`_delete_local`."""
 
-SET_ASIDE = crashpoints.declare("delete_data.set_aside", "a directory being deleted is renamed aside, not yet removed")
 
 
 class SparkLeftovers:
