@@ -32,12 +32,13 @@ from actions.kinds.delete_data import log_delete_data
 from actions.kinds.forget_table import log_forget_table
 from actions.results import StatementResult
 from replace_table.machine import Plan, Step, run_plan
+from replace_table.plans.replace_run import change_unchanged
 from replace_table.statement_log import StatementLog
 from storage import crashpoints
 from storage.catalogs.interface import TAG_PROPERTY, TableSpec, ViewDefinition
 from storage.catalogs.names import TableName
 from storage.catalogs.ports import KindExchange
-from storage.errors import ConcurrentChangeError, NotAtomicError
+from storage.errors import NotAtomicError
 
 BETWEEN = crashpoints.declare("kind_change.exchange.between",
                               "TMP holds ORIG's old definition; ORIG has not taken the new one yet")
@@ -108,12 +109,12 @@ def relation_identity(run: KindChangeRun, *, now: bool) -> str | None:
 
 
 def exchange(run: KindChangeRun) -> None:
-    # a writer outside the log (plain Spark) may have dropped ORIG and made another relation under the name while
-    # TMP was built (a CTAS's job): never install over it (see replace_run.require_orig_unchanged)
-    found = relation_identity(run, now=True)
-    if found != run.orig_identity:
-        raise ConcurrentChangeError(str(run.orig), run.orig_identity, found)
-    run.old_location = run.kinds.exchange_kinds(run.orig, run.tmp, run.holder_tag, between=BETWEEN)
+    """ORIG and TMP exchange definitions and kinds, unless a writer outside the log (plain Spark) dropped ORIG and
+    made another relation under the name while TMP was built (a CTAS's job): never install over it."""
+    def install() -> None:
+        run.old_location = run.kinds.exchange_kinds(run.orig, run.tmp, run.holder_tag, between=BETWEEN)
+
+    change_unchanged(run.orig, run.orig_identity, lambda: relation_identity(run, now=True), install)
 
 
 def leaves_files(run: KindChangeRun) -> bool:

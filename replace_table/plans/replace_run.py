@@ -186,17 +186,18 @@ def frees_name_for_rename(run: ReplaceRun) -> bool:
 # ------------------------------------------------------------------ the steps every path shares
 
 
-def require_orig_unchanged(run: ReplaceRun) -> None:
-    """Right before the statement's first change of ORIG: ORIG is still the table the statement read at its start.
-    The log's lock keeps every statement of the log off ORIG, not a writer outside it (plain Spark, another cluster,
-    on the same metastore), which may have dropped ORIG or made another table of its name while the new version was
-    built (seconds, for a large job): installing then would overwrite that table's definition, and the commit would
-    schedule its directory (ORIG's old one) for deletion. Raises :class:`~storage.errors.ConcurrentChangeError`
-    (the statement is undone, the other table left alone). One catalog read; the window left is that read's to the
-    install's call (the metastore has no conditional ``alter_table``)."""
-    found = run.ctx.catalog.names.current_identity(run.orig)
-    if found != run.orig_identity:
-        raise ConcurrentChangeError(str(run.orig), run.orig_identity, found)
+def require_unchanged(orig: TableName, expected: str | None, read_now: Callable[[], str | None]) -> None:
+    """Right before the statement's first change of ORIG: ORIG is still the relation the statement read at its start
+    (``expected``, its identity; ``read_now`` reads it afresh). The log's lock keeps every statement of the log off
+    ORIG, not a writer outside it (plain Spark, another cluster, on the same metastore), which may have dropped ORIG
+    or made another relation of its name while the new version was built (seconds, for a large job): installing then
+    would overwrite that relation's definition, and the commit would schedule its directory (ORIG's old one) for
+    deletion. Raises :class:`~storage.errors.ConcurrentChangeError` (the statement is undone, the other relation
+    left alone). One catalog read; the window left is that read's to the install's call (the metastore has no
+    conditional ``alter_table``), closed by :func:`change_unchanged` where the relation is dropped in it."""
+    found = read_now()
+    if found != expected:
+        raise ConcurrentChangeError(str(orig), expected, found)
 
 
 ORIG_CHECKED = crashpoints.declare("replace.orig_checked", "ORIG read unchanged right before its first change, "
@@ -206,13 +207,14 @@ TABLE_NOT_FOUND = "table not found"
 """How Hive's metastore refuses to alter (or rename) a table that is not there (an ``InvalidOperationException``)."""
 
 
-def change_orig(run: ReplaceRun, change: Callable[[], None]) -> None:
-    """``change`` (the statement's first change of ORIG) right after :func:`require_orig_unchanged`. A writer
-    outside the log that drops ORIG in the window between the two makes the metastore refuse the change (Hive's
-    ``alter_table`` of a missing table: ``InvalidOperationException``, "table not found"): that refusal raises
+def change_unchanged(orig: TableName, expected: str | None, read_now: Callable[[], str | None],
+                     change: Callable[[], None]) -> None:
+    """``change`` (the statement's first change of ORIG) right after :func:`require_unchanged`. A writer outside the
+    log that drops ORIG in the window between the two makes the metastore refuse the change (Hive's ``alter_table``
+    of a missing table: ``InvalidOperationException``, "table not found"): that refusal raises
     :class:`~storage.errors.ConcurrentChangeError` too, the catalog's error behind it, where ORIG read again is gone
-    or another table (made by that writer since; any other failure is raised as it is)."""
-    require_orig_unchanged(run)
+    or another relation (made by that writer since; any other failure is raised as it is)."""
+    require_unchanged(orig, expected, read_now)
     ORIG_CHECKED()
     try:
         change()
@@ -221,10 +223,15 @@ def change_orig(run: ReplaceRun, change: Callable[[], None]) -> None:
     except CatalogError as error:
         if not isinstance(error, NoSuchObjectError) and TABLE_NOT_FOUND not in str(error):
             raise
-        found = run.ctx.catalog.names.current_identity(run.orig)
-        if found == run.orig_identity:
+        found = read_now()
+        if found == expected:
             raise
-        raise ConcurrentChangeError(str(run.orig), run.orig_identity, found) from error
+        raise ConcurrentChangeError(str(orig), expected, found) from error
+
+
+def change_orig(run: ReplaceRun, change: Callable[[], None]) -> None:
+    """:func:`change_unchanged` of the table ORIG the statement read at its start."""
+    change_unchanged(run.orig, run.orig_identity, lambda: run.ctx.catalog.names.current_identity(run.orig), change)
 
 
 def log_tmp(run: ReplaceRun) -> None:

@@ -55,12 +55,13 @@ def test_a_table_plain_spark_puts_under_the_name_while_the_statement_runs_is_nev
     plain_spark_acts_at(point, spark, warehouse, tmp_path, setup, text, newcomer)
 
 
-@pytest.mark.parametrize("statement", [name for name in STATEMENTS if "ANY KIND" not in name])
-def test_a_table_plain_spark_drops_right_after_the_statements_check_is_never_touched(
+@pytest.mark.parametrize("statement", STATEMENTS)
+def test_a_relation_plain_spark_drops_right_after_the_statements_check_is_never_touched(
         spark: Any, warehouse: Path, tmp_path: Path, clean_spark: Any, statement: str) -> None:
     """The window the check leaves: dropped between its read and the first change of the name, the metastore
-    refuses the change (Hive's "table not found"), which fails the statement as the check would have. (A table made
-    under the name in that window too is overwritten: the metastore has no conditional ``alter_table``.)"""
+    refuses the change (Hive's "table not found"), which fails the statement as the check would have, a change of
+    kind too. (A relation made under the name in that window too is overwritten: the metastore has no conditional
+    ``alter_table``.)"""
     setup, text, _ = STATEMENTS[statement]
     plain_spark_acts_at("replace.orig_checked", spark, warehouse, tmp_path, setup, text, "nothing")
 
