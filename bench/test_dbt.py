@@ -1,7 +1,8 @@
-"""``dbt build`` of a small project (a seed, a table, a view on it, an incremental model) with ``type:
-spark_ddl_log`` beside plain dbt-spark (``type: spark``), both ``method: session`` on the bench's Spark session, each
-on a schema of its own (issue 27: at most 1.15x). As in test_statements.py the atomic benchmark runs the plain build
-right before each of its rounds and stores the median of the per-round ratios as ``paired_ratio``."""
+"""``dbt build`` of a small project (a seed, a table, a view on it, an incremental model) and of many small models
+with ``type: spark_ddl_log`` beside plain dbt-spark (``type: spark``), both ``method: session`` on the bench's Spark
+session, each on a schema of its own (issues 27 and 38: at most 1.15x). As in test_statements.py the atomic
+benchmark runs the plain build right before each of its rounds and stores the median of the per-round ratios as
+``paired_ratio``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import yaml
 
 from bench.pairing import run_paired, timed
 
-ROUNDS = 3
+ROUNDS = 5
 MODELS = {
     "t.sql": "{{ config(materialized='table') }}\nselect id, id * 2 as v, concat('r', id) as s from range(100000)",
     "v.sql": "{{ config(materialized='view') }}\nselect id, v from {{ ref('t') }} where id % 2 = 0",
@@ -21,6 +22,13 @@ MODELS = {
                "\nselect id, v, id % 4 as p from {{ ref('t') }}",
 }
 SEED = "a,b\n" + "".join(f"{i},name{i}\n" for i in range(200))
+SMALL = 12
+SMALL_MODELS = {
+    **{f"t{i}.sql": f"{{{{ config(materialized='table') }}}}\nselect {i} as id, 'v' as s" for i in range(SMALL)},
+    **{f"v{i}.sql": f"{{{{ config(materialized='view') }}}}\nselect * from {{{{ ref('t{i}') }}}}"
+       for i in range(SMALL)},
+}
+"""Many small models: SMALL tiny tables and a view on each, where each statement's fixed cost is what is measured."""
 
 
 def write_project(root: Path, models: dict[str, str], seeds: dict[str, str], outputs: dict[str, Any]) -> Path:
@@ -35,18 +43,28 @@ def write_project(root: Path, models: dict[str, str], seeds: dict[str, str], out
     return root
 
 
-@pytest.fixture(scope="module")
-def dbt_project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("dbt-bench")
+def session_project(root: Path, models: dict[str, str], seeds: dict[str, str]) -> Path:
+    """A project with a target per side on the bench's session (``paired``: plain dbt-spark again, on a schema of
+    its own), each built once: a target's first build pays dbt's and the JVM's first-use costs."""
     common = {"method": "session", "host": "localhost", "threads": 1}
     outputs = {"plain": {"type": "spark", "schema": "dbt_plain", **common},
                "paired": {"type": "spark", "schema": "dbt_paired", **common},
                "atomic": {"type": "spark_ddl_log", "schema": "dbt_atomic", "ddl_log_home": str(root / "ddl_home"),
                           **common}}
-    write_project(root, MODELS, {"s.csv": SEED}, outputs)
-    for target in outputs:  # warm: each target's first build pays dbt's and the JVM's first-use costs
+    write_project(root, models, seeds, outputs)
+    for target in outputs:
         build(root, target)
     return root
+
+
+@pytest.fixture(scope="module")
+def dbt_project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return session_project(tmp_path_factory.mktemp("dbt-bench"), MODELS, {"s.csv": SEED})
+
+
+@pytest.fixture(scope="module")
+def small_project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return session_project(tmp_path_factory.mktemp("dbt-bench-small"), SMALL_MODELS, {})
 
 
 def build(root: Path, target: str) -> None:
@@ -72,3 +90,9 @@ def measure(benchmark: Any, root: Path, kind: str) -> None:
 def test_dbt_build(benchmark: Any, dbt_project: Path, kind: str) -> None:
     benchmark.group = "dbt build: seed, table, view, incremental"
     measure(benchmark, dbt_project, kind)
+
+
+@pytest.mark.parametrize("kind", ["plain", "atomic"])
+def test_dbt_build_of_many_small_models(benchmark: Any, small_project: Path, kind: str) -> None:
+    benchmark.group = f"dbt build: {SMALL} tiny tables and a view on each"
+    measure(benchmark, small_project, kind)

@@ -14,18 +14,10 @@ from typing import Any
 
 import pytest
 
-from bench.test_dbt import MODELS, SEED, build, measure, write_project
+from bench.test_dbt import MODELS, SEED, SMALL, SMALL_MODELS, build, measure, write_project
 from bench.test_thrift_server import plain_server
 from ddl_log.ops.postgres import free_port
 from tests.thrift.clients import serving
-
-SMALL = 12
-SMALL_MODELS = {
-    **{f"t{i}.sql": f"{{{{ config(materialized='table') }}}}\nselect {i} as id, 'v' as s" for i in range(SMALL)},
-    **{f"v{i}.sql": f"{{{{ config(materialized='view') }}}}\nselect * from {{{{ ref('t{i}') }}}}"
-       for i in range(SMALL)},
-}
-"""Many small models: SMALL tiny tables and a view on each, where each statement's fixed cost is what is measured."""
 
 
 @pytest.fixture(scope="module")

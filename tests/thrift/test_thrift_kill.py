@@ -146,12 +146,14 @@ def test_the_next_start_recovers_the_old_or_the_new_table_whole(kills, point, co
 
 def test_stop_during_a_replace_leaves_the_table_old_or_new_whole_after_the_next_start(kills):
     """``stop`` does not wait for running statements: Spark's context stops under a replace, the client gets an
-    error and the next start's recovery undoes it (or, finished before the stop, it is the table and the binlog's)."""
+    error and the statement is undone, by its own failure when what it made needs no Spark to remove (the new
+    version's directory of a direct write), else by the next start's recovery (or, finished before the stop, it is
+    the table and the binlog's)."""
     kill = kills["stop"]
     assert kill.died == (0, {"state": "stopped"})
     finished = LONG in kill.statements
     if finished:
         assert kill.client_error == "" and kill.table == [("long", 30000000)]
     else:
-        assert kill.client_error != "" and kill.table == [("new", 3000)] and kill.recovery == ["undone"]
+        assert kill.client_error != "" and kill.table == [("new", 3000)] and kill.recovery in ([], ["undone"])
     assert kill.columns == ["n", "w"] and kill.dirs == {kill.table_dir}
