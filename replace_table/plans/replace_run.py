@@ -7,6 +7,7 @@ that joins them: :mod:`~replace_table.plans.replace`."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -203,15 +204,16 @@ def require_unchanged(orig: TableName, expected: str | None, read_now: Callable[
 ORIG_CHECKED = crashpoints.declare("replace.orig_checked", "ORIG read unchanged right before its first change, "
                                    "not changed yet")
 
-TABLE_NOT_FOUND = "table not found"
-"""How Hive's metastore refuses to alter (or rename) a table that is not there (an ``InvalidOperationException``)."""
+TABLE_NOT_FOUND = re.compile(r"table not found|table .+ doesn't exist")
+"""How Hive's metastore refuses to alter (or rename) a table that is not there (an ``InvalidOperationException``):
+"table not found", or "table <db>.<name> doesn't exist" where the alter handler finds it gone."""
 
 
 def change_unchanged(orig: TableName, expected: str | None, read_now: Callable[[], str | None],
                      change: Callable[[], None]) -> None:
     """``change`` (the statement's first change of ORIG) right after :func:`require_unchanged`. A writer outside the
     log that drops ORIG in the window between the two makes the metastore refuse the change (Hive's ``alter_table``
-    of a missing table: ``InvalidOperationException``, "table not found"): that refusal raises
+    of a missing table: ``InvalidOperationException``, :data:`TABLE_NOT_FOUND`): that refusal raises
     :class:`~storage.errors.ConcurrentChangeError` too, the catalog's error behind it, where ORIG read again is gone
     or another relation (made by that writer since; any other failure is raised as it is)."""
     require_unchanged(orig, expected, read_now)
@@ -221,7 +223,7 @@ def change_unchanged(orig: TableName, expected: str | None, read_now: Callable[[
     except ConcurrentChangeError:
         raise
     except CatalogError as error:
-        if not isinstance(error, NoSuchObjectError) and TABLE_NOT_FOUND not in str(error):
+        if not isinstance(error, NoSuchObjectError) and not TABLE_NOT_FOUND.search(str(error)):
             raise
         found = read_now()
         if found == expected:
