@@ -18,7 +18,7 @@ import pytest
 from bench.pairing import run_paired
 from bench.test_attached import ROOT
 from bench.test_thrift_server import plain_server
-from ddl_log.ops.postgres import free_port
+from ddl_log.ops.server_ports import free_port
 from tests.thrift.clients import CONNECT, serving
 
 ROUNDS = 9

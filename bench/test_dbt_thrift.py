@@ -16,7 +16,7 @@ import pytest
 
 from bench.test_dbt import MODELS, SEED, SMALL, SMALL_MODELS, build, measure, write_project
 from bench.test_thrift_server import plain_server
-from ddl_log.ops.postgres import free_port
+from ddl_log.ops.server_ports import free_port
 from tests.thrift.clients import serving
 
 

@@ -20,7 +20,7 @@ import pytest
 from bench.conftest import select
 from bench.pairing import run_paired, timed
 from bench.test_attached import ROOT
-from ddl_log.ops.postgres import free_port
+from ddl_log.ops.server_ports import free_port
 from tests.thrift.clients import Server, pyhive, serving
 
 ROUNDS = 9

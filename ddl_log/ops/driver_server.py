@@ -18,7 +18,6 @@ log's tail, until :func:`stop` clears it or :func:`start` starts a new one (whos
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
@@ -28,8 +27,9 @@ from typing import Any
 import attrs
 
 from ddl_log.ops.errors import DriverServerError
-from ddl_log.ops.postgres import free_port, log_tail
+from ddl_log.ops.postgres import log_tail
 from ddl_log.ops.processes import accepts, end_leader, read_json, remove, runs_marked, write_json
+from ddl_log.ops.server_ports import bindable, free_port
 
 STATE_FILE = "server.json"
 READY_FILE = "ready.json"
@@ -139,16 +139,6 @@ def default_dir(kind: ServerKind, home: str) -> Path:
     return Path(home) / kind.command
 
 
-def port_taken(host: str, port: int) -> bool:
-    """Whether ``host:port`` cannot be bound now (another server, ours or not, has it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((host, port))
-        except OSError:
-            return True
-    return False
-
-
 def start(kind: ServerKind, root: Path, home: str, command: Sequence[str], *, port: int | None = None,
           host: str = DEFAULT_HOST, timeout: float = START_TIMEOUT,
           env: Mapping[str, str] | None = None) -> ServerStatus:
@@ -164,8 +154,8 @@ def start(kind: ServerKind, root: Path, home: str, command: Sequence[str], *, po
         if current.running:
             return current
         return _wait_ready(current.server, None, timeout)
-    port = port or free_port()
-    if port_taken(host, port):
+    port = port or free_port(host)
+    if not bindable(port, host):
         raise kind.fail(root, f"port {port} on {host} is taken: give another (--port)")
     for name in (STATE_FILE, READY_FILE):
         remove(root / name)

@@ -46,8 +46,9 @@ from ddl_log.ops.hive_site import (
     write_private,
 )
 from ddl_log.ops.metastore_schema import ensure_schema, java_options, jdbc_jar
-from ddl_log.ops.postgres import free_port, log_tail
+from ddl_log.ops.postgres import log_tail
 from ddl_log.ops.processes import accepts, end_group, read_json, remove, runs_marked, write_json
+from ddl_log.ops.server_ports import free_port
 from storage.catalogs.spark.service import service_settings as spark_service_settings
 
 MAIN_CLASS = "org.apache.hadoop.hive.metastore.HiveMetaStore"

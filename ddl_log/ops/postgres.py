@@ -15,7 +15,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ import attrs
 
 from ddl_log.ops.errors import PostgresServerError
 from ddl_log.ops.processes import runs_marked
+from ddl_log.ops.server_ports import free_port
 
 SUPERUSER = "postgres"
 """The cluster's superuser role (initdb -U), whatever OS user runs it."""
@@ -98,12 +98,6 @@ def _as_user(user: pwd.struct_passwd | None) -> dict[str, object]:
         return {}
     return {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": [],
             "env": {**os.environ, "HOME": user.pw_dir, "USER": user.pw_name}}
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def log_tail(path: Path, chars: int = 3000) -> str:

@@ -37,8 +37,9 @@ from typing import Any
 import attrs
 
 from ddl_log.ops.errors import SparkClusterError
-from ddl_log.ops.postgres import free_port, log_tail
+from ddl_log.ops.postgres import log_tail
 from ddl_log.ops.processes import accepts, end_group, read_json, remove, runs_marked, write_json
+from ddl_log.ops.server_ports import free_port
 
 DIR_ENV = "DDL_LOG_CLUSTER_DIR"
 JAVA_OPTIONS_ENV = "DDL_LOG_CLUSTER_JAVA_OPTS"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ddl_log.ops.postgres import free_port
+from ddl_log.ops.server_ports import free_port
 from tests.connect.clients import connect, connect_while
 from tests.thrift.clients import CONNECT, Server, binlog, ddl_log, start
 from tests.thrift.test_thrift_kill import (  # the same assertions, on this module's kills

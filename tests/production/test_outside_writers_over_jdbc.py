@@ -29,7 +29,7 @@ import attrs
 import pytest
 
 from ddl_log.ops.metastore import MetastoreService
-from ddl_log.ops.postgres import free_port
+from ddl_log.ops.server_ports import free_port
 from tests.production.conftest import ROOT, worker_env
 from tests.thrift.clients import Server, binlog, ddl_log, location, pyhive, rows
 

@@ -26,7 +26,8 @@ from ddl_log.ops.errors import MetastoreSchemaError, MetastoreServiceError, Post
 from ddl_log.ops.hive_site import PostgresDatabase
 from ddl_log.ops.metastore import MetastoreService
 from ddl_log.ops.metastore_schema import JAVA_OPTIONS_ENV, ensure_schema
-from ddl_log.ops.postgres import free_port, run_as
+from ddl_log.ops.postgres import run_as
+from ddl_log.ops.server_ports import free_port
 from tests.jvm_archive import SERVICE_JVM_OPTIONS
 
 pytestmark = [pytest.mark.servers, pytest.mark.xdist_group("metastore_service")]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ddl_log.ops.postgres import free_port
+from ddl_log.ops.server_ports import free_port
 from tests.thrift.clients import Server, serving
 
 

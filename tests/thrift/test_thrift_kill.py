@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 import pytest
 
-from ddl_log.ops.postgres import free_port
+from ddl_log.ops.server_ports import free_port
 from tests.thrift.clients import THRIFT, Server, binlog, ddl_log, location, pyhive, rows, start, status
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("thrift_kill")]

@@ -97,7 +97,7 @@ def test_two_sessions_replacing_one_table_at_once_both_run_one_after_the_other(s
 
 
 def test_a_second_server_on_the_held_home_is_refused_in_one_line(server: Server, tmp_path):
-    from ddl_log.ops.postgres import free_port
+    from ddl_log.ops.server_ports import free_port
 
     done = ddl_log(server.home, "thrift-server", "start", "--dir", str(tmp_path / "second"), "--port",
                    str(free_port()))

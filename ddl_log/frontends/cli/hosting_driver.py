@@ -152,6 +152,19 @@ def main(hosted: Hosted, argv: Sequence[str] | None = None) -> int:
         import traceback
 
         traceback.print_exc()
-        first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        say_failed(hosted.kind, f"{type(error).__name__}: {first}")
+        say_failed(hosted.kind, failure_line(error))
         return 1
+
+
+def failure_line(error: BaseException) -> str:
+    """The error's first line and, for a JVM call's failure (Py4J's first line only names the method called), the
+    JVM's innermost cause: what made it fail (a port taken meanwhile, a metastore gone)."""
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    line = f"{type(error).__name__}: {first}"
+    cause = getattr(error, "java_exception", None)
+    try:
+        while cause is not None and cause.getCause() is not None:
+            cause = cause.getCause()
+        return line if cause is None else f"{line} (caused by {str(cause.toString()).splitlines()[0]})"
+    except Exception:  # noqa: BLE001 - the JVM may be gone; the Python line still says which call failed
+        return line
