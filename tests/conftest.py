@@ -57,6 +57,7 @@ SLOWEST_FIRST = (
     "tests/attached/test_attached_sweeps.py",
     "tests/thrift/test_thrift_kill.py",
     "tests/connect/test_connect_kill.py",
+    "tests/connect/test_connect_start_raced.py",
     "tests/thrift/",
     "tests/connect/",
     "tests/spark/test_schema_swap.py",
