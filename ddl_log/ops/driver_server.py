@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from ddl_log.ops.errors import DriverServerError
+from ddl_log.ops.errors import DriverServerError, UnusableHostError
 from ddl_log.ops.postgres import log_tail
 from ddl_log.ops.processes import accepts, end_leader, read_json, remove, runs_marked, write_json
 from ddl_log.ops.server_ports import bindable, free_port
@@ -63,7 +63,8 @@ class ServerKind:
         return f"{self.command}: error:"
 
     def url(self, host: str, port: int) -> str:
-        return self.url_format.format(host=host, port=port)
+        """The URL of ``host:port`` (an IPv6 address in brackets, as URLs write it)."""
+        return self.url_format.format(host=f"[{host}]" if ":" in host else host, port=port)
 
     def fail(self, where: Path | str, reason: str, log_tail: str = "") -> DriverServerError:
         return self.error(where, reason, log_tail)
@@ -154,8 +155,12 @@ def start(kind: ServerKind, root: Path, home: str, command: Sequence[str], *, po
         if current.running:
             return current
         return _wait_ready(current.server, None, timeout)
-    port = port or free_port(host)
-    if not bindable(port, host):
+    try:
+        port = port or free_port(host)
+        taken = not bindable(port, host)
+    except UnusableHostError as error:
+        raise kind.fail(root, f"{error} (--host)") from None
+    if taken:
         raise kind.fail(root, f"port {port} on {host} is taken: give another (--port)")
     for name in (STATE_FILE, READY_FILE):
         remove(root / name)

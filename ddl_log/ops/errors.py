@@ -75,6 +75,15 @@ class PostgresUrlError(DDLLogError):
         self.url = url
 
 
+class UnusableHostError(DDLLogError):
+    """The address a server should listen on names no address of this machine (a typo, an unknown name): give
+    another."""
+
+    def __init__(self, host: str, reason: str) -> None:
+        super().__init__(f"cannot listen on {host}: {reason}")
+        self.host = host
+
+
 class DriverServerError(ServiceError):
     """A server hosted in a PySpark driver (the Thrift server, the Connect server) could not start (a taken port, a
     home another process holds, a JVM that failed), or could not be stopped."""

@@ -40,10 +40,12 @@ def is_zombie(stat: str) -> bool:
 
 
 def accepts(port: int, host: str = "127.0.0.1") -> bool:
-    """Whether something accepts TCP connections at ``host:port``."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.settimeout(1.0)
-        return probe.connect_ex((host, port)) == 0
+    """Whether something accepts TCP connections at ``host:port`` (an IPv4 or IPv6 address, or a name)."""
+    try:
+        with socket.create_connection((host, port), timeout=1.0):
+            return True
+    except OSError:
+        return False
 
 
 def end_group(pid: int, marker: str, grace: float = STOP_GRACE) -> None:

@@ -15,6 +15,8 @@ import random
 import socket
 from pathlib import Path
 
+from ddl_log.ops.errors import UnusableHostError
+
 EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 """Linux's range of local ports for outgoing connections (``32768 60999`` by default)."""
 
@@ -32,9 +34,17 @@ def ephemeral_start() -> int | None:
         return None
 
 
+def address_family(host: str) -> socket.AddressFamily:
+    """The family (IPv4 or IPv6) of the address ``host`` names, as a server listening there binds it."""
+    try:
+        return socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)[0][0]
+    except socket.gaierror as error:
+        raise UnusableHostError(host, str(error.strerror)) from None
+
+
 def bindable(port: int, host: str = "127.0.0.1") -> bool:
     """Whether ``host:port`` can be bound now (no other server, ours or not, has it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+    with socket.socket(address_family(host), socket.SOCK_STREAM) as probe:
         try:
             probe.bind((host, port))
         except OSError:
@@ -43,13 +53,18 @@ def bindable(port: int, host: str = "127.0.0.1") -> bool:
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    """A port free now below the ephemeral range, picked at random (servers started at once rarely pick the same);
-    where there is no such range to pick from (not Linux, or the range starts too low), one the OS picks."""
+    """A port of ``host`` free now below the ephemeral range, picked at random (servers started at once rarely pick
+    the same); where there is no such range to pick from (not Linux, or the range starts too low), one the OS picks.
+    :class:`UnusableHostError` where ``host`` names no address to listen on."""
+    family = address_family(host)
     start = ephemeral_start()
     if start is not None and start - LISTENER_PORTS_FROM >= ATTEMPTS:
         for port in random.sample(range(LISTENER_PORTS_FROM, start), ATTEMPTS):
             if bindable(port, host):
                 return port
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((host, 0))
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, 0))
+        except OSError as error:
+            raise UnusableHostError(host, str(error.strerror or error)) from None
         return int(probe.getsockname()[1])

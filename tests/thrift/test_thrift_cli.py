@@ -1,6 +1,7 @@
 """``ddl-log thrift-server`` and ``ddl-log connect-server`` without a server: what an operator sees before one starts,
-when its port is taken, after one died, and for a home it cannot serve. Each is one clear line and an exit code,
-with nothing left behind; none starts Spark. Both commands share their process management: each test runs for both."""
+when its port is taken or its address names nothing to listen on, after one died, and for a home it cannot serve.
+Each is one clear line and an exit code, with nothing left behind; none starts Spark. Both commands share their
+process management: each test runs for both."""
 
 from __future__ import annotations
 
@@ -34,6 +35,17 @@ def test_a_taken_port_is_refused_before_anything_starts(tmp_path, server, title)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [
         f"error: {title} in {tmp_path / 'home' / server}: port {port} on 127.0.0.1 is taken: give another (--port)"]
+    assert not (tmp_path / "home" / server / STATE_FILE).exists()
+    assert not (tmp_path / "home" / server / "server.log").exists()  # no driver was launched
+
+
+@SERVERS
+def test_an_address_that_names_nothing_to_listen_on_is_refused_before_anything_starts(tmp_path, server, title):
+    done = ddl_log(tmp_path / "home", server, "start", "--host", "no.such.host.invalid")
+    assert done.returncode == 1
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: {title} in {tmp_path / 'home' / server}: cannot listen on no.such.host.invalid: ")
+    assert line.endswith(" (--host)")
     assert not (tmp_path / "home" / server / STATE_FILE).exists()
     assert not (tmp_path / "home" / server / "server.log").exists()  # no driver was launched
 
