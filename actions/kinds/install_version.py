@@ -40,26 +40,30 @@ class InstallVersionPayload:
     previous: str | None
     previous_identity: str | None = None
     previous_location: str | None = None
+    logged_at: float | None = None
+    """When the action was logged (epoch seconds): a file at the previous location changed later is not the previous
+    version's (:func:`keep_as_dropped`)."""
 
-    OPTIONAL: ClassVar[tuple[str, ...]] = ("previous_identity", "previous_location")
-    """Absent in logs written before replaces logged INSTALL_VERSION: absent means unknown."""
+    OPTIONAL: ClassVar[tuple[str, ...]] = ("previous_identity", "previous_location", "logged_at")
+    """Absent in logs written before replaces logged INSTALL_VERSION (or, ``logged_at``, before it was logged):
+    absent means unknown."""
 
     def to_wire(self) -> dict[str, Any]:
         return {"previous": self.previous, "previous_identity": self.previous_identity,
-                "previous_location": self.previous_location}
+                "previous_location": self.previous_location, "logged_at": self.logged_at}
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> InstallVersionPayload:
         previous = require(data, "previous", "INSTALL_VERSION")
-        identity, location = data.get("previous_identity"), data.get("previous_location")
+        identity, location, logged = data.get("previous_identity"), data.get("previous_location"), data.get("logged_at")
         return cls(None if previous is None else str(previous), None if identity is None else str(identity),
-                   None if location is None else str(location))
+                   None if location is None else str(location), None if logged is None else float(logged))
 
 
 def log_install_version(log: DDLLog, chain: int, name: TableName, new_tag: str, previous: str | None, *,
                         previous_identity: str | None = None, previous_location: str | None = None) -> ActionEntry:
     return log.add_action(chain, ActionType.INSTALL_VERSION, name=name, tag=new_tag,
-                          payload=InstallVersionPayload(previous, previous_identity, previous_location))
+                          payload=InstallVersionPayload(previous, previous_identity, previous_location, time.time()))
 
 
 def undo_install_version(action: ActionEntry, ctx: ActionContext) -> None:
@@ -106,11 +110,16 @@ def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVer
     it lives at the name's default directory, which would keep plain Spark from making a table of that name:
     :func:`~chains.retention.version_retention`, the rule of every kept version), once; True when this call logged
     it. Nothing where that table's directory is the previous version's (a managed table plain Spark made at the same
-    default directory: the files there are its own now). Its deletion proves ownership first, as every scheduled
-    deletion does."""
+    default directory: the files there are its own now), nor where a data file there changed after the statement
+    logged its install: plain Spark's CTAS at the name's default directory commits its files there before its table
+    names the directory, and the version's files cannot be told from them (none is deleted; at worst the version's
+    files stay as leftovers). Its deletion proves ownership first, as every scheduled deletion does."""
     location, previous, name = payload.previous_location, payload.previous, name_of(action)
-    if location is None or previous is None or not ctx.catalog.versions.data_size(location):
-        return False  # nothing to keep: the files went with a DROP, or there never were any
+    summary = None if location is None or previous is None else ctx.catalog.versions.data_summary(location)
+    if location is None or previous is None or summary is None or not summary.files:
+        return False  # nothing to keep: the files went with a DROP, or there never were any (or none can be seen)
+    if payload.logged_at is not None and summary.newest > payload.logged_at:
+        return False  # written since: a newcomer's (its table not made yet), or the version's mixed with one's
     holder = ctx.catalog.definitions.table_location(name)
     if holder is not None and normalized_location(holder) == normalized_location(location):
         return False  # the files are the newcomer's: plain Spark made its managed table at the same directory

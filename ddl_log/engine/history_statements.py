@@ -50,7 +50,12 @@ def history_row(ctx: ActionContext, table: TableName, entry: Entry) -> HistoryRo
                       entry.dropped, text(entry.retired_at), entry.retired_by,
                       None if entry.kept is None else text(entry.kept.due),
                       tuple((text(start), text(end)) for start, end, _ in entry.all_periods()), entry.location,
-                      ctx.catalog.versions.data_size(entry.location) if entry.location else None)
+                      data_size(ctx, entry.location))
+
+
+def data_size(ctx: ActionContext, location: str | None) -> int | None:
+    summary = ctx.catalog.versions.data_summary(location) if location else None
+    return None if summary is None else summary.size
 
 
 def history_rows(ctx: ActionContext, table: TableName, entries: Iterable[Entry]) -> list[HistoryRow]:

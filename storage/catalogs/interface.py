@@ -250,6 +250,17 @@ class TableMetadata:
 
 
 @attrs.frozen
+class DataSummary:
+    """The data files under a directory: how many, their bytes, and the newest one's last change (epoch seconds; 0
+    with none): what a kept version holds, and whether anything there was written after a moment (a writer outside
+    the log commits its files at a directory before its table names it)."""
+
+    files: int
+    size: int
+    newest: float
+
+
+@attrs.frozen
 class TableVersion:
     """A table's whole definition, as the engine stores it (``definition``: opaque text), where its files are, its
     table properties (the retention property) and whether it lives at the name's default directory (where it

@@ -30,6 +30,7 @@ from storage.catalogs.fill import Fill
 from storage.catalogs.interface import (
     Column,
     DatabaseObjects,
+    DataSummary,
     FunctionDefinition,
     SwapPlan,
     TableMetadata,
@@ -332,8 +333,8 @@ class Versions(Protocol):
         in one call readers observe (RESTORE and its undo). Files are never touched."""
         ...
 
-    def data_size(self, location: str) -> int | None:
-        """Bytes under ``location`` (None when it cannot be known): what a kept version holds."""
+    def data_summary(self, location: str) -> DataSummary | None:
+        """The data files under ``location`` (None when they cannot be known): what a kept version holds."""
         ...
 
 

@@ -210,16 +210,20 @@ def test_sparks_writers_work_and_their_commit_renames_are_staging_renames(spark,
 def test_a_version_s_files_are_listed_in_one_round_trip_and_alike_without_the_project_s_jar(spark, store, monkeypatch):
     """The files a kept version records (a DROP's, a replace's): the project's JVM part lists a directory in one Py4J
     round trip (a 1,000-file table's DROP spent 0.8 s walking Hadoop's listing from Python); a session without its
-    jar walks the listing, with the same answer: data files of every partition, relative, hidden ones left out."""
+    jar walks the listing, with the same answer: data files of every partition, relative, hidden ones left out (a
+    hidden directory never entered where the listing walks directory by directory: HDFS, a local disk)."""
     from storage.catalogs.spark.catalog import spark_catalog
-    from storage.catalogs.spark.fs import file_mover
+    from storage.catalogs.spark.fs import data_listing
 
     for key in ("t/part-0.parquet", "t/p=1/part-1.parquet", "t/p=1/q=a%2Fb/part-2.parquet", "t/_SUCCESS",
                 "t/.part-0.parquet.crc", "t/_temporary/0/part-9.parquet", "t/p=2/.hidden/part-3.parquet"):
         store.put(key)
     mover = spark_catalog(spark).data.file_mover()
     expected = ("p=1/part-1.parquet", "p=1/q=a%2Fb/part-2.parquet", "part-0.parquet")
-    assert file_mover.listing_in_jvm(spark_catalog(spark).backend.engine.jvm)
+    assert data_listing.listing_in_jvm(spark_catalog(spark).backend.engine.jvm)
     assert mover.data_files(f"{store.base}/t") == expected
-    monkeypatch.setattr(file_mover, "listing_in_jvm", lambda jvm: False)
+    monkeypatch.setattr(data_listing, "WALKED_SCHEMES", frozenset({SCHEME}))  # as HDFS: directory by directory
     assert mover.data_files(f"{store.base}/t") == expected
+    monkeypatch.setattr(data_listing, "listing_in_jvm", lambda jvm: False)
+    assert mover.data_files(f"{store.base}/t") == expected
+    assert mover.data_files(f"{store.base}/missing") == ()

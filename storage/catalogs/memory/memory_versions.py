@@ -10,6 +10,7 @@ import attrs
 
 from storage.catalogs.interface import (
     TAG_PROPERTY,
+    DataSummary,
     SwapPlan,
     TableVersion,
     ViewDefinition,
@@ -22,7 +23,7 @@ from storage.catalogs.memory.memory_table import (
     default_location,
     location_of,
 )
-from storage.catalogs.names import TableName
+from storage.catalogs.names import FINGERPRINT_PREFIX, TableName
 from storage.errors import (
     CatalogError,
     NoSuchObjectError,
@@ -87,9 +88,10 @@ class MemoryVersions(MemoryPort):
             partitioned_by=tuple(record["partitioned_by"]), partitions=[dict(p) for p in record["partitions"]],
             location=None if location == default_location(name) else location)
 
-    def data_size(self, location: str) -> int | None:
+    def data_summary(self, location: str) -> DataSummary | None:
+        """A row is a file here; nothing is written from outside, so nothing is newer than the statements."""
         files = self.state.swap.files.get(location)
-        return None if files is None else sum(len(repr(row)) for row in files.rows)
+        return None if files is None else DataSummary(len(files.rows), sum(len(repr(row)) for row in files.rows), 0.0)
 
 
 class MemorySwaps(MemoryPort):
@@ -177,7 +179,7 @@ class MemoryKinds(MemoryPort):
     def relation_tag(self, name: TableName) -> str | None:
         table = self.state.tables.get(name)
         if table is not None:
-            return None if table.identity.startswith("fp:") else table.identity
+            return None if table.identity.startswith(FINGERPRINT_PREFIX) else table.identity
         view = self.state.views.get(name)
         return None if view is None else view.property_map.get(TAG_PROPERTY)
 

@@ -46,12 +46,14 @@ Spark / Hive behaviours that concern every part (Spark 4.0.1, built-in Hive 2.3 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
 
 from storage.catalogs.ports import Catalog
 from storage.catalogs.spark.engine import Engine, LeftoverStrategy
+from storage.catalogs.spark.fs.data_listing import data_summary
 from storage.catalogs.spark.fs.file_mover import SparkFileMoves
 from storage.catalogs.spark.fs.leftover_files import SparkLeftovers
 from storage.catalogs.spark.hms.definitions import SparkVersions
@@ -125,7 +127,8 @@ def spark_catalog(spark: Any, *, leftovers: LeftoverStrategy = "auto", quiet: bo
         data=SparkDataJobs(engine, directories, names, client, swap=swaps, alter=alter, keep=keep),
         definitions=alter,
         swaps=swaps,
-        versions=without if client is None or hms is None else SparkVersions(engine, client, hms),
+        versions=without if client is None or hms is None else SparkVersions(
+            engine, client, hms, functools.partial(data_summary, engine)),
         kinds=without if client is None else SparkKindSwap(engine, client),
         directories=directories,
         views=SparkViews(engine),

@@ -24,7 +24,8 @@ from urllib.parse import unquote
 from storage.catalogs.file_moves import COPIED_ONE, FileMove, MovePlan, PartitionValues, WriteJob
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.fs import data_listing
 from storage.catalogs.spark.fs.named_jobs import jobs_named, local_files, named_files, unnamed
 from storage.catalogs.spark.hms.table_statistics import update_statistics
 from storage.catalogs.spark.jvm import new, static
@@ -64,7 +65,7 @@ class Partitions(Protocol):
 
 def data_file(name: str) -> bool:
     """A data file of a table (Spark and Hadoop hide the rest behind ``_`` and ``.``: ``_SUCCESS``, ``.crc``)."""
-    return not name.startswith(("_", "."))
+    return not data_listing.hidden(name)
 
 
 FILE_SYSTEMS_SHOWING_WRITES = frozenset({"hdfs", "viewfs", "webhdfs", "swebhdfs"})
@@ -122,23 +123,9 @@ class SparkFileMoves:
 
     def data_files(self, location: str) -> tuple[str, ...] | None:
         """Every data file under ``location`` (partition directories included), relative to it; None on Spark
-        Connect for a remote file system. One listing per directory."""
-        root = local_path(location)
-        if root is not None:
-            if not root.is_dir():
-                return ()
-            return tuple(sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                                if p.is_file() and all(data_file(part) for part in p.relative_to(root).parts)))
-        if self._engine.jvm is None:
-            return None
-        file_system, path = self._hadoop(location), self._path(location)
-        try:
-            listed = self._listed(file_system, path)
-        except ENGINE_ERRORS as error:
-            raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
-                                       error) from None
-        found = [relative for relative in listed if all(data_file(part) for part in relative.split("/"))]
-        return tuple(sorted(found))
+        Connect for a remote file system (:func:`~storage.catalogs.spark.fs.data_listing.data_files`)."""
+        found = data_listing.data_files(self._engine, location)
+        return None if found is None else tuple(entry.relative for entry in found)
 
     def move_file(self, move: FileMove) -> None:
         source, target = local_path(move.source), local_path(move.target)
@@ -185,20 +172,6 @@ class SparkFileMoves:
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot refresh {target}: {inspect_error(error).message}", str(target),
                                        error) from None
-
-    def _listed(self, file_system: Any, path: Any) -> list[str]:
-        """Every file under ``path``, relative to it: in one round trip through the project's JVM part
-        (``spark_ddl_log.Listing``) where the session has its jar, else Hadoop's listing walked from here (about
-        five round trips per file)."""
-        jvm = self._handles(str(path))
-        if listing_in_jvm(jvm):
-            text = str(static(jvm.view, LISTING_CLASS, "files")(file_system, path))
-            return text.splitlines()
-        base = str(file_system.makeQualified(path).toUri().getPath()).rstrip("/") + "/"
-        found, listing = [], file_system.listFiles(path, True)
-        while listing.hasNext():
-            found.append(str(listing.next().getPath().toUri().getPath()).removeprefix(base))
-        return found
 
     # ------------------------------------------------------------------ an INSERT written in place
 
@@ -253,11 +226,11 @@ class SparkFileMoves:
                 path.unlink(missing_ok=True)
             sync_directory(sorted({str(path.parent) for path in doomed}))
         else:
-            file_system, path = self._hadoop(location), self._path(location)
+            file_system = self._hadoop(location)
             try:
-                if file_system.exists(path):
-                    for relative in named_files(self._listed(file_system, path), job):
-                        file_system.delete(self._path(f"{location.rstrip('/')}/{relative}"), False)
+                listed = data_listing.data_files(self._engine, location) or ()  # no hidden file off a local disk
+                for relative in named_files([entry.relative for entry in listed], job):
+                    file_system.delete(self._path(f"{location.rstrip('/')}/{relative}"), False)
             except ENGINE_ERRORS as error:
                 raise EngineOperationError(f"cannot delete the files of job {job} under {location}: "
                                            f"{inspect_error(error).message}", location, error) from None
@@ -396,14 +369,6 @@ class SparkFileMoves:
     def _gone(move: FileMove) -> EngineOperationError:
         return EngineOperationError(f"a file of a committed INSERT INTO is gone: neither {move.source} nor "
                                     f"{move.target} exists", move.target)
-
-
-LISTING_CLASS = "spark_ddl_log.Listing"
-
-
-def listing_in_jvm(jvm: Jvm) -> bool:
-    """Whether the session's JVM has the project's listing class (:func:`~storage.catalogs.spark.engine.has_class`)."""
-    return has_class(jvm, LISTING_CLASS)
 
 
 def sync_directory(directory: str | Iterable[str]) -> None:

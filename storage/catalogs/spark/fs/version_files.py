@@ -14,13 +14,10 @@ from typing import Any
 
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error
+from storage.catalogs.spark.fs.data_listing import hidden
 from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profile import Jvm, jvm_of, local_path
 from storage.errors import EngineOperationError, InvalidDefinitionError
-
-
-def hidden(name: str) -> bool:
-    return name.startswith(("_", "."))
 
 
 def copy_version_files(source: str, target_location: str | None, table: TableName, spark: Any = None,

@@ -10,22 +10,27 @@ swap's one-call install (:meth:`~storage.catalogs.spark.hms.swap.SparkSwap.insta
 
 from __future__ import annotations
 
-from storage.catalogs.interface import TableVersion
+from collections.abc import Callable
+
+from storage.catalogs.interface import DataSummary, TableVersion
 from storage.catalogs.names import TableName
-from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
+from storage.catalogs.spark.engine import Engine
 from storage.catalogs.spark.hms.definition_text import version_records, version_text
 from storage.catalogs.spark.hms.hive_record import MANAGED
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient, keys_refusal, swap_refusal
 from storage.catalogs.spark.hms.partition_reads import create_partitioned
 from storage.catalogs.spark.hms.swap import SparkSwap
-from storage.errors import EngineOperationError, NoSuchObjectError, ObjectExistsError
+from storage.errors import NoSuchObjectError, ObjectExistsError
 
 
 class SparkVersions:
-    """Keep and install whole table definitions through the catalog's own metastore client."""
+    """Keep and install whole table definitions through the catalog's own metastore client; ``summary`` lists a
+    version's data files (:func:`storage.catalogs.spark.fs.data_listing.data_summary`)."""
 
-    def __init__(self, engine: Engine, client: MetastoreClient, swap: SparkSwap) -> None:
+    def __init__(self, engine: Engine, client: MetastoreClient, swap: SparkSwap,
+                 summary: Callable[[str], DataSummary | None]) -> None:
         self._engine = engine
+        self._summary = summary
         self._client = client
         self._swap = swap
 
@@ -67,15 +72,5 @@ class SparkVersions:
         create_partitioned(self._client, name, table, partitions)  # never readable without its partitions
         self._swap.invalidate(name)
 
-    def data_size(self, location: str) -> int | None:
-        found = self._engine.hadoop(location)
-        if found is None:
-            return None
-        file_system, path = found
-        try:
-            if not file_system.exists(path):
-                return 0
-            return int(file_system.getContentSummary(path).getLength())
-        except ENGINE_ERRORS as error:
-            raise EngineOperationError(f"cannot measure {location}: {inspect_error(error).message}", location,
-                                       error) from None
+    def data_summary(self, location: str) -> DataSummary | None:
+        return self._summary(location)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from storage.catalogs.interface import ColumnChange, SwapPlan, TableVersion
+from storage.catalogs.interface import ColumnChange, DataSummary, SwapPlan, TableVersion
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import Engine
 from storage.catalogs.spark.hms.swap import refresh
@@ -85,7 +85,7 @@ class WithoutMetastoreClient:
     def install_version(self, name: TableName, definition: str, tag: str | None, *, create: bool) -> None:
         raise self._refused("install a version of", name)
 
-    def data_size(self, location: str) -> int | None:
+    def data_summary(self, location: str) -> DataSummary | None:
         return None
 
     # ------------------------------------------------------------------ the kind exchange's

@@ -1,0 +1,132 @@
+"""A table directory's data files, listed while other writers may be changing it.
+
+A directory a statement lists (the version it installed, a version it keeps) can be written meanwhile by a writer
+outside the log: plain Spark's CTAS at the same default directory writes its tasks' files under ``_temporary/`` and
+renames each task's directory as it commits, and a DROP removes the whole tree. A listing that walks into
+``_temporary`` meets directories going away (Python's ``rglob`` and Hadoop's recursive ``listFiles`` then raise
+"No such file or directory", failing the statement that listed). So the walk never enters a hidden name (``_`` or
+``.``: ``_temporary``, ``.spark-staging-*``, ``_SUCCESS``, checksums; none is a data file) and skips what disappears
+under it: what it returns is the data files that were there and stayed while it looked.
+
+Object stores list flat (one request per thousand keys, nothing to vanish between directories), so there Hadoop's
+recursive listing is used and hidden paths filtered; a key removed meanwhile falls back to the walk."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from storage.catalogs.interface import DataSummary
+from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
+from storage.catalogs.spark.jvm import static
+from storage.catalogs.spark.profile import local_path
+from storage.errors import EngineOperationError
+
+LISTING_CLASS = "spark_ddl_log.DataListing"
+"""The project's JVM part that lists in one round trip (``ddl_log/frontends/extension/java``)."""
+
+WALKED_SCHEMES = frozenset({"file", "hdfs", "viewfs", "webhdfs", "swebhdfs"})
+"""File systems with real directories, walked one directory at a time (hidden ones never entered)."""
+
+
+@attrs.frozen(order=True)
+class DataFile:
+    """A data file: its path relative to the listed directory, its bytes, its last modification (epoch seconds)."""
+
+    relative: str
+    size: int
+    modified: float
+
+
+def hidden(name: str) -> bool:
+    """A name Spark and Hadoop keep out of a table's data: ``_temporary``, ``_SUCCESS``, ``.part-0.crc``."""
+    return name.startswith(("_", "."))
+
+
+def data_files(engine: Engine, location: str) -> tuple[DataFile, ...] | None:
+    """The data files under ``location`` (partition directories included; none when it is missing), sorted; None on
+    Spark Connect for a file system this process cannot reach. Local: Python's ``scandir``; else one round trip
+    through the project's jar (without it, Hadoop's listing walked from here: a few round trips per file)."""
+    root = local_path(location)
+    if root is not None:
+        return local_data_files(root)
+    jvm = engine.jvm
+    try:
+        found = None if jvm is None else engine.hadoop(location)
+        if jvm is None or found is None:
+            return None
+        file_system, path = found
+        walk = str(file_system.getScheme()).lower() in WALKED_SCHEMES
+        if listing_in_jvm(jvm):
+            text = str(static(jvm.view, LISTING_CLASS, "files")(file_system, path, walk))
+            return tuple(sorted(_parsed(line) for line in text.splitlines()))
+        return tuple(sorted(_walked(file_system, path, "")))
+    except ENGINE_ERRORS as error:
+        raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
+                                   error) from None
+
+
+def data_summary(engine: Engine, location: str) -> DataSummary | None:
+    """:func:`data_files` summed up (None where they cannot be listed)."""
+    found = data_files(engine, location)
+    if found is None:
+        return None
+    return DataSummary(len(found), sum(entry.size for entry in found), max((entry.modified for entry in found),
+                                                                            default=0.0))
+
+
+def listing_in_jvm(jvm: Any) -> bool:
+    """Whether the session's JVM has the project's listing class (:func:`~storage.catalogs.spark.engine.has_class`)."""
+    return has_class(jvm, LISTING_CLASS)
+
+
+def local_data_files(root: Path) -> tuple[DataFile, ...]:
+    """:func:`data_files` of a local directory (a link to a file is listed, a link to a directory not entered)."""
+    found: list[DataFile] = []
+    pending: list[tuple[str, str]] = [(str(root), "")]
+    while pending:
+        directory, prefix = pending.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # removed (or replaced by a file) while listed
+        for entry in entries:
+            if hidden(entry.name):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, f"{prefix}{entry.name}/"))
+                elif entry.is_file():
+                    info = entry.stat()
+                    found.append(DataFile(prefix + entry.name, info.st_size, info.st_mtime))
+            except FileNotFoundError:
+                continue
+    return tuple(sorted(found))
+
+
+def _parsed(line: str) -> DataFile:
+    relative, size, modified = line.rsplit("\t", 2)
+    return DataFile(relative, int(size), int(modified) / 1000)
+
+
+def _walked(file_system: Any, directory: Any, prefix: str) -> list[DataFile]:
+    """The jar's walk, from Python (a session without the project's jar)."""
+    try:
+        entries = list(file_system.listStatus(directory))
+    except ENGINE_ERRORS as error:
+        if "FileNotFoundException" in str(error):
+            return []
+        raise
+    found: list[DataFile] = []
+    for status in entries:
+        name = str(status.getPath().getName())
+        if hidden(name):
+            continue
+        if status.isDirectory():
+            found += _walked(file_system, status.getPath(), f"{prefix}{name}/")
+        else:
+            found.append(DataFile(prefix + name, int(status.getLen()), int(status.getModificationTime()) / 1000))
+    return found
