@@ -46,6 +46,7 @@ from replace_table.plans.replace_run import (
     commit,
     create_tmp,
     creates,
+    files_read,
     fill_tmp,
     fills,
     frees_name_for_rename,
@@ -117,6 +118,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
     if check is not None:
         check(run)
     run.orig_identity = ctx.catalog.names.identity(name)
+    run.orig_files = files_read(ctx, name, run.orig_identity)
     if orig_must_exist is True and not run.orig_exists:
         raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
     if orig_must_exist is False and run.orig_exists:

@@ -21,7 +21,7 @@ from replace_table.plans.recorded_version import version_record
 from replace_table.statement_log import StatementLog
 from storage import crashpoints
 from storage.catalogs.interface import Fill, SwapPlan, TableSpec, TableVersion
-from storage.catalogs.names import TableName
+from storage.catalogs.names import FINGERPRINT_PREFIX, TableName
 from storage.errors import CatalogError, ConcurrentChangeError, NoSuchObjectError
 
 Path = Literal["swap", "rename", "create", "empty", "write"]
@@ -84,6 +84,8 @@ class ReplaceRun:
     tmp: TableName = attrs.field(init=False)
     backup: TableName = attrs.field(init=False)
     orig_identity: str | None = None
+    orig_files: tuple[str, ...] | None = None
+    """ORIG's data files as the statement read them, where its identity is a fingerprint (:func:`files_read`)."""
     path: Path | None = None
     """Chosen before the statement runs (create, empty) or once TMP is built (swap or rename)."""
     swap_refused: str | None = None
@@ -232,8 +234,28 @@ def change_unchanged(orig: TableName, expected: str | None, read_now: Callable[[
 
 
 def change_orig(run: ReplaceRun, change: Callable[[], None]) -> None:
-    """:func:`change_unchanged` of the table ORIG the statement read at its start."""
-    change_unchanged(run.orig, run.orig_identity, lambda: run.ctx.catalog.names.current_identity(run.orig), change)
+    """:func:`change_unchanged` of the table ORIG the statement read at its start (for an untagged one, its files
+    too: :func:`files_read`)."""
+    def read_now() -> str | None:
+        found = run.ctx.catalog.names.current_identity(run.orig)
+        if found == run.orig_identity and run.orig_files is not None \
+                and files_read(run.ctx, run.orig, found) != run.orig_files:
+            return f"{found} with other files"
+        return found
+
+    change_unchanged(run.orig, run.orig_identity, read_now, change)
+
+
+def files_read(ctx: ActionContext, name: TableName, identity: str | None) -> tuple[str, ...] | None:
+    """The data files of the table ``name`` whose identity is a fingerprint (a table the log never tagged: plain
+    Spark's), as the statement's check compares them: two such tables made under one name within one second, of one
+    shape, share a fingerprint (plain Spark's DROP and CTAS of the name in a loop), and every write job names its
+    files with an id of its own. None for a tagged table (its tag is its own) or where the files cannot be listed
+    (Spark Connect off a local disk). One listing (a local ``scandir`` per directory, else one round trip)."""
+    if identity is None or not identity.startswith(FINGERPRINT_PREFIX):
+        return None
+    location = ctx.catalog.definitions.table_location(name)
+    return None if location is None else ctx.catalog.data.file_mover().data_files(location)
 
 
 def log_tmp(run: ReplaceRun) -> None:

@@ -12,6 +12,10 @@ from storage.errors import InvalidNameError
 
 SESSION_CATALOG = "spark_catalog"
 """Spark's name for its session catalog (the Hive metastore here): the one catalog the DDL log acts on."""
+FINGERPRINT_PREFIX = "fp:"
+"""The identity of a relation the log never tagged (one plain Spark made): ``fp:`` + a fingerprint of its creation
+second and shape, which two relations made under one name within one second can share."""
+
 RESERVED_PREFIX = "ddllog_"
 """Names of TMP and BACKUP tables start with this; user objects may not."""
 

@@ -82,29 +82,37 @@ def plain_spark_acts_at(point: str, spark: Any, warehouse: Path, tmp_path: Path,
             spark.sql(made)
         acted.append(point)
 
-    ddl = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
-    try:
-        committed = ddl.binlog_events()
-        with crashpoints.acting(point, plain_spark), pytest.raises(StatementFailedError) as raised:
-            ddl.sql(text)
-        assert acted == [point], "the other writer acted before the statement's first change of the name"
-        assert isinstance(raised.value.cause, ConcurrentChangeError), raised.value
-        assert "changed outside the DDL log" in str(raised.value)
-        assert ddl.active_chains() == [] and ddl.binlog_events() == committed
-        assert dropped_tables(ddl.log) == [] and ddl.pending_deletions() == []
-    finally:
-        ddl.close()
-    recovered = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
-    try:
-        assert_clean_log(recovered)
-    finally:
-        recovered.close()
+    refused = refused_as_changed(spark, tmp_path / "home", point, plain_spark, text)
+    assert acted == [point], "the other writer acted before the statement's first change of the name"
+    assert "changed outside the DDL log" in str(refused)
     if newcomer == "nothing":
         assert not spark.catalog.tableExists("t")
     else:
         assert [tuple(row) for row in spark.table("t").collect()] == [("someone else",)]
     expected = {"t"} if newcomer == "managed table" else set()
     assert {entry.name for entry in warehouse.iterdir()} == expected, "the statement's new version is gone"
+
+
+def refused_as_changed(spark: Any, home: Path, point: str, other_writer: Any, text: str) -> StatementFailedError:
+    """Run ``text`` with ``other_writer`` acting at ``point``: the statement fails with the concurrent change and
+    leaves nothing (no chain, no binlog event, nothing kept or scheduled for deletion), and recovery then finds
+    nothing to do. The statement's error."""
+    ddl = AtomicDDL(spark=spark, home=home, grace_seconds=0)
+    try:
+        committed = ddl.binlog_events()
+        with crashpoints.acting(point, other_writer), pytest.raises(StatementFailedError) as raised:
+            ddl.sql(text)
+        assert isinstance(raised.value.cause, ConcurrentChangeError), raised.value
+        assert ddl.active_chains() == [] and ddl.binlog_events() == committed
+        assert dropped_tables(ddl.log) == [] and ddl.pending_deletions() == []
+    finally:
+        ddl.close()
+    recovered = AtomicDDL(spark=spark, home=home, grace_seconds=0)
+    try:
+        assert_clean_log(recovered)
+    finally:
+        recovered.close()
+    return raised.value
 
 
 @pytest.mark.parametrize("statement", STATEMENTS)
@@ -122,3 +130,56 @@ def test_with_no_other_writer_the_check_finds_the_table_it_read(
         assert point in trace and len(ddl.binlog_events()) == 1
     finally:
         ddl.close()
+
+
+WRITES_IN_PROGRESS = {  # plain Spark's CTAS of the name, at the name's default directory, before its table exists
+    "its tasks still writing": ("_temporary/0/_temporary/attempt_202612040552_0006_m_000000_12/part-00000.parquet",),
+    "its files committed, its table not made yet": ("part-00000-7f3c.c000.snappy.parquet", "_SUCCESS"),
+}
+
+
+@pytest.mark.parametrize("write", WRITES_IN_PROGRESS)
+def test_a_ctas_plain_spark_starts_at_the_names_directory_is_not_taken_for_the_old_version(
+        spark: Any, warehouse: Path, tmp_path: Path, clean_spark: Any, write: str) -> None:
+    """Plain Spark drops the table right after the statement's check and starts its own CTAS of the name: its job
+    writes at the name's default directory, where the old version lived, and names it only once the job is done.
+    The statement's undo keeps the old version when its files are still there (a dropped version of the name); the
+    files there now are the newcomer's, so nothing is kept and nothing is scheduled for deletion, and every file
+    stays where the CTAS put it, after recovery too (grace 0: a deletion would run at once)."""
+    for made in PLAIN:
+        spark.sql(made)
+    directory = warehouse / "t"
+
+    def plain_spark() -> None:
+        spark.sql("DROP TABLE t")
+        for relative in WRITES_IN_PROGRESS[write]:
+            path = directory / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"PAR1 someone else's rows")
+
+    refused_as_changed(spark, tmp_path / "home", "replace.orig_checked", plain_spark,
+                       STATEMENTS["CREATE OR REPLACE AS SELECT"][1])
+    assert sorted(str(path.relative_to(directory)) for path in directory.rglob("*") if path.is_file()) == sorted(
+        WRITES_IN_PROGRESS[write])
+    assert not spark.catalog.tableExists("t")
+
+
+@pytest.mark.parametrize("statement", ["CREATE OR REPLACE AS SELECT", "INSERT OVERWRITE", "TRUNCATE"])
+def test_an_untagged_table_rewritten_meanwhile_under_the_same_fingerprint_is_seen(
+        spark: Any, warehouse: Path, tmp_path: Path, clean_spark: Any, statement: str) -> None:
+    """A table the log never tagged is known by a fingerprint of its creation second and shape, which plain Spark's
+    DROP and CTAS of the same shape within one second reproduce (a loop of them, seen over JDBC). Its files tell
+    the two apart (each write job names its files with an id of its own): here plain Spark rewrites them in place
+    (INSERT OVERWRITE: same record, same fingerprint, other files) while the statement builds its version, and the
+    statement fails as for any change outside the log, installing nothing over the other writer's rows."""
+    setup, text, point = STATEMENTS[statement]
+    for made in setup:
+        spark.sql(made)
+
+    def plain_spark() -> None:
+        spark.sql("INSERT OVERWRITE t VALUES (7, 'someone else')")
+
+    refused = refused_as_changed(spark, tmp_path / "home", point, plain_spark, text)
+    assert "with other files" in str(refused)
+    assert [tuple(row) for row in spark.table("t").collect()] == [(7, "someone else")]
+    assert {entry.name for entry in warehouse.iterdir()} == {"t"}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +59,32 @@ def test_clean_leftovers(catalog: Catalog, clean_spark: Any, warehouse: Path) ->
     assert not catalog.directories.clean_leftovers(T("t2")), "a live table's files are never removed"
     assert clean_spark.table("`default`.`t2`").count() == 1
     assert not catalog.directories.clean_leftovers(T("t1", db="nodb"))
+
+
+def test_a_failed_writes_clean_up_removes_once_its_tasks_stopped_and_never_a_newcomers_job(
+        catalog: Catalog, warehouse: Path) -> None:
+    """After a failed CREATE the clean-up waits for the context's tasks (a killed one could re-create
+    ``_temporary``), removes the leftovers once, and is done: the name's directory is free from then on, and a write
+    job another driver starts there right after (plain Spark's CTAS of the name) is never removed under it (polling
+    for seconds used to remove it again)."""
+    leftover = warehouse / "t1" / "_temporary" / "0" / "_temporary" / "attempt_20261204065200_0001_m_000000_1"
+    leftover.mkdir(parents=True)
+    (leftover / "part-00000.parquet").write_text("ours")
+    newcomer = warehouse / "t1" / "_temporary" / "0" / "_temporary" / "attempt_20261204065201_0002_m_000000_1"
+
+    def plain_spark_starts_its_ctas() -> None:
+        time.sleep(0.2)
+        newcomer.mkdir(parents=True)
+        (newcomer / "part-00000.parquet").write_text("theirs")
+
+    other = threading.Thread(target=plain_spark_starts_its_ctas)
+    other.start()
+    began = time.monotonic()
+    catalog.directories.clean_until_quiet(T("t1"))  # type: ignore[attr-defined]
+    other.join()
+    assert time.monotonic() - began < 2.0
+    assert not leftover.exists() and (newcomer / "part-00000.parquet").read_text() == "theirs"
+    shutil.rmtree(warehouse / "t1")
 
 
 def test_clean_leftovers_never_leaves_the_database_directory(catalog: Catalog, warehouse: Path) -> None:

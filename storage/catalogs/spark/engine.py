@@ -34,7 +34,14 @@ from pyspark.errors import AnalysisException, PySparkException
 
 from storage.catalogs import lookup_scope
 from storage.catalogs.interface import TAG_PROPERTY, tag_in
-from storage.catalogs.names import RESERVED_PREFIX, SESSION_CATALOG, TableName, quote_ident, split_qualified
+from storage.catalogs.names import (
+    FINGERPRINT_PREFIX,
+    RESERVED_PREFIX,
+    SESSION_CATALOG,
+    TableName,
+    quote_ident,
+    split_qualified,
+)
 from storage.catalogs.spark.jvm import new, scala_map, session_part, static, with_active_session
 from storage.catalogs.spark.profile import Jvm, SparkProfile, jvm_of, local_path, profile_of
 from storage.catalogs.spark.profiles import facts_for
@@ -266,7 +273,7 @@ def fingerprint(info: dict[str, Any]) -> str:
     """``fp:`` + a hash of the metadata in a ``DESCRIBE ... AS JSON`` that renames do not change."""
     material = {key: info.get(key) for key in ("created_time", "provider", "type", "columns", "partition_columns")}
     digest = hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()
-    return "fp:" + digest[:32]
+    return FINGERPRINT_PREFIX + digest[:32]
 
 
 def identity_of(info: dict[str, Any]) -> str:

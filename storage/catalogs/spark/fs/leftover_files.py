@@ -164,18 +164,25 @@ class SparkLeftovers:
         return None
 
     def clean_until_quiet(self, name: TableName) -> None:
-        """Remove the leftovers of a failed write, and again while tasks Spark is still cancelling re-create them.
+        """Remove the leftovers of a failed write once its tasks have stopped.
 
         A failed job returns while its other tasks are being killed; one killed mid-write can re-create
-        ``<location>/_temporary/...`` after the job's own abort removed it. Polls the location (local strategy)
-        until it has stayed absent for a moment, for at most a few seconds; the metastore strategy cleans once more
-        after a pause.
+        ``<location>/_temporary/...`` after the job's own abort removed it. On a classic session the clean-up waits
+        (at most a few seconds) until the context runs no task, then removes once: the name's directory is free
+        from then on, and a writer outside the log (plain Spark's CTAS of the name, from another driver) may start
+        writing there at once; removing again later would delete its job's files under it. Where the tasks cannot be
+        seen (Spark Connect) or still run at the deadline (other sessions' jobs), the location is polled until it
+        has stayed absent for a moment, for at most a few seconds; the metastore strategy cleans once more after a
+        pause.
         """
-        self.clean_leftovers(name)
         location = self._engine.default_location(name)
+        path = None if location is None else self._engine.local_directory(location)
+        if path is not None and self._tasks_stopped(time.monotonic() + _SETTLE_MAX_SECONDS):
+            self.clean_leftovers(name)
+            return
+        self.clean_leftovers(name)
         if location is None:
             return
-        path = self._engine.local_directory(location)
         if path is None:
             time.sleep(_SETTLE_QUIET_SECONDS)
             self.clean_leftovers(name)
@@ -189,6 +196,23 @@ class SparkLeftovers:
                 quiet_since = time.monotonic()
             elif time.monotonic() - quiet_since >= _SETTLE_QUIET_SECONDS:
                 return
+
+    def _tasks_stopped(self, deadline: float) -> bool:
+        """Whether the session's context runs no task, waiting for it until ``deadline`` (False without a JVM to ask:
+        Spark Connect). Two round trips a poll, more with executors."""
+        jvm = self._engine.jvm
+        if jvm is None:
+            return False
+        try:
+            tracker = jvm.context.sc().statusTracker()
+            while True:
+                if sum(int(info.numRunningTasks()) for info in tracker.getExecutorInfos()) == 0:
+                    return True
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(_SETTLE_POLL_SECONDS)
+        except ENGINE_ERRORS:
+            return False
 
     def run_claiming(self, name: TableName, statement: str, operation: str, *,
                      first: Callable[[], object] | None = None) -> Failure | None:
