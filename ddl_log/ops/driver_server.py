@@ -156,8 +156,8 @@ def start(kind: ServerKind, root: Path, home: str, command: Sequence[str], *, po
             return current
         return _wait_ready(current.server, None, timeout)
     try:
+        taken = port is not None and not bindable(port, host)  # a port picked here is free already
         port = port or free_port(host)
-        taken = not bindable(port, host)
     except UnusableHostError as error:
         raise kind.fail(root, f"{error} (--host)") from None
     if taken:

@@ -11,6 +11,7 @@ another listener is started on it.
 
 from __future__ import annotations
 
+import argparse
 import random
 import socket
 from pathlib import Path
@@ -24,6 +25,7 @@ LISTENER_PORTS_FROM = 20000
 """The lowest port picked: above the ports servers usually take by default (10000 Thrift, 15002 Connect)."""
 
 ATTEMPTS = 64
+MAX_PORT = 65535
 
 
 def ephemeral_start() -> int | None:
@@ -42,9 +44,24 @@ def address_family(host: str) -> socket.AddressFamily:
         raise UnusableHostError(host, str(error.strerror)) from None
 
 
+def port_argument(text: str) -> int:
+    """A command line's ``--port``: a TCP port a server can listen on (1 to 65535), else argparse's usage error."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 < port <= MAX_PORT:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range (1 to {MAX_PORT})")
+    return port
+
+
 def bindable(port: int, host: str = "127.0.0.1") -> bool:
     """Whether ``host:port`` can be bound now (no other server, ours or not, has it)."""
-    with socket.socket(address_family(host), socket.SOCK_STREAM) as probe:
+    return _bindable(address_family(host), host, port)
+
+
+def _bindable(family: socket.AddressFamily, host: str, port: int) -> bool:
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
         try:
             probe.bind((host, port))
         except OSError:
@@ -60,7 +77,7 @@ def free_port(host: str = "127.0.0.1") -> int:
     start = ephemeral_start()
     if start is not None and start - LISTENER_PORTS_FROM >= ATTEMPTS:
         for port in random.sample(range(LISTENER_PORTS_FROM, start), ATTEMPTS):
-            if bindable(port, host):
+            if _bindable(family, host, port):
                 return port
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         try:

@@ -1,7 +1,7 @@
 """``ddl-log thrift-server`` and ``ddl-log connect-server`` without a server: what an operator sees before one starts,
-when its port is taken or its address names nothing to listen on, after one died, and for a home it cannot serve.
-Each is one clear line and an exit code, with nothing left behind; none starts Spark. Both commands share their
-process management: each test runs for both."""
+when its port is taken or out of range or its address names nothing to listen on, after one died, and for a home it
+cannot serve. Each is one clear line and an exit code, with nothing left behind; none starts Spark. Both commands
+share their process management: each test runs for both."""
 
 from __future__ import annotations
 
@@ -47,6 +47,15 @@ def test_an_address_that_names_nothing_to_listen_on_is_refused_before_anything_s
     assert line.startswith(f"error: {title} in {tmp_path / 'home' / server}: cannot listen on no.such.host.invalid: ")
     assert line.endswith(" (--host)")
     assert not (tmp_path / "home" / server / STATE_FILE).exists()
+    assert not (tmp_path / "home" / server / "server.log").exists()  # no driver was launched
+
+
+@SERVERS
+@pytest.mark.parametrize("port", ["70000", "-5", "0", "x"])
+def test_a_port_no_server_can_listen_on_is_refused_as_a_usage_error(tmp_path, server, title, port):
+    done = ddl_log(tmp_path / "home", server, "start", f"--port={port}")
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith(f"ddl-log {server} start: error: argument --port: ")
     assert not (tmp_path / "home" / server / "server.log").exists()  # no driver was launched
 
 

@@ -10,6 +10,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_OK, dumps, out
+from ddl_log.ops.server_ports import port_argument
 
 if TYPE_CHECKING:
     from ddl_log.ops.spark_cluster import ClusterStatus
@@ -36,7 +37,8 @@ def add_cluster_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
             action.add_argument("--workers", type=int, default=2, help="how many workers (default 2)")
             action.add_argument("--cores", type=int, default=1, help="cores each worker offers (default 1)")
             action.add_argument("--memory", default="1g", help="executor memory each worker offers (default 1g)")
-            action.add_argument("--port", type=int, default=None, help="the master's port (default: a free one)")
+            action.add_argument("--port", type=port_argument, default=None,
+                                help="the master's port (default: a free one)")
         action.set_defaults(subparser=action)
 
 

@@ -10,6 +10,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_OK, dumps, out
+from ddl_log.ops.server_ports import port_argument
 
 if TYPE_CHECKING:
     from ddl_log.ops.metastore import MetastoreService
@@ -36,7 +37,8 @@ def add_metastore_parser(commands: argparse._SubParsersAction[argparse.ArgumentP
             action.add_argument("--postgres-url", metavar="URL", default=None,
                                 help="an existing PostgreSQL database (postgresql://... or jdbc:postgresql://...) "
                                      "instead of a local cluster under DIR/postgres")
-            action.add_argument("--port", type=int, default=None, help="the Thrift port (default: a free one)")
+            action.add_argument("--port", type=port_argument, default=None,
+                                help="the Thrift port (default: a free one)")
         action.set_defaults(subparser=action)
 
 

@@ -17,6 +17,7 @@ from ddl_log.frontends.cli.output import EXIT_FAILED, EXIT_OK, dumps, home_path,
 from ddl_log.ops import driver_server
 from ddl_log.ops.connect_server import CONNECT_SERVER
 from ddl_log.ops.driver_server import DEFAULT_HOST, ServerKind, ServerStatus
+from ddl_log.ops.server_ports import port_argument
 from ddl_log.ops.thrift_server import THRIFT_SERVER
 from ddl_log.settings import settings_from_options
 
@@ -68,7 +69,8 @@ def add_server_parser(commands: argparse._SubParsersAction,  # type: ignore[type
         if name != "stop":
             action.add_argument("--json", action="store_true", help="one JSON object")
         if name == "start":
-            action.add_argument("--port", type=int, default=None, help="the port (default: a free one)")
+            action.add_argument("--port", type=port_argument, default=None,
+                                help="the port (default: a free one)")
             action.add_argument("--host", default=DEFAULT_HOST,
                                 help=f"the address to listen on (default {DEFAULT_HOST})")
         action.set_defaults(subparser=action)
