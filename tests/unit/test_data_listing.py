@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from storage.catalogs.spark.fs.data_listing import hidden, local_data_files
+from storage.catalogs.directory_walk import hidden, local_data_files
 
 
 def _writer_churning(root: Path, stop: threading.Event) -> None:

@@ -5,8 +5,11 @@ measures them)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
+
+from storage.catalogs.directory_walk import local_data_files
 
 if TYPE_CHECKING:
     from actions.kept_versions import Version
@@ -14,13 +17,14 @@ if TYPE_CHECKING:
 
 
 def local_size(location: str) -> int | None:
-    """Bytes under a ``file:`` location (None elsewhere, or when it is gone)."""
+    """Bytes of the data files under a ``file:`` location, as ``DESCRIBE HISTORY`` counts them (None elsewhere, or
+    when it is gone)."""
     path = unquote(location)
     if path.startswith("file:"):
         path = "/" + path[len("file:"):].lstrip("/")
     if not path.startswith("/") or not os.path.isdir(path):
         return None
-    return sum(os.path.getsize(os.path.join(top, name)) for top, _, names in os.walk(path) for name in names)
+    return sum(entry.size for entry in local_data_files(Path(path)))
 
 
 def versions_of_state(state: LogState, table: Any = None) -> list[Version]:

@@ -13,12 +13,9 @@ recursive listing is used and hidden paths filtered; a key removed meanwhile fal
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
-import attrs
-
+from storage.catalogs.directory_walk import DataFile, hidden, local_data_files
 from storage.catalogs.interface import DataSummary
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
 from storage.catalogs.spark.jvm import static
@@ -30,20 +27,6 @@ LISTING_CLASS = "spark_ddl_log.DataListing"
 
 WALKED_SCHEMES = frozenset({"file", "hdfs", "viewfs", "webhdfs", "swebhdfs"})
 """File systems with real directories, walked one directory at a time (hidden ones never entered)."""
-
-
-@attrs.frozen(order=True)
-class DataFile:
-    """A data file: its path relative to the listed directory, its bytes, its last modification (epoch seconds)."""
-
-    relative: str
-    size: int
-    modified: float
-
-
-def hidden(name: str) -> bool:
-    """A name Spark and Hadoop keep out of a table's data: ``_temporary``, ``_SUCCESS``, ``.part-0.crc``."""
-    return name.startswith(("_", "."))
 
 
 def data_files(engine: Engine, location: str) -> tuple[DataFile, ...] | None:
@@ -81,30 +64,6 @@ def data_summary(engine: Engine, location: str) -> DataSummary | None:
 def listing_in_jvm(jvm: Any) -> bool:
     """Whether the session's JVM has the project's listing class (:func:`~storage.catalogs.spark.engine.has_class`)."""
     return has_class(jvm, LISTING_CLASS)
-
-
-def local_data_files(root: Path) -> tuple[DataFile, ...]:
-    """:func:`data_files` of a local directory (a link to a file is listed, a link to a directory not entered)."""
-    found: list[DataFile] = []
-    pending: list[tuple[str, str]] = [(str(root), "")]
-    while pending:
-        directory, prefix = pending.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except (FileNotFoundError, NotADirectoryError):
-            continue  # removed (or replaced by a file) while listed
-        for entry in entries:
-            if hidden(entry.name):
-                continue
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append((entry.path, f"{prefix}{entry.name}/"))
-                elif entry.is_file():
-                    info = entry.stat()
-                    found.append(DataFile(prefix + entry.name, info.st_size, info.st_mtime))
-            except FileNotFoundError:
-                continue
-    return tuple(sorted(found))
 
 
 def _parsed(line: str) -> DataFile:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote
 
+from storage.catalogs.directory_walk import hidden
 from storage.catalogs.file_moves import COPIED_ONE, FileMove, MovePlan, PartitionValues, WriteJob
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
@@ -65,7 +66,7 @@ class Partitions(Protocol):
 
 def data_file(name: str) -> bool:
     """A data file of a table (Spark and Hadoop hide the rest behind ``_`` and ``.``: ``_SUCCESS``, ``.crc``)."""
-    return not data_listing.hidden(name)
+    return not hidden(name)
 
 
 FILE_SYSTEMS_SHOWING_WRITES = frozenset({"hdfs", "viewfs", "webhdfs", "swebhdfs"})

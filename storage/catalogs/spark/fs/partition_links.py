@@ -22,7 +22,7 @@ import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from storage.catalogs.spark.fs.data_listing import hidden
+from storage.catalogs.directory_walk import hidden
 
 
 def link_directories(pairs: Sequence[tuple[Path, Path]]) -> bool:

@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from storage.catalogs.directory_walk import hidden
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, inspect_error
-from storage.catalogs.spark.fs.data_listing import hidden
 from storage.catalogs.spark.jvm import new, static
 from storage.catalogs.spark.profile import Jvm, jvm_of, local_path
 from storage.errors import EngineOperationError, InvalidDefinitionError
