@@ -25,7 +25,12 @@ from storage.errors import EngineOperationError
 LISTING_CLASS = "spark_ddl_log.DataListing"
 """The project's JVM part that lists in one round trip (``ddl_log/frontends/extension/java``)."""
 
-WALKED_SCHEMES = frozenset({"file", "hdfs", "viewfs", "webhdfs", "swebhdfs"})
+FILE_SYSTEMS_SHOWING_WRITES = frozenset({"hdfs", "viewfs", "webhdfs", "swebhdfs"})
+"""Schemes (besides ``file:``) of file systems with real directories, where a file being written is listed with the
+bytes written so far and a rename is one atomic metadata change; everything else is taken as an object store (an
+object appears whole when its upload ends; a rename copies)."""
+
+WALKED_SCHEMES = FILE_SYSTEMS_SHOWING_WRITES | {"file"}
 """File systems with real directories, walked one directory at a time (hidden ones never entered)."""
 
 

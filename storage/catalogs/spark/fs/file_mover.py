@@ -27,6 +27,7 @@ from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, inspect_error
 from storage.catalogs.spark.fs import data_listing
+from storage.catalogs.spark.fs.data_listing import FILE_SYSTEMS_SHOWING_WRITES
 from storage.catalogs.spark.fs.named_jobs import jobs_named, local_files, named_files, unnamed
 from storage.catalogs.spark.hms.table_statistics import update_statistics
 from storage.catalogs.spark.jvm import new, static
@@ -62,17 +63,6 @@ class Partitions(Protocol):
     def partition_paths(self, name: TableName, spec: dict[str, str] | None = None) -> list[str]: ...
 
     def add_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None: ...
-
-
-def data_file(name: str) -> bool:
-    """A data file of a table (Spark and Hadoop hide the rest behind ``_`` and ``.``: ``_SUCCESS``, ``.crc``)."""
-    return not hidden(name)
-
-
-FILE_SYSTEMS_SHOWING_WRITES = frozenset({"hdfs", "viewfs", "webhdfs", "swebhdfs"})
-"""Schemes (besides ``file:``) of file systems with real directories, where a file being written is listed with the
-bytes written so far and a rename is one atomic metadata change; everything else is taken as an object store (an
-object appears whole when its upload ends; a rename copies)."""
 
 
 def visible_while_written(location: str) -> bool:
@@ -283,13 +273,13 @@ class SparkFileMoves:
         if path is not None:
             if not path.is_dir():
                 return []
-            return sorted(e.name for e in os.scandir(path) if e.is_file() and data_file(e.name))
+            return sorted(e.name for e in os.scandir(path) if e.is_file() and not hidden(e.name))
         file_system, hadoop_path = self._hadoop(directory), self._path(directory)
         try:
             if not file_system.exists(hadoop_path):
                 return []
             return sorted(str(s.getPath().getName()) for s in file_system.listStatus(hadoop_path)
-                          if s.isFile() and data_file(str(s.getPath().getName())))
+                          if s.isFile() and not hidden(str(s.getPath().getName())))
         except ENGINE_ERRORS as error:
             raise EngineOperationError(f"cannot list {directory}: {inspect_error(error).message}", directory,
                                        error) from None
