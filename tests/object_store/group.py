@@ -32,10 +32,12 @@ FULL = [
     "tests/spark/test_versions.py::test_a_crash_anywhere_in_a_create_over_a_dropped_name_keeps_the_version_whole",
     "tests/spark/test_insert_into.py::test_insert_into_crashed_anywhere_adds_every_new_row_or_none",
     "tests/replication/test_install_sweep.py",
+    "tests/spark/test_write_path.py::test_crash_at_every_point_of_a_partitioned_overwrite_written_in_place",
+    "tests/spark/test_write_path.py::test_crash_at_every_point_of_a_static_partition_overwrite_written_in_place",
 ]
 """``make test-object-store``: the store's own tests, and every crash sweep of a whole-table statement (CREATE OR
 REPLACE, CTAS, TRUNCATE, INSERT OVERWRITE, ALTER rebuilds, RESTORE, UNDROP, DROP, INSERT INTO, a replica's
-copy)."""
+copy), the partitioned overwrites written in place among them (their kept partitions copied as files)."""
 NO_DATA_RENAME = f"{OWN}/test_no_data_rename.py::test_no_statement_renames_table_data"
 SHORT_RENAME_COUNTS = ("ctas", "create_or_replace_new", "create_or_replace_swap",
                        "create_or_replace_new_partition_columns", "create_or_replace_hive_serde", "truncate",
@@ -45,6 +47,7 @@ SHORT_RENAME_COUNTS = ("ctas", "create_or_replace_new", "create_or_replace_swap"
 """Every statement kind that renames data today, and the main ones that do not."""
 SHORT = [
     f"{OWN}/test_file_system.py",
+    f"{OWN}/test_kept_partitions.py",
     *(f"{NO_DATA_RENAME}[{name}]" for name in SHORT_RENAME_COUNTS),
     f"{OWN}/test_no_data_rename.py::test_plain_sparks_statements_rename_no_table_data_but_its_commit_protocols_files",
     f"{OWN}/test_torn_renames.py::test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered[ctas]",

@@ -186,6 +186,20 @@ def test_every_request_waits_the_latency_and_a_rename_one_more_per_object(spark,
     assert one >= 0.025 and renamed >= 5 * 0.025
 
 
+def test_a_recursive_listing_is_one_flat_request_as_on_s3a(spark, store):
+    """S3A lists every key under a prefix in one request per page (``listFiles(path, true)``); walking prefixes
+    as directories (``listStatus`` each) is what a store does not need."""
+    for key in ("t/a=1/f1", "t/a=1/f2", "t/a=2/f3", "t/a=3/b/f4"):
+        store.put(key)
+    calls = StoreCalls(spark)
+    calls.reset()
+    listing, found = store.fs.listFiles(store.path("t"), True), []
+    while listing.hasNext():
+        found.append(str(listing.next().getPath()).rsplit("/t/", 1)[1])
+    assert found == ["a=1/f1", "a=1/f2", "a=2/f3", "a=3/b/f4"]
+    assert calls.counts()["listFiles"] == 1 and calls.counts()["listStatus"] == 0
+
+
 def test_sparks_writers_work_and_their_commit_renames_are_staging_renames(spark, clean_spark):
     calls = StoreCalls(spark)
     calls.reset()

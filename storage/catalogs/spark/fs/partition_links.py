@@ -6,8 +6,9 @@ year-long table rewrote the other 364 days. On a local file system the files the
 data file is never changed once written (Spark and Hive write new files and delete old ones, nothing appends to or
 rewrites a file), so a second name for it is the same rows at no cost, and each version still owns its own
 directory (deleting the old version later removes its names only; an INSERT INTO the new version adds files to the
-new directory only). Other file systems have no hard links (HDFS, object stores): their kept rows are copied by the
-Spark job, as before.
+new directory only). Other file systems have no hard links (HDFS, object stores): there the kept partitions' files
+are copied byte for byte by a Spark job (:mod:`~storage.catalogs.spark.fs.file_copies`), or, without the project's
+jar on the executors, their rows by Spark's INSERT.
 
 Only what readers read is linked: names starting with ``_`` or ``.`` (``_SUCCESS``, checksums, a running job's
 staging) are left out. A partition directory holding anything but plain files (a directory: Hive's list-bucketing

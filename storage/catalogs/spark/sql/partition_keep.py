@@ -7,9 +7,11 @@ The new table version is built whole in TMP before the swap, so the kept partiti
 file system their files are hard-linked into TMP's directory (:mod:`~storage.catalogs.spark.fs.partition_links`: no
 job, no row rewritten) and their ``Partition`` records held for the swap's install, which makes them ORIG's in its
 one switch (registered in TMP only where the swap is refused and TMP itself becomes the table: a record registered
-in TMP was read back, switched in and dropped with TMP, about 3 ms each time on Derby); elsewhere, or where a
-partition lives outside its table's directory, their rows are *copied* (one ``INSERT ... SELECT`` of the old table
-with a partition predicate): that is the price of replacing some partitions atomically there. Which partitions a
+in TMP was read back, switched in and dropped with TMP, about 3 ms each time on Derby); on HDFS and object stores
+the write path copies their files byte for byte instead (:meth:`SparkPartitionKeep.written_version`,
+:mod:`~storage.catalogs.spark.fs.file_copies`); where neither can be done (a partition outside its table's directory,
+no project jar on the executors), their rows are *copied* (one ``INSERT ... SELECT`` of the old table with a
+partition predicate): that is the price of replacing some partitions atomically there. Which partitions a
 statement replaces follows Spark (4.0.1, data source tables):
 
 * dynamic overwrite: the partitions the new rows go to, by the partition values the metastore lists (Spark deletes
@@ -47,6 +49,7 @@ from storage.catalogs.spark.engine import (
     param_name,
     sql_string_literal,
 )
+from storage.catalogs.spark.fs.file_copies import copies_files, copy_files
 from storage.catalogs.spark.fs.file_mover import partition_of_path
 from storage.catalogs.spark.fs.partition_links import copy_directories, link_directories
 from storage.catalogs.spark.hms.hive_record import HivePartition, HiveTable
@@ -165,8 +168,9 @@ class SparkPartitionKeep:
                     static: Mapping[str, str] | None = None) -> bool:
         """Whether a write job may write the partitioned table ``name``'s new version at ``directory`` with no work
         table (:func:`~storage.catalogs.spark.sql.version_writes.writes_partitions`): its partitions are metastore
-        records; where the statement ``keeps`` partitions, ``directory`` and every partition of ``name`` are local,
-        under its directory (what :meth:`written_version` links); where ``static`` gives every partition column a
+        records; where the statement ``keeps`` partitions, every partition of ``name`` is under its directory, and
+        the kept ones can be linked there (a local disk) or copied as files (the project's jar on the executors:
+        :func:`~storage.catalogs.spark.fs.file_copies.copies_files`); where ``static`` gives every partition column a
         value, Spark stores each as written (:func:`~storage.catalogs.spark.hms.partition_values.metastore_values`:
         the empty partition such a spec names is made from them). Reads only (the table's record and, with
         ``keeps``, its partitions: both kept for the statement)."""
@@ -179,8 +183,9 @@ class SparkPartitionKeep:
         if not keeps:
             return True
         root = table.location.rstrip("/") + "/"
-        return (local_path(directory) is not None and local_path(table.location) is not None
-                and all(p.location.startswith(root) for p in client.partitions(name)))
+        local = local_path(directory) is not None and local_path(table.location) is not None
+        return (local or copies_files(self._engine)) and all(p.location.startswith(root)
+                                                             for p in client.partitions(name))
 
     def written_version(self, name: TableName, directory: str, *, keeps: bool, static: Mapping[str, str] | None = None,
                         replaces: str = "written") -> list[HivePartition]:
@@ -190,7 +195,8 @@ class SparkPartitionKeep:
         went to it (registered empty, its directory made, as Spark's INSERT does) and, where the statement ``keeps``
         partitions, every old partition it does not replace (``replaces``: no new row went to it, ``"written"``; it
         does not match ``static``, ``"matching"``), its files hard-linked at the same path under ``directory``
-        (copied where a file cannot be linked), its record placed there (:meth:`writable_at` checked they can
+        (copied where a file cannot be linked; on a file system without hard links, copied by one Spark job:
+        :meth:`_copied_under`), its record placed there (:meth:`writable_at` checked they can
         be)."""
         client = self._client
         table = None if client is None else client.get(name)
@@ -211,11 +217,43 @@ class SparkPartitionKeep:
         if replaces == "matching" and static:
             replaced |= {tuple(p.values()) for p in self._alter.list_partitions(name, dict(static))}
         kept = [p for p in client.partitions(name) if p.values not in replaced]
-        placed = _placed_under(name, kept, table.location, directory, copies=True)
+        placed = _placed_under(name, kept, table.location, directory, copies=True) \
+            if local_path(directory) is not None else self._copied_under(name, kept, table.location, directory)
         if placed is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
         return written + placed
+
+    def _copied_under(self, name: TableName, records: list[HivePartition], root: str,
+                      into: str) -> list[HivePartition] | None:
+        """``records`` (partitions located under ``root``) as partitions of ``name`` at the same paths under ``into``,
+        on a file system without hard links: their data files (those below a partition's directory too) copied there
+        by one Spark job (:mod:`~storage.catalogs.spark.fs.file_copies`), found by one listing of ``root``; an empty
+        one's directory made. None where one is located outside ``root`` or ``root`` cannot be listed."""
+        prefix, target = root.rstrip("/") + "/", into.rstrip("/") + "/"
+        if any(not p.location.startswith(prefix) for p in records):
+            return None
+        listed = self._data_files(root)
+        if listed is None:
+            return None
+        pairs: list[tuple[str, str]] = []
+        placed = []
+        for record in records:
+            relative = record.location[len(prefix):].rstrip("/")
+            files = [path for path in listed if path.startswith(relative + "/")]
+            if not files:
+                self._client_of(name).make_directory(target + relative)
+            pairs += [(prefix + path, target + path) for path in files]
+            location = target + relative
+            placed.append(record.placed(name, location) if record.path_property is None else
+                          record.placed(name, location).with_path_property(into))
+        copy_files(self._engine, pairs)
+        return placed
+
+    def _client_of(self, name: TableName) -> MetastoreClient:
+        if self._client is None:
+            raise CatalogError(f"no metastore client to place the partitions of {name}", str(name))
+        return self._client
 
     def _stored_values(self, name: TableName, static: Mapping[str, str]) -> list[str] | None:
         """The values of a spec of every partition column of ``name`` as Spark stores them, where that is as they

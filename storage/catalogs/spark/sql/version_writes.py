@@ -26,11 +26,14 @@ written): the job writes ``<directory>/<column>=<value>/`` for each partition it
 column too: Spark's analysed query carries it), and the engine makes their ``Partition`` records from that
 directory's listing, the empty partition a spec of static values only names where no row went to it (registered
 empty, as Spark's INSERT does), and puts the partitions the statement keeps into it as hard links
-(:meth:`~storage.catalogs.spark.sql.partition_keep.SparkPartitionKeep.written_version`), all held for the install's
-one switch: no work table, so neither its create nor its drop (18 and 28 ms on Derby).
+(:meth:`~storage.catalogs.spark.sql.partition_keep.SparkPartitionKeep.written_version`; on HDFS and object stores,
+which have no hard links, as byte copies of their files by one Spark job,
+:mod:`~storage.catalogs.spark.fs.file_copies`), all held for the install's one switch: no work table, so neither its
+create nor its drop (18 and 28 ms on Derby).
 
-Not taken (None: the version is built under TMP): a bucketed table, kept partitions that cannot be linked (a file
-system without hard links, a partition outside its table's directory), a spec of static values only whose values
+Not taken (None: the version is built under TMP): a bucketed table, kept partitions that cannot be placed (a
+partition outside its table's directory, a file system without hard links where the executors lack the project's
+jar), a spec of static values only whose values
 Spark would store cast (``k='01'`` of an INT column, a value with characters a path escapes: the empty partition's
 record is made from the values as written), a table whose partitions are its directories, a table whose INSERT is
 not a file write (a Hive serde table, a non-file data

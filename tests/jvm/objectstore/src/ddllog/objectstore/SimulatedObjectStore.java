@@ -12,8 +12,10 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BufferedFSInputStream;
@@ -21,9 +23,11 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.ParentNotDirectoryException;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.PathIsNotEmptyDirectoryException;
+import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.util.Progressable;
 
@@ -153,10 +157,7 @@ public class SimulatedObjectStore extends FileSystem {
     request("listStatus", path);
     String key = key(path);
     java.nio.file.Path local = local(key);
-    FileStatus own = status(key, local);
-    if (own == null) {
-      throw new FileNotFoundException(path + ": no such object or prefix");
-    }
+    FileStatus own = existing(path, key, local);
     if (!own.isDirectory()) {
       return new FileStatus[] {own};
     }
@@ -172,6 +173,50 @@ public class SimulatedObjectStore extends FileSystem {
     found.sort((a, b) -> a.getPath().compareTo(b.getPath()));
     pages(found.size(), LIST_PAGE);
     return found.toArray(new FileStatus[0]);
+  }
+
+  /**
+   * Recursive: one flat listing of every object under the prefix (a page per {@code LIST_PAGE} keys), as S3A's
+   * {@code listFiles} lists: a store has no directories to walk. Not recursive: Hadoop's own, a {@code listStatus}.
+   */
+  @Override
+  public RemoteIterator<LocatedFileStatus> listFiles(Path path, boolean recursive) throws IOException {
+    if (!recursive) {
+      return super.listFiles(path, false);
+    }
+    request("listFiles", path);
+    String key = key(path);
+    java.nio.file.Path local = local(key);
+    FileStatus own = existing(path, key, local);
+    List<LocatedFileStatus> found = new ArrayList<>();
+    if (!own.isDirectory()) {
+      found.add(new LocatedFileStatus(own, null));
+    } else {
+      List<java.nio.file.Path> objects;
+      try (Stream<java.nio.file.Path> walked = Files.walk(local)) {
+        objects = walked.filter(Files::isRegularFile).sorted().collect(Collectors.toList());
+      }
+      for (java.nio.file.Path object : objects) {
+        String relative = local.relativize(object).toString().replace(java.io.File.separatorChar, '/');
+        FileStatus status = status(child(key, relative), object);
+        if (status != null) {
+          found.add(new LocatedFileStatus(status, null));
+        }
+      }
+    }
+    pages(found.size(), LIST_PAGE);
+    Iterator<LocatedFileStatus> each = found.iterator();
+    return new RemoteIterator<LocatedFileStatus>() {
+      @Override
+      public boolean hasNext() {
+        return each.hasNext();
+      }
+
+      @Override
+      public LocatedFileStatus next() {
+        return each.next();
+      }
+    };
   }
 
   // ------------------------------------------------------------------ writes
@@ -377,6 +422,15 @@ public class SimulatedObjectStore extends FileSystem {
   private static String parentKey(String key) {
     int slash = key.lastIndexOf('/');
     return slash < 0 ? "" : key.substring(0, slash);
+  }
+
+  /** The status of {@code key} (an object or a prefix); a listing of neither fails as S3A's does. */
+  private FileStatus existing(Path path, String key, java.nio.file.Path local) throws IOException {
+    FileStatus own = status(key, local);
+    if (own == null) {
+      throw new FileNotFoundException(path + ": no such object or prefix");
+    }
+    return own;
   }
 
   private FileStatus status(String key, java.nio.file.Path local) throws IOException {

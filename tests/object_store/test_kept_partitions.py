@@ -1,0 +1,91 @@
+"""A partitioned INSERT OVERWRITE on the simulated object store (no hard links): the partitions it keeps are put into
+the new version's directory as byte copies of their files by one Spark job (storage/catalogs/spark/fs/file_copies.py),
+and the new rows written there by Spark's own job: the write path, no work table, no row of a kept partition read or
+rewritten, nothing renamed but Spark's commit of its own staging."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ddl_log import AtomicDDL
+from tests.object_store.store import StoreCalls
+
+pytestmark = pytest.mark.spark
+
+TABLE = ("CREATE TABLE kp USING parquet PARTITIONED BY (d) AS SELECT /*+ REPARTITION(3) */ id AS v, "
+         "concat('d', id % 4) AS d FROM range(40)")
+
+
+def rows(spark: Any) -> list[tuple[Any, ...]]:
+    return sorted(tuple(row) for row in spark.table("kp").collect())
+
+
+def partition_files(spark: Any, spec: str) -> dict[str, int]:
+    """The data files of ``kp``'s partition ``spec``: name -> length (read through Hadoop's FileSystem API)."""
+    location = str(spark.sql(f"DESCRIBE TABLE EXTENDED kp PARTITION ({spec})").where("col_name = 'Location'")
+                   .first()[1])
+    path = spark._jvm.org.apache.hadoop.fs.Path(location)
+    file_system = path.getFileSystem(spark._jsc.hadoopConfiguration())
+    return {str(status.getPath().getName()): int(status.getLen()) for status in file_system.listStatus(path)
+            if not str(status.getPath().getName()).startswith(("_", "."))}
+
+
+@pytest.fixture
+def ddl(clean_spark: Any, tmp_path: Path) -> Any:
+    clean_spark.sql(TABLE)
+    atomic = AtomicDDL(spark=clean_spark, home=tmp_path / "home", grace_seconds=0)
+    yield atomic
+    atomic.close()
+
+
+def test_a_dynamic_overwrite_on_a_store_copies_the_kept_partitions_files_and_takes_the_write_path(ddl, clean_spark):
+    spark, calls = clean_spark, StoreCalls(clean_spark)
+    kept = {spec: partition_files(spark, spec) for spec in ("d='d1'", "d='d2'", "d='d3'")}
+    before = rows(spark)
+    calls.reset()
+    result = ddl.insert_overwrite("kp", as_select="SELECT v + 100, d FROM kp WHERE d = 'd0'", overwrite_mode="dynamic")
+    assert result.path == "write"
+    assert {r.kind for r in calls.renames()} <= {"staging"}, calls.renames()
+    assert rows(spark) == sorted((v + 100, d) if d == "d0" else (v, d) for v, d in before)
+    assert {spec: partition_files(spark, spec) for spec in kept} == kept  # the same files, byte for byte in length
+    assert sorted(row[0] for row in spark.sql("SHOW PARTITIONS kp").collect()) == ["d=d0", "d=d1", "d=d2", "d=d3"]
+
+
+def test_a_static_overwrite_on_a_store_keeps_an_empty_partition_too(ddl, clean_spark):
+    spark = clean_spark
+    spark.sql("ALTER TABLE kp ADD PARTITION (d='empty')")
+    result = ddl.insert_overwrite("kp", as_select="SELECT v * 2 FROM kp WHERE d = 'd1'", partition={"d": "d1"},
+                                  overwrite_mode="static")
+    assert result.path == "write"
+    assert sorted(row[0] for row in spark.sql("SHOW PARTITIONS kp").collect()) == [
+        "d=d0", "d=d1", "d=d2", "d=d3", "d=empty"]
+    assert spark.table("kp").where("d = 'empty'").count() == 0 and spark.table("kp").count() == 40
+    assert sorted(row[0] for row in spark.table("kp").where("d = 'd1'").collect()) == [
+        v * 2 for v in range(40) if v % 4 == 1]
+
+
+def test_a_failed_copy_leaves_the_table_as_it_was(ddl, clean_spark, monkeypatch):
+    """The copy job failing (here: refused before it starts) fails the statement; the undo removes what the new
+    version's directory holds, the table keeps its rows and location."""
+    from storage.errors import DDLLogError, EngineOperationError
+
+    spark = clean_spark
+    before, location = rows(spark), ddl.catalog.definitions.table_location(ddl_name())
+
+    def refused(engine: Any, pairs: Any) -> None:
+        raise EngineOperationError("the copy job failed", "kp")
+
+    monkeypatch.setattr("storage.catalogs.spark.sql.partition_keep.copy_files", refused)
+    with pytest.raises(DDLLogError, match="the copy job failed"):
+        ddl.insert_overwrite("kp", as_select="SELECT v, d FROM kp WHERE d = 'd0'", overwrite_mode="dynamic")
+    assert rows(spark) == before and ddl.catalog.definitions.table_location(ddl_name()) == location
+    assert ddl.binlog_events() == [] and ddl.active_chains() == []
+
+
+def ddl_name() -> Any:
+    from storage.catalogs.names import TableName
+
+    return TableName("default", "kp")
