@@ -218,13 +218,13 @@ class SparkPartitionKeep:
             replaced |= {tuple(p.values()) for p in self._alter.list_partitions(name, dict(static))}
         kept = [p for p in client.partitions(name) if p.values not in replaced]
         placed = _placed_under(name, kept, table.location, directory, copies=True) \
-            if local_path(directory) is not None else self._copied_under(name, kept, table.location, directory)
+            if local_path(directory) is not None else self._copied_under(client, name, kept, table.location, directory)
         if placed is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
         return written + placed
 
-    def _copied_under(self, name: TableName, records: list[HivePartition], root: str,
+    def _copied_under(self, client: MetastoreClient, name: TableName, records: list[HivePartition], root: str,
                       into: str) -> list[HivePartition] | None:
         """``records`` (partitions located under ``root``) as partitions of ``name`` at the same paths under ``into``,
         on a file system without hard links: their data files (those below a partition's directory too) copied there
@@ -242,18 +242,13 @@ class SparkPartitionKeep:
             relative = record.location[len(prefix):].rstrip("/")
             files = [path for path in listed if path.startswith(relative + "/")]
             if not files:
-                self._client_of(name).make_directory(target + relative)
+                client.make_directory(target + relative)
             pairs += [(prefix + path, target + path) for path in files]
             location = target + relative
             placed.append(record.placed(name, location) if record.path_property is None else
                           record.placed(name, location).with_path_property(into))
         copy_files(self._engine, pairs)
         return placed
-
-    def _client_of(self, name: TableName) -> MetastoreClient:
-        if self._client is None:
-            raise CatalogError(f"no metastore client to place the partitions of {name}", str(name))
-        return self._client
 
     def _stored_values(self, name: TableName, static: Mapping[str, str]) -> list[str] | None:
         """The values of a spec of every partition column of ``name`` as Spark stores them, where that is as they
