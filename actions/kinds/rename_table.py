@@ -14,6 +14,7 @@ from actions.leftovers import clean_leftovers_of
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
+from storage.catalogs.kept_directories import normalized_location
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
 
@@ -54,10 +55,21 @@ def undo_rename_table(action: ActionEntry, ctx: ActionContext) -> None:
     if catalog.names.exists(original):
         raise CatalogError(f"cannot rename {moved_to} back: {original} exists", str(original))
     payload = payload_of(action, RenameTablePayload)
-    if original.is_reserved or payload.owns_location:
+    if (original.is_reserved or payload.owns_location) and moves_back_into(ctx, moved_to, original):
         clean_leftovers_of(ctx, original)
     UNDO_RENAME_BEFORE()
     catalog.names.rename(moved_to, original)
+
+
+def moves_back_into(ctx: ActionContext, moved_to: TableName, original: TableName) -> bool:
+    """Whether renaming ``moved_to`` back moves its directory to ``original``'s default one, which must then be free:
+    only a managed table at its own default directory moves (the metastore moved it there). Any other table keeps
+    its directory, so nothing at ``original``'s is in the way, and nothing there is the statement's: a writer
+    outside the log (plain Spark's CTAS, which writes its files before it makes its table) may have started there
+    while the name was missing."""
+    location, default = ctx.catalog.definitions.table_location(moved_to), ctx.catalog.names.default_location(moved_to)
+    return location is not None and default is not None and (
+        normalized_location(location) == normalized_location(default))
 
 
 def describe(action: ActionEntry) -> str:

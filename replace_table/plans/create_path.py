@@ -44,8 +44,11 @@ def log_orig_create(run: ReplaceRun) -> None:
         if definition is not None:
             run.forget_chain = run.log.link()
             log_forget_table(log, run.forget_chain, run.tmp, run.log.tag)
-        log_create_table(log, run.log.undo_chain(), run.orig, run.log.tag, owns_location=run.orig_exists,
-                         renamed_from=None if definition is not None or direct else run.tmp)
+        renamed = definition is None and not direct
+        # the name's default directory is the statement's only where TMP is renamed into it (a Hive serde table);
+        # a new ORIG made at TMP's directory leaves it to whoever else may write there while the name is missing
+        log_create_table(log, run.log.undo_chain(), run.orig, run.log.tag, owns_location=run.orig_exists and renamed,
+                         renamed_from=run.tmp if renamed else None)
 
 
 def install(run: ReplaceRun) -> None:

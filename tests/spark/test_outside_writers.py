@@ -183,3 +183,50 @@ def test_an_untagged_table_rewritten_meanwhile_under_the_same_fingerprint_is_see
     assert "with other files" in str(refused)
     assert [tuple(row) for row in spark.table("t").collect()] == [(7, "someone else")]
     assert {entry.name for entry in warehouse.iterdir()} == {"t"}
+
+
+ENDINGS = ("failed", "crashed")
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+@pytest.mark.parametrize("write", WRITES_IN_PROGRESS)
+def test_a_ctas_plain_spark_starts_while_the_rename_path_misses_the_name_keeps_its_files_through_the_undo(
+        spark: Any, warehouse: Path, tmp_path: Path, clean_spark: Any, write: str, ending: str) -> None:
+    """The rename path (here a change of partition columns) misses the name between ORIG's rename to BACKUP and the
+    new table's creation; plain Spark's CTAS of the name may start in those milliseconds and write at the name's
+    default directory, free since the table lives at a directory of its own. The statement then fails (or its
+    process dies): the undo renames BACKUP back without moving any directory, so nothing of the name's default
+    directory is in its way, and it removes none of the newcomer's files (it did: the undo cleaned that directory as
+    a leftover of its own; the note of 2026-12-04 left it open). The table is back whole, the log clean."""
+    home = tmp_path / "home"
+    ddl = AtomicDDL(spark=spark, home=home, grace_seconds=0)
+    directory = warehouse / "t"
+    try:
+        ddl.sql("CREATE TABLE t USING parquet AS SELECT id AS a, 'x' AS b FROM range(3)")
+        assert not directory.exists()  # the project's table lives at a directory of its own
+
+        def plain_spark_then_the_statement_ends() -> None:
+            assert not spark.catalog.tableExists("t")  # the name is missing here
+            for relative in WRITES_IN_PROGRESS[write]:
+                path = directory / relative
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(b"PAR1 someone else's rows")
+            if ending == "crashed":
+                raise crashpoints.SimulatedCrash("replace.install.before")
+            raise RuntimeError("the statement's driver failed")
+
+        committed = ddl.binlog_events()
+        ends = StatementFailedError if ending == "failed" else crashpoints.SimulatedCrash
+        with crashpoints.acting("replace.install.before", plain_spark_then_the_statement_ends), pytest.raises(ends):
+            ddl.sql("CREATE OR REPLACE TABLE t (a BIGINT, b STRING) USING parquet PARTITIONED BY (b)")
+        if ending == "crashed":
+            ddl.abandon()  # the process is gone: its objects with it
+            ddl = AtomicDDL(spark=spark, home=home, grace_seconds=0)  # recovery runs the undo
+        assert ddl.binlog_events() == committed
+        assert_clean_log(ddl)
+    finally:
+        ddl.close()
+    assert sorted(tuple(row) for row in spark.table("t").collect()) == [(0, "x"), (1, "x"), (2, "x")]
+    assert spark.table("t").inputFiles() and not any(str(directory) in f for f in spark.table("t").inputFiles())
+    assert sorted(str(path.relative_to(directory)) for path in directory.rglob("*") if path.is_file()) == sorted(
+        WRITES_IN_PROGRESS[write])

@@ -67,13 +67,18 @@ def test_a_failed_writes_clean_up_removes_once_its_tasks_stopped_and_never_a_new
     ``_temporary``), removes the leftovers once, and is done: the name's directory is free from then on, and a write
     job another driver starts there right after (plain Spark's CTAS of the name) is never removed under it (polling
     for seconds used to remove it again)."""
+    assert not catalog.names.exists(T("t1"))  # the metastore's first call made (run alone, it starts Derby: seconds)
     leftover = warehouse / "t1" / "_temporary" / "0" / "_temporary" / "attempt_20261204065200_0001_m_000000_1"
     leftover.mkdir(parents=True)
     (leftover / "part-00000.parquet").write_text("ours")
     newcomer = warehouse / "t1" / "_temporary" / "0" / "_temporary" / "attempt_20261204065201_0002_m_000000_1"
 
     def plain_spark_starts_its_ctas() -> None:
-        time.sleep(0.2)
+        # right after the removal (on a loaded machine a fixed delay could come before it: the newcomer would be a
+        # leftover then), while a clean-up that polls would still be polling
+        deadline = time.monotonic() + 10.0
+        while leftover.exists() and time.monotonic() < deadline:
+            time.sleep(0.005)
         newcomer.mkdir(parents=True)
         (newcomer / "part-00000.parquet").write_text("theirs")
 

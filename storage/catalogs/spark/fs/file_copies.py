@@ -17,8 +17,9 @@ from storage.errors import EngineOperationError
 
 COPIES = "spark_ddl_log.FileCopies"
 TASKS_PER_CORE = 2
-"""Tasks per core of the context's default parallelism, at most one per file: each task copies its files one after
-the other, and a store's latency per request, not its bandwidth, is what a small file costs."""
+"""Tasks per core of the context's default parallelism, at most one per file: each task copies up to 8 of its files
+at once (``FileCopies.THREADS``), since a store's latency per request, not its bandwidth, is what a small file
+costs."""
 
 
 def copies_files(engine: Engine) -> bool:

@@ -182,10 +182,8 @@ class SparkPartitionKeep:
             return False
         if not keeps:
             return True
-        root = table.location.rstrip("/") + "/"
-        local = local_path(directory) is not None and local_path(table.location) is not None
-        return (local or copies_files(self._engine)) and all(p.location.startswith(root)
-                                                             for p in client.partitions(name))
+        return ((links_files(table.location, directory) or copies_files(self._engine))
+                and _paths_under(client.partitions(name), table.location) is not None)
 
     def written_version(self, name: TableName, directory: str, *, keeps: bool, static: Mapping[str, str] | None = None,
                         replaces: str = "written") -> list[HivePartition]:
@@ -218,7 +216,8 @@ class SparkPartitionKeep:
             replaced |= {tuple(p.values()) for p in self._alter.list_partitions(name, dict(static))}
         kept = [p for p in client.partitions(name) if p.values not in replaced]
         placed = _placed_under(name, kept, table.location, directory, copies=True) \
-            if local_path(directory) is not None else self._copied_under(client, name, kept, table.location, directory)
+            if links_files(table.location, directory) else \
+            self._copied_under(client, name, kept, table.location, directory)
         if placed is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
@@ -230,25 +229,19 @@ class SparkPartitionKeep:
         on a file system without hard links: their data files (those below a partition's directory too) copied there
         by one Spark job (:mod:`~storage.catalogs.spark.fs.file_copies`), found by one listing of ``root``; an empty
         one's directory made. None where one is located outside ``root`` or ``root`` cannot be listed."""
+        relatives = _paths_under(records, root)
+        listed = None if relatives is None else self._data_files(root)
+        if relatives is None or listed is None:
+            return None
         prefix, target = root.rstrip("/") + "/", into.rstrip("/") + "/"
-        if any(not p.location.startswith(prefix) for p in records):
-            return None
-        listed = self._data_files(root)
-        if listed is None:
-            return None
         pairs: list[tuple[str, str]] = []
-        placed = []
-        for record in records:
-            relative = record.location[len(prefix):].rstrip("/")
+        for relative in relatives:
             files = [path for path in listed if path.startswith(relative + "/")]
             if not files:
                 client.make_directory(target + relative)
             pairs += [(prefix + path, target + path) for path in files]
-            location = target + relative
-            placed.append(record.placed(name, location) if record.path_property is None else
-                          record.placed(name, location).with_path_property(into))
         copy_files(self._engine, pairs)
-        return placed
+        return [_placed(name, record, into, relative) for record, relative in zip(records, relatives, strict=True)]
 
     def _stored_values(self, name: TableName, static: Mapping[str, str]) -> list[str] | None:
         """The values of a spec of every partition column of ``name`` as Spark stores them, where that is as they
@@ -370,13 +363,35 @@ def _placed_under(name: TableName, records: list[HivePartition], root: str, into
     """``records`` (partitions located under ``root``) as partitions of ``name`` at the same paths under ``into``,
     their files hard-linked there (copied where ``copies`` and a file cannot be linked); None, no directory left
     behind, where one cannot be placed (not local, located outside ``root``, a file that cannot be put there)."""
-    prefix = root.rstrip("/") + "/"
-    if any(not p.location.startswith(prefix) for p in records):
+    relatives = _paths_under(records, root)
+    if relatives is None:
         return None
-    placed = [(p, f"{into.rstrip('/')}/{p.location[len(prefix):]}") for p in records]
-    pairs = [(local_path(p.location), local_path(location)) for p, location in placed]
+    placed = [_placed(name, record, into, relative) for record, relative in zip(records, relatives, strict=True)]
+    pairs = [(local_path(old.location), local_path(new.location)) for old, new in zip(records, placed, strict=True)]
     local = [(source, target) for source, target in pairs if source is not None and target is not None]
     if len(local) != len(pairs) or not (link_directories(local) or (copies and copy_directories(local))):
         return None
-    return [p.placed(name, location) if p.path_property is None else
-            p.placed(name, location).with_path_property(into) for p, location in placed]
+    return placed
+
+
+def links_files(root: str, into: str) -> bool:
+    """Whether the partitions kept from ``root`` are hard-linked into ``into`` (both on a local disk), else copied
+    as files by a Spark job: the one answer :meth:`SparkPartitionKeep.writable_at` and
+    :meth:`SparkPartitionKeep.written_version` both act on."""
+    return local_path(root) is not None and local_path(into) is not None
+
+
+def _paths_under(records: list[HivePartition], root: str) -> list[str] | None:
+    """Each record's location relative to ``root`` (no trailing ``/``); None where one is located outside it."""
+    prefix = root.rstrip("/") + "/"
+    if any(not p.location.startswith(prefix) for p in records):
+        return None
+    return [p.location[len(prefix):].rstrip("/") for p in records]
+
+
+def _placed(name: TableName, record: HivePartition, into: str, relative: str) -> HivePartition:
+    """``record`` as a partition of ``name`` at ``relative`` under ``into`` (its path property, where it has one,
+    pointing at ``into`` as Spark's own records of the table do)."""
+    location = f"{into.rstrip('/')}/{relative}"
+    placed = record.placed(name, location)
+    return placed if record.path_property is None else placed.with_path_property(into)
