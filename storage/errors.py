@@ -330,7 +330,8 @@ class ConcurrentChangeError(CatalogError):
     statement was installed, the other writer's relation is left as it is. Run the statement again."""
 
     def __init__(self, name: str, read: str | None, found: str | None) -> None:
-        now = "is gone" if found is None else "is another relation now"
+        now = "is gone" if found is None else "was written meanwhile" if read is not None and found.startswith(
+            f"{read} with other files") else "is another relation now"
         super().__init__(f"{name} changed outside the DDL log while the statement ran: it {now} (read as {read}, "
                          f"found {found}); nothing was installed, run the statement again", name)
         self.read = read

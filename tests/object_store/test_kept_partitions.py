@@ -89,3 +89,43 @@ def ddl_name() -> Any:
     from storage.catalogs.names import TableName
 
     return TableName("default", "kp")
+
+
+ODD_VALUES = ["a b/c%d", "é#?", "x=y", "'q'", "50%", None]
+"""Partition values Spark escapes in directory names (``/``, ``%``, ``#``, ``?``, ``=`` and ``'`` as ``%XX``; the
+null as ``__HIVE_DEFAULT_PARTITION__``), some of them also escaped in a path's URI (``%`` and the space)."""
+
+
+def test_partitions_with_odd_values_are_copied_whole(ddl, clean_spark):
+    """A kept partition is found in the listing of the table's files by its location relative to the table's: a
+    value escaped in the directory's name (and again in a URI) must name the same files on both sides, or the
+    partition would be kept with no rows."""
+    spark = clean_spark
+    spark.sql("CREATE TABLE odd (v INT, day STRING) USING parquet PARTITIONED BY (day)")
+    values = ", ".join(f"({n}, {'NULL' if value is None else repr(value)})" for n, value in enumerate(ODD_VALUES))
+    spark.sql(f"INSERT INTO odd VALUES {values}")  # Python's repr quotes as Spark SQL does for these values
+    before = sorted((tuple(row) for row in spark.table("odd").collect()), key=lambda row: (row[0], str(row[1])))
+    result = ddl.insert_overwrite("odd", as_select="SELECT 100, 'new'", overwrite_mode="dynamic")
+    assert result.path == "write"
+    after = sorted((tuple(row) for row in spark.table("odd").collect()), key=lambda row: (row[0], str(row[1])))
+    assert after == sorted([*before, (100, "new")], key=lambda row: (row[0], str(row[1])))
+    ddl.run_due_deletions()  # grace 0: the old version's files go; the new version reads its own copies
+    spark.catalog.refreshTable("odd")
+    assert sorted((tuple(row) for row in spark.table("odd").collect()),
+                  key=lambda row: (row[0], str(row[1]))) == after
+
+
+def test_an_insert_into_a_kept_partition_meanwhile_fails_the_overwrite_and_keeps_its_rows(ddl, clean_spark):
+    """Plain Spark appends to a kept partition after its files were copied into the new version: the install lists
+    them again (one request on a store) and refuses as for any change outside the log; the appended row stays."""
+    from ddl_log import ConcurrentChangeError, StatementFailedError
+    from storage import crashpoints
+
+    spark = clean_spark
+    before = rows(spark)
+    with crashpoints.acting("replace.orig_checked", lambda: spark.sql("INSERT INTO kp VALUES (1000, 'd1')")), \
+            pytest.raises(StatementFailedError) as refused:
+        ddl.sql("INSERT OVERWRITE kp PARTITION (d = 'd0') SELECT v + 100 FROM kp WHERE d = 'd0'")
+    assert isinstance(refused.value.cause, ConcurrentChangeError)
+    assert rows(spark) == sorted([*before, (1000, "d1")])
+    assert ddl.binlog_events() == [] and ddl.active_chains() == [] and ddl.pending_deletions() == []

@@ -230,3 +230,38 @@ def test_a_ctas_plain_spark_starts_while_the_rename_path_misses_the_name_keeps_i
     assert spark.table("t").inputFiles() and not any(str(directory) in f for f in spark.table("t").inputFiles())
     assert sorted(str(path.relative_to(directory)) for path in directory.rglob("*") if path.is_file()) == sorted(
         WRITES_IN_PROGRESS[write])
+
+
+KEEPING = "INSERT OVERWRITE t PARTITION (b = 'x') SELECT a + 100 FROM t WHERE b = 'x'"
+"""A partitioned overwrite that replaces the partition ``b='x'`` and keeps ``b='y'`` (a dbt incremental model's)."""
+
+
+def test_an_insert_into_a_kept_partition_meanwhile_fails_the_overwrite_and_keeps_its_rows(
+        spark: Any, warehouse: Path, tmp_path: Path, clean_spark: Any) -> None:
+    """Plain Spark appends to a partition the overwrite keeps, after the kept partitions were put into the new
+    version (hard links of the files listed then): installed, the new version would lack the appended rows, and the
+    old version's deletion would lose them, where plain Spark's own overwrite leaves that partition alone. The
+    install lists the kept partitions' files again and refuses: the statement fails as for any change outside the
+    log, the appended rows and the old ones in place."""
+    for made in PARTITIONED:
+        spark.sql(made)
+
+    def plain_spark() -> None:
+        spark.sql("INSERT INTO t VALUES (3, 'y')")
+
+    refused = refused_as_changed(spark, tmp_path / "home", "replace.orig_checked", plain_spark, KEEPING)
+    assert "was written meanwhile" in str(refused) and "partitions it keeps (added b=y/" in str(refused)
+    assert sorted(tuple(row) for row in spark.table("t").collect()) == [(1, "x"), (2, "y"), (3, "y")]
+
+
+def test_with_no_writer_the_keeping_overwrite_commits_on_the_write_path(
+        spark: Any, tmp_path: Path, clean_spark: Any) -> None:
+    for made in PARTITIONED:
+        spark.sql(made)
+    ddl = AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0)
+    try:
+        [done] = ddl.sql(KEEPING)
+        assert done.result.path == "write" and len(ddl.binlog_events()) == 1
+    finally:
+        ddl.close()
+    assert sorted(tuple(row) for row in spark.table("t").collect()) == [(2, "y"), (101, "x")]

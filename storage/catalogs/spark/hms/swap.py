@@ -50,7 +50,13 @@ from storage.catalogs.spark.hms.table_statistics import (
 )
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
-from storage.errors import CatalogError, EngineOperationError, NoSuchObjectError, ObjectExistsError
+from storage.errors import (
+    CatalogError,
+    ConcurrentChangeError,
+    EngineOperationError,
+    NoSuchObjectError,
+    ObjectExistsError,
+)
 
 
 @attrs.frozen
@@ -332,13 +338,18 @@ class SparkSwap:
         if plan.refusal is not None or not isinstance(plan.handle, NewDefinition):
             raise CatalogError(f"cannot swap the definition of {orig}: {plan.refusal or 'no plan'}", str(orig))
         new, new_partitions = plan.handle.table, plan.handle.partitions
+        current = self._client.get(orig) if new.partitioned else None  # the plan's read, kept for the statement
         if plan.written and new.partitioned and plan.directory is not None:  # the write path's partitioned version
             written = self._client.written.take(plan.directory)
             if written is None:
                 raise CatalogError(f"cannot swap the definition of {orig}: no partitions were written at "
                                    f"{plan.directory}", str(orig))
-            new_partitions = written
-        current = self._client.get(orig) if new.partitioned else None  # the plan's read, kept for the statement
+            new_partitions = list(written.partitions)
+            changed = None if written.kept_changed is None else written.kept_changed()
+            if changed is not None:  # a writer outside the log wrote into a kept partition: its rows would be lost
+                identity = None if current is None else self._identity(orig, current)
+                raise ConcurrentChangeError(str(orig), identity,
+                                            f"{identity} with other files in the partitions it keeps ({changed})")
         # TMP does not change: its record read by the plan serves its removal; ORIG's partitions as the plan listed
         # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
         self._engine.forget(orig, partitions=False)

@@ -346,7 +346,7 @@ class SparkDataJobs:
 
     def write_version(self, name: TableName, job: object) -> None:
         """Run the write job; a partitioned version's records (those written, those kept) held for its install
-        (``WrittenPartitions.hold``)."""
+        (``WrittenPartitions.hold``), with the check of the kept partitions' files it makes first."""
         assert isinstance(job, VersionWrite)
         write_version(self._engine, name, job)
         if job.partitioned and self._client is not None:

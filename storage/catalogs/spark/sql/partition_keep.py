@@ -56,6 +56,7 @@ from storage.catalogs.spark.hms.hive_record import HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.partition_provider import new_partition, partitions_in_files, track_partitions
 from storage.catalogs.spark.hms.partition_values import metastore_values
+from storage.catalogs.spark.hms.written_partitions import WrittenVersion
 from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.catalogs.spark.sql.table_alter import SparkTableAlter
@@ -186,7 +187,7 @@ class SparkPartitionKeep:
                 and _paths_under(client.partitions(name), table.location) is not None)
 
     def written_version(self, name: TableName, directory: str, *, keeps: bool, static: Mapping[str, str] | None = None,
-                        replaces: str = "written") -> list[HivePartition]:
+                        replaces: str = "written") -> WrittenVersion:
         """The partitions of the new version of ``name`` a write job wrote at ``directory``: a record for each
         partition directory it wrote a data file under (made from ``name``'s record there, as
         :meth:`found_in_files` makes them), the partition a ``static`` spec of every column names where no row
@@ -195,7 +196,9 @@ class SparkPartitionKeep:
         does not match ``static``, ``"matching"``), its files hard-linked at the same path under ``directory``
         (copied where a file cannot be linked; on a file system without hard links, copied by one Spark job:
         :meth:`_copied_under`), its record placed there (:meth:`writable_at` checked they can
-        be)."""
+        be). The kept partitions' files are listed once, before they are linked or copied: the install compares a
+        listing of them again (``WrittenVersion.kept_changed``, :func:`_kept_changed`), since a writer outside the log
+        adding a file to a kept partition after that would lose its rows with the old version."""
         client = self._client
         table = None if client is None else client.get(name)
         if client is None or table is None:
@@ -209,30 +212,33 @@ class SparkPartitionKeep:
             client.make_directory(empty.location)
             written.append(empty)
         if not keeps:
-            return written
+            return WrittenVersion(tuple(written))
         KEEP_POINT()
         replaced = {p.values for p in written}
         if replaces == "matching" and static:
             replaced |= {tuple(p.values()) for p in self._alter.list_partitions(name, dict(static))}
         kept = [p for p in client.partitions(name) if p.values not in replaced]
-        placed = _placed_under(name, kept, table.location, directory, copies=True) \
-            if links_files(table.location, directory) else \
-            self._copied_under(client, name, kept, table.location, directory)
-        if placed is None:
+        relatives = _paths_under(kept, table.location)
+        listed = None if relatives is None else self._data_files(table.location)
+        placed = None
+        if relatives is not None and listed is not None:
+            placed = _placed_under(name, kept, table.location, directory, copies=True) \
+                if links_files(table.location, directory) else \
+                self._copied_under(client, name, kept, relatives, listed, table.location, directory)
+        if relatives is None or listed is None or placed is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
-        return written + placed
+        kept_files = _files_of(listed, relatives)
+        root = table.location
+        return WrittenVersion(tuple(written + placed),
+                              lambda: _kept_changed(kept_files, self._data_files(root), relatives))
 
-    def _copied_under(self, client: MetastoreClient, name: TableName, records: list[HivePartition], root: str,
-                      into: str) -> list[HivePartition] | None:
-        """``records`` (partitions located under ``root``) as partitions of ``name`` at the same paths under ``into``,
-        on a file system without hard links: their data files (those below a partition's directory too) copied there
-        by one Spark job (:mod:`~storage.catalogs.spark.fs.file_copies`), found by one listing of ``root``; an empty
-        one's directory made. None where one is located outside ``root`` or ``root`` cannot be listed."""
-        relatives = _paths_under(records, root)
-        listed = None if relatives is None else self._data_files(root)
-        if relatives is None or listed is None:
-            return None
+    def _copied_under(self, client: MetastoreClient, name: TableName, records: list[HivePartition],
+                      relatives: list[str], listed: tuple[str, ...], root: str, into: str) -> list[HivePartition]:
+        """``records`` (partitions located at ``relatives`` under ``root``) as partitions of ``name`` at the same
+        paths under ``into``, on a file system without hard links: their data files (those below a partition's
+        directory too; ``listed``, every data file under ``root``) copied there by one Spark job
+        (:mod:`~storage.catalogs.spark.fs.file_copies`); an empty one's directory made."""
         prefix, target = root.rstrip("/") + "/", into.rstrip("/") + "/"
         pairs: list[tuple[str, str]] = []
         for relative in relatives:
@@ -379,6 +385,27 @@ def links_files(root: str, into: str) -> bool:
     as files by a Spark job: the one answer :meth:`SparkPartitionKeep.writable_at` and
     :meth:`SparkPartitionKeep.written_version` both act on."""
     return local_path(root) is not None and local_path(into) is not None
+
+
+def _files_of(listed: tuple[str, ...], relatives: list[str]) -> frozenset[str]:
+    """The files of ``listed`` (relative to a table's location) in the partitions at ``relatives``."""
+    prefixes = tuple(relative + "/" for relative in relatives)
+    return frozenset(path for path in listed if path.startswith(prefixes))
+
+
+def _kept_changed(kept: frozenset[str], listed: tuple[str, ...] | None, relatives: list[str]) -> str | None:
+    """What differs between the kept partitions' files as the new version took them (``kept``) and as ``listed``
+    now, in words (a few names); None where nothing does, or where the files cannot be listed now (nothing to
+    compare: the statement goes on as before this check)."""
+    if listed is None:
+        return None
+    now = _files_of(listed, relatives)
+    if now == kept:
+        return None
+    added, removed = sorted(now - kept), sorted(kept - now)
+    parts = [f"{label} {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}"
+             for label, names in (("added", added), ("removed", removed)) if names]
+    return "; ".join(parts)
 
 
 def _paths_under(records: list[HivePartition], root: str) -> list[str] | None:
