@@ -221,15 +221,16 @@ class SparkPartitionKeep:
         relatives = _paths_under(kept, table.location)
         listed = None if relatives is None else self._data_files(table.location)
         placed = None
-        if relatives is not None and listed is not None:
-            placed = _placed_under(name, kept, table.location, directory, copies=True) \
-                if links_files(table.location, directory) else \
-                self._copied_under(client, name, kept, relatives, listed, table.location, directory)
-        if relatives is None or listed is None or placed is None:
+        if relatives is not None and links_files(table.location, directory):
+            placed = _placed_under(name, kept, table.location, directory, copies=True)
+        elif relatives is not None and listed is not None:
+            placed = self._copied_under(client, name, kept, relatives, listed, table.location, directory)
+        if relatives is None or placed is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
-        kept_files = _files_of(listed, relatives)
-        root = table.location
+        if listed is None:  # nothing to compare against (links made without a listing of the Spark side's)
+            return WrittenVersion(tuple(written + placed))
+        kept_files, root = _files_of(listed, relatives), table.location
         return WrittenVersion(tuple(written + placed),
                               lambda: _kept_changed(kept_files, self._data_files(root), relatives))
 
