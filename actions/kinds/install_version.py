@@ -20,7 +20,7 @@ from chains.entries import ActionEntry, ActionType, ChainKind
 from chains.log import DDLLog
 from chains.retention import version_retention
 from storage import crashpoints
-from storage.catalogs.kept_directories import normalized_location
+from storage.catalogs.kept_directories import same_location
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
 
@@ -121,7 +121,7 @@ def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVer
     if payload.logged_at is not None and summary.newest > payload.logged_at:
         return False  # written since: a newcomer's (its table not made yet), or the version's mixed with one's
     holder = ctx.catalog.definitions.table_location(name)
-    if holder is not None and normalized_location(holder) == normalized_location(location):
+    if same_location(holder, location):
         return False  # the files are the newcomer's: plain Spark made its managed table at the same directory
     if any(other.type is ActionType.DELETE_DATA and not other.done
            and payload_of(other, DeleteDataPayload).location == location
@@ -132,7 +132,7 @@ def keep_as_dropped(action: ActionEntry, ctx: ActionContext, payload: InstallVer
     position = ctx.log.new_chain(ChainKind.FORWARD, f"kept after undo, its name taken: {statement}")
     kept = KeptVersion(previous, time.time(), "DROP TABLE (its name taken outside the log)", True, None)
     default = ctx.catalog.names.default_location(name)
-    at_default = default is not None and normalized_location(default) == normalized_location(location)
+    at_default = same_location(default, location)
     retention = version_retention(grace=ctx.grace_seconds, default=ctx.retention_seconds,
                                   at_default_location=at_default, stored=None)  # its table's property is gone
     log_delete_data(ctx.log, position, name, location, time.time() + retention, kept)

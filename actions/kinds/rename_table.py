@@ -14,7 +14,7 @@ from actions.leftovers import clean_leftovers_of
 from chains.entries import ActionEntry, ActionType
 from chains.log import DDLLog
 from storage import crashpoints
-from storage.catalogs.kept_directories import normalized_location
+from storage.catalogs.kept_directories import same_location
 from storage.catalogs.names import TableName
 from storage.errors import CatalogError
 
@@ -67,9 +67,7 @@ def moves_back_into(ctx: ActionContext, moved_to: TableName, original: TableName
     its directory, so nothing at ``original``'s is in the way, and nothing there is the statement's: a writer
     outside the log (plain Spark's CTAS, which writes its files before it makes its table) may have started there
     while the name was missing."""
-    location, default = ctx.catalog.definitions.table_location(moved_to), ctx.catalog.names.default_location(moved_to)
-    return location is not None and default is not None and (
-        normalized_location(location) == normalized_location(default))
+    return same_location(ctx.catalog.definitions.table_location(moved_to), ctx.catalog.names.default_location(moved_to))
 
 
 def describe(action: ActionEntry) -> str:

@@ -41,7 +41,7 @@ from ddl_log.errors import (
     NothingToReleaseError,
 )
 from replace_table.plans.release import release_holds
-from storage.catalogs.kept_directories import KEPT_NOTE, normalized_location
+from storage.catalogs.kept_directories import KEPT_NOTE, normalized_location, same_location
 from storage.catalogs.names import TableName
 from storage.errors import DDLLogError, LeftoverFilesError, NoSuchObjectError
 
@@ -120,7 +120,7 @@ def explain_holds(ctx: ActionContext, positions: Sequence[int], home: str) -> tu
         now = time.time()
         for hold in name_holds(log, positions):
             default = catalog.names.default_location(hold.name) if hold.due > now else None
-            if default is None or normalized_location(default) != normalized_location(hold.location):
+            if not same_location(default, hold.location):
                 continue
             catalog.directories.write_kept_note(hold.location, note_text(hold, log.chain(hold.chain).statement, home))
             confirmed.append(hold)

@@ -29,3 +29,8 @@ def normalized_location(location: str) -> str:
     if text.startswith("file://localhost/"):
         return "file:/" + text[len("file://localhost/"):]
     return "file:" + text if text.startswith("/") else text
+
+
+def same_location(one: str | None, other: str | None) -> bool:
+    """Whether two locations are one directory (:func:`normalized_location`); False where either is unknown."""
+    return one is not None and other is not None and normalized_location(one) == normalized_location(other)

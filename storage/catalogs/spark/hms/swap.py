@@ -30,7 +30,7 @@ from storage.catalogs.interface import (
     ColumnChange,
     SwapPlan,
 )
-from storage.catalogs.kept_directories import normalized_location
+from storage.catalogs.kept_directories import same_location
 from storage.catalogs.names import TableName
 from storage.catalogs.partition_points import KEPT_RENAME_CREATED
 from storage.catalogs.spark.cached_data import CachedTable, cache_again, cached_table
@@ -299,7 +299,7 @@ class SparkSwap:
         if table is None:
             drop_holder(self._client, old, other.tag)  # a drop of ``old`` cut after its rename to the holder
             return False
-        if normalized_location(other.location) != normalized_location(table.location):
+        if not same_location(other.location, table.location):
             return False
         if table.table_type != MANAGED:  # a drop of ``old`` cut once it was external: finished
             self._engine.forget(old)
