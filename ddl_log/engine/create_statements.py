@@ -48,8 +48,8 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
 
         def empty() -> Fill | None:
             """What the machine needs when it cannot take the one-call path (``Swaps.plan_empty_swap``, which
-            refuses external, partitioned and Hive serde tables and views): Spark's refusals, then the partitions
-            to keep registered and empty, as Spark's TRUNCATE keeps them."""
+            refuses external and Hive serde tables, views and partitions located away from their table): Spark's
+            refusals, then the partitions to keep registered and empty, as Spark's TRUNCATE keeps them."""
             metadata = ctx.catalog.definitions.table_metadata(target)
             if metadata is None:
                 raise missing_table(ctx.catalog, target)

@@ -1,8 +1,9 @@
-"""The empty path of a replace (TRUNCATE of an unpartitioned table where ``Swaps.plan_empty_swap`` finds nothing
-against it): no TMP table at all. ``log_tmp`` (C: TMP's creation, whose undo removes the new directory at TMP's
-location), ``log_swap`` (no D: there is no TMP to forget), ``exchange`` (the directory made, then ORIG := its own
-definition emptied at it, one metastore call, as Spark's TRUNCATE is one), ``commit``, ``retire``: the swap path's
-steps (:mod:`~replace_table.plans.swap_path`) without building TMP."""
+"""The empty path of a replace (TRUNCATE where ``Swaps.plan_empty_swap`` finds nothing against it; a partitioned table
+keeps its partition records as they were, each at the same path under the new directory): no TMP table at all.
+``log_tmp`` (C: TMP's creation, whose undo removes the new directory at TMP's location), ``log_swap`` (no D: there is
+no TMP to forget), ``exchange`` (the directory made, then ORIG := its own definition emptied at it, one metastore
+call, as Spark's TRUNCATE is one), ``commit``, ``retire``: the swap path's steps
+(:mod:`~replace_table.plans.swap_path`) without building TMP."""
 
 from __future__ import annotations
 

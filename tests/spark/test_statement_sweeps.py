@@ -47,6 +47,11 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "insert_overwrite_dynamic": lambda d: d.insert_overwrite(
         "p", as_select="SELECT v * 10, day FROM p WHERE day = 'd0'", overwrite_mode="dynamic"),
     "insert_overwrite_static_spec": lambda d: d.insert_overwrite("p", as_select="SELECT 99", partition={"day": "d1"}),
+    # a session that does not manage file source partitions: the new version keeps the records as they were
+    "insert_overwrite_dynamic_untracked": lambda d: untracked(d, lambda: d.insert_overwrite(
+        "p", as_select="SELECT v * 10, day FROM p WHERE day = 'd0' UNION ALL SELECT 5, 'd5'",
+        overwrite_mode="dynamic")),
+    "truncate_partitioned_untracked": lambda d: untracked(d, lambda: d.truncate_table("p")),
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
     "create_or_replace_view": lambda d: d.create_view("v1", as_select="SELECT y FROM a", or_replace=True),
     # Views Spark stores otherwise than they were given: the log knows each as Spark stores it, with no mark on it.
@@ -71,6 +76,16 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "view_becomes_table": lambda d: d.replace_as_table("v1", as_select="SELECT x * 3 AS x3 FROM a", using="parquet"),
     "table_becomes_view": lambda d: d.replace_as_view("b", as_select="SELECT x AS z FROM a WHERE x > 15"),
 }
+
+
+def untracked(ddl: AtomicDDL, statement: Callable[[], Any]) -> Any:
+    """``statement`` on the session with ``spark.sql.hive.manageFilesourcePartitions`` false
+    (``tests/spark/test_untracked_partitions.py``)."""
+    ddl.spark.conf.set("spark.sql.hive.manageFilesourcePartitions", "false")
+    try:
+        return statement()
+    finally:
+        ddl.spark.conf.unset("spark.sql.hive.manageFilesourcePartitions")
 
 
 @pytest.mark.parametrize("name", sorted(STATEMENTS))

@@ -48,6 +48,7 @@ from storage.catalogs.spark.hms.table_statistics import (
     recomputes_sizes,
     update_statistics,
 )
+from storage.catalogs.spark.hms.untracked_writes import records_as_they_were
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import (
@@ -133,7 +134,9 @@ class SparkSwap:
     def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """TRUNCATE's plan without a TMP table (see ``Swaps.plan_empty_swap``): one ``get_table`` and one
         ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install. The
-        installed definition keeps ORIG's statistics until Spark's statistics update, as Spark's TRUNCATE does."""
+        installed definition keeps ORIG's statistics until Spark's statistics update, as Spark's TRUNCATE does. A
+        partitioned table (its partitions metastore records, each under its directory) keeps them as Spark's
+        TRUNCATE does, placed at the same paths under the new directory, made empty (one partition listing more)."""
         return self._plan_at_directory(orig, tmp, tag, written=False)
 
     def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
@@ -158,7 +161,7 @@ class SparkSwap:
             return SwapPlan(refusal or f"{orig} does not exist")
         old_partitions: list[HivePartition] = []
         if old.partitioned:
-            if not written or tag is None or partitions_in_files(old):
+            if tag is None or partitions_in_files(old):
                 return SwapPlan(f"{orig} is partitioned: its partitions stay registered, built under TMP")
             old_partitions = self._client.partitions(orig)  # the write job's partitions are held for the install
         location = self._client.default_location(tmp)
@@ -166,8 +169,13 @@ class SparkSwap:
             return SwapPlan(f"files are at {location}")
         if tag is None:
             return SwapPlan(None, version_text(orig, old, []), directory=location, written=True, created=True)
+        # TRUNCATE of a partitioned table: Spark's empties each partition's directory and keeps its record, so the
+        # new version keeps them, at the same paths under its directory (made empty by the exchange)
+        emptied = [] if written else records_as_they_were(orig, old_partitions, old.location, location)
+        if emptied is None:
+            return SwapPlan(f"a partition of {orig} is located outside its directory: built under TMP")
         statistics = in_place(old.emptied(orig, tag, location), old, recomputes=recomputes_sizes(self._engine))
-        return SwapPlan(None, version_text(orig, old, old_partitions), NewDefinition(statistics.table),
+        return SwapPlan(None, version_text(orig, old, old_partitions), NewDefinition(statistics.table, emptied),
                         keeps_statistics=statistics.keep, updates_statistics=statistics.update, directory=location,
                         written=written)
 
@@ -354,8 +362,10 @@ class SparkSwap:
         # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
         self._engine.forget(orig, partitions=False)
         if plan.directory is not None and not plan.written:
-            # the empty path: the new version's directory (the caller logged TMP, whose undo removes it)
-            self._client.make_directory(plan.directory)
+            # the empty path: the new version's directory and its partitions' (the caller logged TMP, whose undo
+            # removes it with them)
+            for directory in [plan.directory, *(partition.location for partition in new_partitions)]:
+                self._client.make_directory(directory)
         between()
         # a CTAS's record the metastore refuses falls back as Spark's own create does (only a record made without
         # the metastore has a fallback: an unpartitioned one, DataJobs.write_created)

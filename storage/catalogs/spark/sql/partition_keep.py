@@ -56,6 +56,13 @@ from storage.catalogs.spark.hms.hive_record import HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
 from storage.catalogs.spark.hms.partition_provider import new_partition, partitions_in_files, track_partitions
 from storage.catalogs.spark.hms.partition_values import metastore_values
+from storage.catalogs.spark.hms.untracked_writes import (
+    manages_partitions,
+    paths_under,
+    placed,
+    records_as_they_were,
+    untracked_refusal,
+)
 from storage.catalogs.spark.hms.written_partitions import WrittenVersion
 from storage.catalogs.spark.profile import local_path
 from storage.catalogs.spark.profiles.facts import Cause
@@ -65,6 +72,7 @@ from storage.errors import (
     EngineOperationError,
     InvalidDefinitionError,
     NoSuchObjectError,
+    NotAtomicError,
     ValueConversionError,
 )
 
@@ -179,12 +187,15 @@ class SparkPartitionKeep:
         table = None if client is None else client.get(name)
         if client is None or table is None or not table.partitioned or partitions_in_files(table):
             return False
-        if static and len(static) == len(table.partition_keys) and self._stored_values(name, static) is None:
-            return False
-        if not keeps:
-            return True
-        return ((links_files(table.location, directory) or copies_files(self._engine))
-                and _paths_under(client.partitions(name), table.location) is not None)
+        writable = not (static and len(static) == len(table.partition_keys)
+                        and self._stored_values(name, static) is None)
+        if writable and keeps:
+            writable = ((links_files(table.location, directory) or copies_files(self._engine))
+                        and paths_under(client.partitions(name), table.location) is not None)
+        if not writable and not manages_partitions(self._engine):
+            # the work table's way registers and lists partitions through Spark, which such a session refuses
+            raise NotAtomicError(untracked_refusal(name), str(name))
+        return writable
 
     def written_version(self, name: TableName, directory: str, *, keeps: bool, static: Mapping[str, str] | None = None,
                         replaces: str = "written") -> WrittenVersion:
@@ -203,36 +214,54 @@ class SparkPartitionKeep:
         table = None if client is None else client.get(name)
         if client is None or table is None:
             raise NoSuchObjectError.relation(f"table {name} does not exist", str(name))
+        tracked = manages_partitions(self._engine)
         version = table.relocated(directory)
         written = self._records_in_files(name, version)
         values = self._stored_values(name, static) if static and len(static) == len(table.partition_keys) else None
-        if values is not None and not any(p.values == tuple(values) for p in written):
+        if tracked and values is not None and not any(p.values == tuple(values) for p in written):
             path = "/".join(f"{key}={value}" for key, value in zip(table.partition_column_names, values, strict=True))
             empty = new_partition(version, values, f"{directory.rstrip('/')}/{path}")
             client.make_directory(empty.location)
             written.append(empty)
         if not keeps:
-            return WrittenVersion(tuple(written))
+            return WrittenVersion(tuple(written if tracked else self._as_they_were(client, name, table, directory,
+                                                                                  written)))
         KEEP_POINT()
         replaced = {p.values for p in written}
         if replaces == "matching" and static:
             replaced |= {tuple(p.values()) for p in self._alter.list_partitions(name, dict(static))}
         kept = [p for p in client.partitions(name) if p.values not in replaced]
-        relatives = _paths_under(kept, table.location)
+        relatives = paths_under(kept, table.location)
         listed = None if relatives is None else self._data_files(table.location)
-        placed = None
+        moved = None
         if relatives is not None and links_files(table.location, directory):
-            placed = _placed_under(name, kept, table.location, directory, copies=True)
+            moved = _placed_under(name, kept, table.location, directory, copies=True)
         elif relatives is not None and listed is not None:
-            placed = self._copied_under(client, name, kept, relatives, listed, table.location, directory)
-        if relatives is None or placed is None:
+            moved = self._copied_under(client, name, kept, relatives, listed, table.location, directory)
+        if relatives is None or moved is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
+        records = written + moved if tracked else self._as_they_were(client, name, table, directory, written + moved)
         if listed is None:  # nothing to compare against (links made without a listing of the Spark side's)
-            return WrittenVersion(tuple(written + placed))
+            return WrittenVersion(tuple(records))
         kept_files, root = _files_of(listed, relatives), table.location
-        return WrittenVersion(tuple(written + placed),
-                              lambda: _kept_changed(kept_files, self._data_files(root), relatives))
+        return WrittenVersion(tuple(records), lambda: _kept_changed(kept_files, self._data_files(root), relatives))
+
+    def _as_they_were(self, client: MetastoreClient, name: TableName, table: HiveTable, directory: str,
+                      present: list[HivePartition]) -> list[HivePartition]:
+        """The partition records of ``name``'s new version at ``directory`` where the session does not manage file
+        source partitions (:mod:`~storage.catalogs.spark.hms.untracked_writes`): ORIG's records as they were, placed
+        at the same paths under it, each directory the version lacks made (``present``: the partitions it has, as
+        the job wrote them and as the kept ones were placed). Refused where a record would not read what the job
+        wrote: one located outside ORIG's directory, or at another path than Spark writes its values to."""
+        mirrored = records_as_they_were(name, client.partitions(name), table.location, directory)
+        at = {p.values: p.location.rstrip("/") for p in present}
+        if mirrored is None or any(p.values in at and at[p.values] != p.location.rstrip("/") for p in mirrored):
+            raise NotAtomicError(untracked_refusal(name), str(name))
+        for partition in mirrored:
+            if partition.values not in at:
+                client.make_directory(partition.location)
+        return mirrored
 
     def _copied_under(self, client: MetastoreClient, name: TableName, records: list[HivePartition],
                       relatives: list[str], listed: tuple[str, ...], root: str, into: str) -> list[HivePartition]:
@@ -248,7 +277,7 @@ class SparkPartitionKeep:
                 client.make_directory(target + relative)
             pairs += [(prefix + path, target + path) for path in files]
         copy_files(self._engine, pairs)
-        return [_placed(name, record, into, relative) for record, relative in zip(records, relatives, strict=True)]
+        return [placed(name, record, into, relative) for record, relative in zip(records, relatives, strict=True)]
 
     def _stored_values(self, name: TableName, static: Mapping[str, str]) -> list[str] | None:
         """The values of a spec of every partition column of ``name`` as Spark stores them, where that is as they
@@ -370,15 +399,15 @@ def _placed_under(name: TableName, records: list[HivePartition], root: str, into
     """``records`` (partitions located under ``root``) as partitions of ``name`` at the same paths under ``into``,
     their files hard-linked there (copied where ``copies`` and a file cannot be linked); None, no directory left
     behind, where one cannot be placed (not local, located outside ``root``, a file that cannot be put there)."""
-    relatives = _paths_under(records, root)
+    relatives = paths_under(records, root)
     if relatives is None:
         return None
-    placed = [_placed(name, record, into, relative) for record, relative in zip(records, relatives, strict=True)]
-    pairs = [(local_path(old.location), local_path(new.location)) for old, new in zip(records, placed, strict=True)]
+    moved = [placed(name, record, into, relative) for record, relative in zip(records, relatives, strict=True)]
+    pairs = [(local_path(old.location), local_path(new.location)) for old, new in zip(records, moved, strict=True)]
     local = [(source, target) for source, target in pairs if source is not None and target is not None]
     if len(local) != len(pairs) or not (link_directories(local) or (copies and copy_directories(local))):
         return None
-    return placed
+    return moved
 
 
 def links_files(root: str, into: str) -> bool:
@@ -407,19 +436,3 @@ def _kept_changed(kept: frozenset[str], listed: tuple[str, ...] | None, relative
     parts = [f"{label} {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}"
              for label, names in (("added", added), ("removed", removed)) if names]
     return "; ".join(parts)
-
-
-def _paths_under(records: list[HivePartition], root: str) -> list[str] | None:
-    """Each record's location relative to ``root`` (no trailing ``/``); None where one is located outside it."""
-    prefix = root.rstrip("/") + "/"
-    if any(not p.location.startswith(prefix) for p in records):
-        return None
-    return [p.location[len(prefix):].rstrip("/") for p in records]
-
-
-def _placed(name: TableName, record: HivePartition, into: str, relative: str) -> HivePartition:
-    """``record`` as a partition of ``name`` at ``relative`` under ``into`` (its path property, where it has one,
-    pointing at ``into`` as Spark's own records of the table do)."""
-    location = f"{into.rstrip('/')}/{relative}"
-    placed = record.placed(name, location)
-    return placed if record.path_property is None else placed.with_path_property(into)
