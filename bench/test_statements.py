@@ -278,11 +278,33 @@ def truncate() -> Scenario:
     )
 
 
+def truncate_partitioned() -> Scenario:
+    """A table of 1M rows in 20 partitions, filled again before each round (outside the timing); the statement
+    empties it and keeps its 20 partitions registered, as Spark's TRUNCATE does."""
+    fill = (f"SELECT id, id*2 AS v, concat('r', id) AS s, id % {PARTITIONS} AS p "
+            f"FROM range({PARTITIONED_ROWS})")
+
+    def setup(spark: Any, kind: str) -> None:
+        run(spark, f"INSERT OVERWRITE TABLE {T(f'truncp_{kind}')} {fill}")
+
+    def check(spark: Any, kind: str) -> None:
+        assert spark.table(T(f"truncp_{kind}")).count() == 0
+        assert len(spark.sql(f"SHOW PARTITIONS {T(f'truncp_{kind}')}").collect()) == PARTITIONS
+
+    return Scenario(
+        "truncate_partitioned", f"TRUNCATE TABLE of {PARTITIONS} partitions ({size_id(PARTITIONED_ROWS)} rows "
+        "before)", PARTITIONED_ROWS,
+        plain=lambda spark, kind: run(spark, f"TRUNCATE TABLE {T(f'truncp_{kind}')}"),
+        atomic=lambda ddl, kind: ddl.truncate_table(f"truncp_{kind}"),
+        setup=setup, prepare=partitioned_table("truncp"), check=check,
+    )
+
+
 SIDE_BY_SIDE = [
     create_or_replace(0), create_or_replace(100_000), create_or_replace(1_000_000),
     create_as_select(0), create_as_select(100_000),
     rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(),
-    insert_overwrite_static_partition(), insert_into(), truncate(),
+    insert_overwrite_static_partition(), insert_into(), truncate(), truncate_partitioned(),
 ]
 BREAKDOWN = [create_or_replace(0), create_or_replace(100_000), create_as_select(100_000),
              rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(),

@@ -129,3 +129,25 @@ def test_an_insert_into_a_kept_partition_meanwhile_fails_the_overwrite_and_keeps
     assert isinstance(refused.value.cause, ConcurrentChangeError)
     assert rows(spark) == sorted([*before, (1000, "d1")])
     assert ddl.binlog_events() == [] and ddl.active_chains() == [] and ddl.pending_deletions() == []
+
+
+@pytest.mark.parametrize("statement", ["dynamic overwrite", "TRUNCATE"])
+def test_a_partition_directory_no_record_names_is_copied_into_the_new_version_as_spark_leaves_it(
+        ddl, clean_spark, statement):
+    """Files landed under the table's directory for a later MSCK REPAIR TABLE (here written by a session that does
+    not manage partitions): Spark's overwrite of some partitions and its TRUNCATE leave them, so the new version
+    takes a copy (tests/spark/test_unregistered_partitions.py has the local twin and the crash sweeps)."""
+    spark = clean_spark
+    spark.conf.set("spark.sql.hive.manageFilesourcePartitions", "false")
+    try:
+        spark.sql("INSERT INTO kp VALUES (1000, 'landed')")
+    finally:
+        spark.conf.unset("spark.sql.hive.manageFilesourcePartitions")
+    assert spark.table("kp").where("d = 'landed'").count() == 0  # no record: not read until repaired
+    if statement == "TRUNCATE":
+        ddl.truncate_table("kp")
+    else:
+        ddl.insert_overwrite("kp", as_select="SELECT v + 100, d FROM kp WHERE d = 'd0'", overwrite_mode="dynamic")
+    spark.sql("MSCK REPAIR TABLE kp")
+    spark.catalog.refreshTable("kp")
+    assert [tuple(row) for row in spark.table("kp").where("d = 'landed'").collect()] == [(1000, "landed")]

@@ -231,6 +231,16 @@ def setup_key(statement: str) -> Key:
     return (kind, name, "") if kind == "database" else (kind, db, name)
 
 
+def setup_keys(setup: list[str]) -> list[Key]:
+    """The object each SETUP statement makes (:func:`setup_key`); a statement that is no CREATE (an INSERT, a SET
+    around it) belongs to the object of the CREATE before it, and runs again with it."""
+    keys: list[Key] = []
+    for statement in setup:
+        keys.append(setup_key(statement) if statement.lstrip().upper().startswith("CREATE ") or not keys
+                    else keys[-1])
+    return keys
+
+
 def restore(spark: Any, warehouse: Path, setup: list[str], before: Snapshot, state: Snapshot) -> None:
     """Bring the catalog from ``state`` back to ``before`` (what ``setup`` made on an empty catalog): drop each
     object that differs, run again only the setup statements that made those, remove the directories ``before`` has
@@ -243,7 +253,7 @@ def restore(spark: Any, warehouse: Path, setup: list[str], before: Snapshot, sta
         return
     differing = {key for key in before.objects.keys() | state.objects.keys()
                  if before.objects.get(key) != state.objects.get(key)} - {WAREHOUSE}
-    remade = [statement for statement in setup if setup_key(statement) in differing]
+    remade = [statement for statement, key in zip(setup, setup_keys(setup), strict=True) if key in differing]
     try:
         for function in set(state.objects[TEMPORARY_FUNCTIONS]) - set(before.objects[TEMPORARY_FUNCTIONS]):
             spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS `{function}`")

@@ -86,13 +86,13 @@ def test_a_write_from_a_session_that_does_not_manage_partitions_leaves_what_plai
         for manages in (True, False):
             assert read(spark, "ours", manages=manages) == read(spark, "plain", manages=manages), manages
         assert partition_statistics(spark, "ours") == partition_statistics(spark, "plain")
-        # the next statement, on a default session, keeps the partitions it does not write, as Spark's does (for a
-        # reader of the records: a partition directory without a record is not carried into the next version, which
-        # a reader listing the files then misses: docs/limitations.md)
+        # the next statement, on a default session, keeps the partitions it does not write, as Spark's does, those
+        # without a record too (tests/spark/test_unregistered_partitions.py)
         with session_setting(spark, MODE, "dynamic"):
             ddl.sql("INSERT OVERWRITE TABLE ours SELECT 7, 'b'")
             spark.sql("INSERT OVERWRITE TABLE plain SELECT 7, 'b'")
-        assert read(spark, "ours", manages=True) == read(spark, "plain", manages=True)
+        for manages in (True, False):
+            assert read(spark, "ours", manages=manages) == read(spark, "plain", manages=manages), manages
         assert_clean_log(ddl)
 
 

@@ -133,7 +133,8 @@ def test_truncate_of_an_unpartitioned_table_is_one_metastore_call_with_no_tmp_ta
                                                                                                    clean_spark):
     """TRUNCATE writes no data: the new version is the table's own definition (comment and properties kept,
     statistics gone), emptied, at a new directory, installed with one ``alter_table``; no TMP table is made or
-    dropped. A partitioned table keeps its partitions registered and goes through TMP."""
+    dropped. A partitioned table takes the same path and keeps its partitions registered, as Spark's TRUNCATE does
+    (each record as it was, at the same path under the new directory), and is restorable the same way."""
     with open_home(spark, tmp_path / "home") as ddl:
         setup(spark, ddl)
         spark.sql(f"ALTER TABLE {DB}.d SET TBLPROPERTIES ('team'='b')")
@@ -156,7 +157,13 @@ def test_truncate_of_an_unpartitioned_table_is_one_metastore_call_with_no_tmp_ta
         assert not [t for t in spark.catalog.listTables(DB) if t.name.startswith("ddllog_")]
         ddl.restore_table(f"{DB}.d", version=result.version)
         assert state(spark, "d") == before
-        assert ddl.truncate_table(f"{DB}.p").path == "swap"
+        partitioned = state(spark, "p")
+        partitions = spark.sql(f"SHOW PARTITIONS {DB}.p").collect()
+        result = ddl.truncate_table(f"{DB}.p")
+        assert result.path == "empty" and spark.table(f"{DB}.p").count() == 0
+        assert spark.sql(f"SHOW PARTITIONS {DB}.p").collect() == partitions
+        ddl.restore_table(f"{DB}.p", version=result.version)
+        assert state(spark, "p") == partitioned
 
 
 def test_a_replace_that_changes_partition_columns_keeps_the_previous_version(spark, tmp_path, clean_spark):

@@ -115,13 +115,13 @@ def spark_catalog(spark: Any, *, leftovers: LeftoverStrategy = "auto", quiet: bo
     client = None if refusal is not None else MetastoreClient(engine)
     if client is not None:
         engine.read_records_with(client.lookup)
-    hms = None if client is None else SparkSwap(engine, client)
+    alter = SparkTableAlter(engine, client)
+    keep = SparkPartitionKeep(engine, alter, client, SparkFileMoves(engine, alter.table_location, alter).data_files)
+    hms = None if client is None else SparkSwap(engine, client, carry_unregistered=keep.carry_unregistered)
     without = WithoutMetastoreClient(engine, refusal or "")
     swaps = hms or without
     directories = SparkLeftovers(engine, swaps.user_of)
-    alter = SparkTableAlter(engine, client)
     names = SparkTables(engine, directories, swaps, hms, client)
-    keep = SparkPartitionKeep(engine, alter, client, SparkFileMoves(engine, alter.table_location, alter).data_files)
     return Catalog(
         names=names,
         data=SparkDataJobs(engine, directories, names, client, swap=swaps, alter=alter, keep=keep),

@@ -93,9 +93,13 @@ out)."""
 class SparkSwap:
     """Exchange, restore and forget table definitions through the catalog's own metastore client."""
 
-    def __init__(self, engine: Engine, client: MetastoreClient) -> None:
+    def __init__(self, engine: Engine, client: MetastoreClient,
+                 carry_unregistered: Callable[..., None] | None = None) -> None:
         self._engine = engine
         self._client = client
+        self._carry_unregistered = carry_unregistered
+        """The SQL side's ``SparkPartitionKeep.carry_unregistered`` (``source``, ``into=``): TRUNCATE's partition
+        directories that no record names, put into the new version (none: not done)."""
 
     def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         """Why ORIG cannot take TMP's definition (a table whose definition does not hold all of it: Hive serde,
@@ -366,6 +370,8 @@ class SparkSwap:
             # removes it with them)
             for directory in [plan.directory, *(partition.location for partition in new_partitions)]:
                 self._client.make_directory(directory)
+            if new_partitions and self._carry_unregistered is not None:  # Spark's TRUNCATE empties the records' only
+                self._carry_unregistered(orig, into=plan.directory)
         between()
         # a CTAS's record the metastore refuses falls back as Spark's own create does (only a record made without
         # the metastore has a fallback: an unpartitioned one, DataJobs.write_created)

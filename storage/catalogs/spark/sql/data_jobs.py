@@ -295,7 +295,8 @@ class SparkDataJobs:
         given = [value for value in (fill.as_select, fill.df, fill.insert_text) if value is not None]
         if not given and fill.keep is None and (fill.partitions_of is not None or fill.copy_partitions):
             if fill.partitions_of is not None:
-                self._keep.add_empty(name, fill.partitions_of)  # no rows: TRUNCATE's empty partitions only
+                # no rows: TRUNCATE's empty partitions only, with the partition directories no record names
+                self._keep.add_empty(name, fill.partitions_of, carry_unregistered=True)
             self._keep.add_listed(name, fill.copy_partitions)
             return
         if len(given) != 1:

@@ -146,9 +146,11 @@ class SparkPartitionKeep:
         if kept and fill.replaces == "matching":
             replaced = self._alter.list_partitions(source, fill.static)
             kept = [partition for partition in kept if partition not in replaced]
+        static = fill.static if fill.replaces == "matching" else None
         if not kept or self._linked(name, source, kept, held=held):
             if in_files is not None:
                 self._hold(name, in_files, track=False)
+            self.carry_unregistered(source, name, static=static)
             return
         if in_files is not None:
             self._hold(name, in_files, track=True)
@@ -158,6 +160,7 @@ class SparkPartitionKeep:
             if partition not in new_partitions:
                 self._engine.forget(name)
                 self._alter.add_partition(name, partition)
+        self.carry_unregistered(source, name, static=static)
 
     def found_in_files(self, name: TableName) -> list[HivePartition] | None:
         """The partitions of the work table ``name`` whose partitions are its directories
@@ -233,19 +236,27 @@ class SparkPartitionKeep:
         kept = [p for p in client.partitions(name) if p.values not in replaced]
         relatives = paths_under(kept, table.location)
         listed = None if relatives is None else self._data_files(table.location)
+        root = table.location
+        strays = [] if listed is None else _unregistered(
+            listed, table.partition_column_names,
+            {*(paths_under(client.partitions(name), root) or ()), *(paths_under(written, directory) or ())},
+            static if replaces == "matching" else None)
         moved = None
-        if relatives is not None and links_files(table.location, directory):
-            moved = _placed_under(name, kept, table.location, directory, copies=True)
+        if relatives is not None and links_files(root, directory):
+            moved = _placed_under(name, kept, root, directory, copies=True)
+            if moved is not None and not _linked_under(strays, root, directory):
+                moved = None
         elif relatives is not None and listed is not None:
-            moved = self._copied_under(client, name, kept, relatives, listed, table.location, directory)
+            moved = self._copied_under(client, name, kept, relatives, listed, root, directory, strays)
         if relatives is None or moved is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
         records = written + moved if tracked else self._as_they_were(client, name, table, directory, written + moved)
         if listed is None:  # nothing to compare against (links made without a listing of the Spark side's)
             return WrittenVersion(tuple(records))
-        kept_files, root = _files_of(listed, relatives), table.location
-        return WrittenVersion(tuple(records), lambda: _kept_changed(kept_files, self._data_files(root), relatives))
+        carried = relatives + strays
+        kept_files = _files_of(listed, carried)
+        return WrittenVersion(tuple(records), lambda: _kept_changed(kept_files, self._data_files(root), carried))
 
     def _as_they_were(self, client: MetastoreClient, name: TableName, table: HiveTable, directory: str,
                       present: list[HivePartition]) -> list[HivePartition]:
@@ -264,14 +275,16 @@ class SparkPartitionKeep:
         return mirrored
 
     def _copied_under(self, client: MetastoreClient, name: TableName, records: list[HivePartition],
-                      relatives: list[str], listed: tuple[str, ...], root: str, into: str) -> list[HivePartition]:
+                      relatives: list[str], listed: tuple[str, ...], root: str, into: str,
+                      strays: list[str]) -> list[HivePartition]:
         """``records`` (partitions located at ``relatives`` under ``root``) as partitions of ``name`` at the same
         paths under ``into``, on a file system without hard links: their data files (those below a partition's
         directory too; ``listed``, every data file under ``root``) copied there by one Spark job
-        (:mod:`~storage.catalogs.spark.fs.file_copies`); an empty one's directory made."""
+        (:mod:`~storage.catalogs.spark.fs.file_copies`), with those of the partition directories ``strays`` that
+        no record names (:func:`_unregistered`); an empty one's directory made."""
         prefix, target = root.rstrip("/") + "/", into.rstrip("/") + "/"
         pairs: list[tuple[str, str]] = []
-        for relative in relatives:
+        for relative in relatives + strays:
             files = [path for path in listed if path.startswith(relative + "/")]
             if not files:
                 client.make_directory(target + relative)
@@ -346,14 +359,53 @@ class SparkPartitionKeep:
         self._engine.forget(name)
         return True
 
-    def add_empty(self, name: TableName, source: TableName) -> None:
+    def add_empty(self, name: TableName, source: TableName, *, carry_unregistered: bool = False) -> None:
         """Register the partitions of ``source`` that ``name`` lacks (no row went to them): two partition listings,
-        one ``ADD PARTITION`` per missing partition."""
+        one ``ADD PARTITION`` per missing partition. ``carry_unregistered`` (TRUNCATE's work table): with the
+        partition directories no record names (:meth:`carry_unregistered`); not for an ALTER rebuild, whose new
+        version has other columns than those files."""
         present = self._alter.list_partitions(name)
         for partition in self._alter.list_partitions(source):
             if partition not in present:
                 self._engine.forget(name)
                 self._alter.add_partition(name, partition)
+        if carry_unregistered:
+            self.carry_unregistered(source, name)
+
+    def carry_unregistered(self, source: TableName, name: TableName | None = None, *, into: str | None = None,
+                           static: Mapping[str, str] | None = None) -> None:
+        """The partition directories under ``source``'s location that no record names (:func:`_unregistered`: files
+        landed for a later ``MSCK REPAIR TABLE``, a writer that does not manage partitions), but for those the
+        statement replaces, put at the same paths under the new version's directory (the work table ``name``'s, or
+        ``into``): hard-linked on a local disk, else copied by one Spark job. Spark's overwrite of some partitions
+        and its TRUNCATE (which empties each partition a record names) leave them, so the new version must have them
+        too, or they would go with the old one. One listing of ``source``'s files and one of the new directory's;
+        a failure raises :class:`CatalogError` (the statement's undo removes what was put)."""
+        client = self._client
+        if client is None:
+            return
+        table = client.get(source)
+        if name is not None:
+            work = client.get(name)
+            into = None if work is None else work.location
+        if table is None or into is None or not table.partitioned:
+            return
+        listed = self._data_files(table.location)
+        if not listed:
+            return
+        taken = {*(paths_under(client.partitions(source), table.location) or ()),
+                 *(path.rpartition("/")[0] for path in self._data_files(into) or ())}
+        strays = _unregistered(listed, table.partition_column_names, taken, static)
+        if not strays:
+            return
+        if links_files(table.location, into) and _linked_under(strays, table.location, into):
+            return
+        if links_files(table.location, into) or not copies_files(self._engine):
+            raise CatalogError(f"cannot put the partition directories of {source} that no record names into its new "
+                               f"version at {into}", str(source))
+        prefix, at = table.location.rstrip("/") + "/", into.rstrip("/") + "/"
+        copy_files(self._engine, [(prefix + path, at + path) for path in listed
+                                  if path.startswith(tuple(relative + "/" for relative in strays))])
 
     def add_listed(self, name: TableName, partitions: tuple[tuple[tuple[str, str], ...], ...]) -> None:
         """Register those of ``partitions`` that ``name`` lacks (no row went to them): one partition listing, one
@@ -408,6 +460,41 @@ def _placed_under(name: TableName, records: list[HivePartition], root: str, into
     if len(local) != len(pairs) or not (link_directories(local) or (copies and copy_directories(local))):
         return None
     return moved
+
+
+def _unregistered(listed: tuple[str, ...], keys: list[str], taken: set[str],
+                  static: Mapping[str, str] | None) -> list[str]:
+    """The partition directories under a table's location (``listed``: its data files, relative to it) that hold a
+    data file and that no record names: files landed there for a later ``MSCK REPAIR TABLE`` or ``ADD PARTITION``,
+    or written by a session that does not manage partitions. Spark's overwrite of some partitions deletes only the
+    directories it replaces and leaves these, so the new version takes them too: all but those ``taken`` (the
+    directories of the old records and of the partitions the job wrote) and, for a static overwrite (``static``),
+    those under its static values, whose directory Spark's deletes whole. Relative paths, sorted."""
+    lowered = [key.lower() for key in keys]
+    found: set[str] = set()
+    for path in listed:
+        directory = path.rpartition("/")[0]
+        parts = directory.split("/") if directory else []
+        if directory in taken or len(parts) != len(keys) or not all("=" in part for part in parts):
+            continue
+        values = {key.lower(): value for key, value in partition_of_path(path)}
+        if list(values) != lowered:
+            continue  # not a partition directory Spark would read
+        if static and all(values.get(key.lower()) == value for key, value in static.items()):
+            continue
+        found.add(directory)
+    return sorted(found)
+
+
+def _linked_under(strays: list[str], root: str, into: str) -> bool:
+    """The files of the directories ``strays`` under ``root`` hard-linked at the same paths under ``into`` (copied
+    where a file cannot be linked); whether it was done (none: nothing to do)."""
+    if not strays:
+        return True
+    pairs = [(local_path(f"{root.rstrip('/')}/{relative}"), local_path(f"{into.rstrip('/')}/{relative}"))
+             for relative in strays]
+    local = [(source, target) for source, target in pairs if source is not None and target is not None]
+    return len(local) == len(pairs) and (link_directories(local) or copy_directories(local))
 
 
 def links_files(root: str, into: str) -> bool:
