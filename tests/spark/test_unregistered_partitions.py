@@ -53,6 +53,16 @@ def make_with_landed_files(spark: Any, table: str, create: str) -> None:
         shutil.copy(source, root / values / "part-landed")
 
 
+def run_both(spark: Any, ddl: AtomicDDL, text: str, mode: str) -> None:
+    """``text`` on ``ours`` through the log and on ``plain`` as plain Spark, in overwrite mode ``mode``."""
+    spark.conf.set(MODE, mode)
+    try:
+        ddl.sql(text.format(t="ours"))
+        spark.sql(text.format(t="plain"))
+    finally:
+        spark.conf.unset(MODE)
+
+
 def repaired_rows(spark: Any, table: str) -> list[tuple[Any, ...]]:
     spark.sql(f"MSCK REPAIR TABLE {table}")
     spark.catalog.refreshTable(table)
@@ -68,12 +78,7 @@ def test_files_landed_for_a_repair_outlive_the_statement_as_they_outlive_sparks(
     make_with_landed_files(spark, "ours", create)
     make_with_landed_files(spark, "plain", create)
     with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0) as ddl:
-        spark.conf.set(MODE, mode)
-        try:
-            ddl.sql(text.format(t="ours"))
-            spark.sql(text.format(t="plain"))
-        finally:
-            spark.conf.unset(MODE)
+        run_both(spark, ddl, text, mode)
         assert repaired_rows(spark, "ours") == repaired_rows(spark, "plain")
         assert_clean_log(ddl)
 
@@ -115,4 +120,22 @@ def test_an_alter_rebuild_leaves_them_with_the_old_version(clean_spark: Any, tmp
         ddl.sql("ALTER TABLE ours ALTER COLUMN id TYPE BIGINT")
         root = location(spark, "ours")
         assert sorted(str(path.relative_to(root)) for path in root.glob("p=*/q=*")) == ["p=a/q=x", "p=b/q=y"]
+        assert_clean_log(ddl)
+
+
+@pytest.mark.parametrize("create", [DATA_SOURCE, HIVE_SERDE], ids=["data source", "Hive serde"])
+@pytest.mark.parametrize("statement", ["dynamic overwrite", "TRUNCATE"])
+def test_a_table_with_no_record_yet_keeps_its_landed_files(clean_spark: Any, tmp_path: Path, statement: str,
+                                                           create: str) -> None:
+    """The usual landing: a table made empty, files landed under it, the repair still to come. Spark's TRUNCATE
+    has no record to empty, and its overwrite of some partitions replaces only those it writes: both leave them."""
+    spark = clean_spark
+    text, mode = STATEMENTS[statement]
+    for table in ("ours", "plain"):
+        make_with_landed_files(spark, table, create)
+        spark.sql(f"ALTER TABLE {table} DROP PARTITION (p = 'a', q = 'x')")
+        spark.sql(f"ALTER TABLE {table} DROP PARTITION (p = 'b', q = 'y')")
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0) as ddl:
+        run_both(spark, ddl, text, mode)
+        assert repaired_rows(spark, "ours") == repaired_rows(spark, "plain") != []
         assert_clean_log(ddl)

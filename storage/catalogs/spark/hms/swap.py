@@ -370,7 +370,7 @@ class SparkSwap:
             # removes it with them)
             for directory in [plan.directory, *(partition.location for partition in new_partitions)]:
                 self._client.make_directory(directory)
-            if new_partitions and self._carry_unregistered is not None:  # Spark's TRUNCATE empties the records' only
+            if new.partitioned and self._carry_unregistered is not None:  # Spark's TRUNCATE empties the records' only
                 self._carry_unregistered(orig, into=plan.directory)
         between()
         # a CTAS's record the metastore refuses falls back as Spark's own create does (only a record made without
