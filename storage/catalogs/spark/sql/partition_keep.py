@@ -146,21 +146,19 @@ class SparkPartitionKeep:
         if kept and fill.replaces == "matching":
             replaced = self._alter.list_partitions(source, fill.static)
             kept = [partition for partition in kept if partition not in replaced]
-        static = fill.static if fill.replaces == "matching" else None
         if not kept or self._linked(name, source, kept, held=held):
             if in_files is not None:
                 self._hold(name, in_files, track=False)
-            self.carry_unregistered(source, name, static=static)
-            return
-        if in_files is not None:
-            self._hold(name, in_files, track=True)
-        self._copy_rows(name, source, fill)
-        new_partitions = self._alter.list_partitions(name)
-        for partition in kept:
-            if partition not in new_partitions:
-                self._engine.forget(name)
-                self._alter.add_partition(name, partition)
-        self.carry_unregistered(source, name, static=static)
+        else:
+            if in_files is not None:
+                self._hold(name, in_files, track=True)
+            self._copy_rows(name, source, fill)
+            new_partitions = self._alter.list_partitions(name)
+            for partition in kept:
+                if partition not in new_partitions:
+                    self._engine.forget(name)
+                    self._alter.add_partition(name, partition)
+        self.carry_unregistered(source, name, static=fill.static if fill.replaces == "matching" else None)
 
     def found_in_files(self, name: TableName) -> list[HivePartition] | None:
         """The partitions of the work table ``name`` whose partitions are its directories
@@ -377,9 +375,10 @@ class SparkPartitionKeep:
         """The partition directories under ``source``'s location that no record names (:func:`_unregistered`: files
         landed for a later ``MSCK REPAIR TABLE``, a writer that does not manage partitions), but for those the
         statement replaces, put at the same paths under the new version's directory (the work table ``name``'s, or
-        ``into``): hard-linked on a local disk, else copied by one Spark job. Spark's overwrite of some partitions
+        ``into``, a directory with no file yet: TRUNCATE's empty path): hard-linked on a local disk, else copied by
+        one Spark job. Spark's overwrite of some partitions
         and its TRUNCATE (which empties each partition a record names) leave them, so the new version must have them
-        too, or they would go with the old one. One listing of ``source``'s files and one of the new directory's;
+        too, or they would go with the old one. One listing of ``source``'s files and one of the work table's;
         a failure raises :class:`CatalogError` (the statement's undo removes what was put)."""
         client = self._client
         if client is None:
@@ -393,8 +392,10 @@ class SparkPartitionKeep:
         listed = self._data_files(table.location)
         if not listed:
             return
+        # a work table has what its job wrote; the empty path's directory (``into``), just made, has no file yet
+        written = () if name is None else self._data_files(into) or ()
         taken = {*(paths_under(client.partitions(source), table.location) or ()),
-                 *(path.rpartition("/")[0] for path in self._data_files(into) or ())}
+                 *(path.rpartition("/")[0] for path in written)}
         strays = _unregistered(listed, table.partition_column_names, taken, static)
         if not strays:
             return
