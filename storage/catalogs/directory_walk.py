@@ -9,6 +9,7 @@ removes the whole tree. So the walk never enters a hidden name (``_`` or ``.``: 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -23,15 +24,56 @@ class DataFile:
     modified: float
 
 
+DATA, MARKER, DIRECTORY = "f", "h", "d"
+"""The kinds of what a walk finds: a data file, a hidden file, a directory that is not hidden (the letters the
+project's jar lists them with, ``DataListing.tree``)."""
+
+
 def hidden(name: str) -> bool:
     """A name Spark and Hadoop keep out of a table's data: ``_temporary``, ``_SUCCESS``, ``.part-0.crc``."""
     return name.startswith(("_", "."))
+
+
+@attrs.frozen
+class TableTree:
+    """What a table's directory holds, paths relative to it: ``data``, its data files;
+    ``markers``, the hidden files directly in a directory below it that is not hidden (``p=1/_SUCCESS``, a
+    checksum); ``directories``, its directories that are not hidden, empty ones included (on an object store,
+    listed flat, only those holding a file: an empty one is a marker object no flat listing shows). A statement
+    keeping a partition directory as plain Spark leaves it takes all three along."""
+
+    data: tuple[str, ...]
+    markers: tuple[str, ...]
+    directories: tuple[str, ...]
 
 
 def local_data_files(root: Path) -> tuple[DataFile, ...]:
     """The data files under the local directory ``root`` (partition directories included; none when it is missing),
     sorted; a link to a file is listed, a link to a directory not entered."""
     found: list[DataFile] = []
+    for kind, relative, entry in _walked(root):
+        if kind == DATA:
+            try:
+                info = entry.stat()
+            except FileNotFoundError:
+                continue
+            found.append(DataFile(relative, info.st_size, info.st_mtime))
+    return tuple(sorted(found))
+
+
+def local_table_tree(root: Path) -> TableTree:
+    """The :class:`TableTree` of the local directory ``root`` (empty when it is missing), walked as
+    :func:`local_data_files` walks."""
+    kinds: dict[str, list[str]] = {DATA: [], MARKER: [], DIRECTORY: []}
+    for kind, relative, _ in _walked(root):
+        if kind != MARKER or "/" in relative:
+            kinds[kind].append(relative)
+    return TableTree(*(tuple(sorted(kinds[kind])) for kind in (DATA, MARKER, DIRECTORY)))
+
+
+def _walked(root: Path) -> Iterator[tuple[str, str, os.DirEntry[str]]]:
+    """What is under ``root``: its kind, its path relative to ``root``, its entry; no hidden directory entered,
+    what disappears meanwhile skipped."""
     pending: list[tuple[str, str]] = [(str(root), "")]
     while pending:
         directory, prefix = pending.pop()
@@ -40,14 +82,12 @@ def local_data_files(root: Path) -> tuple[DataFile, ...]:
         except (FileNotFoundError, NotADirectoryError):
             continue  # removed (or replaced by a file) while listed
         for entry in entries:
-            if hidden(entry.name):
-                continue
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    pending.append((entry.path, f"{prefix}{entry.name}/"))
+                    if not hidden(entry.name):
+                        pending.append((entry.path, f"{prefix}{entry.name}/"))
+                        yield DIRECTORY, prefix + entry.name, entry
                 elif entry.is_file():
-                    info = entry.stat()
-                    found.append(DataFile(prefix + entry.name, info.st_size, info.st_mtime))
+                    yield (MARKER if hidden(entry.name) else DATA), prefix + entry.name, entry
             except FileNotFoundError:
                 continue
-    return tuple(sorted(found))

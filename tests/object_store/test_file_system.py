@@ -241,3 +241,25 @@ def test_a_version_s_files_are_listed_in_one_round_trip_and_alike_without_the_pr
     monkeypatch.setattr(data_listing, "listing_in_jvm", lambda jvm: False)
     assert mover.data_files(f"{store.base}/t") == expected
     assert mover.data_files(f"{store.base}/missing") == ()
+
+
+def test_a_table_s_tree_is_listed_alike_flat_walked_and_without_the_project_s_jar(spark, store, monkeypatch):
+    """What a statement takes along with a partition directory it keeps (its ``_SUCCESS`` too, and a directory that
+    holds nothing but it): one round trip through the project's jar, flat on a store, walked as on HDFS, and walked
+    from Python without the jar, with the same answer."""
+    from storage.catalogs.directory_walk import TableTree
+    from storage.catalogs.spark.catalog import spark_catalog
+    from storage.catalogs.spark.fs import data_listing
+
+    for key in ("t/part-0.parquet", "t/p=1/part-1.parquet", "t/p=1/q=a%2Fb/part-2.parquet", "t/_SUCCESS",
+                "t/.part-0.parquet.crc", "t/p=1/_SUCCESS", "t/p=2/_SUCCESS", "t/_temporary/0/part-9.parquet"):
+        store.put(key)
+    mover = spark_catalog(spark).data.file_mover()
+    expected = TableTree(data=("p=1/part-1.parquet", "p=1/q=a%2Fb/part-2.parquet", "part-0.parquet"),
+                         markers=("p=1/_SUCCESS", "p=2/_SUCCESS"), directories=("p=1", "p=1/q=a%2Fb", "p=2"))
+    assert mover.tree(f"{store.base}/t") == expected
+    monkeypatch.setattr(data_listing, "WALKED_SCHEMES", frozenset({SCHEME}))  # as HDFS: directory by directory
+    assert mover.tree(f"{store.base}/t") == expected
+    monkeypatch.setattr(data_listing, "listing_in_jvm", lambda jvm: False)
+    assert mover.tree(f"{store.base}/t") == expected
+    assert mover.tree(f"{store.base}/missing") == TableTree((), (), ())

@@ -151,3 +151,32 @@ def test_a_partition_directory_no_record_names_is_copied_into_the_new_version_as
     spark.sql("MSCK REPAIR TABLE kp")
     spark.catalog.refreshTable("kp")
     assert [tuple(row) for row in spark.table("kp").where("d = 'landed'").collect()] == [(1000, "landed")]
+
+
+def hadoop_path(spark: Any, text: str) -> tuple[Any, Any]:
+    path = spark._jvm.org.apache.hadoop.fs.Path(text)
+    return path.getFileSystem(spark._jsc.hadoopConfiguration()), path
+
+
+@pytest.mark.parametrize("statement", ["dynamic overwrite", "TRUNCATE"])
+def test_a_success_marker_is_kept_where_spark_leaves_it_and_a_marker_only_directory_too(
+        ddl, clean_spark, statement):
+    """A pipeline that writes a partition's directory itself leaves ``_SUCCESS`` there (a sensor waits for it), and
+    one that landed no row leaves a directory with nothing but it, which MSCK REPAIR TABLE registers. Spark's
+    overwrite of other partitions and its TRUNCATE leave both; so does the new version."""
+    spark = clean_spark
+    root = str(spark.sql("DESCRIBE TABLE EXTENDED kp").where("col_name = 'Location'").first()[1]).rstrip("/")
+    for marker in ("d=d1/_SUCCESS", "d=zero/_SUCCESS"):
+        file_system, path = hadoop_path(spark, f"{root}/{marker}")
+        file_system.create(path).close()
+    if statement == "TRUNCATE":
+        ddl.truncate_table("kp")
+        expected = {"d=zero/_SUCCESS"}  # Spark's TRUNCATE empties each partition a record names, markers and all
+    else:
+        ddl.insert_overwrite("kp", as_select="SELECT v + 100, d FROM kp WHERE d = 'd0'", overwrite_mode="dynamic")
+        expected = {"d=d1/_SUCCESS", "d=zero/_SUCCESS"}
+    now = str(spark.sql("DESCRIBE TABLE EXTENDED kp").where("col_name = 'Location'").first()[1]).rstrip("/")
+    assert {marker for marker in ("d=d1/_SUCCESS", "d=zero/_SUCCESS")
+            if hadoop_path(spark, f"{now}/{marker}")[0].exists(hadoop_path(spark, f"{now}/{marker}")[1])} == expected
+    spark.sql("MSCK REPAIR TABLE kp")
+    assert "d=zero" in [row[0] for row in spark.sql("SHOW PARTITIONS kp").collect()]

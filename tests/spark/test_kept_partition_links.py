@@ -118,11 +118,12 @@ def test_nothing_is_linked_when_one_partition_cannot_be(tmp_path):
     first.mkdir(parents=True)
     (first / "part-0.parquet").write_bytes(b"rows")
     (first / "_SUCCESS").write_bytes(b"")
+    (first / "_temporary" / "0").mkdir(parents=True)  # a running job's: not entered
     (second / "nested").mkdir(parents=True)  # Hive's list-bucketing layout: not linked
     new = tmp_path / "new"
     new.mkdir()
     assert link_directories([(first, new / "k=1")])
-    assert sorted(os.listdir(new / "k=1")) == ["part-0.parquet"]  # what readers read, no marker
+    assert sorted(os.listdir(new / "k=1")) == ["_SUCCESS", "part-0.parquet"]  # as plain Spark leaves it
     assert (new / "k=1" / "part-0.parquet").stat().st_ino == (first / "part-0.parquet").stat().st_ino
     assert not link_directories([(first, new / "a=1" / "k=1"), (second, new / "a=1" / "k=2")])
     assert sorted(os.listdir(new)) == ["k=1"]  # what the failed call made is gone, parents included

@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from storage.catalogs.directory_walk import hidden, local_data_files
+from storage.catalogs.directory_walk import TableTree, hidden, local_data_files, local_table_tree
 
 
 def _writer_churning(root: Path, stop: threading.Event) -> None:
@@ -72,3 +72,19 @@ def test_a_missing_directory_or_a_file_lists_nothing(tmp_path: Path) -> None:
     assert local_data_files(tmp_path / "missing") == ()
     (tmp_path / "f").write_bytes(b"")
     assert local_data_files(tmp_path / "f") == ()
+
+
+def test_a_tree_has_the_markers_and_the_directories_a_partition_keeps_too(tmp_path: Path) -> None:
+    """What a statement takes along with a partition directory it does not replace: its data files, its hidden files
+    (not the table's own ``_SUCCESS``, not those in a hidden directory) and every directory, an empty one too."""
+    for relative in ("part-0.parquet", "_SUCCESS", "p=1/part-1.parquet", "p=1/_SUCCESS", "p=1/.part-1.parquet.crc",
+                     "p=2/_SUCCESS", "p=3/_temporary/0/part-9.parquet", ".spark-staging-1/p=4/part-4.parquet"):
+        path = tmp_path / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"abc")
+    (tmp_path / "p=5").mkdir()
+    assert local_table_tree(tmp_path) == TableTree(
+        data=("p=1/part-1.parquet", "part-0.parquet"),
+        markers=("p=1/.part-1.parquet.crc", "p=1/_SUCCESS", "p=2/_SUCCESS"),
+        directories=("p=1", "p=2", "p=3", "p=5"))
+    assert local_table_tree(tmp_path / "missing") == TableTree((), (), ())

@@ -116,7 +116,8 @@ def spark_catalog(spark: Any, *, leftovers: LeftoverStrategy = "auto", quiet: bo
     if client is not None:
         engine.read_records_with(client.lookup)
     alter = SparkTableAlter(engine, client)
-    keep = SparkPartitionKeep(engine, alter, client, SparkFileMoves(engine, alter.table_location, alter).data_files)
+    listing = SparkFileMoves(engine, alter.table_location, alter)
+    keep = SparkPartitionKeep(engine, alter, client, listing.data_files, listing.tree)
     hms = None if client is None else SparkSwap(engine, client, carry_unregistered=keep.carry_unregistered)
     without = WithoutMetastoreClient(engine, refusal or "")
     swaps = hms or without

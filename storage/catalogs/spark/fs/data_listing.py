@@ -1,4 +1,5 @@
-"""A table directory's data files, listed while other writers may be changing it.
+"""A table directory's data files (or its whole :class:`~storage.catalogs.directory_walk.TableTree`), listed while
+other writers may be changing it.
 
 A directory a statement lists (the version it installed, a version it keeps) can be written meanwhile by a writer
 outside the log: plain Spark's CTAS at the same default directory writes its tasks' files under ``_temporary/`` and
@@ -15,7 +16,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from storage.catalogs.directory_walk import DataFile, hidden, local_data_files
+from storage.catalogs.directory_walk import (
+    DATA,
+    DIRECTORY,
+    MARKER,
+    DataFile,
+    TableTree,
+    hidden,
+    local_data_files,
+    local_table_tree,
+)
 from storage.catalogs.interface import DataSummary
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
 from storage.catalogs.spark.jvm import static
@@ -41,6 +51,35 @@ def data_files(engine: Engine, location: str) -> tuple[DataFile, ...] | None:
     root = local_path(location)
     if root is not None:
         return local_data_files(root)
+    listed = _listed(engine, location)
+    return None if listed is None else tuple(sorted(entry for kind, entry in listed if kind == DATA))
+
+
+def table_tree(engine: Engine, location: str) -> TableTree | None:
+    """The :class:`~storage.catalogs.directory_walk.TableTree` under ``location`` (empty when it is missing): its data
+    files, the hidden files in its directories (``_SUCCESS``) and those directories, listed as :func:`data_files`
+    lists them (on an object store's flat listing, the directories holding a file); None where
+    :func:`data_files` is."""
+    root = local_path(location)
+    if root is not None:
+        return local_table_tree(root)
+    listed = _listed(engine, location)
+    if listed is None:
+        return None
+    kinds: dict[str, list[str]] = {DATA: [], MARKER: [], DIRECTORY: []}
+    for kind, entry in listed:
+        if kind != MARKER or "/" in entry.relative:
+            kinds[kind].append(entry.relative)
+    holding = {relative.rpartition("/")[0] for relative in kinds[DATA] + kinds[MARKER]} - {""}
+    parents = {directory.rsplit("/", depth)[0] for directory in holding for depth in range(directory.count("/") + 1)}
+    return TableTree(tuple(sorted(kinds[DATA])), tuple(sorted(kinds[MARKER])),
+                     tuple(sorted(parents | set(kinds[DIRECTORY]))))
+
+
+def _listed(engine: Engine, location: str) -> list[tuple[str, DataFile]] | None:
+    """What is under ``location`` on a file system Spark reaches (each entry's kind: ``DataListing.tree``), in one
+    round trip through the project's jar, or Hadoop's listing walked from here without it; None on Spark Connect
+    for a file system this process cannot reach."""
     jvm = engine.jvm
     try:
         found = None if jvm is None else engine.hadoop(location)
@@ -49,9 +88,9 @@ def data_files(engine: Engine, location: str) -> tuple[DataFile, ...] | None:
         file_system, path = found
         walk = str(file_system.getScheme()).lower() in WALKED_SCHEMES
         if listing_in_jvm(jvm):
-            text = str(static(jvm.view, LISTING_CLASS, "files")(file_system, path, walk))
-            return tuple(sorted(_parsed(line) for line in text.splitlines()))
-        return tuple(sorted(_walked(file_system, path, "")))
+            text = str(static(jvm.view, LISTING_CLASS, "tree")(file_system, path, walk))
+            return [_parsed(line) for line in text.splitlines()]
+        return _walked(file_system, path, "")
     except ENGINE_ERRORS as error:
         raise EngineOperationError(f"cannot list {location}: {inspect_error(error).message}", location,
                                    error) from None
@@ -71,26 +110,25 @@ def listing_in_jvm(jvm: Any) -> bool:
     return has_class(jvm, LISTING_CLASS)
 
 
-def _parsed(line: str) -> DataFile:
-    relative, size, modified = line.rsplit("\t", 2)
-    return DataFile(relative, int(size), int(modified) / 1000)
+def _parsed(line: str) -> tuple[str, DataFile]:
+    kind, relative, size, modified = line.split("\t")
+    return kind, DataFile(relative, int(size), int(modified) / 1000)
 
 
-def _walked(file_system: Any, directory: Any, prefix: str) -> list[DataFile]:
+def _walked(file_system: Any, directory: Any, prefix: str) -> list[tuple[str, DataFile]]:
     """The jar's walk, from Python (a session without the project's jar)."""
     try:
-        entries = list(file_system.listStatus(directory))
+        statuses = list(file_system.listStatus(directory))
     except ENGINE_ERRORS as error:
         if "FileNotFoundException" in str(error):
             return []
         raise
-    found: list[DataFile] = []
-    for status in entries:
+    found: list[tuple[str, DataFile]] = []
+    for status in statuses:
         name = str(status.getPath().getName())
-        if hidden(name):
-            continue
-        if status.isDirectory():
-            found += _walked(file_system, status.getPath(), f"{prefix}{name}/")
-        else:
-            found.append(DataFile(prefix + name, int(status.getLen()), int(status.getModificationTime()) / 1000))
+        entry = DataFile(prefix + name, int(status.getLen()), int(status.getModificationTime()) / 1000)
+        if not status.isDirectory():
+            found.append((MARKER if hidden(name) else DATA, entry))
+        elif not hidden(name):
+            found += [(DIRECTORY, entry), *_walked(file_system, status.getPath(), f"{prefix}{name}/")]
     return found

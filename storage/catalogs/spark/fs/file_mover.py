@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote
 
-from storage.catalogs.directory_walk import hidden
+from storage.catalogs.directory_walk import TableTree, hidden
 from storage.catalogs.file_moves import COPIED_ONE, FileMove, MovePlan, PartitionValues, WriteJob
 from storage.catalogs.interface import Fill
 from storage.catalogs.names import TableName
@@ -117,6 +117,11 @@ class SparkFileMoves:
         Connect for a remote file system (:func:`~storage.catalogs.spark.fs.data_listing.data_files`)."""
         found = data_listing.data_files(self._engine, location)
         return None if found is None else tuple(entry.relative for entry in found)
+
+    def tree(self, location: str) -> TableTree | None:
+        """The data files, the hidden files of its directories and the directories under ``location``
+        (:func:`~storage.catalogs.spark.fs.data_listing.table_tree`)."""
+        return data_listing.table_tree(self._engine, location)
 
     def move_file(self, move: FileMove) -> None:
         source, target = local_path(move.source), local_path(move.target)

@@ -10,10 +10,11 @@ new directory only). Other file systems have no hard links (HDFS, object stores)
 are copied byte for byte by a Spark job (:mod:`~storage.catalogs.spark.fs.file_copies`), or, without the project's
 jar on the executors, their rows by Spark's INSERT.
 
-Only what readers read is linked: names starting with ``_`` or ``.`` (``_SUCCESS``, checksums, a running job's
-staging) are left out. A partition directory holding anything but plain files (a directory: Hive's list-bucketing
-layout; a symbolic link) is not linked. Nothing is left half done: when any file cannot be linked (another device, a
-file system without links), what was made is removed and the caller copies the rows instead.
+A partition directory is put as plain Spark leaves one it does not replace: its data files and its hidden files
+(``_SUCCESS``, which a pipeline's sensor may wait for, checksums) are linked; a hidden directory (a running job's
+``_temporary`` or staging) is not entered. A partition directory holding anything else (a directory: Hive's
+list-bucketing layout; a symbolic link) is not linked. Nothing is left half done: when any file cannot be linked
+(another device, a file system without links), what was made is removed and the caller copies the rows instead.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from storage.catalogs.directory_walk import hidden
 
 
 def link_directories(pairs: Sequence[tuple[Path, Path]]) -> bool:
-    """Make each target directory (it must not exist yet) holding hard links to the data files of its source (a
+    """Make each target directory (it must not exist yet) holding hard links to the files of its source (a
     missing source: an empty partition, an empty target). Whether it was done; False leaves no target behind."""
     return _place_files(pairs, os.link)
 
@@ -41,7 +42,8 @@ def copy_directories(pairs: Sequence[tuple[Path, Path]]) -> bool:
 def _place_files(pairs: Sequence[tuple[Path, Path]], put: Callable[[str, Path], object]) -> bool:
     listed = []
     for source, target in pairs:
-        entries = [entry for entry in (os.scandir(source) if source.is_dir() else ()) if not hidden(entry.name)]
+        entries = [entry for entry in (os.scandir(source) if source.is_dir() else ())
+                   if not (hidden(entry.name) and entry.is_dir(follow_symlinks=False))]
         if not all(entry.is_file(follow_symlinks=False) for entry in entries):
             return False
         listed.append((entries, target))

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from storage.catalogs.directory_walk import TableTree
 from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
 from storage.catalogs.names import TableName, quote_ident
 from storage.catalogs.spark.columns import type_sql
@@ -107,11 +108,13 @@ class SparkPartitionKeep:
     kept for the statement, which the swap's plan reads again)."""
 
     def __init__(self, engine: Engine, alter: SparkTableAlter, client: MetastoreClient | None,
-                 data_files: Callable[[str], tuple[str, ...] | None]) -> None:
+                 data_files: Callable[[str], tuple[str, ...] | None],
+                 tree: Callable[[str], TableTree | None]) -> None:
         self._engine = engine
         self._alter = alter
         self._client = client
         self._data_files = data_files
+        self._tree = tree
         self._in_files: set[TableName] = set()
         """Work tables made with their partitions in their files (:meth:`made_in_files`), until their INSERT."""
 
@@ -233,10 +236,11 @@ class SparkPartitionKeep:
             replaced |= {tuple(p.values()) for p in self._alter.list_partitions(name, dict(static))}
         kept = [p for p in client.partitions(name) if p.values not in replaced]
         relatives = paths_under(kept, table.location)
-        listed = None if relatives is None else self._data_files(table.location)
+        tree = None if relatives is None else self._tree(table.location)
+        listed = None if tree is None else tree.data
         root = table.location
-        strays = [] if listed is None else _unregistered(
-            listed, table.partition_column_names,
+        strays = [] if tree is None else _unregistered(
+            tree, table.partition_column_names,
             {*(paths_under(client.partitions(name), root) or ()), *(paths_under(written, directory) or ())},
             static if replaces == "matching" else None)
         moved = None
@@ -244,8 +248,8 @@ class SparkPartitionKeep:
             moved = _placed_under(name, kept, root, directory, copies=True)
             if moved is not None and not _linked_under(strays, root, directory):
                 moved = None
-        elif relatives is not None and listed is not None:
-            moved = self._copied_under(client, name, kept, relatives, listed, root, directory, strays)
+        elif relatives is not None and tree is not None:
+            moved = self._copied_under(client, name, kept, relatives, tree, root, directory, strays)
         if relatives is None or moved is None:
             raise CatalogError(f"cannot put the kept partitions of {name} into its new version at {directory}",
                                str(name))
@@ -273,21 +277,13 @@ class SparkPartitionKeep:
         return mirrored
 
     def _copied_under(self, client: MetastoreClient, name: TableName, records: list[HivePartition],
-                      relatives: list[str], listed: tuple[str, ...], root: str, into: str,
+                      relatives: list[str], tree: TableTree, root: str, into: str,
                       strays: list[str]) -> list[HivePartition]:
         """``records`` (partitions located at ``relatives`` under ``root``) as partitions of ``name`` at the same
-        paths under ``into``, on a file system without hard links: their data files (those below a partition's
-        directory too; ``listed``, every data file under ``root``) copied there by one Spark job
-        (:mod:`~storage.catalogs.spark.fs.file_copies`), with those of the partition directories ``strays`` that
-        no record names (:func:`_unregistered`); an empty one's directory made."""
-        prefix, target = root.rstrip("/") + "/", into.rstrip("/") + "/"
-        pairs: list[tuple[str, str]] = []
-        for relative in relatives + strays:
-            files = [path for path in listed if path.startswith(relative + "/")]
-            if not files:
-                client.make_directory(target + relative)
-            pairs += [(prefix + path, target + path) for path in files]
-        copy_files(self._engine, pairs)
+        paths under ``into``, on a file system without hard links: their files (``tree``: what is under ``root``)
+        copied there by one Spark job (:func:`_copied_directories`), with those of the partition directories
+        ``strays`` that no record names (:func:`_unregistered`)."""
+        _copied_directories(self._engine, client, tree, relatives + strays, root, into)
         return [placed(name, record, into, relative) for record, relative in zip(records, relatives, strict=True)]
 
     def _stored_values(self, name: TableName, static: Mapping[str, str]) -> list[str] | None:
@@ -389,14 +385,14 @@ class SparkPartitionKeep:
             into = None if work is None else work.location
         if table is None or into is None or not table.partitioned:
             return
-        listed = self._data_files(table.location)
-        if not listed:
+        tree = self._tree(table.location)
+        if tree is None or not tree.directories:
             return
         # a work table has what its job wrote; the empty path's directory (``into``), just made, has no file yet
         written = () if name is None else self._data_files(into) or ()
         taken = {*(paths_under(client.partitions(source), table.location) or ()),
                  *(path.rpartition("/")[0] for path in written)}
-        strays = _unregistered(listed, table.partition_column_names, taken, static)
+        strays = _unregistered(tree, table.partition_column_names, taken, static)
         if not strays:
             return
         if links_files(table.location, into) and _linked_under(strays, table.location, into):
@@ -404,9 +400,7 @@ class SparkPartitionKeep:
         if links_files(table.location, into) or not copies_files(self._engine):
             raise CatalogError(f"cannot put the partition directories of {source} that no record names into its new "
                                f"version at {into}", str(source))
-        prefix, at = table.location.rstrip("/") + "/", into.rstrip("/") + "/"
-        copy_files(self._engine, [(prefix + path, at + path) for path in listed
-                                  if path.startswith(tuple(relative + "/" for relative in strays))])
+        _copied_directories(self._engine, client, tree, strays, table.location, into)
 
     def add_listed(self, name: TableName, partitions: tuple[tuple[tuple[str, str], ...], ...]) -> None:
         """Register those of ``partitions`` that ``name`` lacks (no row went to them): one partition listing, one
@@ -463,28 +457,45 @@ def _placed_under(name: TableName, records: list[HivePartition], root: str, into
     return moved
 
 
-def _unregistered(listed: tuple[str, ...], keys: list[str], taken: set[str],
+def _unregistered(tree: TableTree, keys: list[str], taken: set[str],
                   static: Mapping[str, str] | None) -> list[str]:
-    """The partition directories under a table's location (``listed``: its data files, relative to it) that hold a
-    data file and that no record names: files landed there for a later ``MSCK REPAIR TABLE`` or ``ADD PARTITION``,
-    or written by a session that does not manage partitions. Spark's overwrite of some partitions deletes only the
-    directories it replaces and leaves these, so the new version takes them too: all but those ``taken`` (the
-    directories of the old records and of the partitions the job wrote) and, for a static overwrite (``static``),
-    those under its static values, whose directory Spark's deletes whole. Relative paths, sorted."""
+    """The partition directories under a table's location (``tree``: what is under it) that no record names: files
+    landed there for a later ``MSCK REPAIR TABLE`` or ``ADD PARTITION`` (or a directory with no data file yet, a
+    ``_SUCCESS`` only: the repair registers it too), or written by a session that does not manage partitions.
+    Spark's overwrite of some partitions deletes only the directories it replaces and leaves these, so the new
+    version takes them too: all but those ``taken`` (the directories of the old records and of the partitions the
+    job wrote) and, for a static overwrite (``static``), those under its static values, whose directory Spark's
+    deletes whole. Relative paths, sorted."""
     lowered = [key.lower() for key in keys]
-    found: set[str] = set()
-    for path in listed:
-        directory = path.rpartition("/")[0]
-        parts = directory.split("/") if directory else []
+    found: list[str] = []
+    for directory in tree.directories:
+        parts = directory.split("/")
         if directory in taken or len(parts) != len(keys) or not all("=" in part for part in parts):
             continue
-        values = {key.lower(): value for key, value in partition_of_path(path)}
+        values = {key.lower(): value for key, value in partition_of_path(directory + "/")}
         if list(values) != lowered:
             continue  # not a partition directory Spark would read
         if static and all(values.get(key.lower()) == value for key, value in static.items()):
             continue
-        found.add(directory)
+        found.append(directory)
     return sorted(found)
+
+
+def _copied_directories(engine: Engine, client: MetastoreClient, tree: TableTree, relatives: list[str], root: str,
+                        into: str) -> None:
+    """The directories ``relatives`` under ``root`` put at the same paths under ``into`` on a file system without
+    hard links, as plain Spark leaves a partition directory it does not replace: their files (``tree``: what is
+    under ``root``; data files, those below a partition's directory too, and hidden ones such as ``_SUCCESS``)
+    copied by one Spark job (:mod:`~storage.catalogs.spark.fs.file_copies`), a directory with none made."""
+    prefix, target = root.rstrip("/") + "/", into.rstrip("/") + "/"
+    files = tree.data + tree.markers
+    pairs: list[tuple[str, str]] = []
+    for relative in relatives:
+        found = [path for path in files if path.startswith(relative + "/")]
+        if not found:
+            client.make_directory(target + relative)
+        pairs += [(prefix + path, target + path) for path in found]
+    copy_files(engine, pairs)
 
 
 def _linked_under(strays: list[str], root: str, into: str) -> bool:
