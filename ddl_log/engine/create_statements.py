@@ -5,7 +5,7 @@ binlogged; any failure or crash before that leaves exactly the old table (or no 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import attrs
@@ -229,16 +229,23 @@ class InsertOverwrite(Statement):
     partition: Mapping[str, str | None] | None = None
     overwrite_mode: str | None = None
     if_not_exists: bool = False
+    columns: tuple[str, ...] = ()
+    """``INSERT OVERWRITE t (b, a) SELECT ...``: the table's columns the rows' columns go to, in order."""
+    by_name: bool = False
+    """``INSERT OVERWRITE t BY NAME SELECT ...``: the rows' columns go to the table's columns of their names."""
 
     @classmethod
     def of(cls, name: str | TableName, *, as_select: str | None = None, df: Any = None,
            partition: Mapping[str, str | None] | None = None, overwrite_mode: str | None = None,
-           if_not_exists: bool = False, text: str | None = None) -> InsertOverwrite:
+           if_not_exists: bool = False, columns: Sequence[str] | None = None, by_name: bool = False,
+           text: str | None = None) -> InsertOverwrite:
         if (as_select is None) == (df is None):
             raise InvalidNameError("give exactly one of as_select, df", str(name))
+        if columns is not None and (by_name or not columns or isinstance(columns, str)):
+            raise InvalidNameError("columns is a non-empty list of column names, without by_name", str(name))
         return cls(name=TableName.of(name), as_select=as_select, df=df,
                    partition=None if partition is None else dict(partition), overwrite_mode=overwrite_mode,
-                   if_not_exists=if_not_exists, text=text)
+                   if_not_exists=if_not_exists, columns=tuple(columns or ()), by_name=by_name, text=text)
 
     def reads(self) -> Reads:
         return Reads.of(query=self.as_select, frame=self.df)
@@ -251,6 +258,8 @@ class InsertOverwrite(Statement):
             text += f" PARTITION ({', '.join(parts)})"
         if self.if_not_exists:
             text += " IF NOT EXISTS"
+        if self.by_name or self.columns:
+            text += " BY NAME" if self.by_name else f" ({', '.join(quote_ident(c) for c in self.columns)})"
         return text + " " + (self.as_select or "/* DataFrame */")
 
     def lock_keys(self) -> LockKeys:
@@ -268,7 +277,8 @@ class InsertOverwrite(Statement):
             mode = resolve_mode(catalog, self.overwrite_mode, self.name, metadata)
             check_rewritable(self.name, metadata, self.label)
             plan = plan_overwrite(catalog, self.name, metadata, as_select=self.as_select, df=self.df,
-                                  partition=self.partition, mode=mode, if_not_exists=self.if_not_exists)
+                                  partition=self.partition, mode=mode, if_not_exists=self.if_not_exists,
+                                  columns=self.columns, by_name=self.by_name)
             if plan.skip:
                 return NOTHING_DONE
             text = self.text or overwrite_text(self.name, plan.fill, if_not_exists=self.if_not_exists)

@@ -67,11 +67,14 @@ def resolve_mode(catalog: Catalog, explicit: str | None, name: TableName,
 
 def plan_overwrite(catalog: Catalog, name: TableName, metadata: TableMetadata | None, *, as_select: str | None,
                    df: Any, partition: Mapping[str, str | None] | None, mode: str,
-                   if_not_exists: bool) -> OverwritePlan:
+                   if_not_exists: bool, columns: tuple[str, ...] = (), by_name: bool = False) -> OverwritePlan:
     """``partition`` maps every partition column to its static value, or None for a dynamic column (Spark's own
-    model of ``PARTITION (a=1, b)``). A missing table gives a plain fill (the statement reports it)."""
+    model of ``PARTITION (a=1, b)``); ``columns`` / ``by_name``: how the rows map to the table's columns
+    (:attr:`Fill.columns`, Spark's analysis of the INSERT checks them). A missing table gives a plain fill (the
+    statement reports it)."""
+    rows = Fill(as_select=as_select, df=df, columns=columns, by_name=by_name)
     if metadata is None:
-        return OverwritePlan(Fill(as_select=as_select, df=df))
+        return OverwritePlan(rows)
     spec = _normalize(name, metadata, partition)
     static = {column: value for column, value in spec if value is not None}
     full = bool(spec) and len(static) == len(spec)
@@ -80,14 +83,14 @@ def plan_overwrite(catalog: Catalog, name: TableName, metadata: TableMetadata | 
             raise InvalidDefinitionError(
                 f"INSERT OVERWRITE {name} ... IF NOT EXISTS needs a value for every partition column", str(name))
         if catalog.definitions.list_partitions(name, static):
-            return OverwritePlan(Fill(as_select=as_select, df=df), skip=True)
+            return OverwritePlan(rows, skip=True)
     keep: TableName | None = None
     replaces: Literal["written", "matching"] = "matching"
     if full or (mode == "static" and static):
         keep = name
     elif mode == "dynamic" and spec:
         keep, replaces = name, "written"
-    return OverwritePlan(Fill(as_select=as_select, df=df, partition=spec, keep=keep, replaces=replaces))
+    return OverwritePlan(attrs.evolve(rows, partition=spec, keep=keep, replaces=replaces))
 
 
 def _normalize(name: TableName, metadata: TableMetadata,
@@ -134,4 +137,6 @@ def overwrite_text(name: TableName, fill: Fill, *, if_not_exists: bool) -> str:
         text += f" PARTITION ({', '.join(parts)})"
     if if_not_exists:
         text += " IF NOT EXISTS"
+    if fill.column_clause:
+        text += " " + fill.column_clause
     return text + " " + (fill.as_select or "/* DataFrame */")

@@ -8,7 +8,7 @@ canonical text)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from actions.results import StatementResult
@@ -192,12 +192,13 @@ class AtomicDDL(DDLEngine):
 
     def insert_overwrite(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
                          statement: str | None = None, partition: Mapping[str, str | None] | None = None,
-                         overwrite_mode: str | None = None, if_not_exists: bool = False) -> StatementResult:
-        """INSERT OVERWRITE TABLE t [PARTITION (...)] [IF NOT EXISTS] SELECT ...: see
+                         overwrite_mode: str | None = None, if_not_exists: bool = False,
+                         columns: Sequence[str] | None = None, by_name: bool = False) -> StatementResult:
+        """INSERT OVERWRITE TABLE t [PARTITION (...)] [IF NOT EXISTS] [(columns) | BY NAME] SELECT ...: see
         :class:`~ddl_log.engine.create_statements.InsertOverwrite`."""
         return self.run(InsertOverwrite.of(name, as_select=as_select, df=df, partition=partition,
                                            overwrite_mode=overwrite_mode, if_not_exists=if_not_exists,
-                                           text=statement))
+                                           columns=columns, by_name=by_name, text=statement))
 
     def insert_into(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
                     partition: Mapping[str, str | None] | None = None, statement: str | None = None) -> InsertResult:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 import attrs
 
 from storage import crashpoints
-from storage.catalogs.names import TableName
+from storage.catalogs.names import TableName, quote_ident
 
 HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 """How the metastore names a partition whose value is NULL (``SHOW PARTITIONS`` lists it so)."""
@@ -64,6 +64,19 @@ class Fill:
     """Partitions to register in the table, also without a file: with ``copy_files``, an INSERT of no row into a
     static partition registers it; otherwise, after the rows (or alone), a replica's copy of a version whose
     registered partitions include empty ones (:attr:`chains.version_records.VersionRecord.partitions`)."""
+
+    columns: tuple[str, ...] = ()
+    """An INSERT OVERWRITE's column list (``INSERT OVERWRITE t (b, a) SELECT ...``): the rows' columns are these of
+    the table, in this order, the others take their default, as Spark's INSERT maps them (empty: by position)."""
+    by_name: bool = False
+    """An INSERT OVERWRITE ``BY NAME``: the rows' columns go to the table's columns of the same names."""
+
+    @property
+    def column_clause(self) -> str:
+        """The INSERT's text for :attr:`columns` or :attr:`by_name` (``(`b`, `a`)``, ``BY NAME``; '' by position)."""
+        if self.by_name:
+            return "BY NAME"
+        return f"({', '.join(quote_ident(column) for column in self.columns)})" if self.columns else ""
 
     @property
     def static(self) -> dict[str, str]:

@@ -160,10 +160,13 @@ def insert(w: Writer) -> Step:
         if overwrite and chance(w.rng, 0.04):
             spec = f"PARTITION ({table.partitioned[0]} = NULL)"
         spec += " "
-    if not overwrite and chance(w.rng, 0.3):
-        return Step(f"{verb} {name.sql} {spec}{named_columns(w.rng, columns)}", "insert_into")
+    production = "insert_overwrite" if overwrite else "insert_into"
+    if chance(w.rng, 0.3):
+        return Step(f"{verb} {name.sql} {spec}{named_columns(w.rng, columns)}", production)
     body = query_for(w.rng, w.model, name, columns)
-    return Step(f"{verb} {name.sql} {spec}{body.text}", "insert_overwrite" if overwrite else "insert_into")
+    if chance(w.rng, 0.1):  # the query's CTE written before the INSERT, as Spark reads it too
+        return Step(f"WITH s AS ({body.text}) {verb} {name.sql} {spec}SELECT * FROM s", production)
+    return Step(f"{verb} {name.sql} {spec}{body.text}", production)
 
 
 def named_columns(rng: random.Random, columns: list[Column]) -> str:

@@ -114,7 +114,8 @@ class DocumentedDifference:
 DOCUMENTED_DIFFERENCES = (
     DocumentedDifference(
         "INSERT OVERWRITE of a table from itself runs, where Spark refuses it (README, SQL front end)",
-        re.compile(r"^\s*INSERT\s+OVERWRITE\b", re.I), plain_refuses="UNSUPPORTED_OVERWRITE"),
+        re.compile(r"^\s*(?:(?:WITH|FROM)\b.*?\b)?INSERT\s+OVERWRITE\b", re.I | re.S),
+        plain_refuses="UNSUPPORTED_OVERWRITE"),
     DocumentedDifference(
         "a partitioned Hive serde table renamed in (the rename path) onto the name's directory holding the table's "
         "own kept version is refused until RELEASE TABLE NAME (README Limitations)",

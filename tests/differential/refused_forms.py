@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from tests.differential.model import Column, Table
 from tests.differential.phrases import chance, spec_values, values_rows
 from tests.differential.script import Step, placeholder
-from tests.differential.vocabulary import TABLES, VIEWS, literal, partition_literal
+from tests.differential.vocabulary import TABLES, VIEWS, partition_literal
 
 if TYPE_CHECKING:
     from tests.differential.grammar import Writer
@@ -57,12 +57,14 @@ def execute_immediate(w: Writer) -> Step:
     return Step(f"EXECUTE IMMEDIATE 'SELECT COUNT(*) FROM {name.sql}'", "documented")
 
 
-def insert_with(w: Writer) -> Step:
-    """A Hive multi-insert (here of one table) or a leading WITH: the table's own rows appended once more."""
+def multi_insert(w: Writer) -> Step:
+    """A Hive multi-insert (here of one table, twice): the table's own rows appended twice more. (One INSERT after a
+    leading FROM or WITH is routed: the grammar's inserts write it.)"""
     name, _ = w.table()
     if chance(w.rng, 0.5):
-        return Step(f"FROM {name.sql} INSERT INTO {name.sql} SELECT *", "documented")
-    return Step(f"WITH s AS (SELECT * FROM {name.sql}) INSERT INTO {name.sql} SELECT * FROM s", "documented")
+        return Step(f"FROM {name.sql} INSERT INTO {name.sql} SELECT * INSERT INTO {name.sql} SELECT *", "documented")
+    return Step(f"WITH s AS (SELECT * FROM {name.sql}) FROM s INSERT INTO {name.sql} SELECT * "
+                f"INSERT INTO {name.sql} SELECT *", "documented")
 
 
 def located_table(w: Writer) -> Step:
@@ -155,18 +157,6 @@ def double_quoted(w: Writer) -> Step:
     return Step(f'TRUNCATE TABLE "{db}"."{name.ident}"', "documented")
 
 
-def overwrite_columns(w: Writer) -> Step:
-    name, table = w.table()
-    columns = table.data_columns() if table is not None and not table.partitioned else []
-    if not columns:
-        return Step(f"INSERT OVERWRITE {name.sql} BY NAME SELECT 1 AS a", "documented")
-    if chance(w.rng, 0.5):
-        chosen = ", ".join(column.sql for column in columns)
-        return Step(f"INSERT OVERWRITE {name.sql} ({chosen}) {values_rows(w.rng, columns).text}", "documented")
-    named = ", ".join(f"{literal(w.rng, column.type)} AS {column.sql}" for column in reversed(columns))
-    return Step(f"INSERT OVERWRITE {name.sql} BY NAME SELECT {named}", "documented")
-
-
 def nested_column(w: Writer) -> Step:
     name, table = w.table()
     column = w.rng.choice(table.data_columns()).sql if table is not None and table.data_columns() else "a"
@@ -185,9 +175,9 @@ def function_characteristics(w: Writer) -> Step:
 
 
 FORMS: tuple[Callable[[Writer], Step], ...] = (
-    load_data, repair, insert_directory, execute_immediate, insert_with, located_table, rename_partition, serde,
+    load_data, repair, insert_directory, execute_immediate, multi_insert, located_table, rename_partition, serde,
     truncate_partition, overwrite_null_partition, several_partitions, column_default, database_comment,
-    view_column_comment, computed_identifier, double_quoted, overwrite_columns, nested_column,
+    view_column_comment, computed_identifier, double_quoted, nested_column,
     function_characteristics)
 """One writer per form of the refusal table."""
 

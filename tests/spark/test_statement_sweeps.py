@@ -52,6 +52,12 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
         "p", as_select="SELECT v * 10, day FROM p WHERE day = 'd0' UNION ALL SELECT 5, 'd5'",
         overwrite_mode="dynamic")),
     "truncate_partitioned_untracked": lambda d: untracked(d, lambda: d.truncate_table("p")),
+    # forms Spark parses: a leading WITH (put in front of the query) and a column list; BY NAME, dynamic
+    "insert_overwrite_leading_with_columns": lambda d: d.sql(
+        "WITH s AS (SELECT y, x + 100 AS x FROM a WHERE x > 3) INSERT OVERWRITE a (y, x) SELECT * FROM s"),
+    "insert_overwrite_by_name_dynamic": lambda d: d.insert_overwrite(
+        "p", as_select="SELECT 'd0' AS day, v * 10 AS v FROM p WHERE day = 'd0'", by_name=True,
+        overwrite_mode="dynamic"),
     "drop_database_cascade": lambda d: d.drop_database("d2", cascade=True),
     "create_or_replace_view": lambda d: d.create_view("v1", as_select="SELECT y FROM a", or_replace=True),
     # Views Spark stores otherwise than they were given: the log knows each as Spark stores it, with no mark on it.

@@ -176,6 +176,10 @@ class Router(ClauseReader):
             raise Unsupported("EXECUTE IMMEDIATE (it runs SQL the DDL log cannot see)")
         if head == "BEGIN":
             raise Unsupported("a compound statement BEGIN ... END")
+        if head in ("WITH", "FROM"):
+            leading = self.insert_after_clauses()
+            if leading is not None:
+                return leading
         for k in range(len(c.tokens) if head != "EXPLAIN" else 0):  # EXPLAIN runs nothing
             if c.words(k) == ("INSERT",) and c.words(k + 1) in (("OVERWRITE",), ("INTO",)):
                 verb = f"INSERT {c.words(k + 1)[0]}"
@@ -524,7 +528,38 @@ class Router(ClauseReader):
         c.expect_end()
         return c.ddl("TRUNCATE TABLE", draft(TruncateTable.of, name))
 
-    def insert_overwrite(self) -> PlannedStatement:
+    def insert_after_clauses(self) -> PlannedStatement | None:
+        """``WITH <ctes> INSERT ...``, ``FROM <source> INSERT ... SELECT ...`` (Hive's order) or both, with one
+        INSERT: Spark reads the leading clauses as the INSERT's query's own, so they are put in front of it
+        (:meth:`leading_query`) and the INSERT routed as any. None where there is not exactly one INSERT (Spark's
+        multi-insert writes several tables: refused by the caller)."""
+        c = self.c
+        depth, inserts = 0, []
+        c.i = 0
+        for k, token in enumerate(c.tokens):
+            depth += (token.token_type is TokenType.L_PAREN) - (token.token_type is TokenType.R_PAREN)
+            if depth == 0 and c.words(k) == ("INSERT",) and c.words(k + 1) in (("OVERWRITE",), ("INTO",)):
+                inserts.append(k)
+        if len(inserts) != 1:
+            return None
+        at = inserts[0]
+        leading = slice_text(c.script, c.tokens[0], c.tokens[at - 1])
+        overwrite = c.words(at + 1) == ("OVERWRITE",)
+        c.i = at + 2
+        return self.insert_overwrite(leading=leading) if overwrite else self.insert_into(leading=leading)
+
+    @staticmethod
+    def leading_query(leading: str, query: str) -> str:
+        """``query`` with the clauses written before its INSERT (``leading``) in front: Spark's own reading of them
+        (a query may start ``WITH ...`` or ``FROM ... SELECT``); a query with CTEs of its own is nested under
+        them."""
+        if not leading:
+            return query
+        if query.lstrip()[:4].upper() == "WITH" and not query.lstrip()[4:5].isalnum():
+            return f"{leading}\nSELECT * FROM (\n{query}\n)"
+        return f"{leading}\n{query}"
+
+    def insert_overwrite(self, *, leading: str = "") -> PlannedStatement:
         c = self.c
         if c.at("DIRECTORY") or c.at("LOCAL", "DIRECTORY"):
             raise Unsupported("INSERT OVERWRITE DIRECTORY (writes files, not a table)")
@@ -537,20 +572,40 @@ class Router(ClauseReader):
             if "partition" not in extra:
                 raise c.error("IF NOT EXISTS needs a PARTITION spec")
             extra["if_not_exists"] = True
-        if c.at("BY", "NAME") or c.at("REPLACE"):
+        if c.at("REPLACE"):
             raise Unsupported(f"INSERT OVERWRITE ... {c.word()}")
-        if c.is_kind(TokenType.L_PAREN) and not (c.words(1) and c.words(1)[0] in QUERY_STARTS) \
+        if c.take("BY", "NAME"):
+            extra["by_name"] = True
+        elif c.is_kind(TokenType.L_PAREN) and not (c.words(1) and c.words(1)[0] in QUERY_STARTS) \
                 and not c.is_kind(TokenType.L_PAREN, 1):
-            raise Unsupported("INSERT OVERWRITE with a column list")
-        return c.ddl("INSERT OVERWRITE", draft(InsertOverwrite.of, name, as_select=self.query_text(), **extra))
+            listed = c.group("column list")
+            columns = [self.column_name(listed)]
+            while listed.take_kind(TokenType.COMMA):
+                columns.append(self.column_name(listed))
+            listed.expect_end()
+            extra["columns"] = columns
+        query = self.leading_query(leading, self.query_text())
+        return c.ddl("INSERT OVERWRITE", draft(InsertOverwrite.of, name, as_select=query, **extra))
 
-    def insert_into(self) -> PlannedStatement:
+    def insert_into(self, *, leading: str = "") -> PlannedStatement:
         """``INSERT INTO [TABLE] t <the rest>``: the rest (a PARTITION spec, a column list, ``BY NAME``, the query or
-        VALUES) goes to Spark as written, on the statement's work table (:mod:`ddl_log.engine.insert`)."""
+        VALUES) goes to Spark as written, on the statement's work table (:mod:`ddl_log.engine.insert`); clauses
+        written before the INSERT (``leading``) in front of its query."""
         c = self.c
         c.take("TABLE")
         name = c.name("a table name").as_kind("relation")
-        return c.ddl("INSERT INTO", draft(InsertInto.of, name, body=c.rest()))
+        if not leading:
+            return c.ddl("INSERT INTO", draft(InsertInto.of, name, body=c.rest()))
+        start = c.i
+        if c.take("PARTITION"):
+            c.group("partition spec")
+        c.take("IF", "NOT", "EXISTS")
+        if not c.take("BY", "NAME") and c.is_kind(TokenType.L_PAREN) and not (
+                c.words(1) and c.words(1)[0] in QUERY_STARTS) and not c.is_kind(TokenType.L_PAREN, 1):
+            c.group("column list")
+        clauses = slice_text(c.script, c.tokens[start], c.tokens[c.i - 1]) + " " if c.i > start else ""
+        body = clauses + self.leading_query(leading, self.query_text())
+        return c.ddl("INSERT INTO", draft(InsertInto.of, name, body=body))
 
 
 def history_table_exists(facts: SessionFacts) -> bool:

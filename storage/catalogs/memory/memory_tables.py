@@ -245,6 +245,8 @@ class MemoryDataJobs(MemoryPort):
         self.state.check("insert", name)
         if fill.files_from is not None:
             raise InvalidDefinitionError("the in-memory catalog has no files to copy", str(name))
+        if fill.column_clause:
+            raise InvalidDefinitionError("the in-memory catalog maps an INSERT's rows by position only", str(name))
         if name not in self.state.tables:
             raise self.state.missing_table(name)
         table = self.state.tables[name]

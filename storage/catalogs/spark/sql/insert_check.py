@@ -22,9 +22,9 @@ def insert_statement(name: TableName, fill: Fill, view: str | None = None) -> st
     if fill.insert_text is not None:
         source = fill.insert_text
     elif fill.df is not None and view is not None:
-        source = f"{partition_clause(fill)} SELECT * FROM {quote_ident(view)}"
+        source = f"{partition_clause(fill)} {fill.column_clause} SELECT * FROM {quote_ident(view)}"
     elif fill.as_select is not None and fill.df is None:
-        source = f"{partition_clause(fill)} {select_sql(fill.as_select, name)}"
+        source = f"{partition_clause(fill)} {fill.column_clause} {select_sql(fill.as_select, name)}"
     else:
         return None
     return f"INSERT INTO {name.quoted} {source}"
