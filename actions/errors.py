@@ -3,6 +3,9 @@ that fails on replay ActionFailedError."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
 from chains.entries import ActionEntry
 from storage.errors import DDLLogError
 
@@ -38,6 +41,35 @@ class StatementFailedError(DDLLogError):
         self.rollback_error = rollback_error
         self.completed = completed
         """A multi-object DROP's objects that were dropped (and binlogged) although others failed; () otherwise."""
+        self.work_tables: Mapping[str, str] = {}
+        """The statement's work tables -> the tables they stood for (:func:`user_names` of a text about them)."""
+
+
+def user_names(text: str, work_tables: Mapping[str, str]) -> str:
+    """``text`` with each work table's name (a key of ``work_tables``) replaced by the name of the table it stands
+    for: what plain Spark, which has no work table, would have named (```spark_catalog`.`db`.`t` ``, ``db.t``)."""
+    if not work_tables:
+        return text
+    tables = {work.lower(): table for work, table in work_tables.items()}
+    names = "|".join(re.escape(work) for work in tables)
+    return re.sub(rf"\b(?:{names})\b", lambda found: tables[found.group(0).lower()], text, flags=re.IGNORECASE)
+
+
+def named_for_user(error: BaseException, work_tables: Mapping[str, str]) -> None:
+    """Rename in place, in ``error`` and the project errors it carries (``cause``, ``__cause__``), the statement's
+    work tables (:func:`user_names`): an error raised while the new version was built names the user's table, as
+    plain Spark's would; nothing of the log's bookkeeping shows. A Spark error itself is left as it is (its text is
+    the JVM's; the project's error about it carries the renamed message)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while work_tables and isinstance(current, DDLLogError) and id(current) not in seen:
+        seen.add(id(current))
+        current.args = tuple(user_names(arg, work_tables) if isinstance(arg, str) else arg for arg in current.args)
+        name = getattr(current, "name", None)
+        if isinstance(name, str):
+            setattr(current, "name", user_names(name, work_tables))  # noqa: B010 - CatalogError's, not DDLLogError's
+        found = getattr(current, "cause", None)
+        current = found if isinstance(found, BaseException) else current.__cause__
 
 
 class CommittedWithPendingWorkWarning(UserWarning):

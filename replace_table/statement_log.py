@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from actions.commit_or_undo import undo_unless_committed
 from actions.context import ActionContext
-from actions.errors import StatementFailedError
+from actions.errors import StatementFailedError, named_for_user
 from actions.replay import ReplayOutcome, replay_chain
 from actions.version_tags import version_tag
 from chains.binlog import BinlogEvent
@@ -57,6 +57,9 @@ class StatementLog:
         """C is an undo chain: an error before the commit point replays it (a forward chain is its own commit)."""
         self.linked: list[int] = []
         """The chains linked to C, in the order they were made (cancelled when C is undone)."""
+        self.work_tables: dict[str, str] = {}
+        """Each work table's name (:meth:`work_names`) -> the name of the table it stands for: an error about it is
+        shown about that table (:func:`actions.errors.named_for_user`)."""
         self.event: BinlogEvent | None = None
         self.retire_error: DDLLogError | None = None
         """Committed, but replaying a linked chain failed so: it stays active and recovery finishes it."""
@@ -99,8 +102,10 @@ class StatementLog:
         """TMP and BACKUP names beside ``orig``: reserved prefix + XID (+ a short random token against other homes
         on one metastore)."""
         token = secrets.token_hex(3)
-        return (orig.sibling(f"{RESERVED_PREFIX}{self.xid}_{token}_tmp"),
-                orig.sibling(f"{RESERVED_PREFIX}{self.xid}_{token}_bak"))
+        tmp, bak = (orig.sibling(f"{RESERVED_PREFIX}{self.xid}_{token}_tmp"),
+                    orig.sibling(f"{RESERVED_PREFIX}{self.xid}_{token}_bak"))
+        self.work_tables.update({tmp.name: orig.name, bak.name: orig.name})
+        return tmp, bak
 
     # ------------------------------------------------------------------ writing
 
@@ -155,8 +160,12 @@ class StatementLog:
     def revert(self, cause: Exception, *, verb: str, subject: str) -> StatementFailedError | None:
         """After ``cause`` broke the statement: None when it had committed, else C undone (its linked chains cancelled
         first) and the error to raise (:func:`actions.commit_or_undo.undo_unless_committed`)."""
-        return undo_unless_committed(self.ctx, -1 if self.chain_c is None else self.chain_c, cause, verb=verb,
-                                     subject=subject, cancel=tuple(self.linked))
+        named_for_user(cause, self.work_tables)
+        failed = undo_unless_committed(self.ctx, -1 if self.chain_c is None else self.chain_c, cause, verb=verb,
+                                       subject=subject, cancel=tuple(self.linked))
+        if failed is not None:
+            failed.work_tables = dict(self.work_tables)
+        return failed
 
     def replay(self, position: int, *, skip_failures: bool = False) -> ReplayOutcome:
         return replay_chain(self.ctx, position, skip_failures=skip_failures)

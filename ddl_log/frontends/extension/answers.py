@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from actions.errors import user_names
 from ddl_log.engine.history_statements import HistoryResult, HistoryRow
 from ddl_log.frontends.sql import SqlResult
 from storage.catalogs.names import quote_ident
@@ -70,6 +71,9 @@ def failure(error: BaseException) -> str:
     (its typed error's ``condition``, or the Spark error it carries as its cause), and the id of the error kept for
     :func:`statement_error`."""
     condition, parameters = spark_condition(error)
+    work_tables = getattr(error, "work_tables", None)
+    if work_tables:  # Spark's parameters about the statement's work table: about the user's table
+        parameters = {key: user_names(value, work_tables) for key, value in parameters.items()}
     with _errors_lock:
         number = next(_error_ids)
         _errors[number] = error
