@@ -6,7 +6,7 @@ temporary view of the session, and binlogged as the Python API's DataFrame state
 call (v1 table of the session catalog)              matching statement
 ==================================================  =================================================
 ``saveAsTable`` (new table; ``errorifexists``)       CREATE TABLE ... AS SELECT
-``saveAsTable`` ``ignore`` / ``overwrite`` / append  CREATE TABLE IF NOT EXISTS / CREATE OR REPLACE / INSERT INTO
+``saveAsTable`` ``ignore`` / ``overwrite`` / append  CREATE TABLE IF NOT EXISTS / CREATE OR REPLACE / INSERT BY NAME
 ``insertInto(t[, overwrite=True])``                  INSERT INTO / INSERT OVERWRITE (the writer's partition mode)
 ``writeTo(t).create / replace / createOrReplace``    CREATE TABLE / REPLACE TABLE / CREATE OR REPLACE ... AS SELECT
 ``writeTo(t).append / overwrite(lit(True))``         INSERT INTO ... BY NAME / INSERT OVERWRITE (columns by name)
@@ -62,9 +62,11 @@ def from_command(request: Mapping[str, Any], exists: Callable[[str], bool]) -> W
     kind = request["kind"]
     if kind == "append" and not exists(read):
         kind = "create"
+    if kind == "append":  # saveAsTable's append to a table there: its columns by name, as Spark's
+        return Write(f"INSERT INTO TABLE {read} BY NAME SELECT * FROM {VIEW}", f"INSERT INTO TABLE {NAME} {DATAFRAME}")
     if kind == "repair":
         return Write(f"ALTER TABLE {read} RECOVER PARTITIONS", f"ALTER TABLE {NAME} RECOVER PARTITIONS", query=False)
-    if kind in ("insert", "append"):
+    if kind == "insert":
         overwrite = bool(request.get("overwrite"))
         spec = _partition_spec(request.get("partition") or {})
         verb = "INSERT OVERWRITE TABLE" if overwrite else "INSERT INTO TABLE"

@@ -1,8 +1,10 @@
 package spark_ddl_log;
 
+import java.lang.reflect.InvocationTargetException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.rules.Rule;
@@ -37,6 +39,9 @@ final class WriteRouter extends Rule<LogicalPlan> {
       return plan;
     }
     Map<String, Object> request = describe(command, plan);
+    if (request != null && "SaveAsV1TableCommand".equals(command) && "append".equals(request.get("kind"))) {
+      request.put("query", appended(session, Reflect.call(plan, "tableDesc"), request.get("query")));
+    }
     if (request == null) {
       return plan; // a write to a path, not a table
     }
@@ -46,6 +51,49 @@ final class WriteRouter extends Rule<LogicalPlan> {
             (LogicalPlan) query);
     List<String> table = tableParts(request.get("table"));
     return Bridge.write(session, Bridge.json(request), dataset) ? Plans.ranByEngine(command, table) : plan;
+  }
+
+  /**
+   * The rows of a JVM {@code saveAsTable} append to a table that is there (Spark 4.1+'s {@code SaveAsV1TableCommand},
+   * which checks them only when it runs), put through Spark's own {@code PreprocessTableCreation} as its append runs
+   * them: the writer's format, partitioning, bucketing and column count checked against the table (Spark's own
+   * errors), the columns taken by name in the table's order. Spark 4.0's writer plans the append as a
+   * {@code CreateTable} that this rule ran on before this one sees it.
+   */
+  private static Object appended(SparkSession session, Object tableDesc, Object query) {
+    try {
+      Object catalog = Reflect.call(Reflect.call(session, "sessionState"), "catalog");
+      Object identifier = Reflect.call(tableDesc, "identifier");
+      Object exists = catalog.getClass().getMethod("tableExists", identifier.getClass()).invoke(catalog, identifier);
+      if (!Boolean.TRUE.equals(exists)) {
+        return query;
+      }
+      // named as Spark's own append names it in its errors: spark_catalog.<db>.<table>
+      Object database = Reflect.option(Reflect.call(identifier, "database"));
+      Object named = identifier.getClass().getConstructor(String.class, scala.Option.class, scala.Option.class)
+          .newInstance(Reflect.call(identifier, "table"),
+          scala.Option.apply(database == null ? Reflect.call(catalog, "getCurrentDatabase") : database),
+          scala.Option.apply("spark_catalog"));
+      Object described = Reflect.rebuilt((scala.Product) tableDesc, Map.of("identifier", named));
+      Class<?> createTable = Class.forName("org.apache.spark.sql.execution.datasources.CreateTable");
+      Object append = createTable.getConstructors()[0].newInstance(described, SaveMode.Append,
+          scala.Option.apply(query));
+      Class<?> rule = Class.forName("org.apache.spark.sql.execution.datasources.PreprocessTableCreation");
+      Object preprocess = rule.getConstructors()[0].newInstance(catalog);
+      Object checked = rule.getMethod("apply", LogicalPlan.class).invoke(preprocess, append);
+      Object adjusted = Reflect.option(Reflect.call(checked, "query"));
+      return adjusted == null ? query : adjusted;
+    } catch (InvocationTargetException error) {
+      throw WriteRouter.<RuntimeException>rethrown(error.getCause()); // Spark's own AnalysisException, unwrapped
+    } catch (ReflectiveOperationException error) {
+      throw new IllegalStateException("cannot check a saveAsTable append on this Spark", error);
+    }
+  }
+
+  /** {@code error} thrown as it is (Scala's AnalysisException is a checked exception to Java). */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> RuntimeException rethrown(Throwable error) throws T {
+    throw (T) error;
   }
 
   /** The table's database (when named) and name, as {@code NoopCommand} shows them. */
