@@ -69,3 +69,20 @@ def test_a_failure_while_the_new_version_is_built_names_the_users_table(tables: 
     assert not [line for line in shown if "ddllog_" in line], shown
     assert f"default.{table}" in shown[0] or f"`default`.`{table}`" in shown[0], shown[0]
     assert attached.ddl.binlog_events() == [] and attached.ddl.active_chains() == []
+
+
+@pytest.mark.parametrize("failing", ["Hive serde INSERT OVERWRITE, too few columns",
+                                     "partitioned CREATE OR REPLACE, run time"])
+def test_inside_a_transaction_too(tables: Any, attached: Any, failing: str) -> None:
+    """The statement fails inside ``START TRANSACTION``: the same error, about the user's table."""
+    text, table = FAILING[failing]
+    attached.session.conf.set("spark.sql.ansi.enabled", "true")
+    attached.session.sql("START TRANSACTION")
+    try:
+        with pytest.raises(AnalysisException) as raised:
+            attached.session.sql(text)
+    finally:
+        attached.session.sql("ROLLBACK")
+    shown = texts_of(raised.value)
+    assert not [line for line in shown if "ddllog_" in line], shown
+    assert f"default.{table}" in shown[0] or f"`default`.`{table}`" in shown[0], shown[0]

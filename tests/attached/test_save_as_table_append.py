@@ -19,6 +19,7 @@ SETUP = (
     "INSERT INTO {t} VALUES (1, 'x', 'x'), (2, 'y', 'y')",
     "CREATE TABLE {t}_u (a INT, b STRING) USING parquet",
     "INSERT INTO {t}_u VALUES (1, 'x')",
+    "CREATE TABLE {t}_h (a INT, b STRING) STORED AS parquet",
 )
 
 
@@ -42,6 +43,8 @@ CALLS = {
     "fewer columns": append("SELECT 9 AS a", "{t}_u"),
     "more columns": append("SELECT 9 AS a, 'n' AS b, 1 AS c", "{t}_u"),
     "another format": append("SELECT 9 AS a, 'n' AS b", "{t}_u", format="json"),
+    "a Hive serde table, the writer's default format": append("SELECT 'n' AS b, 9 AS a", "{t}_h"),
+    "a Hive serde table, format hive, reordered": append("SELECT 'n' AS b, 9 AS a", "{t}_h", format="hive"),
 }
 
 
@@ -59,7 +62,7 @@ def outcome(call: Callable[[Any, str], None], spark: Any, table: str) -> str | N
 
 def rows(spark: Any, table: str) -> list[list[tuple[str, ...]]]:
     found = []
-    for name in (table, f"{table}_u"):
+    for name in (table, f"{table}_u", f"{table}_h"):
         spark.catalog.refreshTable(name)
         found.append(sorted(tuple(map(str, row)) for row in spark.table(name).collect()))
     return found
