@@ -262,7 +262,7 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
      {"as_select": "FROM s\nSELECT a WHERE a > 0", "partition": {"p": "1"}}),
     ("WITH x AS (SELECT 1 AS a) FROM x INSERT OVERWRITE t SELECT a", "insert_overwrite", (T,),
      {"as_select": "WITH x AS (SELECT 1 AS a) FROM x\nSELECT a"}),
-    ("WITH x AS (SELECT 1 AS a) INSERT OVERWRITE t (a) WITH y AS (SELECT a FROM x) SELECT * FROM y",
+    ("WITH x AS (SELECT 1 AS a) INSERT OVERWRITE t (a) /* c */ WITH y AS (SELECT a FROM x) SELECT * FROM y",
      "insert_overwrite", (T,),
      {"as_select": "WITH x AS (SELECT 1 AS a)\nSELECT * FROM (\nWITH y AS (SELECT a FROM x) SELECT * FROM y\n)",
       "columns": ["a"]}),

@@ -548,16 +548,15 @@ class Router(ClauseReader):
         c.i = at + 2
         return self.insert_overwrite(leading=leading) if overwrite else self.insert_into(leading=leading)
 
-    @staticmethod
-    def leading_query(leading: str, query: str) -> str:
-        """``query`` with the clauses written before its INSERT (``leading``) in front: Spark's own reading of them
-        (a query may start ``WITH ...`` or ``FROM ... SELECT``); a query with CTEs of its own is nested under
-        them."""
+    def leading_query(self, leading: str) -> str:
+        """The query from here, with the clauses written before its INSERT (``leading``) in front: Spark's own
+        reading of them (a query may start ``WITH ...`` or ``FROM ... SELECT``); a query with CTEs of its own is
+        nested under them."""
+        own_ctes = self.c.at("WITH")
+        query = self.query_text()
         if not leading:
             return query
-        if query.lstrip()[:4].upper() == "WITH" and not query.lstrip()[4:5].isalnum():
-            return f"{leading}\nSELECT * FROM (\n{query}\n)"
-        return f"{leading}\n{query}"
+        return f"{leading}\nSELECT * FROM (\n{query}\n)" if own_ctes else f"{leading}\n{query}"
 
     def insert_overwrite(self, *, leading: str = "") -> PlannedStatement:
         c = self.c
@@ -584,8 +583,8 @@ class Router(ClauseReader):
                 columns.append(self.column_name(listed))
             listed.expect_end()
             extra["columns"] = columns
-        query = self.leading_query(leading, self.query_text())
-        return c.ddl("INSERT OVERWRITE", draft(InsertOverwrite.of, name, as_select=query, **extra))
+        return c.ddl("INSERT OVERWRITE", draft(InsertOverwrite.of, name, as_select=self.leading_query(leading),
+                                               **extra))
 
     def insert_into(self, *, leading: str = "") -> PlannedStatement:
         """``INSERT INTO [TABLE] t <the rest>``: the rest (a PARTITION spec, a column list, ``BY NAME``, the query or
@@ -604,7 +603,7 @@ class Router(ClauseReader):
                 c.words(1) and c.words(1)[0] in QUERY_STARTS) and not c.is_kind(TokenType.L_PAREN, 1):
             c.group("column list")
         clauses = slice_text(c.script, c.tokens[start], c.tokens[c.i - 1]) + " " if c.i > start else ""
-        body = clauses + self.leading_query(leading, self.query_text())
+        body = clauses + self.leading_query(leading)
         return c.ddl("INSERT INTO", draft(InsertInto.of, name, body=body))
 
 
