@@ -24,6 +24,7 @@ from ddl_log.engine.texts import create_table_text, sql_string
 from ddl_log.engine.typed import Reads, Statement
 from replace_table.plans.replace import replace_version
 from replace_table.plans.replace_run import ReplaceResult, ReplaceRun
+from storage.catalogs.fill import column_clause
 from storage.catalogs.interface import CreateText, Fill, TableSpec
 from storage.catalogs.lookup_scope import reuse_lookups
 from storage.catalogs.names import TableName, quote_ident
@@ -259,7 +260,7 @@ class InsertOverwrite(Statement):
         if self.if_not_exists:
             text += " IF NOT EXISTS"
         if self.by_name or self.columns:
-            text += " BY NAME" if self.by_name else f" ({', '.join(quote_ident(c) for c in self.columns)})"
+            text += " " + column_clause(self.columns, by_name=self.by_name)
         return text + " " + (self.as_select or "/* DataFrame */")
 
     def lock_keys(self) -> LockKeys:

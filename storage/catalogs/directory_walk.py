@@ -9,7 +9,7 @@ removes the whole tree. So the walk never enters a hidden name (``_`` or ``.``: 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import attrs
@@ -64,11 +64,21 @@ def local_data_files(root: Path) -> tuple[DataFile, ...]:
 def local_table_tree(root: Path) -> TableTree:
     """The :class:`TableTree` of the local directory ``root`` (empty when it is missing), walked as
     :func:`local_data_files` walks."""
+    return tree_of((kind, relative) for kind, relative, _ in _walked(root))
+
+
+def tree_of(entries: Iterable[tuple[str, str]]) -> TableTree:
+    """The :class:`TableTree` of a listing's ``entries`` (each a kind and a path relative to the table's directory):
+    a hidden file at the top left out (the last job's ``_SUCCESS``), and every directory holding a file counted
+    (a flat listing, an object store's, shows no directory of its own)."""
     kinds: dict[str, list[str]] = {DATA: [], MARKER: [], DIRECTORY: []}
-    for kind, relative, _ in _walked(root):
+    for kind, relative in entries:
         if kind != MARKER or "/" in relative:
             kinds[kind].append(relative)
-    return TableTree(*(tuple(sorted(kinds[kind])) for kind in (DATA, MARKER, DIRECTORY)))
+    holding = {relative.rpartition("/")[0] for relative in kinds[DATA] + kinds[MARKER]} - {""}
+    parents = {directory.rsplit("/", depth)[0] for directory in holding for depth in range(directory.count("/") + 1)}
+    return TableTree(tuple(sorted(kinds[DATA])), tuple(sorted(kinds[MARKER])),
+                     tuple(sorted(parents | set(kinds[DIRECTORY]))))
 
 
 def _walked(root: Path) -> Iterator[tuple[str, str, os.DirEntry[str]]]:

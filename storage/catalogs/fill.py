@@ -73,15 +73,21 @@ class Fill:
 
     @property
     def column_clause(self) -> str:
-        """The INSERT's text for :attr:`columns` or :attr:`by_name` (``(`b`, `a`)``, ``BY NAME``; '' by position)."""
-        if self.by_name:
-            return "BY NAME"
-        return f"({', '.join(quote_ident(column) for column in self.columns)})" if self.columns else ""
+        """The INSERT's text for :attr:`columns` or :attr:`by_name` (:func:`column_clause`)."""
+        return column_clause(self.columns, by_name=self.by_name)
 
     @property
     def static(self) -> dict[str, str]:
         """The static values of ``partition`` (column -> value as written in the spec)."""
         return {column: value for column, value in self.partition if value is not None}
+
+
+def column_clause(columns: tuple[str, ...], *, by_name: bool) -> str:
+    """An INSERT's text for how its rows map to the table's columns: ``(`b`, `a`)``, ``BY NAME``, or '' (by
+    position)."""
+    if by_name:
+        return "BY NAME"
+    return f"({', '.join(quote_ident(column) for column in columns)})" if columns else ""
 
 
 CONVERSION_FAILURE_MARK = "[ddl-log CAST_INVALID_INPUT] "

@@ -25,6 +25,7 @@ from storage.catalogs.directory_walk import (
     hidden,
     local_data_files,
     local_table_tree,
+    tree_of,
 )
 from storage.catalogs.interface import DataSummary
 from storage.catalogs.spark.engine import ENGINE_ERRORS, Engine, has_class, inspect_error
@@ -64,16 +65,7 @@ def table_tree(engine: Engine, location: str) -> TableTree | None:
     if root is not None:
         return local_table_tree(root)
     listed = _listed(engine, location)
-    if listed is None:
-        return None
-    kinds: dict[str, list[str]] = {DATA: [], MARKER: [], DIRECTORY: []}
-    for kind, entry in listed:
-        if kind != MARKER or "/" in entry.relative:
-            kinds[kind].append(entry.relative)
-    holding = {relative.rpartition("/")[0] for relative in kinds[DATA] + kinds[MARKER]} - {""}
-    parents = {directory.rsplit("/", depth)[0] for directory in holding for depth in range(directory.count("/") + 1)}
-    return TableTree(tuple(sorted(kinds[DATA])), tuple(sorted(kinds[MARKER])),
-                     tuple(sorted(parents | set(kinds[DIRECTORY]))))
+    return None if listed is None else tree_of((kind, entry.relative) for kind, entry in listed)
 
 
 def _listed(engine: Engine, location: str) -> list[tuple[str, DataFile]] | None:

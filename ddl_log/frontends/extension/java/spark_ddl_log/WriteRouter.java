@@ -39,11 +39,11 @@ final class WriteRouter extends Rule<LogicalPlan> {
       return plan;
     }
     Map<String, Object> request = describe(command, plan);
-    if (request != null && "SaveAsV1TableCommand".equals(command) && "append".equals(request.get("kind"))) {
-      request.put("query", appended(session, Reflect.call(plan, "tableDesc"), request.get("query")));
-    }
     if (request == null) {
       return plan; // a write to a path, not a table
+    }
+    if ("SaveAsV1TableCommand".equals(command) && "append".equals(request.get("kind"))) {
+      request.put("query", appended(session, Reflect.call(plan, "tableDesc"), request.get("query")));
     }
     Object query = request.remove("query");
     Object dataset = query == null ? null
