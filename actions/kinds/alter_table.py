@@ -42,10 +42,17 @@ class AddColumnsChange:
     parsed columns (then rendered from ``columns``)."""
 
 
+Spec = tuple[tuple[str, str], ...]
+"""A partition spec: (column, value) pairs, some or all of the partition columns."""
+
+
 @attrs.frozen
 class PartitionChange:
+    """ADD PARTITION of full ``specs`` (one call, existing ones left alone), or DROP PARTITION of every partition
+    each of ``specs`` matches (a partial spec matches several, as Spark's; missing ones ignored)."""
+
     add: bool
-    spec: tuple[tuple[str, str], ...]
+    specs: tuple[Spec, ...]
 
 
 AlterChange = RestoreProperties | RestoreColumnComment | AddColumnsChange | PartitionChange
@@ -81,7 +88,7 @@ class AlterTablePayload:
             data["columns"] = [[c.name, c.type, c.comment] for c in change.columns]
             data["text"] = change.text
         else:
-            data["spec"] = [list(pair) for pair in change.spec]
+            data["specs"] = [[list(pair) for pair in spec] for spec in change.specs]
         return data
 
     @classmethod
@@ -98,8 +105,10 @@ class AlterTablePayload:
             columns = tuple(Column(str(n), str(t), c) for n, t, c in require(data, "columns", what))
             change = AddColumnsChange(columns, require(data, "text", what))
         elif kind in ("add_partition", "drop_partition"):
+            # "spec": one partition, as logs written before several partitions per statement have it
+            specs = data["specs"] if "specs" in data else [require(data, "spec", what)]
             change = PartitionChange(kind == "add_partition",
-                                     tuple((str(k), str(v)) for k, v in require(data, "spec", what)))
+                                     tuple(tuple((str(k), str(v)) for k, v in spec) for spec in specs))
         else:
             raise PayloadError(f"unknown ALTER_TABLE change kind {kind!r}")
         return cls(change)
@@ -142,9 +151,9 @@ def replay_alter_table(action: ActionEntry, ctx: ActionContext) -> None:
             catalog.definitions.add_columns(name, wanted,
                                             text=change.text if len(wanted) == len(change.columns) else None)
     elif change.add:
-        catalog.definitions.add_partition(name, dict(change.spec))
+        catalog.definitions.add_partitions(name, [dict(spec) for spec in change.specs])
     else:
-        catalog.definitions.drop_partition(name, dict(change.spec))
+        catalog.definitions.drop_partitions(name, [dict(spec) for spec in change.specs])
 
 
 def describe(action: ActionEntry) -> str:
@@ -158,7 +167,8 @@ def describe(action: ActionEntry) -> str:
     elif isinstance(change, AddColumnsChange):
         what = f"add columns {', '.join(c.name for c in change.columns)}"
     else:
-        what = f"{'add' if change.add else 'drop'} partition {dict(change.spec)}"
+        specs = ", ".join(str(dict(spec)) for spec in change.specs)
+        what = f"{'add' if change.add else 'drop'} partition{'s' if len(change.specs) > 1 else ''} {specs}"
     return f"{what} on table {action.name} if it still has identity {action.tag}"
 
 

@@ -27,6 +27,7 @@ from ddl_log.engine.alter_ops import (
     alter_table_text,
 )
 from ddl_log.engine.lookups import missing_table
+from ddl_log.engine.partition_specs import checked_spec
 from ddl_log.engine.release_name import held_directory_error
 from ddl_log.engine.schema import check_column_list, check_type, parse_schema, same_type
 from ddl_log.engine.texts import sql_string
@@ -127,21 +128,7 @@ def _alter_table(ctx: ActionContext, name: TableName, op: AlterOp, *, statement:
         event = forward.add_columns(ctx, statement, name, tag, added, op.columns)
         return StatementResult(objects=(str(name),), event=event)
     if isinstance(op, AddPartition | DropPartition):
-        spec = _partition_spec(metadata, name, op.spec)
-        # Spark's own lookup: the values cast to the column types (p='01' is p=1; a value that does not convert
-        # fails with CAST_INVALID_INPUT, IF [NOT] EXISTS or not), as Spark's ADD/DROP PARTITION do.
-        exists = bool(catalog.definitions.list_partitions(name, spec))
-        if isinstance(op, AddPartition):
-            if exists:
-                if op.if_not_exists:
-                    return None
-                raise ObjectExistsError.partition(f"partition {spec} already exists in {name}", str(name))
-        elif not exists:
-            if op.if_exists:
-                return None
-            raise NoSuchObjectError.partition(f"partition {spec} does not exist in {name}", str(name))
-        event = forward.change_partition(ctx, statement, name, tag, add=isinstance(op, AddPartition), spec=spec)
-        return StatementResult(objects=(str(name),), event=event)
+        return _change_partitions(ctx, name, tag, metadata, op, statement)
     if isinstance(op, ChangeColumnType | DropColumns):
         return _rebuild(ctx, name, metadata, op, statement)
     raise CatalogError(f"unsupported ALTER TABLE operation {op!r}", str(name))
@@ -195,13 +182,32 @@ def _alter_properties(ctx: ActionContext, name: TableName, tag: str, metadata: T
     return StatementResult(objects=(str(name),), event=event)
 
 
-def _partition_spec(metadata: TableMetadata, name: TableName, spec: dict[str, str]) -> dict[str, str]:
-    if not metadata.partitioned_by:
-        raise CatalogError(f"table {name} is not partitioned", str(name))
-    lowered = {key.lower(): value for key, value in spec.items()}
-    if set(lowered) != {p.lower() for p in metadata.partitioned_by}:
-        raise InvalidNameError(f"partition spec {spec} must name exactly {list(metadata.partitioned_by)}", str(name))
-    return {p: lowered[p.lower()] for p in metadata.partitioned_by}
+def _change_partitions(ctx: ActionContext, name: TableName, tag: str, metadata: TableMetadata,
+                       op: AddPartition | DropPartition, statement: str) -> StatementResult | None:
+    """ADD or DROP PARTITION, checked as Spark checks them before anything is done: every spec of an ADD names
+    every partition column and an existing one fails it (IF NOT EXISTS: skipped); a DROP's spec may name some of
+    them and matches every partition it names, one that matches none fails it (IF EXISTS: skipped). Values are
+    Spark's lookup's: cast to the column types (p='01' is p=1; a value that does not convert fails with
+    CAST_INVALID_INPUT, IF [NOT] EXISTS or not). Logged as one change that rolls forward."""
+    catalog = ctx.catalog
+    adding = isinstance(op, AddPartition)
+    action = f"ALTER TABLE {'ADD' if adding else 'DROP'} PARTITION"
+    specs = [checked_spec(metadata, name, spec, action=action, whole=adding) for spec in op.specs]
+    skips = op.if_not_exists if isinstance(op, AddPartition) else op.if_exists
+    changed = []
+    for spec in specs:
+        if bool(catalog.definitions.list_partitions(name, spec)) == adding:  # there already, or not there
+            if skips:
+                continue
+            if adding:
+                raise ObjectExistsError.partition(f"partition {spec} already exists in {name}", str(name))
+            raise NoSuchObjectError.partition(f"partition {spec} does not exist in {name}", str(name))
+        if spec not in changed:
+            changed.append(spec)
+    if not changed:
+        return None
+    event = forward.change_partitions(ctx, statement, name, tag, add=adding, specs=changed)
+    return StatementResult(objects=(str(name),), event=event)
 
 
 def _rebuild(ctx: ActionContext, name: TableName, metadata: TableMetadata, op: ChangeColumnType | DropColumns,

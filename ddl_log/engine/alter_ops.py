@@ -126,26 +126,42 @@ class DropColumns:
         return f"DROP COLUMNS {'IF EXISTS ' if self.if_exists else ''}({names})"
 
 
+def _specs(value: Mapping[str, str] | Iterable[Mapping[str, str]]) -> tuple[dict[str, str], ...]:
+    """One spec (a mapping) or several, as a tuple of specs."""
+    if isinstance(value, Mapping):
+        return (dict(value),)
+    specs = tuple(dict(spec) for spec in value)
+    if not specs:
+        raise ValueError("at least one partition spec")
+    return specs
+
+
 @attrs.frozen
 class AddPartition:
-    """``ADD [IF NOT EXISTS] PARTITION (p = 'v', ...)``: one partition, values as strings."""
+    """``ADD [IF NOT EXISTS] PARTITION (p = 'v', ...) [PARTITION (...) ...]``: one partition or several (``specs``:
+    one spec or a list of them), each naming every partition column, values as strings. Added in one metastore
+    call, all or none, as Spark's."""
 
-    spec: dict[str, str] = attrs.field(converter=_frozen_dict)
+    specs: tuple[dict[str, str], ...] = attrs.field(converter=_specs)
     if_not_exists: bool = False
 
     def clause(self) -> str:
-        return f"ADD {'IF NOT EXISTS ' if self.if_not_exists else ''}{_spec(self.spec)}"
+        return f"ADD {'IF NOT EXISTS ' if self.if_not_exists else ''}{' '.join(_spec(s) for s in self.specs)}"
 
 
 @attrs.frozen
 class DropPartition:
-    """``DROP [IF EXISTS] PARTITION (p = 'v', ...)``: one partition, values as strings."""
+    """``DROP [IF EXISTS] PARTITION (p = 'v', ...) [, PARTITION (...) ...] [PURGE]``: every partition each spec
+    matches (a spec may name some of the partition columns, as Spark's), values as strings. ``purge``: Spark's
+    PURGE (the files are deleted, not moved to a trash, which is what the log's drop does in any case)."""
 
-    spec: dict[str, str] = attrs.field(converter=_frozen_dict)
+    specs: tuple[dict[str, str], ...] = attrs.field(converter=_specs)
     if_exists: bool = False
+    purge: bool = False
 
     def clause(self) -> str:
-        return f"DROP {'IF EXISTS ' if self.if_exists else ''}{_spec(self.spec)}"
+        specs = ", ".join(_spec(s) for s in self.specs)
+        return f"DROP {'IF EXISTS ' if self.if_exists else ''}{specs}{' PURGE' if self.purge else ''}"
 
 
 AlterOp: TypeAlias = (

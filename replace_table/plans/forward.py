@@ -179,10 +179,11 @@ def add_columns(ctx: ActionContext, statement: str, name: TableName, tag: str, c
     return _alter_forward(ctx, statement, name, tag, AddColumnsChange(tuple(columns), text))
 
 
-def change_partition(ctx: ActionContext, statement: str, name: TableName, tag: str, *, add: bool,
-                     spec: dict[str, str]) -> BinlogEvent | None:
-    """ALTER TABLE ADD PARTITION / DROP PARTITION of the checked ``spec``."""
-    return _alter_forward(ctx, statement, name, tag, PartitionChange(add, tuple(spec.items())))
+def change_partitions(ctx: ActionContext, statement: str, name: TableName, tag: str, *, add: bool,
+                      specs: Sequence[dict[str, str]]) -> BinlogEvent | None:
+    """ALTER TABLE ADD PARTITION / DROP PARTITION of the checked ``specs`` (one change: all or, rolled forward by
+    recovery, all)."""
+    return _alter_forward(ctx, statement, name, tag, PartitionChange(add, tuple(tuple(s.items()) for s in specs)))
 
 
 def _alter_forward(ctx: ActionContext, statement: str, name: TableName, tag: str,

@@ -233,8 +233,18 @@ class Definitions(Protocol):
         """Add an (empty) partition; an existing one is left alone."""
         ...
 
+    def add_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None:
+        """Add (empty) partitions in one call, each spec naming every partition column; existing ones are left
+        alone."""
+        ...
+
     def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
         """Drop a partition with its data; a missing one is ignored."""
+        ...
+
+    def drop_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None:
+        """Drop, with their data, every partition each of ``specs`` matches (a spec may name some of the partition
+        columns, values compared as :meth:`list_partitions` compares them); missing ones are ignored."""
         ...
 
 

@@ -348,6 +348,10 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
         {},
     ),
     ("ALTER TABLE t DROP PARTITION (p = 1)", "alter_table", (T, alter_ops.DropPartition({"p": "1"})), {}),
+    ("ALTER TABLE t ADD PARTITION (p=1) PARTITION (p=2)", "alter_table",
+     (T, alter_ops.AddPartition([{"p": "1"}, {"p": "2"}])), {}),
+    ("ALTER TABLE t DROP IF EXISTS PARTITION (p=1), PARTITION (p=2, q='x') PURGE", "alter_table",
+     (T, alter_ops.DropPartition([{"p": "1"}, {"p": "2", "q": "x"}], if_exists=True, purge=True)), {}),
     # --- table versions
     ("RESTORE TABLE t TO VERSION AS OF 12", "restore_table", (T,), {"version": 12}),
     ("RESTORE TABLE db.t TO TIMESTAMP AS OF '2026-11-25 08:30:00'", "restore_table", ("`db`.`t`",),
@@ -433,9 +437,8 @@ UNSUPPORTED = [
     ("CREATE EXTERNAL TABLE t (a INT) LOCATION '/x'", "EXTERNAL"),
     ("ALTER TABLE t RECOVER PARTITIONS", "RECOVER PARTITIONS"),
     ("ALTER TABLE t SET LOCATION '/x'", "SET LOCATION"),
-    ("ALTER TABLE t ADD PARTITION (p=1) PARTITION (p=2)", "several partitions"),
     ("ALTER TABLE t ADD PARTITION (p=1) LOCATION '/x'", "LOCATION"),
-    ("ALTER TABLE t DROP PARTITION (p=1), PARTITION (p=2)", "several partitions"),
+    ("ALTER TABLE t ADD PARTITION (p=1) PARTITION (p=2) LOCATION '/x'", "LOCATION"),
     ("ALTER TABLE t ALTER COLUMN c SET DEFAULT 1", "ALTER COLUMN"),
     ("ALTER TABLE t ALTER COLUMN s.x COMMENT 'y'", "nested column"),
     ("ALTER DATABASE d SET DBPROPERTIES ('a'='b')", "ALTER DATABASE"),
@@ -655,6 +658,10 @@ def test_alter_ops_render_canonical_quoted_clauses() -> None:
     assert alter_ops.DropColumns(["a", "b`"]).clause() == "DROP COLUMNS (`a`, `b```)"
     assert alter_ops.AddPartition({"p": "1"}, if_not_exists=True).clause() == "ADD IF NOT EXISTS PARTITION (`p` = '1')"
     assert alter_ops.DropPartition({"p": "x"}).clause() == "DROP PARTITION (`p` = 'x')"
+    assert (alter_ops.AddPartition([{"p": "1"}, {"p": "2"}]).clause()
+            == "ADD PARTITION (`p` = '1') PARTITION (`p` = '2')")
+    assert (alter_ops.DropPartition([{"p": "1"}, {"q": "y"}], if_exists=True, purge=True).clause()
+            == "DROP IF EXISTS PARTITION (`p` = '1'), PARTITION (`q` = 'y') PURGE")
 
 
 # ---------------------------------------------------------------------------------------------------- real API

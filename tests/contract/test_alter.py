@@ -60,3 +60,17 @@ def test_partitions_are_added_listed_and_dropped(catalog: Catalog, db: str) -> N
     catalog.data.create(plain, SIMPLE, "tag-2")
     assert catalog.definitions.list_partitions(plain) == []
     raises(InvalidDefinitionError, plain, lambda: catalog.definitions.add_partition(plain, {"k": "1"}))
+
+
+def test_several_partitions_are_added_in_one_call_and_a_partial_spec_drops_all_it_matches(
+        catalog: Catalog, db: str) -> None:
+    t = TableName(db, "t")
+    spec = TableSpec(columns=(Column("a", "int"), Column("k", "string"), Column("h", "string")),
+                     partitioned_by=("k", "h"))
+    catalog.data.create(t, spec, "tag-1")
+    catalog.definitions.add_partitions(t, [{"k": "1", "h": "a"}, {"k": "1", "h": "b"}, {"k": "2", "h": "a"}])
+    catalog.definitions.add_partitions(t, [{"k": "1", "h": "a"}, {"k": "3", "h": "a"}])  # an existing one: left alone
+    assert len(catalog.definitions.list_partitions(t)) == 4
+    catalog.definitions.drop_partitions(t, [{"k": "1"}, {"k": "3", "h": "a"}, {"k": "9"}])  # a missing one: ignored
+    assert catalog.definitions.list_partitions(t) == [{"k": "2", "h": "a"}]
+    raises(InvalidDefinitionError, t, lambda: catalog.definitions.add_partitions(t, [{"k": "4"}]))

@@ -27,6 +27,7 @@ from tests.differential.phrases import (
     properties,
     query,
     query_for,
+    spec_some,
     spec_values,
     table_clauses,
     values_rows,
@@ -274,13 +275,17 @@ def partitions(w: Writer) -> Step:
     name, table = w.table()
     if table is None or not table.partitioned:
         return Step(f"ALTER TABLE {name.sql} ADD PARTITION (p = 1)", "add_partition")
-    spec = spec_values(w.rng, table)
+    several = 1 + (chance(w.rng, 0.25) * w.rng.randint(1, 2))  # several partitions in one statement, as Spark's
     if chance(w.rng, 0.55):
         guard = "IF NOT EXISTS " if chance(w.rng, 0.3) else ""
-        return Step(f"ALTER TABLE {name.sql} ADD {guard}PARTITION ({spec})", "add_partition")
+        specs = " ".join(f"PARTITION ({spec_values(w.rng, table)})" for _ in range(several))
+        return Step(f"ALTER TABLE {name.sql} ADD {guard}{specs}", "add_partition")
     guard = "IF EXISTS " if chance(w.rng, 0.3) else ""
     purge = " PURGE" if chance(w.rng, 0.05) else ""
-    return Step(f"ALTER TABLE {name.sql} DROP {guard}PARTITION ({spec}){purge}", "drop_partition")
+    # a DROP's spec may name some of the partition columns: every partition it matches goes
+    specs = ", ".join(f"PARTITION ({spec_some(w.rng, table) if chance(w.rng, 0.3) else spec_values(w.rng, table)})"
+                      for _ in range(several))
+    return Step(f"ALTER TABLE {name.sql} DROP {guard}{specs}{purge}", "drop_partition")
 
 
 def rename(w: Writer) -> Step:

@@ -170,6 +170,14 @@ def spec_values(rng: random.Random, table: Table) -> str:
     return ", ".join(f"{column.sql} = {partition_literal(rng, column.type)}" for column in table.partition_columns())
 
 
+def spec_some(rng: random.Random, table: Table) -> str:
+    """A spec of some of the partition columns (any order): a DROP PARTITION or TRUNCATE ... PARTITION of every
+    partition it matches."""
+    columns = table.partition_columns()
+    return ", ".join(f"{column.sql} = {partition_literal(rng, column.type)}"
+                     for column in rng.sample(columns, rng.randint(1, len(columns))))
+
+
 def query_for(rng: random.Random, model: Model, target: Name, columns: list[Column]) -> Phrase:
     """A query whose rows fit ``columns`` of ``target``: VALUES, or a SELECT of another table (which may not fit)."""
     if not columns:

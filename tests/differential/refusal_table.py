@@ -23,8 +23,6 @@ REFUSAL_TABLE = (
     ("TRUNCATE TABLE ... PARTITION", re.compile(r"^\s*TRUNCATE\s+TABLE\b.*\bPARTITION\s*\(", _F)),
     ("INSERT OVERWRITE ... PARTITION (a=NULL)", re.compile(r"^\s*INSERT\s+OVERWRITE\b.*\bPARTITION\s*\([^)]*=\s*NULL\b",
                                                            _F)),
-    ("ADD/DROP PARTITION with several partitions or a partial spec",
-     re.compile(r"^\s*ALTER\s+TABLE\b.*\b(?:ADD|DROP)\b.*\bPARTITION\b", _F)),
     ("ALTER COLUMN ... SET/DROP DEFAULT, SET/DROP NOT NULL",
      re.compile(r"^\s*ALTER\s+TABLE\b.*\b(?:SET|DROP)\s+(?:DEFAULT|NOT\s+NULL)\b", _F)),
     ("ALTER DATABASE, COMMENT ON DATABASE | COLUMN",

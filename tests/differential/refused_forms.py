@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from tests.differential.model import Column, Table
 from tests.differential.phrases import chance, spec_values, values_rows
 from tests.differential.script import Step, placeholder
-from tests.differential.vocabulary import TABLES, VIEWS, partition_literal
+from tests.differential.vocabulary import TABLES, VIEWS
 
 if TYPE_CHECKING:
     from tests.differential.grammar import Writer
@@ -106,18 +106,6 @@ def overwrite_null_partition(w: Writer) -> Step:
     return Step(f"INSERT OVERWRITE {name.sql} PARTITION ({table.partitioned[0]} = NULL) {rows.text}", "documented")
 
 
-def several_partitions(w: Writer) -> Step:
-    name, table = w.table()
-    if table is None or not table.partitioned:
-        return Step(f"ALTER TABLE {name.sql} ADD PARTITION (p = 1) PARTITION (p = 2)", "documented")
-    if chance(w.rng, 0.5):
-        return Step(f"ALTER TABLE {name.sql} ADD IF NOT EXISTS PARTITION ({spec_values(w.rng, table)}) "
-                    f"PARTITION ({spec_values(w.rng, table)})", "documented")
-    first = table.partition_columns()[0]
-    return Step(f"ALTER TABLE {name.sql} DROP IF EXISTS PARTITION ({first.sql} = "
-                f"{partition_literal(w.rng, first.type)})", "documented")
-
-
 def column_default(w: Writer) -> Step:
     name, table = w.table()
     column = w.rng.choice(table.data_columns()).sql if table is not None and table.data_columns() else "a"
@@ -176,7 +164,7 @@ def function_characteristics(w: Writer) -> Step:
 
 FORMS: tuple[Callable[[Writer], Step], ...] = (
     load_data, repair, insert_directory, execute_immediate, multi_insert, located_table, rename_partition, serde,
-    truncate_partition, overwrite_null_partition, several_partitions, column_default, database_comment,
+    truncate_partition, overwrite_null_partition, column_default, database_comment,
     view_column_comment, computed_identifier, double_quoted, nested_column,
     function_characteristics)
 """One writer per form of the refusal table."""

@@ -79,6 +79,8 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "alter_drop_column": lambda d: d.alter_table("a", DropColumns(("y",))),
     "alter_add_partition": lambda d: d.alter_table("p", AddPartition({"day": "d7"})),
     "alter_drop_partition": lambda d: d.alter_table("p", DropPartition({"day": "d0"})),
+    "alter_add_partitions": lambda d: d.sql("ALTER TABLE p ADD PARTITION (day = 'd7') PARTITION (day = 'd8')"),
+    "alter_drop_partitions": lambda d: d.sql("ALTER TABLE p DROP PARTITION (day = 'd0'), PARTITION (day = 'd1')"),
     "view_becomes_table": lambda d: d.replace_as_table("v1", as_select="SELECT x * 3 AS x3 FROM a", using="parquet"),
     "table_becomes_view": lambda d: d.replace_as_view("b", as_select="SELECT x AS z FROM a WHERE x > 15"),
 }

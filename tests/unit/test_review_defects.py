@@ -13,6 +13,7 @@ import pytest
 from actions.context import ActionContext
 from actions.errors import CommittedWithPendingWorkWarning
 from actions.kinds import KINDS, kind_of
+from actions.kinds.alter_table import AlterTablePayload, PartitionChange
 from actions.kinds.create_table import log_create_table
 from actions.kinds.drop_table import DropTablePayload
 from actions.kinds.kind import payload_of
@@ -262,6 +263,16 @@ def test_a_payload_missing_a_field_is_an_error_never_a_default(action_type):
         broken = ActionEntry(3, 1, action_type, payload={k: v for k, v in wire.items() if k != key})
         with pytest.raises(PayloadError):
             payload_of(broken, kind_of(action_type).payload)
+
+
+def test_a_partition_change_logged_before_several_partitions_per_statement_is_read_as_one_spec():
+    """A log written by the version before ADD/DROP PARTITION took several specs holds ``spec``: recovery after an
+    upgrade reads it as the one partition it names."""
+    old = {"kind": "drop_partition", "spec": [["day", "x"]]}
+    entry = ActionEntry(3, 1, ActionType.ALTER_TABLE, name=tn("t"), tag="x", payload=old)
+    assert payload_of(entry, AlterTablePayload).change == PartitionChange(False, ((("day", "x"),),))
+    several = AlterTablePayload(PartitionChange(True, ((("p", "1"), ("q", "a")), (("p", "2"), ("q", "b")))))
+    assert AlterTablePayload.from_wire(several.to_wire()) == several
 
 
 def test_a_programming_error_in_an_executor_surfaces_instead_of_counting_as_a_failed_try(tmp_path):

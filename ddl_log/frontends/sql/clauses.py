@@ -146,12 +146,12 @@ class ClauseReader:
                 return alter_ops.AddColumns(c.rest())
             if_not_exists = c.take("IF", "NOT", "EXISTS")
             if c.at("PARTITION"):
-                spec = self.partition_spec()
-                if c.at("PARTITION"):
-                    raise Unsupported("ALTER TABLE ... ADD PARTITION with several partitions (one per statement)")
-                if c.at("LOCATION"):
-                    raise Unsupported("ALTER TABLE ... ADD PARTITION ... LOCATION (files outside the warehouse)")
-                return alter_ops.AddPartition(spec, if_not_exists)
+                specs = []
+                while c.at("PARTITION"):  # Spark's: PARTITION (...) [LOCATION '...'] PARTITION (...) ...
+                    specs.append(self.partition_spec())
+                    if c.at("LOCATION"):
+                        raise Unsupported("ALTER TABLE ... ADD PARTITION ... LOCATION (files outside the warehouse)")
+                return alter_ops.AddPartition(specs, if_not_exists)
             raise Unsupported(f"ALTER TABLE ... ADD {c.word() or '...'}")
         if c.take("DROP"):
             if c.take("COLUMNS") or c.take("COLUMN"):
@@ -164,12 +164,10 @@ class ClauseReader:
                 return alter_ops.DropColumns(tuple(dropped), if_exists)
             if_exists = c.take("IF", "EXISTS")
             if c.at("PARTITION"):
-                spec = self.partition_spec()
-                if c.is_kind(TokenType.COMMA):
-                    raise Unsupported("ALTER TABLE ... DROP PARTITION with several partitions (one per statement)")
-                if c.at("PURGE"):
-                    raise Unsupported("ALTER TABLE ... DROP PARTITION ... PURGE")
-                return alter_ops.DropPartition(spec, if_exists)
+                specs = [self.partition_spec()]
+                while c.take_kind(TokenType.COMMA):  # Spark's: PARTITION (...), PARTITION (...) ... [PURGE]
+                    specs.append(self.partition_spec())
+                return alter_ops.DropPartition(specs, if_exists, purge=c.take("PURGE"))
             raise Unsupported(f"ALTER TABLE ... DROP {c.word() or '...'}")
         if c.take("SET", "TBLPROPERTIES"):
             return alter_ops.SetProperties(self.properties())

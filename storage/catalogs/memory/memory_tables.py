@@ -177,10 +177,25 @@ class MemoryDefinitions(MemoryPort):
         if not keys or not keys <= set(table.partitioned_by) or (whole and keys != set(table.partitioned_by)):
             raise InvalidDefinitionError(f"partition spec {spec} does not match the partitioning of {name}", str(name))
 
+    def add_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None:
+        self.state.check("add_partition", name)
+        for spec in specs:
+            self._check_partition_spec(name, spec, whole=True)
+        for spec in specs:
+            self.add_partition(name, spec)
+
     def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
         self.state.check("drop_partition", name)
         if spec in self.state.table(name).partitions:
             self.state.table(name).partitions.remove(spec)
+
+    def drop_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None:
+        self.state.check("drop_partition", name)
+        for spec in specs:
+            self._check_partition_spec(name, spec, whole=False)
+        for spec in specs:
+            for partition in self.list_partitions(name, spec):
+                self.drop_partition(name, partition)
 
 
 class MemoryDataJobs(MemoryPort):

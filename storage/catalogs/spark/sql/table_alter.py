@@ -389,7 +389,14 @@ class SparkTableAlter:
         """``ALTER TABLE ... DROP IF EXISTS PARTITION ... PURGE``: a missing partition is ignored; a managed table's
         partition directory is deleted (no trash). A partial ``spec`` drops every partition it matches. One
         metastore call."""
-        self._alter(name, f"DROP IF EXISTS PARTITION ({self._spec_sql(name, spec)}) PURGE", "drop a partition of")
+        self.drop_partitions(name, [spec])
+
+    def drop_partitions(self, name: TableName, specs: list[dict[str, str]]) -> None:
+        """``ALTER TABLE ... DROP IF EXISTS PARTITION (...), PARTITION (...) ... PURGE``: one Spark statement, as
+        :meth:`drop_partition` for each spec (Spark finds every match first, then drops them one by one)."""
+        clause = ", ".join(f"PARTITION ({self._spec_sql(name, spec)})" for spec in specs)
+        self._alter(name, f"DROP IF EXISTS {clause} PURGE",
+                    "drop a partition of" if len(specs) == 1 else "drop partitions of")
 
     # ------------------------------------------------------------------ helpers
 
