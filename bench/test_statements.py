@@ -300,11 +300,34 @@ def truncate_partitioned() -> Scenario:
     )
 
 
+def truncate_partition() -> Scenario:
+    """The table of :func:`truncate_partitioned`, filled again before each round; the statement empties one of its 20
+    partitions (``PARTITION (p = 0)``, 1/20 of the rows) and keeps the other 19 whole (their files linked into the new
+    version), every record registered, as Spark's TRUNCATE ... PARTITION leaves them."""
+    fill = (f"SELECT id, id*2 AS v, concat('r', id) AS s, id % {PARTITIONS} AS p "
+            f"FROM range({PARTITIONED_ROWS})")
+
+    def setup(spark: Any, kind: str) -> None:
+        run(spark, f"INSERT OVERWRITE TABLE {T(f'truncq_{kind}')} {fill}")
+
+    def check(spark: Any, kind: str) -> None:
+        assert spark.table(T(f"truncq_{kind}")).where("p = 0").count() == 0
+        assert len(spark.sql(f"SHOW PARTITIONS {T(f'truncq_{kind}')}").collect()) == PARTITIONS
+
+    return Scenario(
+        "truncate_partition", f"TRUNCATE TABLE ... PARTITION, 1 of {PARTITIONS} partitions "
+        f"({size_id(PARTITIONED_ROWS)} rows before)", PARTITIONED_ROWS,
+        plain=lambda spark, kind: run(spark, f"TRUNCATE TABLE {T(f'truncq_{kind}')} PARTITION (p = 0)"),
+        atomic=lambda ddl, kind: ddl.truncate_table(f"truncq_{kind}", partition={"p": "0"}),
+        setup=setup, prepare=partitioned_table("truncq"), check=check,
+    )
+
+
 SIDE_BY_SIDE = [
     create_or_replace(0), create_or_replace(100_000), create_or_replace(1_000_000),
     create_as_select(0), create_as_select(100_000),
     rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(),
-    insert_overwrite_static_partition(), insert_into(), truncate(), truncate_partitioned(),
+    insert_overwrite_static_partition(), insert_into(), truncate(), truncate_partitioned(), truncate_partition(),
 ]
 BREAKDOWN = [create_or_replace(0), create_or_replace(100_000), create_as_select(100_000),
              rename_two(), drop_two(), insert_overwrite(), insert_overwrite_one_partition(),

@@ -18,6 +18,7 @@ from chains.retention import check_retention_property
 from chains.version_records import PartitionValues
 from ddl_log.engine.lookups import missing_table
 from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_overwrite, resolve_mode
+from ddl_log.engine.partition_specs import checked_spec
 from ddl_log.engine.release_name import held_directory_error
 from ddl_log.engine.schema import SchemaLike, table_spec
 from ddl_log.engine.texts import create_table_text, sql_string
@@ -38,11 +39,28 @@ from storage.errors import (
 )
 
 
+@attrs.frozen
+class EmptiedPartitions:
+    """``TRUNCATE TABLE t PARTITION (...)``: the checked ``spec`` (some or all partition columns, the table's names,
+    in its order) and the partitions it ``matched`` (values as the catalog lists them)."""
+
+    spec: dict[str, str]
+    matched: tuple[dict[str, str], ...]
+
+    def fill(self, name: TableName, partitioned_by: Sequence[str]) -> Fill:
+        """What fills the work table where the catalog cannot take the empty path: no rows, every partition the spec
+        does not match kept with its files, all of them registered (those matched empty)."""
+        partition = tuple((column, self.spec.get(column)) for column in partitioned_by)
+        return Fill(keep=name, replaces="matching", partition=partition, partitions_of=name, empties=True)
+
+
 def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None, statement: str, *, verb: str,
-                  orig_must_exist: bool | None, fill: Fill | None = None) -> ReplaceResult:
+                  orig_must_exist: bool | None, fill: Fill | None = None,
+                  emptied: EmptiedPartitions | None = None) -> ReplaceResult:
     """Build and install a new version of ``target`` (``spec`` None: an empty copy of the table itself, whose
     definition is then read under the statement's lock, with its partitions registered and empty as Spark's
-    TRUNCATE keeps them; in one metastore call where the catalog can). The caller holds the statement's locks."""
+    TRUNCATE keeps them, or, ``emptied``, with the rows of the other partitions; in one metastore call where the
+    catalog can). The caller holds the statement's locks."""
     empty: Callable[[], Fill | None] | None = None
     given = spec is not None
     if spec is None:  # TRUNCATE: ORIG's own definition without rows
@@ -55,6 +73,8 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
             if metadata is None:
                 raise missing_table(ctx.catalog, target)
             check_rewritable(target, metadata, verb)
+            if emptied is not None:
+                return emptied.fill(target, metadata.partitioned_by)
             return Fill(partitions_of=target) if metadata.partitioned_by else None
 
         spec = TableSpec(like=target, copy=True)  # no check_create: the machine checks that it exists
@@ -75,7 +95,8 @@ def build_version(ctx: ActionContext, target: TableName, spec: TableSpec | None,
     with reuse_lookups():  # one lookup of each name serves the checks; every change forgets what it touches
         try:  # the kept versions of a dropped table of the name may hold its directory: the plan frees it first
             return replace_version(ctx, target, spec, statement, verb=verb, orig_must_exist=orig_must_exist,
-                                   fill=fill, empty=empty, frees_name=True, check=check if given else None,
+                                   fill=fill, empty=empty, emptied=None if emptied is None else emptied.matched,
+                                   frees_name=True, check=check if given else None,
                                    keeps_statistics=not given)
         except NoSuchObjectError as error:
             if orig_must_exist and error.name == str(target):  # refused before anything was done
@@ -191,25 +212,57 @@ class CreateTable(Statement):
 
 @attrs.frozen(kw_only=True)
 class TruncateTable(Statement):
-    """TRUNCATE TABLE: an empty copy of the table's whole definition swapped in; a failure or crash before the
-    commit keeps the old rows."""
+    """TRUNCATE TABLE [PARTITION (...)]: an empty copy of the table's whole definition swapped in, or, with
+    ``partition`` (some or all partition columns, values as strings), a copy holding every partition the spec does
+    not match, files taken whole, those it matches registered and empty, as Spark's TRUNCATE leaves them; a failure
+    or crash before the commit keeps the old rows."""
 
     label: ClassVar[str] = "TRUNCATE TABLE"
     transactional: ClassVar[bool] = True
     name: TableName
+    partition: Mapping[str, str] | None = None
 
     @classmethod
-    def of(cls, name: str | TableName, *, text: str | None = None) -> TruncateTable:
-        return cls(name=TableName.of(name), text=text)
+    def of(cls, name: str | TableName, *, partition: Mapping[str, str] | None = None,
+           text: str | None = None) -> TruncateTable:
+        if partition is not None and not partition:
+            raise InvalidNameError("partition names at least one partition column", str(name))
+        return cls(name=TableName.of(name), partition=None if partition is None else dict(partition), text=text)
 
     def canonical_text(self) -> str:
-        return f"TRUNCATE TABLE {self.name.quoted}"
+        if not self.partition:
+            return f"TRUNCATE TABLE {self.name.quoted}"
+        spec = ", ".join(f"{quote_ident(c)}={sql_string(v)}" for c, v in self.partition.items())
+        return f"TRUNCATE TABLE {self.name.quoted} PARTITION ({spec})"
 
     def lock_keys(self) -> LockKeys:
         return LockKeys.objects(self.name)
 
-    def run(self, ctx: ActionContext) -> ReplaceResult:
-        return build_version(ctx, self.name, None, self.binlog_text, verb=self.label, orig_must_exist=True)
+    def run(self, ctx: ActionContext) -> StatementResult:
+        emptied = None
+        if self.partition is not None:
+            with reuse_lookups():
+                emptied = self._emptied(ctx, self.partition)
+            if emptied is None:
+                return NOTHING_DONE
+        return build_version(ctx, self.name, None, self.binlog_text, verb=self.label, orig_must_exist=True,
+                             emptied=emptied)
+
+    def _emptied(self, ctx: ActionContext, partition: Mapping[str, str]) -> EmptiedPartitions | None:
+        """Spark's checks of a TRUNCATE ... PARTITION, in its order, before anything is logged, and the partitions
+        the spec matches; None where a spec of some partition columns matches none (Spark's truncates nothing)."""
+        catalog = ctx.catalog
+        metadata = catalog.definitions.table_metadata(self.name)
+        if metadata is None:
+            raise missing_table(catalog, self.name)
+        check_rewritable(self.name, metadata, self.label)
+        spec = checked_spec(metadata, self.name, partition, action=self.label)
+        matched = tuple(catalog.definitions.list_partitions(self.name, spec))
+        if matched:
+            return EmptiedPartitions(spec, matched)
+        if len(spec) == len(metadata.partitioned_by):
+            raise NoSuchObjectError.partition(f"partition {spec} does not exist in {self.name}", str(self.name))
+        return None
 
 
 @attrs.frozen(kw_only=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 from actions.results import StatementResult
 from ddl_log.engine.alter import AlterTable
@@ -186,9 +186,21 @@ class AtomicDDL(DDLEngine):
             name, if_not_exists=if_not_exists, schema=schema, like=like, as_select=as_select, df=df, using=using,
             partitioned_by=partitioned_by, properties=properties, comment=comment, text=statement))
 
-    def truncate_table(self, name: str | TableName, *, statement: str | None = None) -> ReplaceResult:
-        """TRUNCATE TABLE: an empty copy swapped in; a failure or crash before the commit keeps the old rows."""
-        return self._replace(TruncateTable.of(name, text=statement))
+    @overload
+    def truncate_table(self, name: str | TableName, *, statement: str | None = None) -> ReplaceResult: ...
+
+    @overload
+    def truncate_table(self, name: str | TableName, *, partition: Mapping[str, str],
+                       statement: str | None = None) -> StatementResult: ...
+
+    def truncate_table(self, name: str | TableName, *, partition: Mapping[str, str] | None = None,
+                       statement: str | None = None) -> StatementResult:
+        """TRUNCATE TABLE [PARTITION (...)]: an empty copy swapped in (``partition``: some or all partition columns
+        and their values as strings; only the partitions it matches emptied, as Spark's); a failure or crash before
+        the commit keeps the old rows. A spec of some columns that matches nothing does nothing, as Spark's."""
+        if partition is None:
+            return self._replace(TruncateTable.of(name, text=statement))
+        return self.run(TruncateTable.of(name, partition=partition, text=statement))
 
     def insert_overwrite(self, name: str | TableName, *, as_select: str | None = None, df: Any = None,
                          statement: str | None = None, partition: Mapping[str, str | None] | None = None,

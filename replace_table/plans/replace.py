@@ -31,7 +31,7 @@ definition logged, the catalog not changed yet)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from actions.context import ActionContext
 from actions.name_holds import free_directory_of_dropped
@@ -96,7 +96,8 @@ REPLACE: Plan[ReplaceRun] = Plan("replace", [
 def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
                     verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
-                    frees_name: bool = False, make_tmp: TmpWork | None = None,
+                    emptied: Sequence[Mapping[str, str]] | None = None, frees_name: bool = False,
+                    make_tmp: TmpWork | None = None,
                     fill_tmp: TmpWork | None = None, keeps_statistics: bool = False,
                     check: TmpWork | None = None, direct: bool = False) -> StatementMachine[ReplaceRun]:
     """The checked machine of one statement that builds a new version of ``name`` from ``spec`` and installs it
@@ -104,7 +105,8 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
 
     ``orig_must_exist``: True for statements that rebuild an existing table (TRUNCATE, INSERT OVERWRITE), False for
     CREATE TABLE (never replaces), None for CREATE OR REPLACE. ``fill`` inserts rows into TMP. ``empty``: the new
-    version is ORIG's own definition without rows (TRUNCATE, :mod:`~replace_table.plans.empty_path`). ``frees_name``:
+    version is ORIG's own definition without rows (TRUNCATE, :mod:`~replace_table.plans.empty_path`), or without
+    the rows of the ``emptied`` partitions only (``TRUNCATE TABLE ... PARTITION``). ``frees_name``:
     run
     the name-hold pre-flight first. ``make_tmp`` / ``fill_tmp``: another way to make and fill TMP (a replica's copy).
     ``keeps_statistics``: see :attr:`ReplaceRun.keeps_statistics`. ``check``: the statement's checks, run before
@@ -128,7 +130,7 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
         run.path = "create"
         choose_created(run)  # reads only, as below
     if empty is not None:  # reads only: nothing is made before the statement is logged
-        choose_empty(run, empty)
+        choose_empty(run, empty, emptied)
     if direct:  # reads only, as above
         choose_write(run)
     choose_replaced(run)  # reads only, as above
@@ -138,12 +140,13 @@ def replace_machine(ctx: ActionContext, name: TableName, spec: TableSpec, statem
 def replace_version(ctx: ActionContext, name: TableName, spec: TableSpec, statement: str, *,
                     verb: str = "CREATE OR REPLACE TABLE", orig_must_exist: bool | None = None,
                     fill: Fill | None = None, empty: Callable[[], Fill | None] | None = None,
-                    frees_name: bool = False, make_tmp: TmpWork | None = None,
+                    emptied: Sequence[Mapping[str, str]] | None = None, frees_name: bool = False,
+                    make_tmp: TmpWork | None = None,
                     fill_tmp: TmpWork | None = None, keeps_statistics: bool = False,
                     check: TmpWork | None = None, direct: bool = False) -> ReplaceResult:
     """The statement of :func:`replace_machine`, run whole."""
     machine = replace_machine(ctx, name, spec, statement, verb=verb, orig_must_exist=orig_must_exist, fill=fill,
-                              empty=empty, frees_name=frees_name, make_tmp=make_tmp, fill_tmp=fill_tmp,
-                              keeps_statistics=keeps_statistics, check=check, direct=direct)
+                              empty=empty, emptied=emptied, frees_name=frees_name, make_tmp=make_tmp,
+                              fill_tmp=fill_tmp, keeps_statistics=keeps_statistics, check=check, direct=direct)
     outcome = machine.run()
     return machine.run_state.result(outcome.event, backup_pending=outcome.pending)

@@ -48,6 +48,11 @@ class Fill:
     PARTITION`` made): an ALTER TABLE rebuild copies all rows and must keep empty partitions too. With neither
     ``as_select`` nor ``df`` the fill adds no rows, only these partitions: TRUNCATE keeps a partitioned table's
     partitions registered and empty, as Spark's does."""
+    empties: bool = False
+    """``TRUNCATE TABLE ... PARTITION`` (no rows, with ``keep`` and ``partitions_of``): the partitions matching
+    ``partition``'s static values are emptied, not replaced: they stay registered (``partitions_of``), and every
+    partition directory no record names is kept, those matching too (Spark's TRUNCATE empties only the records'
+    directories)."""
     files_from: str | None = None
     """Instead of rows: copy the data files of this directory (a table version written with the same definition,
     unpartitioned, on a local file system) into the table: a replica installing a source's version."""

@@ -297,3 +297,7 @@ class SwapPlan:
     created: bool = False
     """The new definition is the one the write job's CTAS makes (``Swaps.plan_created_swap``): ``handle`` is set
     once the job has written the directory (``DataJobs.write_created``)."""
+    kept: tuple[str, ...] = ()
+    """The empty path of ``TRUNCATE TABLE ... PARTITION``: the partitions it does not empty, as paths under ORIG's
+    directory, whose files the new version takes whole at the same paths (``Swaps.plan_empty_swap``'s
+    ``emptied``)."""

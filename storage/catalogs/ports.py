@@ -19,7 +19,7 @@ per port, :mod:`storage.catalogs.spark.catalog`; the in-memory one: one class pe
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 import attrs
@@ -261,14 +261,17 @@ class Swaps(Protocol):
         an ALTER)."""
         ...
 
-    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str, *,
+                        emptied: Sequence[Mapping[str, str]] | None = None) -> SwapPlan:
         """TRUNCATE without a TMP table: ORIG's whole definition (properties, comment and statistics kept, the
         statistics then updated as Spark's TRUNCATE updates them: ``SwapPlan.updates_statistics``), emptied, at a
         new empty directory (``tmp``'s default location, which :meth:`exchange_definitions` makes: the caller logs
         ``tmp``'s creation first, whose undo removes it), identity ``tag``, installed in one call; and ORIG's
         definition to log. Reads only. A refusal where the catalog cannot: a partitioned table (its partitions stay
         registered, built under TMP), no handle on the metastore, an external or Hive serde table,
-        files at the directory."""
+        files at the directory. ``emptied`` (``TRUNCATE TABLE ... PARTITION``): only these partitions (values as
+        :meth:`Definitions.list_partitions` gives them) are emptied; every other partition's files go into the new
+        version whole (``SwapPlan.kept``)."""
         ...
 
     def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:

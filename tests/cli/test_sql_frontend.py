@@ -237,6 +237,7 @@ ROUTES: list[tuple[str, str, tuple[Any, ...], dict[str, Any]]] = [
     ("DROP TABLE t", "drop_tables", ([T],), {"if_exists": False}),
     ("DROP TABLE t PURGE", "drop_tables", ([T],), {"if_exists": False, "purge": True}),
     ("TRUNCATE TABLE db.t", "truncate_table", ("`db`.`t`",), {}),
+    ("TRUNCATE TABLE t PARTITION (p = 1, `Q` = 'x')", "truncate_table", (T,), {"partition": {"p": "1", "Q": "x"}}),
     (
         "INSERT OVERWRITE TABLE t SELECT * FROM s WHERE x = ';'",
         "insert_overwrite",
@@ -442,7 +443,6 @@ UNSUPPORTED = [
     ("ALTER TABLE t ALTER COLUMN c SET DEFAULT 1", "ALTER COLUMN"),
     ("ALTER TABLE t ALTER COLUMN s.x COMMENT 'y'", "nested column"),
     ("ALTER DATABASE d SET DBPROPERTIES ('a'='b')", "ALTER DATABASE"),
-    ("TRUNCATE TABLE t PARTITION (p=1)", "PARTITION"),
     ("INSERT OVERWRITE TABLE t PARTITION (p=NULL) SELECT 1", "NULL static partition value"),
     ("INSERT OVERWRITE DIRECTORY '/x' SELECT 1", "DIRECTORY"),
     ("FROM s INSERT INTO t SELECT * INSERT INTO u SELECT *", "INSERT INTO"),

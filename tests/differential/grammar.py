@@ -181,8 +181,9 @@ def named_columns(rng: random.Random, columns: list[Column]) -> str:
 
 def truncate(w: Writer) -> Step:
     name, table = w.table()
-    if table is not None and table.partitioned and chance(w.rng, 0.15):
-        return Step(f"TRUNCATE TABLE {name.sql} PARTITION ({spec_values(w.rng, table)})", "truncate")
+    if table is not None and table.partitioned and chance(w.rng, 0.25):  # of some partition columns, or all
+        spec = spec_some(w.rng, table) if chance(w.rng, 0.4) else spec_values(w.rng, table)
+        return Step(f"TRUNCATE TABLE {name.sql} PARTITION ({spec})", "truncate")
     return Step(f"TRUNCATE TABLE {name.sql}", "truncate")
 
 

@@ -20,7 +20,6 @@ REFUSAL_TABLE = (
     ("ALTER TABLE ... PARTITION (...) RENAME TO PARTITION",
      re.compile(r"^\s*ALTER\s+TABLE\b.*\bRENAME\s+TO\s+PARTITION\b", _F)),
     ("ALTER TABLE ... SET SERDE | SERDEPROPERTIES", re.compile(r"^\s*ALTER\s+TABLE\b.*\bSET\s+SERDE", _F)),
-    ("TRUNCATE TABLE ... PARTITION", re.compile(r"^\s*TRUNCATE\s+TABLE\b.*\bPARTITION\s*\(", _F)),
     ("INSERT OVERWRITE ... PARTITION (a=NULL)", re.compile(r"^\s*INSERT\s+OVERWRITE\b.*\bPARTITION\s*\([^)]*=\s*NULL\b",
                                                            _F)),
     ("ALTER COLUMN ... SET/DROP DEFAULT, SET/DROP NOT NULL",

@@ -92,12 +92,6 @@ def serde(w: Writer) -> Step:
                 "documented")
 
 
-def truncate_partition(w: Writer) -> Step:
-    name, table = w.table()
-    spec = spec_values(w.rng, table) if table is not None and table.partitioned else "p = 1"
-    return Step(f"TRUNCATE TABLE {name.sql} PARTITION ({spec})", "documented")
-
-
 def overwrite_null_partition(w: Writer) -> Step:
     name, table = w.table()
     if table is None or not table.partitioned:
@@ -164,7 +158,7 @@ def function_characteristics(w: Writer) -> Step:
 
 FORMS: tuple[Callable[[Writer], Step], ...] = (
     load_data, repair, insert_directory, execute_immediate, multi_insert, located_table, rename_partition, serde,
-    truncate_partition, overwrite_null_partition, column_default, database_comment,
+    overwrite_null_partition, column_default, database_comment,
     view_column_comment, computed_identifier, double_quoted, nested_column,
     function_characteristics)
 """One writer per form of the refusal table."""

@@ -17,7 +17,7 @@ from tests.object_store.store import RUN_ENV
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 OWN = "tests/object_store"
-WHOLE_TABLE = ("ctas", "create_like", "drop_tables", "truncate_partitioned", "insert_overwrite",
+WHOLE_TABLE = ("ctas", "create_like", "drop_tables", "truncate_partitioned", "truncate_partition", "insert_overwrite",
                "insert_overwrite_partitioned", "insert_overwrite_dynamic", "insert_overwrite_static_spec",
                "alter_change_type", "alter_drop_column", "drop_database_cascade", "rename_swap", "view_becomes_table",
                "table_becomes_view")

@@ -113,6 +113,7 @@ CASES: dict[str, Case] = {
         f"CREATE OR REPLACE TABLE h STORED AS parquet AS SELECT /*+ {SPREAD} */ CAST(id AS INT) AS x FROM range(40)")),
     "truncate": Case((T,), lambda d: d.truncate_table("t")),
     "truncate_partitioned": Case((P,), lambda d: d.truncate_table("p")),
+    "truncate_partition": Case((P,), lambda d: d.truncate_table("p", partition={"d": "d1"})),
     "insert_overwrite": Case((T,), lambda d: d.insert_overwrite(
         "t", as_select=f"SELECT /*+ {SPREAD} */ x + 100, y FROM t")),
     "insert_overwrite_static_partition": Case((P,), lambda d: d.insert_overwrite(

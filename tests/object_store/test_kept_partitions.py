@@ -180,3 +180,19 @@ def test_a_success_marker_is_kept_where_spark_leaves_it_and_a_marker_only_direct
             if hadoop_path(spark, f"{now}/{marker}")[0].exists(hadoop_path(spark, f"{now}/{marker}")[1])} == expected
     spark.sql("MSCK REPAIR TABLE kp")
     assert "d=zero" in [row[0] for row in spark.sql("SHOW PARTITIONS kp").collect()]
+
+
+def test_a_truncate_of_some_partitions_on_a_store_copies_the_others_files_and_keeps_every_record(ddl, clean_spark):
+    spark, calls = clean_spark, StoreCalls(clean_spark)
+    spark.sql("ALTER TABLE kp ADD PARTITION (d='empty')")
+    kept = {spec: partition_files(spark, spec) for spec in ("d='d1'", "d='d2'", "d='d3'")}
+    before = rows(spark)
+    calls.reset()
+    result = ddl.truncate_table("kp", partition={"d": "d0"})
+    assert result.path == "empty"
+    assert {r.kind for r in calls.renames()} <= {"staging"}, calls.renames()
+    assert rows(spark) == [(v, d) for v, d in before if d != "d0"]
+    assert {spec: partition_files(spark, spec) for spec in kept} == kept
+    assert partition_files(spark, "d='d0'") == {}
+    assert sorted(row[0] for row in spark.sql("SHOW PARTITIONS kp").collect()) == [
+        "d=d0", "d=d1", "d=d2", "d=d3", "d=empty"]

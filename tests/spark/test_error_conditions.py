@@ -106,6 +106,14 @@ FAILING = (
     "ALTER TABLE pq DROP IF EXISTS PARTITION (zz = 1)",
     "ALTER TABLE t DROP IF EXISTS PARTITION (a = 1), PARTITION (a = 2)",
     "ALTER TABLE p ADD PARTITION (k = 'new'), PARTITION (k = 'other')",
+    # TRUNCATE TABLE ... PARTITION (routed since 2026-12-04)
+    "TRUNCATE TABLE t PARTITION (a = 1)",
+    "TRUNCATE TABLE p PARTITION (k = 'none')",
+    "TRUNCATE TABLE p PARTITION (zz = 'one')",
+    "TRUNCATE TABLE pq PARTITION (p = 'x')",
+    "TRUNCATE TABLE pq PARTITION (p = 9, q = 'z')",
+    "TRUNCATE TABLE v PARTITION (k = 'one')",
+    "TRUNCATE TABLE nosuch PARTITION (k = 'one')",
 )
 
 

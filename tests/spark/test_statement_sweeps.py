@@ -42,6 +42,7 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "rename_swap": lambda d: d.rename_tables([("a", "tmp1"), ("b", "a"), ("tmp1", "b")]),
     "drop_tables": lambda d: d.drop_tables(["a", "b"]),
     "truncate_partitioned": lambda d: d.truncate_table("p"),
+    "truncate_partition": lambda d: d.truncate_table("p", partition={"day": "d0"}),
     "insert_overwrite": lambda d: d.insert_overwrite("a", as_select="SELECT x + 100, y FROM a WHERE x > 3"),
     "insert_overwrite_partitioned": lambda d: d.insert_overwrite("p", as_select="SELECT v * 10, day FROM p"),
     "insert_overwrite_dynamic": lambda d: d.insert_overwrite(

@@ -129,6 +129,21 @@ def test_every_statement_leaves_the_statistics_plain_spark_leaves(size_update: A
     assert raw_statistics(spark, "ours") == raw_statistics(spark, "plain")
 
 
+@pytest.mark.parametrize("state", ["partitioned, analysed", "hive serde, partitioned"])
+def test_a_truncate_of_some_partitions_leaves_the_statistics_plain_spark_leaves(size_update: Any, tmp_path: Path,
+                                                                                state: str) -> None:
+    """The empty path (data source) and the work table's (Hive serde) of ``TRUNCATE TABLE ... PARTITION``."""
+    spark = size_update
+    for table in ("ours", "plain"):
+        run(spark, TABLE_STATES[state], table)
+    text = "TRUNCATE TABLE {t} PARTITION (b = 'x')"
+    run(spark, text, "plain")
+    with AtomicDDL(spark=spark, home=tmp_path / "home", grace_seconds=0) as ddl:
+        ddl.sql(text.format(t="ours"))
+    assert statistics(spark, "ours") == statistics(spark, "plain")
+    assert raw_statistics(spark, "ours") == raw_statistics(spark, "plain")
+
+
 @pytest.mark.parametrize("statement", [
     "CREATE TABLE {t} USING parquet AS SELECT id, 'r' AS s FROM range(5)",
     "CREATE TABLE {t} (a INT, b STRING) USING parquet",

@@ -107,6 +107,7 @@ STATEMENTS: dict[str, Callable[[AtomicDDL], Any]] = {
     "rename_swap": lambda d: d.rename_tables([("a", "tmp"), ("b", "a"), ("tmp", "b")]),
     "drop_tables": lambda d: d.drop_tables(["a", "b"]),
     "truncate": lambda d: d.truncate_table("a"),
+    "truncate_partition": lambda d: d.truncate_table("p", partition={"day": "x"}),
     "insert_overwrite": lambda d: d.insert_overwrite("a", df=NEW_ROWS),
     "insert_overwrite_dynamic": lambda d: d.insert_overwrite(
         "q", df=MemoryTable("", ("v", "k"), [(10, "1"), (11, None)]), overwrite_mode="dynamic"),

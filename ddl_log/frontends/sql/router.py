@@ -523,10 +523,9 @@ class Router(ClauseReader):
     def truncate(self) -> PlannedStatement:
         c = self.c
         name = c.name("a table name").as_kind("relation")
-        if c.at("PARTITION"):
-            raise Unsupported("TRUNCATE TABLE ... PARTITION")
+        partition = self.partition_spec() if c.at("PARTITION") else None
         c.expect_end()
-        return c.ddl("TRUNCATE TABLE", draft(TruncateTable.of, name))
+        return c.ddl("TRUNCATE TABLE", draft(TruncateTable.of, name, partition=partition))
 
     def insert_after_clauses(self) -> PlannedStatement | None:
         """``WITH <ctes> INSERT ...``, ``FROM <source> INSERT ... SELECT ...`` (Hive's order) or both, with one

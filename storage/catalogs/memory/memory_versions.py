@@ -4,7 +4,7 @@ notes, their deletion), on :class:`~storage.catalogs.memory.memory_state.MemoryS
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
@@ -116,7 +116,8 @@ class MemorySwaps(MemoryPort):
                             "partition keys)")
         return SwapPlan(None, self.versions.version_of(orig))
 
-    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str, *,
+                        emptied: Sequence[Mapping[str, str]] | None = None) -> SwapPlan:
         table = self.state.tables.get(orig)
         if not self.state.swap.enabled or table is None or table.external or table.partitioned_by:
             return SwapPlan("built under TMP")

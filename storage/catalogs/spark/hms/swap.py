@@ -19,7 +19,8 @@ lives at its former TMP directory, not at ``<database>/<name>``: see :meth:`Spar
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 import attrs
 
@@ -48,7 +49,7 @@ from storage.catalogs.spark.hms.table_statistics import (
     recomputes_sizes,
     update_statistics,
 )
-from storage.catalogs.spark.hms.untracked_writes import records_as_they_were
+from storage.catalogs.spark.hms.untracked_writes import paths_under, records_as_they_were
 from storage.catalogs.spark.jvm import caches_data, session_part, table_identifier
 from storage.catalogs.spark.profiles.facts import Cause
 from storage.errors import (
@@ -90,16 +91,24 @@ bucketing, partition provider; the log's hidden tag, which says which table it i
 out)."""
 
 
+class CarryUnregistered(Protocol):
+    """The SQL side's ``SparkPartitionKeep.carry_unregistered``, as the swap calls it (this layer cannot import it)."""
+
+    def __call__(self, source: TableName, name: TableName | None = None, *, into: str | None = None,
+                 static: Mapping[str, str] | None = None, kept: Sequence[str] = ()) -> None: ...
+
+
 class SparkSwap:
     """Exchange, restore and forget table definitions through the catalog's own metastore client."""
 
     def __init__(self, engine: Engine, client: MetastoreClient,
-                 carry_unregistered: Callable[..., None] | None = None) -> None:
+                 carry_unregistered: CarryUnregistered | None = None) -> None:
         self._engine = engine
         self._client = client
         self._carry_unregistered = carry_unregistered
-        """The SQL side's ``SparkPartitionKeep.carry_unregistered`` (``source``, ``into=``): TRUNCATE's partition
-        directories that no record names, put into the new version (none: not done)."""
+        """The SQL side's ``SparkPartitionKeep.carry_unregistered`` (``source``, ``into=``, ``kept=``): TRUNCATE's
+        partition directories that no record names and those of the partitions a TRUNCATE ... PARTITION keeps, put
+        into the new version (none: not done)."""
 
     def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         """Why ORIG cannot take TMP's definition (a table whose definition does not hold all of it: Hive serde,
@@ -135,13 +144,15 @@ class SparkSwap:
                         keeps_statistics=statistics is not None and statistics.keep,
                         updates_statistics=statistics is not None and statistics.update)
 
-    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str, *,
+                        emptied: Sequence[Mapping[str, str]] | None = None) -> SwapPlan:
         """TRUNCATE's plan without a TMP table (see ``Swaps.plan_empty_swap``): one ``get_table`` and one
         ``get_database``, nothing made; the exchange makes the new directory, empty, right before the install. The
         installed definition keeps ORIG's statistics until Spark's statistics update, as Spark's TRUNCATE does. A
         partitioned table (its partitions metastore records, each under its directory) keeps them as Spark's
-        TRUNCATE does, placed at the same paths under the new directory, made empty (one partition listing more)."""
-        return self._plan_at_directory(orig, tmp, tag, written=False)
+        TRUNCATE does, placed at the same paths under the new directory, made empty (one partition listing more);
+        with ``emptied`` only those, the others' files taken whole by the exchange (``SwapPlan.kept``)."""
+        return self._plan_at_directory(orig, tmp, tag, written=False, truncated=emptied)
 
     def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
         """An INSERT OVERWRITE's plan without a TMP table (see ``Swaps.plan_write_swap``): the reads of
@@ -155,7 +166,8 @@ class SparkSwap:
         :meth:`plan_empty_swap`; the installed definition is the CTAS's, set once written."""
         return self._plan_at_directory(orig, tmp, None, written=True)
 
-    def _plan_at_directory(self, orig: TableName, tmp: TableName, tag: str | None, *, written: bool) -> SwapPlan:
+    def _plan_at_directory(self, orig: TableName, tmp: TableName, tag: str | None, *, written: bool,
+                           truncated: Sequence[Mapping[str, str]] | None = None) -> SwapPlan:
         """ORIG's definition to log and the new version at ``tmp``'s default directory: ORIG's own definition there,
         tagged ``tag`` (emptied, with ORIG's statistics until Spark's statistics update), or, without a tag, the
         definition the statement's CTAS makes there (none yet: ``created``)."""
@@ -178,10 +190,13 @@ class SparkSwap:
         emptied = [] if written else records_as_they_were(orig, old_partitions, old.location, location)
         if emptied is None:
             return SwapPlan(f"a partition of {orig} is located outside its directory: built under TMP")
+        kept = () if truncated is None else _kept_paths(old, old_partitions, truncated)
+        if kept is None:
+            return SwapPlan(f"a partition of {orig} is located outside its directory: built under TMP")
         statistics = in_place(old.emptied(orig, tag, location), old, recomputes=recomputes_sizes(self._engine))
         return SwapPlan(None, version_text(orig, old, old_partitions), NewDefinition(statistics.table, emptied),
                         keeps_statistics=statistics.keep, updates_statistics=statistics.update, directory=location,
-                        written=written)
+                        written=written, kept=kept)
 
     def clone_empty(self, source: TableName, name: TableName, tag: str, *, partitions_in_files: bool = False) -> bool:
         """Create ``name`` as an empty copy of ``source``'s whole definition (its properties and comment, without
@@ -366,12 +381,14 @@ class SparkSwap:
         # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
         self._engine.forget(orig, partitions=False)
         if plan.directory is not None and not plan.written:
-            # the empty path: the new version's directory and its partitions' (the caller logged TMP, whose undo
-            # removes it with them)
+            # the empty path: the new version's directory and its emptied partitions' (the caller logged TMP, whose
+            # undo removes it with them); the partitions a TRUNCATE ... PARTITION keeps are taken whole below
+            kept = {f"{plan.directory.rstrip('/')}/{relative}" for relative in plan.kept}
             for directory in [plan.directory, *(partition.location for partition in new_partitions)]:
-                self._client.make_directory(directory)
+                if directory.rstrip("/") not in kept:
+                    self._client.make_directory(directory)
             if new.partitioned and self._carry_unregistered is not None:  # Spark's TRUNCATE empties the records' only
-                self._carry_unregistered(orig, into=plan.directory)
+                self._carry_unregistered(orig, into=plan.directory, kept=plan.kept)
         between()
         # a CTAS's record the metastore refuses falls back as Spark's own create does (only a record made without
         # the metastore has a fallback: an unpartitioned one, DataJobs.write_created)
@@ -563,6 +580,18 @@ def invalidate(engine: Engine, name: TableName) -> None:
     except ENGINE_ERRORS as error:
         raise EngineOperationError(f"cannot refresh {name}: {inspect_error(error).message}", str(name),
                                    error) from None
+
+
+def _kept_paths(table: HiveTable, partitions: list[HivePartition],
+                truncated: Sequence[Mapping[str, str]]) -> tuple[str, ...] | None:
+    """The paths under ``table``'s directory of its ``partitions`` that a TRUNCATE of the ``truncated`` ones keeps;
+    None where one is located outside it."""
+    keys = [key.lower() for key in table.partition_column_names]
+    emptied = {tuple(values.get(key, "") for key in keys)
+               for values in ({k.lower(): v for k, v in spec.items()} for spec in truncated)}
+    kept = [partition for partition in partitions if tuple(partition.values) not in emptied]
+    relatives = paths_under(kept, table.location)
+    return None if relatives is None else tuple(relatives)
 
 
 def read_alike(current: HiveTable, new: HiveTable) -> bool:

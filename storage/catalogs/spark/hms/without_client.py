@@ -7,7 +7,7 @@ the swap and takes the rename path, no version is kept, no kind changes in one s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from storage.catalogs.interface import ColumnChange, DataSummary, SwapPlan, TableVersion
 from storage.catalogs.names import TableName
@@ -32,7 +32,8 @@ class WithoutMetastoreClient:
     def plan_swap(self, orig: TableName, tmp: TableName, *, keep_statistics: bool = False) -> SwapPlan:
         return SwapPlan(self.refusal)
 
-    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:
+    def plan_empty_swap(self, orig: TableName, tmp: TableName, tag: str, *,
+                        emptied: Sequence[Mapping[str, str]] | None = None) -> SwapPlan:
         return SwapPlan(self.refusal)
 
     def plan_write_swap(self, orig: TableName, tmp: TableName, tag: str) -> SwapPlan:

@@ -293,6 +293,11 @@ class SparkDataJobs:
             self._spark.catalog.refreshTable(name.quoted)
             return
         given = [value for value in (fill.as_select, fill.df, fill.insert_text) if value is not None]
+        if not given and fill.empties and fill.keep is not None and fill.partitions_of is not None:
+            # no rows: TRUNCATE ... PARTITION's kept partitions, then the emptied ones registered, empty
+            self._keep.keep(name, fill)
+            self._keep.add_empty(name, fill.partitions_of)
+            return
         if not given and fill.keep is None and (fill.partitions_of is not None or fill.copy_partitions):
             if fill.partitions_of is not None:
                 # no rows: TRUNCATE's empty partitions only, with the partition directories no record names

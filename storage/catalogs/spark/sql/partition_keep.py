@@ -35,7 +35,7 @@ partitions in the metastore first.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from storage.catalogs.directory_walk import TableTree
 from storage.catalogs.interface import CONVERSION_FAILURE_MARK, KEEP_POINT, Fill
@@ -161,7 +161,8 @@ class SparkPartitionKeep:
                 if partition not in new_partitions:
                     self._engine.forget(name)
                     self._alter.add_partition(name, partition)
-        self.carry_unregistered(source, name, static=fill.static if fill.replaces == "matching" else None)
+        matching = fill.replaces == "matching" and not fill.empties  # TRUNCATE leaves every unregistered one
+        self.carry_unregistered(source, name, static=fill.static if matching else None)
 
     def found_in_files(self, name: TableName) -> list[HivePartition] | None:
         """The partitions of the work table ``name`` whose partitions are its directories
@@ -367,15 +368,17 @@ class SparkPartitionKeep:
             self.carry_unregistered(source, name)
 
     def carry_unregistered(self, source: TableName, name: TableName | None = None, *, into: str | None = None,
-                           static: Mapping[str, str] | None = None) -> None:
+                           static: Mapping[str, str] | None = None, kept: Sequence[str] = ()) -> None:
         """The partition directories under ``source``'s location that no record names (:func:`_unregistered`: files
         landed for a later ``MSCK REPAIR TABLE``, a writer that does not manage partitions), but for those the
         statement replaces, put at the same paths under the new version's directory (the work table ``name``'s, or
         ``into``, a directory with no file yet: TRUNCATE's empty path): hard-linked on a local disk, else copied by
         one Spark job. Spark's overwrite of some partitions
         and its TRUNCATE (which empties each partition a record names) leave them, so the new version must have them
-        too, or they would go with the old one. One listing of ``source``'s files and one of the work table's;
-        a failure raises :class:`CatalogError` (the statement's undo removes what was put)."""
+        too, or they would go with the old one. ``kept``: with them, the directories (paths under ``source``'s) of
+        the registered partitions a ``TRUNCATE TABLE ... PARTITION`` keeps, taken whole the same way. One listing of
+        ``source``'s files and one of the work table's; a failure raises :class:`CatalogError` (the statement's undo
+        removes what was put)."""
         client = self._client
         if client is None:
             return
@@ -386,13 +389,16 @@ class SparkPartitionKeep:
         if table is None or into is None or not table.partitioned:
             return
         tree = self._tree(table.location)
-        if tree is None or not tree.directories:
+        if tree is None and kept:
+            raise CatalogError(f"cannot list the files of {source} to put the partitions it keeps into its new "
+                               f"version at {into}", str(source))
+        if tree is None or not (tree.directories or kept):
             return
         # a work table has what its job wrote; the empty path's directory (``into``), just made, has no file yet
         written = () if name is None else self._data_files(into) or ()
         taken = {*(paths_under(client.partitions(source), table.location) or ()),
                  *(path.rpartition("/")[0] for path in written)}
-        strays = _unregistered(tree, table.partition_column_names, taken, static)
+        strays = sorted({*_unregistered(tree, table.partition_column_names, taken, static), *kept})
         if not strays:
             return
         if links_files(table.location, into) and _linked_under(strays, table.location, into):
