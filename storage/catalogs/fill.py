@@ -18,6 +18,12 @@ KEEP_POINT = crashpoints.declare(
 )
 
 
+KEPT_TAKEN = crashpoints.declare(
+    "swap.kept.taken", "TRUNCATE's empty path: the new version's directory holds the partition directories it keeps "
+    "(those of a TRUNCATE ... PARTITION, those no record names); not checked against writers outside the log yet, "
+    "nor installed")
+
+
 SWITCHING_PARTITIONS = crashpoints.declare(
     "swap.partitions.before_switch", "a partitioned table's new definition reads its directory; its metastore "
     "partitions are not switched yet (declared here, beside the engines, so that every crash point is known "

@@ -34,6 +34,7 @@ import attrs
 from storage.catalogs.fill import CONVERSION_FAILURE_MARK as CONVERSION_FAILURE_MARK
 from storage.catalogs.fill import HIVE_DEFAULT_PARTITION as HIVE_DEFAULT_PARTITION
 from storage.catalogs.fill import KEEP_POINT as KEEP_POINT
+from storage.catalogs.fill import KEPT_TAKEN as KEPT_TAKEN
 from storage.catalogs.fill import SWITCHING_PARTITIONS as SWITCHING_PARTITIONS
 from storage.catalogs.fill import Fill as Fill
 from storage.catalogs.names import TableName

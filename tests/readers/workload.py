@@ -14,6 +14,8 @@ Version ``i`` of a table holds ``SELECT id AS a, CAST(i AS INT) AS v FROM range(
 * ``insert_overwrite_dynamic``: the same change as an INSERT OVERWRITE TABLE t SELECT ..., k AS p in dynamic
   partition overwrite mode (a dbt incremental model's statement): its new partition's record is made from the
   directory Spark wrote, the others kept;
+* ``truncate_partition``: TRUNCATE TABLE t PARTITION (p = k) on the partitioned table, after an INSERT OVERWRITE of
+  that partition (``insert_overwrite_partition`` events) filled it: partition k empty, the other two whole;
 * ``alter_rebuild``: ALTER TABLE t ALTER COLUMN v TYPE BIGINT / INT (alternately), which rebuilds the table
   (:func:`ddl_log.engine.alter._rebuild`): the rows stay, so only a failed or partial read shows. Spark cannot
   do it for parquet tables: no plain form;
@@ -44,7 +46,7 @@ from tests.readers.model import ABSENT, Content, Event, partitioned, unpartition
 
 DB = "rdb"
 KINDS = ("cor_select", "cor_columns", "cor_like", "truncate", "insert_overwrite", "insert_overwrite_partition",
-         "insert_overwrite_dynamic", "alter_rebuild")
+         "insert_overwrite_dynamic", "truncate_partition", "alter_rebuild")
 DROP_KINDS = ("drop_undrop", "drop_undrop_outside")
 """Kinds whose table is at times not there (run by their own test: a DROP is over in a few metastore calls, so it
 needs more statements than the others for readers to meet it)."""
@@ -106,7 +108,8 @@ def plan(kind: str, statements: int, rows: int, *, prefix: str = "", first_index
     if kind not in KINDS + DROP_KINDS:
         raise ValueError(f"unknown statement kind {kind!r}")
     table = table_name(kind, prefix)
-    is_partitioned = kind in ("insert_overwrite_partition", "insert_overwrite_dynamic", *DROP_KINDS)
+    is_partitioned = kind in ("insert_overwrite_partition", "insert_overwrite_dynamic", "truncate_partition",
+                              *DROP_KINDS)
     setup: tuple[str, ...] = ()
     if initial is None:
         setup = (f"CREATE DATABASE IF NOT EXISTS {DB}", f"DROP TABLE IF EXISTS {table}")
@@ -171,6 +174,17 @@ def plan(kind: str, statements: int, rows: int, *, prefix: str = "", first_index
                               ("insert_overwrite", (table,), (("as_select", select), ("overwrite_mode", "dynamic"))),
                               (f"SET {OVERWRITE_MODE}=dynamic", f"INSERT OVERWRITE TABLE {table} {select}",
                                f"SET {OVERWRITE_MODE}=static")))
+        elif kind == "truncate_partition":
+            k = index % PARTITIONS
+            parts[k] = (size, index, size * (size - 1) // 2)
+            steps.append(Step("insert_overwrite_partition", table, index, partitioned(parts),
+                              ("insert_overwrite", (table,), (("as_select", query), ("partition", {"p": str(k)}))),
+                              (f"INSERT OVERWRITE TABLE {table} PARTITION (p = {k}) {query}",)))
+            parts[k] = (0, 0, 0)
+            content = partitioned(parts)
+            steps.append(Step(kind, table, index, content,
+                              ("truncate_table", (table,), (("partition", {"p": str(k)}),)),
+                              (f"TRUNCATE TABLE {table} PARTITION (p = {k})",)))
         elif kind in DROP_KINDS:
             steps.append(Step(kind, table, index, ABSENT, ("drop_tables", ([table],), ()), (f"DROP TABLE {table}",)))
             steps.append(Step(kind, table, index, content, ("undrop_table", (table,), ()),

@@ -6,6 +6,7 @@ deletion of them scheduled for later."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -265,3 +266,31 @@ def test_with_no_writer_the_keeping_overwrite_commits_on_the_write_path(
     finally:
         ddl.close()
     assert sorted(tuple(row) for row in spark.table("t").collect()) == [(2, "y"), (101, "x")]
+
+
+@pytest.mark.parametrize("landed", [False, True], ids=["a registered partition", "a directory no record names"])
+def test_a_write_into_a_partition_a_truncate_keeps_meanwhile_fails_it_and_keeps_its_rows(
+        spark: Any, warehouse: Path, tmp_path: Path, clean_spark: Any, landed: bool) -> None:
+    """``TRUNCATE TABLE t PARTITION (b = 'x')`` takes the other partition directories into the new version whole
+    (hard links of the files listed then), the registered ones and those of files landed for a later ``MSCK REPAIR
+    TABLE``; plain Spark (or a landing job) writing into one of them afterwards would lose its rows with the old
+    version, where plain Spark's own TRUNCATE leaves them. The install lists them again and refuses."""
+    for made in PARTITIONED:
+        spark.sql(made)
+    location = Path(str(spark.sql("DESCRIBE TABLE EXTENDED t").where("col_name = 'Location'").first()[1])
+                    .removeprefix("file:"))
+    spark.sql(f"INSERT OVERWRITE DIRECTORY '{location}/b=z' USING parquet SELECT 9 AS a")
+
+    def writer() -> None:
+        if landed:  # one more file lands in the directory no record names
+            [landed_file] = [f for f in (location / "b=z").iterdir() if f.name.startswith("part-")]
+            shutil.copyfile(landed_file, landed_file.with_name("part-99999-landed.parquet"))
+        else:
+            spark.sql("INSERT INTO t VALUES (3, 'y')")
+
+    refused = refused_as_changed(spark, tmp_path / "home", "swap.kept.taken", writer,
+                                 "TRUNCATE TABLE t PARTITION (b = 'x')")
+    assert f"partitions it keeps (added b={'z' if landed else 'y'}/" in str(refused)
+    expected = [(1, "x"), (2, "y")] if landed else [(1, "x"), (2, "y"), (3, "y")]
+    assert sorted(tuple(row) for row in spark.table("t").collect()) == expected
+    assert len([f for f in (location / "b=z").iterdir() if f.name.startswith("part-")]) == (2 if landed else 1)

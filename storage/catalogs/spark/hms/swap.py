@@ -26,6 +26,7 @@ import attrs
 
 from storage.catalogs.interface import (
     HIDDEN_TAG_PROPERTY,
+    KEPT_TAKEN,
     SWITCHING_PARTITIONS,
     TAG_PROPERTY,
     ColumnChange,
@@ -95,7 +96,8 @@ class CarryUnregistered(Protocol):
     """The SQL side's ``SparkPartitionKeep.carry_unregistered``, as the swap calls it (this layer cannot import it)."""
 
     def __call__(self, source: TableName, name: TableName | None = None, *, into: str | None = None,
-                 static: Mapping[str, str] | None = None, kept: Sequence[str] = ()) -> None: ...
+                 static: Mapping[str, str] | None = None,
+                 kept: Sequence[str] = ()) -> Callable[[], str | None] | None: ...
 
 
 class SparkSwap:
@@ -380,6 +382,7 @@ class SparkSwap:
         # TMP does not change: its record read by the plan serves its removal; ORIG's partitions as the plan listed
         # them (the statement holds ORIG's lock) are the ones the switch replaces, with no second listing
         self._engine.forget(orig, partitions=False)
+        recheck: Callable[[], str | None] | None = None
         if plan.directory is not None and not plan.written:
             # the empty path: the new version's directory and its emptied partitions' (the caller logged TMP, whose
             # undo removes it with them); the partitions a TRUNCATE ... PARTITION keeps are taken whole below
@@ -388,7 +391,14 @@ class SparkSwap:
                 if directory.rstrip("/") not in kept:
                     self._client.make_directory(directory)
             if new.partitioned and self._carry_unregistered is not None:  # Spark's TRUNCATE empties the records' only
-                self._carry_unregistered(orig, into=plan.directory, kept=plan.kept)
+                recheck = self._carry_unregistered(orig, into=plan.directory, kept=plan.kept)
+        if recheck is not None:
+            KEPT_TAKEN()
+        moved = None if recheck is None else recheck()
+        if moved is not None:  # a writer outside the log wrote into a directory the new version took: rows lost
+            identity = None if current is None else self._identity(orig, current)
+            raise ConcurrentChangeError(str(orig), identity,
+                                        f"{identity} with other files in the partitions it keeps ({moved})")
         between()
         # a CTAS's record the metastore refuses falls back as Spark's own create does (only a record made without
         # the metastore has a fallback: an unpartitioned one, DataJobs.write_created)

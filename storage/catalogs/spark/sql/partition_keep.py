@@ -368,7 +368,8 @@ class SparkPartitionKeep:
             self.carry_unregistered(source, name)
 
     def carry_unregistered(self, source: TableName, name: TableName | None = None, *, into: str | None = None,
-                           static: Mapping[str, str] | None = None, kept: Sequence[str] = ()) -> None:
+                           static: Mapping[str, str] | None = None,
+                           kept: Sequence[str] = ()) -> Callable[[], str | None] | None:
         """The partition directories under ``source``'s location that no record names (:func:`_unregistered`: files
         landed for a later ``MSCK REPAIR TABLE``, a writer that does not manage partitions), but for those the
         statement replaces, put at the same paths under the new version's directory (the work table ``name``'s, or
@@ -378,35 +379,45 @@ class SparkPartitionKeep:
         too, or they would go with the old one. ``kept``: with them, the directories (paths under ``source``'s) of
         the registered partitions a ``TRUNCATE TABLE ... PARTITION`` keeps, taken whole the same way. One listing of
         ``source``'s files and one of the work table's; a failure raises :class:`CatalogError` (the statement's undo
-        removes what was put)."""
+        removes what was put). Returns, where directories were taken, the check to run right before the install:
+        what a writer outside the log changed in them since (their files listed again; None: nothing), whose rows
+        would otherwise stay with the old version."""
         client = self._client
         if client is None:
-            return
+            return None
         table = client.get(source)
         if name is not None:
             work = client.get(name)
             into = None if work is None else work.location
         if table is None or into is None or not table.partitioned:
-            return
+            return None
         tree = self._tree(table.location)
         if tree is None and kept:
             raise CatalogError(f"cannot list the files of {source} to put the partitions it keeps into its new "
                                f"version at {into}", str(source))
         if tree is None or not (tree.directories or kept):
-            return
+            return None
         # a work table has what its job wrote; the empty path's directory (``into``), just made, has no file yet
         written = () if name is None else self._data_files(into) or ()
         taken = {*(paths_under(client.partitions(source), table.location) or ()),
                  *(path.rpartition("/")[0] for path in written)}
         strays = sorted({*_unregistered(tree, table.partition_column_names, taken, static), *kept})
         if not strays:
-            return
-        if links_files(table.location, into) and _linked_under(strays, table.location, into):
-            return
-        if links_files(table.location, into) or not copies_files(self._engine):
+            return None
+        taken_files = _files_of(tree.data, strays)
+        location = table.location
+
+        def changed() -> str | None:
+            now = self._tree(location)
+            return _kept_changed(taken_files, None if now is None else now.data, strays)
+
+        if links_files(location, into) and _linked_under(strays, location, into):
+            return changed
+        if links_files(location, into) or not copies_files(self._engine):
             raise CatalogError(f"cannot put the partition directories of {source} that no record names into its new "
                                f"version at {into}", str(source))
-        _copied_directories(self._engine, client, tree, strays, table.location, into)
+        _copied_directories(self._engine, client, tree, strays, location, into)
+        return changed
 
     def add_listed(self, name: TableName, partitions: tuple[tuple[tuple[str, str], ...], ...]) -> None:
         """Register those of ``partitions`` that ``name`` lacks (no row went to them): one partition listing, one
