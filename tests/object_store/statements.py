@@ -22,6 +22,8 @@ T = "CREATE TABLE t USING parquet AS SELECT CAST(id AS INT) AS x, concat('x', id
 P = "CREATE TABLE p USING parquet PARTITIONED BY (d) AS SELECT id AS v, concat('d', id % 4) AS d FROM range(40)"
 H = "CREATE TABLE h (x INT, y STRING) STORED AS parquet"
 H_ROWS = "INSERT INTO h SELECT CAST(id AS INT), 'h' FROM range(10)"
+HP = "CREATE TABLE hp (x INT) PARTITIONED BY (d STRING) STORED AS parquet"
+HP_ROWS = "INSERT INTO hp SELECT /*+ REPARTITION(4) */ CAST(id AS INT), concat('d', id % 3) FROM range(30)"
 SPREAD = "REPARTITION(4)"
 """Four files per statement that writes rows: a rename of the data counts each."""
 
@@ -114,6 +116,11 @@ CASES: dict[str, Case] = {
     "truncate": Case((T,), lambda d: d.truncate_table("t")),
     "truncate_partitioned": Case((P,), lambda d: d.truncate_table("p")),
     "truncate_partition": Case((P,), lambda d: d.truncate_table("p", partition={"d": "d1"})),
+    "truncate_partition_hive_serde": Case((HP, HP_ROWS), lambda d: d.truncate_table("hp", partition={"d": "d1"})),
+    "truncate_hive_serde_partitioned": Case((HP, HP_ROWS), lambda d: d.truncate_table("hp")),
+    "insert_overwrite_hive_serde_partitioned": Case((HP, HP_ROWS), lambda d: d.sql(
+        "INSERT OVERWRITE hp PARTITION (d = 'd1') SELECT 5")),
+    "truncate_hive_serde": Case((H, H_ROWS), lambda d: d.truncate_table("h")),
     "insert_overwrite": Case((T,), lambda d: d.insert_overwrite(
         "t", as_select=f"SELECT /*+ {SPREAD} */ x + 100, y FROM t")),
     "insert_overwrite_static_partition": Case((P,), lambda d: d.insert_overwrite(
