@@ -39,6 +39,8 @@ BODIES: dict[str, list[Callable[[AtomicDDL], Any]]] = {
         lambda d: d.create_view("v1", as_select="SELECT v FROM p", or_replace=True),
         lambda d: d.truncate_table("p"),
         lambda d: d.create_table("c", as_select="SELECT 7 AS k")],
+    "truncate partition+overwrite": [lambda d: d.truncate_table("p", partition={"day": "d0"}),
+                                     lambda d: d.insert_overwrite("a", as_select="SELECT x + 100, y FROM a")],
 }
 """One, two and five statements of different kinds (issue 39's sweeps); the in-memory sweep has the same sizes."""
 
