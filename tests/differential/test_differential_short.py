@@ -325,14 +325,17 @@ def test_the_grammar_writes_a_statement_of_every_form_of_the_refusal_table() -> 
 def test_only_the_forms_readme_documents_may_be_refused() -> None:
     assert (documented_refusal("MSCK REPAIR TABLE t") or "").startswith("MSCK")
     assert documented_refusal("LOAD DATA LOCAL INPATH '/x' INTO TABLE t") == "LOAD DATA"
-    assert documented_refusal("TRUNCATE TABLE t PARTITION (p = 1)") == "TRUNCATE TABLE ... PARTITION"
+    assert (documented_refusal("ALTER TABLE t SET SERDEPROPERTIES ('k' = 'v')")
+            == "ALTER TABLE ... SET SERDE | SERDEPROPERTIES")
     assert documented_refusal("INSERT OVERWRITE t PARTITION (p = NULL) SELECT 1") is not None
     assert documented_refusal("CREATE TABLE t (a INT) USING parquet LOCATION '/x'") is not None
     assert documented_refusal("CREATE TABLE u LIKE tv", temp_views={"tv"}) is not None
     assert documented_refusal("DROP TABLE tv, u", temp_views={"tv"}, relations=["tv", "u"]) is not None
     for spark_runs_it in ("DROP TABLE t PURGE", "CREATE TABLE t (a INT) USING parquet OPTIONS ('k' = 'v')",
                           "ALTER VIEW v SET TBLPROPERTIES ('k' = 'v')", "CREATE TABLE u LIKE t USING json",
-                          "TRUNCATE TABLE t"):
+                          "TRUNCATE TABLE t", "TRUNCATE TABLE t PARTITION (p = 1)",
+                          "ALTER TABLE t DROP PARTITION (p = 1), PARTITION (p = 2)",
+                          "ALTER TABLE t ADD PARTITION (p = 1) PARTITION (p = 2)"):
         assert documented_refusal(spark_runs_it, temp_views={"tv"}) is None, spark_runs_it
 
 
