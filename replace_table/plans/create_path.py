@@ -6,7 +6,7 @@ ORIG is created with it, files where TMP wrote them, in one metastore call (thre
 readable without its partitions), and TMP leaves the catalog after the commit, its files staying ORIG's. So every
 new version lives at a directory of its own that no table name maps to, and a kept version at ``<database>/<name>``
 (a dropped table's) never has to move for a new table of that name. Only where the definition cannot be kept whole
-(a Hive serde table, no handle on the metastore) is TMP renamed to ORIG, and the metastore moves its directory to
+(no handle on the metastore: Spark Connect) is TMP renamed to ORIG, and the metastore moves its directory to
 ``<database>/<name>`` as it does for Spark's own RENAME; that rename needs the name's directory free first
 (``free_name``, the name-hold pre-flight: :func:`actions.name_holds.free_directory_of_dropped`).
 
@@ -45,7 +45,7 @@ def log_orig_create(run: ReplaceRun) -> None:
             run.forget_chain = run.log.link()
             log_forget_table(log, run.forget_chain, run.tmp, run.log.tag)
         renamed = definition is None and not direct
-        # the name's default directory is the statement's only where TMP is renamed into it (a Hive serde table);
+        # the name's default directory is the statement's only where TMP is renamed into it (Spark Connect);
         # a new ORIG made at TMP's directory leaves it to whoever else may write there while the name is missing
         log_create_table(log, run.log.undo_chain(), run.orig, run.log.tag, owns_location=run.orig_exists and renamed,
                          renamed_from=run.tmp if renamed else None)

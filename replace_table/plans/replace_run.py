@@ -126,7 +126,7 @@ class ReplaceRun:
     def tmp_definition(self) -> str | None:
         """TMP's whole definition, which ORIG takes where it does not exist (create and rename paths), read once
         TMP is built (``Versions.definition_to_create``); None where the catalog cannot give it whole (a
-        partitioned Hive serde table, a Spark Connect session): TMP is renamed instead."""
+        Spark Connect session): TMP is renamed instead."""
         if self._tmp_definition is None:
             self._tmp_definition = (self.ctx.catalog.versions.definition_to_create(self.tmp),)
         return self._tmp_definition[0]

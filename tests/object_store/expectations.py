@@ -15,13 +15,6 @@ CUT_HIVE_RENAME = ("RENAME TABLE's move of <db>/t to <db>/t2 (Hive's, through Sp
                    "first copy: the statement fails and t keeps its files, but <db>/t2 keeps the copied objects, "
                    "owned by nothing")
 
-HIVE_SERDE_PARTITIONED = ("a replace of a partitioned Hive serde table (TRUNCATE, TRUNCATE ... PARTITION, INSERT "
-                          "OVERWRITE) takes the rename path with its work table renamed in: the work table's "
-                          "definition cannot be created whole at its own directory (definitions.definition_to_create: "
-                          "its partitions are read with the table's schema only once registered), so <db>/hp moves to "
-                          "its work name and the work table's directory to <db>/hp, Hive's directory renames "
-                          "(docs/production.md, the remaining renames); found 2026-12-04, not fixed")
-
 NO_DATA_RENAME = "tests/object_store/test_no_data_rename.py::test_no_statement_renames_table_data"
 TORN = ("tests/object_store/test_torn_renames.py::"
         "test_a_data_rename_cut_midway_leaves_before_or_after_once_recovered")
@@ -29,8 +22,6 @@ TORN = ("tests/object_store/test_torn_renames.py::"
 EXPECTED_FAILURES: dict[str, str] = {
     f"{NO_DATA_RENAME}[rename_table]": HIVE_RENAME.format(old="t", new="t2"),
     f"{TORN}[rename_table]": CUT_HIVE_RENAME,
-    **{f"{NO_DATA_RENAME}[{case}]": HIVE_SERDE_PARTITIONED for case in (
-        "truncate_hive_serde_partitioned", "insert_overwrite_hive_serde_partitioned", "truncate_partition_hive_serde")},
 }
 """Test node id (as pytest prints it, relative to the repository) -> the exact reason: what renames what."""
 

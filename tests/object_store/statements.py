@@ -121,6 +121,8 @@ CASES: dict[str, Case] = {
     "insert_overwrite_hive_serde_partitioned": Case((HP, HP_ROWS), lambda d: d.sql(
         "INSERT OVERWRITE hp PARTITION (d = 'd1') SELECT 5")),
     "truncate_hive_serde": Case((H, H_ROWS), lambda d: d.truncate_table("h")),
+    "alter_drop_column_hive_serde_partitioned": Case((HP, HP_ROWS, "ALTER TABLE hp ADD COLUMNS (z INT)"),
+                                                     lambda d: d.alter_table("hp", DropColumns(("z",)))),
     "insert_overwrite": Case((T,), lambda d: d.insert_overwrite(
         "t", as_select=f"SELECT /*+ {SPREAD} */ x + 100, y FROM t")),
     "insert_overwrite_static_partition": Case((P,), lambda d: d.insert_overwrite(

@@ -18,7 +18,7 @@ from storage.catalogs.interface import HIDDEN_TAG_PROPERTY, TAG_PROPERTY
 from storage.catalogs.names import TableName
 from storage.catalogs.spark.catalog import spark_catalog
 from tests import crashkit
-from tests.spark.sweep_support import assert_clean_log, user_tables
+from tests.spark.sweep_support import user_tables
 
 pytestmark = pytest.mark.spark
 
@@ -185,10 +185,11 @@ def test_a_table_tagged_visibly_by_an_older_version_is_known_and_its_next_defini
     "CREATE TABLE t (a INT, b STRING) PARTITIONED BY (p INT) STORED AS ORC",
     "CREATE OR REPLACE TABLE t (w STRING) PARTITIONED BY (p INT) STORED AS PARQUET",
 ])
-def test_a_crash_before_the_tag_is_hidden_is_undone_by_recovery(clean_spark, tmp_path, statement):
-    """Partitioned Hive serde tables: the work table goes under the user's name by Spark's own RENAME, after which
-    the tag is hidden by a call of its own (every other table is created under the user's name by one call that
-    writes its tag hidden: no such step)."""
+def test_a_partitioned_hive_serde_table_is_never_visible_with_its_tag(clean_spark, tmp_path, statement):
+    """Partitioned Hive serde tables are created whole under their holder's name with the tag hidden, then named
+    (since 2026-12-04; the work table used to go under the user's name by Spark's own RENAME and have its tag hidden
+    by a call of its own, a step a crash could cut): no step makes the tag visible, and the table ends tagged
+    hidden."""
     spark = clean_spark
     if "REPLACE" in statement:
         spark.sql("CREATE TABLE t (a INT) STORED AS PARQUET")
@@ -197,18 +198,9 @@ def test_a_crash_before_the_tag_is_hidden_is_undone_by_recovery(clean_spark, tmp
     def opener() -> AtomicDDL:
         return AtomicDDL(spark=spark, home=tmp_path / "home", compact_bytes=0, grace_seconds=0)
 
-    assert crashkit.crash_at(opener, lambda ddl: ddl.sql(statement), "create.tag_visible", 1)
-    ddl = opener()
-    try:
-        assert_clean_log(ddl)
-        assert ddl.binlog_events() == []
-    finally:
-        ddl.close()
-    if "REPLACE" in statement:
-        assert user_tables(spark) == {"t"} and [tuple(r) for r in spark.table("t").collect()] == [(7,)]
-        assert TAG_PROPERTY not in raw_parameters(spark, "t")
-    else:
-        assert user_tables(spark) == set()
+    points = crashkit.trace(opener, lambda ddl: ddl.sql(statement))
+    assert not [point for point in points if point[0] == "create.tag_visible"], points
+    assert user_tables(spark) == {"t"} and TAG_PROPERTY not in raw_parameters(spark, "t")
 
 
 @pytest.mark.parametrize("statement", [

@@ -6,7 +6,6 @@ and at the commit point recover to exactly before or after. (Every crash point: 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -210,8 +209,8 @@ def over_dropped(ddl: AtomicDDL) -> Any:
 
 
 def hive_over_dropped(ddl: AtomicDDL) -> Any:
-    """A partitioned Hive serde table is renamed in (its definition is not created whole): the version at the
-    name's directory moves aside first."""
+    """A partitioned Hive serde table, created whole through its holder name: the version at the name's directory
+    stays where it is."""
     return ddl.sql(f"CREATE TABLE {DB}.m (other STRING) PARTITIONED BY (k STRING) STORED AS parquet")
 
 
@@ -236,29 +235,29 @@ def test_a_new_table_over_a_dropped_name_leaves_the_version_where_it_is_and_undr
         assert spark.table(f"{DB}.m").where("day = 'd1'").count() == 3
 
 
-def test_a_hive_serde_table_renamed_in_over_a_dropped_name_moves_the_version_aside_still_restorable(
+def test_a_partitioned_hive_serde_table_over_a_dropped_name_leaves_the_version_where_it_is(
         spark, tmp_path, clean_spark):
-    """Where the new table is renamed in (a partitioned Hive serde one), it needs ``<db>/m``: the dropped version
-    moves to a directory the log reserves, keeps its number, and UNDROP gives it back whole."""
+    """A partitioned Hive serde table is created whole at a directory of its own too (through its holder name, since
+    2026-12-04; it was renamed in, and the dropped version at ``<db>/m`` moved aside first): the version stays, with
+    its number, and UNDROP gives it back whole."""
     opener, original, number = dropped_world(spark, tmp_path / "home")
     with opener() as ddl:
         hive_over_dropped(ddl)
-        [moved] = ddl.show_tables_dropped(DB).rows
-        assert moved.version == number
-        assert re.fullmatch(r"ddllog_\d+_kept_m", moved.location.rstrip("/").rpartition("/")[2]), moved.location
+        [kept] = ddl.show_tables_dropped(DB).rows
+        assert kept.version == number and kept.location.rstrip("/").endswith(f"{DB}.db/m"), kept.location
         ddl.drop_tables([f"{DB}.m"], purge=True)
         ddl.undrop_table(f"{DB}.m")
         assert state(spark, "m") == original
-        assert spark.table(f"{DB}.m").where("day = 'd1'").count() == 3  # its partitions at the moved directory
+        assert spark.table(f"{DB}.m").where("day = 'd1'").count() == 3
 
 
 @pytest.mark.parametrize("statement", [over_dropped, hive_over_dropped],
-                         ids=["data_source", "hive_renamed_in"])
+                         ids=["data_source", "hive_serde_partitioned"])
 def test_a_crash_anywhere_in_a_create_over_a_dropped_name_keeps_the_version_whole(spark, tmp_path, clean_spark,
                                                                                     statement):
-    """Around each catalog operation, the moves (only where the new table is renamed in) and the commit point:
-    recovery leaves the new table or none, and the dropped version listed once, with its number, readable whole by
-    UNDROP after the name is freed."""
+    """Around each catalog operation, the moves (none: each new table is made at a directory of its own) and the
+    commit point: recovery leaves the new table or none, and the dropped version listed once, with its number,
+    readable whole by UNDROP after the name is freed."""
     homes = iter(range(1000))
 
     def world() -> tuple[Callable[[], AtomicDDL], Any, int]:
@@ -268,9 +267,9 @@ def test_a_crash_anywhere_in_a_create_over_a_dropped_name_keeps_the_version_whol
     points = crashkit.trace(opener, statement)
     moves = {point for point in points if point[0].startswith("relocate_version.")}
     chosen = [point for point in points if point in set(catalog_points(points)) | moves]
-    # (a data source CTAS is created in place: its install and the commit; the renamed-in one has its work table's
-    # steps and the moves too)
-    assert len(moves) == (3 if statement is hive_over_dropped else 0) and len(chosen) >= 2, points
+    # (a data source CTAS is created in place: its install and the commit; the Hive serde one has its work table's
+    # steps and its holder's)
+    assert not moves and len(chosen) >= 2, points
     for point, nth in chosen:
         opener, original, number = world()
         crash_then_recover(opener, statement, point, nth)

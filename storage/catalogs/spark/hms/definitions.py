@@ -43,8 +43,8 @@ class SparkVersions:
 
     def definition_to_create(self, name: TableName) -> str | None:
         table = self._client.get(name)
-        if table is None or table.table_type != MANAGED or (table.partitioned and swap_refusal(table, name)):
-            return None  # a partitioned Hive serde table's partitions would need their schema made whole first
+        if table is None or table.table_type != MANAGED:
+            return None
         partitions = self._client.partitions(name) if table.partitioned else []
         return version_text(name, table, partitions).definition
 

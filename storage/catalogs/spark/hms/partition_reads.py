@@ -18,10 +18,11 @@ UNDROP made the table, then registered its partitions: a query in between read i
 a definition whose partitions are found in its directory (``HiveTable.discovering``: Spark lists the files), the
 partitions registered, then the definition installed as it was (one ``alter_table``). A table with a partition
 outside its directory (plain Spark's ``ADD PARTITION ... LOCATION``: a listing of the directory would not find it)
-is made whole under a holder name instead, external (the metastore neither makes nor moves its directory), and
-renamed to its name through Spark's catalog, then installed as it was: the name finds nothing, then the table with
-every partition. A crash between leaves the holder, named after the table and its identity, which the undo's
-``forget_table`` removes (its files kept: they are the kept version's)."""
+and a partitioned Hive serde table (whose definition has no form that finds its partitions in its files: it would
+read empty until they are registered) are made whole under a holder name instead, external (the metastore neither
+makes nor moves its directory), and renamed to its name through Spark's catalog, then installed as it was: the name
+finds nothing, then the table with every partition. A crash between leaves the holder, named after the table and its
+identity, which the undo's ``forget_table`` removes (its files kept: they are the kept version's)."""
 
 from __future__ import annotations
 
@@ -39,12 +40,20 @@ from storage.catalogs.partition_points import (
 )
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
 from storage.catalogs.spark.hms.metastore_client import MetastoreClient
+from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
 
 
 def inside(table: HiveTable, partitions: list[HivePartition]) -> bool:
     """Whether every partition lies in the table's directory, where a directory listing finds it."""
     root = table.location.rstrip("/")
     return bool(root) and all(p.location.rstrip("/").startswith(root + "/") for p in partitions)
+
+
+def hive_serde(table: HiveTable) -> bool:
+    """Whether ``table`` is a Hive serde table (no data source provider): its Hive columns and partitions are all
+    a reader has."""
+    provider = table.parameters.get(PROVIDER_PROPERTY)
+    return provider is None or provider.lower() == "hive"
 
 
 def holder_of(name: TableName, identity: str | None, *, making: bool = False) -> TableName:
@@ -91,7 +100,9 @@ def create_partitioned(client: MetastoreClient, name: TableName, table: HiveTabl
     if not partitions:
         client.create(name, table, keep_statistics=True)
         return
-    if not inside(table, partitions):
+    if not inside(table, partitions) or hive_serde(table):
+        # a Hive serde table has no form that finds its partitions in its files: it would read empty until they
+        # are registered, so it is made whole under its holder's name too
         _create_through_holder(client, name, table, partitions)
         return
     client.create(name, table.discovering())
