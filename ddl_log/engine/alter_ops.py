@@ -10,16 +10,12 @@ from typing import TypeAlias
 
 import attrs
 
-from ddl_log.engine.texts import sql_string
+from ddl_log.engine.texts import partition_text, sql_string
 from storage.catalogs.names import quote_ident
 
 
 def _pairs(items: Mapping[str, str]) -> str:
     return ", ".join(f"{sql_string(k)} = {sql_string(v)}" for k, v in items.items())
-
-
-def _spec(spec: Mapping[str, str]) -> str:
-    return "PARTITION (" + ", ".join(f"{quote_ident(k)} = {sql_string(v)}" for k, v in spec.items()) + ")"
 
 
 def _frozen_dict(value: Mapping[str, str]) -> dict[str, str]:
@@ -146,7 +142,7 @@ class AddPartition:
     if_not_exists: bool = False
 
     def clause(self) -> str:
-        return f"ADD {'IF NOT EXISTS ' if self.if_not_exists else ''}{' '.join(_spec(s) for s in self.specs)}"
+        return f"ADD {'IF NOT EXISTS ' if self.if_not_exists else ''}{' '.join(partition_text(s) for s in self.specs)}"
 
 
 @attrs.frozen
@@ -160,7 +156,7 @@ class DropPartition:
     purge: bool = False
 
     def clause(self) -> str:
-        specs = ", ".join(_spec(s) for s in self.specs)
+        specs = ", ".join(partition_text(s) for s in self.specs)
         return f"DROP {'IF EXISTS ' if self.if_exists else ''}{specs}{' PURGE' if self.purge else ''}"
 
 

@@ -21,7 +21,7 @@ from ddl_log.engine.overwrite import check_rewritable, overwrite_text, plan_over
 from ddl_log.engine.partition_specs import checked_spec
 from ddl_log.engine.release_name import held_directory_error
 from ddl_log.engine.schema import SchemaLike, table_spec
-from ddl_log.engine.texts import create_table_text, sql_string
+from ddl_log.engine.texts import create_table_text, partition_text, sql_string
 from ddl_log.engine.typed import Reads, Statement
 from replace_table.plans.replace import replace_version
 from replace_table.plans.replace_run import ReplaceResult, ReplaceRun
@@ -232,21 +232,18 @@ class TruncateTable(Statement):
     def canonical_text(self) -> str:
         if not self.partition:
             return f"TRUNCATE TABLE {self.name.quoted}"
-        spec = ", ".join(f"{quote_ident(c)}={sql_string(v)}" for c, v in self.partition.items())
-        return f"TRUNCATE TABLE {self.name.quoted} PARTITION ({spec})"
+        return f"TRUNCATE TABLE {self.name.quoted} {partition_text(self.partition)}"
 
     def lock_keys(self) -> LockKeys:
         return LockKeys.objects(self.name)
 
     def run(self, ctx: ActionContext) -> StatementResult:
-        emptied = None
-        if self.partition is not None:
-            with reuse_lookups():
-                emptied = self._emptied(ctx, self.partition)
-            if emptied is None:
+        with reuse_lookups():  # the checks' reads of the table serve the plan's (build_version's scope is this one)
+            emptied = None if self.partition is None else self._emptied(ctx, self.partition)
+            if self.partition is not None and emptied is None:
                 return NOTHING_DONE
-        return build_version(ctx, self.name, None, self.binlog_text, verb=self.label, orig_must_exist=True,
-                             emptied=emptied)
+            return build_version(ctx, self.name, None, self.binlog_text, verb=self.label, orig_must_exist=True,
+                                 emptied=emptied)
 
     def _emptied(self, ctx: ActionContext, partition: Mapping[str, str]) -> EmptiedPartitions | None:
         """Spark's checks of a TRUNCATE ... PARTITION, in its order, before anything is logged, and the partitions

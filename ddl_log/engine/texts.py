@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from storage.catalogs.interface import TableSpec
 from storage.catalogs.names import TableName, quote_ident
 
@@ -11,6 +13,11 @@ def sql_string(value: str) -> str:
     ``${...}`` in the whole statement text); needs ``spark.sql.parser.escapedStringLiterals=false``, Spark's default,
     which the engine checks before it runs a text built here (:attr:`CreateText.escaped`)."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'").replace("$", "\\u0024") + "'"
+
+
+def partition_text(spec: Mapping[str, str]) -> str:
+    """``PARTITION (`p` = 'v', ...)``: a spec of static values (some or all partition columns)."""
+    return "PARTITION (" + ", ".join(f"{quote_ident(k)} = {sql_string(v)}" for k, v in spec.items()) + ")"
 
 
 def create_table_text(name: TableName, spec: TableSpec, *, or_replace: bool, if_not_exists: bool = False) -> str:

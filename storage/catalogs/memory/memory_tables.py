@@ -182,7 +182,7 @@ class MemoryDefinitions(MemoryPort):
         for spec in specs:
             self._check_partition_spec(name, spec, whole=True)
         for spec in specs:
-            self.add_partition(name, spec)
+            register_partition(self.state.table(name), spec)
 
     def drop_partition(self, name: TableName, spec: dict[str, str]) -> None:
         self.state.check("drop_partition", name)
@@ -193,9 +193,10 @@ class MemoryDefinitions(MemoryPort):
         self.state.check("drop_partition", name)
         for spec in specs:
             self._check_partition_spec(name, spec, whole=False)
+        table = self.state.table(name)
         for spec in specs:
             for partition in self.list_partitions(name, spec):
-                self.drop_partition(name, partition)
+                table.partitions.remove(partition)
 
 
 class MemoryDataJobs(MemoryPort):

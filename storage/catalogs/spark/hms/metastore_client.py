@@ -472,10 +472,16 @@ def swap_refusal(table: HiveTable | None, name: TableName) -> str | None:
         return f"{name} does not exist"
     if table.table_type != MANAGED:
         return f"{name} is not a managed table"
-    provider = table.parameters.get(PROVIDER_PROPERTY)
-    if provider is None or provider.lower() == "hive":
+    if hive_serde(table):
         return f"{name} is a Hive serde table (its Hive columns are its schema)"
     return None
+
+
+def hive_serde(table: HiveTable) -> bool:
+    """Whether ``table`` is a Hive serde table (no data source provider): its Hive columns and partitions are all a
+    reader has."""
+    provider = table.parameters.get(PROVIDER_PROPERTY)
+    return provider is None or provider.lower() == "hive"
 
 
 def keys_refusal(orig: HiveTable, tmp: HiveTable, name: TableName) -> str | None:

@@ -39,21 +39,13 @@ from storage.catalogs.partition_points import (
     RENAMED,
 )
 from storage.catalogs.spark.hms.hive_record import MANAGED, HivePartition, HiveTable
-from storage.catalogs.spark.hms.metastore_client import MetastoreClient
-from storage.catalogs.spark.restored_schema import PROVIDER_PROPERTY
+from storage.catalogs.spark.hms.metastore_client import MetastoreClient, hive_serde
 
 
 def inside(table: HiveTable, partitions: list[HivePartition]) -> bool:
     """Whether every partition lies in the table's directory, where a directory listing finds it."""
     root = table.location.rstrip("/")
     return bool(root) and all(p.location.rstrip("/").startswith(root + "/") for p in partitions)
-
-
-def hive_serde(table: HiveTable) -> bool:
-    """Whether ``table`` is a Hive serde table (no data source provider): its Hive columns and partitions are all
-    a reader has."""
-    provider = table.parameters.get(PROVIDER_PROPERTY)
-    return provider is None or provider.lower() == "hive"
 
 
 def holder_of(name: TableName, identity: str | None, *, making: bool = False) -> TableName:

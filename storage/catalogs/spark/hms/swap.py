@@ -394,11 +394,11 @@ class SparkSwap:
                 recheck = self._carry_unregistered(orig, into=plan.directory, kept=plan.kept)
         if recheck is not None:
             KEPT_TAKEN()
-        moved = None if recheck is None else recheck()
-        if moved is not None:  # a writer outside the log wrote into a directory the new version took: rows lost
-            identity = None if current is None else self._identity(orig, current)
-            raise ConcurrentChangeError(str(orig), identity,
-                                        f"{identity} with other files in the partitions it keeps ({moved})")
+            moved = recheck()
+            if moved is not None:  # a writer outside the log wrote into a directory the new version took: rows lost
+                identity = None if current is None else self._identity(orig, current)
+                raise ConcurrentChangeError(str(orig), identity,
+                                            f"{identity} with other files in the partitions it keeps ({moved})")
         between()
         # a CTAS's record the metastore refuses falls back as Spark's own create does (only a record made without
         # the metastore has a fallback: an unpartitioned one, DataJobs.write_created)
